@@ -1,0 +1,330 @@
+"""The immutable model of a cuzk log: what the screen, the report and the export read.
+
+The many things (phase segments, busy blocks) are columns: sorted numpy arrays per
+lane, so that "what covers [t0, t1) on lane L" is two `searchsorted` calls. The few
+things (gaps, proofs, per-GPU figures) are small frozen dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import IntEnum
+
+import numpy as np
+import numpy.typing as npt
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+I8 = npt.NDArray[np.int8]
+I32 = npt.NDArray[np.int32]
+
+
+class Phase(IntEnum):
+    """A segment of one GPU interval (ANALYSIS.md, "Phase segments")."""
+
+    PRE_LOCK = 0
+    LOCK_WAIT = 1
+    ALLOC = 2
+    KERNEL = 3
+    BARRIER = 4
+    CLEANUP = 5
+    UNKNOWN = 6
+    IN_FLIGHT = 7  # an interval started and not ended yet (live logs)
+
+
+PHASE_KEYS = ("pre_lock", "lock_wait", "alloc", "kernel", "barrier", "cleanup", "unknown")
+
+
+@dataclass(slots=True)
+class LineCounts:
+    """How many lines of each sort were read."""
+
+    timeline: int = 0
+    cuzk_timing: int = 0
+    stdout: int = 0
+    spliced: int = 0
+    malformed: int = 0
+    other: int = 0
+
+    @property
+    def total(self) -> int:
+        """All logical lines (a rejoined splice counts as its two lines)."""
+        return self.timeline + self.cuzk_timing + self.stdout + self.malformed + self.other
+
+    def as_dict(self) -> dict[str, int]:
+        """The JSON report's `lines` object."""
+        return {
+            "total": self.total,
+            "timeline": self.timeline,
+            "cuzk_timing": self.cuzk_timing,
+            "stdout": self.stdout,
+            "spliced": self.spliced,
+            "malformed": self.malformed,
+            "other": self.other,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """One partition (or whole-proof job) as the log tells it. Times in ms (stamps)."""
+
+    job: str
+    partition: int | None
+    kind: str
+    worker: int | None
+    gpu: int | None
+    synth_start: int | None
+    synth_end: int | None
+    queued: int | None
+    pickup: int | None
+    gpu_start: int | None
+    gpu_end: int | None
+    failed: bool
+    start_line: int
+    end_line: int
+    timing_lines: tuple[int, ...]
+    lock_acquired: float | None
+    unlock: float | None
+    phases_ms: dict[str, float]
+
+    @property
+    def label(self) -> str:
+        """`job/p3`, or the job alone for a whole-proof job."""
+        return self.job if self.partition is None else f"{self.job}/p{self.partition}"
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """One Gantt row of phase segments: a worker, or a sub-row of it where intervals overlap.
+
+    Segments on a lane never overlap, so both `starts` and `ends` are sorted.
+    """
+
+    gpu: int
+    worker: int
+    sub_row: int
+    starts: F64
+    ends: F64
+    phases: I8
+    partition: I32  # index into LogModel.partitions
+
+    def covering(self, t0: float, t1: float) -> tuple[int, int]:
+        """Index range [i, j) of the segments that overlap [t0, t1)."""
+        i = int(np.searchsorted(self.ends, t0, side="right"))
+        j = int(np.searchsorted(self.starts, t1, side="left"))
+        return i, max(i, j)
+
+
+@dataclass(frozen=True, slots=True)
+class Blocks:
+    """A union of intervals: disjoint sorted [start, end) blocks."""
+
+    starts: F64
+    ends: F64
+
+    @property
+    def total_ms(self) -> float:
+        """Covered length."""
+        return float(np.sum(self.ends - self.starts)) if len(self.starts) else 0.0
+
+    def covered_in(self, t0: float, t1: float) -> float:
+        """How much of [t0, t1) the blocks cover."""
+        i = int(np.searchsorted(self.ends, t0, side="right"))
+        j = int(np.searchsorted(self.starts, t1, side="left"))
+        if j <= i:
+            return 0.0
+        s = np.maximum(self.starts[i:j], t0)
+        e = np.minimum(self.ends[i:j], t1)
+        return float(np.sum(np.maximum(e - s, 0.0)))
+
+
+@dataclass(frozen=True, slots=True)
+class GapSide:
+    """The interval on one side of a gap."""
+
+    job: str
+    worker: int
+    partition: int | None
+    index: int  # into LogModel.partitions
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """A stretch of a GPU's span that no GPU interval covers (ANALYSIS.md, "Gap")."""
+
+    gpu: int
+    start: int
+    end: int
+    before: GapSide
+    after: GapSide
+    cause: str | None  # "synthesis", "dispatch", or None
+    after_queued: int | None  # when the after-partition was queued
+
+    @property
+    def duration_ms(self) -> int:
+        """end - start."""
+        return self.end - self.start
+
+    @property
+    def crosses_proof_boundary(self) -> bool:
+        """The jobs on the two sides differ."""
+        return self.before.job != self.after.job
+
+
+@dataclass(frozen=True, slots=True)
+class GpuStats:
+    """Per-GPU figures (ANALYSIS.md, "Per GPU")."""
+
+    gpu: int
+    workers: tuple[int, ...]
+    span: tuple[int, int] | None
+    busy: Blocks  # union of completed GPU intervals
+    kernel: Blocks  # union of kernel segments
+    in_flight: int  # intervals started and not ended
+
+    @property
+    def span_ms(self) -> int:
+        """Length of the span (0 when no interval completed)."""
+        return 0 if self.span is None else self.span[1] - self.span[0]
+
+    @property
+    def busy_ms(self) -> int:
+        """Union of GPU intervals (integer stamps, so exact)."""
+        return round(self.busy.total_ms)
+
+    @property
+    def kernel_busy_ms(self) -> float:
+        """Union of kernel segments (reconstructed: an estimate)."""
+        return self.kernel.total_ms
+
+    @property
+    def timeline_util(self) -> float:
+        """busy / span: the "TIMELINE" utilization."""
+        return self.busy_ms / self.span_ms if self.span_ms else 0.0
+
+    @property
+    def kernel_util(self) -> float:
+        """kernel busy / span: the honest one."""
+        return self.kernel_busy_ms / self.span_ms if self.span_ms else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerStats:
+    """Per-worker interval count and time in each phase."""
+
+    worker: int
+    gpu: int
+    intervals: int
+    phases_ms: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """All partitions of one job id."""
+
+    job: str
+    kind: str
+    partitions: int
+    first_synth_start: int | None
+    last_gpu_end: int | None
+    completed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GapStats:
+    """Statistics over a set of gaps."""
+
+    count: int
+    total_ms: int
+    mean_ms: float
+    max_ms: int
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    under_50: int
+    from_50_to_500: int
+    over_500: int
+
+    @staticmethod
+    def of(durations: list[int]) -> GapStats:
+        """Compute the statistics of `durations` (ms)."""
+        if not durations:
+            return GapStats(0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0, 0)
+        arr = np.asarray(durations, dtype=np.float64)
+        p50, p90, p99 = (float(x) for x in np.percentile(arr, [50, 90, 99]))
+        return GapStats(
+            count=len(durations),
+            total_ms=int(sum(durations)),
+            mean_ms=float(arr.mean()),
+            max_ms=int(max(durations)),
+            p50_ms=p50,
+            p90_ms=p90,
+            p99_ms=p99,
+            under_50=int(np.sum(arr < 50)),
+            from_50_to_500=int(np.sum((arr >= 50) & (arr <= 500))),
+            over_500=int(np.sum(arr > 500)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Per-run figures (ANALYSIS.md, "Per run")."""
+
+    proofs_started: int
+    proofs_completed: int
+    first_synth_start: int | None
+    last_gpu_end: int | None
+    gaps: GapStats
+
+    @property
+    def run_span_ms(self) -> int:
+        """First SYNTH_START to last GPU_END."""
+        if self.first_synth_start is None or self.last_gpu_end is None:
+            return 0
+        return self.last_gpu_end - self.first_synth_start
+
+    @property
+    def s_per_proof(self) -> float:
+        """Run span in seconds per completed proof."""
+        if not self.proofs_completed:
+            return 0.0
+        return self.run_span_ms / 1000 / self.proofs_completed
+
+
+@dataclass(frozen=True, slots=True)
+class LogModel:
+    """Everything cuzk-tui shows about one log, at one moment."""
+
+    source: str
+    counts: LineCounts
+    finished: bool
+    wall_anchor: datetime | None
+    now_ms: int  # the latest TIMELINE stamp read
+    partitions: tuple[Partition, ...]
+    lanes: tuple[Lane, ...]
+    gpus: tuple[GpuStats, ...]
+    workers: tuple[WorkerStats, ...]
+    gaps: tuple[Gap, ...]  # every gap, all GPUs, by start
+    kernel_gaps: dict[int, Blocks]  # per GPU: idle stretches between kernel blocks
+    proofs: tuple[Proof, ...]
+    summary: Summary
+    synth_times: F64  # step function of partitions in synthesis: at synth_times[i]...
+    synth_counts: I64  # ...the count becomes synth_counts[i]
+    unattributed_timing_lines: int = 0
+    partial_bytes: int = 0
+    warnings: tuple[str, ...] = field(default=())
+
+    def wall_time(self, ms: float) -> datetime | None:
+        """The wall-clock time of a TIMELINE offset, when the log gives the anchor."""
+        if self.wall_anchor is None:
+            return None
+        return self.wall_anchor + timedelta(milliseconds=ms)
+
+    @property
+    def time_range(self) -> tuple[float, float]:
+        """[first event, last event] over everything drawn."""
+        lo = self.summary.first_synth_start
+        starts = [g.span[0] for g in self.gpus if g.span is not None]
+        first = min([x for x in [lo, *starts] if x is not None], default=0)
+        return float(first), float(max(self.now_ms, first + 1))

@@ -1,0 +1,107 @@
+"""The JSON report document (ANALYSIS.md, "The JSON report"), built from the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from parsers.builder import LogBuilder
+from parsers.model import Gap, GapSide, LogModel
+
+SCHEMA = 1
+CHUNK_BYTES = 1 << 22
+
+
+def read_log(path: Path, workers_per_gpu: int | None = None) -> LogModel:
+    """Parse a whole log file (read-only) and return its finished model."""
+    builder = LogBuilder(source=path.name, workers_per_gpu=workers_per_gpu)
+    with path.open("rb") as fh:
+        while chunk := fh.read(CHUNK_BYTES):
+            builder.feed(chunk)
+    return builder.build()
+
+
+def _side(side: GapSide) -> dict[str, Any]:
+    return {"job": side.job, "worker": side.worker, "partition": side.partition}
+
+
+def gap_dict(gap: Gap) -> dict[str, Any]:
+    """One entry of the report's `gaps` list."""
+    return {
+        "gpu": gap.gpu,
+        "start": gap.start,
+        "end": gap.end,
+        "duration_ms": gap.duration_ms,
+        "before": _side(gap.before),
+        "after": _side(gap.after),
+        "crosses_proof_boundary": gap.crosses_proof_boundary,
+        "cause": gap.cause,
+    }
+
+
+def listed_gaps(model: LogModel, min_gap_ms: int = 0) -> list[Gap]:
+    """The gaps a report lists: all of them, or those of at least `min_gap_ms`."""
+    return [g for g in model.gaps if g.duration_ms >= min_gap_ms]
+
+
+def report_dict(model: LogModel, min_gap_ms: int = 0) -> dict[str, Any]:
+    """The whole JSON report. `summary` always counts every gap; `gaps` may be filtered."""
+    s = model.summary
+    return {
+        "schema": SCHEMA,
+        "source": model.source,
+        "lines": model.counts.as_dict(),
+        "gpus": [
+            {
+                "gpu": g.gpu,
+                "workers": list(g.workers),
+                "span_ms": list(g.span) if g.span is not None else None,
+                "timeline_busy_ms": g.busy_ms,
+                "timeline_util": round(g.timeline_util, 6),
+                "kernel_busy_ms": round(g.kernel_busy_ms, 3),
+                "kernel_util": round(g.kernel_util, 6),
+            }
+            for g in model.gpus
+        ],
+        "workers": [
+            {
+                "worker": w.worker,
+                "gpu": w.gpu,
+                "intervals": w.intervals,
+                "phases_ms": {k: round(v, 3) for k, v in w.phases_ms.items()},
+            }
+            for w in model.workers
+        ],
+        "gaps": [gap_dict(g) for g in listed_gaps(model, min_gap_ms)],
+        "proofs": [
+            {
+                "job": p.job,
+                "kind": p.kind,
+                "partitions": p.partitions,
+                "first_synth_start": p.first_synth_start,
+                "last_gpu_end": p.last_gpu_end,
+                "completed": p.completed,
+            }
+            for p in model.proofs
+        ],
+        "summary": {
+            "proofs_started": s.proofs_started,
+            "proofs_completed": s.proofs_completed,
+            "run_span_ms": s.run_span_ms,
+            "s_per_proof": round(s.s_per_proof, 6),
+            "gap_count": s.gaps.count,
+            "gap_total_ms": s.gaps.total_ms,
+            "gap_max_ms": s.gaps.max_ms,
+            "gap_mean_ms": round(s.gaps.mean_ms, 6),
+            "gap_p50_ms": s.gaps.p50_ms,
+            "gap_p90_ms": s.gaps.p90_ms,
+            "gap_p99_ms": s.gaps.p99_ms,
+            "gap_histogram": {
+                "<50ms": s.gaps.under_50,
+                "50-500ms": s.gaps.from_50_to_500,
+                ">500ms": s.gaps.over_500,
+            },
+            "unattributed_timing_lines": model.unattributed_timing_lines,
+        },
+        "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else None,
+    }

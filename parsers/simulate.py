@@ -1,0 +1,521 @@
+"""A seeded simulator of the cuzk engine that writes daemon logs in the real formats.
+
+It models what LOG-FORMAT.md describes: a pool of synthesis workers, a shared GPU
+queue, GPU workers that take a per-GPU mutex, the C++ prover's timing lines, split
+proving (the worker moves on while a finalizer ends the partition), failed
+partitions, whole-proof jobs, stdout tracing lines (plain or ANSI), splices and
+slightly disordered stamps. It serves the demo, the benchmarks and the tests, and
+records the exact (float) times of everything it simulates as ground truth.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Literal, TextIO
+
+Era = Literal["p12", "p9"]
+StdoutMode = Literal["none", "plain", "ansi"]
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """What to simulate.
+
+    Args:
+        seed: random seed; the same config gives the same log.
+        proofs: number of proofs to run.
+        concurrency: proofs in flight at once.
+        partitions: partitions per PoRep proof.
+        gpus: number of GPUs.
+        gw: GPU workers per GPU.
+        pw: partitions synthesized at once.
+        synth_ms: mean synthesis time of one partition.
+        synth_sd: its standard deviation.
+        era: "p12" (current engine) or "p9" (prestage lines, CHAN_SEND, no mutex lines).
+        stdout: "none" (stderr only), "plain" or "ansi" (stdout merged in).
+        splice: probability that a TIMELINE line is cut by the line printed after it.
+        jitter: stamps taken a few ms before the line is printed (slight disorder).
+        ids: "uuid" (cuzk-bench) or "curio" (porep-<miner>-<sector>, wdpost-...).
+        fail: probability that a partition fails after GPU_PICKUP.
+        mix: share of whole-proof window-PoSt jobs.
+        gpu_scale: multiplies every GPU kernel duration.
+    """
+
+    seed: int = 1
+    proofs: int = 8
+    concurrency: int = 3
+    partitions: int = 10
+    gpus: int = 1
+    gw: int = 2
+    pw: int = 10
+    synth_ms: float = 36000.0
+    synth_sd: float = 3000.0
+    era: Era = "p12"
+    stdout: StdoutMode = "plain"
+    splice: float = 0.0
+    jitter: bool = False
+    ids: Literal["uuid", "curio"] = "uuid"
+    fail: float = 0.0
+    mix: float = 0.0
+    gpu_scale: float = 1.0
+    miner: int = 1000
+
+
+@dataclass
+class SimPartition:
+    """Ground truth for one partition (float ms since engine start)."""
+
+    job: str
+    partition: int | None
+    kind: str
+    synth_start: float = 0.0
+    synth_end: float | None = None
+    queued: float | None = None
+    pickup: float | None = None
+    worker: int | None = None
+    gpu: int | None = None
+    gpu_start: float | None = None
+    lock_requested: float | None = None
+    lock_acquired: float | None = None
+    alloc_ms: float = 0.0
+    kernel_spans: list[tuple[float, float]] = field(default_factory=list)
+    barrier_ms: float = 0.0
+    unlock: float | None = None
+    gpu_end: float | None = None
+    failed: bool = False
+    # integer stamps as written in TIMELINE lines
+    stamps: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Proof:
+    job: str
+    kind: str
+    parts: list[SimPartition]
+    open_parts: int
+
+
+ANSI_DIM = "\x1b[2m"
+ANSI_RESET = "\x1b[0m"
+ANSI_GREEN = "\x1b[32m"
+ANSI_ITALIC = "\x1b[3m"
+
+
+class EngineSim:
+    """Discrete-event simulation of one cuzk engine run.
+
+    Iterate `lines()` to get `(print_time_ms, text)` in the order the log holds them;
+    afterwards `partitions` holds the ground truth.
+    """
+
+    def __init__(self, config: SimConfig) -> None:
+        self.cfg = config
+        self.rng = random.Random(config.seed)
+        self.partitions: list[SimPartition] = []
+        self.wall_anchor = datetime(2026, 3, 16, 9, 0, 0, tzinfo=UTC) + timedelta(
+            seconds=self.rng.uniform(0, 3600)
+        )
+        self._events: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = 0
+        self._out: list[tuple[float, int, str]] = []
+        self._synth_queue: deque[SimPartition] = deque()
+        self._synth_free = config.pw
+        self._gpu_queue: deque[SimPartition] = deque()
+        self._idle_workers: list[int] = list(range(config.gpus * config.gw))
+        self._mutex_holder: dict[int, bool] = {g: False for g in range(config.gpus)}
+        self._mutex_waiters: dict[int, deque[Callable[[float], None]]] = {
+            g: deque() for g in range(config.gpus)
+        }
+        self._gpu_warm: set[int] = set()
+        self._proofs_started = 0
+        self._in_flight = 0
+        self._sector = 0
+        self._proofs: dict[str, _Proof] = {}
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _at(self, t: float, fn: Callable[[], None]) -> None:
+        self._seq += 1
+        heapq.heappush(self._events, (t, self._seq, fn))
+
+    def _print(self, t: float, text: str) -> None:
+        self._seq += 1
+        heapq.heappush(self._out, (t, self._seq, text))
+
+    def _timeline(self, t: float, event: str, part: SimPartition, detail: str) -> None:
+        stamp_t = t
+        print_t = t
+        if self.cfg.jitter and self.rng.random() < 0.3:
+            # the stamp is taken, then the thread is descheduled before the write
+            print_t = t + self.rng.uniform(1.0, 6.0)
+        stamp = int(stamp_t)
+        part.stamps[event] = stamp
+        self._print(print_t, f"TIMELINE,{stamp},{event},{part.job},{detail}")
+
+    def _timing(self, t: float, text: str) -> None:
+        self._print(t, "CUZK_TIMING: " + text)
+
+    def _stdout(self, t: float, target: str, message: str, fields: list[tuple[str, str]]) -> None:
+        if self.cfg.stdout == "none":
+            return
+        ts = (self.wall_anchor + timedelta(milliseconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        if self.cfg.stdout == "ansi":
+            kv = " ".join(
+                f"{ANSI_ITALIC}{k}{ANSI_RESET}{ANSI_DIM}={ANSI_RESET}{v}" for k, v in fields
+            )
+            line = (
+                f"{ANSI_DIM}{ts}{ANSI_RESET} {ANSI_GREEN} INFO{ANSI_RESET} "
+                f"{ANSI_DIM}{target}{ANSI_RESET}{ANSI_DIM}:{ANSI_RESET} {message}"
+            )
+        else:
+            kv = " ".join(f"{k}={v}" for k, v in fields)
+            line = f"{ts}  INFO {target}: {message}"
+        self._print(t, f"{line} {kv}" if kv else line)
+
+    def _gauss(self, mean: float, sd: float, floor: float) -> float:
+        return max(floor, self.rng.gauss(mean, sd))
+
+    # -- the engine -------------------------------------------------------------------------
+
+    def _new_job(self) -> _Proof:
+        cfg = self.cfg
+        mono = self.rng.random() < cfg.mix
+        if cfg.ids == "curio":
+            self._sector += 1
+            if mono:
+                deadline = self.rng.randrange(48)
+                sectors = " ".join(str(self.rng.randrange(256)) for _ in range(8))
+                job = f"wdpost-{cfg.miner}-{deadline}-[{sectors}]"
+            else:
+                job = f"porep-{cfg.miner}-{self._sector}"
+        else:
+            job = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        if mono:
+            parts = [SimPartition(job, None, "window-post")]
+        else:
+            parts = [SimPartition(job, p, "porep-c2") for p in range(cfg.partitions)]
+        self.partitions.extend(parts)
+        return _Proof(job, parts[0].kind, parts, len(parts))
+
+    def _start_proofs(self, t: float) -> None:
+        while self._in_flight < self.cfg.concurrency and self._proofs_started < self.cfg.proofs:
+            self._proofs_started += 1
+            self._in_flight += 1
+            proof = self._new_job()
+            self._proofs[proof.job] = proof
+            self._synth_queue.extend(proof.parts)
+        self._pump_synthesis(t)
+
+    def _pump_synthesis(self, t: float) -> None:
+        while self._synth_free > 0 and self._synth_queue:
+            self._synth_free -= 1
+            part = self._synth_queue.popleft()
+            self._synth_start(t + self.rng.uniform(0.0, 0.8), part)
+
+    def _synth_start(self, t: float, part: SimPartition) -> None:
+        part.synth_start = t
+        if part.partition is None:
+            self._timeline(t, "SYNTH_START", part, f"kind={part.kind}")
+            dur = self._gauss(self.cfg.synth_ms / 3, self.cfg.synth_sd / 3, 500.0)
+        else:
+            self._timeline(t, "SYNTH_START", part, f"partition={part.partition}")
+            dur = self._gauss(self.cfg.synth_ms, self.cfg.synth_sd, 1000.0)
+        self._at(t + dur, lambda: self._synth_end(t + dur, part))
+
+    def _synth_end(self, t: float, part: SimPartition) -> None:
+        part.synth_end = t
+        synth_ms = int(t - part.synth_start)
+        queue_event = "CHAN_SEND" if self.cfg.era == "p9" else "GPU_QUEUE"
+        tq = t + self.rng.uniform(0.05, 0.4)
+        part.queued = tq
+        if part.partition is None:
+            self._timeline(t, "SYNTH_END", part, f"synth_ms={synth_ms}")
+            self._timeline(tq, queue_event, part, "monolithic")
+        else:
+            self._timeline(t, "SYNTH_END", part, f"partition={part.partition},synth_ms={synth_ms}")
+            self._stdout(
+                t + 0.05,
+                "cuzk_core::engine",
+                "partition synthesis complete, pushing to GPU queue",
+                [("job_id", part.job), ("partition", str(part.partition)), ("synth_ms", str(synth_ms))],
+            )
+            self._timeline(tq, queue_event, part, f"partition={part.partition}")
+        self._synth_free += 1
+        self._gpu_queue.append(part)
+        self._at(tq + 0.01, lambda: self._dispatch(tq + 0.01))
+        self._at(t + 0.5, lambda: self._pump_synthesis(t + 0.5))
+
+    def _dispatch(self, t: float) -> None:
+        while self._idle_workers and self._gpu_queue:
+            self._idle_workers.sort()
+            worker = self._idle_workers.pop(0)
+            part = self._gpu_queue.popleft()
+            self._pickup(t + self.rng.uniform(0.2, 0.8), worker, part)
+
+    def _worker_free(self, t: float, worker: int) -> None:
+        self._idle_workers.append(worker)
+        self._dispatch(t)
+
+    def _pickup(self, t: float, worker: int, part: SimPartition) -> None:
+        cfg = self.cfg
+        part.pickup = t
+        part.worker = worker
+        part.gpu = worker // cfg.gw
+        wdetail = f"worker={worker}" + (
+            f",partition={part.partition}" if part.partition is not None else ""
+        )
+        self._timeline(t, "GPU_PICKUP", part, wdetail)
+        if self.rng.random() < cfg.fail:
+            part.failed = True
+            self._at(t + 2.0, lambda: self._worker_free(t + 2.0, worker))
+            self._at(t + 2.0, lambda: self._part_done(t + 2.0, part))
+            return
+        ts = t + self.rng.uniform(0.5, 5.0)
+        self._at(ts, lambda: self._gpu_start(ts, worker, part, wdetail))
+
+    def _gpu_start(self, t: float, worker: int, part: SimPartition, wdetail: str) -> None:
+        cfg = self.cfg
+        rng = self.rng
+        gpu = worker // cfg.gw
+        part.gpu_start = t
+        self._timeline(t, "GPU_START", part, wdetail)
+        setup = rng.uniform(1.0, 6.0)
+        self._timing(t + setup, f"split_vectors_ms={int(setup * 0.6)} setup_to_split_ms={int(setup)}")
+        if cfg.era == "p9":
+            prep = self._gauss(1900.0, 40.0, 500.0)
+            bg2 = self._gauss(490.0, 8.0, 100.0)
+            pre_lock = self._gauss(840.0, 40.0, 100.0)
+        else:
+            prep = self._gauss(1900.0, 40.0, 500.0)
+            bg2 = self._gauss(1700.0, 100.0, 200.0)
+            pre_lock = self._gauss(35.0, 12.0, 5.0)
+        prep_done = t + prep
+        bg2_done = prep_done + bg2
+        self._timing(prep_done, f"prep_msm_ms={int(prep)}")
+        self._timing(bg2_done, f"b_g2_msm_ms={int(bg2)} num_circuits=1")
+        requested = t + pre_lock
+        part.lock_requested = requested
+
+        def on_lock(lock_t: float) -> None:
+            self._locked(lock_t, worker, gpu, part, prep_done, bg2_done)
+
+        self._at(requested, lambda: self._request_mutex(requested, gpu, on_lock))
+
+    def _request_mutex(self, t: float, gpu: int, on_lock: Callable[[float], None]) -> None:
+        if not self._mutex_holder[gpu]:
+            self._mutex_holder[gpu] = True
+            on_lock(t)
+        else:
+            self._mutex_waiters[gpu].append(on_lock)
+
+    def _release_mutex(self, t: float, gpu: int) -> None:
+        waiters = self._mutex_waiters[gpu]
+        if waiters:
+            nxt = waiters.popleft()
+            lt = t + self.rng.uniform(0.01, 0.1)
+            self._at(lt, lambda: nxt(lt))
+        else:
+            self._mutex_holder[gpu] = False
+
+    def _locked(
+        self, t: float, worker: int, gpu: int, part: SimPartition, prep_done: float, bg2_done: float
+    ) -> None:
+        cfg = self.cfg
+        rng = self.rng
+        sc = cfg.gpu_scale
+        assert part.gpu_start is not None and part.lock_requested is not None
+        part.lock_acquired = t
+        pre_lock = part.lock_requested - part.gpu_start
+        wait = t - part.lock_requested
+        first_use = gpu not in self._gpu_warm
+        self._gpu_warm.add(gpu)
+        cursor = t
+        if cfg.era == "p12":
+            self._timing(t, f"pre_lock_cpu_ms={int(pre_lock)} mutex_wait_ms={int(wait)}")
+            extra = 0.0
+            if first_use:
+                self._timing(t + 0.2, f"set pool release threshold to MAX on gpu {gpu}")
+                self._timing(t + 0.3, f"d_a_cache allocated 4096 MiB on gpu {gpu}")
+                extra = rng.uniform(60.0, 90.0)
+            d_b_alloc = rng.uniform(650.0, 720.0) if first_use else rng.uniform(5.0, 40.0)
+            msm_init = rng.uniform(0.5, 2.5)
+            ntt_k = self._gauss(292.0 * sc, 8.0, 10.0)
+            coset = self._gauss(117.0 * sc, 4.0, 5.0)
+            invoke = self._gauss(252.0 * sc, 8.0, 10.0)
+            dtor = rng.uniform(0.5, 3.5)
+            ntt_total = d_b_alloc + ntt_k + coset + msm_init + invoke + dtor
+            alloc = extra + d_b_alloc + msm_init
+            ntt_h = extra + ntt_total
+            self._print(
+                t + ntt_h - 0.05,
+                "CUZK_NTT_H: "
+                f"d_b_alloc={int(d_b_alloc)}ms ntt_kernels={int(ntt_k)}ms "
+                f"coset_intt_sync={int(coset)}ms msm_init={int(msm_init)}ms "
+                f"msm_invoke={int(invoke)}ms msm_dtor={int(dtor)}ms total={int(ntt_total)}ms",
+            )
+        else:
+            self._timing(
+                t + 0.1,
+                "prestage_vram free_mib=21207 usable_mib=20695 need_da_mib=4096 "
+                "need_dbc_mib=8192 total_mib=12288",
+            )
+            sync, trim, al, up = (rng.uniform(0, 3), rng.uniform(1, 3), rng.uniform(2, 7),
+                                  rng.uniform(5, 12))
+            alloc = sync + trim + al + up
+            self._timing(
+                t + alloc,
+                f"prestage_setup=ok domain=134217728 lot_of_memory=1 sync_ms={int(sync)} "
+                f"trim_ms={int(trim)} alloc_ms={int(al)} upload_ms={int(up)} "
+                f"total_ps_ms={int(alloc)}",
+            )
+            cursor = t + alloc
+            ntt_h = self._gauss(690.0 * sc, 15.0, 50.0)
+            t = cursor  # kernels measured from after the prestage in this era
+        part.alloc_ms = alloc
+        kstart = cursor + alloc if cfg.era == "p12" else cursor
+        ntt_end = t + ntt_h
+        self._timing(ntt_end, f"gpu_tid=0 ntt_msm_h_ms={int(ntt_h)}")
+        barrier = max(0.0, prep_done - ntt_end) + rng.uniform(0.02, 0.06)
+        if cfg.era == "p12":
+            self._timing(ntt_end + barrier, f"gpu_tid=0 barrier_wait_ms={int(barrier)}")
+        batch = self._gauss(655.0 * sc, 12.0, 50.0)
+        tail = self._gauss(84.0 * sc, 2.0, 5.0)
+        batch_end = ntt_end + barrier + batch
+        self._timing(batch_end, f"gpu_tid=0 batch_add_ms={int(batch)}")
+        gpu_total = ntt_h + barrier + batch + tail
+        kend = batch_end + tail
+        self._timing(kend, f"gpu_tid=0 tail_msm_ms={int(tail)} gpu_total_ms={int(gpu_total)}")
+        part.kernel_spans = [(kstart, ntt_end), (ntt_end + barrier, kend)]
+        part.barrier_ms = barrier
+        unlock = kend + rng.uniform(0.1, 0.4)
+        part.unlock = unlock
+        lock_t = part.lock_acquired
+        if cfg.era == "p12":
+            self._timing(
+                unlock,
+                f"mutex_held_ms={int(unlock - lock_t)} "
+                f"total_start_fn_ms={int(unlock - part.gpu_start)}",
+            )
+        self._at(unlock, lambda: self._release_mutex(unlock, gpu))
+        pfield = f"Some({part.partition})" if part.partition is not None else "None"
+        if cfg.era == "p12":
+            free_t = unlock + rng.uniform(0.3, 1.5)
+            self._stdout(
+                free_t,
+                "cuzk_core::engine",
+                "GPU_TIMING spawn_blocking prove_start",
+                [("worker_id", str(worker)), ("partition", pfield), ("spawn_to_enter_ms", "0"),
+                 ("prove_start_ms", str(int(unlock - part.gpu_start)))],
+            )
+            self._at(free_t, lambda: self._worker_free(free_t, worker))
+        end = max(unlock, bg2_done) + rng.uniform(5.0, 15.0)
+        self._at(end, lambda: self._gpu_end(end, worker, part, unlock, pfield))
+
+    def _gpu_end(
+        self, t: float, worker: int, part: SimPartition, unlock: float, pfield: str
+    ) -> None:
+        cfg = self.cfg
+        assert part.gpu_start is not None
+        part.gpu_end = t
+        gpu_ms = int(t - part.gpu_start)
+        if cfg.era == "p9":
+            epi = self.rng.uniform(2.0, 5.0)
+            self._timing(t - 1.0, f"epilogue_ms={int(epi)} pre_destructor_ms={gpu_ms - 1}")
+        else:
+            self._stdout(
+                t - 0.5, "cuzk_core::pipeline", "GPU prove complete (split)",
+                [("proof_count", "1"), ("proof_bytes", "192"), ("gpu_ms", str(gpu_ms))],
+            )
+        detail = f"worker={worker}"
+        if part.partition is not None:
+            detail += f",partition={part.partition}"
+        self._timeline(t, "GPU_END", part, f"{detail},gpu_ms={gpu_ms}")
+        kind = "partition" if part.partition is not None else "monolithic"
+        self._stdout(
+            t + 1.0, "cuzk_core::engine", f"FIN_TIMING finalizer {kind}",
+            [("worker_id", str(worker)), ("partition", pfield),
+             ("finish_ms", str(int(t - unlock))), ("drop_res_ms", "0"), ("lock_wait_ms", "0"),
+             ("process_ms", "0"), ("total_ms", str(int(t - unlock) + 2))],
+        )
+        self._timing(t + self.rng.uniform(-2.0, 15.0), f"async_dealloc_ms={self.rng.randint(8, 16)}")
+        if cfg.era == "p9":
+            self._at(t + 1.5, lambda: self._worker_free(t + 1.5, worker))
+        self._part_done(t, part)
+
+    def _part_done(self, t: float, part: SimPartition) -> None:
+        proof = self._proofs[part.job]
+        proof.open_parts -= 1
+        if proof.open_parts == 0:
+            self._in_flight -= 1
+            self._at(t + 1.0, lambda: self._start_proofs(t + 1.0))
+
+    # -- output -----------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        cfg = self.cfg
+        self._stdout(0.0, "cuzk_core::engine", "starting cuzk engine", [("pipeline_enabled", "true")])
+        for w in range(cfg.gpus * cfg.gw):
+            self._stdout(
+                0.4 + w * 0.1, "cuzk_core::engine", "pipeline GPU worker started",
+                [("worker_id", str(w)), ("gpu", str(w // cfg.gw)), ("sub_id", str(w % cfg.gw))],
+            )
+        first = self.rng.uniform(1100.0, 1500.0)
+        self._at(first, lambda: self._start_proofs(first))
+
+    def lines(self) -> Iterator[tuple[float, str]]:
+        """Run the simulation, yielding `(print_time_ms, line)` in log order (no newline)."""
+        self._start()
+        pending: tuple[float, str] | None = None
+        while self._events or self._out:
+            next_event = self._events[0][0] if self._events else float("inf")
+            if self._out and self._out[0][0] <= next_event:
+                t, _, text = heapq.heappop(self._out)
+                if pending is not None:
+                    yield from self._maybe_splice(pending, (t, text))
+                    pending = None
+                    continue
+                if text.startswith("TIMELINE,") and self.rng.random() < self.cfg.splice:
+                    pending = (t, text)
+                    continue
+                yield t, text
+            else:
+                _, _, fn = heapq.heappop(self._events)
+                fn()
+        if pending is not None:
+            yield pending
+
+    def _maybe_splice(
+        self, timeline: tuple[float, str], inner: tuple[float, str]
+    ) -> Iterator[tuple[float, str]]:
+        """Cut the TIMELINE line with the next line when that one comes from the C++ side."""
+        t, text = timeline
+        if not inner[1].startswith("CUZK_"):
+            yield timeline
+            yield inner
+            return
+        cut = self.rng.randrange(len("TIMELINE,") + 1, len(text))
+        # the inner line lands inside: its newline ends the first physical line
+        yield t, text[:cut] + inner[1]
+        yield inner[0], text[cut:]
+
+
+def write_log(config: SimConfig, out: TextIO) -> EngineSim:
+    """Simulate `config` and write the whole log to `out`; return the simulator (for its truth)."""
+    sim = EngineSim(config)
+    for _, line in sim.lines():
+        out.write(line)
+        out.write("\n")
+    return sim
+
+
+DEMO_CONFIG = SimConfig(
+    seed=7, proofs=12, concurrency=4, partitions=10, gpus=2, gw=2, pw=12, stdout="ansi",
+    splice=0.01, jitter=True, ids="curio", fail=0.01, mix=0.15,
+)
+"""The built-in demo run: two GPUs, two workers each, Curio job ids, a few splices."""
