@@ -1,13 +1,19 @@
-"""From builder records to the model: phase segments, unions, gaps, proofs (ANALYSIS.md)."""
+"""From the builder's columns to the model: phase segments, unions, gaps, proofs (ANALYSIS.md).
+
+Everything here is vectorized over all intervals at once; Python loops run only over
+the few things (GPUs, workers, gaps, proofs).
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from parsers.model import (
+    F64,
+    I32,
+    I64,
     PHASE_KEYS,
     Blocks,
     Gap,
@@ -16,114 +22,125 @@ from parsers.model import (
     GpuStats,
     Lane,
     LogModel,
-    Partition,
+    PartitionTable,
     Phase,
     Proof,
     Summary,
     WorkerStats,
 )
-from parsers.records import PartRecord
+from parsers.records import TIMING_FIELDS, PartColumns
 
 if TYPE_CHECKING:
     from parsers.builder import LogBuilder
 
-Segment = tuple[float, float, int]
-_EMPTY = np.zeros(0, dtype=np.float64)
+NAN = float("nan")
+_EMPTY_F = np.zeros(0, dtype=np.float64)
 
 
-def reconstruct_phases(rec: PartRecord, now: float) -> tuple[list[Segment], float | None, float | None]:
-    """Split one GPU interval into phase segments from its attributed timing lines.
+def _f64(values: list[int | None]) -> F64:
+    """A column with None as NaN."""
+    return np.array(values, dtype=np.float64) if values else _EMPTY_F.copy()
+
+
+def _i32(values: list[int | None], missing: int = -1) -> I32:
+    return np.array([missing if v is None else v for v in values], dtype=np.int32)
+
+
+def reconstruct_segments(
+    c: dict[str, F64], now: float
+) -> tuple[F64, F64, np.ndarray, np.ndarray, F64, F64]:
+    """Split every GPU interval into phase segments from its attributed timing lines.
 
     Args:
-        rec: the interval (gpu_start must be set).
-        now: where an interval that has not ended yet is drawn to.
+        c: columns (NaN where the log said nothing): gpu_start, gpu_end and the C++
+            durations of `records.TIMING_FIELDS`.
+        now: where intervals that have not ended yet are drawn to.
 
     Returns:
-        (segments, lock_acquired, unlock); the segments tile [gpu_start, gpu_end] and a
-        stretch the log does not explain is `Phase.UNKNOWN`, never guessed.
+        (seg_start, seg_end, seg_phase, seg_part, lock_acquired, unlock): segments in
+        partition order and, within one, in time order. They tile [gpu_start, gpu_end];
+        a stretch the log does not explain is `Phase.UNKNOWN`, never guessed.
     """
-    start = rec.gpu_start
-    assert start is not None
-    end = float(rec.gpu_end) if rec.gpu_end is not None else max(float(now), float(start))
-    open_kind = Phase.IN_FLIGHT if rec.gpu_end is None else Phase.UNKNOWN
-    prestage = rec.prestage_ms or 0
-    ntt = rec.ntt_msm_h_ms
-    batch_tail = (
-        rec.batch_add_ms + rec.tail_msm_ms
-        if rec.batch_add_ms is not None and rec.tail_msm_ms is not None
-        else None
+    start = c["gpu_start"]
+    n = len(start)
+    has_start = ~np.isnan(start)
+    is_open = has_start & np.isnan(c["gpu_end"])
+    end = np.where(is_open, np.maximum(now, start), c["gpu_end"])
+    open_kind = np.where(is_open, Phase.IN_FLIGHT, Phase.UNKNOWN).astype(np.int8)
+
+    pre, wait = c["pre_lock"], c["mutex_wait"]
+    has_pre = ~np.isnan(pre)
+    prestage = c["prestage"]
+    ps0 = np.nan_to_num(prestage)
+    ntt = c["ntt_msm_h"]
+    bt = c["batch_add"] + c["tail_msm"]
+    gpu_total = c["gpu_total"]
+    barrier = c["barrier"]
+    derive = np.isnan(barrier) & ~np.isnan(gpu_total) & ~np.isnan(ntt) & ~np.isnan(bt)
+    barrier = np.where(derive, np.maximum(0.0, gpu_total - ntt - bt), barrier)
+
+    # where the lock was taken: from the lock line, else back from the end of the kernels
+    lock = start + pre + wait
+    kernel_end = np.where(
+        ~np.isnan(c["pre_destructor"]),
+        start + c["pre_destructor"] - np.nan_to_num(c["epilogue"]),
+        c["gpu_end"],
     )
-    barrier: float | None = rec.barrier_ms
-    if barrier is None and rec.gpu_total_ms is not None and ntt is not None and batch_tail is not None:
-        barrier = max(0, rec.gpu_total_ms - ntt - batch_tail)
+    lock = np.where(np.isnan(lock), kernel_end - gpu_total - ps0, lock)
+    valid = has_start & ~np.isnan(lock) & (lock >= start - 1) & (lock <= end)
 
-    # Where the lock was taken: from the lock line, else back from the epilogue line.
-    lock: float | None = rec.lock_acquired
-    if lock is None and rec.gpu_total_ms is not None and rec.gpu_end is not None:
-        if rec.pre_destructor_ms is not None:
-            kernel_end = start + rec.pre_destructor_ms - (rec.epilogue_ms or 0)
-        else:
-            kernel_end = float(rec.gpu_end)
-        lock = kernel_end - rec.gpu_total_ms - prestage
-    if lock is None or lock < start - 1 or lock > end:
-        return [(float(start), end, int(open_kind))], None, None
+    alloc_in = c["ntt_alloc"] + np.maximum(0.0, ntt - c["ntt_total"])
+    has_ntt = ~np.isnan(ntt)
+    has_bar = has_ntt & ~np.isnan(barrier)
+    explained = has_bar & ~np.isnan(bt)
+    a0 = np.nan_to_num(alloc_in)
+    c1 = lock + ps0
+    c2 = c1 + ntt
+    c3 = c2 + barrier
+    c4 = c3 + bt
+    cursor = np.where(explained, c4, np.where(has_bar, c3, np.where(has_ntt, c2, c1)))
+    unlock = np.where(~np.isnan(c["mutex_held"]), lock + c["mutex_held"], np.where(explained, c4, NAN))
+    has_unlock = ~np.isnan(unlock)
+    ntt_phase = np.where(~np.isnan(alloc_in) | ~np.isnan(prestage), Phase.KERNEL, Phase.UNKNOWN)
+    tail_phase = np.where(has_unlock, np.where(is_open, Phase.IN_FLIGHT, Phase.CLEANUP), open_kind)
+    tail_start = np.where(has_unlock, np.maximum(unlock, cursor), cursor)
+    full = np.full(n, 1, dtype=bool)
 
-    segs: list[Segment] = []
+    def ph(p: Phase) -> np.ndarray:
+        return np.full(n, int(p), dtype=np.int8)
 
-    def add(a: float, b: float, kind: Phase) -> None:
-        a, b = max(a, float(start)), min(b, end)
-        if b > a:
-            segs.append((a, b, int(kind)))
-
-    if rec.pre_lock_ms is not None:
-        add(start, start + rec.pre_lock_ms, Phase.PRE_LOCK)
-        add(start + rec.pre_lock_ms, lock, Phase.LOCK_WAIT)
-    else:
-        add(start, lock, Phase.UNKNOWN)
-    cursor = lock
-    add(cursor, cursor + prestage, Phase.ALLOC)
-    cursor += prestage
-    explained = True
-    if ntt is not None:
-        if rec.ntt_alloc_ms is not None and rec.ntt_total_ms is not None:
-            alloc_in = rec.ntt_alloc_ms + max(0, ntt - rec.ntt_total_ms)
-            add(cursor, cursor + alloc_in, Phase.ALLOC)
-            add(cursor + alloc_in, cursor + ntt, Phase.KERNEL)
-        elif rec.prestage_ms is not None:
-            add(cursor, cursor + ntt, Phase.KERNEL)
-        else:
-            add(cursor, cursor + ntt, Phase.UNKNOWN)
-        cursor += ntt
-        if barrier is not None:
-            add(cursor, cursor + barrier, Phase.BARRIER)
-            cursor += barrier
-            if batch_tail is not None:
-                add(cursor, cursor + batch_tail, Phase.KERNEL)
-                cursor += batch_tail
-            else:
-                explained = False
-        else:
-            explained = False
-    else:
-        explained = False
-    if rec.mutex_held_ms is not None:
-        unlock = lock + rec.mutex_held_ms
-    elif explained:
-        unlock = cursor
-    else:
-        unlock = None
-    if unlock is None:
-        add(cursor, end, open_kind)
-        return segs, lock, None
-    add(cursor, unlock, Phase.UNKNOWN)
-    add(max(unlock, cursor), end, Phase.CLEANUP if rec.gpu_end is not None else open_kind)
-    return segs, lock, unlock
+    # rows in time order: (start, end, phase, shown when)
+    rows = [
+        (start, end, open_kind, has_start & ~valid),
+        (start, np.where(has_pre, start + pre, lock), np.where(has_pre, Phase.PRE_LOCK, Phase.UNKNOWN), full),
+        (start + pre, lock, ph(Phase.LOCK_WAIT), has_pre),
+        (lock, c1, ph(Phase.ALLOC), full),
+        (c1, c1 + a0, ph(Phase.ALLOC), has_ntt),
+        (c1 + a0, c2, ntt_phase, has_ntt),
+        (c2, c3, ph(Phase.BARRIER), has_bar),
+        (c3, c4, ph(Phase.KERNEL), explained),
+        (cursor, np.where(has_unlock, unlock, cursor), ph(Phase.UNKNOWN), has_unlock),
+        (tail_start, end, tail_phase, full),
+    ]
+    k = len(rows)
+    s = np.empty((n, k), dtype=np.float64)
+    e = np.empty((n, k), dtype=np.float64)
+    p = np.empty((n, k), dtype=np.int8)
+    for j, (rs, re_, rp, shown) in enumerate(rows):
+        keep = shown & (valid if j else True)
+        s[:, j] = np.where(keep, np.maximum(rs, start), NAN)
+        e[:, j] = np.where(keep, np.minimum(re_, end), NAN)
+        p[:, j] = rp
+    s, e, p = s.ravel(), e.ravel(), p.ravel()
+    part = np.repeat(np.arange(n, dtype=np.int64), k)
+    ok = e > s  # NaN compares False
+    return s[ok], e[ok], p[ok], part[ok], np.where(valid, lock, NAN), np.where(valid, unlock, NAN)
 
 
 def union_blocks(starts: np.ndarray, ends: np.ndarray) -> Blocks:
     """The union of [starts[i], ends[i]) as disjoint sorted blocks."""
     if len(starts) == 0:
-        return Blocks(_EMPTY, _EMPTY)
+        return Blocks(_EMPTY_F, _EMPTY_F)
     order = np.argsort(starts, kind="stable")
     s = np.asarray(starts, dtype=np.float64)[order]
     e = np.asarray(ends, dtype=np.float64)[order]
@@ -137,142 +154,139 @@ def union_blocks(starts: np.ndarray, ends: np.ndarray) -> Blocks:
     return Blocks(s[first], run_end[last])
 
 
-def _complement(blocks: Blocks) -> Blocks:
-    """The holes between consecutive blocks."""
+def _holes(blocks: Blocks) -> Blocks:
+    """The stretches between consecutive blocks."""
     if len(blocks.starts) < 2:
-        return Blocks(_EMPTY, _EMPTY)
+        return Blocks(_EMPTY_F, _EMPTY_F)
     return Blocks(blocks.ends[:-1].copy(), blocks.starts[1:].copy())
 
 
-def _side(index: int, part: Partition) -> GapSide:
-    assert part.worker is not None
-    return GapSide(part.job, part.worker, part.partition, index)
+def _first_with(values: F64, workers: I32, idx: I64, wanted: F64) -> I64:
+    """For each wanted value, the index (in idx) with that value and the lowest worker."""
+    order = np.lexsort((workers[idx], values[idx]))
+    sorted_vals = values[idx][order]
+    pos = np.searchsorted(sorted_vals, wanted, side="left")
+    return idx[order][pos]
 
 
-def _gaps_of_gpu(gpu: int, busy: Blocks, done: list[int], parts: list[Partition]) -> list[Gap]:
-    holes = _complement(busy)
+def _gaps_of_gpu(gpu: int, busy: Blocks, done: I64, t: PartitionTable) -> list[Gap]:
+    holes = _holes(busy)
     if len(holes.starts) == 0:
         return []
-    by_end: dict[int, int] = {}
-    by_start: dict[int, int] = {}
-    for i in done:
-        p = parts[i]
-        assert p.gpu_start is not None and p.gpu_end is not None and p.worker is not None
-        # ties: lowest worker id
-        j = by_end.get(p.gpu_end)
-        if j is None or (parts[j].worker or 0) > p.worker:
-            by_end[p.gpu_end] = i
-        j = by_start.get(p.gpu_start)
-        if j is None or (parts[j].worker or 0) > p.worker:
-            by_start[p.gpu_start] = i
+    before = _first_with(t.gpu_end, t.worker, done, holes.starts)
+    after = _first_with(t.gpu_start, t.worker, done, holes.ends)
     gaps = []
-    for s, e in zip(holes.starts.tolist(), holes.ends.tolist(), strict=True):
-        start, end = int(s), int(e)
-        bi, ai = by_end[start], by_start[end]
-        after = parts[ai]
-        if after.queued is None:
-            cause = None
+    for s, e, b, a in zip(
+        holes.starts.tolist(), holes.ends.tolist(), before.tolist(), after.tolist(), strict=True
+    ):
+        start = int(s)
+        queued = float(t.queued[a])
+        if queued != queued:
+            cause, after_queued = None, None
         else:
-            cause = "synthesis" if after.queued > start else "dispatch"
-        gaps.append(Gap(gpu, start, end, _side(bi, parts[bi]), _side(ai, after), cause, after.queued))
+            after_queued = int(queued)
+            cause = "synthesis" if after_queued > start else "dispatch"
+        gaps.append(Gap(gpu, start, int(e), _side(t, b), _side(t, a), cause, after_queued))
     return gaps
+
+
+def _side(t: PartitionTable, i: int) -> GapSide:
+    part = int(t.partition[i])
+    return GapSide(t.job_of(i), int(t.worker[i]), None if part < 0 else part, i)
+
+
+def _columns(cols: PartColumns) -> dict[str, F64]:
+    names = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end",
+             *TIMING_FIELDS)
+    return {name: _f64(getattr(cols, name)) for name in names}
 
 
 def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     """Freeze what `builder` has read into a `LogModel`."""
-    now = float(max(builder._max_stamp, 0))
-    parts: list[Partition] = []
-    segs_of: list[list[Segment]] = []
-    for rec in builder.parts.values():
-        gpu = builder.gpu_of(rec.worker) if rec.worker is not None else None
-        phases = dict.fromkeys(PHASE_KEYS, 0.0)
-        segs: list[Segment] = []
-        lock = unlock = None
-        if rec.gpu_start is not None:
-            segs, lock, unlock = reconstruct_phases(rec, now)
-            for a, b, k in segs:
-                if k < len(PHASE_KEYS):
-                    phases[PHASE_KEYS[k]] += b - a
-        parts.append(
-            Partition(
-                job=rec.job,
-                partition=rec.partition,
-                kind=rec.kind,
-                worker=rec.worker,
-                gpu=gpu,
-                synth_start=rec.synth_start,
-                synth_end=rec.synth_end,
-                queued=rec.queued,
-                pickup=rec.pickup,
-                gpu_start=rec.gpu_start,
-                gpu_end=rec.gpu_end,
-                failed=finished and rec.pickup is not None and rec.gpu_end is None,
-                start_line=rec.start_line,
-                end_line=rec.end_line,
-                timing_lines=rec.timing_lines,
-                lock_acquired=lock,
-                unlock=unlock,
-                phases_ms=phases,
-            )
-        )
-        segs_of.append(segs)
+    cols = builder.cols
+    now = float(max(builder.max_stamp, 0))
+    c = _columns(cols)
+    n = len(cols)
+    worker = _i32(cols.worker)
+    gpu_map = {w: builder.gpu_of(w) for w in set(cols.worker) if w is not None}
+    gpu = np.array([gpu_map.get(w, -1) if w is not None else -1 for w in cols.worker],
+                   dtype=np.int32)
+    seg_s, seg_e, seg_p, seg_part, lock, unlock = reconstruct_segments(c, now)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
+    table = PartitionTable(
+        jobs=tuple(cols.jobs),
+        kinds=tuple(cols.kinds),
+        job=np.array(cols.job, dtype=np.int32),
+        partition=_i32(cols.partition),
+        kind=np.array(cols.kind, dtype=np.int32),
+        worker=worker,
+        gpu=gpu,
+        synth_start=c["synth_start"],
+        synth_end=c["synth_end"],
+        queued=c["queued"],
+        pickup=c["pickup"],
+        gpu_start=c["gpu_start"],
+        gpu_end=c["gpu_end"],
+        lock_acquired=lock,
+        unlock=unlock,
+        failed=finished & ~np.isnan(c["pickup"]) & np.isnan(c["gpu_end"]),
+        start_line=np.array(cols.start_line, dtype=np.int64),
+        end_line=np.array(cols.end_line, dtype=np.int64),
+        timing_lines=tuple(cols.timing_lines),
+        seg_start=seg_s,
+        seg_end=seg_e,
+        seg_phase=seg_p,
+        seg_offsets=offsets,
+    )
+    done_mask = ~np.isnan(table.gpu_start) & ~np.isnan(table.gpu_end)
+    seg_done = done_mask[seg_part]
 
-    lanes = _lanes(parts, segs_of, now)
     gpu_ids = sorted(
-        {p.gpu for p in parts if p.gpu is not None and p.gpu_start is not None}
+        set(np.unique(gpu[~np.isnan(table.gpu_start) & (gpu >= 0)]).tolist())
         | set(builder.worker_gpu.values())
     )
     gpus: list[GpuStats] = []
     all_gaps: list[Gap] = []
     kernel_gaps: dict[int, Blocks] = {}
-    for gpu in gpu_ids:
-        done = [
-            i
-            for i, p in enumerate(parts)
-            if p.gpu == gpu and p.gpu_start is not None and p.gpu_end is not None
-        ]
-        starts = np.array([parts[i].gpu_start for i in done], dtype=np.float64)
-        ends = np.array([parts[i].gpu_end for i in done], dtype=np.float64)
-        busy = union_blocks(starts, ends)
-        k_s = [a for i in done for a, _, k in segs_of[i] if k == Phase.KERNEL]
-        k_e = [b for i in done for _, b, k in segs_of[i] if k == Phase.KERNEL]
-        kernel = union_blocks(np.array(k_s, dtype=np.float64), np.array(k_e, dtype=np.float64))
-        span = (int(starts.min()), int(ends.max())) if done else None
+    for g in gpu_ids:
+        on_gpu = gpu == g
+        done = np.flatnonzero(on_gpu & done_mask).astype(np.int64)
+        busy = union_blocks(table.gpu_start[done], table.gpu_end[done])
+        kmask = (seg_p == Phase.KERNEL) & seg_done & on_gpu[seg_part]
+        kernel = union_blocks(seg_s[kmask], seg_e[kmask])
+        span = (int(table.gpu_start[done].min()), int(table.gpu_end[done].max())) if len(done) else None
         workers = sorted(
-            {w for w, g in builder.worker_gpu.items() if g == gpu}
-            | {p.worker for p in parts if p.gpu == gpu and p.worker is not None}
+            {w for w, wg in builder.worker_gpu.items() if wg == g}
+            | set(np.unique(worker[on_gpu & (worker >= 0)]).tolist())
         )
-        in_flight = sum(
-            1 for p in parts if p.gpu == gpu and p.gpu_start is not None and p.gpu_end is None
-        )
-        gpus.append(GpuStats(gpu, tuple(workers), span, busy, kernel, in_flight))
-        all_gaps.extend(_gaps_of_gpu(gpu, busy, done, parts))
-        kernel_gaps[gpu] = _complement(kernel)
-    all_gaps.sort(key=lambda g: (g.start, g.gpu))
+        in_flight = int(np.sum(on_gpu & ~np.isnan(table.gpu_start) & np.isnan(table.gpu_end)))
+        gpus.append(GpuStats(g, tuple(workers), span, busy, kernel, in_flight))
+        all_gaps.extend(_gaps_of_gpu(g, busy, done, table))
+        kernel_gaps[g] = _holes(kernel)
+    all_gaps.sort(key=lambda gap: (gap.start, gap.gpu))
 
-    workers_stats = _worker_stats(parts)
-    proofs = _proofs(parts)
-    synth_starts = [p.synth_start for p in parts if p.synth_start is not None]
-    gpu_ends = [p.gpu_end for p in parts if p.gpu_end is not None]
+    proofs = _proofs(table)
+    synth = table.synth_start[~np.isnan(table.synth_start)]
+    ends = table.gpu_end[~np.isnan(table.gpu_end)]
     summary = Summary(
         proofs_started=len(proofs),
         proofs_completed=sum(1 for p in proofs if p.completed),
-        first_synth_start=min(synth_starts) if synth_starts else None,
-        last_gpu_end=max(gpu_ends) if gpu_ends else None,
-        gaps=GapStats.of([g.duration_ms for g in all_gaps]),
+        first_synth_start=int(synth.min()) if len(synth) else None,
+        last_gpu_end=int(ends.max()) if len(ends) else None,
+        gaps=GapStats.of([gap.duration_ms for gap in all_gaps]),
     )
-    synth_t, synth_n = _synthesis_steps(parts, now)
-    counts = type(builder.counts)(**{k: getattr(builder.counts, k) for k in builder.counts.__slots__})
+    synth_t, synth_n = _synthesis_steps(table)
     return LogModel(
         source=builder.source,
-        counts=counts,
+        counts=builder.counts.copy(),
         finished=finished,
         wall_anchor=builder.wall_anchor,
         now_ms=int(now),
-        partitions=tuple(parts),
-        lanes=lanes,
+        parts=table,
+        lanes=_lanes(table, now),
         gpus=tuple(gpus),
-        workers=workers_stats,
+        workers=_worker_stats(table, seg_p, seg_s, seg_e, seg_part, seg_done),
         gaps=tuple(all_gaps),
         kernel_gaps=kernel_gaps,
         proofs=proofs,
@@ -284,97 +298,103 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     )
 
 
-def _lanes(parts: list[Partition], segs_of: list[list[Segment]], now: float) -> tuple[Lane, ...]:
+def _lanes(t: PartitionTable, now: float) -> tuple[Lane, ...]:
     """Place each worker's intervals on sub-rows so that overlapping ones stay visible."""
-    by_worker: dict[int, list[int]] = defaultdict(list)
-    for i, p in enumerate(parts):
-        if p.gpu_start is not None and p.worker is not None:
-            by_worker[p.worker].append(i)
+    started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
+    ends = np.where(np.isnan(t.gpu_end), now, t.gpu_end)
     lanes: list[Lane] = []
-    for worker in sorted(by_worker):
-        idx = sorted(by_worker[worker], key=lambda i: (parts[i].gpu_start or 0, i))
+    for w in np.unique(t.worker[started]).tolist():
+        idx = started[t.worker[started] == w]
+        idx = idx[np.lexsort((idx, t.gpu_start[idx]))]
+        row_of = np.empty(len(idx), dtype=np.int64)
         row_end: list[float] = []
-        rows: list[list[int]] = []
-        for i in idx:
-            p = parts[i]
-            s = float(p.gpu_start or 0)
-            e = float(p.gpu_end) if p.gpu_end is not None else now
+        for k, (s, e) in enumerate(zip(t.gpu_start[idx].tolist(), ends[idx].tolist(), strict=True)):
             for r, last in enumerate(row_end):
                 if last <= s:
                     row_end[r] = e
-                    rows[r].append(i)
+                    row_of[k] = r
                     break
             else:
+                row_of[k] = len(row_end)
                 row_end.append(e)
-                rows.append([i])
-        gpu = parts[idx[0]].gpu or 0
-        for r, members in enumerate(rows):
-            seg = [(a, b, k, i) for i in members for a, b, k in segs_of[i]]
-            seg.sort()
+        g = int(t.gpu[idx[0]])
+        for r in range(len(row_end)):
+            members = idx[row_of == r]
+            lo, hi = t.seg_offsets[members], t.seg_offsets[members + 1]
+            lens = hi - lo
+            seg = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
             lanes.append(
                 Lane(
-                    gpu=gpu,
-                    worker=worker,
+                    gpu=max(g, 0),
+                    worker=int(w),
                     sub_row=r,
-                    starts=np.array([x[0] for x in seg], dtype=np.float64),
-                    ends=np.array([x[1] for x in seg], dtype=np.float64),
-                    phases=np.array([x[2] for x in seg], dtype=np.int8),
-                    partition=np.array([x[3] for x in seg], dtype=np.int32),
+                    starts=t.seg_start[seg],
+                    ends=t.seg_end[seg],
+                    phases=t.seg_phase[seg],
+                    partition=np.repeat(members, lens).astype(np.int32),
                 )
             )
     lanes.sort(key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))
     return tuple(lanes)
 
 
-def _worker_stats(parts: list[Partition]) -> tuple[WorkerStats, ...]:
-    out: dict[int, tuple[int, int, dict[str, float]]] = {}
-    for p in parts:
-        if p.worker is None or p.gpu_start is None or p.gpu_end is None:
-            continue
-        gpu, n, phases = out.get(p.worker, (p.gpu or 0, 0, dict.fromkeys(PHASE_KEYS, 0.0)))
-        for k, v in p.phases_ms.items():
-            phases[k] += v
-        out[p.worker] = (gpu, n + 1, phases)
-    return tuple(WorkerStats(w, g, n, ph) for w, (g, n, ph) in sorted(out.items()))
+def _worker_stats(
+    t: PartitionTable, seg_p: np.ndarray, seg_s: F64, seg_e: F64, seg_part: I64,
+    seg_done: np.ndarray,
+) -> tuple[WorkerStats, ...]:
+    done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end) & (t.worker >= 0)
+    workers = np.unique(t.worker[done]).tolist()
+    if not workers:
+        return ()
+    slot = {w: k for k, w in enumerate(workers)}
+    wmap = np.full(int(t.worker.max()) + 1, -1, dtype=np.int64)
+    for w, k in slot.items():
+        wmap[w] = k
+    keep = seg_done & (seg_p < len(PHASE_KEYS)) & (t.worker[seg_part] >= 0)
+    cell = wmap[t.worker[seg_part[keep]]] * len(PHASE_KEYS) + seg_p[keep]
+    sums = np.bincount(cell, weights=(seg_e - seg_s)[keep], minlength=len(workers) * len(PHASE_KEYS))
+    counts = np.bincount(wmap[t.worker[done]], minlength=len(workers))
+    out = []
+    for w, k in slot.items():
+        first = int(np.flatnonzero(done & (t.worker == w))[0])
+        phases = {key: float(sums[k * len(PHASE_KEYS) + j]) for j, key in enumerate(PHASE_KEYS)}
+        out.append(WorkerStats(w, max(int(t.gpu[first]), 0), int(counts[k]), phases))
+    return tuple(out)
 
 
-def _proofs(parts: list[Partition]) -> tuple[Proof, ...]:
-    by_job: dict[str, list[Partition]] = defaultdict(list)
-    for p in parts:
-        by_job[p.job].append(p)
-    proofs = []
-    for job, members in by_job.items():
-        synth = [p.synth_start for p in members if p.synth_start is not None]
-        ends = [p.gpu_end for p in members if p.gpu_end is not None]
-        proofs.append(
-            Proof(
-                job=job,
-                kind=members[0].kind,
-                partitions=len(members),
-                first_synth_start=min(synth) if synth else None,
-                last_gpu_end=max(ends) if ends else None,
-                completed=all(p.gpu_end is not None for p in members),
-            )
+def _proofs(t: PartitionTable) -> tuple[Proof, ...]:
+    n_jobs = len(t.jobs)
+    if n_jobs == 0:
+        return ()
+    parts = np.bincount(t.job, minlength=n_jobs)
+    open_parts = np.bincount(t.job, weights=np.isnan(t.gpu_end), minlength=n_jobs)
+    first = np.full(n_jobs, np.nan)
+    np.fmin.at(first, t.job, t.synth_start)
+    last = np.full(n_jobs, np.nan)
+    np.fmax.at(last, t.job, t.gpu_end)
+    _, first_row = np.unique(t.job, return_index=True)
+    proofs = [
+        Proof(
+            job=t.jobs[j],
+            kind=t.kinds[int(t.kind[first_row[j]])],
+            partitions=int(parts[j]),
+            first_synth_start=None if np.isnan(first[j]) else int(first[j]),
+            last_gpu_end=None if np.isnan(last[j]) else int(last[j]),
+            completed=bool(open_parts[j] == 0),
         )
+        for j in range(n_jobs)
+    ]
     proofs.sort(key=lambda p: (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job))
     return tuple(proofs)
 
 
-def _synthesis_steps(parts: list[Partition], now: float) -> tuple[np.ndarray, np.ndarray]:
+def _synthesis_steps(t: PartitionTable) -> tuple[F64, I64]:
     """How many partitions are in synthesis over time, as a step function."""
-    times: list[float] = []
-    deltas: list[int] = []
-    for p in parts:
-        if p.synth_start is None:
-            continue
-        times.append(p.synth_start)
-        deltas.append(1)
-        if p.synth_end is not None:
-            times.append(p.synth_end)
-            deltas.append(-1)
-    if not times:
-        return _EMPTY, np.zeros(0, dtype=np.int64)
-    t = np.array(times, dtype=np.float64)
-    d = np.array(deltas, dtype=np.int64)
-    order = np.lexsort((d, t))  # ends before starts at the same ms
-    return t[order], np.cumsum(d[order])
+    s = t.synth_start[~np.isnan(t.synth_start)]
+    e = t.synth_end[~np.isnan(t.synth_start) & ~np.isnan(t.synth_end)]
+    if len(s) == 0:
+        return _EMPTY_F, np.zeros(0, dtype=np.int64)
+    times = np.concatenate([s, e])
+    deltas = np.concatenate([np.ones(len(s), np.int64), -np.ones(len(e), np.int64)])
+    order = np.lexsort((deltas, times))  # ends before starts at the same ms
+    return times[order], np.cumsum(deltas[order])

@@ -3,14 +3,18 @@
 On one GPU only the mutex holder runs kernels, so the lines between a lock line
 (`pre_lock_cpu_ms=.. mutex_wait_ms=..`) and the next `mutex_held_ms` belong to one
 holder. With several GPUs the holders' lines interleave; each line is given to the
-holder whose predicted print time (lock time plus the durations so far) falls
-inside the window of TIMELINE stamps around the line's place in the file.
+holder whose predicted print time (lock time plus the durations so far) is consistent
+with the TIMELINE stamps around the line and with the order of the lines (a line is
+not printed before the one above it). When two holders fit equally, the next few
+lines decide: the assignment under which they fit too, and under which each holder's
+`gpu_total_ms` equals the sum of its parts, wins.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from parsers.records import (
     STAGE_BARRIER,
@@ -22,7 +26,7 @@ from parsers.records import (
     STAGE_NTT_MSM,
     STAGE_PRESTAGE,
     STAGE_TAIL,
-    PartRecord,
+    PartColumns,
 )
 
 INF = float("inf")
@@ -31,94 +35,168 @@ INF = float("inf")
 MATCH_TOLERANCE_MS = 60.0
 # A GPU may run a new holder while the old one's post-unlock lines are still to come.
 HOLDERS_KEPT_PER_GPU = 3
+# Lines are printed in time order: a line cannot have been printed much before the
+# predicted print time of the line attributed before it (truncated durations add up).
+CLOCK_SLACK_MS = 10.0
+# gpu_total_ms is ntt + barrier + batch + tail; each is truncated to whole ms.
+SUM_SLACK_MS = 5.0
+# How many following lines settle a tie between holders.
+LOOKAHEAD_LINES = 10
+# The cost of a line a holder must have lost for an assignment to hold.
+SKIP_COST = 100.0
+# Two GPUs that took their locks this close together print lines that fit either one.
+TWIN_LOCK_MS = 15.0
+_AFTER_LOCK_FIELDS = ("prestage", "ntt_alloc", "ntt_total", "ntt_msm_h", "barrier", "batch_add",
+                      "tail_msm", "gpu_total", "mutex_held", "epilogue", "pre_destructor")
 
 Values = tuple[int | None, ...]
-
-
-def _predict(rec: PartRecord, stage: int, vals: Values) -> tuple[float, float]:
-    """The window of times at which `rec` would print a line of `stage` with `vals`."""
-    if stage == STAGE_EPILOGUE:
-        pre_destructor = vals[1]
-        if rec.gpu_start is None or pre_destructor is None:
-            return (-INF, INF)
-        t = rec.gpu_start + pre_destructor
-        return (t - 20.0, t + 5.0)
-    lock = rec.lock_acquired
-    if lock is None:
-        return (-INF, INF)
-    if stage == STAGE_PRESTAGE:
-        total = vals[0]
-        return (-INF, INF) if total is None else (lock + total, lock + total)
-    base = lock + (rec.prestage_ms or 0)
-    if stage == STAGE_NTT_H:
-        total = vals[1]
-        assert total is not None
-        # the NTT_H block may be preceded by a one-off allocation outside its total
-        return (base + total, base + total + 250.0)
-    if stage == STAGE_NTT_MSM:
-        assert vals[0] is not None
-        return (base + vals[0], base + vals[0])
-    if stage == STAGE_HELD:
-        assert vals[0] is not None
-        return (lock + vals[0], lock + vals[0])
-    ntt = rec.ntt_msm_h_ms
-    if ntt is None:
-        return (-INF, INF)
-    if stage == STAGE_BARRIER:
-        assert vals[0] is not None
-        return (base + ntt + vals[0], base + ntt + vals[0])
-    if stage == STAGE_BATCH:
-        assert vals[0] is not None
-        t = base + ntt + (rec.barrier_ms or 0) + vals[0]
-        return (t, t) if rec.barrier_ms is not None else (t, INF)
-    if stage == STAGE_TAIL:
-        gpu_total = vals[1]
-        if gpu_total is None:
-            return (-INF, INF)
-        return (base + gpu_total, base + gpu_total)
-    return (-INF, INF)
-
+Line = tuple[int, Values, float, float]  # stage, values, window low, window high
 
 _ALWAYS_PRINTED = (STAGE_NTT_MSM, STAGE_BATCH, STAGE_TAIL)
 _PRINTED_WITH_LOCK_LINE = (STAGE_NTT_H, STAGE_NTT_MSM, STAGE_BARRIER, STAGE_BATCH, STAGE_TAIL)
 
 
-def _skipped(rec: PartRecord, stage: int) -> int:
-    """How many lines `rec` must have printed between its last one and `stage`."""
-    expected = _PRINTED_WITH_LOCK_LINE if rec.pre_lock_ms is not None else _ALWAYS_PRINTED
-    return sum(1 for s in expected if rec.stage < s < stage)
+@dataclass(slots=True)
+class Holder:
+    """What is known of one mutex holder: enough to predict its next lines."""
+
+    idx: int  # the interval (record index)
+    gpu: int
+    gpu_start: int
+    lock: float | None = None  # None: engines that print no lock line
+    lock_line: bool = False
+    stage: int = -1
+    prestage: int | None = None
+    ntt: int | None = None
+    barrier: int | None = None
+    batch: int | None = None
+
+    def copy(self) -> Holder:
+        """An independent copy (for trying an assignment)."""
+        return Holder(self.idx, self.gpu, self.gpu_start, self.lock, self.lock_line, self.stage,
+                      self.prestage, self.ntt, self.barrier, self.batch)
+
+    def predict(self, stage: int, vals: Values) -> tuple[float, float]:
+        """The window of times at which this holder would print a line of `stage` with `vals`."""
+        if stage == STAGE_EPILOGUE:
+            pre_destructor = vals[1]
+            if pre_destructor is None:
+                return (-INF, INF)
+            t = self.gpu_start + pre_destructor
+            return (t - 20.0, t + 5.0)
+        lock = self.lock
+        if lock is None:
+            return (-INF, INF)
+        base = lock + (self.prestage or 0)
+        v = vals[0]
+        if stage == STAGE_PRESTAGE:
+            return (-INF, INF) if v is None else (lock + v, lock + v)
+        if stage == STAGE_NTT_H:
+            total = vals[1]
+            assert total is not None
+            # the NTT_H block may be preceded by a one-off allocation outside its total
+            return (base + total, base + total + 250.0)
+        assert v is not None
+        if stage == STAGE_NTT_MSM:
+            return (base + v, base + v)
+        if stage == STAGE_HELD:
+            return (lock + v, lock + v)
+        if self.ntt is None:
+            return (-INF, INF)
+        if stage == STAGE_BARRIER:
+            return (base + self.ntt + v, base + self.ntt + v)
+        if stage == STAGE_BATCH:
+            t = base + self.ntt + (self.barrier or 0) + v
+            return (t, t) if self.barrier is not None else (t, INF)
+        if stage == STAGE_TAIL:
+            gpu_total = vals[1]
+            if gpu_total is None:
+                return (-INF, INF)
+            return (base + gpu_total, base + gpu_total)
+        return (-INF, INF)
+
+    def skipped(self, stage: int) -> int:
+        """How many lines this holder must have lost between its last one and `stage`."""
+        expected = _PRINTED_WITH_LOCK_LINE if self.lock_line else _ALWAYS_PRINTED
+        return sum(1 for s in expected if self.stage < s < stage)
+
+    def sum_error(self, vals: Values) -> float:
+        """For a tail line: how far gpu_total is from ntt + barrier + batch + tail."""
+        tail, gpu_total = vals
+        if gpu_total is None or tail is None or self.ntt is None or self.batch is None:
+            return 0.0
+        if self.barrier is None:
+            # engines without a barrier line: the barrier is what gpu_total leaves over
+            return max(0.0, self.ntt + self.batch + tail - gpu_total - SUM_SLACK_MS)
+        return max(0.0, abs(self.ntt + self.barrier + self.batch + tail - gpu_total) - SUM_SLACK_MS)
+
+    def take(self, stage: int, vals: Values) -> None:
+        """Record that this holder printed the line."""
+        self.stage = stage
+        if stage == STAGE_PRESTAGE:
+            self.prestage = vals[0]
+        elif stage == STAGE_NTT_MSM:
+            self.ntt = vals[0]
+        elif stage == STAGE_BARRIER:
+            self.barrier = vals[0]
+        elif stage == STAGE_BATCH:
+            self.batch = vals[0]
 
 
 def _distance(lo: float, hi: float, win_lo: float, win_hi: float) -> float:
     return max(0.0, lo - win_hi, win_lo - hi)
 
 
+def _line_cost(h: Holder, stage: int, vals: Values, win_lo: float, win_hi: float,
+               clock: float) -> tuple[float, float]:
+    """(cost, predicted time) of giving the line to `h`; cost INF when it cannot be."""
+    lo, hi = h.predict(stage, vals)
+    cost = _distance(lo, hi, win_lo, win_hi)
+    if cost > MATCH_TOLERANCE_MS:
+        return INF, lo
+    # printed in order: not (much) before the line above it
+    cost += _distance(lo, hi, clock - CLOCK_SLACK_MS, INF)
+    cost += SKIP_COST * h.skipped(stage)
+    if stage == STAGE_TAIL:
+        cost += h.sum_error(vals)
+    return cost, lo
+
+
 class TimingAttributor:
     """Gives each C++ timing line to the GPU interval it belongs to.
 
     Args:
+        cols: the builder's records.
         gpu_of: maps a worker id (or None) to its GPU.
     """
 
-    def __init__(self, gpu_of: Callable[[int | None], int]) -> None:
+    def __init__(self, cols: PartColumns, gpu_of: Callable[[int | None], int]) -> None:
+        self._c = cols
         self._gpu_of = gpu_of
-        # started intervals whose lock line has not been seen yet (by id())
-        self.awaiting: dict[int, PartRecord] = {}
-        self.holders: dict[int, deque[PartRecord]] = {}
+        # started intervals whose lock line has not been seen yet (insertion ordered)
+        self.awaiting: dict[int, None] = {}
+        self.holders: dict[int, deque[Holder]] = {}
         self.unattributed = 0
+        # the predicted print time of the last line attributed with an exact prediction
+        self.clock = -INF
 
-    def started(self, rec: PartRecord) -> None:
-        """A GPU_START was read: the interval may take the lock from now on."""
-        self.awaiting[id(rec)] = rec
+    def started(self, i: int) -> None:
+        """A GPU_START was read: interval `i` may take the lock from now on."""
+        self.awaiting[i] = None
 
-    def ended(self, rec: PartRecord) -> None:
-        """A GPU_END was read: the interval can no longer be waiting for the lock."""
-        self.awaiting.pop(id(rec), None)
+    def _still_open(self, i: int, win_lo: float) -> bool:
+        """Could interval `i` still print a line at `win_lo`? Forget it when not."""
+        end = self._c.gpu_end[i]
+        if end is None or end >= win_lo - MATCH_TOLERANCE_MS:
+            return True
+        del self.awaiting[i]
+        return False
 
     def attribute(
-        self, stage: int, vals: Values, line_no: int, win_lo: float, win_hi: float
-    ) -> PartRecord | None:
-        """Attribute one timing line; return the interval it was given to, or None.
+        self, stage: int, vals: Values, line_no: int, win_lo: float, win_hi: float,
+        lookahead: Sequence[Line] = (),
+    ) -> int:
+        """Attribute one timing line; return the interval it was given to, or -1.
 
         Args:
             stage: which timing line (a STAGE_* constant).
@@ -126,103 +204,214 @@ class TimingAttributor:
             line_no: its physical line number.
             win_lo: the TIMELINE stamp before the line (less the tolerance for disorder).
             win_hi: the TIMELINE stamp after it (or infinity when none came yet).
+            lookahead: the timing lines that follow, to settle ties.
         """
         if stage == STAGE_LOCK:
-            rec = self._take_lock(vals, win_lo, win_hi)
+            h = self._take_lock(vals, win_lo, win_hi)
         else:
-            rec = self._holder_for(stage, vals, win_lo, win_hi)
-            if rec is None and stage in (STAGE_PRESTAGE, STAGE_NTT_H, STAGE_NTT_MSM):
-                rec = self._open_without_lock_line()
-        if rec is None:
+            h = self._holder_for(stage, vals, win_lo, win_hi, lookahead)
+            if h is None and stage in (STAGE_PRESTAGE, STAGE_NTT_H, STAGE_NTT_MSM):
+                h = self._open_without_lock_line(win_lo, win_hi)
+        if h is None:
             self.unattributed += 1
-            return None
-        _store(rec, stage, vals)
-        rec.stage = stage
-        rec.timing_lines = (*rec.timing_lines, line_no)
-        return rec
+            return -1
+        lo, hi = h.predict(stage, vals)
+        if lo == hi:
+            self.clock = max(self.clock, lo)
+        h.take(stage, vals)
+        c = self._c
+        _store(c, h.idx, stage, vals)
+        c.stage[h.idx] = stage
+        c.timing_lines[h.idx] = (*c.timing_lines[h.idx], line_no)
+        return h.idx
 
-    def _push_holder(self, rec: PartRecord) -> None:
-        self.awaiting.pop(id(rec), None)
-        queue = self.holders.setdefault(self._gpu_of(rec.worker), deque())
-        queue.append(rec)
+    def _push_holder(self, h: Holder) -> None:
+        self.awaiting.pop(h.idx, None)
+        queue = self.holders.setdefault(h.gpu, deque())
+        queue.append(h)
         if len(queue) > HOLDERS_KEPT_PER_GPU:
             queue.popleft()
 
-    def _take_lock(self, vals: Values, win_lo: float, win_hi: float) -> PartRecord | None:
+    def _take_lock(self, vals: Values, win_lo: float, win_hi: float) -> Holder | None:
         pre_lock, wait = vals
         assert pre_lock is not None and wait is not None
-        best: PartRecord | None = None
+        c = self._c
+        best = -1
         best_key = (INF, INF)
-        for rec in self.awaiting.values():
-            assert rec.gpu_start is not None
-            t = rec.gpu_start + pre_lock + wait
+        best_twins: tuple[Holder, Holder] | None = None
+        for i in list(self.awaiting):
+            if not self._still_open(i, win_lo):
+                continue
+            gpu_start = c.gpu_start[i]
+            assert gpu_start is not None
+            t = gpu_start + pre_lock + wait
             cost = _distance(t, t, win_lo, win_hi)
-            queue = self.holders.get(self._gpu_of(rec.worker))
-            if queue and queue[-1].stage < STAGE_HELD and queue[-1].stage >= STAGE_LOCK:
-                # the GPU's mutex is still held by someone whose unlock was not seen
-                cost += MATCH_TOLERANCE_MS / 2
-            key = (cost, abs(t - win_lo))
+            if cost > MATCH_TOLERANCE_MS:
+                continue
+            cost += _distance(t, t, self.clock - CLOCK_SLACK_MS, INF)
+            queue = self.holders.get(self._gpu_of(c.worker[i]))
+            twins = None
+            if queue and queue[-1].stage < STAGE_HELD and queue[-1].lock_line:
+                # the GPU's mutex is still held by someone whose unlock was not seen...
+                twins = self._twin_of(queue[-1])
+                if twins is None:
+                    cost += SKIP_COST
+            key = (cost, abs(t - max(win_lo, self.clock)))
             if key < best_key:
-                best, best_key = rec, key
-        if best is None or best_key[0] > MATCH_TOLERANCE_MS:
+                best, best_key, best_twins = i, key, twins
+        if best < 0:
             return None
-        self._push_holder(best)
-        return best
+        if best_twins is not None:
+            _swap_after_lock(c, *best_twins)
+        gpu_start = c.gpu_start[best]
+        assert gpu_start is not None
+        h = Holder(best, self._gpu_of(c.worker[best]), gpu_start,
+                   lock=gpu_start + pre_lock + wait, lock_line=True)
+        self._push_holder(h)
+        return h
 
-    def _holder_for(
-        self, stage: int, vals: Values, win_lo: float, win_hi: float
-    ) -> PartRecord | None:
-        best: PartRecord | None = None
-        best_key: tuple[float, float, float] = (INF, INF, INF)
-        for queue in self.holders.values():
+    def _twin_of(self, blocking: Holder) -> tuple[Holder, Holder] | None:
+        """...unless its lines went to a twin: another GPU's holder that locked at the same
+        moment and has unlocked. Their lines fitted both; the mutex says which is which:
+        what was given to them after their lock lines is to be swapped."""
+        for gpu, queue in self.holders.items():
+            if gpu == blocking.gpu or not queue:
+                continue
+            twin = queue[-1]
+            if (
+                twin.lock_line
+                and twin.stage >= STAGE_HELD
+                and twin.lock is not None
+                and blocking.lock is not None
+                and abs(twin.lock - blocking.lock) <= TWIN_LOCK_MS
+            ):
+                return blocking, twin
+        return None
+
+    def _candidates(self, stage: int, holders: dict[int, deque[Holder]]) -> list[Holder]:
+        out = []
+        for queue in holders.values():
             if stage == STAGE_EPILOGUE:
                 # printed after unlock: the oldest holder still owing it
-                cands = [r for r in queue if r.stage < STAGE_EPILOGUE][:1]
-            else:
-                cands = [queue[-1]] if queue[-1].stage < stage else []
-            for rec in cands:
-                lo, hi = _predict(rec, stage, vals)
-                cost = _distance(lo, hi, win_lo, win_hi)
-                if cost > MATCH_TOLERANCE_MS:
-                    continue
-                # a holder that would have to have lost lines, or whose timing cannot be
-                # checked, is the weaker candidate
-                key = (_skipped(rec, stage), cost, INF if lo == -INF else abs(lo - win_lo))
-                if key < best_key:
-                    best, best_key = rec, key
+                out.extend([h for h in queue if h.stage < STAGE_EPILOGUE][:1])
+            elif queue and queue[-1].stage < stage:
+                out.append(queue[-1])
+        return out
+
+    def _holder_for(
+        self, stage: int, vals: Values, win_lo: float, win_hi: float, lookahead: Sequence[Line]
+    ) -> Holder | None:
+        scored = []
+        for h in self._candidates(stage, self.holders):
+            cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, self.clock)
+            if cost < INF:
+                near = INF if lo == -INF else abs(lo - max(win_lo, self.clock))
+                scored.append((cost, near, h))
+        if not scored:
+            return None
+        scored.sort(key=lambda x: (x[0], x[1]))
+        if len(scored) == 1 or scored[1][0] > scored[0][0] + MATCH_TOLERANCE_MS:
+            return scored[0][2]
+        # a tie: try each, and see which lets the following lines fit best
+        best: Holder | None = None
+        best_cost = INF
+        for cost, _, h in scored:
+            trial = {g: deque(x.copy() for x in q) for g, q in self.holders.items()}
+            mine = next(x for x in trial[h.gpu] if x.idx == h.idx)
+            clock = self.clock
+            lo, hi = mine.predict(stage, vals)
+            if lo == hi:
+                clock = max(clock, lo)
+            mine.take(stage, vals)
+            total = cost + _future_cost(trial, list(lookahead[:LOOKAHEAD_LINES]), clock, best_cost - cost)
+            if total < best_cost:
+                best, best_cost = h, total
         return best
 
-    def _open_without_lock_line(self) -> PartRecord | None:
+    def _open_without_lock_line(self, win_lo: float, win_hi: float) -> Holder | None:
         """Engines that print no lock line: the holder starts at its first line under the lock."""
-        best: PartRecord | None = None
-        for rec in self.awaiting.values():
-            queue = self.holders.get(self._gpu_of(rec.worker))
+        c = self._c
+        best = -1
+        best_start = INF
+        for i in list(self.awaiting):
+            if not self._still_open(i, win_lo):
+                continue
+            queue = self.holders.get(self._gpu_of(c.worker[i]))
             if queue and queue[-1].stage < STAGE_TAIL:
                 continue
-            assert rec.gpu_start is not None
-            if best is None or rec.gpu_start < (best.gpu_start or 0):
-                best = rec
-        if best is not None:
-            self._push_holder(best)
-        return best
+            gpu_start = c.gpu_start[i]
+            assert gpu_start is not None
+            if gpu_start <= win_hi and gpu_start < best_start:
+                best, best_start = i, gpu_start
+        if best < 0:
+            return None
+        gpu_start = c.gpu_start[best]
+        assert gpu_start is not None
+        h = Holder(best, self._gpu_of(c.worker[best]), gpu_start)
+        self._push_holder(h)
+        return h
 
 
-def _store(rec: PartRecord, stage: int, vals: Values) -> None:
+def _future_cost(
+    holders: dict[int, deque[Holder]], lines: list[Line], clock: float, budget: float
+) -> float:
+    """The least cost of giving `lines` to the holders (a small depth-first search)."""
+    if not lines or budget <= 0:
+        return 0.0
+    stage, vals, win_lo, win_hi = lines[0]
+    if stage in (STAGE_LOCK, STAGE_EPILOGUE, STAGE_PRESTAGE):
+        return 0.0  # a new holder or a post-unlock line: beyond what this search models
+    best = SKIP_COST  # the line may belong to no holder we know
+    for queue in holders.values():
+        if not queue or queue[-1].stage >= stage:
+            continue
+        h = queue[-1]
+        cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, clock)
+        if cost >= min(best, budget):
+            continue
+        saved = h.copy()
+        hi = h.predict(stage, vals)[1]
+        h.take(stage, vals)
+        rest = _future_cost(holders, lines[1:], max(clock, lo) if lo == hi else clock,
+                            min(best, budget) - cost)
+        queue[-1] = saved
+        best = min(best, cost + rest)
+    return best
+
+
+def _swap_after_lock(c: PartColumns, a: Holder, b: Holder) -> None:
+    """Exchange what two holders were given after their lock lines."""
+    i, j = a.idx, b.idx
+    for name in _AFTER_LOCK_FIELDS:
+        col = getattr(c, name)
+        col[i], col[j] = col[j], col[i]
+    c.stage[i], c.stage[j] = c.stage[j], c.stage[i]
+    # each keeps its own lock line (the first), and takes the other's later lines
+    li, lj = c.timing_lines[i], c.timing_lines[j]
+    c.timing_lines[i], c.timing_lines[j] = li[:1] + lj[1:], lj[:1] + li[1:]
+    a.stage, b.stage = b.stage, a.stage
+    a.prestage, b.prestage = b.prestage, a.prestage
+    a.ntt, b.ntt = b.ntt, a.ntt
+    a.barrier, b.barrier = b.barrier, a.barrier
+    a.batch, b.batch = b.batch, a.batch
+
+
+def _store(c: PartColumns, i: int, stage: int, vals: Values) -> None:
     if stage == STAGE_LOCK:
-        rec.pre_lock_ms, rec.mutex_wait_ms = vals[0], vals[1]
+        c.pre_lock[i], c.mutex_wait[i] = vals[0], vals[1]
     elif stage == STAGE_PRESTAGE:
-        rec.prestage_ms = vals[0]
+        c.prestage[i] = vals[0]
     elif stage == STAGE_NTT_H:
-        rec.ntt_alloc_ms, rec.ntt_total_ms = vals[0], vals[1]
+        c.ntt_alloc[i], c.ntt_total[i] = vals[0], vals[1]
     elif stage == STAGE_NTT_MSM:
-        rec.ntt_msm_h_ms = vals[0]
+        c.ntt_msm_h[i] = vals[0]
     elif stage == STAGE_BARRIER:
-        rec.barrier_ms = vals[0]
+        c.barrier[i] = vals[0]
     elif stage == STAGE_BATCH:
-        rec.batch_add_ms = vals[0]
+        c.batch_add[i] = vals[0]
     elif stage == STAGE_TAIL:
-        rec.tail_msm_ms, rec.gpu_total_ms = vals[0], vals[1]
+        c.tail_msm[i], c.gpu_total[i] = vals[0], vals[1]
     elif stage == STAGE_HELD:
-        rec.mutex_held_ms = vals[0]
+        c.mutex_held[i] = vals[0]
     elif stage == STAGE_EPILOGUE:
-        rec.epilogue_ms, rec.pre_destructor_ms = vals[0], vals[1]
+        c.epilogue[i], c.pre_destructor[i] = vals[0], vals[1]

@@ -8,12 +8,13 @@ with its continuation on the next physical line. Bad input is counted, never rai
 
 from __future__ import annotations
 
+import gc
 import re
 from collections import deque
-from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from parsers.attribution import TimingAttributor, Values
+from parsers.attribution import LOOKAHEAD_LINES, Line, TimingAttributor, Values
 from parsers.model import LineCounts, LogModel
 from parsers.records import (
     STAGE_BARRIER,
@@ -25,7 +26,7 @@ from parsers.records import (
     STAGE_NTT_MSM,
     STAGE_PRESTAGE,
     STAGE_TAIL,
-    PartRecord,
+    PartColumns,
 )
 
 TIMELINE = b"TIMELINE,"
@@ -34,7 +35,6 @@ _INTRUDER = re.compile(rb"CUZK_[A-Z0-9_]+: |\x1b\[|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\
 _ANSI = re.compile(rb"\x1b\[[0-9;]*m")
 _STDOUT_START = re.compile(rb"(?:\x1b\[[0-9;]*m)*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 _KV = re.compile(rb"([a-z_]+)=(\S+)")
-_NUM = re.compile(rb"(\d+)")
 
 # Pending C++ lines wait this long (ms of TIMELINE stamps) so that a stamp written a
 # little late (disorder) is read before they are attributed.
@@ -84,50 +84,70 @@ def _detail(detail: bytes) -> dict[bytes, bytes]:
     return out
 
 
-def _timing_values(body: bytes) -> tuple[int, Values] | None:
-    """Parse the text after `CUZK_TIMING: ` / `CUZK_NTT_H: ` into (stage, numbers)."""
-    kv = {k: v for k, v in _KV.findall(body)}
+def _num(token: bytes) -> int:
+    """`123`, `123ms` -> 123 (ValueError otherwise)."""
+    if token.endswith(b"ms"):
+        token = token[:-2]
+    return int(token)
 
-    def num(key: bytes) -> int | None:
-        raw = kv.get(key)
-        if raw is None:
-            return None
-        m = _NUM.match(raw)
-        return int(m.group(1)) if m else None
 
-    if b"pre_lock_cpu_ms" in kv:
-        a, b = num(b"pre_lock_cpu_ms"), num(b"mutex_wait_ms")
-        return None if a is None or b is None else (STAGE_LOCK, (a, b))
-    if b"d_b_alloc" in kv:
-        alloc, init, total = num(b"d_b_alloc"), num(b"msm_init"), num(b"total")
-        if alloc is None or total is None:
+def _pairs(body: bytes) -> dict[bytes, bytes]:
+    return dict(t.split(b"=", 1) for t in body.split() if b"=" in t)
+
+
+def _timing_values(body: bytes, ntt_h: bool) -> tuple[int, Values] | None:
+    """Parse the text after `CUZK_TIMING: ` / `CUZK_NTT_H: ` into (stage, numbers).
+
+    Returns None for the lines that say nothing about the phases (setup, the CPU
+    threads, async dealloc, one-off messages) and for lines that do not parse.
+    """
+    try:
+        if ntt_h:
+            kv = _pairs(body)
+            return STAGE_NTT_H, (
+                _num(kv[b"d_b_alloc"]) + _num(kv.get(b"msm_init", b"0")),
+                _num(kv[b"total"]),
+            )
+        head = body[:6]
+        if head == b"gpu_ti":
+            toks = body.split()
+            key, _, value = toks[1].partition(b"=")
+            if key == b"ntt_msm_h_ms":
+                return STAGE_NTT_MSM, (_num(value),)
+            if key == b"barrier_wait_ms":
+                return STAGE_BARRIER, (_num(value),)
+            if key == b"batch_add_ms":
+                return STAGE_BATCH, (_num(value),)
+            if key == b"tail_msm_ms":
+                total = _pairs(body).get(b"gpu_total_ms")
+                return STAGE_TAIL, (_num(value), None if total is None else _num(total))
             return None
-        return STAGE_NTT_H, (alloc + (init or 0), total)
-    if b"ntt_msm_h_ms" in kv:
-        v = num(b"ntt_msm_h_ms")
-        return None if v is None else (STAGE_NTT_MSM, (v,))
-    if b"barrier_wait_ms" in kv:
-        v = num(b"barrier_wait_ms")
-        return None if v is None else (STAGE_BARRIER, (v,))
-    if b"batch_add_ms" in kv:
-        v = num(b"batch_add_ms")
-        return None if v is None else (STAGE_BATCH, (v,))
-    if b"tail_msm_ms" in kv:
-        v = num(b"tail_msm_ms")
-        return None if v is None else (STAGE_TAIL, (v, num(b"gpu_total_ms")))
-    if b"mutex_held_ms" in kv:
-        v = num(b"mutex_held_ms")
-        return None if v is None else (STAGE_HELD, (v,))
-    if b"prestage_setup" in kv:
-        parts = [num(k) for k in (b"sync_ms", b"trim_ms", b"alloc_ms", b"upload_ms")]
-        if all(p is not None for p in parts):
-            return STAGE_PRESTAGE, (sum(p for p in parts if p is not None),)
-        if kv[b"prestage_setup"].startswith(b"skip"):
-            return STAGE_PRESTAGE, (0,)
-        return STAGE_PRESTAGE, (num(b"total_ps_ms"),)
-    if b"epilogue_ms" in kv:
-        return STAGE_EPILOGUE, (num(b"epilogue_ms"), num(b"pre_destructor_ms"))
+        if head == b"pre_lo":
+            kv = _pairs(body)
+            return STAGE_LOCK, (_num(kv[b"pre_lock_cpu_ms"]), _num(kv[b"mutex_wait_ms"]))
+        if head == b"mutex_":
+            kv = _pairs(body)
+            return STAGE_HELD, (_num(kv[b"mutex_held_ms"]),)
+        if head == b"presta" and body.startswith(b"prestage_setup="):
+            kv = _pairs(body)
+            keys = (b"sync_ms", b"trim_ms", b"alloc_ms", b"upload_ms")
+            if all(k in kv for k in keys):
+                return STAGE_PRESTAGE, (sum(_num(kv[k]) for k in keys),)
+            if kv[b"prestage_setup"].startswith(b"skip"):
+                return STAGE_PRESTAGE, (0,)
+            total = kv.get(b"total_ps_ms")
+            return STAGE_PRESTAGE, (None if total is None else _num(total),)
+        if head == b"epilog":
+            kv = _pairs(body)
+            pre = kv.get(b"pre_destructor_ms")
+            return STAGE_EPILOGUE, (_num(kv[b"epilogue_ms"]), None if pre is None else _num(pre))
+    except (KeyError, ValueError, IndexError):
+        return None
     return None
+
+
+# A pending C++ line: [stage, values, line_no, stamp before it, stamp after it or None]
+_P_STAGE, _P_VALS, _P_LINE, _P_PREV, _P_NEXT = range(5)
 
 
 class LogBuilder:
@@ -143,19 +163,18 @@ class LogBuilder:
         self.source = source
         self.workers_per_gpu = workers_per_gpu
         self.counts = LineCounts()
-        self.parts: dict[tuple[str, int | None], PartRecord] = {}
+        self.cols = PartColumns()
+        self.keys: dict[tuple[bytes, int | None], int] = {}
         self.worker_gpu: dict[int, int] = {}
         self.wall_anchor: datetime | None = None
         self.bytes_read = 0
-        self._jobs: dict[bytes, str] = {}
+        self.lines_read = 0  # physical lines
+        self.max_stamp = -1
         self._tail = b""  # an incomplete last line
         self._splice: tuple[bytes, int, list[bytes]] | None = None
-        self._line_no = 0
         self._stamp = -1  # the last TIMELINE stamp read
-        self._max_stamp = -1
-        self._pending: deque[_Pending] = deque()
-        self._attributor = TimingAttributor(self.gpu_of)
-        self._duplicates = 0
+        self._pending: deque[list[Any]] = deque()
+        self._attributor = TimingAttributor(self.cols, self.gpu_of)
 
     # -- public -----------------------------------------------------------------------------
 
@@ -182,14 +201,21 @@ class LogBuilder:
             self._tail = data
             return
         self._tail = data[cut + 1 :]
-        self._lines(data[:cut].split(b"\n"))
+        # millions of small objects, none cyclic: the cyclic collector would only rescan them
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            self._lines(data[:cut].split(b"\n"))
+        finally:
+            if gc_was_on:
+                gc.enable()
 
     def snapshot(self, finished: bool = False) -> LogModel:
         """The model of what was read so far.
 
         Args:
-            finished: the log is complete: pending timing lines are attributed with no
-                later stamp, and partitions picked up but never ended count as failed.
+            finished: the log is complete: partitions picked up but never ended count
+                as failed.
         """
         from parsers.analysis import build_model
 
@@ -201,7 +227,7 @@ class LogBuilder:
         return self.snapshot(finished=True)
 
     def finish(self) -> None:
-        """End of input (the partial last line, if any, stays unread)."""
+        """End of input: attribute the waiting timing lines (an unfinished last line stays unread)."""
         if self._splice is not None:
             self._flush_splice()
         while self._pending:
@@ -221,19 +247,23 @@ class LogBuilder:
 
     def _lines(self, lines: list[bytes]) -> None:
         counts = self.counts
-        line_no = self._line_no
+        line_no = self.lines_read
+        timeline = self._timeline
+        other = self._other_line
         for line in lines:
             line_no += 1
-            if self._splice is not None:
-                if self._continues_splice(line, line_no):
-                    continue
+            if self._splice is not None and self._continues_splice(line):
+                continue
             if line.startswith(TIMELINE):
                 if (b"CUZK_" in line or b"\x1b" in line or b"Z " in line) and self._spliced(
                     line, 0, line_no
                 ):
                     continue
                 counts.timeline += 1
-                self._timeline(line, line_no)
+                timeline(line, line_no)
+                continue
+            if line.startswith(b"CUZK_"):
+                other(line, line_no)
                 continue
             idx = line.find(TIMELINE)
             if idx > 0:
@@ -241,10 +271,10 @@ class LogBuilder:
                 counts.other += 1
                 if not self._spliced(line, idx, line_no):
                     counts.timeline += 1
-                    self._timeline(line[idx:], line_no)
+                    timeline(line[idx:], line_no)
                 continue
-            self._other_line(line, line_no)
-        self._line_no = line_no
+            other(line, line_no)
+        self.lines_read = line_no
 
     def _spliced(self, line: bytes, start: int, line_no: int) -> bool:
         """A TIMELINE line with another line inside: hold its head for the continuation."""
@@ -258,6 +288,7 @@ class LogBuilder:
         return True
 
     def _flush_splice(self) -> None:
+        """The line after a splice was not its rest: take the head as it is."""
         assert self._splice is not None
         head, line_no, inners = self._splice
         self._splice = None
@@ -266,7 +297,7 @@ class LogBuilder:
         for inner in inners:
             self._other_line(inner, line_no)
 
-    def _continues_splice(self, line: bytes, line_no: int) -> bool:
+    def _continues_splice(self, line: bytes) -> bool:
         """Rejoin a spliced TIMELINE line with `line` when `line` is its rest."""
         assert self._splice is not None
         if (
@@ -286,23 +317,25 @@ class LogBuilder:
 
     def _other_line(self, line: bytes, line_no: int) -> None:
         counts = self.counts
-        if line.startswith(b"CUZK_"):
+        if line.startswith(b"CUZK_TIMING: "):
             counts.cuzk_timing += 1
-            colon = line.find(b": ")
-            if colon < 0:
-                return
-            parsed = _timing_values(line[colon + 2 :])
-            if parsed is not None:
-                self._pending.append(_Pending(parsed[0], parsed[1], line_no, self._stamp))
-                if len(self._pending) > _MAX_PENDING:
-                    self._resolve_one()
+            parsed = _timing_values(line[13:], False)
+        elif line.startswith(b"CUZK_NTT_H: "):
+            counts.cuzk_timing += 1
+            parsed = _timing_values(line[12:], True)
+        else:
+            first = line[:1]
+            if first == b"\x1b" or (first.isdigit() and _STDOUT_START.match(line)):
+                counts.stdout += 1
+                if b"worker started" in line or b"starting cuzk engine" in line:
+                    self._stdout(line)
+            else:
+                counts.other += 1
             return
-        first = line[:1]
-        if first == b"\x1b" or (first.isdigit() and _STDOUT_START.match(line)):
-            counts.stdout += 1
-            self._stdout(line)
-            return
-        counts.other += 1
+        if parsed is not None:
+            self._pending.append([parsed[0], parsed[1], line_no, self._stamp, None])
+            if len(self._pending) > _MAX_PENDING:
+                self._resolve_one()
 
     def _stdout(self, line: bytes) -> None:
         if b"\x1b" in line:
@@ -312,12 +345,14 @@ class LogBuilder:
             try:
                 self.worker_gpu[int(kv[b"worker_id"])] = int(kv[b"gpu"])
             except (KeyError, ValueError):
+                self.counts.stdout -= 1
                 self.counts.malformed += 1
-        elif b"starting cuzk engine" in line and self.wall_anchor is None:
+        elif self.wall_anchor is None:
             stamp = line.split(None, 1)[0].decode("ascii", "replace")
             try:
                 self.wall_anchor = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
             except ValueError:
+                self.counts.stdout -= 1
                 self.counts.malformed += 1
 
     # -- TIMELINE ---------------------------------------------------------------------------
@@ -327,92 +362,102 @@ class LogBuilder:
         if len(fields) < 4:
             self._malformed()
             return
-        try:
-            stamp = int(fields[1])
-        except ValueError:
-            self._malformed()
-            return
         event = fields[2]
         if event not in _EVENTS:
             self._malformed()
             return
-        job_b = fields[3]
-        job = self._jobs.get(job_b)
-        if job is None:
-            job = job_b.decode("utf-8", "replace")
-            self._jobs[job_b] = job
-        detail = _detail(fields[4]) if len(fields) > 4 else {}
-        snap = b"snap_partition" in detail
-        raw_part = detail.get(b"snap_partition") if snap else detail.get(b"partition")
+        detail = fields[4] if len(fields) > 4 else b""
+        partition: int | None = None
+        worker: int | None = None
+        snap = False
         try:
-            partition = int(raw_part) if raw_part is not None else None
-            worker_raw = detail.get(b"worker")
-            worker = int(worker_raw) if worker_raw is not None else None
+            stamp = int(fields[1])
+            if detail.startswith(b"partition="):
+                comma = detail.find(b",")
+                partition = int(detail[10:comma] if comma > 0 else detail[10:])
+                if comma > 0:
+                    detail = detail[comma + 1 :]
+            elif detail.startswith(b"worker="):
+                comma = detail.find(b",")
+                worker = int(detail[7:comma] if comma > 0 else detail[7:])
+                if comma > 0 and detail.startswith(b"partition=", comma + 1):
+                    end = detail.find(b",", comma + 1)
+                    partition = int(detail[comma + 11 : end] if end > 0 else detail[comma + 11 :])
+            if partition is None and b"=" in detail:
+                kv = _detail(detail)
+                raw = kv.get(b"partition")
+                if raw is None:
+                    raw = kv.get(b"snap_partition")
+                    snap = raw is not None
+                partition = int(raw) if raw is not None else None
+                raw = kv.get(b"worker")
+                if raw is not None:
+                    worker = int(raw)
         except ValueError:
             self._malformed()
             return
-        self._advance_clock(stamp)
-        key = (job, partition)
-        rec = self.parts.get(key)
-        if rec is None:
-            rec = PartRecord(job, partition)
-            self.parts[key] = rec
-        if not rec.kind or b"kind" in detail:
-            kind = detail.get(b"kind")
-            rec.kind = kind.decode("utf-8", "replace") if kind else _kind_from_job(job, snap)
+        if self._pending:
+            self._advance_pending(stamp)
+        self._stamp = stamp
+        if stamp > self.max_stamp:
+            self.max_stamp = stamp
+        c = self.cols
+        key = (fields[3], partition)
+        i = self.keys.get(key)
+        if i is None:
+            job = fields[3].decode("utf-8", "replace")
+            i = self.keys[key] = c.add(job, partition)
+            c.kind[i] = c.kind_id(_kind_from_job(job, snap))
         if worker is not None:
-            rec.worker = worker
+            c.worker[i] = worker
         if event == b"GPU_START":
-            if rec.gpu_start is not None:
-                self._duplicates += 1
-            rec.gpu_start = stamp
-            rec.start_line = line_no
-            self._attributor.started(rec)
+            c.gpu_start[i] = stamp
+            c.start_line[i] = line_no
+            self._attributor.started(i)
         elif event == b"GPU_END":
-            rec.gpu_end = stamp
-            rec.end_line = line_no
-            self._attributor.ended(rec)
+            c.gpu_end[i] = stamp
+            c.end_line[i] = line_no
         elif event == b"SYNTH_START":
-            rec.synth_start = stamp
+            c.synth_start[i] = stamp
+            if b"kind=" in detail:
+                kind = _detail(detail).get(b"kind")
+                if kind:
+                    c.kind[i] = c.kind_id(kind.decode("utf-8", "replace"))
         elif event == b"SYNTH_END":
-            rec.synth_end = stamp
+            c.synth_end[i] = stamp
         elif event == b"GPU_PICKUP":
-            rec.pickup = stamp
+            c.pickup[i] = stamp
         else:  # GPU_QUEUE / CHAN_SEND
-            rec.queued = stamp
+            c.queued[i] = stamp
 
     def _malformed(self) -> None:
         self.counts.timeline -= 1
         self.counts.malformed += 1
 
-    def _advance_clock(self, stamp: int) -> None:
+    def _advance_pending(self, stamp: int) -> None:
         pending = self._pending
-        if pending:
-            # the lines read since the last stamp get this one as the stamp after them
-            for item in reversed(pending):
-                if item.next_stamp is not None:
-                    break
-                item.next_stamp = stamp
-            while pending and stamp - DEFER_MS >= pending[0].prev_stamp:
-                self._resolve_one()
-        self._stamp = stamp
-        if stamp > self._max_stamp:
-            self._max_stamp = stamp
+        # the lines read since the last stamp get this one as the stamp after them
+        for item in reversed(pending):
+            if item[_P_NEXT] is not None:
+                break
+            item[_P_NEXT] = stamp
+        # keep a few lines back so that a tie between holders can look ahead
+        while len(pending) > LOOKAHEAD_LINES and stamp - DEFER_MS >= pending[0][_P_PREV]:
+            self._resolve_one()
 
     def _resolve_one(self) -> None:
-        item = self._pending.popleft()
-        lo = -float("inf") if item.prev_stamp < 0 else item.prev_stamp - WINDOW_SLACK_MS
-        nxt = item.next_stamp
-        hi = float("inf") if nxt is None else nxt + WINDOW_SLACK_MS
-        self._attributor.attribute(item.stage, item.values, item.line_no, lo, hi)
+        stage, vals, line_no, prev, nxt = self._pending.popleft()
+        lo, hi = _window(prev, nxt)
+        ahead: list[Line] = []
+        for item in self._pending:
+            if len(ahead) >= LOOKAHEAD_LINES:
+                break
+            ahead.append((item[_P_STAGE], item[_P_VALS], *_window(item[_P_PREV], item[_P_NEXT])))
+        self._attributor.attribute(stage, vals, line_no, lo, hi, ahead)
 
 
-@dataclass(slots=True)
-class _Pending:
-    """A C++ timing line waiting for the TIMELINE stamp after it."""
-
-    stage: int
-    values: Values
-    line_no: int
-    prev_stamp: int
-    next_stamp: int | None = None
+def _window(prev: int, nxt: int | None) -> tuple[float, float]:
+    """The stamps around a line, widened for disorder."""
+    lo = -float("inf") if prev < 0 else prev - WINDOW_SLACK_MS
+    hi = float("inf") if nxt is None else nxt + WINDOW_SLACK_MS
+    return lo, hi

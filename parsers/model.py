@@ -52,6 +52,11 @@ class LineCounts:
         """All logical lines (a rejoined splice counts as its two lines)."""
         return self.timeline + self.cuzk_timing + self.stdout + self.malformed + self.other
 
+    def copy(self) -> LineCounts:
+        """An independent copy (the builder keeps counting)."""
+        return LineCounts(self.timeline, self.cuzk_timing, self.stdout, self.spliced,
+                          self.malformed, self.other)
+
     def as_dict(self) -> dict[str, int]:
         """The JSON report's `lines` object."""
         return {
@@ -69,6 +74,7 @@ class LineCounts:
 class Partition:
     """One partition (or whole-proof job) as the log tells it. Times in ms (stamps)."""
 
+    index: int
     job: str
     partition: int | None
     kind: str
@@ -87,11 +93,92 @@ class Partition:
     lock_acquired: float | None
     unlock: float | None
     phases_ms: dict[str, float]
+    segments: tuple[tuple[float, float, Phase], ...]
 
     @property
     def label(self) -> str:
         """`job/p3`, or the job alone for a whole-proof job."""
         return self.job if self.partition is None else f"{self.job}/p{self.partition}"
+
+
+def _opt_int(x: float) -> int | None:
+    return None if x != x else int(x)
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionTable:
+    """Every partition as columns. Missing stamps are NaN; missing ids are -1."""
+
+    jobs: tuple[str, ...]  # job id strings
+    kinds: tuple[str, ...]
+    job: I32  # index into jobs
+    partition: I32  # -1: a whole-proof job
+    kind: I32
+    worker: I32
+    gpu: I32
+    synth_start: F64
+    synth_end: F64
+    queued: F64
+    pickup: F64
+    gpu_start: F64
+    gpu_end: F64
+    lock_acquired: F64
+    unlock: F64
+    failed: npt.NDArray[np.bool_]
+    start_line: I64
+    end_line: I64
+    timing_lines: tuple[tuple[int, ...], ...]
+    # phase segments of every interval, grouped by partition (seg_offsets[i]..[i+1])
+    seg_start: F64
+    seg_end: F64
+    seg_phase: I8
+    seg_offsets: I64
+
+    def __len__(self) -> int:
+        return len(self.job)
+
+    def job_of(self, i: int) -> str:
+        """The job id of partition `i`."""
+        return self.jobs[int(self.job[i])]
+
+    def get(self, i: int) -> Partition:
+        """Partition `i` as an object (for the few things inspected one at a time)."""
+        a, b = int(self.seg_offsets[i]), int(self.seg_offsets[i + 1])
+        segments = tuple(
+            (float(s), float(e), Phase(int(k)))
+            for s, e, k in zip(self.seg_start[a:b], self.seg_end[a:b], self.seg_phase[a:b],
+                               strict=True)
+        )
+        phases = dict.fromkeys(PHASE_KEYS, 0.0)
+        for s, e, k in segments:
+            if k < len(PHASE_KEYS):
+                phases[PHASE_KEYS[k]] += e - s
+        part = int(self.partition[i])
+        worker = int(self.worker[i])
+        gpu = int(self.gpu[i])
+        lock, unlock = float(self.lock_acquired[i]), float(self.unlock[i])
+        return Partition(
+            index=i,
+            job=self.job_of(i),
+            partition=None if part < 0 else part,
+            kind=self.kinds[int(self.kind[i])] if self.kind[i] >= 0 else "",
+            worker=None if worker < 0 else worker,
+            gpu=None if gpu < 0 else gpu,
+            synth_start=_opt_int(float(self.synth_start[i])),
+            synth_end=_opt_int(float(self.synth_end[i])),
+            queued=_opt_int(float(self.queued[i])),
+            pickup=_opt_int(float(self.pickup[i])),
+            gpu_start=_opt_int(float(self.gpu_start[i])),
+            gpu_end=_opt_int(float(self.gpu_end[i])),
+            failed=bool(self.failed[i]),
+            start_line=int(self.start_line[i]),
+            end_line=int(self.end_line[i]),
+            timing_lines=self.timing_lines[i],
+            lock_acquired=None if lock != lock else lock,
+            unlock=None if unlock != unlock else unlock,
+            phases_ms=phases,
+            segments=segments,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +194,7 @@ class Lane:
     starts: F64
     ends: F64
     phases: I8
-    partition: I32  # index into LogModel.partitions
+    partition: I32  # index into LogModel.parts
 
     def covering(self, t0: float, t1: float) -> tuple[int, int]:
         """Index range [i, j) of the segments that overlap [t0, t1)."""
@@ -146,7 +233,7 @@ class GapSide:
     job: str
     worker: int
     partition: int | None
-    index: int  # into LogModel.partitions
+    index: int  # into LogModel.parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +388,7 @@ class LogModel:
     finished: bool
     wall_anchor: datetime | None
     now_ms: int  # the latest TIMELINE stamp read
-    partitions: tuple[Partition, ...]
+    parts: PartitionTable
     lanes: tuple[Lane, ...]
     gpus: tuple[GpuStats, ...]
     workers: tuple[WorkerStats, ...]

@@ -45,6 +45,8 @@ class SimConfig:
         fail: probability that a partition fails after GPU_PICKUP.
         mix: share of whole-proof window-PoSt jobs.
         gpu_scale: multiplies every GPU kernel duration.
+        stdout_share: share of the per-partition stdout lines printed (log levels and
+            filters vary between deployments); the start-up lines are always printed.
     """
 
     seed: int = 1
@@ -64,6 +66,7 @@ class SimConfig:
     fail: float = 0.0
     mix: float = 0.0
     gpu_scale: float = 1.0
+    stdout_share: float = 1.0
     miner: int = 1000
 
 
@@ -161,8 +164,13 @@ class EngineSim:
     def _timing(self, t: float, text: str) -> None:
         self._print(t, "CUZK_TIMING: " + text)
 
-    def _stdout(self, t: float, target: str, message: str, fields: list[tuple[str, str]]) -> None:
+    def _stdout(
+        self, t: float, target: str, message: str, fields: list[tuple[str, str]],
+        always: bool = False,
+    ) -> None:
         if self.cfg.stdout == "none":
+            return
+        if not always and self.cfg.stdout_share < 1.0 and self.rng.random() >= self.cfg.stdout_share:
             return
         ts = (self.wall_anchor + timedelta(milliseconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         if self.cfg.stdout == "ansi":
@@ -459,11 +467,13 @@ class EngineSim:
 
     def _start(self) -> None:
         cfg = self.cfg
-        self._stdout(0.0, "cuzk_core::engine", "starting cuzk engine", [("pipeline_enabled", "true")])
+        self._stdout(0.0, "cuzk_core::engine", "starting cuzk engine",
+                     [("pipeline_enabled", "true")], always=True)
         for w in range(cfg.gpus * cfg.gw):
             self._stdout(
                 0.4 + w * 0.1, "cuzk_core::engine", "pipeline GPU worker started",
                 [("worker_id", str(w)), ("gpu", str(w // cfg.gw)), ("sub_id", str(w % cfg.gw))],
+                always=True,
             )
         first = self.rng.uniform(1100.0, 1500.0)
         self._at(first, lambda: self._start_proofs(first))

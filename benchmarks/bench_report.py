@@ -1,0 +1,81 @@
+"""Time `cuzk-tui LOG --report --json` against the grep | sort | awk habit it replaces.
+
+Run: python benchmarks/bench_report.py [--runs N] [--log PATH]
+
+Generates (once, with the package's simulator) a log of ~1,000,000 TIMELINE lines with
+the C++ timing lines and a share of stdout lines interleaved, in /tmp; then, in the same
+run and alternating, times the report and the shell pipeline computing only the gap
+list, and prints both, their ratio, and the report's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import big_log  # noqa: E402
+
+# The habit: TIMELINE lines sorted by stamp; a gap opens when the last running
+# interval ends and closes at the next GPU_START (one GPU, workers pooled).
+AWK_GAPS = (
+    '$3=="GPU_START"{ if (busy==0 && seen && $2>last) print last "," $2 "," $2-last; busy++ }'
+    ' $3=="GPU_END"{ busy--; if (busy<=0) { busy=0; last=$2; seen=1 } }'
+)
+
+
+def run_timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one command, its output discarded."""
+    t0 = time.perf_counter()
+    with open(os.devnull, "wb") as sink:
+        proc = subprocess.Popen(cmd, stdout=sink)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"command failed: {cmd}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def main() -> int:
+    """Print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--log", type=Path, default=None)
+    args = ap.parse_args()
+    log = args.log or big_log()
+    size_mb = log.stat().st_size / 1e6
+    timeline = int(subprocess.run(["grep", "-c", "TIMELINE,", str(log)], capture_output=True,
+                                  text=True, check=True).stdout)
+    tool = shutil.which("cuzk-tui")
+    report_cmd = [tool] if tool else [sys.executable, "-m", "tui.cli"]
+    report_cmd += [str(log), "--report", "--json"]
+    habit = (f"LC_ALL=C grep TIMELINE, {log} | LC_ALL=C sort -t, -k2 -n | "
+             f"awk -F, '{AWK_GAPS}'")
+    print(f"log: {log} ({size_mb:.0f} MB, {timeline:,} TIMELINE lines)")
+    print(f"habit: {habit}")
+    ours: list[float] = []
+    theirs: list[float] = []
+    rss: list[float] = []
+    for _ in range(args.runs):
+        wall, peak = run_timed(report_cmd)
+        ours.append(wall)
+        rss.append(peak)
+        wall, _ = run_timed(["bash", "-c", habit])
+        theirs.append(wall)
+    a, b = statistics.median(ours), statistics.median(theirs)
+    print(f"cuzk-tui --report --json: median {a:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in ours)})")
+    print(f"grep|sort|awk gap list : median {b:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in theirs)})")
+    print(f"ratio (ours / habit)   : {a / b:.2f}   target <= 1.5 now, <= 1.0 later")
+    print(f"peak RSS of the report : {max(rss):.0f} MB   target <= 300 MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,39 @@
+"""Shared helpers for the benchmark scripts: the big simulated log, peak RSS, timing."""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from pathlib import Path
+
+from parsers.simulate import SimConfig, write_log
+
+BIG_LOG = Path("/tmp/cuzk-tui-bench/big-1m.log")
+# ~1,000,000 TIMELINE lines: 6 per partition, 10 partitions per proof, plus a few
+# whole-proof jobs; two GPUs with two workers each, a third of the stdout lines merged
+# in (plain), some splices and disorder.
+BIG_CONFIG = SimConfig(
+    seed=2026, proofs=16_700, concurrency=6, partitions=10, gpus=2, gw=2, pw=24,
+    stdout="plain", stdout_share=0.3, splice=0.001, jitter=True, ids="curio", fail=0.001,
+    mix=0.02,
+)
+
+
+def big_log() -> Path:
+    """Generate the big log once (kept in /tmp between runs)."""
+    if not BIG_LOG.exists():
+        BIG_LOG.parent.mkdir(parents=True, exist_ok=True)
+        tmp = BIG_LOG.with_suffix(".partial")
+        t0 = time.perf_counter()
+        print(f"generating {BIG_LOG} with the simulator...", file=sys.stderr, flush=True)
+        with tmp.open("w") as out:
+            write_log(BIG_CONFIG, out)
+        tmp.rename(BIG_LOG)
+        print(f"  done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return BIG_LOG
+
+
+def peak_rss_mb_children() -> float:
+    """Peak resident set of the largest child process waited for so far (MB)."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

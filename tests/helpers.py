@@ -1,0 +1,55 @@
+"""Helpers shared by tests: comparing models, simulated logs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parsers.builder import LogBuilder
+from parsers.model import LogModel
+from parsers.report import report_dict
+from parsers.simulate import EngineSim, SimConfig
+
+
+def model_fingerprint(model: LogModel) -> dict[str, Any]:
+    """Everything a view reads, in comparable form."""
+    t = model.parts
+    return {
+        "report": report_dict(model),
+        "lanes": [
+            (lane.gpu, lane.worker, lane.sub_row, lane.starts.tolist(), lane.ends.tolist(),
+             lane.phases.tolist(), lane.partition.tolist())
+            for lane in model.lanes
+        ],
+        "segments": (t.seg_start.tolist(), t.seg_end.tolist(), t.seg_phase.tolist(),
+                     t.seg_offsets.tolist()),
+        "parts": [
+            np.nan_to_num(getattr(t, name), nan=-1.0).tolist()
+            for name in ("gpu_start", "gpu_end", "queued", "synth_start", "lock_acquired", "unlock")
+        ],
+        "lines": (t.start_line.tolist(), t.end_line.tolist(), t.timing_lines),
+        "synth": (model.synth_times.tolist(), model.synth_counts.tolist()),
+        "partial": model.partial_bytes,
+    }
+
+
+def build(data: bytes, chunks: list[int] | None = None, **kw: Any) -> LogModel:
+    """Feed `data` whole, or cut at the given sizes, and build the finished model."""
+    b = LogBuilder(source="t", **kw)
+    if chunks is None:
+        b.feed(data)
+    else:
+        pos = 0
+        for size in chunks:
+            b.feed(data[pos : pos + size])
+            pos += size
+        b.feed(data[pos:])
+    return b.build()
+
+
+def simulate(config: SimConfig) -> tuple[EngineSim, bytes]:
+    """Run the simulator; return it (with its truth) and the log bytes."""
+    sim = EngineSim(config)
+    text = "".join(line + "\n" for _, line in sim.lines())
+    return sim, text.encode()

@@ -1,0 +1,163 @@
+"""The `cuzk-tui` command: open the viewer, or print the report."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from parsers.builder import LogBuilder
+from parsers.model import LogModel
+from parsers.report import read_log, report_dict
+from parsers.simulate import DEMO_CONFIG, EngineSim
+
+DEMO_NAME = "demo (built-in simulated run)"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line, exit 2 (argparse prints the whole usage otherwise)."""
+        self.exit(2, f"cuzk-tui: error: {message} (see cuzk-tui --help)\n")
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+    return value
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = _Parser(
+        prog="cuzk-tui",
+        description=(
+            "Timeline viewer for the cuzk GPU proving daemon's log: a Gantt per GPU worker "
+            "(pre-lock, lock wait, allocation, kernel, barrier, cleanup), every idle gap with "
+            "its cause, and TIMELINE-interval utilization next to real kernel utilization."
+        ),
+        epilog="Examples: cuzk-tui daemon.log | cuzk-tui --demo | cuzk-tui daemon.log --report --json",
+    )
+    p.add_argument("log", nargs="?", help="the daemon log (stderr, or stdout+stderr merged)")
+    p.add_argument("--demo", action="store_true",
+                   help="use the built-in simulated run instead of a log (no daemon needed)")
+    p.add_argument("--report", action="store_true",
+                   help="print the report and exit instead of opening the viewer")
+    p.add_argument("--json", action="store_true",
+                   help="with --report: print the JSON document (schema in ANALYSIS.md)")
+    p.add_argument("--min-gap", type=_non_negative_int, default=0, metavar="MS",
+                   help="list only gaps of at least MS milliseconds (summary counts all)")
+    p.add_argument("--top", type=_non_negative_int, default=10, metavar="N",
+                   help="how many of the largest gaps the text report lists (default 10)")
+    p.add_argument("--workers-per-gpu", type=_positive_int, default=None, metavar="N",
+                   help="for logs without the stdout worker lines: worker W is on GPU W // N")
+    p.add_argument("--no-follow", action="store_true",
+                   help="open a snapshot of the log instead of following it as it grows")
+    p.add_argument("--replay", type=_positive_float, default=None, metavar="SPEED",
+                   help="replay a recorded log as if live, SPEED times real time")
+    return p
+
+
+def demo_bytes() -> bytes:
+    """The built-in demo log."""
+    out = io.StringIO()
+    for _, line in EngineSim(DEMO_CONFIG).lines():
+        out.write(line)
+        out.write("\n")
+    return out.getvalue().encode()
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"cuzk-tui: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def check_log_path(raw: str) -> Path:
+    """A readable regular file, or a one-line error and exit 2."""
+    path = Path(raw)
+    if not path.exists():
+        _fail(f"no such file: {raw}")
+    if path.is_dir():
+        _fail(f"is a directory, not a log: {raw}")
+    if not os.access(path, os.R_OK):
+        _fail(f"cannot read (permission denied): {raw}")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        _fail(f"cannot open {raw}: {exc.strerror or exc}")
+    return path
+
+
+def load_model(args: argparse.Namespace) -> LogModel:
+    """Parse the demo or the named log into a finished model."""
+    if args.demo:
+        builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
+        builder.feed(demo_bytes())
+        return builder.build()
+    path = check_log_path(args.log)
+    try:
+        return read_log(path, workers_per_gpu=args.workers_per_gpu)
+    except OSError as exc:
+        _fail(f"cannot read {args.log}: {exc.strerror or exc}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `cuzk-tui`."""
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    if args.demo and args.log:
+        parser.error("give a log or --demo, not both")
+    if not args.demo and not args.log:
+        parser.error("no log given (try: cuzk-tui --demo)")
+    if args.json and not args.report:
+        parser.error("--json goes with --report")
+    if args.report:
+        model = load_model(args)
+        try:
+            if args.json:
+                json.dump(report_dict(model, min_gap_ms=args.min_gap), sys.stdout, indent=1)
+                sys.stdout.write("\n")
+            else:
+                from rich.console import Console
+
+                from tui.report import print_report
+
+                print_report(model, Console(), top=args.top, min_gap_ms=args.min_gap)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # `cuzk-tui LOG --report | head`: the reader left; that is not an error
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    from tui.app import run_app
+
+    return run_app(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

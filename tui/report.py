@@ -1,0 +1,198 @@
+"""The headless text report (`cuzk-tui LOG --report`), drawn with Rich from the model."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from parsers.model import PHASE_KEYS, Gap, GapStats, LogModel
+
+PHASE_TITLES = {
+    "pre_lock": "pre-lock",
+    "lock_wait": "lock wait",
+    "alloc": "alloc",
+    "kernel": "kernel",
+    "barrier": "barrier",
+    "cleanup": "cleanup",
+    "unknown": "unknown",
+}
+
+
+def fmt_ms(ms: float) -> str:
+    """A duration for people: `812 ms`, `3.41 s`, `4m05s`."""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.2f} s"
+    minutes, seconds = divmod(ms / 1000, 60)
+    if minutes < 60:
+        return f"{int(minutes)}m{int(seconds):02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{int(hours)}h{int(minutes):02d}m"
+
+
+def fmt_pct(x: float) -> str:
+    """A ratio as a percentage with one decimal."""
+    return f"{100 * x:.1f} %"
+
+
+def side_text(job: str, worker: int, partition: int | None) -> Text:
+    """`job w1 p3` as literal text (job ids are never read as markup)."""
+    text = Text(job, style="bold")
+    text.append(f"  w{worker}")
+    if partition is not None:
+        text.append(f" p{partition}")
+    return text
+
+
+def gap_cause_words(gap: Gap) -> str:
+    """The cause as a person would say it."""
+    if gap.cause == "synthesis":
+        return "waiting for synthesis"
+    if gap.cause == "dispatch":
+        return "queued but not dispatched"
+    return "unknown (no queue event)"
+
+
+def fmt_ms_short(ms: float) -> str:
+    """A duration in at most six characters, for table cells."""
+    if ms < 1000:
+        return f"{ms:.0f}ms"
+    if ms < 10_000:
+        return f"{ms / 1000:.2f}s"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f}s"
+    return fmt_ms(ms)
+
+
+def _stats_row(name: str, st: GapStats) -> list[str]:
+    return [
+        name,
+        str(st.count),
+        fmt_ms_short(st.total_ms),
+        fmt_ms_short(st.mean_ms),
+        fmt_ms_short(st.max_ms),
+        fmt_ms_short(st.p50_ms),
+        fmt_ms_short(st.p90_ms),
+        fmt_ms_short(st.p99_ms),
+        f"{st.under_50}/{st.from_50_to_500}/{st.over_500}",
+    ]
+
+
+def _gpu_table(model: LogModel) -> Table:
+    table = Table(title="GPU utilization: TIMELINE intervals vs kernels", box=box.SIMPLE_HEAD,
+                  title_justify="left")
+    for col in ("GPU", "workers", "span", "busy", "idle", "TIMELINE", "kernel busy", "kernel"):
+        table.add_column(col, justify="left" if col in ("GPU", "workers") else "right")
+    for g in model.gpus:
+        table.add_row(
+            str(g.gpu),
+            ",".join(f"w{w}" for w in g.workers),
+            fmt_ms_short(g.span_ms),
+            fmt_ms_short(g.busy_ms),
+            fmt_ms_short(g.span_ms - g.busy_ms),
+            Text(fmt_pct(g.timeline_util), style="yellow"),
+            fmt_ms_short(g.kernel_busy_ms),
+            Text(fmt_pct(g.kernel_util), style="bold green"),
+        )
+    return table
+
+
+def _phase_table(model: LogModel) -> Table:
+    """Phases down, workers across: fits 80 columns for up to five workers."""
+    table = Table(title="Time in each phase of the GPU intervals, per worker", box=box.SIMPLE_HEAD,
+                  title_justify="left")
+    table.add_column("phase")
+    for w in model.workers:
+        table.add_column(f"w{w.worker} gpu{w.gpu}", justify="right")
+    keys = [k for k in PHASE_KEYS if k != "unknown" or any(w.phases_ms[k] for w in model.workers)]
+    totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
+    table.add_row("intervals", *(str(w.intervals) for w in model.workers))
+    for k in keys:
+        table.add_row(
+            PHASE_TITLES[k],
+            *(
+                f"{fmt_ms_short(w.phases_ms[k])} {100 * w.phases_ms[k] / t:4.1f}%"
+                for w, t in zip(model.workers, totals, strict=True)
+            ),
+        )
+    return table
+
+
+def _gap_stats_table(gaps: list[Gap], all_stats: GapStats) -> Table:
+    table = Table(title="Gaps: a GPU idle inside its span", box=box.SIMPLE_HEAD,
+                  title_justify="left", padding=(0, 1), pad_edge=False)
+    for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99", "<50/≤500/>500"):
+        table.add_column(col, justify="left" if col == "" else "right")
+    table.add_row(*_stats_row("all", all_stats))
+    mid = [g.duration_ms for g in gaps if not g.crosses_proof_boundary]
+    cross = [g.duration_ms for g in gaps if g.crosses_proof_boundary]
+    table.add_row(*_stats_row("mid-proof", GapStats.of(mid)))
+    table.add_row(*_stats_row("boundary", GapStats.of(cross)))
+    for cause, label in (("synthesis", "synthesis"), ("dispatch", "dispatch"), (None, "no cause")):
+        members = [g.duration_ms for g in gaps if g.cause == cause]
+        if members or cause is not None:
+            table.add_row(*_stats_row(label, GapStats.of(members)))
+    return table
+
+
+def gap_lines(model: LogModel, gap: Gap, rank: int) -> Text:
+    """Three lines for one gap: when, how long, why; then both sides."""
+    wall = model.wall_time(gap.start)
+    text = Text(f"{rank:>3}. ", style="bold")
+    text.append(f"{fmt_ms(gap.duration_ms):>8}", style="bold red")
+    text.append(f"  at {fmt_ms(gap.start)}")
+    if wall is not None:
+        text.append(f" ({wall.strftime('%H:%M:%S.%f')[:-3]})")
+    text.append(f"  GPU {gap.gpu}\n      ")
+    if gap.crosses_proof_boundary:
+        text.append("crosses proof boundary", style="magenta")
+    else:
+        text.append("mid-proof")
+    text.append(f", {gap_cause_words(gap)}\n")
+    text.append("      before ", style="dim")
+    text.append_text(side_text(gap.before.job, gap.before.worker, gap.before.partition))
+    text.append("\n      after  ", style="dim")
+    text.append_text(side_text(gap.after.job, gap.after.worker, gap.after.partition))
+    return text
+
+
+def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> list[RenderableType]:
+    """Everything the text report prints, in order."""
+    s = model.summary
+    c = model.counts
+    head = Text()
+    head.append("cuzk-tui report: ", style="bold")
+    head.append(model.source)
+    head.append(
+        f"\nproofs {s.proofs_completed} completed / {s.proofs_started} started   "
+        f"run span {fmt_ms(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"
+    )
+    if model.wall_anchor is not None:
+        head.append(f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} UTC")
+    out: list[RenderableType] = [head, _gpu_table(model), _phase_table(model)]
+    gaps = list(model.gaps)
+    out.append(_gap_stats_table(gaps, s.gaps))
+    listed = sorted((g for g in gaps if g.duration_ms >= min_gap_ms),
+                    key=lambda g: (-g.duration_ms, g.start))[:top]
+    title = f"Largest {len(listed)} gaps" + (f" (of at least {min_gap_ms} ms)" if min_gap_ms else "")
+    out.append(Text(title, style="italic"))
+    out.extend(gap_lines(model, g, i + 1) for i, g in enumerate(listed))
+    lines = Text(
+        f"\nlines read: {c.total} (TIMELINE {c.timeline}, C++ timing {c.cuzk_timing}, "
+        f"stdout {c.stdout}, other {c.other}); skipped: {c.malformed} malformed; "
+        f"{c.spliced} splices rejoined; {model.unattributed_timing_lines} timing lines "
+        "matched no GPU interval",
+        style="dim",
+    )
+    if model.partial_bytes:
+        lines.append(f"; an unfinished last line ({model.partial_bytes} bytes) was left unread")
+    out.append(lines)
+    return out
+
+
+def print_report(model: LogModel, console: Console, top: int = 10, min_gap_ms: int = 0) -> None:
+    """Print the text report."""
+    console.print(Group(*report_renderables(model, top=top, min_gap_ms=min_gap_ms)))
