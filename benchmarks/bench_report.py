@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import big_log  # noqa: E402
+from benchmarks.common import big_log
 
 # The habit: TIMELINE lines sorted by stamp; a gap opens when the last running
 # interval ends and closes at the next GPU_START (one GPU, workers pooled).
@@ -43,6 +43,10 @@ def run_timed(cmd: list[str]) -> tuple[float, float]:
     return wall, usage.ru_maxrss / 1024
 
 
+def _runs(values: list[float]) -> str:
+    return ", ".join(f"{x:.2f}" for x in values)
+
+
 def main() -> int:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -51,13 +55,15 @@ def main() -> int:
     args = ap.parse_args()
     log = args.log or big_log()
     size_mb = log.stat().st_size / 1e6
-    timeline = int(subprocess.run(["grep", "-c", "TIMELINE,", str(log)], capture_output=True,
-                                  text=True, check=True).stdout)
+    timeline = int(
+        subprocess.run(
+            ["grep", "-c", "TIMELINE,", str(log)], capture_output=True, text=True, check=True
+        ).stdout
+    )
     tool = shutil.which("cuzk-tui")
     report_cmd = [tool] if tool else [sys.executable, "-m", "tui.cli"]
     report_cmd += [str(log), "--report", "--json"]
-    habit = (f"LC_ALL=C grep TIMELINE, {log} | LC_ALL=C sort -t, -k2 -n | "
-             f"awk -F, '{AWK_GAPS}'")
+    habit = f"LC_ALL=C grep TIMELINE, {log} | LC_ALL=C sort -t, -k2 -n | awk -F, '{AWK_GAPS}'"
     print(f"log: {log} ({size_mb:.0f} MB, {timeline:,} TIMELINE lines)")
     print(f"habit: {habit}")
     ours: list[float] = []
@@ -70,8 +76,10 @@ def main() -> int:
         wall, _ = run_timed(["bash", "-c", habit])
         theirs.append(wall)
     a, b = statistics.median(ours), statistics.median(theirs)
-    print(f"cuzk-tui --report --json: median {a:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in ours)})")
-    print(f"grep|sort|awk gap list : median {b:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in theirs)})")
+    print(
+        f"cuzk-tui --report --json: median {a:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in ours)})"
+    )
+    print(f"grep|sort|awk gap list : median {b:.2f} s  (runs: {_runs(theirs)})")
     print(f"ratio (ours / habit)   : {a / b:.2f}   target <= 1.5 now, <= 1.0 later")
     print(f"peak RSS of the report : {max(rss):.0f} MB   target <= 300 MB")
     return 0

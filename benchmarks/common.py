@@ -14,8 +14,19 @@ BIG_LOG = Path("/tmp/cuzk-tui-bench/big-1m.log")
 # whole-proof jobs; two GPUs with two workers each, a third of the stdout lines merged
 # in (plain), some splices and disorder.
 BIG_CONFIG = SimConfig(
-    seed=2026, proofs=16_700, concurrency=6, partitions=10, gpus=2, gw=2, pw=24,
-    stdout="plain", stdout_share=0.3, splice=0.001, jitter=True, ids="curio", fail=0.001,
+    seed=2026,
+    proofs=16_700,
+    concurrency=6,
+    partitions=10,
+    gpus=2,
+    gw=2,
+    pw=24,
+    stdout="plain",
+    stdout_share=0.3,
+    splice=0.001,
+    jitter=True,
+    ids="curio",
+    fail=0.001,
     mix=0.02,
 )
 

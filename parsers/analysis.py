@@ -99,7 +99,9 @@ def reconstruct_segments(
     c3 = c2 + barrier
     c4 = c3 + bt
     cursor = np.where(explained, c4, np.where(has_bar, c3, np.where(has_ntt, c2, c1)))
-    unlock = np.where(~np.isnan(c["mutex_held"]), lock + c["mutex_held"], np.where(explained, c4, NAN))
+    unlock = np.where(
+        ~np.isnan(c["mutex_held"]), lock + c["mutex_held"], np.where(explained, c4, NAN)
+    )
     has_unlock = ~np.isnan(unlock)
     ntt_phase = np.where(~np.isnan(alloc_in) | ~np.isnan(prestage), Phase.KERNEL, Phase.UNKNOWN)
     tail_phase = np.where(has_unlock, np.where(is_open, Phase.IN_FLIGHT, Phase.CLEANUP), open_kind)
@@ -112,7 +114,12 @@ def reconstruct_segments(
     # rows in time order: (start, end, phase, shown when)
     rows = [
         (start, end, open_kind, has_start & ~valid),
-        (start, np.where(has_pre, start + pre, lock), np.where(has_pre, Phase.PRE_LOCK, Phase.UNKNOWN), full),
+        (
+            start,
+            np.where(has_pre, start + pre, lock),
+            np.where(has_pre, Phase.PRE_LOCK, Phase.UNKNOWN),
+            full,
+        ),
         (start + pre, lock, ph(Phase.LOCK_WAIT), has_pre),
         (lock, c1, ph(Phase.ALLOC), full),
         (c1, c1 + a0, ph(Phase.ALLOC), has_ntt),
@@ -131,10 +138,17 @@ def reconstruct_segments(
         s[:, j] = np.where(keep, np.maximum(rs, start), NAN)
         e[:, j] = np.where(keep, np.minimum(re_, end), NAN)
         p[:, j] = rp
-    s, e, p = s.ravel(), e.ravel(), p.ravel()
+    flat_s, flat_e, flat_p = s.ravel(), e.ravel(), p.ravel()
     part = np.repeat(np.arange(n, dtype=np.int64), k)
-    ok = e > s  # NaN compares False
-    return s[ok], e[ok], p[ok], part[ok], np.where(valid, lock, NAN), np.where(valid, unlock, NAN)
+    ok = flat_e > flat_s  # NaN compares False
+    return (
+        flat_s[ok],
+        flat_e[ok],
+        flat_p[ok],
+        part[ok],
+        np.where(valid, lock, NAN),
+        np.where(valid, unlock, NAN),
+    )
 
 
 def union_blocks(starts: np.ndarray, ends: np.ndarray) -> Blocks:
@@ -196,8 +210,7 @@ def _side(t: PartitionTable, i: int) -> GapSide:
 
 
 def _columns(cols: PartColumns) -> dict[str, F64]:
-    names = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end",
-             *TIMING_FIELDS)
+    names = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end", *TIMING_FIELDS)
     return {name: _f64(getattr(cols, name)) for name in names}
 
 
@@ -209,8 +222,9 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     n = len(cols)
     worker = _i32(cols.worker)
     gpu_map = {w: builder.gpu_of(w) for w in set(cols.worker) if w is not None}
-    gpu = np.array([gpu_map.get(w, -1) if w is not None else -1 for w in cols.worker],
-                   dtype=np.int32)
+    gpu = np.array(
+        [gpu_map.get(w, -1) if w is not None else -1 for w in cols.worker], dtype=np.int32
+    )
     seg_s, seg_e, seg_p, seg_part, lock, unlock = reconstruct_segments(c, now)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
@@ -230,7 +244,10 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         gpu_end=c["gpu_end"],
         lock_acquired=lock,
         unlock=unlock,
-        failed=finished & ~np.isnan(c["pickup"]) & np.isnan(c["gpu_end"]),
+        # picked up (or started) but never ended, in a finished log
+        failed=finished
+        & ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"]))
+        & np.isnan(c["gpu_end"]),
         start_line=np.array(cols.start_line, dtype=np.int64),
         end_line=np.array(cols.end_line, dtype=np.int64),
         timing_lines=tuple(cols.timing_lines),
@@ -255,7 +272,11 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         busy = union_blocks(table.gpu_start[done], table.gpu_end[done])
         kmask = (seg_p == Phase.KERNEL) & seg_done & on_gpu[seg_part]
         kernel = union_blocks(seg_s[kmask], seg_e[kmask])
-        span = (int(table.gpu_start[done].min()), int(table.gpu_end[done].max())) if len(done) else None
+        span = (
+            (int(table.gpu_start[done].min()), int(table.gpu_end[done].max()))
+            if len(done)
+            else None
+        )
         workers = sorted(
             {w for w, wg in builder.worker_gpu.items() if wg == g}
             | set(np.unique(worker[on_gpu & (worker >= 0)]).tolist())
@@ -339,7 +360,11 @@ def _lanes(t: PartitionTable, now: float) -> tuple[Lane, ...]:
 
 
 def _worker_stats(
-    t: PartitionTable, seg_p: np.ndarray, seg_s: F64, seg_e: F64, seg_part: I64,
+    t: PartitionTable,
+    seg_p: np.ndarray,
+    seg_s: F64,
+    seg_e: F64,
+    seg_part: I64,
     seg_done: np.ndarray,
 ) -> tuple[WorkerStats, ...]:
     done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end) & (t.worker >= 0)
@@ -352,7 +377,9 @@ def _worker_stats(
         wmap[w] = k
     keep = seg_done & (seg_p < len(PHASE_KEYS)) & (t.worker[seg_part] >= 0)
     cell = wmap[t.worker[seg_part[keep]]] * len(PHASE_KEYS) + seg_p[keep]
-    sums = np.bincount(cell, weights=(seg_e - seg_s)[keep], minlength=len(workers) * len(PHASE_KEYS))
+    sums = np.bincount(
+        cell, weights=(seg_e - seg_s)[keep], minlength=len(workers) * len(PHASE_KEYS)
+    )
     counts = np.bincount(wmap[t.worker[done]], minlength=len(workers))
     out = []
     for w, k in slot.items():
@@ -384,7 +411,9 @@ def _proofs(t: PartitionTable) -> tuple[Proof, ...]:
         )
         for j in range(n_jobs)
     ]
-    proofs.sort(key=lambda p: (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job))
+    proofs.sort(
+        key=lambda p: (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job)
+    )
     return tuple(proofs)
 
 

@@ -46,8 +46,19 @@ LOOKAHEAD_LINES = 10
 SKIP_COST = 100.0
 # Two GPUs that took their locks this close together print lines that fit either one.
 TWIN_LOCK_MS = 15.0
-_AFTER_LOCK_FIELDS = ("prestage", "ntt_alloc", "ntt_total", "ntt_msm_h", "barrier", "batch_add",
-                      "tail_msm", "gpu_total", "mutex_held", "epilogue", "pre_destructor")
+_AFTER_LOCK_FIELDS = (
+    "prestage",
+    "ntt_alloc",
+    "ntt_total",
+    "ntt_msm_h",
+    "barrier",
+    "batch_add",
+    "tail_msm",
+    "gpu_total",
+    "mutex_held",
+    "epilogue",
+    "pre_destructor",
+)
 
 Values = tuple[int | None, ...]
 Line = tuple[int, Values, float, float]  # stage, values, window low, window high
@@ -73,8 +84,18 @@ class Holder:
 
     def copy(self) -> Holder:
         """An independent copy (for trying an assignment)."""
-        return Holder(self.idx, self.gpu, self.gpu_start, self.lock, self.lock_line, self.stage,
-                      self.prestage, self.ntt, self.barrier, self.batch)
+        return Holder(
+            self.idx,
+            self.gpu,
+            self.gpu_start,
+            self.lock,
+            self.lock_line,
+            self.stage,
+            self.prestage,
+            self.ntt,
+            self.barrier,
+            self.batch,
+        )
 
     def predict(self, stage: int, vals: Values) -> tuple[float, float]:
         """The window of times at which this holder would print a line of `stage` with `vals`."""
@@ -106,8 +127,8 @@ class Holder:
         if stage == STAGE_BARRIER:
             return (base + self.ntt + v, base + self.ntt + v)
         if stage == STAGE_BATCH:
-            t = base + self.ntt + (self.barrier or 0) + v
-            return (t, t) if self.barrier is not None else (t, INF)
+            at = base + self.ntt + (self.barrier or 0) + v
+            return (at, at) if self.barrier is not None else (at, INF)
         if stage == STAGE_TAIL:
             gpu_total = vals[1]
             if gpu_total is None:
@@ -147,8 +168,9 @@ def _distance(lo: float, hi: float, win_lo: float, win_hi: float) -> float:
     return max(0.0, lo - win_hi, win_lo - hi)
 
 
-def _line_cost(h: Holder, stage: int, vals: Values, win_lo: float, win_hi: float,
-               clock: float) -> tuple[float, float]:
+def _line_cost(
+    h: Holder, stage: int, vals: Values, win_lo: float, win_hi: float, clock: float
+) -> tuple[float, float]:
     """(cost, predicted time) of giving the line to `h`; cost INF when it cannot be."""
     lo, hi = h.predict(stage, vals)
     cost = _distance(lo, hi, win_lo, win_hi)
@@ -193,7 +215,12 @@ class TimingAttributor:
         return False
 
     def attribute(
-        self, stage: int, vals: Values, line_no: int, win_lo: float, win_hi: float,
+        self,
+        stage: int,
+        vals: Values,
+        line_no: int,
+        win_lo: float,
+        win_hi: float,
         lookahead: Sequence[Line] = (),
     ) -> int:
         """Attribute one timing line; return the interval it was given to, or -1.
@@ -265,8 +292,13 @@ class TimingAttributor:
             _swap_after_lock(c, *best_twins)
         gpu_start = c.gpu_start[best]
         assert gpu_start is not None
-        h = Holder(best, self._gpu_of(c.worker[best]), gpu_start,
-                   lock=gpu_start + pre_lock + wait, lock_line=True)
+        h = Holder(
+            best,
+            self._gpu_of(c.worker[best]),
+            gpu_start,
+            lock=gpu_start + pre_lock + wait,
+            lock_line=True,
+        )
         self._push_holder(h)
         return h
 
@@ -323,7 +355,9 @@ class TimingAttributor:
             if lo == hi:
                 clock = max(clock, lo)
             mine.take(stage, vals)
-            total = cost + _future_cost(trial, list(lookahead[:LOOKAHEAD_LINES]), clock, best_cost - cost)
+            total = cost + _future_cost(
+                trial, list(lookahead[:LOOKAHEAD_LINES]), clock, best_cost - cost
+            )
             if total < best_cost:
                 best, best_cost = h, total
         return best
@@ -372,8 +406,9 @@ def _future_cost(
         saved = h.copy()
         hi = h.predict(stage, vals)[1]
         h.take(stage, vals)
-        rest = _future_cost(holders, lines[1:], max(clock, lo) if lo == hi else clock,
-                            min(best, budget) - cost)
+        rest = _future_cost(
+            holders, lines[1:], max(clock, lo) if lo == hi else clock, min(best, budget) - cost
+        )
         queue[-1] = saved
         best = min(best, cost + rest)
     return best

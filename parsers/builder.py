@@ -227,7 +227,7 @@ class LogBuilder:
         return self.snapshot(finished=True)
 
     def finish(self) -> None:
-        """End of input: attribute the waiting timing lines (an unfinished last line stays unread)."""
+        """End of input: attribute the waiting timing lines (a partial last line stays unread)."""
         if self._splice is not None:
             self._flush_splice()
         while self._pending:

@@ -54,8 +54,9 @@ class LineCounts:
 
     def copy(self) -> LineCounts:
         """An independent copy (the builder keeps counting)."""
-        return LineCounts(self.timeline, self.cuzk_timing, self.stdout, self.spliced,
-                          self.malformed, self.other)
+        return LineCounts(
+            self.timeline, self.cuzk_timing, self.stdout, self.spliced, self.malformed, self.other
+        )
 
     def as_dict(self) -> dict[str, int]:
         """The JSON report's `lines` object."""
@@ -146,8 +147,9 @@ class PartitionTable:
         a, b = int(self.seg_offsets[i]), int(self.seg_offsets[i + 1])
         segments = tuple(
             (float(s), float(e), Phase(int(k)))
-            for s, e, k in zip(self.seg_start[a:b], self.seg_end[a:b], self.seg_phase[a:b],
-                               strict=True)
+            for s, e, k in zip(
+                self.seg_start[a:b], self.seg_end[a:b], self.seg_phase[a:b], strict=True
+            )
         )
         phases = dict.fromkeys(PHASE_KEYS, 0.0)
         for s, e, k in segments:

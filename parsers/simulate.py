@@ -165,12 +165,20 @@ class EngineSim:
         self._print(t, "CUZK_TIMING: " + text)
 
     def _stdout(
-        self, t: float, target: str, message: str, fields: list[tuple[str, str]],
+        self,
+        t: float,
+        target: str,
+        message: str,
+        fields: list[tuple[str, str]],
         always: bool = False,
     ) -> None:
         if self.cfg.stdout == "none":
             return
-        if not always and self.cfg.stdout_share < 1.0 and self.rng.random() >= self.cfg.stdout_share:
+        if (
+            not always
+            and self.cfg.stdout_share < 1.0
+            and self.rng.random() >= self.cfg.stdout_share
+        ):
             return
         ts = (self.wall_anchor + timedelta(milliseconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         if self.cfg.stdout == "ansi":
@@ -251,7 +259,11 @@ class EngineSim:
                 t + 0.05,
                 "cuzk_core::engine",
                 "partition synthesis complete, pushing to GPU queue",
-                [("job_id", part.job), ("partition", str(part.partition)), ("synth_ms", str(synth_ms))],
+                [
+                    ("job_id", part.job),
+                    ("partition", str(part.partition)),
+                    ("synth_ms", str(synth_ms)),
+                ],
             )
             self._timeline(tq, queue_event, part, f"partition={part.partition}")
         self._synth_free += 1
@@ -294,7 +306,9 @@ class EngineSim:
         part.gpu_start = t
         self._timeline(t, "GPU_START", part, wdetail)
         setup = rng.uniform(1.0, 6.0)
-        self._timing(t + setup, f"split_vectors_ms={int(setup * 0.6)} setup_to_split_ms={int(setup)}")
+        self._timing(
+            t + setup, f"split_vectors_ms={int(setup * 0.6)} setup_to_split_ms={int(setup)}"
+        )
         if cfg.era == "p9":
             prep = self._gauss(1900.0, 40.0, 500.0)
             bg2 = self._gauss(490.0, 8.0, 100.0)
@@ -373,8 +387,12 @@ class EngineSim:
                 "prestage_vram free_mib=21207 usable_mib=20695 need_da_mib=4096 "
                 "need_dbc_mib=8192 total_mib=12288",
             )
-            sync, trim, al, up = (rng.uniform(0, 3), rng.uniform(1, 3), rng.uniform(2, 7),
-                                  rng.uniform(5, 12))
+            sync, trim, al, up = (
+                rng.uniform(0, 3),
+                rng.uniform(1, 3),
+                rng.uniform(2, 7),
+                rng.uniform(5, 12),
+            )
             alloc = sync + trim + al + up
             self._timing(
                 t + alloc,
@@ -418,8 +436,12 @@ class EngineSim:
                 free_t,
                 "cuzk_core::engine",
                 "GPU_TIMING spawn_blocking prove_start",
-                [("worker_id", str(worker)), ("partition", pfield), ("spawn_to_enter_ms", "0"),
-                 ("prove_start_ms", str(int(unlock - part.gpu_start)))],
+                [
+                    ("worker_id", str(worker)),
+                    ("partition", pfield),
+                    ("spawn_to_enter_ms", "0"),
+                    ("prove_start_ms", str(int(unlock - part.gpu_start))),
+                ],
             )
             self._at(free_t, lambda: self._worker_free(free_t, worker))
         end = max(unlock, bg2_done) + rng.uniform(5.0, 15.0)
@@ -437,7 +459,9 @@ class EngineSim:
             self._timing(t - 1.0, f"epilogue_ms={int(epi)} pre_destructor_ms={gpu_ms - 1}")
         else:
             self._stdout(
-                t - 0.5, "cuzk_core::pipeline", "GPU prove complete (split)",
+                t - 0.5,
+                "cuzk_core::pipeline",
+                "GPU prove complete (split)",
                 [("proof_count", "1"), ("proof_bytes", "192"), ("gpu_ms", str(gpu_ms))],
             )
         detail = f"worker={worker}"
@@ -446,12 +470,22 @@ class EngineSim:
         self._timeline(t, "GPU_END", part, f"{detail},gpu_ms={gpu_ms}")
         kind = "partition" if part.partition is not None else "monolithic"
         self._stdout(
-            t + 1.0, "cuzk_core::engine", f"FIN_TIMING finalizer {kind}",
-            [("worker_id", str(worker)), ("partition", pfield),
-             ("finish_ms", str(int(t - unlock))), ("drop_res_ms", "0"), ("lock_wait_ms", "0"),
-             ("process_ms", "0"), ("total_ms", str(int(t - unlock) + 2))],
+            t + 1.0,
+            "cuzk_core::engine",
+            f"FIN_TIMING finalizer {kind}",
+            [
+                ("worker_id", str(worker)),
+                ("partition", pfield),
+                ("finish_ms", str(int(t - unlock))),
+                ("drop_res_ms", "0"),
+                ("lock_wait_ms", "0"),
+                ("process_ms", "0"),
+                ("total_ms", str(int(t - unlock) + 2)),
+            ],
         )
-        self._timing(t + self.rng.uniform(-2.0, 15.0), f"async_dealloc_ms={self.rng.randint(8, 16)}")
+        self._timing(
+            t + self.rng.uniform(-2.0, 15.0), f"async_dealloc_ms={self.rng.randint(8, 16)}"
+        )
         if cfg.era == "p9":
             self._at(t + 1.5, lambda: self._worker_free(t + 1.5, worker))
         self._part_done(t, part)
@@ -467,11 +501,18 @@ class EngineSim:
 
     def _start(self) -> None:
         cfg = self.cfg
-        self._stdout(0.0, "cuzk_core::engine", "starting cuzk engine",
-                     [("pipeline_enabled", "true")], always=True)
+        self._stdout(
+            0.0,
+            "cuzk_core::engine",
+            "starting cuzk engine",
+            [("pipeline_enabled", "true")],
+            always=True,
+        )
         for w in range(cfg.gpus * cfg.gw):
             self._stdout(
-                0.4 + w * 0.1, "cuzk_core::engine", "pipeline GPU worker started",
+                0.4 + w * 0.1,
+                "cuzk_core::engine",
+                "pipeline GPU worker started",
                 [("worker_id", str(w)), ("gpu", str(w // cfg.gw)), ("sub_id", str(w % cfg.gw))],
                 always=True,
             )
@@ -525,7 +566,18 @@ def write_log(config: SimConfig, out: TextIO) -> EngineSim:
 
 
 DEMO_CONFIG = SimConfig(
-    seed=7, proofs=12, concurrency=4, partitions=10, gpus=2, gw=2, pw=12, stdout="ansi",
-    splice=0.01, jitter=True, ids="curio", fail=0.01, mix=0.15,
+    seed=7,
+    proofs=12,
+    concurrency=4,
+    partitions=10,
+    gpus=2,
+    gw=2,
+    pw=12,
+    stdout="ansi",
+    splice=0.01,
+    jitter=True,
+    ids="curio",
+    fail=0.01,
+    mix=0.15,
 )
 """The built-in demo run: two GPUs, two workers each, Curio job ids, a few splices."""

@@ -18,12 +18,23 @@ def model_fingerprint(model: LogModel) -> dict[str, Any]:
     return {
         "report": report_dict(model),
         "lanes": [
-            (lane.gpu, lane.worker, lane.sub_row, lane.starts.tolist(), lane.ends.tolist(),
-             lane.phases.tolist(), lane.partition.tolist())
+            (
+                lane.gpu,
+                lane.worker,
+                lane.sub_row,
+                lane.starts.tolist(),
+                lane.ends.tolist(),
+                lane.phases.tolist(),
+                lane.partition.tolist(),
+            )
             for lane in model.lanes
         ],
-        "segments": (t.seg_start.tolist(), t.seg_end.tolist(), t.seg_phase.tolist(),
-                     t.seg_offsets.tolist()),
+        "segments": (
+            t.seg_start.tolist(),
+            t.seg_end.tolist(),
+            t.seg_phase.tolist(),
+            t.seg_offsets.tolist(),
+        ),
         "parts": [
             np.nan_to_num(getattr(t, name), nan=-1.0).tolist()
             for name in ("gpu_start", "gpu_end", "queued", "synth_start", "lock_acquired", "unlock")

@@ -6,6 +6,7 @@ repeating it.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from parsers.simulate import EngineSim, SimPartition
@@ -51,12 +52,16 @@ def gaps(sim: EngineSim) -> list[RefGap]:
     for gpu in sorted({p.gpu for p in completed(sim) if p.gpu is not None}):
         done = [p for p in completed(sim) if p.gpu == gpu]
         blocks = _union([(float(p.stamps["GPU_START"]), float(p.stamps["GPU_END"])) for p in done])
-        for (_, a), (b, _) in zip(blocks, blocks[1:]):
+        for (_, a), (b, _) in itertools.pairwise(blocks):
             before = min((p for p in done if p.stamps["GPU_END"] == a), key=lambda p: p.worker or 0)
-            after = min((p for p in done if p.stamps["GPU_START"] == b), key=lambda p: p.worker or 0)
+            after = min(
+                (p for p in done if p.stamps["GPU_START"] == b), key=lambda p: p.worker or 0
+            )
             q = after.stamps.get("GPU_QUEUE", after.stamps.get("CHAN_SEND"))
             cause = None if q is None else ("synthesis" if q > a else "dispatch")
-            out.append(RefGap(gpu, int(a), int(b), before.job, after.job, before.job != after.job, cause))
+            out.append(
+                RefGap(gpu, int(a), int(b), before.job, after.job, before.job != after.job, cause)
+            )
     return sorted(out, key=lambda g: (g.start, g.gpu))
 
 

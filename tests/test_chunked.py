@@ -36,8 +36,18 @@ def test_one_byte_at_a_time() -> None:
 
 @pytest.mark.parametrize("seed", [3, 4])
 def test_spliced_simulated_log_chunked(seed: int) -> None:
-    cfg = SimConfig(seed=seed, proofs=5, gpus=2, gw=2, stdout="ansi", splice=0.2, jitter=True,
-                    ids="curio", mix=0.2, fail=0.02)
+    cfg = SimConfig(
+        seed=seed,
+        proofs=5,
+        gpus=2,
+        gw=2,
+        stdout="ansi",
+        splice=0.2,
+        jitter=True,
+        ids="curio",
+        mix=0.2,
+        fail=0.02,
+    )
     _, data = simulate(cfg)
     assert data.count(b"CUZK_TIMING: ") > 0
     whole = model_fingerprint(build(data))
@@ -51,6 +61,11 @@ def test_cut_between_every_line_of_a_splice() -> None:
     data = (SAMPLES / "p12-gw2-merged.log").read_bytes()
     whole = model_fingerprint(build(data))
     at = data.index(b"TIMELINE,111723CUZK_TIMING")
-    for cut in (at + 3, at + 15, data.index(b"\n", at), data.index(b"\n", at) + 1,
-                data.index(b"\n", at) + 5):
+    for cut in (
+        at + 3,
+        at + 15,
+        data.index(b"\n", at),
+        data.index(b"\n", at) + 1,
+        data.index(b"\n", at) + 5,
+    ):
         assert model_fingerprint(build(data, [cut])) == whole

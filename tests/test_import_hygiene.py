@@ -14,7 +14,9 @@ MODULES = sorted(f"parsers.{m.name}" for m in pkgutil.iter_modules(parsers.__pat
 
 
 def test_every_module_is_listed() -> None:
-    assert {"parsers.builder", "parsers.model", "parsers.analysis", "parsers.report"} <= set(MODULES)
+    assert {"parsers.builder", "parsers.model", "parsers.analysis", "parsers.report"} <= set(
+        MODULES
+    )
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -11,10 +11,18 @@ from parsers.report import read_log, report_dict
 
 def _gap_key(g: dict[str, Any]) -> tuple[Any, ...]:
     return (
-        g["gpu"], g["start"], g["end"], g["duration_ms"],
-        g["before"]["job"], g["before"]["worker"], g["before"]["partition"],
-        g["after"]["job"], g["after"]["worker"], g["after"]["partition"],
-        g["crosses_proof_boundary"], g["cause"],
+        g["gpu"],
+        g["start"],
+        g["end"],
+        g["duration_ms"],
+        g["before"]["job"],
+        g["before"]["worker"],
+        g["before"]["partition"],
+        g["after"]["job"],
+        g["after"]["worker"],
+        g["after"]["partition"],
+        g["crosses_proof_boundary"],
+        g["cause"],
     )
 
 
@@ -38,9 +46,14 @@ def test_report_matches_truth(sample_name: str) -> None:
     for p in expected["proofs"]:
         mine = ours_proofs[p["job"]]
         assert (mine["completed"], mine["partitions"], mine["kind"]) == (
-            p["completed"], p["partitions"], p["kind"])
+            p["completed"],
+            p["partitions"],
+            p["kind"],
+        )
         assert (mine["first_synth_start"], mine["last_gpu_end"]) == (
-            p["first_synth_start"], p["last_gpu_end"])
+            p["first_synth_start"],
+            p["last_gpu_end"],
+        )
     s, t = got["summary"], expected["summary"]
     assert s["proofs_completed"] == t["proofs_completed"]
     assert s["run_span_ms"] == t["run_span_ms"]

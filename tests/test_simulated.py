@@ -11,12 +11,23 @@ from parsers.simulate import SimConfig
 CONFIGS = [
     SimConfig(seed=21, proofs=6, gpus=1, gw=1, stdout="none"),
     SimConfig(seed=22, proofs=8, gpus=1, gw=3, stdout="plain", concurrency=4),
-    SimConfig(seed=23, proofs=10, gpus=2, gw=2, stdout="ansi", splice=0.02, jitter=True,
-              ids="curio", mix=0.2, fail=0.02),
+    SimConfig(
+        seed=23,
+        proofs=10,
+        gpus=2,
+        gw=2,
+        stdout="ansi",
+        splice=0.02,
+        jitter=True,
+        ids="curio",
+        mix=0.2,
+        fail=0.02,
+    ),
     SimConfig(seed=24, proofs=6, era="p9", gpus=1, gw=1, stdout="none"),
     SimConfig(seed=25, proofs=8, gpus=3, gw=1, stdout="plain", jitter=True, gpu_scale=1.6),
-    SimConfig(seed=26, proofs=12, gpus=1, gw=2, stdout="ansi", concurrency=8, synth_ms=20000,
-              splice=0.03),
+    SimConfig(
+        seed=26, proofs=12, gpus=1, gw=2, stdout="ansi", concurrency=8, synth_ms=20000, splice=0.03
+    ),
 ]
 
 
@@ -27,10 +38,13 @@ def test_simulated_log_matches_ground_truth(cfg: SimConfig) -> None:
     model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
 
     expected = ref.gaps(sim)
-    got = [(g.gpu, g.start, g.end, g.before.job, g.after.job, g.crosses_proof_boundary, g.cause)
-           for g in model.gaps]
-    assert got == [(g.gpu, g.start, g.end, g.before_job, g.after_job, g.crosses, g.cause)
-                   for g in expected]
+    got = [
+        (g.gpu, g.start, g.end, g.before.job, g.after.job, g.crosses_proof_boundary, g.cause)
+        for g in model.gaps
+    ]
+    assert got == [
+        (g.gpu, g.start, g.end, g.before_job, g.after_job, g.crosses, g.cause) for g in expected
+    ]
     assert len(model.gpus) == cfg.gpus
     for g in model.gpus:
         figures = ref.gpu_figures(sim, g.gpu)

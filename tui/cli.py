@@ -60,25 +60,57 @@ def make_parser() -> argparse.ArgumentParser:
             "(pre-lock, lock wait, allocation, kernel, barrier, cleanup), every idle gap with "
             "its cause, and TIMELINE-interval utilization next to real kernel utilization."
         ),
-        epilog="Examples: cuzk-tui daemon.log | cuzk-tui --demo | cuzk-tui daemon.log --report --json",
+        epilog="examples: cuzk-tui daemon.log | cuzk-tui --demo | cuzk-tui LOG --report --json",
     )
     p.add_argument("log", nargs="?", help="the daemon log (stderr, or stdout+stderr merged)")
-    p.add_argument("--demo", action="store_true",
-                   help="use the built-in simulated run instead of a log (no daemon needed)")
-    p.add_argument("--report", action="store_true",
-                   help="print the report and exit instead of opening the viewer")
-    p.add_argument("--json", action="store_true",
-                   help="with --report: print the JSON document (schema in ANALYSIS.md)")
-    p.add_argument("--min-gap", type=_non_negative_int, default=0, metavar="MS",
-                   help="list only gaps of at least MS milliseconds (summary counts all)")
-    p.add_argument("--top", type=_non_negative_int, default=10, metavar="N",
-                   help="how many of the largest gaps the text report lists (default 10)")
-    p.add_argument("--workers-per-gpu", type=_positive_int, default=None, metavar="N",
-                   help="for logs without the stdout worker lines: worker W is on GPU W // N")
-    p.add_argument("--no-follow", action="store_true",
-                   help="open a snapshot of the log instead of following it as it grows")
-    p.add_argument("--replay", type=_positive_float, default=None, metavar="SPEED",
-                   help="replay a recorded log as if live, SPEED times real time")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="use the built-in simulated run instead of a log (no daemon needed)",
+    )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="print the report and exit instead of opening the viewer",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="with --report: print the JSON document (schema in ANALYSIS.md)",
+    )
+    p.add_argument(
+        "--min-gap",
+        type=_non_negative_int,
+        default=0,
+        metavar="MS",
+        help="list only gaps of at least MS milliseconds (summary counts all)",
+    )
+    p.add_argument(
+        "--top",
+        type=_non_negative_int,
+        default=10,
+        metavar="N",
+        help="how many of the largest gaps the text report lists (default 10)",
+    )
+    p.add_argument(
+        "--workers-per-gpu",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="for logs without the stdout worker lines: worker W is on GPU W // N",
+    )
+    p.add_argument(
+        "--no-follow",
+        action="store_true",
+        help="open a snapshot of the log instead of following it as it grows",
+    )
+    p.add_argument(
+        "--replay",
+        type=_positive_float,
+        default=None,
+        metavar="SPEED",
+        help="replay a recorded log as if live, SPEED times real time",
+    )
     return p
 
 

@@ -82,8 +82,11 @@ def _stats_row(name: str, st: GapStats) -> list[str]:
 
 
 def _gpu_table(model: LogModel) -> Table:
-    table = Table(title="GPU utilization: TIMELINE intervals vs kernels", box=box.SIMPLE_HEAD,
-                  title_justify="left")
+    table = Table(
+        title="GPU utilization: TIMELINE intervals vs kernels",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+    )
     for col in ("GPU", "workers", "span", "busy", "idle", "TIMELINE", "kernel busy", "kernel"):
         table.add_column(col, justify="left" if col in ("GPU", "workers") else "right")
     for g in model.gpus:
@@ -102,8 +105,11 @@ def _gpu_table(model: LogModel) -> Table:
 
 def _phase_table(model: LogModel) -> Table:
     """Phases down, workers across: fits 80 columns for up to five workers."""
-    table = Table(title="Time in each phase of the GPU intervals, per worker", box=box.SIMPLE_HEAD,
-                  title_justify="left")
+    table = Table(
+        title="Time in each phase of the GPU intervals, per worker",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+    )
     table.add_column("phase")
     for w in model.workers:
         table.add_column(f"w{w.worker} gpu{w.gpu}", justify="right")
@@ -122,8 +128,13 @@ def _phase_table(model: LogModel) -> Table:
 
 
 def _gap_stats_table(gaps: list[Gap], all_stats: GapStats) -> Table:
-    table = Table(title="Gaps: a GPU idle inside its span", box=box.SIMPLE_HEAD,
-                  title_justify="left", padding=(0, 1), pad_edge=False)
+    table = Table(
+        title="Gaps: a GPU idle inside its span",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+        padding=(0, 1),
+        pad_edge=False,
+    )
     for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99", "<50/≤500/>500"):
         table.add_column(col, justify="left" if col == "" else "right")
     table.add_row(*_stats_row("all", all_stats))
@@ -171,13 +182,18 @@ def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> l
         f"run span {fmt_ms(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"
     )
     if model.wall_anchor is not None:
-        head.append(f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} UTC")
+        head.append(
+            f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} UTC"
+        )
     out: list[RenderableType] = [head, _gpu_table(model), _phase_table(model)]
     gaps = list(model.gaps)
     out.append(_gap_stats_table(gaps, s.gaps))
-    listed = sorted((g for g in gaps if g.duration_ms >= min_gap_ms),
-                    key=lambda g: (-g.duration_ms, g.start))[:top]
-    title = f"Largest {len(listed)} gaps" + (f" (of at least {min_gap_ms} ms)" if min_gap_ms else "")
+    listed = sorted(
+        (g for g in gaps if g.duration_ms >= min_gap_ms), key=lambda g: (-g.duration_ms, g.start)
+    )[:top]
+    title = f"Largest {len(listed)} gaps" + (
+        f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
+    )
     out.append(Text(title, style="italic"))
     out.extend(gap_lines(model, g, i + 1) for i, g in enumerate(listed))
     lines = Text(

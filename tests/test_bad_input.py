@@ -1,0 +1,141 @@
+"""Bad input is counted and skipped, never raised."""
+
+from __future__ import annotations
+
+import random
+
+from helpers import build
+
+from parsers.builder import LogBuilder
+
+
+def test_empty_input() -> None:
+    model = build(b"")
+    assert model.counts.total == 0
+    assert model.gaps == () and model.proofs == () and model.gpus == ()
+    assert model.summary.s_per_proof == 0.0
+
+
+def test_binary_garbage() -> None:
+    rng = random.Random(7)
+    data = bytes(rng.randrange(256) for _ in range(200_000))
+    model = build(data)
+    assert model.counts.total == data.count(b"\n")
+    assert model.parts.job.size == 0
+
+
+def test_invalid_utf8_in_job_id_and_elsewhere() -> None:
+    data = (
+        b"TIMELINE,10,SYNTH_START,job-\xff\xfe,partition=0\n"
+        b"\xc3\x28 not utf-8 at all\n"
+        b"TIMELINE,20,GPU_START,job-\xff\xfe,worker=0,partition=0\n"
+        b"TIMELINE,30,GPU_END,job-\xff\xfe,worker=0,partition=0,gpu_ms=10\n"
+    )
+    model = build(data)
+    assert model.counts.timeline == 3 and model.counts.other == 1
+    assert model.proofs[0].job == "job-\ufffd\ufffd"
+    assert model.proofs[0].completed
+
+
+def test_ten_megabyte_line() -> None:
+    data = b"TIMELINE,1,SYNTH_START,j,partition=0\n" + b"x" * 10_000_000 + b"\nCUZK_TIMING: a=1\n"
+    model = build(data, [4096] * 3000)
+    assert model.counts.other == 1 and model.counts.timeline == 1 and model.counts.cuzk_timing == 1
+
+
+def test_malformed_timeline_lines_are_counted() -> None:
+    data = (
+        b"TIMELINE,abc,GPU_START,j,worker=0,partition=0\n"  # stamp not a number
+        b"TIMELINE,5,NOT_AN_EVENT,j,partition=0\n"
+        b"TIMELINE,6\n"  # too short
+        b"TIMELINE,7,GPU_START,j,worker=x,partition=0\n"  # worker not a number
+        b"TIMELINE,8,SYNTH_START,j,partition=0\n"
+    )
+    model = build(data)
+    assert model.counts.malformed == 4
+    assert model.counts.timeline == 1
+    assert len(model.parts) == 1
+
+
+def test_unpaired_events() -> None:
+    data = (
+        b"TIMELINE,100,GPU_END,orphan,worker=0,partition=0,gpu_ms=5\n"  # end, no start
+        b"TIMELINE,150,GPU_PICKUP,failed,worker=0,partition=1\n"  # picked up, never started
+        b"TIMELINE,200,GPU_START,a,worker=0,partition=0\n"
+        b"TIMELINE,300,GPU_END,a,worker=0,partition=0,gpu_ms=100\n"
+        b"TIMELINE,350,GPU_START,open,worker=1,partition=0\n"  # never ends
+        b"TIMELINE,400,GPU_START,b,worker=0,partition=0\n"
+        b"TIMELINE,500,GPU_END,b,worker=0,partition=0,gpu_ms=100\n"
+    )
+    model = build(data)
+    (gpu,) = model.gpus
+    assert gpu.span == (200, 500)
+    assert gpu.busy_ms == 200
+    assert [(g.start, g.end) for g in model.gaps] == [(300, 400)]
+    assert gpu.in_flight == 1
+    by_job = {p.job: p for p in model.proofs}
+    assert not by_job["failed"].completed and not by_job["open"].completed
+    assert by_job["a"].completed and by_job["b"].completed
+    t = model.parts
+    failed = [t.job_of(i) for i in range(len(t)) if t.failed[i]]
+    assert sorted(failed) == ["failed", "open"]
+
+
+def test_old_engine_formats() -> None:
+    data = (
+        b"TIMELINE,1,SYNTH_START,wdpost-1000-0-[1 2 3],kind=window-post\n"
+        b"TIMELINE,900,SYNTH_END,wdpost-1000-0-[1 2 3],synth_ms=899\n"
+        b"TIMELINE,901,CHAN_SEND,wdpost-1000-0-[1 2 3],\n"
+        b"TIMELINE,902,GPU_PICKUP,wdpost-1000-0-[1 2 3],worker=0\n"
+        b"TIMELINE,903,GPU_START,wdpost-1000-0-[1 2 3],worker=0\n"
+        b"TIMELINE,1903,GPU_END,wdpost-1000-0-[1 2 3],worker=0\n"
+        b"TIMELINE,5,SYNTH_START,snap-1000-4,snap_partition=3\n"
+        b"TIMELINE,2000,CHAN_SEND,snap-1000-4,snap_partition=3\n"
+        b"TIMELINE,2100,GPU_START,snap-1000-4,worker=0,snap_partition=3\n"
+        b"TIMELINE,2600,GPU_END,snap-1000-4,worker=0,snap_partition=3,gpu_ms=500\n"
+    )
+    model = build(data)
+    assert model.counts.malformed == 0
+    by_job = {p.job: p for p in model.proofs}
+    wd = by_job["wdpost-1000-0-[1 2 3]"]
+    assert (wd.kind, wd.partitions, wd.completed) == ("window-post", 1, True)
+    snap = by_job["snap-1000-4"]
+    assert snap.kind == "snap-update" and snap.completed
+    (gap,) = model.gaps
+    assert (gap.start, gap.end, gap.crosses_proof_boundary, gap.cause) == (
+        1903,
+        2100,
+        True,
+        "synthesis",
+    )
+    assert gap.before.partition is None and gap.after.partition == 3
+
+
+def test_partial_last_line_waits() -> None:
+    b = LogBuilder()
+    b.feed(b"TIMELINE,1,SYNTH_START,j,partition=0\nTIMELINE,2,SYNTH_E")
+    assert b.partial_bytes == len(b"TIMELINE,2,SYNTH_E")
+    assert b.snapshot().counts.timeline == 1
+    b.feed(b"ND,j,partition=0,synth_ms=1\n")
+    assert b.partial_bytes == 0
+    model = b.snapshot()
+    assert model.counts.timeline == 2
+    assert model.parts.synth_end[0] == 2
+
+
+def test_ansi_and_plain_stdout_give_the_worker_map() -> None:
+    plain = (
+        b"2026-01-01T00:00:00.000000Z  INFO cuzk_core::engine: "
+        b"pipeline GPU worker started worker_id=3 gpu=1 sub_id=1\n"
+    )
+    ansi = (
+        b"\x1b[2m2026-01-01T00:00:00.000000Z\x1b[0m \x1b[32m INFO\x1b[0m "
+        b"\x1b[2mcuzk_core::engine\x1b[0m"
+        b"\x1b[2m:\x1b[0m pipeline GPU worker started \x1b[3mworker_id\x1b[0m\x1b[2m=\x1b[0m3 "
+        b"\x1b[3mgpu\x1b[0m\x1b[2m=\x1b[0m1 \x1b[3msub_id\x1b[0m\x1b[2m=\x1b[0m1\n"
+    )
+    for data in (plain, ansi):
+        b = LogBuilder()
+        b.feed(data)
+        assert b.worker_gpu == {3: 1}
+        assert b.counts.stdout == 1

@@ -1,0 +1,140 @@
+"""The command line: the report, the JSON document, errors with exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES, truth
+
+from tui import cli
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+
+
+def test_json_report_has_the_schema_and_filters_gaps(capsys: pytest.CaptureFixture[str]) -> None:
+    log = str(SAMPLES / "curio-mixed.log")
+    assert cli.main([log, "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) >= {"schema", "source", "lines", "gpus", "workers", "gaps", "proofs", "summary"}
+    assert doc["schema"] == 1 and doc["source"] == "curio-mixed.log"
+    assert set(doc["workers"][0]["phases_ms"]) >= {
+        "pre_lock",
+        "lock_wait",
+        "alloc",
+        "kernel",
+        "barrier",
+        "cleanup",
+    }
+    every = doc["summary"]["gap_count"]
+    assert every == len(truth("curio-mixed")["gaps"]) == len(doc["gaps"])
+    assert cli.main([log, "--report", "--json", "--min-gap", "10000"]) == 0
+    filtered = json.loads(capsys.readouterr().out)
+    assert 0 < len(filtered["gaps"]) < every
+    assert all(g["duration_ms"] >= 10000 for g in filtered["gaps"])
+    assert filtered["summary"]["gap_count"] == every
+
+
+def test_text_report_shows_the_honest_pair(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([str(SAMPLES / "p12-c15-gw1.log"), "--report", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    # 93.9 % of the span inside GPU intervals, 46.2 % in kernels (truth: 0.939295, 0.461692)
+    assert "93.9 %" in out and "46.2 %" in out
+    assert "Largest 3 gaps" in out and "  3. " in out and "  4. " not in out
+    for phase in ("pre-lock", "lock wait", "alloc", "kernel", "barrier", "cleanup"):
+        assert phase in out
+    assert "mid-proof" in out and "boundary" in out
+    assert "lines read: 2552" in out
+
+
+def test_demo_report_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--demo", "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["gpus"]) == 2 and doc["summary"]["proofs_completed"] > 5
+    assert doc["summary"]["unattributed_timing_lines"] <= 0.01 * doc["lines"]["cuzk_timing"]
+
+
+def test_workers_per_gpu_splits_a_stderr_only_log(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "stderr.log"
+    text = (SAMPLES / "curio-mixed.log").read_text()
+    log.write_text("".join(line for line in text.splitlines(True) if "INFO" not in line))
+    assert cli.main([str(log), "--report", "--json"]) == 0
+    assert [g["gpu"] for g in json.loads(capsys.readouterr().out)["gpus"]] == [0]
+    assert cli.main([str(log), "--report", "--json", "--workers-per-gpu", "2"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    expected = truth("curio-mixed")
+    assert [g["workers"] for g in doc["gpus"]] == [g["workers"] for g in expected["gpus"]]
+    assert doc["summary"]["gap_count"] == expected["summary"]["gap_count"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["/no/such/file.log", "--report"], "no such file: /no/such/file.log"),
+        (["/", "--report"], "is a directory"),
+        (["--report"], "no log given"),
+        (["x.log", "--demo"], "not both"),
+        (["x.log", "--bogus"], "unrecognized arguments: --bogus"),
+        (["x.log", "--min-gap", "-3"], "must be 0 or more"),
+        (["x.log", "--top", "ten"], "not a whole number"),
+        (["x.log", "--workers-per-gpu", "0"], "must be 1 or more"),
+        (["x.log", "--json"], "--json goes with --report"),
+    ],
+)
+def test_bad_paths_and_options_exit_2_with_one_line(args: list[str], message: str) -> None:
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cuzk-tui: error: ") and message in lines[0]
+
+
+def test_unreadable_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "secret.log"
+    log.write_text("TIMELINE,1,SYNTH_START,j,partition=0\n")
+    # as root every file is readable; the check is what is under test
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(SystemExit) as exc:
+        cli.main([str(log), "--report"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == f"cuzk-tui: error: cannot read (permission denied): {log}\n"
+
+
+def test_help_documents_every_option() -> None:
+    proc = run("--help")
+    assert proc.returncode == 0
+    for option in (
+        "--demo",
+        "--report",
+        "--json",
+        "--min-gap",
+        "--top",
+        "--workers-per-gpu",
+        "--no-follow",
+        "--replay",
+    ):
+        assert option in proc.stdout
+
+
+def test_the_log_is_never_written(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    os.chmod(log, 0o444)
+    before = (log.stat().st_mtime_ns, log.read_bytes())
+    assert run(str(log), "--report").returncode == 0
+    assert (log.stat().st_mtime_ns, log.read_bytes()) == before
