@@ -1,0 +1,61 @@
+"""The time axis: tick spacing and labels that stay readable at every zoom."""
+
+from __future__ import annotations
+
+import math
+
+# tick steps in ms: 1, 2, 5 x 10^k, then minute-friendly steps
+_STEPS = [
+    m * 10**e for e in range(0, 5) for m in (1, 2, 5)
+] + [15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000,
+     7_200_000, 21_600_000, 43_200_000, 86_400_000]
+MIN_TICK_CELLS = 12
+
+
+def tick_step(scale: float) -> float:
+    """The smallest nice step (ms) whose ticks are at least MIN_TICK_CELLS cells apart."""
+    for step in sorted(set(_STEPS)):
+        if step / scale >= MIN_TICK_CELLS:
+            return float(step)
+    return float(_STEPS[-1] * math.ceil(MIN_TICK_CELLS * scale / _STEPS[-1]))
+
+
+def format_tick(ms: float, step: float) -> str:
+    """A tick label: `850ms`, `12.5s`, `3m20s`, `1h05m`, precise enough for the step."""
+    if step < 1000 and abs(ms) < 10_000:
+        return f"{ms:.0f}ms" if abs(ms) < 1000 else f"{ms / 1000:.{max(0, 3 - int(math.log10(step)))}f}s"
+    if abs(ms) < 60_000:
+        return f"{ms / 1000:.{1 if step < 1000 or step % 1000 else 0}f}s"
+    total_s = ms / 1000
+    if total_s < 3600:
+        minutes, seconds = divmod(total_s, 60)
+        if step < 1000:
+            return f"{int(minutes)}m{seconds:04.1f}s"
+        return f"{int(minutes)}m{int(round(seconds)):02d}s"
+    hours, rest = divmod(total_s, 3600)
+    return f"{int(hours)}h{int(rest // 60):02d}m"
+
+
+def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
+    """(cell, time, label) of every tick in [t0, t0 + width * scale)."""
+    step = tick_step(scale)
+    first = math.ceil(t0 / step) * step
+    out = []
+    t = first
+    while t < t0 + width * scale:
+        cell = int((t - t0) / scale)
+        if 0 <= cell < width:
+            out.append((cell, t, format_tick(t, step)))
+        t += step
+    return out
+
+
+def format_span(ms: float) -> str:
+    """A zoom level for people: how much time one cell shows."""
+    if ms < 1:
+        return f"{ms * 1000:.0f}µs"
+    if ms < 1000:
+        return f"{ms:.3g}ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.3g}s"
+    return f"{ms / 60_000:.3g}min"

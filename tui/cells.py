@@ -1,0 +1,87 @@
+"""What each screen cell of a Gantt row shows: sampling the model's columns per cell.
+
+A row of W cells covering [t0, t0 + W * scale) is sampled at SUB points per cell with
+`np.searchsorted`, so drawing costs O(W log n) whatever the size of the log, and a
+cell can show the phase that dominates it plus how much of it is covered (for
+eighth-block characters).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+SUB = 8  # samples per cell: sub-cell resolution in eighths
+EMPTY = -1
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+LEFT_EIGHTHS = " ▏▎▍▌▋▊▉█"
+LOWER_EIGHTHS = " ▁▂▃▄▅▆▇█"
+
+
+def sample_times(t0: float, scale: float, width: int) -> F64:
+    """The sample times of a row: SUB per cell, at the middle of each sub-cell."""
+    return t0 + (np.arange(width * SUB, dtype=np.float64) + 0.5) * (scale / SUB)
+
+
+def sample_segments(starts: F64, ends: F64, kinds: npt.NDArray[np.int8], times: F64) -> I64:
+    """The kind of the segment covering each sample time, or EMPTY.
+
+    Segments must not overlap and be sorted (so `ends` is sorted too).
+    """
+    if len(starts) == 0:
+        return np.full(len(times), EMPTY, dtype=np.int64)
+    idx = np.searchsorted(starts, times, side="right") - 1
+    safe = np.maximum(idx, 0)
+    covered = (idx >= 0) & (times < ends[safe])
+    return np.where(covered, kinds[safe].astype(np.int64), EMPTY)
+
+
+def sample_blocks(starts: F64, ends: F64, times: F64) -> npt.NDArray[np.bool_]:
+    """Whether each sample time falls inside one of the sorted disjoint blocks."""
+    if len(starts) == 0:
+        return np.zeros(len(times), dtype=bool)
+    idx = np.searchsorted(starts, times, side="right") - 1
+    safe = np.maximum(idx, 0)
+    result: npt.NDArray[np.bool_] = (idx >= 0) & (times < ends[safe])
+    return result
+
+
+def dominant(samples: I64, width: int, n_kinds: int) -> tuple[I64, I64]:
+    """Per cell: the most frequent non-empty kind (or EMPTY) and how many samples are covered."""
+    grid = samples.reshape(width, SUB)
+    covered = np.sum(grid != EMPTY, axis=1)
+    counts = np.stack([np.sum(grid == k, axis=1) for k in range(n_kinds)], axis=1)
+    best = np.argmax(counts, axis=1)
+    return np.where(covered > 0, best, EMPTY), covered
+
+
+def coverage_char(grid_row: npt.NDArray[np.bool_]) -> str:
+    """A block character for one cell whose samples are covered where `grid_row` is True."""
+    k = int(grid_row.sum())
+    if k == 0:
+        return " "
+    if k == SUB:
+        return "█"
+    if grid_row[0] and not grid_row[-1]:
+        return LEFT_EIGHTHS[k]
+    if grid_row[-1] and not grid_row[0]:
+        return "▐" if k >= SUB // 2 else "▕"
+    return "█" if k >= SUB // 2 else "▌"
+
+
+def step_values(times: F64, values: I64, at: F64) -> I64:
+    """A step function (value becomes values[i] at times[i], 0 before) sampled at `at`."""
+    if len(times) == 0:
+        return np.zeros(len(at), dtype=np.int64)
+    idx = np.searchsorted(times, at, side="right") - 1
+    return np.where(idx >= 0, values[np.maximum(idx, 0)], 0)
+
+
+def events_per_cell(points: F64, t0: float, scale: float, width: int) -> I64:
+    """How many of the sorted `points` fall in each cell."""
+    edges = t0 + np.arange(width + 1, dtype=np.float64) * scale
+    pos = np.searchsorted(points, edges, side="left")
+    return np.diff(pos).astype(np.int64)

@@ -1,0 +1,172 @@
+"""The gap inspector: both sides of one idle stretch, why it happened, and the raw log around it."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
+from parsers.rawlines import LineReader
+from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words
+
+RAW_CONTEXT = 4  # raw lines shown before and after each edge
+
+_CONTROL = {c: chr(0x2400 + c) for c in range(32) if c not in (9,)}
+_CONTROL[0x7F] = "\u2421"
+
+
+def literal(raw: bytes) -> str:
+    """A raw log line as plain text: control characters (ANSI escapes too) made visible."""
+    return raw.decode("utf-8", "replace").translate(_CONTROL)
+
+
+def when(model: LogModel, ms: float) -> str:
+    """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time."""
+    text = f"{ms / 1000:.3f}s" if ms < 60_000 else f"{int(ms // 60_000)}m{ms % 60_000 / 1000:06.3f}s"
+    wall = model.wall_time(ms)
+    return f"{text} ({wall.strftime('%H:%M:%S.%f')[:-3]})" if wall is not None else text
+
+
+def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
+    part = model.parts.get(side.index)
+    text = Text()
+    text.append(f"{title:<7}", style="bold")
+    text.append(side.job, style="bold cyan")  # literal: never read as markup
+    text.append(f"  worker {side.worker}")
+    text.append(f"  partition {side.partition}" if side.partition is not None else "  whole proof")
+    text.append(f"  ({part.kind})\n" if part.kind else "\n")
+    if part.gpu_start is not None and part.gpu_end is not None:
+        text.append(
+            f"       GPU interval {when(model, part.gpu_start)} → {when(model, part.gpu_end)}"
+            f"  ({fmt_ms(part.gpu_end - part.gpu_start)})\n"
+        )
+    phases = "  ".join(
+        f"{PHASE_TITLES[k]} {fmt_ms(part.phases_ms[k])}"
+        for k in PHASE_KEYS
+        if k != "unknown" or part.phases_ms[k] > 0
+    )
+    text.append(f"       {phases}\n", style="dim")
+    if part.queued is not None:
+        text.append(f"       queued {when(model, part.queued)}")
+        if part.synth_start is not None and part.synth_end is not None:
+            text.append(f", synthesized in {fmt_ms(part.synth_end - part.synth_start)}")
+        text.append("\n")
+    return text
+
+
+def describe_gap(model: LogModel, gap: Gap) -> Text:
+    """Everything the inspector says about a gap, as literal text."""
+    gaps = model.gaps
+    index = next(i for i, g in enumerate(gaps) if g is gap or (g.gpu, g.start) == (gap.gpu, gap.start))
+    on_gpu = [g for g in gaps if g.gpu == gap.gpu]
+    text = Text()
+    text.append(f"Gap {index + 1} of {len(gaps)}", style="bold")
+    text.append(f"  (on GPU {gap.gpu}: {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n")
+    text.append(f"GPU {gap.gpu} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
+    text.append(fmt_ms(gap.duration_ms), style="bold red")
+    text.append("\n")
+    text.append("crosses proof boundary: ")
+    text.append("yes" if gap.crosses_proof_boundary else "no (mid-proof: same job on both sides)",
+                style="bold magenta" if gap.crosses_proof_boundary else "bold")
+    text.append("\ncause: ")
+    text.append(gap_cause_words(gap), style="bold")
+    if gap.after_queued is not None:
+        delta = gap.after_queued - gap.start
+        if gap.cause == "synthesis":
+            text.append(
+                f" (the next partition was queued at {when(model, gap.after_queued)}, "
+                f"{fmt_ms(delta)} after the gap began)"
+            )
+        else:
+            text.append(
+                f" (the next partition was queued at {when(model, gap.after_queued)}, "
+                f"{fmt_ms(-delta)} before the gap began, yet started {fmt_ms(gap.duration_ms)} later)"
+            )
+    text.append("\n")
+    holes = model.kernel_gaps.get(gap.gpu)
+    if holes is not None and len(holes.starts):
+        mid = (gap.start + gap.end) / 2
+        k = int(np.searchsorted(holes.starts, mid, side="right")) - 1
+        if k >= 0 and holes.ends[k] >= mid:
+            a, b = float(holes.starts[k]), float(holes.ends[k])
+            text.append(
+                f"kernels idle around it: {when(model, a)} → {when(model, b)} = {fmt_ms(b - a)} "
+                f"({fmt_ms(b - a - gap.duration_ms)} more than the gap itself)\n"
+            )
+    text.append("\n")
+    text.append_text(_side_block(model, "before", gap.before))
+    text.append_text(_side_block(model, "after", gap.after))
+    return text
+
+
+def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
+    """The raw log lines around both edges of the gap, with line numbers."""
+    text = Text()
+    for title, side, line_no in (
+        ("gap begins: GPU_END of the partition before", gap.before,
+         model.parts.get(gap.before.index).end_line),
+        ("gap ends: GPU_START of the partition after", gap.after,
+         model.parts.get(gap.after.index).start_line),
+    ):
+        text.append(f"{title} (line {line_no})\n", style="bold underline")
+        try:
+            rows = reader.lines(line_no - RAW_CONTEXT, line_no + RAW_CONTEXT)
+        except OSError as exc:
+            text.append(f"  cannot read the log: {exc}\n", style="red")
+            continue
+        if not rows:
+            text.append("  (the log no longer holds these lines)\n", style="dim")
+        for number, raw in rows:
+            style = "reverse" if number == line_no else ""
+            text.append(f"{number:>8}  ", style="dim")
+            text.append(literal(raw) + "\n", style=style)
+        text.append("\n")
+    return text
+
+
+class InspectorScreen(ModalScreen[None]):
+    """Details of one gap."""
+
+    DEFAULT_CSS = """
+    InspectorScreen { align: center middle; }
+    InspectorScreen > VerticalScroll {
+        width: 96%; height: 92%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    InspectorScreen Static { width: 100%; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss", "Close"),
+        Binding("up,k", "scroll(-1)", "Scroll", show=False),
+        Binding("down,j", "scroll(1)", "Scroll", show=False),
+    ]
+
+    def __init__(self, model: LogModel, gap: Gap, reader: LineReader) -> None:
+        super().__init__()
+        self.model = model
+        self.gap = gap
+        self.reader = reader
+
+    def compose(self) -> ComposeResult:
+        """The description, then the raw lines."""
+        with VerticalScroll(id="inspector"):
+            yield Static(describe_gap(self.model, self.gap), id="gap-facts")
+            yield Static(raw_context(self.model, self.reader, self.gap), id="gap-raw")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Say what this is in the border."""
+        box = self.query_one("#inspector", VerticalScroll)
+        box.border_title = "gap inspector"
+        box.border_subtitle = "esc closes"
+
+    def action_scroll(self, direction: int) -> None:
+        """Scroll the details."""
+        self.query_one("#inspector", VerticalScroll).scroll_relative(y=direction)
