@@ -15,7 +15,7 @@ from parsers.rawlines import LineReader
 from tui.axis import format_span
 from tui.gantt import PHASE_CLASSES, PHASE_NAMES, GanttView
 from tui.inspector import InspectorScreen
-from tui.report import fmt_ms, fmt_pct, gap_cause_words
+from tui.report import fmt_ms, fmt_pct
 from tui.screens import GapListScreen, HelpScreen
 
 
@@ -54,14 +54,19 @@ def status_text(view: GanttView) -> Text:
     text.append(f"{shown}")
     gap = view.selected_gap
     if gap is not None and view.selected is not None:
-        rank = sum(1 for i, g in enumerate(model.gaps)
-                   if g.duration_ms >= view.threshold_ms and i <= view.selected)
+        rank = sum(
+            1
+            for i, g in enumerate(model.gaps)
+            if g.duration_ms >= view.threshold_ms and i <= view.selected
+        )
         text.append(f"  │ #{rank} GPU{gap.gpu} ")
         text.append(fmt_ms(gap.duration_ms), style="bold red")
-        text.append(f" at {fmt_ms(gap.start)}, ")
-        text.append("crosses proofs" if gap.crosses_proof_boundary else "mid-proof",
-                    style="magenta" if gap.crosses_proof_boundary else "")
-        text.append(f", {gap_cause_words(gap)}")
+        text.append(f" at {fmt_ms(gap.start)} · ")
+        text.append(
+            "crosses proofs" if gap.crosses_proof_boundary else "mid-proof",
+            style="magenta" if gap.crosses_proof_boundary else "",
+        )
+        text.append(f" · {gap.cause or 'no queue event'}")
     else:
         text.append("  │ n: first gap")
     text.append(f"  │ cell = {format_span(view.scale)}", style="dim")
@@ -149,9 +154,9 @@ def make_app(model: LogModel, reader: LineReader) -> CuzkApp:
 
 def run_app(args: argparse.Namespace) -> int:
     """Open the viewer as the command line asks."""
-    from tui.cli import DEMO_NAME, check_log_path, demo_bytes
     from parsers.builder import LogBuilder
     from parsers.report import read_log
+    from tui.cli import DEMO_NAME, check_log_path, demo_bytes
 
     if args.demo:
         data = demo_bytes()

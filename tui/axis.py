@@ -5,10 +5,21 @@ from __future__ import annotations
 import math
 
 # tick steps in ms: 1, 2, 5 x 10^k, then minute-friendly steps
-_STEPS = [
-    m * 10**e for e in range(0, 5) for m in (1, 2, 5)
-] + [15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000,
-     7_200_000, 21_600_000, 43_200_000, 86_400_000]
+_STEPS = [m * 10**e for e in range(0, 5) for m in (1, 2, 5)] + [
+    15_000,
+    30_000,
+    60_000,
+    120_000,
+    300_000,
+    600_000,
+    900_000,
+    1_800_000,
+    3_600_000,
+    7_200_000,
+    21_600_000,
+    43_200_000,
+    86_400_000,
+]
 MIN_TICK_CELLS = 12
 
 
@@ -20,20 +31,30 @@ def tick_step(scale: float) -> float:
     return float(_STEPS[-1] * math.ceil(MIN_TICK_CELLS * scale / _STEPS[-1]))
 
 
+def _second_decimals(step: float) -> int:
+    """Decimals of a seconds value that tell ticks `step` ms apart."""
+    decimals = 0
+    while decimals < 3 and round(step / 1000, decimals) != step / 1000:
+        decimals += 1
+    return decimals
+
+
 def format_tick(ms: float, step: float) -> str:
-    """A tick label: `850ms`, `12.5s`, `3m20s`, `1h05m`, precise enough for the step."""
-    if step < 1000 and abs(ms) < 10_000:
-        return f"{ms:.0f}ms" if abs(ms) < 1000 else f"{ms / 1000:.{max(0, 3 - int(math.log10(step)))}f}s"
-    if abs(ms) < 60_000:
-        return f"{ms / 1000:.{1 if step < 1000 or step % 1000 else 0}f}s"
+    """A tick label: `850ms`, `12.5s`, `38.375s`, `3m20s`, `1h05m`: precise enough for the step."""
+    sign = "-" if ms < 0 else ""
+    ms = abs(ms)
+    if ms < 1000 and step < 1000:
+        return f"{sign}{ms:.0f}ms"
+    d = _second_decimals(step)
+    if ms < 60_000:
+        return f"{sign}{ms / 1000:.{d}f}s"
     total_s = ms / 1000
-    if total_s < 3600:
+    if total_s < 3600 or step < 60_000:
         minutes, seconds = divmod(total_s, 60)
-        if step < 1000:
-            return f"{int(minutes)}m{seconds:04.1f}s"
-        return f"{int(minutes)}m{int(round(seconds)):02d}s"
+        width = 3 + d if d else 2
+        return f"{sign}{int(minutes)}m{seconds:0{width}.{d}f}s"
     hours, rest = divmod(total_s, 3600)
-    return f"{int(hours)}h{int(rest // 60):02d}m"
+    return f"{sign}{int(hours)}h{int(rest // 60):02d}m"
 
 
 def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:

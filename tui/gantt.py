@@ -76,7 +76,9 @@ def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
         rows.append(Row("kernel", f"gpu{g.gpu} kern", gpu=g.gpu))
         for k, lane in enumerate(model.lanes):
             if lane.gpu == g.gpu:
-                label = f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
+                label = (
+                    f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
+                )
                 rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
     rows.append(Row("synth", "synthesis"))
     for r in range(proof_rows):
@@ -212,8 +214,9 @@ class GanttView(ScrollView, can_focus=True):
         self._gap_starts = {}
         self._gap_index = {}
         for g in self.model.gpus:
-            idx = np.array([i for i, gap in enumerate(self.model.gaps) if gap.gpu == g.gpu],
-                           dtype=np.int64)
+            idx = np.array(
+                [i for i, gap in enumerate(self.model.gaps) if gap.gpu == g.gpu], dtype=np.int64
+            )
             self._gap_index[g.gpu] = idx
             self._gap_starts[g.gpu] = np.array(
                 [self.model.gaps[i].start for i in idx.tolist()], dtype=np.float64
@@ -276,7 +279,9 @@ class GanttView(ScrollView, can_focus=True):
     def zoom(self, factor: float) -> None:
         """Zoom by `factor` (>1 zooms in) around the selected gap, or the centre."""
         gap = self.selected_gap
-        centre = (gap.start + gap.end) / 2 if gap else self.t0 + self.timeline_width * self.scale / 2
+        centre = (
+            (gap.start + gap.end) / 2 if gap else self.t0 + self.timeline_width * self.scale / 2
+        )
         lo, hi = self.model.time_range
         max_scale = max((hi - lo) * 2 / self.timeline_width, MIN_SCALE)
         self.scale = min(max(self.scale / factor, MIN_SCALE), max_scale)
@@ -317,7 +322,9 @@ class GanttView(ScrollView, can_focus=True):
         if self.selected is None:
             pick = shown[0] if direction > 0 else shown[-1]
         else:
-            later = [i for i in shown if (i > self.selected if direction > 0 else i < self.selected)]
+            later = [
+                i for i in shown if (i > self.selected if direction > 0 else i < self.selected)
+            ]
             if not later:
                 self.notify("last gap" if direction > 0 else "first gap")
                 return
@@ -429,16 +436,19 @@ class GanttView(ScrollView, can_focus=True):
         band = self._band(tw)
         if band is None:
             return
-        bg = self._style("gantt--band")
+        band_bg = Style(bgcolor=self._style("gantt--band").bgcolor)
         for c in range(*band):
-            styles[c] = styles[c] + Style(bgcolor=bg.bgcolor) if bg.bgcolor else styles[c]
+            if styles[c].bgcolor is None:  # a marked gap keeps its own colour
+                styles[c] = styles[c] + band_bg
 
     def _axis(self, row: int, tw: int, width: int) -> Strip:
         style = self._style("gantt--axis")
         chars = [" "] * tw
         if row == 0:
             for cell, _, label in ticks(self.t0, self.scale, tw):
-                if cell + len(label) <= tw and all(ch == " " for ch in chars[cell : cell + len(label) + 1]):
+                if cell + len(label) <= tw and all(
+                    ch == " " for ch in chars[cell : cell + len(label) + 1]
+                ):
                     chars[cell : cell + len(label)] = list(label)
             head = "time".ljust(LABEL_WIDTH)
         else:
@@ -499,7 +509,9 @@ class GanttView(ScrollView, can_focus=True):
 
     def _kernel_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[list[str], list[Style]]:
         gpu = next(g for g in self.model.gpus if g.gpu == spec.gpu)
-        inside = cells.sample_blocks(gpu.kernel.starts, gpu.kernel.ends, times).reshape(tw, cells.SUB)
+        inside = cells.sample_blocks(gpu.kernel.starts, gpu.kernel.ends, times).reshape(
+            tw, cells.SUB
+        )
         # kernel lane: how much of each cell the kernels fill, as a bar height
         fill = inside.sum(axis=1)
         style = self._style("gantt--kernel-lane")
@@ -544,12 +556,14 @@ class GanttView(ScrollView, can_focus=True):
         return chars, styles
 
 
-def _strip(label: str, label_style: Style, chars: list[str], styles: list[Style], base: Style) -> Strip:
+def _strip(
+    label: str, label_style: Style, chars: list[str], styles: list[Style], base: Style
+) -> Strip:
     """Join a label and cells into a Strip, one Segment per run of equal style."""
     segments = [Segment(label, label_style)]
     run_start = 0
     for c in range(1, len(chars) + 1):
-        if c == len(chars) or styles[c] is not styles[run_start] and styles[c] != styles[run_start]:
+        if c == len(chars) or styles[c] != styles[run_start]:
             segments.append(Segment("".join(chars[run_start:c]), base + styles[run_start]))
             run_start = c
     return Strip(segments)

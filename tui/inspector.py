@@ -29,7 +29,9 @@ def literal(raw: bytes) -> str:
 
 def when(model: LogModel, ms: float) -> str:
     """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time."""
-    text = f"{ms / 1000:.3f}s" if ms < 60_000 else f"{int(ms // 60_000)}m{ms % 60_000 / 1000:06.3f}s"
+    text = (
+        f"{ms / 1000:.3f}s" if ms < 60_000 else f"{int(ms // 60_000)}m{ms % 60_000 / 1000:06.3f}s"
+    )
     wall = model.wall_time(ms)
     return f"{text} ({wall.strftime('%H:%M:%S.%f')[:-3]})" if wall is not None else text
 
@@ -64,7 +66,9 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
 def describe_gap(model: LogModel, gap: Gap) -> Text:
     """Everything the inspector says about a gap, as literal text."""
     gaps = model.gaps
-    index = next(i for i, g in enumerate(gaps) if g is gap or (g.gpu, g.start) == (gap.gpu, gap.start))
+    index = next(
+        i for i, g in enumerate(gaps) if g is gap or (g.gpu, g.start) == (gap.gpu, gap.start)
+    )
     on_gpu = [g for g in gaps if g.gpu == gap.gpu]
     text = Text()
     text.append(f"Gap {index + 1} of {len(gaps)}", style="bold")
@@ -73,8 +77,10 @@ def describe_gap(model: LogModel, gap: Gap) -> Text:
     text.append(fmt_ms(gap.duration_ms), style="bold red")
     text.append("\n")
     text.append("crosses proof boundary: ")
-    text.append("yes" if gap.crosses_proof_boundary else "no (mid-proof: same job on both sides)",
-                style="bold magenta" if gap.crosses_proof_boundary else "bold")
+    text.append(
+        "yes" if gap.crosses_proof_boundary else "no (mid-proof: same job on both sides)",
+        style="bold magenta" if gap.crosses_proof_boundary else "bold",
+    )
     text.append("\ncause: ")
     text.append(gap_cause_words(gap), style="bold")
     if gap.after_queued is not None:
@@ -87,7 +93,8 @@ def describe_gap(model: LogModel, gap: Gap) -> Text:
         else:
             text.append(
                 f" (the next partition was queued at {when(model, gap.after_queued)}, "
-                f"{fmt_ms(-delta)} before the gap began, yet started {fmt_ms(gap.duration_ms)} later)"
+                f"{fmt_ms(-delta)} before the gap began, "
+                f"yet started {fmt_ms(gap.duration_ms)} later)"
             )
     text.append("\n")
     holes = model.kernel_gaps.get(gap.gpu)
@@ -109,11 +116,9 @@ def describe_gap(model: LogModel, gap: Gap) -> Text:
 def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
     """The raw log lines around both edges of the gap, with line numbers."""
     text = Text()
-    for title, side, line_no in (
-        ("gap begins: GPU_END of the partition before", gap.before,
-         model.parts.get(gap.before.index).end_line),
-        ("gap ends: GPU_START of the partition after", gap.after,
-         model.parts.get(gap.after.index).start_line),
+    for title, line_no in (
+        ("gap begins: GPU_END of the partition before", model.parts.get(gap.before.index).end_line),
+        ("gap ends: GPU_START of the partition after", model.parts.get(gap.after.index).start_line),
     ):
         text.append(f"{title} (line {line_no})\n", style="bold underline")
         try:

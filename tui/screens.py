@@ -112,11 +112,12 @@ class HelpScreen(ModalScreen[None]):
             text.append(f"{key:>{width}}  ", style="bold")
             text.append(f"{what}\n")
         text.append(
-            "\nLanes: per GPU a busy lane (union of GPU_START..GPU_END; gaps ░ in red, the selected "
-            "one highlighted), a kernel lane (how full of kernels each cell is), and one lane per "
-            "worker with each interval split into its phases. Overlapping intervals of one worker "
-            "(split proving) go on a second row w0'1. Then partitions in synthesis, and proofs "
-            "(┣ first synthesis … last GPU_END ┫; ▶ still running).",
+            "\nLanes: per GPU a busy lane (union of GPU_START..GPU_END; gaps ░ in red, "
+            "the selected one highlighted), a kernel lane (how full of kernels each cell "
+            "is), and one lane per worker with each interval split into its phases. "
+            "Overlapping intervals of one worker (split proving) go on a second row w0'1. "
+            "Then partitions in synthesis, and proofs (┣ first synthesis … last GPU_END ┫; "
+            "▶ still running; ✗ never completed).",
             style="dim",
         )
         with Vertical(id="help"):
