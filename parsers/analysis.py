@@ -28,22 +28,13 @@ from parsers.model import (
     Summary,
     WorkerStats,
 )
-from parsers.records import TIMING_FIELDS, PartColumns
+from parsers.records import FLOAT_FIELDS, PartColumns
 
 if TYPE_CHECKING:
     from parsers.builder import LogBuilder
 
 NAN = float("nan")
 _EMPTY_F = np.zeros(0, dtype=np.float64)
-
-
-def _f64(values: list[int | None]) -> F64:
-    """A column with None as NaN."""
-    return np.array(values, dtype=np.float64) if values else _EMPTY_F.copy()
-
-
-def _i32(values: list[int | None], missing: int = -1) -> I32:
-    return np.array([missing if v is None else v for v in values], dtype=np.int32)
 
 
 def reconstruct_segments(
@@ -210,8 +201,8 @@ def _side(t: PartitionTable, i: int) -> GapSide:
 
 
 def _columns(cols: PartColumns) -> dict[str, F64]:
-    names = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end", *TIMING_FIELDS)
-    return {name: _f64(getattr(cols, name)) for name in names}
+    """Copies of the float columns (the builder goes on writing its own)."""
+    return {name: np.array(getattr(cols, name), dtype=np.float64) for name in FLOAT_FIELDS}
 
 
 def build_model(builder: LogBuilder, finished: bool) -> LogModel:
@@ -220,11 +211,13 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     now = float(max(builder.max_stamp, 0))
     c = _columns(cols)
     n = len(cols)
-    worker = _i32(cols.worker)
-    gpu_map = {w: builder.gpu_of(w) for w in set(cols.worker) if w is not None}
-    gpu = np.array(
-        [gpu_map.get(w, -1) if w is not None else -1 for w in cols.worker], dtype=np.int32
-    )
+    worker = np.array(cols.worker, dtype=np.int32)
+    # worker -> GPU through a lookup table (-1 stays -1)
+    known = np.unique(worker[worker >= 0])
+    lookup = np.full(int(known.max()) + 2 if len(known) else 1, -1, dtype=np.int32)
+    for w in known.tolist():
+        lookup[w] = builder.gpu_of(w)
+    gpu = lookup[worker]
     seg_s, seg_e, seg_p, seg_part, lock, unlock = reconstruct_segments(c, now)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
@@ -232,7 +225,7 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         jobs=tuple(cols.jobs),
         kinds=tuple(cols.kinds),
         job=np.array(cols.job, dtype=np.int32),
-        partition=_i32(cols.partition),
+        partition=np.array(cols.partition, dtype=np.int32),
         kind=np.array(cols.kind, dtype=np.int32),
         worker=worker,
         gpu=gpu,
@@ -250,7 +243,6 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         & np.isnan(c["gpu_end"]),
         start_line=np.array(cols.start_line, dtype=np.int64),
         end_line=np.array(cols.end_line, dtype=np.int64),
-        timing_lines=tuple(cols.timing_lines),
         seg_start=seg_s,
         seg_end=seg_e,
         seg_phase=seg_p,

@@ -30,6 +30,7 @@ from parsers.records import (
 )
 
 INF = float("inf")
+NAN = float("nan")
 # How far (ms) a predicted print time may fall outside the stamps around the line
 # and still be taken: integer truncation of durations plus slight disorder.
 MATCH_TOLERANCE_MS = 60.0
@@ -73,7 +74,7 @@ class Holder:
 
     idx: int  # the interval (record index)
     gpu: int
-    gpu_start: int
+    gpu_start: float
     lock: float | None = None  # None: engines that print no lock line
     lock_line: bool = False
     stage: int = -1
@@ -173,12 +174,20 @@ def _line_cost(
 ) -> tuple[float, float]:
     """(cost, predicted time) of giving the line to `h`; cost INF when it cannot be."""
     lo, hi = h.predict(stage, vals)
-    cost = _distance(lo, hi, win_lo, win_hi)
+    if lo > win_hi:
+        cost = lo - win_hi
+    elif hi < win_lo:
+        cost = win_lo - hi
+    else:
+        cost = 0.0
     if cost > MATCH_TOLERANCE_MS:
         return INF, lo
     # printed in order: not (much) before the line above it
-    cost += _distance(lo, hi, clock - CLOCK_SLACK_MS, INF)
-    cost += SKIP_COST * h.skipped(stage)
+    floor = clock - CLOCK_SLACK_MS
+    if hi < floor:
+        cost += floor - hi
+    if h.stage < stage - 1:
+        cost += SKIP_COST * h.skipped(stage)
     if stage == STAGE_TAIL:
         cost += h.sum_error(vals)
     return cost, lo
@@ -189,10 +198,10 @@ class TimingAttributor:
 
     Args:
         cols: the builder's records.
-        gpu_of: maps a worker id (or None) to its GPU.
+        gpu_of: maps a worker id (-1: unknown) to its GPU.
     """
 
-    def __init__(self, cols: PartColumns, gpu_of: Callable[[int | None], int]) -> None:
+    def __init__(self, cols: PartColumns, gpu_of: Callable[[int], int]) -> None:
         self._c = cols
         self._gpu_of = gpu_of
         # started intervals whose lock line has not been seen yet (insertion ordered)
@@ -209,7 +218,7 @@ class TimingAttributor:
     def _still_open(self, i: int, win_lo: float) -> bool:
         """Could interval `i` still print a line at `win_lo`? Forget it when not."""
         end = self._c.gpu_end[i]
-        if end is None or end >= win_lo - MATCH_TOLERANCE_MS:
+        if end != end or end >= win_lo - MATCH_TOLERANCE_MS:  # NaN: not ended
             return True
         del self.awaiting[i]
         return False
@@ -221,7 +230,7 @@ class TimingAttributor:
         line_no: int,
         win_lo: float,
         win_hi: float,
-        lookahead: Sequence[Line] = (),
+        lookahead: Callable[[], Sequence[Line]] = tuple,
     ) -> int:
         """Attribute one timing line; return the interval it was given to, or -1.
 
@@ -231,7 +240,7 @@ class TimingAttributor:
             line_no: its physical line number.
             win_lo: the TIMELINE stamp before the line (less the tolerance for disorder).
             win_hi: the TIMELINE stamp after it (or infinity when none came yet).
-            lookahead: the timing lines that follow, to settle ties.
+            lookahead: gives the timing lines that follow, to settle ties.
         """
         if stage == STAGE_LOCK:
             h = self._take_lock(vals, win_lo, win_hi)
@@ -249,7 +258,6 @@ class TimingAttributor:
         c = self._c
         _store(c, h.idx, stage, vals)
         c.stage[h.idx] = stage
-        c.timing_lines[h.idx] = (*c.timing_lines[h.idx], line_no)
         return h.idx
 
     def _push_holder(self, h: Holder) -> None:
@@ -269,9 +277,7 @@ class TimingAttributor:
         for i in list(self.awaiting):
             if not self._still_open(i, win_lo):
                 continue
-            gpu_start = c.gpu_start[i]
-            assert gpu_start is not None
-            t = gpu_start + pre_lock + wait
+            t = c.gpu_start[i] + pre_lock + wait
             cost = _distance(t, t, win_lo, win_hi)
             if cost > MATCH_TOLERANCE_MS:
                 continue
@@ -291,7 +297,6 @@ class TimingAttributor:
         if best_twins is not None:
             _swap_after_lock(c, *best_twins)
         gpu_start = c.gpu_start[best]
-        assert gpu_start is not None
         h = Holder(
             best,
             self._gpu_of(c.worker[best]),
@@ -320,31 +325,38 @@ class TimingAttributor:
                 return blocking, twin
         return None
 
-    def _candidates(self, stage: int, holders: dict[int, deque[Holder]]) -> list[Holder]:
-        out = []
-        for queue in holders.values():
+    def _holder_for(
+        self,
+        stage: int,
+        vals: Values,
+        win_lo: float,
+        win_hi: float,
+        lookahead: Callable[[], Sequence[Line]],
+    ) -> Holder | None:
+        clock = self.clock
+        anchor = win_lo if win_lo > clock else clock
+        scored: list[tuple[float, float, Holder]] = []
+        for queue in self.holders.values():
             if stage == STAGE_EPILOGUE:
                 # printed after unlock: the oldest holder still owing it
-                out.extend([h for h in queue if h.stage < STAGE_EPILOGUE][:1])
-            elif queue and queue[-1].stage < stage:
-                out.append(queue[-1])
-        return out
-
-    def _holder_for(
-        self, stage: int, vals: Values, win_lo: float, win_hi: float, lookahead: Sequence[Line]
-    ) -> Holder | None:
-        scored = []
-        for h in self._candidates(stage, self.holders):
-            cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, self.clock)
+                first = [x for x in queue if x.stage < STAGE_EPILOGUE][:1]
+                if not first:
+                    continue
+                h = first[0]
+            else:
+                h = queue[-1]
+                if h.stage >= stage:
+                    continue
+            cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, clock)
             if cost < INF:
-                near = INF if lo == -INF else abs(lo - max(win_lo, self.clock))
-                scored.append((cost, near, h))
-        if not scored:
-            return None
+                scored.append((cost, INF if lo == -INF else abs(lo - anchor), h))
+        if len(scored) <= 1:
+            return scored[0][2] if scored else None
         scored.sort(key=lambda x: (x[0], x[1]))
         if len(scored) == 1 or scored[1][0] > scored[0][0] + MATCH_TOLERANCE_MS:
             return scored[0][2]
         # a tie: try each, and see which lets the following lines fit best
+        ahead = list(lookahead()[:LOOKAHEAD_LINES])
         best: Holder | None = None
         best_cost = INF
         for cost, _, h in scored:
@@ -355,9 +367,7 @@ class TimingAttributor:
             if lo == hi:
                 clock = max(clock, lo)
             mine.take(stage, vals)
-            total = cost + _future_cost(
-                trial, list(lookahead[:LOOKAHEAD_LINES]), clock, best_cost - cost
-            )
+            total = cost + _future_cost(trial, ahead, clock, best_cost - cost)
             if total < best_cost:
                 best, best_cost = h, total
         return best
@@ -374,14 +384,11 @@ class TimingAttributor:
             if queue and queue[-1].stage < STAGE_TAIL:
                 continue
             gpu_start = c.gpu_start[i]
-            assert gpu_start is not None
             if gpu_start <= win_hi and gpu_start < best_start:
                 best, best_start = i, gpu_start
         if best < 0:
             return None
-        gpu_start = c.gpu_start[best]
-        assert gpu_start is not None
-        h = Holder(best, self._gpu_of(c.worker[best]), gpu_start)
+        h = Holder(best, self._gpu_of(c.worker[best]), c.gpu_start[best])
         self._push_holder(h)
         return h
 
@@ -421,9 +428,6 @@ def _swap_after_lock(c: PartColumns, a: Holder, b: Holder) -> None:
         col = getattr(c, name)
         col[i], col[j] = col[j], col[i]
     c.stage[i], c.stage[j] = c.stage[j], c.stage[i]
-    # each keeps its own lock line (the first), and takes the other's later lines
-    li, lj = c.timing_lines[i], c.timing_lines[j]
-    c.timing_lines[i], c.timing_lines[j] = li[:1] + lj[1:], lj[:1] + li[1:]
     a.stage, b.stage = b.stage, a.stage
     a.prestage, b.prestage = b.prestage, a.prestage
     a.ntt, b.ntt = b.ntt, a.ntt
@@ -431,22 +435,19 @@ def _swap_after_lock(c: PartColumns, a: Holder, b: Holder) -> None:
     a.batch, b.batch = b.batch, a.batch
 
 
+_STAGE_FIELDS: dict[int, tuple[str, ...]] = {
+    STAGE_LOCK: ("pre_lock", "mutex_wait"),
+    STAGE_PRESTAGE: ("prestage",),
+    STAGE_NTT_H: ("ntt_alloc", "ntt_total"),
+    STAGE_NTT_MSM: ("ntt_msm_h",),
+    STAGE_BARRIER: ("barrier",),
+    STAGE_BATCH: ("batch_add",),
+    STAGE_TAIL: ("tail_msm", "gpu_total"),
+    STAGE_HELD: ("mutex_held",),
+    STAGE_EPILOGUE: ("epilogue", "pre_destructor"),
+}
+
+
 def _store(c: PartColumns, i: int, stage: int, vals: Values) -> None:
-    if stage == STAGE_LOCK:
-        c.pre_lock[i], c.mutex_wait[i] = vals[0], vals[1]
-    elif stage == STAGE_PRESTAGE:
-        c.prestage[i] = vals[0]
-    elif stage == STAGE_NTT_H:
-        c.ntt_alloc[i], c.ntt_total[i] = vals[0], vals[1]
-    elif stage == STAGE_NTT_MSM:
-        c.ntt_msm_h[i] = vals[0]
-    elif stage == STAGE_BARRIER:
-        c.barrier[i] = vals[0]
-    elif stage == STAGE_BATCH:
-        c.batch_add[i] = vals[0]
-    elif stage == STAGE_TAIL:
-        c.tail_msm[i], c.gpu_total[i] = vals[0], vals[1]
-    elif stage == STAGE_HELD:
-        c.mutex_held[i] = vals[0]
-    elif stage == STAGE_EPILOGUE:
-        c.epilogue[i], c.pre_destructor[i] = vals[0], vals[1]
+    for name, value in zip(_STAGE_FIELDS[stage], vals, strict=False):
+        getattr(c, name)[i] = NAN if value is None else value

@@ -42,6 +42,7 @@ DEFER_MS = 10
 # ...and this is the slack around the stamps that bracket them.
 WINDOW_SLACK_MS = 10.0
 _MAX_PENDING = 20_000
+_INF = float("inf")
 
 _EVENTS = frozenset(
     {
@@ -180,7 +181,7 @@ class LogBuilder:
 
     def gpu_of(self, worker: int | None) -> int:
         """The GPU a worker runs on (stdout map, else --workers-per-gpu, else 0)."""
-        if worker is None:
+        if worker is None or worker < 0:
             return 0
         gpu = self.worker_gpu.get(worker)
         if gpu is not None:
@@ -447,13 +448,18 @@ class LogBuilder:
 
     def _resolve_one(self) -> None:
         stage, vals, line_no, prev, nxt = self._pending.popleft()
-        lo, hi = _window(prev, nxt)
+        lo = prev - WINDOW_SLACK_MS if prev >= 0 else -_INF
+        hi = nxt + WINDOW_SLACK_MS if nxt is not None else _INF
+        self._attributor.attribute(stage, vals, line_no, lo, hi, self._lookahead)
+
+    def _lookahead(self) -> list[Line]:
+        """The timing lines waiting after the one being attributed (asked for on a tie)."""
         ahead: list[Line] = []
         for item in self._pending:
             if len(ahead) >= LOOKAHEAD_LINES:
                 break
             ahead.append((item[_P_STAGE], item[_P_VALS], *_window(item[_P_PREV], item[_P_NEXT])))
-        self._attributor.attribute(stage, vals, line_no, lo, hi, ahead)
+        return ahead
 
 
 def _window(prev: int, nxt: int | None) -> tuple[float, float]:

@@ -90,7 +90,6 @@ class Partition:
     failed: bool
     start_line: int
     end_line: int
-    timing_lines: tuple[int, ...]
     lock_acquired: float | None
     unlock: float | None
     phases_ms: dict[str, float]
@@ -128,7 +127,6 @@ class PartitionTable:
     failed: npt.NDArray[np.bool_]
     start_line: I64
     end_line: I64
-    timing_lines: tuple[tuple[int, ...], ...]
     # phase segments of every interval, grouped by partition (seg_offsets[i]..[i+1])
     seg_start: F64
     seg_end: F64
@@ -175,7 +173,6 @@ class PartitionTable:
             failed=bool(self.failed[i]),
             start_line=int(self.start_line[i]),
             end_line=int(self.end_line[i]),
-            timing_lines=self.timing_lines[i],
             lock_acquired=None if lock != lock else lock,
             unlock=None if unlock != unlock else unlock,
             phases_ms=phases,

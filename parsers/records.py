@@ -1,10 +1,13 @@
-"""The builder's per-partition records, stored as columns (one Python list per field).
+"""The builder's per-partition records, stored as columns.
 
-A record is an index. Columns keep a million partitions small and turn into numpy
-arrays at snapshot time in one C loop each (`None` becomes NaN).
+A record is an index. Numeric fields are `array('d')` columns with NaN where the log
+said nothing: a million partitions stay small (8 bytes a field, no Python object
+each) and turn into numpy arrays at snapshot time without a Python loop.
 """
 
 from __future__ import annotations
+
+from array import array
 
 # The C++ prover's timing lines for one GPU interval, in the order they are printed
 # (LOG-FORMAT.md, "What happens inside one GPU interval"). A holder moves forward
@@ -19,9 +22,9 @@ STAGE_TAIL = 6  # gpu_tid=0 tail_msm_ms=.. gpu_total_ms=..
 STAGE_HELD = 7  # mutex_held_ms=.. total_start_fn_ms=..
 STAGE_EPILOGUE = 8  # epilogue_ms=.. pre_destructor_ms=.. (phase-9 engines)
 
-Opt = int | None
+NAN = float("nan")
 
-# TIMELINE-derived columns (integer stamps, or None when the log did not say)
+# TIMELINE-derived columns (integer stamps as floats; NaN when the log did not say)
 STAMP_FIELDS = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
 # C++ durations attributed to the interval (ms)
 TIMING_FIELDS = (
@@ -39,63 +42,69 @@ TIMING_FIELDS = (
     "epilogue",
     "pre_destructor",
 )
+FLOAT_FIELDS = (*STAMP_FIELDS, *TIMING_FIELDS)
+# integer columns: -1 when unknown
+INT_FIELDS = ("job", "partition", "kind", "worker", "start_line", "end_line")
 
 
 class PartColumns:
-    """Every partition (or whole-proof job) the log named, one list per field."""
+    """Every partition (or whole-proof job) the log named, one column per field."""
 
     def __init__(self) -> None:
         self.jobs: list[str] = []  # job id strings, indexed by job number
         self.job_index: dict[str, int] = {}
         self.kinds: list[str] = []
         self.kind_index: dict[str, int] = {}
-        self.job: list[int] = []
-        self.partition: list[Opt] = []
-        self.kind: list[int] = []
-        self.worker: list[Opt] = []
-        self.synth_start: list[Opt] = []
-        self.synth_end: list[Opt] = []
-        self.queued: list[Opt] = []
-        self.pickup: list[Opt] = []
-        self.gpu_start: list[Opt] = []
-        self.gpu_end: list[Opt] = []
-        self.start_line: list[int] = []
-        self.end_line: list[int] = []
-        self.pre_lock: list[Opt] = []
-        self.mutex_wait: list[Opt] = []
-        self.prestage: list[Opt] = []
-        self.ntt_alloc: list[Opt] = []
-        self.ntt_total: list[Opt] = []
-        self.ntt_msm_h: list[Opt] = []
-        self.barrier: list[Opt] = []
-        self.batch_add: list[Opt] = []
-        self.tail_msm: list[Opt] = []
-        self.gpu_total: list[Opt] = []
-        self.mutex_held: list[Opt] = []
-        self.epilogue: list[Opt] = []
-        self.pre_destructor: list[Opt] = []
-        self.stage: list[int] = []  # the last C++ stage attributed (-1: none)
-        self.timing_lines: list[tuple[int, ...]] = []
+        self.n = 0
+        self.job = array("q")
+        self.partition = array("q")
+        self.kind = array("q")
+        self.worker = array("q")
+        self.start_line = array("q")
+        self.end_line = array("q")
+        self.synth_start = array("d")
+        self.synth_end = array("d")
+        self.queued = array("d")
+        self.pickup = array("d")
+        self.gpu_start = array("d")
+        self.gpu_end = array("d")
+        self.pre_lock = array("d")
+        self.mutex_wait = array("d")
+        self.prestage = array("d")
+        self.ntt_alloc = array("d")
+        self.ntt_total = array("d")
+        self.ntt_msm_h = array("d")
+        self.barrier = array("d")
+        self.batch_add = array("d")
+        self.tail_msm = array("d")
+        self.gpu_total = array("d")
+        self.mutex_held = array("d")
+        self.epilogue = array("d")
+        self.pre_destructor = array("d")
+        self.stage = array("q")  # the last C++ stage attributed (-1: none)
+        self._floats = [getattr(self, name) for name in FLOAT_FIELDS]
+        self._ints = [getattr(self, name) for name in (*INT_FIELDS, "stage")]
 
     def __len__(self) -> int:
-        return len(self.job)
+        return self.n
 
-    def add(self, job: str, partition: Opt) -> int:
+    def add(self, job: str, partition: int | None) -> int:
         """A new record; returns its index."""
         j = self.job_index.get(job)
         if j is None:
             j = self.job_index[job] = len(self.jobs)
             self.jobs.append(job)
-        self.job.append(j)
-        self.partition.append(partition)
-        self.kind.append(-1)
-        for name in (*STAMP_FIELDS, "worker", *TIMING_FIELDS):
-            getattr(self, name).append(None)
-        self.start_line.append(0)
-        self.end_line.append(0)
-        self.stage.append(-1)
-        self.timing_lines.append(())
-        return len(self.job) - 1
+        for col in self._floats:
+            col.append(NAN)
+        for col in self._ints:
+            col.append(-1)
+        i = self.n
+        self.job[i] = j
+        self.partition[i] = -1 if partition is None else partition
+        self.start_line[i] = 0
+        self.end_line[i] = 0
+        self.n += 1
+        return i
 
     def kind_id(self, kind: str) -> int:
         """The number of a kind name."""
@@ -104,10 +113,3 @@ class PartColumns:
             k = self.kind_index[kind] = len(self.kinds)
             self.kinds.append(kind)
         return k
-
-    def lock_acquired(self, i: int) -> int | None:
-        """gpu_start + pre_lock + mutex_wait, when all three are known."""
-        s, a, b = self.gpu_start[i], self.pre_lock[i], self.mutex_wait[i]
-        if s is None or a is None or b is None:
-            return None
-        return s + a + b

@@ -39,7 +39,7 @@ def model_fingerprint(model: LogModel) -> dict[str, Any]:
             np.nan_to_num(getattr(t, name), nan=-1.0).tolist()
             for name in ("gpu_start", "gpu_end", "queued", "synth_start", "lock_acquired", "unlock")
         ],
-        "lines": (t.start_line.tolist(), t.end_line.tolist(), t.timing_lines),
+        "lines": (t.start_line.tolist(), t.end_line.tolist()),
         "synth": (model.synth_times.tolist(), model.synth_counts.tolist()),
         "partial": model.partial_bytes,
     }

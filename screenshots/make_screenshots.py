@@ -1,0 +1,74 @@
+"""Save SVG screenshots of the real app on the sample logs (shown in the README).
+
+Run: python screenshots/make_screenshots.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from textual.pilot import Pilot  # noqa: E402
+
+from parsers.rawlines import LineReader  # noqa: E402
+from parsers.report import read_log  # noqa: E402
+from tui.app import CuzkApp, make_app  # noqa: E402
+from tui.gantt import GanttView  # noqa: E402
+
+SAMPLES = ROOT / "tests" / "samples"
+
+
+def _app(name: str) -> CuzkApp:
+    path = SAMPLES / f"{name}.log"
+    return make_app(read_log(path), LineReader(path=path))
+
+
+async def _zoom_on_lock_wait(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, CuzkApp)
+    table = app.model.parts
+    waited = next(i for i in range(len(table)) if table.get(i).phases_ms["lock_wait"] > 1000)
+    part = table.get(waited)
+    assert part.gpu_start is not None and part.gpu_end is not None
+    view = app.query_one(GanttView)
+    view.scale = (part.gpu_end - part.gpu_start) / 40
+    view.center_on(part.gpu_end)
+
+
+async def _noop(pilot: Pilot[None]) -> None:
+    return None
+
+
+SHOTS: list[
+    tuple[str, str, list[str], Callable[[Pilot[None]], Awaitable[None]], tuple[int, int]]
+] = [
+    ("overview", "curio-mixed", [], _noop, (120, 36)),
+    ("zoomed", "p12-gw2-merged", [], _zoom_on_lock_wait, (120, 36)),
+    ("inspector", "p12-c15-gw1", ["right_square_bracket"] * 6 + ["n", "enter"], _noop, (120, 36)),
+    ("gap-list", "curio-mixed", ["g"], _noop, (120, 36)),
+    ("help", "curio-mixed", ["question_mark"], _noop, (120, 36)),
+    ("small-terminal", "p9-c6", ["n"], _noop, (80, 24)),
+]
+
+
+async def main() -> None:
+    """Take every screenshot."""
+    for name, sample, keys, before, size in SHOTS:
+        app = _app(sample)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await before(pilot)
+            await pilot.press(*keys)
+            await pilot.pause(0.2)
+            out = app.save_screenshot(filename=f"{name}.svg", path=str(HERE))
+            print(out)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
