@@ -391,6 +391,9 @@ def _proofs(t: PartitionTable) -> tuple[Proof, ...]:
     np.fmin.at(first, t.job, t.synth_start)
     last = np.full(n_jobs, np.nan)
     np.fmax.at(last, t.job, t.gpu_end)
+    seen = np.full(n_jobs, np.nan)
+    for column in (t.synth_start, t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
+        np.fmax.at(seen, t.job, column)
     _, first_row = np.unique(t.job, return_index=True)
     proofs = [
         Proof(
@@ -400,6 +403,7 @@ def _proofs(t: PartitionTable) -> tuple[Proof, ...]:
             first_synth_start=None if np.isnan(first[j]) else int(first[j]),
             last_gpu_end=None if np.isnan(last[j]) else int(last[j]),
             completed=bool(open_parts[j] == 0),
+            last_seen=None if np.isnan(seen[j]) else int(seen[j]),
         )
         for j in range(n_jobs)
     ]

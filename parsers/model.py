@@ -315,6 +315,7 @@ class Proof:
     first_synth_start: int | None
     last_gpu_end: int | None
     completed: bool
+    last_seen: int | None = None  # the latest stamp of any of its partitions
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,41 @@ def dominant(samples: I64, width: int, n_kinds: int) -> tuple[I64, I64]:
     return np.where(covered > 0, best, EMPTY), covered
 
 
+_LEFT = np.array(list(LEFT_EIGHTHS))
+_LOWER = np.array(list(LOWER_EIGHTHS))
+
+
+def coverage_chars(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.str_]:
+    """`coverage_char` for every cell of a (width, SUB) grid at once."""
+    k = grid.sum(axis=1)
+    first, last = grid[:, 0], grid[:, -1]
+    half = k >= SUB // 2
+    out = np.where(half, "█", "▌")
+    out = np.where(last & ~first, np.where(half, "▐", "▕"), out)
+    out = np.where(first & ~last, _LEFT[k], out)
+    out = np.where(k == SUB, "█", out)
+    result: npt.NDArray[np.str_] = np.where(k == 0, " ", out)
+    return result
+
+
+def level_chars(levels: npt.NDArray[np.int64]) -> npt.NDArray[np.str_]:
+    """Bars of 0..8 eighths as lower-block characters."""
+    result: npt.NDArray[np.str_] = _LOWER[np.clip(levels, 0, SUB)]
+    return result
+
+
+def mark_spans(a: I64, b: I64, width: int) -> npt.NDArray[np.bool_]:
+    """Cells covered by any of the cell ranges [a[i], b[i]) (clipped to the row)."""
+    a = np.clip(a, 0, width)
+    b = np.clip(b, 0, width)
+    keep = b > a
+    diff = np.zeros(width + 1, dtype=np.int64)
+    np.add.at(diff, a[keep], 1)
+    np.add.at(diff, b[keep], -1)
+    result: npt.NDArray[np.bool_] = np.cumsum(diff[:width]) > 0
+    return result
+
+
 def coverage_char(grid_row: npt.NDArray[np.bool_]) -> str:
     """A block character for one cell whose samples are covered where `grid_row` is True."""
     k = int(grid_row.sum())

@@ -8,6 +8,7 @@ and left edge (`t0`); lanes scroll vertically.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -21,7 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from parsers.model import Gap, LogModel, Phase
+from parsers.model import Gap, GpuStats, LogModel, Phase
 from tui import cells
 from tui.axis import ticks
 
@@ -98,7 +99,10 @@ def pack_proofs(model: LogModel) -> tuple[list[list[int]], np.ndarray, np.ndarra
     )
     ends = np.array(
         [
-            p.last_gpu_end if p.completed and p.last_gpu_end is not None else model.now_ms
+            p.last_gpu_end
+            if p.completed and p.last_gpu_end is not None
+            # a proof still running reaches to now; one that never completed, to its last event
+            else (model.now_ms if not model.finished or p.last_seen is None else p.last_seen)
             for p in model.proofs
         ],
         dtype=np.float64,
@@ -166,12 +170,12 @@ class GanttView(ScrollView, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "next_gap", "Next gap"),
-        Binding("N", "previous_gap", "Prev gap"),
-        Binding("]", "raise_threshold", "Gap ≥ +"),
-        Binding("[", "lower_threshold", "Gap ≥ −", key_display="["),
+        Binding("N", "previous_gap", "Prev", show=False),
+        Binding("right_square_bracket", "raise_threshold", "Min gap", key_display="]"),
+        Binding("left_square_bracket", "lower_threshold", "Min gap −", show=False),
         Binding("enter", "inspect", "Inspect"),
-        Binding("plus,equals_sign", "zoom_in", "Zoom +", key_display="+"),
-        Binding("minus", "zoom_out", "Zoom −", key_display="-"),
+        Binding("plus,equals_sign", "zoom_in", "Zoom", key_display="+"),
+        Binding("minus", "zoom_out", "Out", key_display="-"),
         Binding("0", "fit", "Fit"),
         Binding("left,h", "pan(-1)", "Pan", show=False),
         Binding("right,l", "pan(1)", "Pan", show=False),
@@ -200,9 +204,12 @@ class GanttView(ScrollView, can_focus=True):
         self._proof_starts = np.zeros(0)
         self._proof_ends = np.zeros(0)
         self._gap_starts: dict[int, np.ndarray] = {}
+        self._gap_ends: dict[int, np.ndarray] = {}
         self._gap_index: dict[int, np.ndarray] = {}
+        self._gpu_stats: dict[int, GpuStats] = {}
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
         self._styles: dict[str, Style] = {}
+        self._cell_styles: dict[tuple[int, bool], Style] = {}  # (style id, in band) -> style
         self._fitted = False
         self._prepare()
 
@@ -211,16 +218,16 @@ class GanttView(ScrollView, can_focus=True):
     def _prepare(self) -> None:
         self._proof_rows, self._proof_starts, self._proof_ends = pack_proofs(self.model)
         self._rows = layout_rows(self.model, len(self._proof_rows))
-        self._gap_starts = {}
-        self._gap_index = {}
+        gaps = self.model.gaps
+        gap_gpu = np.array([g.gpu for g in gaps], dtype=np.int64)
+        gap_start = np.array([g.start for g in gaps], dtype=np.float64)
+        gap_end = np.array([g.end for g in gaps], dtype=np.float64)
+        self._gpu_stats = {g.gpu: g for g in self.model.gpus}
         for g in self.model.gpus:
-            idx = np.array(
-                [i for i, gap in enumerate(self.model.gaps) if gap.gpu == g.gpu], dtype=np.int64
-            )
+            idx = np.flatnonzero(gap_gpu == g.gpu).astype(np.int64)
             self._gap_index[g.gpu] = idx
-            self._gap_starts[g.gpu] = np.array(
-                [self.model.gaps[i].start for i in idx.tolist()], dtype=np.float64
-            )
+            self._gap_starts[g.gpu] = gap_start[idx]
+            self._gap_ends[g.gpu] = gap_end[idx]
         self.virtual_size = Size(self.size.width, len(self._rows) + AXIS_ROWS)
         self.generation += 1
         self._cache.clear()
@@ -376,6 +383,7 @@ class GanttView(ScrollView, can_focus=True):
         """Theme changed: styles and cached strips are stale."""
         super().notify_style_update()
         self._styles.clear()
+        self._cell_styles.clear()
         self._cache.clear()
 
     def _style(self, name: str) -> Style:
@@ -398,12 +406,11 @@ class GanttView(ScrollView, can_focus=True):
 
     def _render_row(self, row: int, width: int) -> Strip:
         tw = max(1, width - LABEL_WIDTH)
-        base = self.rich_style
         if row < AXIS_ROWS:
-            return self._axis(row, tw, width)
+            return self._axis(row, tw)
         index = row - AXIS_ROWS
         if index >= len(self._rows):
-            return Strip.blank(width, base)
+            return Strip.blank(width, self._cell_style(0, False))
         spec = self._rows[index]
         times = cells.sample_times(self.t0, self.scale, tw)
         if spec.kind == "worker":
@@ -416,154 +423,195 @@ class GanttView(ScrollView, can_focus=True):
             chars, styles = self._synth_cells(times, tw)
         else:
             chars, styles = self._proof_cells(spec, tw)
-        self._overlay_band(styles, tw)
-        label = spec.label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH)
+        label = spec.label
         if spec.kind == "synth":
             peak = int(self.model.synth_counts.max()) if len(self.model.synth_counts) else 0
-            label = f"synth ≤{peak}"[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH)
-        return _strip(label, self._style("gantt--label"), chars, styles, base)
+            label = f"synth ≤{peak}"
+        return self._strip(label, chars, styles, tw)
 
-    def _band(self, tw: int) -> tuple[int, int] | None:
+    def _band_mask(self, tw: int) -> np.ndarray:
+        """Cells under the selected gap (drawn on a lighter background on every row)."""
+        band = np.zeros(tw, dtype=bool)
         gap = self.selected_gap
-        if gap is None:
-            return None
-        a = int(np.floor((gap.start - self.t0) / self.scale))
-        b = int(np.ceil((gap.end - self.t0) / self.scale))
-        a, b = max(a, 0), min(b, tw)
-        return (a, b) if b > a else None
+        if gap is not None:
+            a = int(np.floor((gap.start - self.t0) / self.scale))
+            b = int(np.ceil((gap.end - self.t0) / self.scale))
+            band[max(a, 0) : max(min(b, tw), 0)] = True
+        return band
 
-    def _overlay_band(self, styles: list[Style], tw: int) -> None:
-        band = self._band(tw)
-        if band is None:
-            return
-        band_bg = Style(bgcolor=self._style("gantt--band").bgcolor)
-        for c in range(*band):
-            if styles[c].bgcolor is None:  # a marked gap keeps its own colour
-                styles[c] = styles[c] + band_bg
+    def _strip(self, label: str, chars: np.ndarray, styles: np.ndarray, tw: int) -> Strip:
+        """Label and cells as a Strip, one Segment per run of equal style.
 
-    def _axis(self, row: int, tw: int, width: int) -> Strip:
-        style = self._style("gantt--axis")
-        chars = [" "] * tw
+        Args:
+            label: the row's name (cut to the gutter).
+            chars: one character per cell.
+            styles: per cell an index into STYLE_NAMES (0: nothing drawn).
+            tw: number of cells.
+        """
+        band = self._band_mask(tw)
+        key = styles.astype(np.int64) * 2 + band
+        cuts = np.flatnonzero(np.diff(key)) + 1
+        bounds = [0, *cuts.tolist(), tw]
+        text = "".join(chars.tolist())
+        segments = [
+            Segment(label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH), self._cell_style(-1, False))
+        ]
+        for a, b in itertools.pairwise(bounds):
+            segments.append(Segment(text[a:b], self._cell_style(int(styles[a]), bool(band[a]))))
+        return Strip(segments)
+
+    def _cell_style(self, style_id: int, in_band: bool) -> Style:
+        """The full style of a cell (-1: the label gutter), cached until the theme changes."""
+        key = (style_id, in_band)
+        style = self._cell_styles.get(key)
+        if style is None:
+            base = self.rich_style
+            name = "gantt--label" if style_id < 0 else STYLE_NAMES[style_id]
+            style = base if name is None else base + self._style(name)
+            if in_band and style.bgcolor == base.bgcolor:
+                style = style + Style(bgcolor=self._style("gantt--band").bgcolor)
+            self._cell_styles[key] = style
+        return style
+
+    def _axis(self, row: int, tw: int) -> Strip:
+        chars = np.full(tw, " " if row == 0 else "─", dtype="<U1")
+        marks = ticks(self.t0, self.scale, tw)
         if row == 0:
-            for cell, _, label in ticks(self.t0, self.scale, tw):
-                if cell + len(label) <= tw and all(
-                    ch == " " for ch in chars[cell : cell + len(label) + 1]
-                ):
+            free = 0  # labels never overlap
+            for cell, _, label in marks:
+                if cell >= free and cell + len(label) <= tw:
                     chars[cell : cell + len(label)] = list(label)
-            head = "time".ljust(LABEL_WIDTH)
+                    free = cell + len(label) + 1
+            label_text = "time"
         else:
-            chars = ["─"] * tw
-            for cell, _, _ in ticks(self.t0, self.scale, tw):
-                chars[cell] = "┴" if cell < tw else chars[cell]
+            for cell, _, _ in marks:
+                chars[cell] = "┴"
             now_cell = int((self.model.now_ms - self.t0) / self.scale)
             if 0 <= now_cell < tw and not self.model.finished:
                 chars[now_cell] = "▼"
-            head = "".ljust(LABEL_WIDTH)
-        styles = [style] * tw
-        self._overlay_band(styles, tw)
-        return _strip(head, self._style("gantt--label"), chars, styles, self.rich_style)
+            label_text = ""
+        styles = np.full(tw, STYLE_IDS["gantt--axis"], dtype=np.int64)
+        return self._strip(label_text, chars, styles, tw)
 
-    def _worker_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[list[str], list[Style]]:
+    def _worker_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
         lane = self.model.lanes[spec.lane]
         i, j = lane.covering(self.t0, self.t0 + tw * self.scale)
         samples = cells.sample_segments(lane.starts[i:j], lane.ends[i:j], lane.phases[i:j], times)
-        kind, covered = cells.dominant(samples, tw, len(PHASE_CLASSES))
+        kind, _ = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
-        chars: list[str] = []
-        styles: list[Style] = []
-        blank = self.rich_style
-        for c in range(tw):
-            k = int(kind[c])
-            if k == cells.EMPTY:
-                chars.append(" ")
-                styles.append(blank)
-            else:
-                chars.append(cells.coverage_char(grid[c]) if covered[c] < cells.SUB else "█")
-                styles.append(self._style(PHASE_CLASSES[Phase(k)]))
-        return chars, styles
+        styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
+        return cells.coverage_chars(grid), styles
 
-    def _busy_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[list[str], list[Style]]:
-        gpu = next(g for g in self.model.gpus if g.gpu == spec.gpu)
+    def _gap_spans(self, gpu: int, tw: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Cell ranges [a, b) and indices of this GPU's visible gaps at or above the threshold."""
+        starts = self._gap_starts.get(gpu, np.zeros(0))
+        idx = self._gap_index.get(gpu, np.zeros(0, dtype=np.int64))
+        ends = self._gap_ends.get(gpu, np.zeros(0))
+        t1 = self.t0 + tw * self.scale
+        # gaps of one GPU never overlap: both starts and ends are sorted
+        i = int(np.searchsorted(ends, self.t0, side="right"))
+        j = int(np.searchsorted(starts, t1, side="left"))
+        s, e, ix = starts[i:j], ends[i:j], idx[i:j]
+        keep = (e - s) >= self.threshold_ms
+        s, e, ix = s[keep], e[keep], ix[keep]
+        a = np.floor((s - self.t0) / self.scale).astype(np.int64)
+        b = np.maximum(np.ceil((e - self.t0) / self.scale).astype(np.int64), a + 1)
+        return a, b, ix
+
+    def _busy_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
+        gpu = self._gpu_stats[spec.gpu]
         inside = cells.sample_blocks(gpu.busy.starts, gpu.busy.ends, times).reshape(tw, cells.SUB)
-        busy_style = self._style("gantt--busy")
-        gap_style = self._style("gantt--gap")
-        sel_style = self._style("gantt--gap-selected")
-        chars = [cells.coverage_char(inside[c]) for c in range(tw)]
-        styles = [busy_style] * tw
+        chars = cells.coverage_chars(inside)
+        styles = np.full(tw, STYLE_IDS["gantt--busy"], dtype=np.int64)
         # every gap at or above the threshold is marked, even one narrower than a cell
-        idx = self._gap_index.get(spec.gpu, np.zeros(0, dtype=np.int64))
-        for gi in idx.tolist():
-            gap = self.model.gaps[gi]
-            if gap.duration_ms < self.threshold_ms:
-                continue
-            a = int(np.floor((gap.start - self.t0) / self.scale))
-            b = int(np.ceil((gap.end - self.t0) / self.scale))
-            if b <= 0 or a >= tw:
-                continue
-            style = sel_style if gi == self.selected else gap_style
-            for c in range(max(a, 0), min(max(b, a + 1), tw)):
-                if not inside[c].all():
-                    chars[c] = "░" if not inside[c].any() else "▒"
-                    styles[c] = style
+        a, b, ix = self._gap_spans(spec.gpu, tw)
+        marked = cells.mark_spans(a, b, tw) & ~inside.all(axis=1)
+        chars = np.where(marked, np.where(inside.any(axis=1), "▒", "░"), chars)
+        styles = np.where(marked, STYLE_IDS["gantt--gap"], styles)
+        if self.selected is not None and self.selected in ix:
+            k = int(np.flatnonzero(ix == self.selected)[0])
+            sel = cells.mark_spans(a[k : k + 1], b[k : k + 1], tw) & marked
+            styles = np.where(sel, STYLE_IDS["gantt--gap-selected"], styles)
         return chars, styles
 
-    def _kernel_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[list[str], list[Style]]:
-        gpu = next(g for g in self.model.gpus if g.gpu == spec.gpu)
+    def _kernel_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
+        gpu = self._gpu_stats[spec.gpu]
         inside = cells.sample_blocks(gpu.kernel.starts, gpu.kernel.ends, times).reshape(
             tw, cells.SUB
         )
-        # kernel lane: how much of each cell the kernels fill, as a bar height
-        fill = inside.sum(axis=1)
-        style = self._style("gantt--kernel-lane")
-        return [cells.LOWER_EIGHTHS[int(f)] for f in fill], [style] * tw
+        # how much of each cell the kernels fill, as a bar height
+        fill = inside.sum(axis=1).astype(np.int64)
+        return cells.level_chars(fill), np.full(tw, STYLE_IDS["gantt--kernel-lane"], dtype=np.int64)
 
-    def _synth_cells(self, times: np.ndarray, tw: int) -> tuple[list[str], list[Style]]:
+    def _synth_cells(self, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
         m = self.model
         centres = times.reshape(tw, cells.SUB)[:, cells.SUB // 2]
         counts = cells.step_values(m.synth_times, m.synth_counts, centres)
         peak = max(int(m.synth_counts.max()) if len(m.synth_counts) else 0, 1)
-        level = np.ceil(counts * 8 / peak).astype(np.int64)
-        style = self._style("gantt--synth")
-        return [cells.LOWER_EIGHTHS[min(int(v), 8)] for v in level], [style] * tw
+        level = np.ceil(counts * cells.SUB / peak).astype(np.int64)
+        return cells.level_chars(level), np.full(tw, STYLE_IDS["gantt--synth"], dtype=np.int64)
 
-    def _proof_cells(self, spec: Row, tw: int) -> tuple[list[str], list[Style]]:
-        chars = [" "] * tw
-        styles = [self.rich_style] * tw
+    def _proof_cells(self, spec: Row, tw: int) -> tuple[np.ndarray, np.ndarray]:
+        chars = np.full(tw, " ", dtype="<U1")
+        styles = np.zeros(tw, dtype=np.int64)
         if spec.lane >= len(self._proof_rows):
             return chars, styles
-        styles_alt = (self._style("gantt--proof"), self._style("gantt--proof-alt"))
-        for n, i in enumerate(self._proof_rows[spec.lane]):
-            a = int(np.floor((self._proof_starts[i] - self.t0) / self.scale))
-            b = int(np.floor((self._proof_ends[i] - self.t0) / self.scale))
-            if b < 0 or a >= tw:
-                continue
-            proof = self.model.proofs[i]
-            style = styles_alt[(i + n) % 2]
-            for c in range(max(a, 0), min(b + 1, tw)):
-                chars[c] = "━"
-                styles[c] = style
-            if 0 <= a < tw:
-                chars[a] = "┣"
-            if 0 <= b < tw:
-                chars[b] = "┫" if proof.completed else ("✗" if self.model.finished else "▶")
-            label = f" {proof.job} "
-            room = min(b, tw) - max(a + 1, 0)
+        members = self._proof_rows[spec.lane]
+        starts, ends = self._proof_starts[members], self._proof_ends[members]
+        # proofs on one row never overlap: starts and ends are both sorted
+        t1 = self.t0 + tw * self.scale
+        i = int(np.searchsorted(ends, self.t0, side="left"))
+        j = int(np.searchsorted(starts, t1, side="right"))
+        if j <= i:
+            return chars, styles
+        a = np.floor((starts[i:j] - self.t0) / self.scale).astype(np.int64)
+        b = np.floor((ends[i:j] - self.t0) / self.scale).astype(np.int64)
+        which = np.full(tw, -1, dtype=np.int64)
+        for k in np.argsort(b - a, kind="stable").tolist():  # wider spans win a shared cell
+            lo, hi = max(int(a[k]), 0), min(int(b[k]) + 1, tw)
+            if hi > lo:
+                which[lo:hi] = k
+            if len(a) > tw:  # zoomed far out: cells are what counts, not every proof
+                break
+        if len(a) > tw:
+            which = np.searchsorted(a, np.arange(tw), side="right") - 1
+            which = np.where((which >= 0) & (b[np.maximum(which, 0)] >= np.arange(tw)), which, -1)
+        drawn = which >= 0
+        parity = (np.asarray(members)[i:j][np.maximum(which, 0)] + np.maximum(which, 0)) % 2
+        styles = np.where(
+            drawn,
+            np.where(parity == 0, STYLE_IDS["gantt--proof"], STYLE_IDS["gantt--proof-alt"]),
+            0,
+        )
+        chars = np.where(drawn, "━", " ")
+        wide = np.flatnonzero(b - a >= 2)
+        for k in wide[:tw].tolist():
+            lo, hi = int(a[k]), int(b[k])
+            proof = self.model.proofs[members[i + k]]
+            if 0 <= lo < tw:
+                chars[lo] = "┣"
+            if 0 <= hi < tw:
+                chars[hi] = "┫" if proof.completed else ("✗" if self.model.finished else "▶")
+            room = min(hi, tw) - max(lo + 1, 0)
             if room >= 6:
+                label = f" {proof.job} "
                 text = label if len(label) <= room else label[: room - 1] + "…"
-                start = max(a + 1, 0)
-                for k, ch in enumerate(text):
-                    chars[start + k] = ch
+                first = max(lo + 1, 0)
+                chars[first : first + len(text)] = list(text)
         return chars, styles
 
 
-def _strip(
-    label: str, label_style: Style, chars: list[str], styles: list[Style], base: Style
-) -> Strip:
-    """Join a label and cells into a Strip, one Segment per run of equal style."""
-    segments = [Segment(label, label_style)]
-    run_start = 0
-    for c in range(1, len(chars) + 1):
-        if c == len(chars) or styles[c] != styles[run_start]:
-            segments.append(Segment("".join(chars[run_start:c]), base + styles[run_start]))
-            run_start = c
-    return Strip(segments)
+STYLE_NAMES: list[str | None] = [
+    None,
+    *PHASE_CLASSES.values(),
+    "gantt--axis",
+    "gantt--busy",
+    "gantt--kernel-lane",
+    "gantt--gap",
+    "gantt--gap-selected",
+    "gantt--synth",
+    "gantt--proof",
+    "gantt--proof-alt",
+]
+STYLE_IDS = {name: k for k, name in enumerate(STYLE_NAMES) if name is not None}
+_PHASE_STYLE_IDS = np.array([STYLE_IDS[PHASE_CLASSES[Phase(k)]] for k in range(len(PHASE_CLASSES))])
