@@ -77,16 +77,16 @@ def _stats_row(name: str, st: GapStats) -> list[str]:
         fmt_ms_short(st.p50_ms),
         fmt_ms_short(st.p90_ms),
         fmt_ms_short(st.p99_ms),
-        f"{st.under_50}/{st.from_50_to_500}/{st.over_500}",
+        f"{st.under_50} | {st.from_50_to_500} | {st.over_500}",
     ]
 
 
+def _heading(title: str) -> Text:
+    return Text(f"\n{title}", style="bold")
+
+
 def _gpu_table(model: LogModel) -> Table:
-    table = Table(
-        title="GPU utilization: TIMELINE intervals vs kernels",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
-    )
+    table = Table(box=box.SIMPLE_HEAD)
     for col in ("GPU", "workers", "span", "busy", "idle", "TIMELINE", "kernel busy", "kernel"):
         table.add_column(col, justify="left" if col in ("GPU", "workers") else "right")
     for g in model.gpus:
@@ -105,11 +105,7 @@ def _gpu_table(model: LogModel) -> Table:
 
 def _phase_table(model: LogModel) -> Table:
     """Phases down, workers across: fits 80 columns for up to five workers."""
-    table = Table(
-        title="Time in each phase of the GPU intervals, per worker",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
-    )
+    table = Table(box=box.SIMPLE_HEAD)
     table.add_column("phase")
     for w in model.workers:
         table.add_column(f"w{w.worker} gpu{w.gpu}", justify="right")
@@ -128,15 +124,10 @@ def _phase_table(model: LogModel) -> Table:
 
 
 def _gap_stats_table(gaps: list[Gap], all_stats: GapStats) -> Table:
-    table = Table(
-        title="Gaps: a GPU idle inside its span",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
-        padding=(0, 1),
-        pad_edge=False,
-    )
-    for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99", "<50/≤500/>500"):
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
+    for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99"):
         table.add_column(col, justify="left" if col == "" else "right")
+    table.add_column("<50|≤500|>500", justify="right", no_wrap=True, min_width=13)
     table.add_row(*_stats_row("all", all_stats))
     mid = [g.duration_ms for g in gaps if not g.crosses_proof_boundary]
     cross = [g.duration_ms for g in gaps if g.crosses_proof_boundary]
@@ -185,16 +176,23 @@ def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> l
         head.append(
             f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} UTC"
         )
-    out: list[RenderableType] = [head, _gpu_table(model), _phase_table(model)]
     gaps = list(model.gaps)
-    out.append(_gap_stats_table(gaps, s.gaps))
+    out: list[RenderableType] = [
+        head,
+        _heading("GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels"),
+        _gpu_table(model),
+        _heading("Time in each phase of the GPU intervals, per worker"),
+        _phase_table(model),
+        _heading("Gaps: a GPU idle inside its span"),
+        _gap_stats_table(gaps, s.gaps),
+    ]
     listed = sorted(
         (g for g in gaps if g.duration_ms >= min_gap_ms), key=lambda g: (-g.duration_ms, g.start)
     )[:top]
     title = f"Largest {len(listed)} gaps" + (
         f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
     )
-    out.append(Text(title, style="italic"))
+    out.append(_heading(title))
     out.extend(gap_lines(model, g, i + 1) for i, g in enumerate(listed))
     lines = Text(
         f"\nlines read: {c.total} (TIMELINE {c.timeline}, C++ timing {c.cuzk_timing}, "
