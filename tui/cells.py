@@ -86,9 +86,7 @@ def mark_spans(a: I64, b: I64, width: int) -> npt.NDArray[np.bool_]:
     a = np.clip(a, 0, width)
     b = np.clip(b, 0, width)
     keep = b > a
-    diff = np.zeros(width + 1, dtype=np.int64)
-    np.add.at(diff, a[keep], 1)
-    np.add.at(diff, b[keep], -1)
+    diff = np.bincount(a[keep], minlength=width + 1) - np.bincount(b[keep], minlength=width + 1)
     result: npt.NDArray[np.bool_] = np.cumsum(diff[:width]) > 0
     return result
 
