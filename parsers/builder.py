@@ -234,6 +234,16 @@ class LogBuilder:
         while self._pending:
             self._resolve_one()
 
+    def flush_pending(self) -> bool:
+        """Attribute the timing lines kept back for look-ahead (the input went quiet).
+
+        Returns True if there were any.
+        """
+        had = bool(self._pending)
+        while self._pending:
+            self._resolve_one()
+        return had
+
     @property
     def partial_bytes(self) -> int:
         """Bytes of an incomplete last line waiting for its newline."""

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Footer, Static
 
+from parsers.builder import LogBuilder
 from parsers.model import LogModel, Phase
 from parsers.rawlines import LineReader
 from tui.axis import format_span
+from tui.follow import FileSource, LiveLog, StreamSource, Update
 from tui.gantt import PHASE_CLASSES, PHASE_NAMES, GanttView
 from tui.inspector import InspectorScreen
+from tui.replay import demo_writer, replay_writer
 from tui.report import fmt_ms, fmt_pct
 from tui.screens import GapListScreen, HelpScreen
 
@@ -73,6 +79,14 @@ def status_text(view: GanttView) -> Text:
     return text
 
 
+class ModelUpdated(Message):
+    """The follower has a newer model (posted from its thread)."""
+
+    def __init__(self, update: Update) -> None:
+        super().__init__()
+        self.update = update
+
+
 class CuzkApp(App[None]):
     """cuzk-tui: why is the GPU not busier?"""
 
@@ -90,29 +104,75 @@ class CuzkApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
-    def __init__(self, model: LogModel, reader: LineReader) -> None:
+    def __init__(
+        self,
+        model: LogModel,
+        reader: LineReader,
+        live: LiveLog | None = None,
+        on_exit: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self.model = model
         self.reader = reader
-        self.state = "FINISHED"
+        self.live = live
+        self._on_exit = on_exit
+        self.status = ""  # what happened to the file, in words
+        self.loading: float | None = 0.0 if live is not None else None
+        self.input_ended = live is None
+        self.events_at_pause: int | None = None
+        self.updates = 0  # models shown so far (tests and benchmarks read it)
 
     def compose(self) -> ComposeResult:
         """Header, Gantt, status, legend, footer."""
-        yield Static(header_text(self.model, self.state), id="summary")
-        yield GanttView(self.model, id="gantt")
+        yield Static(id="summary")
+        yield GanttView(self.model, live=self.live is not None and self.live.follow, id="gantt")
         yield Static(id="status")
         yield Static(id="legend")
         yield Footer()
 
     def on_mount(self) -> None:
-        """Focus the Gantt: its keys are the app's main keys."""
+        """Focus the Gantt (its keys are the main keys) and start following."""
         self.gantt.focus()
-        self.on_gantt_view_view_changed()
+        self._refresh_text()
+        if self.live is not None:
+            live = self.live
+
+            def publish(update: Update) -> None:
+                self.post_message(ModelUpdated(update))  # thread-safe
+
+            live.on_update = publish
+            self.run_worker(live.run, thread=True, exclusive=True, group="tail", name="tail")
+
+    def on_unmount(self) -> None:
+        """Stop the follower; remove what the run made (temporary files)."""
+        if self.live is not None:
+            self.live.halt()
+        if self._on_exit is not None:
+            self._on_exit()
 
     @property
     def gantt(self) -> GanttView:
         """The Gantt widget."""
         return self.query_one(GanttView)
+
+    def state_text(self) -> str:
+        """LIVE, PAUSED (+N new events), FINISHED, or reading N %."""
+        if self.loading is not None:
+            return f"reading {100 * self.loading:.0f} %"
+        if self.input_ended or not self.gantt.live:
+            return "FINISHED" if self.model.finished else "SNAPSHOT"
+        if self.gantt.pinned:
+            return "LIVE"
+        new = self.model.counts.timeline - (self.events_at_pause or self.model.counts.timeline)
+        return f"PAUSED +{new} new events (End/f follows)"
+
+    def _refresh_text(self) -> None:
+        state = self.state_text()
+        if self.status:
+            state = f"{state} · {self.status}"
+        self.query_one("#summary", Static).update(header_text(self.model, state))
+        self.query_one("#status", Static).update(status_text(self.gantt))
+        self.query_one("#legend", Static).update(self._legend())
 
     def _legend(self) -> Text:
         text = Text()
@@ -124,10 +184,34 @@ class CuzkApp(App[None]):
         text.append("░ gap", style="red")
         return text
 
+    def on_model_updated(self, message: ModelUpdated) -> None:
+        """A newer model from the follower: show it."""
+        update = message.update
+        self.model = update.model
+        self.status = update.status
+        self.loading = update.loading
+        self.input_ended = update.finished or (
+            self.live is not None and not self.live.follow and update.loading is None
+        )
+        if update.restarted:
+            self.reader.reset()
+            self.events_at_pause = None
+            self.notify(update.status or "new run", severity="warning")
+        gantt = self.gantt
+        if self.input_ended:
+            gantt.live = False
+            gantt.pinned = False
+        gantt.set_model(update.model, restarted=update.restarted)
+        self.updates += 1
+        self._refresh_text()
+
     def on_gantt_view_view_changed(self) -> None:
-        """Keep the status line in step with the view."""
-        self.query_one("#status", Static).update(status_text(self.gantt))
-        self.query_one("#legend", Static).update(self._legend())
+        """Keep the status line (and PAUSED) in step with the view."""
+        if self.gantt.pinned:
+            self.events_at_pause = None
+        elif self.events_at_pause is None:
+            self.events_at_pause = self.model.counts.timeline
+        self._refresh_text()
 
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
         """Open the inspector."""
@@ -147,26 +231,61 @@ class CuzkApp(App[None]):
         self.push_screen(HelpScreen())
 
 
-def make_app(model: LogModel, reader: LineReader) -> CuzkApp:
-    """The app on a model (the CLI and the tests build it the same way)."""
-    return CuzkApp(model, reader)
+def make_app(
+    model: LogModel,
+    reader: LineReader,
+    live: LiveLog | None = None,
+    on_exit: Callable[[], None] | None = None,
+) -> CuzkApp:
+    """The app on a model, or following a live log (the CLI and the tests build it alike)."""
+    return CuzkApp(model, reader, live, on_exit)
+
+
+def _stdin_for_data() -> int:
+    """Keep the piped standard input for the log; read the keys from the terminal."""
+    data_fd = os.dup(0)
+    try:
+        tty = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        from tui.cli import fail
+
+        fail("reading the log from standard input needs a terminal for the keys (/dev/tty)")
+    os.dup2(tty, 0)
+    os.close(tty)
+    return data_fd
 
 
 def run_app(args: argparse.Namespace) -> int:
     """Open the viewer as the command line asks."""
-    from parsers.builder import LogBuilder
-    from parsers.report import read_log
-    from tui.cli import DEMO_NAME, check_log_path, demo_bytes
+    from tui.cli import DEMO_NAME, check_log_path
 
-    if args.demo:
-        data = demo_bytes()
-        builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
-        builder.feed(data)
-        model = builder.build()
-        reader = LineReader(data=data)
+    wpg = args.workers_per_gpu
+    empty = LogBuilder(source="").snapshot()
+    cleanup: Callable[[], None] | None = None
+    if args.log == "-":
+        stream = StreamSource(_stdin_for_data())
+        live = LiveLog(stream, lambda _: None, wpg, follow=True)
+        reader = LineReader(path=stream.spool_path)
+        cleanup = stream.close
+    elif args.demo or args.replay is not None:
+        writer = (
+            demo_writer() if args.demo else replay_writer(check_log_path(args.log), args.replay)
+        )
+        writer.start()
+        source = FileSource(writer.path)
+        if args.demo:
+            source.name = DEMO_NAME
+        live = LiveLog(source, lambda _: None, wpg, follow=not args.no_follow)
+        reader = LineReader(path=writer.path)
+
+        def cleanup() -> None:
+            source.close()
+            writer.cleanup()
     else:
         path = check_log_path(args.log)
-        model = read_log(path, workers_per_gpu=args.workers_per_gpu)
+        file_source = FileSource(path)
+        live = LiveLog(file_source, lambda _: None, wpg, follow=not args.no_follow)
         reader = LineReader(path=path)
-    make_app(model, reader).run()
+        cleanup = file_source.close
+    make_app(empty, reader, live, on_exit=cleanup).run()
     return 0

@@ -123,7 +123,7 @@ def demo_bytes() -> bytes:
     return out.getvalue().encode()
 
 
-def _fail(message: str) -> NoReturn:
+def fail(message: str) -> NoReturn:
     print(f"cuzk-tui: error: {message}", file=sys.stderr)
     raise SystemExit(2)
 
@@ -132,16 +132,16 @@ def check_log_path(raw: str) -> Path:
     """A readable regular file, or a one-line error and exit 2."""
     path = Path(raw)
     if not path.exists():
-        _fail(f"no such file: {raw}")
+        fail(f"no such file: {raw}")
     if path.is_dir():
-        _fail(f"is a directory, not a log: {raw}")
+        fail(f"is a directory, not a log: {raw}")
     if not os.access(path, os.R_OK):
-        _fail(f"cannot read (permission denied): {raw}")
+        fail(f"cannot read (permission denied): {raw}")
     try:
         with path.open("rb"):
             pass
     except OSError as exc:
-        _fail(f"cannot open {raw}: {exc.strerror or exc}")
+        fail(f"cannot open {raw}: {exc.strerror or exc}")
     return path
 
 
@@ -151,11 +151,16 @@ def load_model(args: argparse.Namespace) -> LogModel:
         builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
         builder.feed(demo_bytes())
         return builder.build()
+    if args.log == "-":
+        builder = LogBuilder(source="stdin", workers_per_gpu=args.workers_per_gpu)
+        while chunk := sys.stdin.buffer.read(1 << 22):
+            builder.feed(chunk)
+        return builder.build()
     path = check_log_path(args.log)
     try:
         return read_log(path, workers_per_gpu=args.workers_per_gpu)
     except OSError as exc:
-        _fail(f"cannot read {args.log}: {exc.strerror or exc}")
+        fail(f"cannot read {args.log}: {exc.strerror or exc}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.demo and args.log:
         parser.error("give a log or --demo, not both")
+    if args.replay is not None and (args.log in (None, "-") or args.report):
+        parser.error("--replay needs a log file and the viewer (not --report)")
     if not args.demo and not args.log:
         parser.error("no log given (try: cuzk-tui --demo)")
     if args.json and not args.report:

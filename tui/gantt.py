@@ -177,6 +177,7 @@ class GanttView(ScrollView, can_focus=True):
         Binding("plus,equals_sign", "zoom_in", "Zoom", key_display="+"),
         Binding("minus", "zoom_out", "Out", key_display="-"),
         Binding("0", "fit", "Fit"),
+        Binding("end,f", "follow", "Follow"),
         Binding("left,h", "pan(-1)", "Pan", show=False),
         Binding("right,l", "pan(1)", "Pan", show=False),
     ]
@@ -191,9 +192,12 @@ class GanttView(ScrollView, can_focus=True):
             super().__init__()
             self.gap = gap
 
-    def __init__(self, model: LogModel, *, id: str | None = None) -> None:
+    def __init__(self, model: LogModel, *, live: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model = model
+        self.live = live  # the log is growing: the view can follow "now"
+        self.pinned = live  # following: the right edge stays at now
+        self.autofit = True  # following the whole run (until the user zooms)
         self.t0 = 0.0
         self.scale = 1000.0
         self.threshold_ms = 0
@@ -232,9 +236,15 @@ class GanttView(ScrollView, can_focus=True):
         self.generation += 1
         self._cache.clear()
 
-    def set_model(self, model: LogModel) -> None:
-        """Show a newer model of the same log (the view stays where it is)."""
-        selected_gap = self.selected_gap
+    def set_model(self, model: LogModel, restarted: bool = False) -> None:
+        """Show a newer model of the same log.
+
+        Args:
+            model: the new model.
+            restarted: a new run began (truncation, rotation): forget the selection and
+                follow again.
+        """
+        selected_gap = None if restarted else self.selected_gap
         self.model = model
         self._prepare()
         self.selected = None
@@ -243,7 +253,21 @@ class GanttView(ScrollView, can_focus=True):
                 if gap.gpu == selected_gap.gpu and gap.start == selected_gap.start:
                     self.selected = i
                     break
-        self.refresh()
+        if restarted and self.live:
+            self.pinned, self.autofit = True, True
+        if self.pinned:
+            self._show_now()
+        else:
+            self.refresh()
+
+    def _show_now(self) -> None:
+        """Following: fit the whole run, or keep the zoom with now near the right edge."""
+        if self.autofit:
+            self.fit(keep_pinned=True)
+            return
+        width_ms = self.timeline_width * self.scale
+        self.t0 = self.model.now_ms - width_ms * 0.92
+        self._changed()
 
     @property
     def rows(self) -> list[Row]:
@@ -267,11 +291,15 @@ class GanttView(ScrollView, can_focus=True):
         self.virtual_size = Size(self.size.width, len(self._rows) + AXIS_ROWS)
         if not self._fitted and self.size.width > LABEL_WIDTH:
             self._fitted = True
-            self.fit()
+            self.fit(keep_pinned=True)
+        elif self.pinned:
+            self._show_now()
         self._changed()
 
-    def fit(self) -> None:
-        """Show the whole run."""
+    def fit(self, keep_pinned: bool = False) -> None:
+        """Show the whole run (a user's fit on a live log follows it again)."""
+        if self.live and not keep_pinned:
+            self.pinned, self.autofit = True, True
         lo, hi = self.model.time_range
         span = max(hi - lo, 1.0)
         self.scale = max(MIN_SCALE, span * 1.02 / self.timeline_width)
@@ -284,15 +312,20 @@ class GanttView(ScrollView, can_focus=True):
         self._changed()
 
     def zoom(self, factor: float) -> None:
-        """Zoom by `factor` (>1 zooms in) around the selected gap, or the centre."""
+        """Zoom by `factor` (>1 zooms in) around the selected gap, the centre, or now."""
+        self.autofit = False
         gap = self.selected_gap
-        centre = (
-            (gap.start + gap.end) / 2 if gap else self.t0 + self.timeline_width * self.scale / 2
-        )
+        if gap is not None:
+            centre = (gap.start + gap.end) / 2
+        else:
+            centre = self.t0 + self.timeline_width * self.scale / 2
         lo, hi = self.model.time_range
         max_scale = max((hi - lo) * 2 / self.timeline_width, MIN_SCALE)
         self.scale = min(max(self.scale / factor, MIN_SCALE), max_scale)
-        self.center_on(centre)
+        if self.pinned:
+            self._show_now()
+        else:
+            self.center_on(centre)
 
     def _changed(self) -> None:
         self.generation += 1
@@ -306,6 +339,7 @@ class GanttView(ScrollView, can_focus=True):
 
     def select_gap(self, index: int) -> None:
         """Select a gap and centre it, zoomed so that it and its neighbours show."""
+        self.pinned = False
         self.selected = index
         gap = self.model.gaps[index]
         share = gap.duration_ms / (self.timeline_width * self.scale)
@@ -374,8 +408,20 @@ class GanttView(ScrollView, can_focus=True):
 
     def action_pan(self, direction: int) -> None:
         """Move a quarter of the view left or right."""
+        self.pinned = False
         self.t0 += direction * self.timeline_width * self.scale * PAN_FRACTION
         self._changed()
+
+    def action_follow(self) -> None:
+        """Follow the end of the log again."""
+        self.pinned = True
+        self._show_now()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`follow` applies to growing logs only."""
+        if action == "follow":
+            return self.live
+        return True
 
     # -- drawing ------------------------------------------------------------------------
 

@@ -1,0 +1,119 @@
+"""Following a log file as the daemon writes it: new bytes, truncation, rotation, deletion.
+
+Every poll compares the read position with the file's size and the path's inode with
+the open file's, so copytruncate and rename-and-recreate are both noticed. The file is
+opened read-only; nothing is ever written to it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+READ_BYTES = 8 << 20  # at most this much per poll, so a burst never blocks the caller long
+SIGNATURE_BYTES = 64  # the last bytes read, checked again on every poll
+
+
+class TailState(Enum):
+    """What happened to the file since the last poll."""
+
+    GROWING = "growing"
+    TRUNCATED = "truncated"  # shorter than what was read: a new run in the same file
+    ROTATED = "rotated"  # the path names another file now
+    DELETED = "deleted"  # the path is gone (what was read is kept)
+
+
+@dataclass(frozen=True, slots=True)
+class TailRead:
+    """The result of one poll.
+
+    `restart` is True when the bytes are the beginning of a new file (after truncation
+    or rotation): whoever models the log must start over with them.
+    """
+
+    data: bytes
+    state: TailState
+    restart: bool = False
+    more: bool = False  # more bytes are waiting (the read was capped)
+
+
+class LogTail:
+    """Reads what was appended to a file since the last poll.
+
+    Args:
+        path: the log.
+        start_at_end: skip what the file already holds.
+    """
+
+    def __init__(self, path: Path, start_at_end: bool = False) -> None:
+        self.path = path
+        self._fd = os.open(path, os.O_RDONLY)
+        st = os.fstat(self._fd)
+        self._ident = (st.st_dev, st.st_ino)
+        self.position = st.st_size if start_at_end else 0
+        self.deleted = False
+        self._signature = self._read_signature()
+
+    def _read_signature(self) -> bytes:
+        """The bytes just before the read position (empty at the start)."""
+        n = min(SIGNATURE_BYTES, self.position)
+        return os.pread(self._fd, n, self.position - n) if n else b""
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def size(self) -> int:
+        """The size of the open file."""
+        return os.fstat(self._fd).st_size
+
+    def _read_available(self, limit: int) -> tuple[bytes, bool]:
+        size = os.fstat(self._fd).st_size
+        want = min(size - self.position, limit)
+        if want <= 0:
+            return b"", False
+        data = os.pread(self._fd, want, self.position)
+        self.position += len(data)
+        self._signature = (self._signature + data)[-SIGNATURE_BYTES:]
+        return data, self.position < size
+
+    def _rewritten(self) -> bool:
+        """Truncated and written again past where we were: the bytes we read changed."""
+        n = len(self._signature)
+        return n > 0 and os.pread(self._fd, n, self.position - n) != self._signature
+
+    def poll(self, limit: int = READ_BYTES) -> TailRead:
+        """Read new bytes and say what happened to the file."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            data, more = self._read_available(limit)
+            if not self.deleted:
+                self.deleted = True
+            return TailRead(data, TailState.DELETED, more=more)
+        if (st.st_dev, st.st_ino) != self._ident:
+            # rotated: finish the old file first, then switch to the new one
+            data, more = self._read_available(limit)
+            if data:
+                return TailRead(data, TailState.GROWING, more=True)
+            self.close()
+            self._fd = os.open(self.path, os.O_RDONLY)
+            fst = os.fstat(self._fd)
+            self._ident = (fst.st_dev, fst.st_ino)
+            self.position = 0
+            self._signature = b""
+            self.deleted = False
+            data, more = self._read_available(limit)
+            return TailRead(data, TailState.ROTATED, restart=True, more=more)
+        self.deleted = False
+        if os.fstat(self._fd).st_size < self.position or self._rewritten():
+            self.position = 0
+            self._signature = b""
+            data, more = self._read_available(limit)
+            return TailRead(data, TailState.TRUNCATED, restart=True, more=more)
+        data, more = self._read_available(limit)
+        return TailRead(data, TailState.GROWING, more=more)

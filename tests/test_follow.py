@@ -1,0 +1,267 @@
+"""Live follow: growing, truncated, rotated, deleted files, partial lines, pipes, the app."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import SAMPLES
+from textual.widgets import Static
+
+from parsers.builder import LogBuilder
+from parsers.model import LogModel
+from parsers.rawlines import LineReader
+from parsers.report import report_dict
+from parsers.tail import LogTail, TailState
+from tui.app import CuzkApp, make_app
+from tui.follow import FileSource, LiveLog, StreamSource, Update
+from tui.gantt import GanttView
+from tui.replay import replay_writer
+
+WAIT_S = 15.0
+
+
+def whole(data: bytes, flush: bool = True) -> dict[str, object]:
+    """The report of a builder fed everything at once, as the follower would show it."""
+    b = LogBuilder(source="x")
+    b.feed(data)
+    if flush:
+        b.flush_pending()
+    return _comparable(b.snapshot())
+
+
+def _comparable(model: LogModel) -> dict[str, object]:
+    doc = report_dict(model)
+    doc["source"] = "x"
+    return doc
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.02)
+
+
+class Collector:
+    """Runs a LiveLog in a thread and keeps its updates."""
+
+    def __init__(self, path: Path) -> None:
+        self.updates: list[Update] = []
+        self.live = LiveLog(FileSource(path), self.updates.append)
+        self.thread = threading.Thread(target=self.live.run, daemon=True)
+        self.thread.start()
+
+    @property
+    def last(self) -> Update:
+        return self.updates[-1]
+
+    def stop(self) -> None:
+        self.live.halt()
+        self.thread.join(5)
+        self.live.source.close()
+
+
+def append_in_chunks(path: Path, data: bytes, seed: int, pause: float = 0.001) -> None:
+    rng = random.Random(seed)
+    pos = 0
+    with path.open("ab") as out:
+        while pos < len(data):
+            size = rng.choice([1, 7, 100, 1000, 5000])
+            out.write(data[pos : pos + size])
+            out.flush()
+            pos += size
+            time.sleep(pause * rng.random())
+
+
+def test_tail_reads_appends_and_a_partial_line_waits(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes(b"TIMELINE,1,SYNTH_START,j,partition=0\nTIMELINE,2,SYN")
+    tail = LogTail(log)
+    first = tail.poll()
+    assert first.state is TailState.GROWING and first.data.endswith(b"TIMELINE,2,SYN")
+    b = LogBuilder()
+    b.feed(first.data)
+    assert b.counts.timeline == 1 and b.partial_bytes == len(b"TIMELINE,2,SYN")
+    with log.open("ab") as out:
+        out.write(b"TH_END,j,partition=0,synth_ms=1\n")
+    b.feed(tail.poll().data)
+    assert b.counts.timeline == 2 and b.partial_bytes == 0
+    assert tail.poll().data == b""
+    tail.close()
+
+
+def test_tail_notices_truncation_even_when_rewritten_past_the_old_end(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes(b"a" * 100 + b"\n")
+    tail = LogTail(log)
+    tail.poll()
+    log.write_bytes(b"b" * 300 + b"\n")  # truncated and written again, longer than before
+    read = tail.poll()
+    assert read.state is TailState.TRUNCATED and read.restart and read.data == b"b" * 300 + b"\n"
+    tail.close()
+
+
+def test_tail_rotation_finishes_the_old_file_first(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes(b"old 1\n")
+    tail = LogTail(log)
+    assert tail.poll().data == b"old 1\n"
+    with log.open("ab") as out:
+        out.write(b"old 2\n")
+    log.rename(tmp_path / "d.log.1")
+    log.write_bytes(b"new 1\n")
+    assert tail.poll().data == b"old 2\n"
+    read = tail.poll()
+    assert read.state is TailState.ROTATED and read.restart and read.data == b"new 1\n"
+    tail.close()
+
+
+def test_follower_model_equals_the_whole_file_model(tmp_path: Path) -> None:
+    data = (SAMPLES / "curio-mixed.log").read_bytes()
+    log = tmp_path / "d.log"
+    log.touch()
+    c = Collector(log)
+    try:
+        append_in_chunks(log, data, seed=3)
+        expected = whole(data)
+        wait_for(lambda: bool(c.updates) and _comparable(c.last.model) == expected)
+    finally:
+        c.stop()
+    # updates were throttled, not one per chunk
+    assert len(c.updates) < 200
+
+
+def test_truncation_resets_to_the_new_run(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    c = Collector(log)
+    try:
+        wait_for(lambda: bool(c.updates) and c.last.model.summary.proofs_completed == 6)
+        shown = c.last.model
+        tiny = (SAMPLES / "tiny.log").read_bytes()
+        with log.open("r+b") as out:  # copytruncate
+            out.truncate(0)
+        append_in_chunks(log, tiny, seed=1)
+        wait_for(lambda: _comparable(c.last.model) == whole(tiny))
+        assert any(u.restarted and u.status == "log was truncated — new run" for u in c.updates)
+        # what was shown before is untouched (models are immutable snapshots)
+        assert shown.summary.proofs_completed == 6
+    finally:
+        c.stop()
+
+
+def test_rotation_resets_and_deletion_keeps_what_was_read(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    tiny = (SAMPLES / "tiny.log").read_bytes()
+    log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    c = Collector(log)
+    try:
+        wait_for(lambda: bool(c.updates) and c.last.model.summary.proofs_completed == 6)
+        log.rename(tmp_path / "d.log.1")
+        log.write_bytes(tiny)
+        wait_for(lambda: _comparable(c.last.model) == whole(tiny))
+        assert any(u.restarted and "rotated" in u.status for u in c.updates)
+        log.unlink()
+        wait_for(lambda: c.last.status == "file deleted — showing what was read")
+        assert _comparable(c.last.model) == whole(tiny)
+    finally:
+        c.stop()
+
+
+def test_pipe_source_reads_until_closed_and_finishes() -> None:
+    read_fd, write_fd = os.pipe()
+    data = (SAMPLES / "tiny.log").read_bytes()
+    source = StreamSource(read_fd)
+    updates: list[Update] = []
+    live = LiveLog(source, updates.append)
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    try:
+        os.write(write_fd, data[:1000])
+        time.sleep(0.05)
+        os.write(write_fd, data[1000:])
+        os.close(write_fd)
+        thread.join(WAIT_S)
+        assert not thread.is_alive()
+        assert updates[-1].finished and updates[-1].status == "input closed"
+        b = LogBuilder(source="stdin")
+        b.feed(data)
+        assert report_dict(updates[-1].model) == report_dict(b.build())
+        assert source.spool_path.read_bytes() == data  # raw lines for the inspector
+    finally:
+        source.close()
+        os.close(read_fd)
+    assert not source.spool_path.exists()
+
+
+def test_replay_writes_the_log_again(tmp_path: Path) -> None:
+    src = SAMPLES / "tiny.log"
+    writer = replay_writer(src, speed=1_000_000.0)
+    writer.start()
+    assert writer.done.wait(WAIT_S)
+    assert writer.path.read_bytes() == src.read_bytes()
+    writer.cleanup()
+    assert not writer.path.exists() and not writer.dir.exists()
+
+
+def _live_app(log: Path) -> CuzkApp:
+    live = LiveLog(FileSource(log), lambda _: None)
+    return make_app(LogBuilder(source=log.name).snapshot(), LineReader(path=log), live)
+
+
+async def test_app_follows_a_file_written_by_another_thread(tmp_path: Path) -> None:
+    data = (SAMPLES / "p12-gw2-merged.log").read_bytes()
+    log = tmp_path / "d.log"
+    log.touch()
+    app = _live_app(log)
+    async with app.run_test(size=(120, 36)) as pilot:
+        writer = threading.Thread(target=append_in_chunks, args=(log, data, 7), daemon=True)
+        writer.start()
+        expected = whole(data)
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if _comparable(app.model) == expected:
+                break
+        assert _comparable(app.model) == expected
+        view = app.query_one(GanttView)
+        assert view.pinned and "LIVE" in str(app.query_one("#summary", Static).render())
+        # keys still work while following; panning pauses, End resumes
+        await pilot.press("h")
+        assert not view.pinned
+        assert "PAUSED" in str(app.query_one("#summary", Static).render())
+        await pilot.press("end")
+        assert view.pinned
+        await pilot.press("n")
+        assert view.selected == 0 and not view.pinned
+        await pilot.press("f")
+        assert view.pinned
+        writer.join()
+
+
+async def test_app_says_the_log_was_truncated(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    app = _live_app(log)
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.summary.proofs_completed == 6:
+                break
+        await pilot.press("n")
+        with log.open("r+b") as out:
+            out.truncate(0)
+            out.write((SAMPLES / "tiny.log").read_bytes())
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.summary.proofs_completed == 1:
+                break
+        header = str(app.query_one("#summary", Static).render())
+        assert "log was truncated — new run" in header
+        view = app.query_one(GanttView)
+        assert view.pinned and view.selected is None  # a new run: follow it from the start

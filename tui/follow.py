@@ -1,0 +1,259 @@
+"""Live follow: a thread reads the growing log, feeds the builder and hands snapshots on.
+
+Change detection is watchdog (inotify) with a slow safety poll, or plain polling when
+watchdog cannot watch (NFS, no inotify). Snapshots are throttled (at most ten a second,
+and rarer when a snapshot itself is slow), so a burst of lines never floods the screen;
+while nothing arrives the thread sleeps on an event.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from parsers.builder import LogBuilder
+from parsers.model import LogModel
+from parsers.tail import LogTail, TailRead, TailState
+
+MIN_UPDATE_S = 0.1  # at most ten screen updates a second
+IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
+POLL_S = 0.2  # polling fallback
+SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
+STDIN_READ = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What the follower tells the screen."""
+
+    model: LogModel
+    status: str  # "" while all is well, else what happened to the file, in words
+    restarted: bool = False  # a new run began (truncation, rotation): reset the view
+    loading: float | None = None  # share of the file read, while catching up
+    finished: bool = False  # the input ended (standard input closed)
+
+
+class Source(Protocol):
+    """Where the bytes come from."""
+
+    name: str
+
+    def poll(self) -> TailRead:
+        """New bytes, and what happened to the input."""
+
+    def wait(self, seconds: float) -> None:
+        """Sleep until something may have arrived (or `seconds` passed)."""
+
+    def wake(self) -> None:
+        """End a wait now (to stop)."""
+
+    def size_hint(self) -> int | None:
+        """How many bytes there are to read in all, when known."""
+
+    def close(self) -> None:
+        """Release what the source holds."""
+
+
+class FileSource:
+    """A log file on disk, watched with watchdog when possible."""
+
+    def __init__(self, path: Path) -> None:
+        self.name = path.name
+        self.path = path
+        self.tail = LogTail(path)
+        self._wake = threading.Event()
+        self._observer: object | None = None
+        self.watching = self._start_watch()
+
+    def _start_watch(self) -> bool:
+        try:
+            from watchdog.events import FileSystemEvent, FileSystemEventHandler
+            from watchdog.observers import Observer
+        except ImportError:  # pragma: no cover - watchdog is a dependency
+            return False
+        target = str(self.path.resolve())
+        wake = self._wake
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event: FileSystemEvent) -> None:
+                paths = {str(getattr(event, "src_path", "")), str(getattr(event, "dest_path", ""))}
+                if target in paths:
+                    wake.set()
+
+        try:
+            observer = Observer()
+            observer.schedule(Handler(), str(self.path.resolve().parent), recursive=False)
+            observer.daemon = True
+            observer.start()
+        except (OSError, RuntimeError):
+            return False  # no inotify here (NFS, limits): polling it is
+        self._observer = observer
+        return True
+
+    def poll(self) -> TailRead:
+        """New bytes, and what happened to the file."""
+        return self.tail.poll()
+
+    def wait(self, seconds: float) -> None:
+        """Sleep until watchdog says the file changed, or the poll interval passes."""
+        self._wake.wait(min(seconds, SAFETY_POLL_S if self.watching else POLL_S))
+        self._wake.clear()
+
+    def wake(self) -> None:
+        """End a wait now."""
+        self._wake.set()
+
+    def size_hint(self) -> int | None:
+        """The file's size."""
+        return self.tail.size()
+
+    def close(self) -> None:
+        """Stop watching; close the file."""
+        observer = self._observer
+        if observer is not None:
+            observer.stop()  # type: ignore[attr-defined]
+        self.tail.close()
+
+
+class StreamSource:
+    """A pipe (standard input): blocking reads, spooled to a temporary file for raw lines."""
+
+    def __init__(self, fd: int, name: str = "stdin") -> None:
+        self.name = name
+        self.fd = fd
+        fd_spool, spool_name = tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
+        self.spool_path = Path(spool_name)
+        self._spool = os.fdopen(fd_spool, "wb")
+        self.closed = False
+
+    def poll(self) -> TailRead:
+        """Whatever the pipe has now (waits at most a poll interval)."""
+        if self.closed:
+            return TailRead(b"", TailState.GROWING)
+        ready, _, _ = select.select([self.fd], [], [], POLL_S)
+        if not ready:
+            return TailRead(b"", TailState.GROWING)
+        data = os.read(self.fd, STDIN_READ)
+        if not data:
+            self.closed = True
+            return TailRead(b"", TailState.DELETED)
+        self._spool.write(data)
+        self._spool.flush()
+        return TailRead(data, TailState.GROWING, more=True)
+
+    def wait(self, seconds: float) -> None:
+        """poll() already waits on the pipe."""
+
+    def wake(self) -> None:
+        """poll() waits at most a poll interval anyway."""
+
+    def size_hint(self) -> int | None:
+        """Unknown for a pipe."""
+        return None
+
+    def close(self) -> None:
+        """Remove the spool."""
+        self._spool.close()
+        self.spool_path.unlink(missing_ok=True)
+
+
+class LiveLog:
+    """Reads a source until stopped, calling `on_update` with throttled snapshots.
+
+    Args:
+        source: the input.
+        on_update: called (from the reading thread) with each new Update.
+        workers_per_gpu: passed to the builder.
+        follow: keep reading after the end (False: read what there is, then stop).
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        on_update: Callable[[Update], None],
+        workers_per_gpu: int | None = None,
+        follow: bool = True,
+    ) -> None:
+        self.source = source
+        self.on_update = on_update
+        self.workers_per_gpu = workers_per_gpu
+        self.follow = follow
+        self.builder = self._new_builder()
+        self.stop = threading.Event()
+        self._snapshot_cost = 0.0
+
+    def halt(self) -> None:
+        """Ask the loop to end (it does within a poll)."""
+        self.stop.set()
+        self.source.wake()
+
+    def _new_builder(self) -> LogBuilder:
+        return LogBuilder(source=self.source.name, workers_per_gpu=self.workers_per_gpu)
+
+    def _publish(self, status: str, restarted: bool, loading: float | None, finished: bool) -> None:
+        start = time.perf_counter()
+        model = self.builder.build() if finished else self.builder.snapshot()
+        self._snapshot_cost = time.perf_counter() - start
+        self.on_update(Update(model, status, restarted, loading, finished))
+
+    def run(self) -> None:
+        """The reading loop (run it in a thread)."""
+        status = ""
+        dirty = True
+        restarted = False
+        last_publish = 0.0
+        last_data = time.perf_counter()
+        size = self.source.size_hint()
+        while not self.stop.is_set():
+            read = self.source.poll()
+            if read.restart:
+                self.builder = self._new_builder()
+                restarted, dirty = True, True
+                status = (
+                    "log was truncated — new run"
+                    if read.state is TailState.TRUNCATED
+                    else "log was rotated — new run"
+                )
+            elif read.state is TailState.DELETED and isinstance(self.source, StreamSource):
+                self._publish("input closed", False, None, finished=True)
+                return
+            elif read.state is TailState.DELETED:
+                if not status.startswith("file deleted"):
+                    status, dirty = "file deleted — showing what was read", True
+            elif status.startswith("file deleted"):
+                status, dirty = "", True
+            if read.data:
+                self.builder.feed(read.data)
+                dirty = True
+                last_data = time.perf_counter()
+            elif time.perf_counter() - last_data >= IDLE_FLUSH_S and self.builder.flush_pending():
+                dirty = True
+            catching_up = read.more
+            now = time.perf_counter()
+            interval = max(MIN_UPDATE_S, 3 * self._snapshot_cost)
+            if catching_up and size:
+                # reading what was already there: say how far, build the model at the end
+                if now - last_publish >= max(0.25, interval):
+                    loading = min(1.0, self.builder.bytes_read / size)
+                    self._publish(status, restarted, loading, finished=False)
+                    restarted, dirty, last_publish = False, False, time.perf_counter()
+                continue
+            if dirty and now - last_publish >= interval:
+                if not self.follow:
+                    self._publish(status, restarted, None, finished=True)
+                    return
+                self._publish(status, restarted, None, finished=False)
+                restarted, dirty, last_publish = False, False, time.perf_counter()
+                size = None
+            if catching_up:
+                continue
+            self.source.wait(
+                max(interval - (time.perf_counter() - last_publish), 0.0) if dirty else 3600.0
+            )

@@ -1,0 +1,101 @@
+"""Writers that make a log grow as if a daemon were running: the live demo and --replay.
+
+Each writes, in a thread, into a temporary file that the viewer follows like any log,
+paced by the log's own clock at SPEED times real time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from parsers.simulate import DEMO_CONFIG, EngineSim
+
+DEMO_SPEED = 20.0
+_STAMP = re.compile(rb"TIMELINE,(\d+),")
+BATCH_S = 0.02  # lines due within this much are written together
+
+
+def timed_lines(path: Path) -> Iterator[tuple[float | None, bytes]]:
+    """A recorded log as (ms stamp or None, line with its newline)."""
+    with path.open("rb") as fh:
+        for line in fh:
+            m = _STAMP.search(line)
+            yield (float(m.group(1)) if m else None), line
+
+
+class PacedWriter:
+    """Writes timed lines into a temporary file at `speed` times their own pace.
+
+    Args:
+        lines: (ms, bytes) pairs; a line with no time follows the one before it.
+        speed: how many times faster than real time.
+        name: the temporary file's name (shown as the log's name).
+    """
+
+    def __init__(
+        self, lines: Iterable[tuple[float | None, bytes]], speed: float, name: str
+    ) -> None:
+        self.lines = lines
+        self.speed = speed
+        self.dir = Path(tempfile.mkdtemp(prefix="cuzk-tui-"))
+        self.path = self.dir / name
+        self.path.touch()
+        self.stop = threading.Event()
+        self.done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="cuzk-tui-writer", daemon=True)
+
+    def start(self) -> None:
+        """Begin writing."""
+        self._thread.start()
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        first: float | None = None
+        batch: list[bytes] = []
+        with self.path.open("ab") as out:
+            for ms, line in self.lines:
+                if self.stop.is_set():
+                    break
+                if ms is not None:
+                    if first is None:
+                        first = ms
+                    due = start + max(ms - first, 0.0) / 1000 / self.speed
+                    wait = due - time.monotonic()
+                    if wait > BATCH_S:
+                        if batch:
+                            out.write(b"".join(batch))
+                            out.flush()
+                            batch.clear()
+                        if self.stop.wait(wait):
+                            break
+                batch.append(line)
+            if batch:
+                out.write(b"".join(batch))
+                out.flush()
+        self.done.set()
+
+    def cleanup(self) -> None:
+        """Stop writing and remove the temporary file."""
+        self.stop.set()
+        self._thread.join(timeout=2)
+        self.path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # something else left a file there
+            self.dir.rmdir()
+
+
+def demo_writer(speed: float = DEMO_SPEED) -> PacedWriter:
+    """The built-in simulated run, written live."""
+    sim = EngineSim(DEMO_CONFIG)
+    lines = ((t, line.encode() + b"\n") for t, line in sim.lines())
+    return PacedWriter(lines, speed, "demo.log")
+
+
+def replay_writer(path: Path, speed: float) -> PacedWriter:
+    """A recorded log, written again as if live."""
+    return PacedWriter(timed_lines(path), speed, path.name)
