@@ -138,3 +138,31 @@ def test_the_log_is_never_written(tmp_path: Path) -> None:
     before = (log.stat().st_mtime_ns, log.read_bytes())
     assert run(str(log), "--report").returncode == 0
     assert (log.stat().st_mtime_ns, log.read_bytes()) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--replay", "2"], "--replay needs a log file"),
+        (["-", "--replay", "2"], "--replay needs a log file"),
+        (["x.log", "--replay", "0"], "must be more than 0"),
+        (["x.log", "--replay", "fast"], "not a number"),
+    ],
+)
+def test_bad_replay_options(args: list[str], message: str) -> None:
+    proc = run(*args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0]
+
+
+def test_report_from_standard_input() -> None:
+    data = (SAMPLES / "tiny.log").read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-", "--report", "--json"],
+        input=data,
+        capture_output=True,
+        check=True,
+    )
+    doc = json.loads(proc.stdout)
+    assert doc["source"] == "stdin" and doc["summary"]["gap_count"] == 1

@@ -265,3 +265,31 @@ async def test_app_says_the_log_was_truncated(tmp_path: Path) -> None:
         assert "log was truncated — new run" in header
         view = app.query_one(GanttView)
         assert view.pinned and view.selected is None  # a new run: follow it from the start
+
+
+async def test_live_demo_grows_and_cleans_up() -> None:
+    from tui.replay import demo_writer
+
+    writer = demo_writer(speed=50.0)
+    writer.start()
+    source = FileSource(writer.path)
+    live = LiveLog(source, lambda _: None)
+
+    def cleanup() -> None:
+        source.close()
+        writer.cleanup()
+
+    app = make_app(
+        LogBuilder(source="demo").snapshot(), LineReader(path=writer.path), live, on_exit=cleanup
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        seen: list[int] = []
+        for _ in range(int(WAIT_S / 0.1)):
+            await pilot.pause(0.1)
+            seen.append(app.model.counts.timeline)
+            if app.model.summary.proofs_completed >= 3:
+                break
+        assert app.model.summary.proofs_completed >= 3
+        assert len(set(seen)) >= 2  # it grew while we watched
+        assert "LIVE" in str(app.query_one("#summary", Static).render())
+    assert not writer.path.exists()

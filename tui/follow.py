@@ -27,6 +27,10 @@ IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for 
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
 STDIN_READ = 1 << 20
+# The reader shares the interpreter with the screen: it feeds the builder in slices and
+# yields between them, so keys are answered during a burst.
+FEED_SLICE = 256 << 10
+YIELD_S = 0.002
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +201,12 @@ class LiveLog:
     def _new_builder(self) -> LogBuilder:
         return LogBuilder(source=self.source.name, workers_per_gpu=self.workers_per_gpu)
 
+    def _feed(self, data: bytes) -> None:
+        for pos in range(0, len(data), FEED_SLICE):
+            self.builder.feed(data[pos : pos + FEED_SLICE])
+            if len(data) > FEED_SLICE:
+                time.sleep(YIELD_S)  # let the screen thread take the interpreter
+
     def _publish(self, status: str, restarted: bool, loading: float | None, finished: bool) -> None:
         start = time.perf_counter()
         model = self.builder.build() if finished else self.builder.snapshot()
@@ -230,7 +240,7 @@ class LiveLog:
             elif status.startswith("file deleted"):
                 status, dirty = "", True
             if read.data:
-                self.builder.feed(read.data)
+                self._feed(read.data)
                 dirty = True
                 last_data = time.perf_counter()
             elif time.perf_counter() - last_data >= IDLE_FLUSH_S and self.builder.flush_pending():
