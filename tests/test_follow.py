@@ -293,3 +293,22 @@ async def test_live_demo_grows_and_cleans_up() -> None:
         assert len(set(seen)) >= 2  # it grew while we watched
         assert "LIVE" in str(app.query_one("#summary", Static).render())
     assert not writer.path.exists()
+
+
+def test_polling_fallback_notices_appends(tmp_path: Path, monkeypatch: object) -> None:
+    """Where watchdog cannot watch (NFS, no inotify), polling still sees new lines."""
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setattr(FileSource, "_start_watch", lambda self: False)
+    log = tmp_path / "d.log"
+    log.write_bytes(b"")
+    c = Collector(log)
+    try:
+        assert not c.live.source.watching  # type: ignore[attr-defined]
+        data = (SAMPLES / "tiny.log").read_bytes()
+        with log.open("ab") as out:
+            out.write(data)
+        wait_for(lambda: bool(c.updates) and _comparable(c.last.model) == whole(data))
+    finally:
+        c.stop()

@@ -10,6 +10,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Footer, Static
 
@@ -121,6 +122,7 @@ class CuzkApp(App[None]):
         self.input_ended = live is None
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
+        self._closing = False
 
     def compose(self) -> ComposeResult:
         """Header, Gantt, status, legend, footer."""
@@ -145,6 +147,7 @@ class CuzkApp(App[None]):
 
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
+        self._closing = True
         if self.live is not None:
             self.live.halt()
         if self._on_exit is not None:
@@ -186,7 +189,14 @@ class CuzkApp(App[None]):
 
     def on_model_updated(self, message: ModelUpdated) -> None:
         """A newer model from the follower: show it."""
-        update = message.update
+        if self._closing:
+            return
+        try:
+            self._show_update(message.update)
+        except NoMatches:
+            return  # closing: the follower's last word came after the screen went
+
+    def _show_update(self, update: Update) -> None:
         self.model = update.model
         self.status = update.status
         self.loading = update.loading
