@@ -312,3 +312,36 @@ def test_polling_fallback_notices_appends(tmp_path: Path, monkeypatch: object) -
         wait_for(lambda: bool(c.updates) and _comparable(c.last.model) == whole(data))
     finally:
         c.stop()
+
+
+async def test_gap_list_and_inspector_follow_new_data(tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    from tui.inspector import InspectorScreen
+    from tui.screens import GapListScreen
+
+    data = (SAMPLES / "p9-c6.log").read_bytes()
+    half = data.index(b"\n", len(data) // 2) + 1
+    log = tmp_path / "d.log"
+    log.write_bytes(data[:half])
+    app = _live_app(log)
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.gaps:
+                break
+        first_count = len(app.model.gaps)
+        await pilot.press("g")
+        assert isinstance(app.screen, GapListScreen)
+        assert app.screen.query_one(DataTable).row_count == first_count
+        with log.open("ab") as out:
+            out.write(data[half:])
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if len(app.model.gaps) == 59:
+                break
+        assert app.screen.query_one(DataTable).row_count == 59 > first_count
+        await pilot.press("escape", "n", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, InspectorScreen)
+        assert app.screen.gap == app.model.gaps[0]

@@ -212,6 +212,9 @@ class CuzkApp(App[None]):
             gantt.live = False
             gantt.pinned = False
         gantt.set_model(update.model, restarted=update.restarted)
+        screen = self.screen
+        if isinstance(screen, GapListScreen | InspectorScreen):
+            screen.show_model(update.model)
         self.updates += 1
         self._refresh_text()
 

@@ -172,6 +172,15 @@ class InspectorScreen(ModalScreen[None]):
         box.border_title = "gap inspector"
         box.border_subtitle = "esc closes"
 
+    def show_model(self, model: LogModel) -> None:
+        """The log grew: say what it says now about the same gap."""
+        for gap in model.gaps:
+            if (gap.gpu, gap.start) == (self.gap.gpu, self.gap.start):
+                self.model, self.gap = model, gap
+                self.query_one("#gap-facts", Static).update(describe_gap(model, gap))
+                self.query_one("#gap-raw", Static).update(raw_context(model, self.reader, gap))
+                return
+
     def action_scroll(self, direction: int) -> None:
         """Scroll the details."""
         self.query_one("#inspector", VerticalScroll).scroll_relative(y=direction)

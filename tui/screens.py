@@ -46,6 +46,7 @@ class GapListScreen(ModalScreen[int | None]):
         super().__init__()
         self.model = model
         self.threshold_ms = threshold_ms
+        self._order: list[int] = []
 
     def compose(self) -> ComposeResult:
         """A table of the gaps."""
@@ -55,9 +56,32 @@ class GapListScreen(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         """Fill the table, worst first."""
-        box = self.query_one("#gap-list", Vertical)
         table = self.query_one(DataTable)
         table.add_columns("duration", "start", "GPU", "boundary", "cause", "before", "after")
+        self._fill()
+        table.focus()
+
+    def show_model(self, model: LogModel) -> None:
+        """The log grew: list its gaps now, staying on the same gap."""
+        table = self.query_one(DataTable)
+        current = None
+        if table.row_count:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            if key is not None:
+                gap = self.model.gaps[int(key)]
+                current = (gap.gpu, gap.start)
+        self.model = model
+        table.clear()
+        self._fill()
+        if current is not None:
+            for row, g in enumerate(self._order):
+                if (model.gaps[g].gpu, model.gaps[g].start) == current:
+                    table.move_cursor(row=row)
+                    break
+
+    def _fill(self) -> None:
+        box = self.query_one("#gap-list", Vertical)
+        table = self.query_one(DataTable)
         order = sorted(
             (i for i, g in enumerate(self.model.gaps) if g.duration_ms >= self.threshold_ms),
             key=lambda i: (-self.model.gaps[i].duration_ms, self.model.gaps[i].start),
@@ -74,9 +98,9 @@ class GapListScreen(ModalScreen[int | None]):
                 Text(_side(g.after.job, g.after.worker, g.after.partition)),
                 key=str(i),
             )
+        self._order = order
         box.border_title = f"{len(order)} gaps of {self.threshold_ms} ms or more, worst first"
         box.border_subtitle = "enter jumps · esc closes"
-        table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row: jump to that gap."""
