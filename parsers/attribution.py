@@ -26,6 +26,7 @@ from parsers.records import (
     STAGE_NTT_MSM,
     STAGE_PRESTAGE,
     STAGE_TAIL,
+    TIMING_FIELDS,
     PartColumns,
 )
 
@@ -47,19 +48,8 @@ LOOKAHEAD_LINES = 10
 SKIP_COST = 100.0
 # Two GPUs that took their locks this close together print lines that fit either one.
 TWIN_LOCK_MS = 15.0
-_AFTER_LOCK_FIELDS = (
-    "prestage",
-    "ntt_alloc",
-    "ntt_total",
-    "ntt_msm_h",
-    "barrier",
-    "batch_add",
-    "tail_msm",
-    "gpu_total",
-    "mutex_held",
-    "epilogue",
-    "pre_destructor",
-)
+# everything but the lock line's own two fields
+_AFTER_LOCK_FIELDS = TIMING_FIELDS[2:]
 
 Values = tuple[int | None, ...]
 Line = tuple[int, Values, float, float]  # stage, values, window low, window high
