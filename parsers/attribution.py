@@ -47,7 +47,9 @@ LOOKAHEAD_LINES = 10
 # The cost of a line a holder must have lost for an assignment to hold.
 SKIP_COST = 100.0
 # Two GPUs that took their locks this close together print lines that fit either one.
-TWIN_LOCK_MS = 15.0
+TWIN_LOCK_MS = MATCH_TOLERANCE_MS
+# An unlock may not come after GPU_END (truncated durations add up to a few ms).
+UNLOCK_SLACK_MS = 10.0
 # everything but the lock line's own two fields
 _AFTER_LOCK_FIELDS = TIMING_FIELDS[2:]
 
@@ -248,7 +250,33 @@ class TimingAttributor:
         c = self._c
         _store(c, h.idx, stage, vals)
         c.stage[h.idx] = stage
+        if stage == STAGE_HELD:
+            self.check_unlock(h.idx)
         return h.idx
+
+    def check_unlock(self, i: int) -> None:
+        """An interval cannot unlock after its GPU_END. If it seems to, its lock line went to
+        a twin on the same GPU that started at the same moment (the line fitted both): give
+        each the other's timing lines when that makes both consistent."""
+        c = self._c
+        end, held = c.gpu_end[i], c.mutex_held[i]
+        if end != end or held != held or c.pre_lock[i] != c.pre_lock[i]:
+            return  # not ended yet, or not known: nothing to check
+        if c.gpu_start[i] + c.pre_lock[i] + c.mutex_wait[i] + held <= end + UNLOCK_SLACK_MS:
+            return
+        queue = self.holders.get(self._gpu_of(c.worker[i]), ())
+        mine = next((h for h in queue if h.idx == i), None)
+        for other in queue:
+            j = other.idx
+            if mine is None or j == i or not other.lock_line:
+                continue
+            if abs(c.gpu_start[j] - c.gpu_start[i]) > TWIN_LOCK_MS:
+                continue
+            # with the other's lines: would each unlock before its end?
+            if not _fits(c, i, j) or not _fits(c, j, i):
+                continue
+            _swap_all(c, mine, other)
+            return
 
     def _push_holder(self, h: Holder) -> None:
         self.awaiting.pop(h.idx, None)
@@ -301,6 +329,8 @@ class TimingAttributor:
         """...unless its lines went to a twin: another GPU's holder that locked at the same
         moment and has unlocked. Their lines fitted both; the mutex says which is which:
         what was given to them after their lock lines is to be swapped."""
+        best: Holder | None = None
+        best_gap = TWIN_LOCK_MS
         for gpu, queue in self.holders.items():
             if gpu == blocking.gpu or not queue:
                 continue
@@ -310,10 +340,10 @@ class TimingAttributor:
                 and twin.stage >= STAGE_HELD
                 and twin.lock is not None
                 and blocking.lock is not None
-                and abs(twin.lock - blocking.lock) <= TWIN_LOCK_MS
+                and abs(twin.lock - blocking.lock) <= best_gap
             ):
-                return blocking, twin
-        return None
+                best, best_gap = twin, abs(twin.lock - blocking.lock)
+        return None if best is None else (blocking, best)
 
     def _holder_for(
         self,
@@ -436,6 +466,30 @@ _STAGE_FIELDS: dict[int, tuple[str, ...]] = {
     STAGE_HELD: ("mutex_held",),
     STAGE_EPILOGUE: ("epilogue", "pre_destructor"),
 }
+
+
+def _fits(c: PartColumns, i: int, j: int) -> bool:
+    """Would interval i, given j's timing lines, unlock before its own GPU_END?"""
+    held = c.mutex_held[j]
+    if held != held:
+        return True  # j's unlock not seen: nothing contradicts it yet
+    unlock = c.gpu_start[i] + c.pre_lock[j] + c.mutex_wait[j] + held
+    end = c.gpu_end[i]
+    return end != end or unlock <= end + UNLOCK_SLACK_MS
+
+
+def _swap_all(c: PartColumns, a: Holder, b: Holder) -> None:
+    """Exchange every timing line two intervals were given, lock lines included."""
+    i, j = a.idx, b.idx
+    for name in TIMING_FIELDS:
+        col = getattr(c, name)
+        col[i], col[j] = col[j], col[i]
+    c.stage[i], c.stage[j] = c.stage[j], c.stage[i]
+    # the holders follow their lines: each now describes the other interval
+    a.idx, b.idx = j, i
+    a.gpu_start, b.gpu_start = c.gpu_start[j], c.gpu_start[i]
+    for h in (a, b):
+        h.lock = h.gpu_start + c.pre_lock[h.idx] + c.mutex_wait[h.idx]
 
 
 def _store(c: PartColumns, i: int, stage: int, vals: Values) -> None:

@@ -428,6 +428,7 @@ class LogBuilder:
         elif event == b"GPU_END":
             c.gpu_end[i] = stamp
             c.end_line[i] = line_no
+            self._attributor.check_unlock(i)
         elif event == b"SYNTH_START":
             c.synth_start[i] = stamp
             if b"kind=" in detail:

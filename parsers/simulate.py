@@ -273,7 +273,7 @@ class EngineSim:
 
     def _dispatch(self, t: float) -> None:
         while self._idle_workers and self._gpu_queue:
-            self._idle_workers.sort()
+            # workers wait on the shared queue: the one waiting longest takes the next item
             worker = self._idle_workers.pop(0)
             part = self._gpu_queue.popleft()
             self._pickup(t + self.rng.uniform(0.2, 0.8), worker, part)
