@@ -95,11 +95,6 @@ class Partition:
     phases_ms: dict[str, float]
     segments: tuple[tuple[float, float, Phase], ...]
 
-    @property
-    def label(self) -> str:
-        """`job/p3`, or the job alone for a whole-proof job."""
-        return self.job if self.partition is None else f"{self.job}/p{self.partition}"
-
 
 def _opt_int(x: float) -> int | None:
     return None if x != x else int(x)

@@ -49,13 +49,13 @@ def sample_blocks(starts: F64, ends: F64, times: F64) -> npt.NDArray[np.bool_]:
     return result
 
 
-def dominant(samples: I64, width: int, n_kinds: int) -> tuple[I64, I64]:
-    """Per cell: the most frequent non-empty kind (or EMPTY) and how many samples are covered."""
+def dominant(samples: I64, width: int, n_kinds: int) -> I64:
+    """Per cell: the most frequent non-empty kind, or EMPTY."""
     grid = samples.reshape(width, SUB)
-    covered = np.sum(grid != EMPTY, axis=1)
+    covered = np.any(grid != EMPTY, axis=1)
     counts = np.stack([np.sum(grid == k, axis=1) for k in range(n_kinds)], axis=1)
-    best = np.argmax(counts, axis=1)
-    return np.where(covered > 0, best, EMPTY), covered
+    result: I64 = np.where(covered, np.argmax(counts, axis=1), EMPTY)
+    return result
 
 
 _LEFT = np.array(list(LEFT_EIGHTHS))
@@ -63,7 +63,11 @@ _LOWER = np.array(list(LOWER_EIGHTHS))
 
 
 def coverage_chars(grid: npt.NDArray[np.bool_]) -> npt.NDArray[np.str_]:
-    """`coverage_char` for every cell of a (width, SUB) grid at once."""
+    """A block character per cell of a (width, SUB) grid of covered samples.
+
+    Full: `█`; empty: a space; covered from the left: a left eighth block of that width;
+    from the right: `▐` or `▕`; covered in the middle: `█` or `▌` by how much.
+    """
     k = grid.sum(axis=1)
     first, last = grid[:, 0], grid[:, -1]
     half = k >= SUB // 2
@@ -91,30 +95,9 @@ def mark_spans(a: I64, b: I64, width: int) -> npt.NDArray[np.bool_]:
     return result
 
 
-def coverage_char(grid_row: npt.NDArray[np.bool_]) -> str:
-    """A block character for one cell whose samples are covered where `grid_row` is True."""
-    k = int(grid_row.sum())
-    if k == 0:
-        return " "
-    if k == SUB:
-        return "█"
-    if grid_row[0] and not grid_row[-1]:
-        return LEFT_EIGHTHS[k]
-    if grid_row[-1] and not grid_row[0]:
-        return "▐" if k >= SUB // 2 else "▕"
-    return "█" if k >= SUB // 2 else "▌"
-
-
 def step_values(times: F64, values: I64, at: F64) -> I64:
     """A step function (value becomes values[i] at times[i], 0 before) sampled at `at`."""
     if len(times) == 0:
         return np.zeros(len(at), dtype=np.int64)
     idx = np.searchsorted(times, at, side="right") - 1
     return np.where(idx >= 0, values[np.maximum(idx, 0)], 0)
-
-
-def events_per_cell(points: F64, t0: float, scale: float, width: int) -> I64:
-    """How many of the sorted `points` fall in each cell."""
-    edges = t0 + np.arange(width + 1, dtype=np.float64) * scale
-    pos = np.searchsorted(points, edges, side="left")
-    return np.diff(pos).astype(np.int64)

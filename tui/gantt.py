@@ -543,7 +543,7 @@ class GanttView(ScrollView, can_focus=True):
         lane = self.model.lanes[spec.lane]
         i, j = lane.covering(self.t0, self.t0 + tw * self.scale)
         samples = cells.sample_segments(lane.starts[i:j], lane.ends[i:j], lane.phases[i:j], times)
-        kind, _ = cells.dominant(samples, tw, len(PHASE_CLASSES))
+        kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
         styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
         return cells.coverage_chars(grid), styles
