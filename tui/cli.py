@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import io
 import json
 import os
@@ -62,11 +63,14 @@ def make_parser() -> argparse.ArgumentParser:
         ),
         epilog="examples: cuzk-tui daemon.log | cuzk-tui --demo | cuzk-tui LOG --report --json",
     )
-    p.add_argument("log", nargs="?", help="the daemon log (stderr, or stdout+stderr merged)")
+    p.add_argument(
+        "log", nargs="?", help="the daemon log (stderr, or stdout+stderr merged); - reads stdin"
+    )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument(
         "--demo",
         action="store_true",
-        help="use the built-in simulated run instead of a log (no daemon needed)",
+        help="a built-in simulated run, written live at 20x real time (no daemon needed)",
     )
     p.add_argument(
         "--report",
@@ -76,7 +80,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--json",
         action="store_true",
-        help="with --report: print the JSON document (schema in ANALYSIS.md)",
+        help="with --report: print the JSON document (its keys: see the README)",
     )
     p.add_argument(
         "--min-gap",
@@ -112,6 +116,13 @@ def make_parser() -> argparse.ArgumentParser:
         help="replay a recorded log as if live, SPEED times real time",
     )
     return p
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("cuzk-tui")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def demo_bytes() -> bytes:

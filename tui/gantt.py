@@ -177,9 +177,9 @@ class GanttView(ScrollView, can_focus=True):
         Binding("plus,equals_sign", "zoom_in", "Zoom", key_display="+"),
         Binding("minus", "zoom_out", "Out", key_display="-"),
         Binding("0", "fit", "Fit"),
-        Binding("end,f", "follow", "Follow"),
         Binding("left,h", "pan(-1)", "Pan", show=False),
         Binding("right,l", "pan(1)", "Pan", show=False),
+        Binding("end,f", "follow", "Follow"),
     ]
 
     class ViewChanged(Message):
