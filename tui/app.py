@@ -19,8 +19,9 @@ from parsers.model import LogModel, Phase
 from parsers.rawlines import LineReader
 from tui.axis import format_span
 from tui.follow import FileSource, LiveLog, StreamSource, Update
-from tui.gantt import PHASE_CLASSES, PHASE_NAMES, GanttView
+from tui.gantt import GanttView
 from tui.inspector import InspectorScreen
+from tui.lanes import PHASE_CLASSES, PHASE_NAMES
 from tui.replay import demo_writer, replay_writer
 from tui.report import fmt_ms, fmt_pct
 from tui.screens import GapListScreen, HelpScreen

@@ -9,7 +9,6 @@ and left edge (`t0`); lanes scroll vertically.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -22,9 +21,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from parsers.model import Gap, GpuStats, LogModel, Phase
-from tui import cells
-from tui.axis import ticks
+from parsers.model import Gap, LogModel
+from tui.lanes import PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
 
 LABEL_WIDTH = 10
 AXIS_ROWS = 2
@@ -35,92 +33,6 @@ PAN_FRACTION = 0.25
 # a selected gap is shown at GAP_SHARE of the width unless it already takes
 # between GAP_SHARE_MIN and GAP_SHARE_MAX of it (then the zoom stays)
 GAP_SHARE, GAP_SHARE_MIN, GAP_SHARE_MAX = 0.3, 0.05, 0.7
-
-PHASE_CLASSES = {
-    Phase.PRE_LOCK: "gantt--pre-lock",
-    Phase.LOCK_WAIT: "gantt--lock-wait",
-    Phase.ALLOC: "gantt--alloc",
-    Phase.KERNEL: "gantt--kernel",
-    Phase.BARRIER: "gantt--barrier",
-    Phase.CLEANUP: "gantt--cleanup",
-    Phase.UNKNOWN: "gantt--unknown",
-    Phase.IN_FLIGHT: "gantt--in-flight",
-}
-PHASE_NAMES = {
-    Phase.PRE_LOCK: "pre-lock",
-    Phase.LOCK_WAIT: "lock wait",
-    Phase.ALLOC: "alloc",
-    Phase.KERNEL: "kernel",
-    Phase.BARRIER: "barrier",
-    Phase.CLEANUP: "cleanup",
-    Phase.UNKNOWN: "unknown",
-    Phase.IN_FLIGHT: "running",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One scrollable row of the Gantt."""
-
-    kind: str  # "busy", "kernel", "worker", "synth", "proofs", "title"
-    label: str
-    gpu: int = -1
-    lane: int = -1  # index into model.lanes, or proof row
-    sub_row: int = 0
-
-
-def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
-    """The rows drawn for `model`, top to bottom."""
-    rows: list[Row] = []
-    for g in model.gpus:
-        rows.append(Row("busy", f"gpu{g.gpu} busy", gpu=g.gpu))
-        rows.append(Row("kernel", f"gpu{g.gpu} kern", gpu=g.gpu))
-        for k, lane in enumerate(model.lanes):
-            if lane.gpu == g.gpu:
-                label = (
-                    f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
-                )
-                rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
-    rows.append(Row("synth", "synthesis"))
-    for r in range(proof_rows):
-        rows.append(Row("proofs", "proofs" if r == 0 else "", lane=r))
-    return rows
-
-
-def pack_proofs(model: LogModel) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
-    """Proof spans packed greedily into rows that do not overlap.
-
-    Returns (rows of proof indices, starts, ends) with spans from first SYNTH_START
-    to last GPU_END (or `now` for proofs still running).
-    """
-    starts = np.array(
-        [p.first_synth_start if p.first_synth_start is not None else np.nan for p in model.proofs],
-        dtype=np.float64,
-    )
-    ends = np.array(
-        [
-            p.last_gpu_end
-            if p.completed and p.last_gpu_end is not None
-            # a proof still running reaches to now; one that never completed, to its last event
-            else (model.now_ms if not model.finished or p.last_seen is None else p.last_seen)
-            for p in model.proofs
-        ],
-        dtype=np.float64,
-    )
-    rows: list[list[int]] = []
-    row_end: list[float] = []
-    for i in np.argsort(starts, kind="stable").tolist():
-        if np.isnan(starts[i]):
-            continue
-        for r, last in enumerate(row_end):
-            if last < starts[i]:
-                rows[r].append(i)
-                row_end[r] = ends[i]
-                break
-        else:
-            rows.append([i])
-            row_end.append(ends[i])
-    return rows, starts, ends
 
 
 class GanttView(ScrollView, can_focus=True):
@@ -203,14 +115,7 @@ class GanttView(ScrollView, can_focus=True):
         self.threshold_ms = 0
         self.selected: int | None = None  # index into model.gaps
         self.generation = 0
-        self._rows: list[Row] = []
-        self._proof_rows: list[list[int]] = []
-        self._proof_starts = np.zeros(0)
-        self._proof_ends = np.zeros(0)
-        self._gap_starts: dict[int, np.ndarray] = {}
-        self._gap_ends: dict[int, np.ndarray] = {}
-        self._gap_index: dict[int, np.ndarray] = {}
-        self._gpu_stats: dict[int, GpuStats] = {}
+        self._drawing = LaneDrawing(model)
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
         self._styles: dict[str, Style] = {}
         self._cell_styles: dict[tuple[int, bool], Style] = {}  # (style id, in band) -> style
@@ -220,19 +125,8 @@ class GanttView(ScrollView, can_focus=True):
     # -- model --------------------------------------------------------------------------
 
     def _prepare(self) -> None:
-        self._proof_rows, self._proof_starts, self._proof_ends = pack_proofs(self.model)
-        self._rows = layout_rows(self.model, len(self._proof_rows))
-        gaps = self.model.gaps
-        gap_gpu = np.array([g.gpu for g in gaps], dtype=np.int64)
-        gap_start = np.array([g.start for g in gaps], dtype=np.float64)
-        gap_end = np.array([g.end for g in gaps], dtype=np.float64)
-        self._gpu_stats = {g.gpu: g for g in self.model.gpus}
-        for g in self.model.gpus:
-            idx = np.flatnonzero(gap_gpu == g.gpu).astype(np.int64)
-            self._gap_index[g.gpu] = idx
-            self._gap_starts[g.gpu] = gap_start[idx]
-            self._gap_ends[g.gpu] = gap_end[idx]
-        self.virtual_size = Size(self.size.width, len(self._rows) + AXIS_ROWS)
+        self._drawing = LaneDrawing(self.model)
+        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS)
         self.generation += 1
         self._cache.clear()
 
@@ -272,7 +166,7 @@ class GanttView(ScrollView, can_focus=True):
     @property
     def rows(self) -> list[Row]:
         """The scrollable rows, top to bottom."""
-        return self._rows
+        return self._drawing.rows
 
     @property
     def selected_gap(self) -> Gap | None:
@@ -288,7 +182,7 @@ class GanttView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         """Refit on the first real size; later keep the zoom and redraw."""
-        self.virtual_size = Size(self.size.width, len(self._rows) + AXIS_ROWS)
+        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS)
         if not self._fitted and self.size.width > LABEL_WIDTH:
             self._fitted = True
             self.fit(keep_pinned=True)
@@ -450,30 +344,27 @@ class GanttView(ScrollView, can_focus=True):
             self._cache[key] = strip
         return strip
 
+    def _window(self, width: int) -> Window:
+        return Window(
+            self.t0, self.scale, max(1, width - LABEL_WIDTH), self.threshold_ms, self.selected
+        )
+
     def _render_row(self, row: int, width: int) -> Strip:
-        tw = max(1, width - LABEL_WIDTH)
+        w = self._window(width)
         if row < AXIS_ROWS:
-            return self._axis(row, tw)
+            label, chars, styles = self._drawing.axis_cells(row, w)
+            return self._strip(label, chars, styles, w.width)
         index = row - AXIS_ROWS
-        if index >= len(self._rows):
+        rows = self._drawing.rows
+        if index >= len(rows):
             return Strip.blank(width, self._cell_style(0, False))
-        spec = self._rows[index]
-        times = cells.sample_times(self.t0, self.scale, tw)
-        if spec.kind == "worker":
-            chars, styles = self._worker_cells(spec, times, tw)
-        elif spec.kind == "busy":
-            chars, styles = self._busy_cells(spec, times, tw)
-        elif spec.kind == "kernel":
-            chars, styles = self._kernel_cells(spec, times, tw)
-        elif spec.kind == "synth":
-            chars, styles = self._synth_cells(times, tw)
-        else:
-            chars, styles = self._proof_cells(spec, tw)
+        spec = rows[index]
+        chars, styles = self._drawing.row_cells(spec, w)
         label = spec.label
         if spec.kind == "synth":
             peak = int(self.model.synth_counts.max()) if len(self.model.synth_counts) else 0
             label = f"synth ≤{peak}"
-        return self._strip(label, chars, styles, tw)
+        return self._strip(label, chars, styles, w.width)
 
     def _band_mask(self, tw: int) -> np.ndarray:
         """Cells under the selected gap (drawn on a lighter background on every row)."""
@@ -518,146 +409,3 @@ class GanttView(ScrollView, can_focus=True):
                 style = style + Style(bgcolor=self._style("gantt--band").bgcolor)
             self._cell_styles[key] = style
         return style
-
-    def _axis(self, row: int, tw: int) -> Strip:
-        chars = np.full(tw, " " if row == 0 else "─", dtype="<U1")
-        marks = ticks(self.t0, self.scale, tw)
-        if row == 0:
-            free = 0  # labels never overlap
-            for cell, _, label in marks:
-                if cell >= free and cell + len(label) <= tw:
-                    chars[cell : cell + len(label)] = list(label)
-                    free = cell + len(label) + 1
-            label_text = "time"
-        else:
-            for cell, _, _ in marks:
-                chars[cell] = "┴"
-            now_cell = int((self.model.now_ms - self.t0) / self.scale)
-            if 0 <= now_cell < tw and not self.model.finished:
-                chars[now_cell] = "▼"
-            label_text = ""
-        styles = np.full(tw, STYLE_IDS["gantt--axis"], dtype=np.int64)
-        return self._strip(label_text, chars, styles, tw)
-
-    def _worker_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
-        lane = self.model.lanes[spec.lane]
-        i, j = lane.covering(self.t0, self.t0 + tw * self.scale)
-        samples = cells.sample_segments(lane.starts[i:j], lane.ends[i:j], lane.phases[i:j], times)
-        kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
-        grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
-        styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
-        return cells.coverage_chars(grid), styles
-
-    def _gap_spans(self, gpu: int, tw: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Cell ranges [a, b) and indices of this GPU's visible gaps at or above the threshold."""
-        starts = self._gap_starts.get(gpu, np.zeros(0))
-        idx = self._gap_index.get(gpu, np.zeros(0, dtype=np.int64))
-        ends = self._gap_ends.get(gpu, np.zeros(0))
-        t1 = self.t0 + tw * self.scale
-        # gaps of one GPU never overlap: both starts and ends are sorted
-        i = int(np.searchsorted(ends, self.t0, side="right"))
-        j = int(np.searchsorted(starts, t1, side="left"))
-        s, e, ix = starts[i:j], ends[i:j], idx[i:j]
-        keep = (e - s) >= self.threshold_ms
-        s, e, ix = s[keep], e[keep], ix[keep]
-        a = np.floor((s - self.t0) / self.scale).astype(np.int64)
-        b = np.maximum(np.ceil((e - self.t0) / self.scale).astype(np.int64), a + 1)
-        return a, b, ix
-
-    def _busy_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
-        gpu = self._gpu_stats[spec.gpu]
-        inside = cells.sample_blocks(gpu.busy.starts, gpu.busy.ends, times).reshape(tw, cells.SUB)
-        chars = cells.coverage_chars(inside)
-        styles = np.full(tw, STYLE_IDS["gantt--busy"], dtype=np.int64)
-        # every gap at or above the threshold is marked, even one narrower than a cell
-        a, b, ix = self._gap_spans(spec.gpu, tw)
-        marked = cells.mark_spans(a, b, tw) & ~inside.all(axis=1)
-        chars = np.where(marked, np.where(inside.any(axis=1), "▒", "░"), chars)
-        styles = np.where(marked, STYLE_IDS["gantt--gap"], styles)
-        if self.selected is not None and self.selected in ix:
-            k = int(np.flatnonzero(ix == self.selected)[0])
-            sel = cells.mark_spans(a[k : k + 1], b[k : k + 1], tw) & marked
-            styles = np.where(sel, STYLE_IDS["gantt--gap-selected"], styles)
-        return chars, styles
-
-    def _kernel_cells(self, spec: Row, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
-        gpu = self._gpu_stats[spec.gpu]
-        inside = cells.sample_blocks(gpu.kernel.starts, gpu.kernel.ends, times).reshape(
-            tw, cells.SUB
-        )
-        # how much of each cell the kernels fill, as a bar height
-        fill = inside.sum(axis=1).astype(np.int64)
-        return cells.level_chars(fill), np.full(tw, STYLE_IDS["gantt--kernel-lane"], dtype=np.int64)
-
-    def _synth_cells(self, times: np.ndarray, tw: int) -> tuple[np.ndarray, np.ndarray]:
-        m = self.model
-        centres = times.reshape(tw, cells.SUB)[:, cells.SUB // 2]
-        counts = cells.step_values(m.synth_times, m.synth_counts, centres)
-        peak = max(int(m.synth_counts.max()) if len(m.synth_counts) else 0, 1)
-        level = np.ceil(counts * cells.SUB / peak).astype(np.int64)
-        return cells.level_chars(level), np.full(tw, STYLE_IDS["gantt--synth"], dtype=np.int64)
-
-    def _proof_cells(self, spec: Row, tw: int) -> tuple[np.ndarray, np.ndarray]:
-        chars = np.full(tw, " ", dtype="<U1")
-        styles = np.zeros(tw, dtype=np.int64)
-        if spec.lane >= len(self._proof_rows):
-            return chars, styles
-        members = self._proof_rows[spec.lane]
-        starts, ends = self._proof_starts[members], self._proof_ends[members]
-        # proofs on one row never overlap: starts and ends are both sorted
-        t1 = self.t0 + tw * self.scale
-        i = int(np.searchsorted(ends, self.t0, side="left"))
-        j = int(np.searchsorted(starts, t1, side="right"))
-        if j <= i:
-            return chars, styles
-        a = np.floor((starts[i:j] - self.t0) / self.scale).astype(np.int64)
-        b = np.floor((ends[i:j] - self.t0) / self.scale).astype(np.int64)
-        which = np.full(tw, -1, dtype=np.int64)
-        for k in np.argsort(b - a, kind="stable").tolist():  # wider spans win a shared cell
-            lo, hi = max(int(a[k]), 0), min(int(b[k]) + 1, tw)
-            if hi > lo:
-                which[lo:hi] = k
-            if len(a) > tw:  # zoomed far out: cells are what counts, not every proof
-                break
-        if len(a) > tw:
-            which = np.searchsorted(a, np.arange(tw), side="right") - 1
-            which = np.where((which >= 0) & (b[np.maximum(which, 0)] >= np.arange(tw)), which, -1)
-        drawn = which >= 0
-        parity = (np.asarray(members)[i:j][np.maximum(which, 0)] + np.maximum(which, 0)) % 2
-        styles = np.where(
-            drawn,
-            np.where(parity == 0, STYLE_IDS["gantt--proof"], STYLE_IDS["gantt--proof-alt"]),
-            0,
-        )
-        chars = np.where(drawn, "━", " ")
-        wide = np.flatnonzero(b - a >= 2)
-        for k in wide[:tw].tolist():
-            lo, hi = int(a[k]), int(b[k])
-            proof = self.model.proofs[members[i + k]]
-            if 0 <= lo < tw:
-                chars[lo] = "┣"
-            if 0 <= hi < tw:
-                chars[hi] = "┫" if proof.completed else ("✗" if self.model.finished else "▶")
-            room = min(hi, tw) - max(lo + 1, 0)
-            if room >= 6:
-                label = f" {proof.job} "
-                text = label if len(label) <= room else label[: room - 1] + "…"
-                first = max(lo + 1, 0)
-                chars[first : first + len(text)] = list(text)
-        return chars, styles
-
-
-STYLE_NAMES: list[str | None] = [
-    None,
-    *PHASE_CLASSES.values(),
-    "gantt--axis",
-    "gantt--busy",
-    "gantt--kernel-lane",
-    "gantt--gap",
-    "gantt--gap-selected",
-    "gantt--synth",
-    "gantt--proof",
-    "gantt--proof-alt",
-]
-STYLE_IDS = {name: k for k, name in enumerate(STYLE_NAMES) if name is not None}
-_PHASE_STYLE_IDS = np.array([STYLE_IDS[PHASE_CLASSES[Phase(k)]] for k in range(len(PHASE_CLASSES))])

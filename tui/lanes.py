@@ -1,0 +1,300 @@
+"""What the Gantt draws, row by row: the rows of a model and the cells of each row.
+
+Headless of the widget: each function takes the view's window (left edge, ms per cell,
+width, gap threshold, selection) and returns one character and one style id per cell,
+computed with numpy from the model's sorted columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from parsers.model import GpuStats, LogModel, Phase
+from tui import cells
+from tui.axis import ticks
+
+PHASE_CLASSES = {
+    Phase.PRE_LOCK: "gantt--pre-lock",
+    Phase.LOCK_WAIT: "gantt--lock-wait",
+    Phase.ALLOC: "gantt--alloc",
+    Phase.KERNEL: "gantt--kernel",
+    Phase.BARRIER: "gantt--barrier",
+    Phase.CLEANUP: "gantt--cleanup",
+    Phase.UNKNOWN: "gantt--unknown",
+    Phase.IN_FLIGHT: "gantt--in-flight",
+}
+PHASE_NAMES = {
+    Phase.PRE_LOCK: "pre-lock",
+    Phase.LOCK_WAIT: "lock wait",
+    Phase.ALLOC: "alloc",
+    Phase.KERNEL: "kernel",
+    Phase.BARRIER: "barrier",
+    Phase.CLEANUP: "cleanup",
+    Phase.UNKNOWN: "unknown",
+    Phase.IN_FLIGHT: "running",
+}
+
+
+STYLE_NAMES: list[str | None] = [
+    None,
+    *PHASE_CLASSES.values(),
+    "gantt--axis",
+    "gantt--busy",
+    "gantt--kernel-lane",
+    "gantt--gap",
+    "gantt--gap-selected",
+    "gantt--synth",
+    "gantt--proof",
+    "gantt--proof-alt",
+]
+STYLE_IDS = {name: k for k, name in enumerate(STYLE_NAMES) if name is not None}
+_PHASE_STYLE_IDS = np.array([STYLE_IDS[PHASE_CLASSES[Phase(k)]] for k in range(len(PHASE_CLASSES))])
+
+
+Cells = tuple[np.ndarray, np.ndarray]  # one character and one style id per cell
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The part of time a view shows."""
+
+    t0: float  # ms at the left edge
+    scale: float  # ms per cell
+    width: int  # cells
+    threshold_ms: int  # gaps shorter than this are not marked
+    selected: int | None  # index into model.gaps
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One scrollable row of the Gantt."""
+
+    kind: str  # "busy", "kernel", "worker", "synth", "proofs", "title"
+    label: str
+    gpu: int = -1
+    lane: int = -1  # index into model.lanes, or proof row
+    sub_row: int = 0
+
+
+def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
+    """The rows drawn for `model`, top to bottom."""
+    rows: list[Row] = []
+    for g in model.gpus:
+        rows.append(Row("busy", f"gpu{g.gpu} busy", gpu=g.gpu))
+        rows.append(Row("kernel", f"gpu{g.gpu} kern", gpu=g.gpu))
+        for k, lane in enumerate(model.lanes):
+            if lane.gpu == g.gpu:
+                label = (
+                    f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
+                )
+                rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
+    rows.append(Row("synth", "synthesis"))
+    for r in range(proof_rows):
+        rows.append(Row("proofs", "proofs" if r == 0 else "", lane=r))
+    return rows
+
+
+def pack_proofs(model: LogModel) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+    """Proof spans packed greedily into rows that do not overlap.
+
+    Returns (rows of proof indices, starts, ends) with spans from first SYNTH_START
+    to last GPU_END (or `now` for proofs still running).
+    """
+    starts = np.array(
+        [p.first_synth_start if p.first_synth_start is not None else np.nan for p in model.proofs],
+        dtype=np.float64,
+    )
+    ends = np.array(
+        [
+            p.last_gpu_end
+            if p.completed and p.last_gpu_end is not None
+            # a proof still running reaches to now; one that never completed, to its last event
+            else (model.now_ms if not model.finished or p.last_seen is None else p.last_seen)
+            for p in model.proofs
+        ],
+        dtype=np.float64,
+    )
+    rows: list[list[int]] = []
+    row_end: list[float] = []
+    for i in np.argsort(starts, kind="stable").tolist():
+        if np.isnan(starts[i]):
+            continue
+        for r, last in enumerate(row_end):
+            if last < starts[i]:
+                rows[r].append(i)
+                row_end[r] = ends[i]
+                break
+        else:
+            rows.append([i])
+            row_end.append(ends[i])
+    return rows, starts, ends
+
+
+class LaneDrawing:
+    """The rows of one model and how to draw each, for any window."""
+
+    def __init__(self, model: LogModel) -> None:
+        self.model = model
+        self.proof_rows, self.proof_starts, self.proof_ends = pack_proofs(model)
+        self.rows = layout_rows(model, len(self.proof_rows))
+        gaps = model.gaps
+        gap_gpu = np.array([g.gpu for g in gaps], dtype=np.int64)
+        gap_start = np.array([g.start for g in gaps], dtype=np.float64)
+        gap_end = np.array([g.end for g in gaps], dtype=np.float64)
+        self._gpu_stats: dict[int, GpuStats] = {g.gpu: g for g in model.gpus}
+        self._gap_index: dict[int, np.ndarray] = {}
+        self._gap_starts: dict[int, np.ndarray] = {}
+        self._gap_ends: dict[int, np.ndarray] = {}
+        for g in model.gpus:
+            idx = np.flatnonzero(gap_gpu == g.gpu).astype(np.int64)
+            self._gap_index[g.gpu] = idx
+            self._gap_starts[g.gpu] = gap_start[idx]
+            self._gap_ends[g.gpu] = gap_end[idx]
+
+    def row_cells(self, spec: Row, w: Window) -> Cells:
+        """Characters and style ids of one lane row."""
+        times = cells.sample_times(w.t0, w.scale, w.width)
+        draw = {
+            "worker": self.worker_cells,
+            "busy": self.busy_cells,
+            "kernel": self.kernel_cells,
+            "synth": self.synth_cells,
+            "proofs": self.proof_cells,
+        }[spec.kind]
+        return draw(spec, w, times)
+
+    def axis_cells(self, row: int, w: Window) -> tuple[str, np.ndarray, np.ndarray]:
+        """The time axis: tick labels (row 0) or tick marks and the now marker (row 1)."""
+        tw = w.width
+        chars = np.full(tw, " " if row == 0 else "─", dtype="<U1")
+        marks = ticks(w.t0, w.scale, tw)
+        if row == 0:
+            free = 0  # labels never overlap
+            for cell, _, label in marks:
+                if cell >= free and cell + len(label) <= tw:
+                    chars[cell : cell + len(label)] = list(label)
+                    free = cell + len(label) + 1
+            label_text = "time"
+        else:
+            for cell, _, _ in marks:
+                chars[cell] = "┴"
+            now_cell = int((self.model.now_ms - w.t0) / w.scale)
+            if 0 <= now_cell < tw and not self.model.finished:
+                chars[now_cell] = "▼"
+            label_text = ""
+        return label_text, chars, np.full(tw, STYLE_IDS["gantt--axis"], dtype=np.int64)
+
+    def worker_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
+        tw = w.width
+        lane = self.model.lanes[spec.lane]
+        i, j = lane.covering(w.t0, w.t0 + tw * w.scale)
+        samples = cells.sample_segments(lane.starts[i:j], lane.ends[i:j], lane.phases[i:j], times)
+        kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
+        grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
+        styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
+        return cells.coverage_chars(grid), styles
+
+    def _gap_spans(self, gpu: int, w: Window) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Cell ranges [a, b) and indices of this GPU's visible gaps at or above the threshold."""
+        tw = w.width
+        starts = self._gap_starts.get(gpu, np.zeros(0))
+        idx = self._gap_index.get(gpu, np.zeros(0, dtype=np.int64))
+        ends = self._gap_ends.get(gpu, np.zeros(0))
+        t1 = w.t0 + tw * w.scale
+        # gaps of one GPU never overlap: both starts and ends are sorted
+        i = int(np.searchsorted(ends, w.t0, side="right"))
+        j = int(np.searchsorted(starts, t1, side="left"))
+        s, e, ix = starts[i:j], ends[i:j], idx[i:j]
+        keep = (e - s) >= w.threshold_ms
+        s, e, ix = s[keep], e[keep], ix[keep]
+        a = np.floor((s - w.t0) / w.scale).astype(np.int64)
+        b = np.maximum(np.ceil((e - w.t0) / w.scale).astype(np.int64), a + 1)
+        return a, b, ix
+
+    def busy_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
+        tw = w.width
+        gpu = self._gpu_stats[spec.gpu]
+        inside = cells.sample_blocks(gpu.busy.starts, gpu.busy.ends, times).reshape(tw, cells.SUB)
+        chars = cells.coverage_chars(inside)
+        styles = np.full(tw, STYLE_IDS["gantt--busy"], dtype=np.int64)
+        # every gap at or above the threshold is marked, even one narrower than a cell
+        a, b, ix = self._gap_spans(spec.gpu, w)
+        marked = cells.mark_spans(a, b, tw) & ~inside.all(axis=1)
+        chars = np.where(marked, np.where(inside.any(axis=1), "▒", "░"), chars)
+        styles = np.where(marked, STYLE_IDS["gantt--gap"], styles)
+        if w.selected is not None and w.selected in ix:
+            k = int(np.flatnonzero(ix == w.selected)[0])
+            sel = cells.mark_spans(a[k : k + 1], b[k : k + 1], tw) & marked
+            styles = np.where(sel, STYLE_IDS["gantt--gap-selected"], styles)
+        return chars, styles
+
+    def kernel_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
+        tw = w.width
+        gpu = self._gpu_stats[spec.gpu]
+        inside = cells.sample_blocks(gpu.kernel.starts, gpu.kernel.ends, times).reshape(
+            tw, cells.SUB
+        )
+        # how much of each cell the kernels fill, as a bar height
+        fill = inside.sum(axis=1).astype(np.int64)
+        return cells.level_chars(fill), np.full(tw, STYLE_IDS["gantt--kernel-lane"], dtype=np.int64)
+
+    def synth_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
+        tw = w.width
+        m = self.model
+        centres = times.reshape(tw, cells.SUB)[:, cells.SUB // 2]
+        counts = cells.step_values(m.synth_times, m.synth_counts, centres)
+        peak = max(int(m.synth_counts.max()) if len(m.synth_counts) else 0, 1)
+        level = np.ceil(counts * cells.SUB / peak).astype(np.int64)
+        return cells.level_chars(level), np.full(tw, STYLE_IDS["gantt--synth"], dtype=np.int64)
+
+    def proof_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
+        tw = w.width
+        chars = np.full(tw, " ", dtype="<U1")
+        styles = np.zeros(tw, dtype=np.int64)
+        if spec.lane >= len(self.proof_rows):
+            return chars, styles
+        members = self.proof_rows[spec.lane]
+        starts, ends = self.proof_starts[members], self.proof_ends[members]
+        # proofs on one row never overlap: starts and ends are both sorted
+        t1 = w.t0 + tw * w.scale
+        i = int(np.searchsorted(ends, w.t0, side="left"))
+        j = int(np.searchsorted(starts, t1, side="right"))
+        if j <= i:
+            return chars, styles
+        a = np.floor((starts[i:j] - w.t0) / w.scale).astype(np.int64)
+        b = np.floor((ends[i:j] - w.t0) / w.scale).astype(np.int64)
+        which = np.full(tw, -1, dtype=np.int64)
+        for k in np.argsort(b - a, kind="stable").tolist():  # wider spans win a shared cell
+            lo, hi = max(int(a[k]), 0), min(int(b[k]) + 1, tw)
+            if hi > lo:
+                which[lo:hi] = k
+            if len(a) > tw:  # zoomed far out: cells are what counts, not every proof
+                break
+        if len(a) > tw:
+            which = np.searchsorted(a, np.arange(tw), side="right") - 1
+            which = np.where((which >= 0) & (b[np.maximum(which, 0)] >= np.arange(tw)), which, -1)
+        drawn = which >= 0
+        parity = (np.asarray(members)[i:j][np.maximum(which, 0)] + np.maximum(which, 0)) % 2
+        styles = np.where(
+            drawn,
+            np.where(parity == 0, STYLE_IDS["gantt--proof"], STYLE_IDS["gantt--proof-alt"]),
+            0,
+        )
+        chars = np.where(drawn, "━", " ")
+        wide = np.flatnonzero(b - a >= 2)
+        for k in wide[:tw].tolist():
+            lo, hi = int(a[k]), int(b[k])
+            proof = self.model.proofs[members[i + k]]
+            if 0 <= lo < tw:
+                chars[lo] = "┣"
+            if 0 <= hi < tw:
+                chars[hi] = "┫" if proof.completed else ("✗" if self.model.finished else "▶")
+            room = min(hi, tw) - max(lo + 1, 0)
+            if room >= 6:
+                label = f" {proof.job} "
+                text = label if len(label) <= room else label[: room - 1] + "…"
+                first = max(lo + 1, 0)
+                chars[first : first + len(text)] = list(text)
+        return chars, styles
