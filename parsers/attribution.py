@@ -380,8 +380,14 @@ class TimingAttributor:
         best: Holder | None = None
         best_cost = INF
         for cost, _, h in scored:
-            trial = {g: deque(x.copy() for x in q) for g, q in self.holders.items()}
-            mine = next(x for x in trial[h.gpu] if x.idx == h.idx)
+            # the search looks at each GPU's newest holder only: copy just those
+            trial = {g: deque([q[-1].copy()]) for g, q in self.holders.items() if q}
+            mine = trial[h.gpu][-1]
+            if mine.idx != h.idx:  # an older holder (a post-unlock line): no look-ahead
+                total = cost
+                if total < best_cost:
+                    best, best_cost = h, total
+                continue
             clock = self.clock
             lo, hi = mine.predict(stage, vals)
             if lo == hi:
@@ -455,19 +461,6 @@ def _swap_after_lock(c: PartColumns, a: Holder, b: Holder) -> None:
     a.batch, b.batch = b.batch, a.batch
 
 
-_STAGE_FIELDS: dict[int, tuple[str, ...]] = {
-    STAGE_LOCK: ("pre_lock", "mutex_wait"),
-    STAGE_PRESTAGE: ("prestage",),
-    STAGE_NTT_H: ("ntt_alloc", "ntt_total"),
-    STAGE_NTT_MSM: ("ntt_msm_h",),
-    STAGE_BARRIER: ("barrier",),
-    STAGE_BATCH: ("batch_add",),
-    STAGE_TAIL: ("tail_msm", "gpu_total"),
-    STAGE_HELD: ("mutex_held",),
-    STAGE_EPILOGUE: ("epilogue", "pre_destructor"),
-}
-
-
 def _fits(c: PartColumns, i: int, j: int) -> bool:
     """Would interval i, given j's timing lines, unlock before its own GPU_END?"""
     held = c.mutex_held[j]
@@ -493,5 +486,24 @@ def _swap_all(c: PartColumns, a: Holder, b: Holder) -> None:
 
 
 def _store(c: PartColumns, i: int, stage: int, vals: Values) -> None:
-    for name, value in zip(_STAGE_FIELDS[stage], vals, strict=False):
-        getattr(c, name)[i] = NAN if value is None else value
+    v0 = NAN if vals[0] is None else vals[0]
+    if stage == STAGE_NTT_MSM:
+        c.ntt_msm_h[i] = v0
+    elif stage == STAGE_BARRIER:
+        c.barrier[i] = v0
+    elif stage == STAGE_BATCH:
+        c.batch_add[i] = v0
+    elif stage == STAGE_HELD:
+        c.mutex_held[i] = v0
+    elif stage == STAGE_PRESTAGE:
+        c.prestage[i] = v0
+    else:
+        v1 = NAN if vals[1] is None else vals[1]
+        if stage == STAGE_LOCK:
+            c.pre_lock[i], c.mutex_wait[i] = v0, v1
+        elif stage == STAGE_NTT_H:
+            c.ntt_alloc[i], c.ntt_total[i] = v0, v1
+        elif stage == STAGE_TAIL:
+            c.tail_msm[i], c.gpu_total[i] = v0, v1
+        elif stage == STAGE_EPILOGUE:
+            c.epilogue[i], c.pre_destructor[i] = v0, v1
