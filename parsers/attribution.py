@@ -43,7 +43,7 @@ CLOCK_SLACK_MS = 10.0
 # gpu_total_ms is ntt + barrier + batch + tail; each is truncated to whole ms.
 SUM_SLACK_MS = 5.0
 # How many following lines settle a tie between holders.
-LOOKAHEAD_LINES = 10
+LOOKAHEAD_LINES = 6
 # The cost of a line a holder must have lost for an assignment to hold.
 SKIP_COST = 100.0
 # Two GPUs that took their locks this close together print lines that fit either one.
@@ -426,8 +426,11 @@ def _future_cost(
     if not lines or budget <= 0:
         return 0.0
     stage, vals, win_lo, win_hi = lines[0]
-    if stage in (STAGE_LOCK, STAGE_EPILOGUE, STAGE_PRESTAGE):
-        return 0.0  # a new holder or a post-unlock line: beyond what this search models
+    if stage == STAGE_LOCK:
+        # a new holder on some GPU: the holders in play stay as they are
+        return _future_cost(holders, lines[1:], clock, budget)
+    if stage in (STAGE_EPILOGUE, STAGE_PRESTAGE):
+        return 0.0  # post-unlock or lock-less lines: beyond what this search models
     best = SKIP_COST  # the line may belong to no holder we know
     for queue in holders.values():
         if not queue or queue[-1].stage >= stage:
