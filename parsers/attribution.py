@@ -202,6 +202,7 @@ class TimingAttributor:
         self.unattributed = 0
         # the predicted print time of the last line attributed with an exact prediction
         self.clock = -INF
+        self.lock_lines_seen = False
 
     def started(self, i: int) -> None:
         """A GPU_START was read: interval `i` may take the lock from now on."""
@@ -235,10 +236,17 @@ class TimingAttributor:
             lookahead: gives the timing lines that follow, to settle ties.
         """
         if stage == STAGE_LOCK:
+            self.lock_lines_seen = True
             h = self._take_lock(vals, win_lo, win_hi)
         else:
             h = self._holder_for(stage, vals, win_lo, win_hi, lookahead)
-            if h is None and stage in (STAGE_PRESTAGE, STAGE_NTT_H, STAGE_NTT_MSM):
+            if (
+                h is None
+                and not self.lock_lines_seen
+                and stage in (STAGE_PRESTAGE, STAGE_NTT_H, STAGE_NTT_MSM)
+            ):
+                # only engines that print no lock line open a holder without one; in a log
+                # that has them, a holder with no lock time would take any line at all
                 h = self._open_without_lock_line(win_lo, win_hi)
         if h is None:
             self.unattributed += 1
