@@ -43,7 +43,7 @@ CLOCK_SLACK_MS = 10.0
 # gpu_total_ms is ntt + barrier + batch + tail; each is truncated to whole ms.
 SUM_SLACK_MS = 5.0
 # How many following lines settle a tie between holders.
-LOOKAHEAD_LINES = 6
+LOOKAHEAD_LINES = 12
 # The cost of a line a holder must have lost for an assignment to hold.
 SKIP_COST = 100.0
 # Two GPUs that took their locks this close together print lines that fit either one.
@@ -401,10 +401,75 @@ class TimingAttributor:
             if lo == hi:
                 clock = max(clock, lo)
             mine.take(stage, vals)
-            total = cost + _future_cost(trial, ahead, clock, best_cost - cost)
+            total = cost + self._future_cost(trial, ahead, clock, best_cost - cost)
             if total < best_cost:
                 best, best_cost = h, total
         return best
+
+    def _future_cost(
+        self, holders: dict[int, deque[Holder]], lines: list[Line], clock: float, budget: float
+    ) -> float:
+        """The least cost of giving `lines` to the holders (a small depth-first search)."""
+        if not lines or budget <= 0:
+            return 0.0
+        stage, vals, win_lo, win_hi = lines[0]
+        if stage == STAGE_LOCK:
+            # someone takes a lock: a GPU whose holder (under this assignment) has not
+            # unlocked yet cannot be that GPU; the new holder takes the lines after it
+            cost, new = self._lock_cost(holders, vals, win_lo, win_hi)
+            if new is None:
+                return cost + self._future_cost(holders, lines[1:], clock, budget - cost)
+            queue = holders.setdefault(new.gpu, deque())
+            queue.append(new)
+            lo = new.lock if new.lock is not None else clock
+            rest = self._future_cost(holders, lines[1:], max(clock, lo), budget - cost)
+            queue.pop()
+            return cost + rest
+        if stage in (STAGE_EPILOGUE, STAGE_PRESTAGE):
+            return 0.0  # post-unlock or lock-less lines: beyond what this search models
+        best = SKIP_COST  # the line may belong to no holder we know
+        for queue in list(holders.values()):  # deeper levels may add a GPU's queue
+            if not queue or queue[-1].stage >= stage:
+                continue
+            h = queue[-1]
+            cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, clock)
+            if cost >= min(best, budget):
+                continue
+            saved = h.copy()
+            hi = h.predict(stage, vals)[1]
+            h.take(stage, vals)
+            rest = self._future_cost(
+                holders, lines[1:], max(clock, lo) if lo == hi else clock, min(best, budget) - cost
+            )
+            queue[-1] = saved
+            best = min(best, cost + rest)
+        return best
+
+    def _lock_cost(
+        self, holders: dict[int, deque[Holder]], vals: Values, win_lo: float, win_hi: float
+    ) -> tuple[float, Holder | None]:
+        """How well a lock line fits the started intervals, given who holds which GPU;
+        and the holder it would make."""
+        pre_lock, wait = vals
+        assert pre_lock is not None and wait is not None
+        c = self._c
+        best, best_i = SKIP_COST, -1
+        for i in self.awaiting:
+            t = c.gpu_start[i] + pre_lock + wait
+            cost = _distance(t, t, win_lo, win_hi)
+            if cost > MATCH_TOLERANCE_MS:
+                continue
+            queue = holders.get(self._gpu_of(c.worker[i]))
+            if queue and queue[-1].lock_line and queue[-1].stage < STAGE_HELD:
+                cost += SKIP_COST
+            if cost < best:
+                best, best_i = cost, i
+        if best_i < 0:
+            return best, None
+        start = c.gpu_start[best_i]
+        new = Holder(best_i, self._gpu_of(c.worker[best_i]), start, lock=start + pre_lock + wait,
+                     lock_line=True, stage=STAGE_LOCK)
+        return best, new
 
     def _open_without_lock_line(self, win_lo: float, win_hi: float) -> Holder | None:
         """Engines that print no lock line: the holder starts at its first line under the lock."""
@@ -425,37 +490,6 @@ class TimingAttributor:
         h = Holder(best, self._gpu_of(c.worker[best]), c.gpu_start[best])
         self._push_holder(h)
         return h
-
-
-def _future_cost(
-    holders: dict[int, deque[Holder]], lines: list[Line], clock: float, budget: float
-) -> float:
-    """The least cost of giving `lines` to the holders (a small depth-first search)."""
-    if not lines or budget <= 0:
-        return 0.0
-    stage, vals, win_lo, win_hi = lines[0]
-    if stage == STAGE_LOCK:
-        # a new holder on some GPU: the holders in play stay as they are
-        return _future_cost(holders, lines[1:], clock, budget)
-    if stage in (STAGE_EPILOGUE, STAGE_PRESTAGE):
-        return 0.0  # post-unlock or lock-less lines: beyond what this search models
-    best = SKIP_COST  # the line may belong to no holder we know
-    for queue in holders.values():
-        if not queue or queue[-1].stage >= stage:
-            continue
-        h = queue[-1]
-        cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, clock)
-        if cost >= min(best, budget):
-            continue
-        saved = h.copy()
-        hi = h.predict(stage, vals)[1]
-        h.take(stage, vals)
-        rest = _future_cost(
-            holders, lines[1:], max(clock, lo) if lo == hi else clock, min(best, budget) - cost
-        )
-        queue[-1] = saved
-        best = min(best, cost + rest)
-    return best
 
 
 def _swap_after_lock(c: PartColumns, a: Holder, b: Holder) -> None:

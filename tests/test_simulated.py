@@ -69,7 +69,7 @@ def _random_config(seed: int) -> SimConfig:
         seed=seed,
         proofs=rng.randint(2, 8),
         concurrency=rng.randint(1, 6),
-        gpus=rng.choice([1, 2]),
+        gpus=rng.choice([1, 2, 3]),
         gw=rng.choice([1, 2, 3]),
         pw=rng.choice([4, 10, 20]),
         stdout=rng.choice(["none", "plain", "ansi"]),
@@ -88,7 +88,7 @@ RANDOM_SEEDS = range(400, 440)
 
 @pytest.mark.parametrize("seed", RANDOM_SEEDS)
 def test_random_current_engine_runs_have_exact_gaps(seed: int) -> None:
-    """Random runs of the current engine on one or two GPUs: gaps exact, lines attributed."""
+    """Random runs of the current engine on one to three GPUs: gaps exact, lines attributed."""
     cfg = _random_config(seed)
     sim, data = simulate(cfg)
     model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
@@ -96,23 +96,15 @@ def test_random_current_engine_runs_have_exact_gaps(seed: int) -> None:
     assert got == [
         (g.gpu, g.start, g.end, g.before_job, g.after_job, g.cause) for g in ref.gaps(sim)
     ]
-    assert model.unattributed_timing_lines <= 0.03 * model.counts.cuzk_timing
+    assert model.unattributed_timing_lines <= 0.01 * model.counts.cuzk_timing
 
 
 def test_random_current_engine_runs_kernel_utilization() -> None:
-    """Kernel utilization is an estimate: within 0.015 of the truth on almost every run.
-
-    Two workers on each of two GPUs with slow kernels and many proofs in flight can
-    still confuse the attribution of a few timing lines (lock holders of both GPUs
-    print lines that fit either); this bounds how often and how far.
-    """
-    errors = []
+    """Kernel utilization is reconstructed, yet within 0.015 of the truth on every run."""
     for seed in RANDOM_SEEDS:
         cfg = _random_config(seed)
         sim, data = simulate(cfg)
         model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
-        errors.append(
-            max(abs(g.kernel_util - ref.gpu_figures(sim, g.gpu)["kernel_util"]) for g in model.gpus)
-        )
-    assert sum(e > 0.015 for e in errors) <= 2
-    assert max(errors) <= 0.06
+        for g in model.gpus:
+            truth = ref.gpu_figures(sim, g.gpu)["kernel_util"]
+            assert abs(g.kernel_util - truth) <= 0.015, (seed, g.gpu)
