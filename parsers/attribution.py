@@ -467,8 +467,14 @@ class TimingAttributor:
         if best_i < 0:
             return best, None
         start = c.gpu_start[best_i]
-        new = Holder(best_i, self._gpu_of(c.worker[best_i]), start, lock=start + pre_lock + wait,
-                     lock_line=True, stage=STAGE_LOCK)
+        new = Holder(
+            best_i,
+            self._gpu_of(c.worker[best_i]),
+            start,
+            lock=start + pre_lock + wait,
+            lock_line=True,
+            stage=STAGE_LOCK,
+        )
         return best, new
 
     def _open_without_lock_line(self, win_lo: float, win_hi: float) -> Holder | None:

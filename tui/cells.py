@@ -51,10 +51,12 @@ def sample_blocks(starts: F64, ends: F64, times: F64) -> npt.NDArray[np.bool_]:
 
 def dominant(samples: I64, width: int, n_kinds: int) -> I64:
     """Per cell: the most frequent non-empty kind, or EMPTY."""
-    grid = samples.reshape(width, SUB)
-    covered = np.any(grid != EMPTY, axis=1)
-    counts = np.stack([np.sum(grid == k, axis=1) for k in range(n_kinds)], axis=1)
-    result: I64 = np.where(covered, np.argmax(counts, axis=1), EMPTY)
+    # one histogram of (cell, kind) pairs; column 0 counts the empty samples
+    cell = np.repeat(np.arange(width, dtype=np.int64), SUB)
+    counts = np.bincount(cell * (n_kinds + 1) + samples + 1, minlength=width * (n_kinds + 1))
+    counts = counts.reshape(width, n_kinds + 1)
+    best = np.argmax(counts[:, 1:], axis=1)
+    result: I64 = np.where(counts[:, 0] < SUB, best, EMPTY)
     return result
 
 

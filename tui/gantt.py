@@ -119,6 +119,7 @@ class GanttView(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
         self._styles: dict[str, Style] = {}
         self._cell_styles: dict[tuple[int, bool], Style] = {}  # (style id, in band) -> style
+        self._table: list[Style] = []
         self._fitted = False
         self._prepare()
 
@@ -324,6 +325,7 @@ class GanttView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._styles.clear()
         self._cell_styles.clear()
+        self._table = []
         self._cache.clear()
 
     def _style(self, name: str) -> Style:
@@ -387,15 +389,28 @@ class GanttView(ScrollView, can_focus=True):
         """
         band = self._band_mask(tw)
         key = styles.astype(np.int64) * 2 + band
-        cuts = np.flatnonzero(np.diff(key)) + 1
-        bounds = [0, *cuts.tolist(), tw]
+        starts = np.flatnonzero(np.diff(key, prepend=-1))
+        bounds = [*starts.tolist(), tw]
         text = "".join(chars.tolist())
+        table = self._style_table()
         segments = [
             Segment(label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH), self._cell_style(-1, False))
         ]
-        for a, b in itertools.pairwise(bounds):
-            segments.append(Segment(text[a:b], self._cell_style(int(styles[a]), bool(band[a]))))
+        segments += [
+            Segment(text[a:b], table[k])
+            for (a, b), k in zip(itertools.pairwise(bounds), key[starts].tolist(), strict=True)
+        ]
         return Strip(segments)
+
+    def _style_table(self) -> list[Style]:
+        """Every cell style, indexed by style id * 2 + in band (rebuilt when the theme changes)."""
+        if not self._table:
+            self._table = [
+                self._cell_style(sid, band)
+                for sid in range(len(STYLE_NAMES))
+                for band in (False, True)
+            ]
+        return self._table
 
     def _cell_style(self, style_id: int, in_band: bool) -> Style:
         """The full style of a cell (-1: the label gutter), cached until the theme changes."""
