@@ -220,3 +220,15 @@ async def test_job_ids_and_log_text_are_shown_literally(tmp_path: Path) -> None:
         assert "TIMELINE,20,GPU_END,[bold red]job[/],worker=0" in raw
         # control characters made visible, not sent to the terminal
         assert "panic: \u241b[31mred[0m text and a bell \u2407 [blink]here[/blink]" in raw
+
+
+async def test_command_palette_offers_the_viewer_commands() -> None:
+    app, _ = app_for("tiny")
+    async with app.run_test(size=SIZE) as pilot:
+        titles = {c.title: c for c in app.get_system_commands(app.screen)}
+        for title in ("Next gap", "Gap list", "Fit the whole run", "Raise the gap threshold"):
+            assert title in titles
+        assert "Follow the end" not in titles  # a finished log does not grow
+        titles["Next gap"].callback()
+        await pilot.pause()
+        assert app.query_one(GanttView).selected == 0

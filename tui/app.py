@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from parsers.builder import LogBuilder
@@ -243,6 +244,34 @@ class CuzkApp(App[None]):
     def action_help(self) -> None:
         """Every key."""
         self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The viewer's own commands in the command palette (ctrl+p), after Textual's."""
+        yield from super().get_system_commands(screen)
+        if not screen.query(GanttView):
+            return  # another screen (the inspector, a list) is on top
+        gantt = self.gantt
+        yield SystemCommand(
+            "Next gap", "Select the next gap at or above the threshold (n)", gantt.action_next_gap
+        )
+        yield SystemCommand(
+            "Previous gap", "Select the previous gap (N)", gantt.action_previous_gap
+        )
+        yield SystemCommand("Gap list", "Every gap, worst first (g)", self.action_gap_list)
+        yield SystemCommand(
+            "Inspect the selected gap", "Both sides, cause, raw lines (enter)", gantt.action_inspect
+        )
+        yield SystemCommand(
+            "Raise the gap threshold", "Hide shorter gaps (])", gantt.action_raise_threshold
+        )
+        yield SystemCommand(
+            "Lower the gap threshold", "Show shorter gaps ([)", gantt.action_lower_threshold
+        )
+        yield SystemCommand("Fit the whole run", "Zoom out to the whole run (0)", gantt.action_fit)
+        if gantt.live:
+            yield SystemCommand(
+                "Follow the end", "Keep now in view as the log grows (End, f)", gantt.action_follow
+            )
 
 
 def make_app(
