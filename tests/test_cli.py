@@ -166,3 +166,11 @@ def test_report_from_standard_input() -> None:
     )
     doc = json.loads(proc.stdout)
     assert doc["source"] == "stdin" and doc["summary"]["gap_count"] == 1
+
+
+def test_a_fifo_is_not_a_log_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    proc = run(str(fifo), "--report")
+    assert proc.returncode == 2
+    assert "not a regular file" in proc.stderr and "cuzk-tui -" in proc.stderr

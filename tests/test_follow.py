@@ -16,7 +16,7 @@ from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import report_dict
-from parsers.tail import LogTail, TailState
+from parsers.tail import LogTail, TailRead, TailState
 from tui.app import CuzkApp, make_app
 from tui.follow import FileSource, LiveLog, StreamSource, Update
 from tui.gantt import GanttView
@@ -345,3 +345,34 @@ async def test_gap_list_and_inspector_follow_new_data(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, InspectorScreen)
         assert app.screen.gap == app.model.gaps[0]
+
+
+def test_a_read_error_is_reported_and_retried(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    source = FileSource(log)
+    calls = {"n": 0}
+    real_poll = source.poll
+
+    def flaky() -> TailRead:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OSError(5, "Input/output error")
+        return real_poll()
+
+    source.poll = flaky  # type: ignore[method-assign]  # a failing disk, for this test
+    updates: list[Update] = []
+    live = LiveLog(source, updates.append)
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(
+            lambda: any(u.status == "cannot read the log: Input/output error" for u in updates)
+        )
+        wait_for(
+            lambda: _comparable(updates[-1].model) == whole((SAMPLES / "tiny.log").read_bytes())
+        )
+    finally:
+        live.halt()
+        thread.join(5)
+        source.close()

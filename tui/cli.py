@@ -146,6 +146,8 @@ def check_log_path(raw: str) -> Path:
         fail(f"no such file: {raw}")
     if path.is_dir():
         fail(f"is a directory, not a log: {raw}")
+    if not path.is_file():
+        fail(f"not a regular file: {raw} (for a pipe, use: ... | cuzk-tui -)")
     if not os.access(path, os.R_OK):
         fail(f"cannot read (permission denied): {raw}")
     try:

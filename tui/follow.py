@@ -222,7 +222,16 @@ class LiveLog:
         last_data = time.perf_counter()
         size = self.source.size_hint()
         while not self.stop.is_set():
-            read = self.source.poll()
+            try:
+                read = self.source.poll()
+            except OSError as exc:
+                # a flaky disk or a file whose permissions changed: say so, keep trying
+                message = f"cannot read the log: {exc.strerror or exc}"
+                if status != message:
+                    status = message
+                    self._publish(status, False, None, finished=False)
+                self.source.wait(POLL_S * 5)
+                continue
             if read.restart:
                 self.builder = self._new_builder()
                 restarted, dirty = True, True
