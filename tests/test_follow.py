@@ -376,3 +376,24 @@ def test_a_read_error_is_reported_and_retried(tmp_path: Path) -> None:
         live.halt()
         thread.join(5)
         source.close()
+
+
+async def test_a_follower_failure_keeps_the_viewer(tmp_path: Path) -> None:
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    app = _live_app(log)
+    assert app.live is not None
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    app.live.run = broken  # type: ignore[method-assign]  # a bug, for this test
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if app.status:
+                break
+        assert app.status == "stopped following: RuntimeError: boom"
+        assert "stopped following" in str(app.query_one("#summary", Static).render())
+        await pilot.press("question_mark")  # still answering keys
+        await pilot.press("escape", "q")

@@ -145,7 +145,23 @@ class CuzkApp(App[None]):
                 self.post_message(ModelUpdated(update))  # thread-safe
 
             live.on_update = publish
-            self.run_worker(live.run, thread=True, exclusive=True, group="tail", name="tail")
+            self.run_worker(self._follow, thread=True, exclusive=True, group="tail", name="tail")
+
+    def _follow(self) -> None:
+        """The follower's thread: a failure stops following, not the viewer."""
+        assert self.live is not None
+        try:
+            self.live.run()
+        except Exception as exc:  # a bug must not take the screen down with it
+            self.call_from_thread(self._follower_failed, f"{type(exc).__name__}: {exc}")
+
+    def _follower_failed(self, error: str) -> None:
+        self.status = f"stopped following: {error}"
+        self.input_ended = True
+        self.loading = None
+        self.gantt.live = self.gantt.pinned = False
+        self.notify(self.status, severity="error", timeout=30)
+        self._refresh_text()
 
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
