@@ -139,3 +139,42 @@ def test_ansi_and_plain_stdout_give_the_worker_map() -> None:
         b.feed(data)
         assert b.worker_gpu == {3: 1}
         assert b.counts.stdout == 1
+
+
+def test_timeline_lines_cut_by_stdout_lines() -> None:
+    """A stdout line (plain or coloured) landing inside a TIMELINE line is taken out of it."""
+    plain = (
+        b"2026-03-16T09:02:08.472351Z  INFO cuzk_core::engine: "
+        b"pipeline GPU worker started worker_id=0 gpu=1 sub_id=0"
+    )
+    ansi = (
+        b"\x1b[2m2026-03-16T09:02:08.472351Z\x1b[0m \x1b[32m INFO\x1b[0m "
+        b"\x1b[2mcuzk_core::engine\x1b[0m\x1b[2m:\x1b[0m starting cuzk engine"
+    )
+    data = (
+        b"TIMELINE,10,SYNTH_START,job-a,partition=0\n"
+        b"TIMELINE,20,GPU_ST" + plain + b"\nART,job-a,worker=0,partition=0\n"
+        b"TIMELINE,30,GPU_END,job-a,wor" + ansi + b"\nker=0,partition=0,gpu_ms=10\n"
+    )
+    model = build(data)
+    assert model.counts.spliced == 2
+    assert model.counts.timeline == 3 and model.counts.stdout == 2 and model.counts.malformed == 0
+    assert model.parts.get(0).gpu_start == 20 and model.parts.get(0).gpu_end == 30
+    assert model.gpus[0].gpu == 1  # the spliced stdout line still gave the worker map
+    assert model.wall_anchor is not None
+
+
+def test_a_log_without_gpu_intervals_says_why() -> None:
+    from rich.console import Console
+
+    from tui.report import print_report
+
+    data = (
+        b"TIMELINE,10,SYNTH_START,job-a,partition=0\n"
+        b"TIMELINE,900,SYNTH_END,job-a,partition=0,synth_ms=890\n"
+        b"TIMELINE,901,GPU_QUEUE,job-a,partition=0\n"
+        b"TIMELINE,902,GPU_PICKUP,job-a,worker=0,partition=0\n"
+    )
+    console = Console(record=True, width=100)
+    print_report(build(data), console)
+    assert "CUZK_DISABLE_SPLIT_PROVE" in console.export_text()

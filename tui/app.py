@@ -24,7 +24,7 @@ from tui.gantt import GanttView
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_CLASSES, PHASE_NAMES
 from tui.replay import demo_writer, replay_writer
-from tui.report import fmt_ms, fmt_pct
+from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct
 from tui.screens import GapListScreen, HelpScreen
 
 
@@ -50,7 +50,10 @@ def header_text(model: LogModel, state: str) -> Text:
         if g.in_flight:
             text.append(f"  (+{g.in_flight} in flight, not counted)", style="italic")
     if not model.gpus:
-        text.append("\nno GPU interval in this log yet", style="dim")
+        if model.counts.timeline and model.finished:
+            text.append(f"\n{NO_GPU_LINES}", style="bold yellow")
+        else:
+            text.append("\nno GPU interval in this log yet", style="dim")
     return text
 
 

@@ -81,6 +81,12 @@ def _stats_row(name: str, st: GapStats) -> list[str]:
     ]
 
 
+NO_GPU_LINES = (
+    "no GPU_START/GPU_END lines in this log: the engine does not write them when "
+    "CUZK_DISABLE_SPLIT_PROVE=1 is set"
+)
+
+
 def _heading(title: str) -> Text:
     return Text(f"\n{title}", style="bold")
 
@@ -177,6 +183,8 @@ def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> l
             f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} UTC"
         )
     gaps = list(model.gaps)
+    if not model.gpus and model.counts.timeline:
+        head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
     out: list[RenderableType] = [
         head,
         _heading("GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels"),
