@@ -138,6 +138,11 @@ class LaneDrawing:
     def __init__(self, model: LogModel) -> None:
         self.model = model
         self.proof_rows, self.proof_starts, self.proof_ends = pack_proofs(model)
+        # per proof row: the members and their spans as arrays, sorted (rows never overlap)
+        self._proof_row_arrays = [
+            (np.array(m, dtype=np.int64), self.proof_starts[m], self.proof_ends[m])
+            for m in self.proof_rows
+        ]
         self.rows = layout_rows(model, len(self.proof_rows))
         gaps = model.gaps
         gap_gpu = np.array([g.gpu for g in gaps], dtype=np.int64)
@@ -255,8 +260,7 @@ class LaneDrawing:
         styles = np.zeros(tw, dtype=np.int64)
         if spec.lane >= len(self.proof_rows):
             return chars, styles
-        members = self.proof_rows[spec.lane]
-        starts, ends = self.proof_starts[members], self.proof_ends[members]
+        members, starts, ends = self._proof_row_arrays[spec.lane]
         # proofs on one row never overlap: starts and ends are both sorted
         t1 = w.t0 + tw * w.scale
         i = int(np.searchsorted(ends, w.t0, side="left"))
@@ -265,18 +269,19 @@ class LaneDrawing:
             return chars, styles
         a = np.floor((starts[i:j] - w.t0) / w.scale).astype(np.int64)
         b = np.floor((ends[i:j] - w.t0) / w.scale).astype(np.int64)
-        which = np.full(tw, -1, dtype=np.int64)
-        for k in np.argsort(b - a, kind="stable").tolist():  # wider spans win a shared cell
-            lo, hi = max(int(a[k]), 0), min(int(b[k]) + 1, tw)
-            if hi > lo:
-                which[lo:hi] = k
-            if len(a) > tw:  # zoomed far out: cells are what counts, not every proof
-                break
         if len(a) > tw:
-            which = np.searchsorted(a, np.arange(tw), side="right") - 1
-            which = np.where((which >= 0) & (b[np.maximum(which, 0)] >= np.arange(tw)), which, -1)
+            # zoomed far out: per cell, the last proof that began by then, if still running
+            cell = np.arange(tw)
+            which = np.searchsorted(a, cell, side="right") - 1
+            which = np.where((which >= 0) & (b[np.maximum(which, 0)] >= cell), which, -1)
+        else:
+            which = np.full(tw, -1, dtype=np.int64)
+            for k in np.argsort(b - a, kind="stable").tolist():  # wider spans win a shared cell
+                lo, hi = max(int(a[k]), 0), min(int(b[k]) + 1, tw)
+                if hi > lo:
+                    which[lo:hi] = k
         drawn = which >= 0
-        parity = (np.asarray(members)[i:j][np.maximum(which, 0)] + np.maximum(which, 0)) % 2
+        parity = (members[i:j][np.maximum(which, 0)] + np.maximum(which, 0)) % 2
         styles = np.where(
             drawn,
             np.where(parity == 0, STYLE_IDS["gantt--proof"], STYLE_IDS["gantt--proof-alt"]),
