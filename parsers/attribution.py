@@ -322,16 +322,16 @@ class TimingAttributor:
             return None
         if best_twins is not None:
             _swap_after_lock(c, *best_twins)
-        gpu_start = c.gpu_start[best]
-        h = Holder(
-            best,
-            self._gpu_of(c.worker[best]),
-            gpu_start,
-            lock=gpu_start + pre_lock + wait,
-            lock_line=True,
-        )
+        h = self._lock_holder(best, pre_lock, wait)
         self._push_holder(h)
         return h
+
+    def _lock_holder(self, i: int, pre_lock: int, wait: int) -> Holder:
+        """The holder interval `i` becomes by the lock line (pre_lock, wait)."""
+        start = self._c.gpu_start[i]
+        return Holder(
+            i, self._gpu_of(self._c.worker[i]), start, lock=start + pre_lock + wait, lock_line=True
+        )
 
     def _twin_of(self, blocking: Holder) -> tuple[Holder, Holder] | None:
         """...unless its lines went to a twin: another GPU's holder that locked at the same
@@ -466,15 +466,8 @@ class TimingAttributor:
                 best, best_i = cost, i
         if best_i < 0:
             return best, None
-        start = c.gpu_start[best_i]
-        new = Holder(
-            best_i,
-            self._gpu_of(c.worker[best_i]),
-            start,
-            lock=start + pre_lock + wait,
-            lock_line=True,
-            stage=STAGE_LOCK,
-        )
+        new = self._lock_holder(best_i, pre_lock, wait)
+        new.stage = STAGE_LOCK  # as if it had taken the line
         return best, new
 
     def _open_without_lock_line(self, win_lo: float, win_hi: float) -> Holder | None:
