@@ -7,7 +7,7 @@ things (gaps, proofs, per-GPU figures) are small frozen dataclasses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import IntEnum
 
@@ -209,16 +209,6 @@ class Blocks:
         """Covered length."""
         return float(np.sum(self.ends - self.starts)) if len(self.starts) else 0.0
 
-    def covered_in(self, t0: float, t1: float) -> float:
-        """How much of [t0, t1) the blocks cover."""
-        i = int(np.searchsorted(self.ends, t0, side="right"))
-        j = int(np.searchsorted(self.starts, t1, side="left"))
-        if j <= i:
-            return 0.0
-        s = np.maximum(self.starts[i:j], t0)
-        e = np.minimum(self.ends[i:j], t1)
-        return float(np.sum(np.maximum(e - s, 0.0)))
-
 
 @dataclass(frozen=True, slots=True)
 class GapSide:
@@ -395,7 +385,6 @@ class LogModel:
     synth_counts: I64  # ...the count becomes synth_counts[i]
     unattributed_timing_lines: int = 0
     partial_bytes: int = 0
-    warnings: tuple[str, ...] = field(default=())
 
     def wall_time(self, ms: float) -> datetime | None:
         """The wall-clock time of a TIMELINE offset, when the log gives the anchor."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from parsers.builder import LogBuilder
 from parsers.model import Gap, GapSide, LogModel
@@ -12,13 +12,18 @@ SCHEMA = 1
 CHUNK_BYTES = 1 << 22
 
 
+def read_stream(stream: BinaryIO, source: str, workers_per_gpu: int | None = None) -> LogModel:
+    """Parse everything a binary stream holds and return its finished model."""
+    builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
+    while chunk := stream.read(CHUNK_BYTES):
+        builder.feed(chunk)
+    return builder.build()
+
+
 def read_log(path: Path, workers_per_gpu: int | None = None) -> LogModel:
     """Parse a whole log file (read-only) and return its finished model."""
-    builder = LogBuilder(source=path.name, workers_per_gpu=workers_per_gpu)
     with path.open("rb") as fh:
-        while chunk := fh.read(CHUNK_BYTES):
-            builder.feed(chunk)
-    return builder.build()
+        return read_stream(fh, path.name, workers_per_gpu)
 
 
 def _side(side: GapSide) -> dict[str, Any]:

@@ -53,7 +53,6 @@ class LogTail:
         st = os.fstat(self._fd)
         self._ident = (st.st_dev, st.st_ino)
         self.position = st.st_size if start_at_end else 0
-        self.deleted = False
         self._signature = self._read_signature()
 
     def _read_signature(self) -> bytes:
@@ -92,8 +91,6 @@ class LogTail:
             st = os.stat(self.path)
         except FileNotFoundError:
             data, more = self._read_available(limit)
-            if not self.deleted:
-                self.deleted = True
             return TailRead(data, TailState.DELETED, more=more)
         if (st.st_dev, st.st_ino) != self._ident:
             # rotated: finish the old file first, then switch to the new one
@@ -106,10 +103,8 @@ class LogTail:
             self._ident = (fst.st_dev, fst.st_ino)
             self.position = 0
             self._signature = b""
-            self.deleted = False
             data, more = self._read_available(limit)
             return TailRead(data, TailState.ROTATED, restart=True, more=more)
-        self.deleted = False
         if os.fstat(self._fd).st_size < self.position or self._rewritten():
             self.position = 0
             self._signature = b""

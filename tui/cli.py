@@ -13,8 +13,8 @@ from typing import NoReturn
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
-from parsers.report import read_log, report_dict
-from parsers.simulate import DEMO_CONFIG, EngineSim
+from parsers.report import read_log, read_stream, report_dict
+from parsers.simulate import DEMO_CONFIG, write_log
 
 DEMO_NAME = "demo (built-in simulated run)"
 
@@ -128,9 +128,7 @@ def _version() -> str:
 def demo_bytes() -> bytes:
     """The built-in demo log."""
     out = io.StringIO()
-    for _, line in EngineSim(DEMO_CONFIG).lines():
-        out.write(line)
-        out.write("\n")
+    write_log(DEMO_CONFIG, out)
     return out.getvalue().encode()
 
 
@@ -165,10 +163,7 @@ def load_model(args: argparse.Namespace) -> LogModel:
         builder.feed(demo_bytes())
         return builder.build()
     if args.log == "-":
-        builder = LogBuilder(source="stdin", workers_per_gpu=args.workers_per_gpu)
-        while chunk := sys.stdin.buffer.read(1 << 22):
-            builder.feed(chunk)
-        return builder.build()
+        return read_stream(sys.stdin.buffer, "stdin", args.workers_per_gpu)
     path = check_log_path(args.log)
     try:
         return read_log(path, workers_per_gpu=args.workers_per_gpu)
