@@ -128,6 +128,7 @@ class CuzkApp(App[None]):
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self._closing = False
+        self._header_for: tuple[LogModel, str] | None = None
 
     def compose(self) -> ComposeResult:
         """Header, Gantt, status, legend, footer."""
@@ -194,9 +195,13 @@ class CuzkApp(App[None]):
         state = self.state_text()
         if self.status:
             state = f"{state} · {self.status}"
-        self.query_one("#summary", Static).update(header_text(self.model, state))
+        # a pan or a zoom changes only the status line: header and legend follow the model
+        shown = self._header_for
+        if shown is None or shown[0] is not self.model or shown[1] != state:
+            self._header_for = (self.model, state)
+            self.query_one("#summary", Static).update(header_text(self.model, state))
+            self.query_one("#legend", Static).update(self._legend())
         self.query_one("#status", Static).update(status_text(self.gantt))
-        self.query_one("#legend", Static).update(self._legend())
 
     def _legend(self) -> Text:
         text = Text()

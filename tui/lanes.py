@@ -144,6 +144,13 @@ class LaneDrawing:
             for m in self.proof_rows
         ]
         self.rows = layout_rows(model, len(self.proof_rows))
+        self._draw = {
+            "worker": self.worker_cells,
+            "busy": self.busy_cells,
+            "kernel": self.kernel_cells,
+            "synth": self.synth_cells,
+            "proofs": self.proof_cells,
+        }
         gaps = model.gaps
         gap_gpu = np.array([g.gpu for g in gaps], dtype=np.int64)
         gap_start = np.array([g.start for g in gaps], dtype=np.float64)
@@ -161,14 +168,7 @@ class LaneDrawing:
     def row_cells(self, spec: Row, w: Window) -> Cells:
         """Characters and style ids of one lane row."""
         times = cells.sample_times(w.t0, w.scale, w.width)
-        draw = {
-            "worker": self.worker_cells,
-            "busy": self.busy_cells,
-            "kernel": self.kernel_cells,
-            "synth": self.synth_cells,
-            "proofs": self.proof_cells,
-        }[spec.kind]
-        return draw(spec, w, times)
+        return self._draw[spec.kind](spec, w, times)
 
     def axis_cells(self, row: int, w: Window) -> tuple[str, np.ndarray, np.ndarray]:
         """The time axis: tick labels (row 0) or tick marks and the now marker (row 1)."""
