@@ -94,7 +94,11 @@ def reconstruct_segments(
         ~np.isnan(c["mutex_held"]), lock + c["mutex_held"], np.where(explained, c4, NAN)
     )
     has_unlock = ~np.isnan(unlock)
-    ntt_phase = np.where(~np.isnan(alloc_in) | ~np.isnan(prestage), Phase.KERNEL, Phase.UNKNOWN)
+    # the NTT span less its allocation is kernel; without the allocation line it is unknown,
+    # except in engines that print no allocation at all (no lock line: nothing was lost)
+    ntt_phase = np.where(
+        ~np.isnan(alloc_in) | ~np.isnan(prestage) | ~has_pre, Phase.KERNEL, Phase.UNKNOWN
+    )
     tail_phase = np.where(has_unlock, np.where(is_open, Phase.IN_FLIGHT, Phase.CLEANUP), open_kind)
     tail_start = np.where(has_unlock, np.maximum(unlock, cursor), cursor)
     full = np.full(n, 1, dtype=bool)
@@ -258,6 +262,15 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     gpus: list[GpuStats] = []
     all_gaps: list[Gap] = []
     kernel_gaps: dict[int, Blocks] = {}
+    is_kernel = seg_p == Phase.KERNEL
+    kernel_ms = np.bincount(
+        seg_part[is_kernel], weights=(seg_e - seg_s)[is_kernel], minlength=n
+    )
+    blocks = np.nan_to_num(c["ntt_blocks"])
+    ambiguous = np.zeros(n, dtype=bool)
+    for i in builder.ambiguous_intervals:
+        if i < n:
+            ambiguous[i] = True
     for g in gpu_ids:
         on_gpu = gpu == g
         done = np.flatnonzero(on_gpu & done_mask).astype(np.int64)
@@ -274,7 +287,16 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
             | set(np.unique(worker[on_gpu & (worker >= 0)]).tolist())
         )
         in_flight = int(np.sum(on_gpu & ~np.isnan(table.gpu_start) & np.isnan(table.gpu_end)))
-        gpus.append(GpuStats(g, tuple(workers), span, busy, kernel, in_flight))
+        lo_ms, hi_ms = _kernel_range(
+            builder, g, on_gpu, ambiguous, kernel_ms, blocks, done_mask, gpu, busy.total_ms
+        )
+        # the estimate is the union of the segments as placed, inside what the log allows
+        kernel_ms_est = min(max(kernel.total_ms, lo_ms), hi_ms)
+        gpus.append(
+            GpuStats(
+                g, tuple(workers), span, busy, kernel, in_flight, (lo_ms, hi_ms), kernel_ms_est
+            )
+        )
         all_gaps.extend(_gaps_of_gpu(g, busy, done, table))
         kernel_gaps[g] = _holes(kernel)
     all_gaps.sort(key=lambda gap: (gap.start, gap.gpu))
@@ -309,6 +331,37 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         unattributed_timing_lines=builder.unattributed_timing_lines,
         partial_bytes=builder.partial_bytes,
     )
+
+
+def _kernel_range(
+    builder: LogBuilder,
+    g: int,
+    on_gpu: np.ndarray,
+    ambiguous: np.ndarray,
+    kernel_ms: F64,
+    blocks: F64,
+    done: np.ndarray,
+    gpu: I32,
+    busy_ms: float,
+) -> tuple[float, float]:
+    """The kernel busy time of GPU `g` the log allows (ANALYSIS.md, kernel_util_range).
+
+    The GPU's mutex lets one interval run kernels at a time, so its kernel time is the sum
+    of its intervals' (however their segments were placed). Low: the intervals whose lines
+    were not ambiguous. High: every interval given to it, plus every kernel line that could
+    be its own (given to another GPU with this one as the alternative, or to nobody), never
+    more than its busy time. Both are widened by what truncating each printed duration to
+    whole ms can hide: up to 1 ms per kernel duration, 2 ms per allocation line.
+    """
+    mine = on_gpu & done & (kernel_ms > 0)
+    sure = mine & ~ambiguous
+    lo = float(kernel_ms[sure].sum()) - float(np.sum(2.0 * np.maximum(blocks[sure], 1.0)))
+    hi = float(kernel_ms[mine].sum()) + float(np.sum(3.0 + blocks[mine]))
+    for i, alts in builder.ambiguous_intervals.items():
+        if g in alts and i < len(done) and done[i] and gpu[i] != g:
+            hi += float(kernel_ms[i])
+    hi += builder.unattributed_kernel_ms
+    return max(0.0, lo), max(0.0, lo, min(hi, busy_ms))
 
 
 def _lanes(t: PartitionTable, now: float) -> tuple[Lane, ...]:

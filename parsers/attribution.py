@@ -1,20 +1,24 @@
 """Attributing the C++ prover's timing lines (no job, no worker, no time) to GPU intervals.
 
-On one GPU only the mutex holder runs kernels, so the lines between a lock line
-(`pre_lock_cpu_ms=.. mutex_wait_ms=..`) and the next `mutex_held_ms` belong to one
-holder. With several GPUs the holders' lines interleave; each line is given to the
-holder whose predicted print time (lock time plus the durations so far) is consistent
-with the TIMELINE stamps around the line and with the order of the lines (a line is
-not printed before the one above it). When two holders fit equally, the next few
-lines decide: the assignment under which they fit too, and under which each holder's
-`gpu_total_ms` equals the sum of its parts, wins.
+Each GPU has one mutex, and its holder prints its lines in a fixed order: the lock line
+(`pre_lock_cpu_ms=.. mutex_wait_ms=..`), one `CUZK_NTT_H` per circuit, `ntt_msm_h_ms`,
+`barrier_wait_ms`, `batch_add_ms`, `tail_msm_ms .. gpu_total_ms`, `mutex_held_ms`; the
+next holder of that GPU locks when this one unlocks. With several GPUs these sequences
+interleave in the file. Every line's print time can be predicted from its holder's lock
+time and the durations it printed so far, and must fall between the TIMELINE stamps
+around it and not before the lines above it.
+
+A beam search keeps the few best ways of giving the lines so far to the GPUs' holders
+(each a per-GPU state and a cost: how far predictions miss, lines a holder must have
+lost, a lock taken before the previous holder unlocked), and commits the oldest decision
+once the following lines have had their say. A decision that a nearly-as-good way made
+for another GPU is recorded as ambiguous: the kernel figures count it in their range.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from parsers.records import (
     STAGE_BARRIER,
@@ -32,200 +36,219 @@ from parsers.records import (
 
 INF = float("inf")
 NAN = float("nan")
-# How far (ms) a predicted print time may fall outside the stamps around the line
-# and still be taken: integer truncation of durations plus slight disorder.
+# How far (ms) a predicted print time may fall outside the stamps around the line and
+# still be taken: durations are truncated to whole ms, stamps slightly disordered.
 MATCH_TOLERANCE_MS = 60.0
-# A GPU may run a new holder while the old one's post-unlock lines are still to come.
-HOLDERS_KEPT_PER_GPU = 3
-# Lines are printed in time order: a line cannot have been printed much before the
-# predicted print time of the line attributed before it (truncated durations add up).
+# Lines are printed in time order: a line is not printed before the one above it (less
+# the truncation of the durations that predict both).
 CLOCK_SLACK_MS = 10.0
-# gpu_total_ms is ntt + barrier + batch + tail; each is truncated to whole ms.
+# A lock that waited was taken when the previous holder of that GPU unlocked.
+HANDOFF_SLACK_MS = 8.0
+# gpu_total_ms is ntt + barrier + batch + tail, each truncated to whole ms.
 SUM_SLACK_MS = 5.0
-# How many following lines settle a tie between holders.
-LOOKAHEAD_LINES = 12
-# The cost of a line a holder must have lost for an assignment to hold.
+# The cost of a line given to nobody, or that a holder must have lost.
 SKIP_COST = 100.0
-# Two GPUs that took their locks this close together print lines that fit either one.
-TWIN_LOCK_MS = MATCH_TOLERANCE_MS
+# Ways of giving the lines kept at once, and how many lines a decision waits.
+BEAM_WIDTH = 12
+COMMIT_LAG_LINES = 24
+# A decision for another GPU this close to the best makes the line ambiguous.
+AMBIGUITY_MARGIN = 25.0
 # An unlock may not come after GPU_END (truncated durations add up to a few ms).
 UNLOCK_SLACK_MS = 10.0
-# everything but the lock line's own two fields
-_AFTER_LOCK_FIELDS = TIMING_FIELDS[2:]
+# Two intervals of one GPU that started this close print lock lines that fit either.
+TWIN_LOCK_MS = MATCH_TOLERANCE_MS
 
 Values = tuple[int | None, ...]
-Line = tuple[int, Values, float, float]  # stage, values, window low, window high
 
-_ALWAYS_PRINTED = (STAGE_NTT_MSM, STAGE_BATCH, STAGE_TAIL)
-_PRINTED_WITH_LOCK_LINE = (STAGE_NTT_H, STAGE_NTT_MSM, STAGE_BARRIER, STAGE_BATCH, STAGE_TAIL)
+# The lines printed under the lock, in order, when the engine prints lock lines.
+_EXPECTED_WITH_LOCK = (STAGE_NTT_H, STAGE_NTT_MSM, STAGE_BARRIER, STAGE_BATCH, STAGE_TAIL)
+_EXPECTED_WITHOUT_LOCK = (STAGE_NTT_MSM, STAGE_BATCH, STAGE_TAIL)
+# Lines whose values are kernel time (what the kernel range is about).
+KERNEL_STAGES = (STAGE_NTT_MSM, STAGE_BATCH, STAGE_TAIL)
 
 
-@dataclass(slots=True)
-class Holder:
-    """What is known of one mutex holder: enough to predict its next lines."""
+@dataclass(frozen=True, slots=True)
+class GpuState:
+    """One GPU's mutex holder as a way of giving the lines sees it."""
 
-    idx: int  # the interval (record index)
-    gpu: int
-    gpu_start: float
-    lock: float | None = None  # None: engines that print no lock line
+    holder: int = -1  # the interval holding the lock (-1: none yet)
+    stage: int = STAGE_HELD  # the last line it printed
+    lock: float | None = None  # lock time (None: engines without lock lines)
     lock_line: bool = False
-    stage: int = -1
-    prestage: int | None = None
+    prestage: int = 0
+    ntt_h: int = 0  # CUZK_NTT_H totals so far (one line per circuit)
     ntt: int | None = None
     barrier: int | None = None
     batch: int | None = None
+    unlock: float | None = None  # when the holder unlocked (or will)
 
-    def copy(self) -> Holder:
-        """An independent copy (for trying an assignment)."""
-        return Holder(
-            self.idx,
-            self.gpu,
-            self.gpu_start,
-            self.lock,
-            self.lock_line,
-            self.stage,
-            self.prestage,
-            self.ntt,
-            self.barrier,
-            self.batch,
-        )
 
-    def predict(self, stage: int, vals: Values) -> tuple[float, float]:
-        """The window of times at which this holder would print a line of `stage` with `vals`."""
-        if stage == STAGE_EPILOGUE:
-            pre_destructor = vals[1]
-            if pre_destructor is None:
-                return (-INF, INF)
-            t = self.gpu_start + pre_destructor
-            return (t - 20.0, t + 5.0)
-        lock = self.lock
-        if lock is None:
-            return (-INF, INF)
-        base = lock + (self.prestage or 0)
-        v = vals[0]
-        if stage == STAGE_PRESTAGE:
-            return (-INF, INF) if v is None else (lock + v, lock + v)
-        if stage == STAGE_NTT_H:
-            total = vals[1]
-            assert total is not None
-            # the NTT_H block may be preceded by a one-off allocation outside its total
-            return (base + total, base + total + 250.0)
-        assert v is not None
-        if stage == STAGE_NTT_MSM:
-            return (base + v, base + v)
-        if stage == STAGE_HELD:
-            return (lock + v, lock + v)
-        if self.ntt is None:
-            return (-INF, INF)
-        if stage == STAGE_BARRIER:
-            return (base + self.ntt + v, base + self.ntt + v)
-        if stage == STAGE_BATCH:
-            at = base + self.ntt + (self.barrier or 0) + v
-            return (at, at) if self.barrier is not None else (at, INF)
-        if stage == STAGE_TAIL:
-            gpu_total = vals[1]
-            if gpu_total is None:
-                return (-INF, INF)
-            return (base + gpu_total, base + gpu_total)
+@dataclass(slots=True)
+class _Step:
+    """One decision of a way of giving lines: a line and the interval it went to."""
+
+    line: int  # sequence number of the line
+    interval: int  # -1: nobody
+    gpu: int
+    prev: _Step | None
+
+
+@dataclass(slots=True)
+class _Way:
+    """One way of giving the lines so far: its cost and each GPU's state."""
+
+    cost: float
+    gpus: dict[int, GpuState]
+    clock: float
+    locked: tuple[int, ...]  # intervals that took a lock in the decisions not yet committed
+    last: _Step | None
+
+    def key(self) -> tuple[object, ...]:
+        return (tuple(sorted((g, s.holder, s.stage, s.ntt_h) for g, s in self.gpus.items())),)
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    seq: int
+    stage: int
+    vals: Values
+    line_no: int
+    win_lo: float
+    win_hi: float
+
+
+def _distance(t_lo: float, t_hi: float, lo: float, hi: float) -> float:
+    """How far [t_lo, t_hi] lies outside [lo, hi]."""
+    if t_lo > hi:
+        return t_lo - hi
+    if t_hi < lo:
+        return lo - t_hi
+    return 0.0
+
+
+def predict(st: GpuState, stage: int, vals: Values) -> tuple[float, float]:
+    """The window of times at which `st`'s holder would print a line of `stage` with `vals`."""
+    lock = st.lock
+    if lock is None:
         return (-INF, INF)
-
-    def skipped(self, stage: int) -> int:
-        """How many lines this holder must have lost between its last one and `stage`."""
-        expected = _PRINTED_WITH_LOCK_LINE if self.lock_line else _ALWAYS_PRINTED
-        return sum(1 for s in expected if self.stage < s < stage)
-
-    def sum_error(self, vals: Values) -> float:
-        """For a tail line: how far gpu_total is from ntt + barrier + batch + tail."""
-        tail, gpu_total = vals
-        if gpu_total is None or tail is None or self.ntt is None or self.batch is None:
-            return 0.0
-        if self.barrier is None:
-            # engines without a barrier line: the barrier is what gpu_total leaves over
-            return max(0.0, self.ntt + self.batch + tail - gpu_total - SUM_SLACK_MS)
-        return max(0.0, abs(self.ntt + self.barrier + self.batch + tail - gpu_total) - SUM_SLACK_MS)
-
-    def take(self, stage: int, vals: Values) -> None:
-        """Record that this holder printed the line."""
-        self.stage = stage
-        if stage == STAGE_PRESTAGE:
-            self.prestage = vals[0]
-        elif stage == STAGE_NTT_MSM:
-            self.ntt = vals[0]
-        elif stage == STAGE_BARRIER:
-            self.barrier = vals[0]
-        elif stage == STAGE_BATCH:
-            self.batch = vals[0]
-
-
-def _distance(lo: float, hi: float, win_lo: float, win_hi: float) -> float:
-    return max(0.0, lo - win_hi, win_lo - hi)
-
-
-def _line_cost(
-    h: Holder, stage: int, vals: Values, win_lo: float, win_hi: float, clock: float
-) -> tuple[float, float]:
-    """(cost, predicted time) of giving the line to `h`; cost INF when it cannot be."""
-    lo, hi = h.predict(stage, vals)
-    if lo > win_hi:
-        cost = lo - win_hi
-    elif hi < win_lo:
-        cost = win_lo - hi
-    else:
-        cost = 0.0
-    if cost > MATCH_TOLERANCE_MS:
-        return INF, lo
-    # printed in order: not (much) before the line above it
-    floor = clock - CLOCK_SLACK_MS
-    if hi < floor:
-        cost += floor - hi
-    if h.stage < stage - 1:
-        cost += SKIP_COST * h.skipped(stage)
+    v = vals[0]
+    base = lock + st.prestage
+    if stage == STAGE_PRESTAGE:
+        return (-INF, INF) if v is None else (lock + v, lock + v)
+    if stage == STAGE_NTT_H:
+        total = vals[1]
+        if total is None:
+            return (-INF, INF)
+        at = base + st.ntt_h + total
+        # the first use of a GPU allocates before the first block, outside its total
+        return (at, at + 250.0) if st.stage < STAGE_NTT_H else (at, at + 10.0)
+    if v is None:
+        return (-INF, INF)
+    if stage == STAGE_NTT_MSM:
+        return (base + v, base + v)
+    if stage == STAGE_HELD:
+        return (lock + v, lock + v)
+    if st.ntt is None:
+        return (-INF, INF)
+    if stage == STAGE_BARRIER:
+        at = base + st.ntt + v
+        return (at, at)
+    if stage == STAGE_BATCH:
+        at = base + st.ntt + (st.barrier or 0) + v
+        return (at, at) if st.barrier is not None else (at, INF)
     if stage == STAGE_TAIL:
-        cost += h.sum_error(vals)
-    return cost, lo
+        gpu_total = vals[1]
+        if gpu_total is None:
+            return (-INF, INF)
+        return (base + gpu_total, base + gpu_total)
+    return (-INF, INF)
+
+
+def _skipped(st: GpuState, stage: int) -> int:
+    """How many lines the holder must have lost between its last one and `stage`."""
+    expected = _EXPECTED_WITH_LOCK if st.lock_line else _EXPECTED_WITHOUT_LOCK
+    return sum(1 for s in expected if st.stage < s < stage)
+
+
+def _sum_error(st: GpuState, vals: Values) -> float:
+    """For a tail line: how far gpu_total is from ntt + barrier + batch + tail."""
+    tail, gpu_total = vals
+    if gpu_total is None or tail is None or st.ntt is None or st.batch is None:
+        return 0.0
+    if st.barrier is None:
+        # engines without a barrier line: the barrier is what gpu_total leaves over
+        return max(0.0, st.ntt + st.batch + tail - gpu_total - SUM_SLACK_MS)
+    return max(0.0, abs(st.ntt + st.barrier + st.batch + tail - gpu_total) - SUM_SLACK_MS)
+
+
+def _took(st: GpuState, stage: int, vals: Values) -> GpuState:
+    """`st` after its holder printed the line."""
+    v = vals[0]
+    if stage == STAGE_PRESTAGE:
+        return replace(st, stage=stage, prestage=v or 0)
+    if stage == STAGE_NTT_H:
+        return replace(st, stage=stage, ntt_h=st.ntt_h + (vals[1] or 0))
+    if stage == STAGE_NTT_MSM:
+        return replace(st, stage=stage, ntt=v)
+    if stage == STAGE_BARRIER:
+        return replace(st, stage=stage, barrier=v)
+    if stage == STAGE_BATCH:
+        return replace(st, stage=stage, batch=v)
+    if stage == STAGE_TAIL:
+        unlock = st.unlock
+        if st.lock is not None and vals[1] is not None and not st.lock_line:
+            unlock = st.lock + st.prestage + vals[1]  # no unlock line in these engines
+        return replace(st, stage=stage, unlock=unlock)
+    if stage == STAGE_HELD:
+        unlock = None if st.lock is None or v is None else st.lock + v
+        return replace(st, stage=stage, unlock=unlock)
+    return replace(st, stage=stage)
 
 
 class TimingAttributor:
     """Gives each C++ timing line to the GPU interval it belongs to.
 
     Args:
-        cols: the builder's records.
+        cols: the builder's records (timing fields are written here as lines commit).
         gpu_of: maps a worker id (-1: unknown) to its GPU.
     """
 
     def __init__(self, cols: PartColumns, gpu_of: Callable[[int], int]) -> None:
         self._c = cols
         self._gpu_of = gpu_of
-        # started intervals whose lock line has not been seen yet (insertion ordered)
+        # started intervals that have not taken a lock (insertion ordered)
         self.awaiting: dict[int, None] = {}
-        self.holders: dict[int, deque[Holder]] = {}
+        # an interval can take no lock after this stamp (its worker started another one)
+        self._retired: dict[int, float] = {}
+        self._last_start: dict[int, int] = {}  # worker -> its latest interval
+        self._ways = [_Way(0.0, {}, -INF, (), None)]
+        self._lines: dict[int, _Line] = {}  # lines not committed yet, by sequence number
+        self._seq = 0
+        self._committed = 0  # lines before this sequence number are committed
         self.unattributed = 0
-        # the predicted print time of the last line attributed with an exact prediction
-        self.clock = -INF
+        self.unattributed_kernel_ms = 0.0
         self.lock_lines_seen = False
+        # per interval: a bit per GPU that could have its kernel lines instead
+        self.ambiguous: dict[int, set[int]] = {}
+
+    # -- events from the TIMELINE ------------------------------------------------------------
 
     def started(self, i: int) -> None:
         """A GPU_START was read: interval `i` may take the lock from now on."""
         self.awaiting[i] = None
+        w = self._c.worker[i]
+        if w >= 0:
+            prev = self._last_start.get(w)
+            if prev is not None and prev in self.awaiting:
+                # a worker proves one partition at a time: its earlier interval, still
+                # without a lock, failed before taking it
+                self._retired[prev] = self._c.gpu_start[i]
+            self._last_start[w] = i
 
-    def _still_open(self, i: int, win_lo: float) -> bool:
-        """Could interval `i` still print a line at `win_lo`? Forget it when not."""
-        end = self._c.gpu_end[i]
-        if end != end or end >= win_lo - MATCH_TOLERANCE_MS:  # NaN: not ended
-            return True
-        del self.awaiting[i]
-        return False
+    # -- lines --------------------------------------------------------------------------------
 
-    def attribute(
-        self,
-        stage: int,
-        vals: Values,
-        line_no: int,
-        win_lo: float,
-        win_hi: float,
-        lookahead: Callable[[], Sequence[Line]] = tuple,
-    ) -> int:
-        """Attribute one timing line; return the interval it was given to, or -1.
+    def push(self, stage: int, vals: Values, line_no: int, win_lo: float, win_hi: float) -> None:
+        """Take the next timing line (in file order).
 
         Args:
             stage: which timing line (a STAGE_* constant).
@@ -233,34 +256,241 @@ class TimingAttributor:
             line_no: its physical line number.
             win_lo: the TIMELINE stamp before the line (less the tolerance for disorder).
             win_hi: the TIMELINE stamp after it (or infinity when none came yet).
-            lookahead: gives the timing lines that follow, to settle ties.
         """
+        if stage == STAGE_EPILOGUE:
+            self._epilogue(vals, win_lo, win_hi)
+            return
         if stage == STAGE_LOCK:
             self.lock_lines_seen = True
-            h = self._take_lock(vals, win_lo, win_hi)
-        else:
-            h = self._holder_for(stage, vals, win_lo, win_hi, lookahead)
-            if (
-                h is None
-                and not self.lock_lines_seen
-                and stage in (STAGE_PRESTAGE, STAGE_NTT_H, STAGE_NTT_MSM)
-            ):
-                # only engines that print no lock line open a holder without one; in a log
-                # that has them, a holder with no lock time would take any line at all
-                h = self._open_without_lock_line(win_lo, win_hi)
-        if h is None:
-            self.unattributed += 1
-            return -1
-        lo, hi = h.predict(stage, vals)
-        if lo == hi:
-            self.clock = max(self.clock, lo)
-        h.take(stage, vals)
+        line = _Line(self._seq, stage, vals, line_no, win_lo, win_hi)
+        self._seq += 1
+        self._lines[line.seq] = line
+        self._extend(line)
+        while self._seq - self._committed > COMMIT_LAG_LINES:
+            self._commit_one()
+
+    @property
+    def has_open_lines(self) -> bool:
+        """Lines whose decision waits for the lines after them."""
+        return self._committed < self._seq
+
+    def flush(self) -> None:
+        """Commit every decision still open (end of input, or the input went quiet)."""
+        while self._committed < self._seq:
+            self._commit_one()
+
+    # -- the search ---------------------------------------------------------------------------
+
+    def _extend(self, line: _Line) -> None:
+        out: dict[tuple[object, ...], _Way] = {}
+
+        def offer(way: _Way) -> None:
+            key = way.key()
+            old = out.get(key)
+            if old is None or way.cost < old.cost:
+                out[key] = way
+
+        for way in self._ways:
+            # the line may belong to nobody we know (a holder whose lock line was lost)
+            offer(
+                _Way(
+                    way.cost + SKIP_COST,
+                    way.gpus,
+                    way.clock,
+                    way.locked,
+                    _Step(line.seq, -1, -1, way.last),
+                )
+            )
+            if line.stage == STAGE_LOCK:
+                self._lock_options(way, line, offer)
+            else:
+                self._line_options(way, line, offer)
+        ways = sorted(out.values(), key=lambda w: w.cost)[:BEAM_WIDTH]
+        base = ways[0].cost
+        for w in ways:  # keep costs small; only differences matter
+            w.cost -= base
+        self._ways = ways
+
+    def _lock_options(self, way: _Way, line: _Line, offer: Callable[[_Way], None]) -> None:
+        pre_lock, wait = line.vals
+        if pre_lock is None or wait is None:
+            return
         c = self._c
-        _store(c, h.idx, stage, vals)
-        c.stage[h.idx] = stage
-        if stage == STAGE_HELD:
-            self.check_unlock(h.idx)
-        return h.idx
+        for i in list(self.awaiting):
+            if i in way.locked:
+                continue
+            if not self._can_lock(i, line.win_lo):
+                continue
+            t = c.gpu_start[i] + pre_lock + wait
+            cost = _distance(t, t, line.win_lo, line.win_hi)
+            if cost > MATCH_TOLERANCE_MS:
+                continue
+            g = self._gpu_of(c.worker[i])
+            st = way.gpus.get(g)
+            if st is not None and st.holder >= 0:
+                if st.stage < STAGE_HELD and st.lock_line:
+                    # the GPU's mutex is still held: its holder must have lost lines
+                    cost += SKIP_COST * (1 + _skipped(st, STAGE_HELD))
+                u = st.unlock
+                if u is not None:
+                    if wait >= 2:
+                        cost += max(0.0, abs(t - u) - HANDOFF_SLACK_MS)
+                    else:
+                        cost += max(0.0, u - t - HANDOFF_SLACK_MS)
+            if t < way.clock - CLOCK_SLACK_MS:
+                cost += way.clock - CLOCK_SLACK_MS - t
+            new = GpuState(holder=i, stage=STAGE_LOCK, lock=t, lock_line=True)
+            gpus = dict(way.gpus)
+            gpus[g] = new
+            offer(
+                _Way(
+                    way.cost + cost,
+                    gpus,
+                    max(way.clock, t),
+                    (*way.locked, i),
+                    _Step(line.seq, i, g, way.last),
+                )
+            )
+
+    def _line_options(self, way: _Way, line: _Line, offer: Callable[[_Way], None]) -> None:
+        stage, vals = line.stage, line.vals
+        for g, st in way.gpus.items():
+            if st.holder < 0:
+                continue
+            if st.stage >= stage and not (stage == STAGE_NTT_H and st.stage == STAGE_NTT_H):
+                continue
+            lo, hi = predict(st, stage, vals)
+            cost = _distance(lo, hi, line.win_lo, line.win_hi)
+            if cost > MATCH_TOLERANCE_MS:
+                continue
+            floor = way.clock - CLOCK_SLACK_MS
+            if hi < floor:
+                cost += floor - hi
+            cost += SKIP_COST * _skipped(st, stage)
+            if stage == STAGE_TAIL:
+                cost += _sum_error(st, vals)
+            elif stage == STAGE_NTT_MSM and vals[0] is not None:
+                # ntt_msm_h spans every CUZK_NTT_H block before it
+                cost += max(0.0, st.ntt_h - vals[0] - SUM_SLACK_MS)
+            gpus = dict(way.gpus)
+            gpus[g] = _took(st, stage, vals)
+            clock = max(way.clock, lo) if lo == hi else way.clock
+            offer(
+                _Way(way.cost + cost, gpus, clock, way.locked, _Step(line.seq, st.holder, g, way.last))
+            )
+        if not self.lock_lines_seen and stage in (STAGE_PRESTAGE, STAGE_NTT_H, STAGE_NTT_MSM):
+            self._open_without_lock(way, line, offer)
+
+    def _open_without_lock(self, way: _Way, line: _Line, offer: Callable[[_Way], None]) -> None:
+        """Engines that print no lock line: a holder starts at its first line under the lock,
+        on a GPU whose holder has finished its kernels. The earliest started goes first."""
+        c = self._c
+        rank = 0
+        for i in list(self.awaiting):
+            if i in way.locked or not self._can_lock(i, line.win_lo):
+                continue
+            if c.gpu_start[i] > line.win_hi:
+                continue
+            g = self._gpu_of(c.worker[i])
+            st = way.gpus.get(g)
+            if st is not None and st.holder >= 0 and st.stage < STAGE_TAIL:
+                continue
+            new = _took(GpuState(holder=i, stage=-1), line.stage, line.vals)
+            gpus = dict(way.gpus)
+            gpus[g] = new
+            offer(
+                _Way(
+                    way.cost + 0.01 * rank,
+                    gpus,
+                    way.clock,
+                    (*way.locked, i),
+                    _Step(line.seq, i, g, way.last),
+                )
+            )
+            rank += 1
+
+    def _gone(self, i: int) -> float:
+        """After this stamp interval `i` can take no lock (ended, or its worker moved on)."""
+        end = self._c.gpu_end[i]
+        gone = self._retired.get(i, INF)
+        return gone if end != end else min(gone, end)
+
+    def _can_lock(self, i: int, win_lo: float) -> bool:
+        """Could interval `i` still take a lock at `win_lo`?"""
+        return self._gone(i) >= win_lo - MATCH_TOLERANCE_MS
+
+    def _prune_awaiting(self, win_lo: float) -> None:
+        """Forget the intervals that can no longer take a lock (none of the ways holds one)."""
+        pending = {i for way in self._ways for i in way.locked}
+        for i in [i for i in self.awaiting if not self._can_lock(i, win_lo)]:
+            if i not in pending:
+                del self.awaiting[i]
+                self._retired.pop(i, None)
+
+    # -- committing ---------------------------------------------------------------------------
+
+    def _commit_one(self) -> None:
+        """Commit the oldest open decision of the best way; drop the ways that disagree."""
+        seq = self._committed
+        self._committed += 1
+        line = self._lines.pop(seq)
+        best = self._ways[0]
+        chosen = _step_for(best, seq)
+        assert chosen is not None
+        alternatives: set[int] = set()
+        kept: list[_Way] = []
+        for way in self._ways:
+            step = _step_for(way, seq)
+            assert step is not None
+            if step.interval == chosen.interval:
+                kept.append(way)
+            elif way.cost <= best.cost + AMBIGUITY_MARGIN and step.gpu != chosen.gpu:
+                alternatives.add(step.gpu)
+        for way in kept:
+            _cut_after(way, seq)
+            if chosen.interval in way.locked:  # this decision was its lock: committed now
+                way.locked = tuple(i for i in way.locked if i != chosen.interval)
+        self._ways = kept
+        if seq % 64 == 0:
+            self._prune_awaiting(line.win_lo)
+        i = chosen.interval
+        if i < 0:
+            self.unattributed += 1
+            if line.stage in KERNEL_STAGES and line.vals[0] is not None:
+                self.unattributed_kernel_ms += line.vals[0]
+            return
+        if i in self.awaiting and (line.stage == STAGE_LOCK or not self.lock_lines_seen):
+            self.awaiting.pop(i, None)
+            self._retired.pop(i, None)
+        if alternatives and chosen.gpu >= 0:
+            self.ambiguous.setdefault(i, set()).update(alternatives - {chosen.gpu})
+        c = self._c
+        _store(c, i, line.stage, line.vals)
+        c.stage[i] = line.stage
+        if line.stage == STAGE_HELD:
+            self.check_unlock(i)
+
+    # -- after the fact -------------------------------------------------------------------------
+
+    def _epilogue(self, vals: Values, win_lo: float, win_hi: float) -> None:
+        """An epilogue line (engines of February 2026) names its interval by its timing:
+        printed `pre_destructor_ms` after its GPU_START."""
+        pre = vals[1]
+        c = self._c
+        best, best_cost = -1, MATCH_TOLERANCE_MS
+        if pre is not None:
+            for i in range(max(0, len(c) - 4096), len(c)):
+                start = c.gpu_start[i]
+                if start != start or c.epilogue[i] == c.epilogue[i]:
+                    continue
+                t = start + pre
+                cost = _distance(t, t, win_lo, win_hi)
+                if cost <= best_cost:
+                    best, best_cost = i, cost
+        if best < 0:
+            self.unattributed += 1
+            return
+        _store(c, best, STAGE_EPILOGUE, vals)
 
     def check_unlock(self, i: int) -> None:
         """An interval cannot unlock after its GPU_END. If it seems to, its lock line went to
@@ -272,237 +502,45 @@ class TimingAttributor:
             return  # not ended yet, or not known: nothing to check
         if c.gpu_start[i] + c.pre_lock[i] + c.mutex_wait[i] + held <= end + UNLOCK_SLACK_MS:
             return
-        queue = self.holders.get(self._gpu_of(c.worker[i]), ())
-        mine = next((h for h in queue if h.idx == i), None)
-        for other in queue:
-            j = other.idx
-            if mine is None or j == i or not other.lock_line:
+        g = self._gpu_of(c.worker[i])
+        lo = max(0, i - 4096)
+        for j in range(len(c) - 1, lo - 1, -1):
+            if j == i or c.pre_lock[j] != c.pre_lock[j] or self._gpu_of(c.worker[j]) != g:
                 continue
             if abs(c.gpu_start[j] - c.gpu_start[i]) > TWIN_LOCK_MS:
                 continue
-            # with the other's lines: would each unlock before its end?
-            if not _fits(c, i, j) or not _fits(c, j, i):
-                continue
-            _swap_all(c, mine, other)
-            return
+            if _fits(c, i, j) and _fits(c, j, i):
+                _swap_all(c, i, j)
+                for way in self._ways:
+                    for gg, st in way.gpus.items():
+                        if st.holder in (i, j):
+                            k = j if st.holder == i else i
+                            way.gpus[gg] = replace(
+                                st, holder=k, lock=c.gpu_start[k] + c.pre_lock[k] + c.mutex_wait[k]
+                            )
+                return
 
-    def _push_holder(self, h: Holder) -> None:
-        self.awaiting.pop(h.idx, None)
-        queue = self.holders.setdefault(h.gpu, deque())
-        queue.append(h)
-        if len(queue) > HOLDERS_KEPT_PER_GPU:
-            queue.popleft()
-
-    def _take_lock(self, vals: Values, win_lo: float, win_hi: float) -> Holder | None:
-        pre_lock, wait = vals
-        assert pre_lock is not None and wait is not None
-        c = self._c
-        best = -1
-        best_key = (INF, INF)
-        best_twins: tuple[Holder, Holder] | None = None
-        for i in list(self.awaiting):
-            if not self._still_open(i, win_lo):
-                continue
-            t = c.gpu_start[i] + pre_lock + wait
-            cost = _distance(t, t, win_lo, win_hi)
-            if cost > MATCH_TOLERANCE_MS:
-                continue
-            cost += _distance(t, t, self.clock - CLOCK_SLACK_MS, INF)
-            queue = self.holders.get(self._gpu_of(c.worker[i]))
-            twins = None
-            if queue and queue[-1].stage < STAGE_HELD and queue[-1].lock_line:
-                # the GPU's mutex is still held by someone whose unlock was not seen...
-                twins = self._twin_of(queue[-1])
-                if twins is None:
-                    cost += SKIP_COST
-            key = (cost, abs(t - max(win_lo, self.clock)))
-            if key < best_key:
-                best, best_key, best_twins = i, key, twins
-        if best < 0:
-            return None
-        if best_twins is not None:
-            _swap_after_lock(c, *best_twins)
-        h = self._lock_holder(best, pre_lock, wait)
-        self._push_holder(h)
-        return h
-
-    def _lock_holder(self, i: int, pre_lock: int, wait: int) -> Holder:
-        """The holder interval `i` becomes by the lock line (pre_lock, wait)."""
-        start = self._c.gpu_start[i]
-        return Holder(
-            i, self._gpu_of(self._c.worker[i]), start, lock=start + pre_lock + wait, lock_line=True
-        )
-
-    def _twin_of(self, blocking: Holder) -> tuple[Holder, Holder] | None:
-        """...unless its lines went to a twin: another GPU's holder that locked at the same
-        moment and has unlocked. Their lines fitted both; the mutex says which is which:
-        what was given to them after their lock lines is to be swapped."""
-        best: Holder | None = None
-        best_gap = TWIN_LOCK_MS
-        for gpu, queue in self.holders.items():
-            if gpu == blocking.gpu or not queue:
-                continue
-            twin = queue[-1]
-            if (
-                twin.lock_line
-                and twin.stage >= STAGE_HELD
-                and twin.lock is not None
-                and blocking.lock is not None
-                and abs(twin.lock - blocking.lock) <= best_gap
-            ):
-                best, best_gap = twin, abs(twin.lock - blocking.lock)
-        return None if best is None else (blocking, best)
-
-    def _holder_for(
-        self,
-        stage: int,
-        vals: Values,
-        win_lo: float,
-        win_hi: float,
-        lookahead: Callable[[], Sequence[Line]],
-    ) -> Holder | None:
-        clock = self.clock
-        anchor = win_lo if win_lo > clock else clock
-        scored: list[tuple[float, float, Holder]] = []
-        for queue in self.holders.values():
-            if stage == STAGE_EPILOGUE:
-                # printed after unlock: the oldest holder still owing it
-                first = [x for x in queue if x.stage < STAGE_EPILOGUE][:1]
-                if not first:
-                    continue
-                h = first[0]
-            else:
-                h = queue[-1]
-                if h.stage >= stage:
-                    continue
-            cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, clock)
-            if cost < INF:
-                scored.append((cost, INF if lo == -INF else abs(lo - anchor), h))
-        if len(scored) <= 1:
-            return scored[0][2] if scored else None
-        scored.sort(key=lambda x: (x[0], x[1]))
-        if len(scored) == 1 or scored[1][0] > scored[0][0] + MATCH_TOLERANCE_MS:
-            return scored[0][2]
-        # a tie: try each, and see which lets the following lines fit best
-        ahead = list(lookahead()[:LOOKAHEAD_LINES])
-        best: Holder | None = None
-        best_cost = INF
-        for cost, _, h in scored:
-            # the search looks at each GPU's newest holder only: copy just those
-            trial = {g: deque([q[-1].copy()]) for g, q in self.holders.items() if q}
-            mine = trial[h.gpu][-1]
-            if mine.idx != h.idx:  # an older holder (a post-unlock line): no look-ahead
-                total = cost
-                if total < best_cost:
-                    best, best_cost = h, total
-                continue
-            clock = self.clock
-            lo, hi = mine.predict(stage, vals)
-            if lo == hi:
-                clock = max(clock, lo)
-            mine.take(stage, vals)
-            total = cost + self._future_cost(trial, ahead, clock, best_cost - cost)
-            if total < best_cost:
-                best, best_cost = h, total
-        return best
-
-    def _future_cost(
-        self, holders: dict[int, deque[Holder]], lines: list[Line], clock: float, budget: float
-    ) -> float:
-        """The least cost of giving `lines` to the holders (a small depth-first search)."""
-        if not lines or budget <= 0:
-            return 0.0
-        stage, vals, win_lo, win_hi = lines[0]
-        if stage == STAGE_LOCK:
-            # someone takes a lock: a GPU whose holder (under this assignment) has not
-            # unlocked yet cannot be that GPU; the new holder takes the lines after it
-            cost, new = self._lock_cost(holders, vals, win_lo, win_hi)
-            if new is None:
-                return cost + self._future_cost(holders, lines[1:], clock, budget - cost)
-            queue = holders.setdefault(new.gpu, deque())
-            queue.append(new)
-            lo = new.lock if new.lock is not None else clock
-            rest = self._future_cost(holders, lines[1:], max(clock, lo), budget - cost)
-            queue.pop()
-            return cost + rest
-        if stage in (STAGE_EPILOGUE, STAGE_PRESTAGE):
-            return 0.0  # post-unlock or lock-less lines: beyond what this search models
-        best = SKIP_COST  # the line may belong to no holder we know
-        for queue in list(holders.values()):  # deeper levels may add a GPU's queue
-            if not queue or queue[-1].stage >= stage:
-                continue
-            h = queue[-1]
-            cost, lo = _line_cost(h, stage, vals, win_lo, win_hi, clock)
-            if cost >= min(best, budget):
-                continue
-            saved = h.copy()
-            hi = h.predict(stage, vals)[1]
-            h.take(stage, vals)
-            rest = self._future_cost(
-                holders, lines[1:], max(clock, lo) if lo == hi else clock, min(best, budget) - cost
-            )
-            queue[-1] = saved
-            best = min(best, cost + rest)
-        return best
-
-    def _lock_cost(
-        self, holders: dict[int, deque[Holder]], vals: Values, win_lo: float, win_hi: float
-    ) -> tuple[float, Holder | None]:
-        """How well a lock line fits the started intervals, given who holds which GPU;
-        and the holder it would make."""
-        pre_lock, wait = vals
-        assert pre_lock is not None and wait is not None
-        c = self._c
-        best, best_i = SKIP_COST, -1
-        for i in self.awaiting:
-            t = c.gpu_start[i] + pre_lock + wait
-            cost = _distance(t, t, win_lo, win_hi)
-            if cost > MATCH_TOLERANCE_MS:
-                continue
-            queue = holders.get(self._gpu_of(c.worker[i]))
-            if queue and queue[-1].lock_line and queue[-1].stage < STAGE_HELD:
-                cost += SKIP_COST
-            if cost < best:
-                best, best_i = cost, i
-        if best_i < 0:
-            return best, None
-        new = self._lock_holder(best_i, pre_lock, wait)
-        new.stage = STAGE_LOCK  # as if it had taken the line
-        return best, new
-
-    def _open_without_lock_line(self, win_lo: float, win_hi: float) -> Holder | None:
-        """Engines that print no lock line: the holder starts at its first line under the lock."""
-        c = self._c
-        best = -1
-        best_start = INF
-        for i in list(self.awaiting):
-            if not self._still_open(i, win_lo):
-                continue
-            queue = self.holders.get(self._gpu_of(c.worker[i]))
-            if queue and queue[-1].stage < STAGE_TAIL:
-                continue
-            gpu_start = c.gpu_start[i]
-            if gpu_start <= win_hi and gpu_start < best_start:
-                best, best_start = i, gpu_start
-        if best < 0:
-            return None
-        h = Holder(best, self._gpu_of(c.worker[best]), c.gpu_start[best])
-        self._push_holder(h)
-        return h
+    def ended(self, i: int) -> None:
+        """A GPU_END was read for interval `i`."""
+        self.check_unlock(i)
 
 
-def _swap_after_lock(c: PartColumns, a: Holder, b: Holder) -> None:
-    """Exchange what two holders were given after their lock lines."""
-    i, j = a.idx, b.idx
-    for name in _AFTER_LOCK_FIELDS:
-        col = getattr(c, name)
-        col[i], col[j] = col[j], col[i]
-    c.stage[i], c.stage[j] = c.stage[j], c.stage[i]
-    a.stage, b.stage = b.stage, a.stage
-    a.prestage, b.prestage = b.prestage, a.prestage
-    a.ntt, b.ntt = b.ntt, a.ntt
-    a.barrier, b.barrier = b.barrier, a.barrier
-    a.batch, b.batch = b.batch, a.batch
+def _step_for(way: _Way, seq: int) -> _Step | None:
+    step = way.last
+    while step is not None and step.line > seq:
+        step = step.prev
+    return step if step is not None and step.line == seq else None
+
+
+def _cut_after(way: _Way, seq: int) -> None:
+    """Forget the decisions up to `seq` (committed): the trail ends after it."""
+    step = way.last
+    if step is None or step.line <= seq:
+        way.last = None
+        return
+    while step.prev is not None and step.prev.line > seq:
+        step = step.prev
+    step.prev = None
 
 
 def _fits(c: PartColumns, i: int, j: int) -> bool:
@@ -515,18 +553,12 @@ def _fits(c: PartColumns, i: int, j: int) -> bool:
     return end != end or unlock <= end + UNLOCK_SLACK_MS
 
 
-def _swap_all(c: PartColumns, a: Holder, b: Holder) -> None:
+def _swap_all(c: PartColumns, i: int, j: int) -> None:
     """Exchange every timing line two intervals were given, lock lines included."""
-    i, j = a.idx, b.idx
     for name in TIMING_FIELDS:
         col = getattr(c, name)
         col[i], col[j] = col[j], col[i]
     c.stage[i], c.stage[j] = c.stage[j], c.stage[i]
-    # the holders follow their lines: each now describes the other interval
-    a.idx, b.idx = j, i
-    a.gpu_start, b.gpu_start = c.gpu_start[j], c.gpu_start[i]
-    for h in (a, b):
-        h.lock = h.gpu_start + c.pre_lock[h.idx] + c.mutex_wait[h.idx]
 
 
 def _store(c: PartColumns, i: int, stage: int, vals: Values) -> None:
@@ -546,7 +578,13 @@ def _store(c: PartColumns, i: int, stage: int, vals: Values) -> None:
         if stage == STAGE_LOCK:
             c.pre_lock[i], c.mutex_wait[i] = v0, v1
         elif stage == STAGE_NTT_H:
-            c.ntt_alloc[i], c.ntt_total[i] = v0, v1
+            # one line per circuit of a batch: the interval's figures are their sums
+            if c.ntt_alloc[i] == c.ntt_alloc[i] and c.stage[i] == STAGE_NTT_H:
+                c.ntt_alloc[i] += v0
+                c.ntt_total[i] += v1
+                c.ntt_blocks[i] += 1
+            else:
+                c.ntt_alloc[i], c.ntt_total[i], c.ntt_blocks[i] = v0, v1, 1
         elif stage == STAGE_TAIL:
             c.tail_msm[i], c.gpu_total[i] = v0, v1
         elif stage == STAGE_EPILOGUE:

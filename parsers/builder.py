@@ -8,13 +8,14 @@ with its continuation on the next physical line. Bad input is counted, never rai
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 from collections import deque
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from parsers.attribution import LOOKAHEAD_LINES, Line, TimingAttributor, Values
+from parsers.attribution import TimingAttributor, Values
 from parsers.model import LineCounts, LogModel
 from parsers.records import (
     STAGE_BARRIER,
@@ -30,11 +31,33 @@ from parsers.records import (
 )
 
 TIMELINE = b"TIMELINE,"
-# What can land inside a TIMELINE line: a C++ line or a stdout line (ANSI or plain).
-_INTRUDER = re.compile(rb"CUZK_[A-Z0-9_]+: |\x1b\[|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+# Where a line of the daemon begins: what can land inside another line that was being
+# written in parts (a splice). A stdout tracing line begins with its time (ANSI or not).
+_LINE_START = re.compile(
+    rb"TIMELINE,|CUZK_[A-Z0-9_]+: |(?:\x1b\[[0-9;]*m)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
+    rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z? +(?:TRACE|DEBUG|INFO|WARN|ERROR) "
+)
 _ANSI = re.compile(rb"\x1b\[[0-9;]*m")
 _STDOUT_START = re.compile(rb"(?:\x1b\[[0-9;]*m)*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 _KV = re.compile(rb"([a-z_]+)=(\S+)")
+_GPU_SPAN = re.compile(rb"gpu_worker\{([^}]*)\}")
+# Capture prefixes: journalctl short / short-precise, short-iso, and an ISO time first
+# (docker logs -t, kubectl logs --timestamps). The stdout tracing line's own time is not
+# a prefix: a level follows it.
+_JOURNAL_SHORT = re.compile(
+    rb"([A-Z][a-z]{2}) ([ \d]?\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))? \S+ [^\s:\[]+(?:\[\d+\])?: "
+)
+_ISO_PREFIX = re.compile(
+    rb"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?"
+    rb" (?:(\S+) ([^\s:\[]+(?:\[\d+\])?): )?"
+)
+_LEVEL = re.compile(rb" *(?:TRACE|DEBUG|INFO|WARN|ERROR) ")
+_MONTHS = {m.encode(): k for k, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+# A fragment (the first part of a line written in parts) waits this many physical lines
+# for its continuation, then is taken as it is.
+FRAGMENT_WAIT_LINES = 16
+# Prefix clocks read for the wall-clock anchor (the best of them is kept).
+ANCHOR_SAMPLES = 2000
 
 # Pending C++ lines wait this long (ms of TIMELINE stamps) so that a stamp written a
 # little late (disorder) is read before they are attributed.
@@ -62,6 +85,8 @@ _JOB_KIND_PREFIXES = (
     ("wdpost-", "window-post"),
     ("wnpost-", "winning-post"),
     ("winpost-", "winning-post"),
+    ("ps-porep-", "porep-c2"),
+    ("ps-snap-", "snap-update"),
 )
 
 
@@ -147,6 +172,47 @@ def _timing_values(body: bytes, ntt_h: bool) -> tuple[int, Values] | None:
     return None
 
 
+_DATE_HEAD = re.compile(rb"\d{1,4}(?:-(?:\d{1,2}(?:-(?:\d{1,2}(?:T.*)?)?)?)?)?", re.S)
+
+
+def _plausible_head(head: bytes) -> bool:
+    """Could `head` be the first part of a daemon line that another line cut?"""
+    if not head:
+        return False
+    return (
+        head.startswith(TIMELINE)
+        or TIMELINE.startswith(head)
+        or head.startswith(b"CUZK_")
+        or b"CUZK_".startswith(head)
+        or head.startswith(b"\x1b[")
+        or _DATE_HEAD.fullmatch(head) is not None
+        or _STDOUT_START.match(head) is not None
+    )
+
+
+def _prefix_time(m: re.Match[bytes], year: int | None) -> datetime | None:
+    """The wall clock of a capture prefix (journalctl short has no year: the log's, else now's)."""
+    try:
+        g = m.groups()
+        if len(g) == 6:  # journalctl short / short-precise: local time, no zone
+            y = year if year is not None else datetime.now(UTC).year
+            frac = int((g[5] or b"0").ljust(6, b"0")[:6])
+            return datetime(y, _MONTHS[g[0]], int(g[1]), int(g[2]), int(g[3]), int(g[4]), frac)
+        frac = int((g[6] or b"0").ljust(6, b"0")[:6])
+        wall = datetime(*(int(x) for x in g[:6]), frac)  # type: ignore[misc]
+        zone = g[7]
+        if zone is None:
+            return wall
+        if zone == b"Z":
+            return wall.replace(tzinfo=UTC)
+        digits = zone[1:].replace(b":", b"")
+        minutes = int(digits[:2]) * 60 + int(digits[2:4])
+        sign = -1 if zone[:1] == b"-" else 1
+        return wall.replace(tzinfo=timezone(timedelta(minutes=sign * minutes)))
+    except (ValueError, OverflowError, KeyError):
+        return None
+
+
 # A pending C++ line: [stage, values, line_no, stamp before it, stamp after it or None]
 _P_STAGE, _P_VALS, _P_LINE, _P_PREV, _P_NEXT = range(5)
 
@@ -172,7 +238,14 @@ class LogBuilder:
         self.lines_read = 0  # physical lines
         self.max_stamp = -1
         self._tail = b""  # an incomplete last line
-        self._splice: tuple[bytes, int, list[bytes]] | None = None
+        # the first part of a line written in parts, its line number, and the lines that
+        # landed after it (read once it is whole)
+        self._fragment: tuple[bytes, int, list[tuple[bytes, int]]] | None = None
+        self._prefix: re.Match[bytes] | None = None  # the capture prefix of the line read
+        self._unbounded = 0  # newest pending lines the next stamp does not bound
+        self._year: int | None = None  # from a stdout time (journalctl short omits it)
+        self._anchor_from_stdout = False
+        self._anchor_samples = 0
         self._stamp = -1  # the last TIMELINE stamp read
         self._pending: deque[list[Any]] = deque()
         self._attributor = TimingAttributor(self.cols, self.gpu_of)
@@ -229,25 +302,37 @@ class LogBuilder:
 
     def finish(self) -> None:
         """End of input: attribute the waiting timing lines (a partial last line stays unread)."""
-        if self._splice is not None:
-            self._flush_splice()
+        if self._fragment is not None:
+            self._flush_fragment()
         while self._pending:
             self._resolve_one()
+        self._attributor.flush()
 
     def flush_pending(self) -> bool:
         """Attribute the timing lines kept back for look-ahead (the input went quiet).
 
         Returns True if there were any.
         """
-        had = bool(self._pending)
+        had = bool(self._pending) or self._attributor.has_open_lines
         while self._pending:
             self._resolve_one()
+        self._attributor.flush()
         return had
 
     @property
     def partial_bytes(self) -> int:
         """Bytes of an incomplete last line waiting for its newline."""
         return len(self._tail)
+
+    @property
+    def ambiguous_intervals(self) -> dict[int, set[int]]:
+        """Intervals whose kernel lines another GPU could have printed: those GPUs."""
+        return self._attributor.ambiguous
+
+    @property
+    def unattributed_kernel_ms(self) -> float:
+        """Kernel time in the timing lines that matched no GPU interval."""
+        return self._attributor.unattributed_kernel_ms
 
     @property
     def unattributed_timing_lines(self) -> int:
@@ -257,77 +342,104 @@ class LogBuilder:
     # -- lines ------------------------------------------------------------------------------
 
     def _lines(self, lines: list[bytes]) -> None:
-        counts = self.counts
         line_no = self.lines_read
-        timeline = self._timeline
-        other = self._other_line
+        physical = self._physical
         for line in lines:
             line_no += 1
-            if self._splice is not None and self._continues_splice(line):
-                continue
-            if line.startswith(TIMELINE):
-                if (b"CUZK_" in line or b"\x1b" in line or b"Z " in line) and self._spliced(
-                    line, 0, line_no
-                ):
-                    continue
-                counts.timeline += 1
-                timeline(line, line_no)
-                continue
-            if line.startswith(b"CUZK_"):
-                other(line, line_no)
-                continue
-            idx = line.find(TIMELINE)
-            if idx > 0:
-                # a fragment of something else before the TIMELINE line
-                counts.other += 1
-                if not self._spliced(line, idx, line_no):
-                    counts.timeline += 1
-                    timeline(line[idx:], line_no)
-                continue
-            other(line, line_no)
+            physical(line, line_no)
         self.lines_read = line_no
 
-    def _spliced(self, line: bytes, start: int, line_no: int) -> bool:
-        """A TIMELINE line with another line inside: hold its head for the continuation."""
-        m = _INTRUDER.search(line, start + len(TIMELINE))
+    def _physical(self, line: bytes, line_no: int) -> None:
+        """One physical line: strip the capture's prefix, rejoin what a splice cut.
+
+        A line written in parts can have other lines land between its parts: its first
+        part then ends a physical line that another line finishes, and its rest starts a
+        later one. The lines that landed inside are read after the rejoined line (they
+        were printed after it began).
+        """
+        self._prefix = None
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not (line.startswith(TIMELINE) or line.startswith(b"CUZK_") or line[:1] == b"\x1b"):
+            line = self._strip_prefix(line)
+        frag = self._fragment
+        if frag is not None:
+            head, first_no, inners = frag
+            if _LINE_START.match(line) is None:
+                # the rest of the cut line (itself perhaps cut again by another line)
+                m = _LINE_START.search(line, 1)
+                if m is not None:
+                    self._fragment = (head + line[: m.start()], first_no, inners)
+                    inners.append((line[m.start() :], line_no))
+                    return
+                self._fragment = None
+                self.counts.spliced += 1
+                self._rejoined(head + line, first_no, inners)
+                return
+            m = _LINE_START.search(line, 1)
+            if len(inners) < FRAGMENT_WAIT_LINES and (
+                m is None or not _plausible_head(line[: m.start()])
+            ):
+                if m is not None:
+                    self.counts.other += 1
+                    line = line[m.start() :]
+                inners.append((line, line_no))
+                return
+            self._flush_fragment()
+        m = _LINE_START.search(line, 1)
         if m is None:
-            return False
-        self.counts.spliced += 1
-        if self._splice is not None:
-            self._flush_splice()
-        self._splice = (line[start : m.start()], line_no, [line[m.start() :]])
-        return True
+            self._logical(line, line_no)
+            return
+        head = line[: m.start()]
+        if _plausible_head(head):
+            self._fragment = (head, line_no, [(line[m.start() :], line_no)])
+            return
+        self.counts.other += 1  # text of something else before a daemon line
+        self._logical(line[m.start() :], line_no)
 
-    def _flush_splice(self) -> None:
-        """The line after a splice was not its rest: take the head as it is."""
-        assert self._splice is not None
-        head, line_no, inners = self._splice
-        self._splice = None
-        self.counts.timeline += 1
-        self._timeline(head, line_no)
-        for inner in inners:
-            self._other_line(inner, line_no)
+    def _flush_fragment(self) -> None:
+        """No continuation came for a cut line: take its first part as it is."""
+        assert self._fragment is not None
+        head, line_no, inners = self._fragment
+        self._fragment = None
+        self._rejoined(head, line_no, inners)
 
-    def _continues_splice(self, line: bytes) -> bool:
-        """Rejoin a spliced TIMELINE line with `line` when `line` is its rest."""
-        assert self._splice is not None
-        if (
-            line.startswith(TIMELINE)
-            or line.startswith(b"CUZK_")
-            or _STDOUT_START.match(line) is not None
-        ):
-            self._flush_splice()
-            return False
-        head, first_line, inners = self._splice
-        self._splice = None
-        self.counts.timeline += 1
-        self._timeline(head + line, first_line)
-        for inner in inners:
-            self._other_line(inner, first_line)
-        return True
+    def _rejoined(self, line: bytes, line_no: int, inners: list[tuple[bytes, int]]) -> None:
+        """A cut line made whole, and the lines that landed inside it. Those were printed
+        while it was being written, around its stamp but not necessarily after it: they
+        are read first, and its stamp does not bound them."""
+        before = len(self._pending)
+        for inner, no in inners:
+            self._logical(inner, no)
+        self._unbounded = len(self._pending) - before
+        self._logical(line, line_no)
+        self._unbounded = 0
 
-    def _other_line(self, line: bytes, line_no: int) -> None:
+    def _strip_prefix(self, line: bytes) -> bytes:
+        """Remove a journalctl / container time prefix; remember its clock."""
+        first = line[:1]
+        if first.isdigit():
+            m = _ISO_PREFIX.match(line)
+            if m is None:
+                return line
+            if m.group(9) is None and (m.group(8) is None or _LEVEL.match(line, m.end() - 1)):
+                return line  # a stdout tracing line's own time, not a prefix
+            self._prefix = m
+            return line[m.end() :]
+        if b"A" <= first <= b"Z":
+            m = _JOURNAL_SHORT.match(line)
+            if m is not None and m.group(1) in _MONTHS:
+                self._prefix = m
+                return line[m.end() :]
+        return line
+
+    def _logical(self, line: bytes, line_no: int) -> None:
+        """One whole line of the daemon's."""
         counts = self.counts
+        if line.startswith(TIMELINE):
+            counts.timeline += 1
+            self._timeline(line, line_no)
+            return
         if line.startswith(b"CUZK_TIMING: "):
             counts.cuzk_timing += 1
             parsed = _timing_values(line[13:], False)
@@ -338,7 +450,12 @@ class LogBuilder:
             first = line[:1]
             if first == b"\x1b" or (first.isdigit() and _STDOUT_START.match(line)):
                 counts.stdout += 1
-                if b"worker started" in line or b"starting cuzk engine" in line:
+                if (
+                    b"worker started" in line
+                    or b"starting cuzk engine" in line
+                    or b"gpu_worker" in line
+                    or self._year is None
+                ):
                     self._stdout(line)
             else:
                 counts.other += 1
@@ -351,6 +468,9 @@ class LogBuilder:
     def _stdout(self, line: bytes) -> None:
         if b"\x1b" in line:
             line = _ANSI.sub(b"", line)
+        if self._year is None:
+            with contextlib.suppress(ValueError):
+                self._year = int(line[:4])
         if b"worker started" in line:
             kv = dict(_KV.findall(line))
             try:
@@ -358,13 +478,35 @@ class LogBuilder:
             except (KeyError, ValueError):
                 self.counts.stdout -= 1
                 self.counts.malformed += 1
-        elif self.wall_anchor is None:
+        elif b"gpu_worker{" in line:
+            span = _GPU_SPAN.search(line)
+            if span is not None:
+                kv = dict(_KV.findall(span.group(1)))
+                with contextlib.suppress(KeyError, ValueError):
+                    self.worker_gpu.setdefault(int(kv[b"worker_id"]), int(kv[b"gpu"]))
+        elif b"starting cuzk engine" in line and not self._anchor_from_stdout:
             stamp = line.split(None, 1)[0].decode("ascii", "replace")
             try:
                 self.wall_anchor = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+                self._anchor_from_stdout = True
             except ValueError:
                 self.counts.stdout -= 1
                 self.counts.malformed += 1
+
+    def _prefix_anchor(self, stamp: int) -> None:
+        """Engine start by the capture's clock: the receive time of a line is at or after
+        the time of its stamp, so the latest of (receive time - stamp) is the best bound."""
+        m = self._prefix
+        self._prefix = None
+        if m is None or self._anchor_from_stdout or self._anchor_samples >= ANCHOR_SAMPLES:
+            return
+        self._anchor_samples += 1
+        wall = _prefix_time(m, self._year)
+        if wall is None:
+            return
+        candidate = wall - timedelta(milliseconds=stamp)
+        if self.wall_anchor is None or candidate > self.wall_anchor:
+            self.wall_anchor = candidate
 
     # -- TIMELINE ---------------------------------------------------------------------------
 
@@ -409,6 +551,8 @@ class LogBuilder:
             return
         if self._pending:
             self._advance_pending(stamp)
+        if self._prefix is not None:
+            self._prefix_anchor(stamp)
         self._stamp = stamp
         if stamp > self.max_stamp:
             self.max_stamp = stamp
@@ -428,7 +572,7 @@ class LogBuilder:
         elif event == b"GPU_END":
             c.gpu_end[i] = stamp
             c.end_line[i] = line_no
-            self._attributor.check_unlock(i)
+            self._attributor.ended(i)
         elif event == b"SYNTH_START":
             c.synth_start[i] = stamp
             if b"kind=" in detail:
@@ -448,29 +592,24 @@ class LogBuilder:
 
     def _advance_pending(self, stamp: int) -> None:
         pending = self._pending
-        # the lines read since the last stamp get this one as the stamp after them
-        for item in reversed(pending):
+        # the lines read since the last stamp get this one as the stamp after them (but
+        # not the lines that landed inside this stamp's own line)
+        for k, item in enumerate(reversed(pending)):
+            if k < self._unbounded:
+                continue
             if item[_P_NEXT] is not None:
                 break
             item[_P_NEXT] = stamp
-        # keep a few lines back so that a tie between holders can look ahead
-        while len(pending) > LOOKAHEAD_LINES and stamp - DEFER_MS >= pending[0][_P_PREV]:
+        # a stamp written a little late (disorder) may still come for the oldest lines
+        while (
+            pending and pending[0][_P_NEXT] is not None and stamp - DEFER_MS >= pending[0][_P_PREV]
+        ):
             self._resolve_one()
 
     def _resolve_one(self) -> None:
         stage, vals, line_no, prev, nxt = self._pending.popleft()
-        lo = prev - WINDOW_SLACK_MS if prev >= 0 else -_INF
-        hi = nxt + WINDOW_SLACK_MS if nxt is not None else _INF
-        self._attributor.attribute(stage, vals, line_no, lo, hi, self._lookahead)
-
-    def _lookahead(self) -> list[Line]:
-        """The timing lines waiting after the one being attributed (asked for on a tie)."""
-        ahead: list[Line] = []
-        for item in self._pending:
-            if len(ahead) >= LOOKAHEAD_LINES:
-                break
-            ahead.append((item[_P_STAGE], item[_P_VALS], *_window(item[_P_PREV], item[_P_NEXT])))
-        return ahead
+        lo, hi = _window(prev, nxt)
+        self._attributor.push(stage, vals, line_no, lo, hi)
 
 
 def _window(prev: int, nxt: int | None) -> tuple[float, float]:

@@ -33,6 +33,9 @@ class Phase(IntEnum):
     IN_FLIGHT = 7  # an interval started and not ended yet (live logs)
 
 
+# A kernel_util_range narrower than this is shown as one number (ANALYSIS.md).
+KERNEL_EXACT_WIDTH = 0.005
+
 PHASE_KEYS = ("pre_lock", "lock_wait", "alloc", "kernel", "barrier", "cleanup", "unknown")
 
 
@@ -253,6 +256,9 @@ class GpuStats:
     busy: Blocks  # union of completed GPU intervals
     kernel: Blocks  # union of kernel segments
     in_flight: int  # intervals started and not ended
+    # the kernel busy time the log allows (ANALYSIS.md, kernel_util_range): certain .. possible
+    kernel_range_ms: tuple[float, float] = (0.0, 0.0)
+    kernel_estimate_ms: float | None = None  # None: the union of the kernel segments
 
     @property
     def span_ms(self) -> int:
@@ -266,7 +272,9 @@ class GpuStats:
 
     @property
     def kernel_busy_ms(self) -> float:
-        """Union of kernel segments (reconstructed: an estimate)."""
+        """Union of kernel segments (reconstructed: an estimate), within its range."""
+        if self.kernel_estimate_ms is not None:
+            return self.kernel_estimate_ms
         return self.kernel.total_ms
 
     @property
@@ -278,6 +286,20 @@ class GpuStats:
     def kernel_util(self) -> float:
         """kernel busy / span: the honest one."""
         return self.kernel_busy_ms / self.span_ms if self.span_ms else 0.0
+
+    @property
+    def kernel_util_range(self) -> tuple[float, float]:
+        """[lo, hi]: the kernel utilization the log allows; kernel_util lies inside."""
+        if not self.span_ms:
+            return (0.0, 0.0)
+        lo, hi = self.kernel_range_ms
+        return (lo / self.span_ms, hi / self.span_ms)
+
+    @property
+    def kernel_is_estimate(self) -> bool:
+        """The log cannot pin the kernel figure within half a point: show its range."""
+        lo, hi = self.kernel_util_range
+        return hi - lo > KERNEL_EXACT_WIDTH
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ TIMING_FIELDS = (
     "mutex_held",
     "epilogue",
     "pre_destructor",
+    "ntt_blocks",  # how many CUZK_NTT_H lines (one per circuit)
 )
 FLOAT_FIELDS = (*STAMP_FIELDS, *TIMING_FIELDS)
 # integer columns: -1 when unknown
@@ -81,6 +82,7 @@ class PartColumns:
         self.mutex_held = array("d")
         self.epilogue = array("d")
         self.pre_destructor = array("d")
+        self.ntt_blocks = array("d")
         self.stage = array("q")  # the last C++ stage attributed (-1: none)
         self._floats = [getattr(self, name) for name in FLOAT_FIELDS]
         self._ints = [getattr(self, name) for name in (*INT_FIELDS, "stage")]

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal, TextIO
 
-Era = Literal["p12", "p9"]
+Era = Literal["p12", "p9", "feb"]
 StdoutMode = Literal["none", "plain", "ansi"]
+Capture = Literal["file", "journal", "journal-iso", "journal-precise", "docker"]
+SpliceAt = Literal["pieces", "any"]
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,15 @@ class SimConfig:
         pw: partitions synthesized at once.
         synth_ms: mean synthesis time of one partition.
         synth_sd: its standard deviation.
-        era: "p12" (current engine) or "p9" (prestage lines, CHAN_SEND, no mutex lines).
+        era: "p12" (current engine, lock lines), "p9" (prestage lines, CHAN_SEND, a per-GPU
+            mutex but no lock lines) or "feb" (late February 2026: CHAN_SEND, one process-wide
+            lock taken at C++ entry, no lock, NTT_H or barrier lines, epilogue lines, slower NTT).
         stdout: "none" (stderr only), "plain" or "ansi" (stdout merged in).
         splice: probability that a TIMELINE line is cut by the line printed after it.
+        splice_at: "pieces" cuts only where eprintln! writes (between the format's pieces);
+            "any" cuts at any character.
+        splice_stdout: probability that a stdout line is written in two parts (a line longer
+            than the writer's buffer) with the next line landing between them.
         jitter: stamps taken a few ms before the line is printed (slight disorder).
         ids: "uuid" (cuzk-bench) or "curio" (porep-<miner>-<sector>, wdpost-...).
         fail: probability that a partition fails after GPU_PICKUP.
@@ -47,6 +55,16 @@ class SimConfig:
         gpu_scale: multiplies every GPU kernel duration.
         stdout_share: share of the per-partition stdout lines printed (log levels and
             filters vary between deployments); the start-up lines are always printed.
+        capture: how the log was captured: a plain file, `journalctl` in the short,
+            short-iso or short-precise output (a prefix on every physical line), or an ISO
+            time stamp first (`docker logs -t`).
+        spans: stdout lines inside a span carry it (`gpu_worker{worker_id=.. gpu=..}: `).
+        gpu_base: the CUDA ordinal of the first GPU (`gpus.devices = [2, 3]`).
+        fail_prove: probability that a prove fails after GPU_START (no GPU_END).
+        fail_synth: probability that a synthesis fails (SYNTH_START without SYNTH_END; the
+            job's partitions not yet started get no events).
+        circuits: probability that a partition is a batch of 2-3 circuits (one CUZK_NTT_H
+            line per circuit).
     """
 
     seed: int = 1
@@ -68,6 +86,14 @@ class SimConfig:
     gpu_scale: float = 1.0
     stdout_share: float = 1.0
     miner: int = 1000
+    splice_at: SpliceAt = "pieces"
+    splice_stdout: float = 0.0
+    capture: Capture = "file"
+    spans: bool = False
+    gpu_base: int = 0
+    fail_prove: float = 0.0
+    fail_synth: float = 0.0
+    circuits: float = 0.0
 
 
 @dataclass
@@ -108,6 +134,28 @@ ANSI_DIM = "\x1b[2m"
 ANSI_RESET = "\x1b[0m"
 ANSI_GREEN = "\x1b[32m"
 ANSI_ITALIC = "\x1b[3m"
+ANSI_BOLD = "\x1b[1m"
+
+Fields = list[tuple[str, str]]
+# (span name, span fields) of a tracing event logged inside a span
+Span = tuple[str, Fields]
+
+_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+
+
+def _pieces(text: str) -> list[int]:
+    """Where eprintln! writes a TIMELINE line in separate pieces: after `TIMELINE,` and
+    around each formatted argument (`TIMELINE,{},{},{},{}`)."""
+    cuts = [len("TIMELINE,")]
+    pos = cuts[0]
+    for _ in range(3):
+        comma = text.find(",", pos)
+        if comma < 0:
+            break
+        cuts.extend((comma, comma + 1))
+        pos = comma + 1
+    cuts.append(len(text))
+    return cuts
 
 
 class EngineSim:
@@ -131,15 +179,18 @@ class EngineSim:
         self._synth_free = config.pw
         self._gpu_queue: deque[SimPartition] = deque()
         self._idle_workers: list[int] = list(range(config.gpus * config.gw))
-        self._mutex_holder: dict[int, bool] = {g: False for g in range(config.gpus)}
+        # the engine of late February took one process-wide lock; later engines one per GPU
+        domains = 1 if config.era == "feb" else config.gpus
+        self._mutex_holder: dict[int, bool] = dict.fromkeys(range(domains), False)
         self._mutex_waiters: dict[int, deque[Callable[[float], None]]] = {
-            g: deque() for g in range(config.gpus)
+            g: deque() for g in range(domains)
         }
         self._gpu_warm: set[int] = set()
         self._proofs_started = 0
         self._in_flight = 0
         self._sector = 0
         self._proofs: dict[str, _Proof] = {}
+        self._failed_jobs: set[str] = set()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -164,34 +215,47 @@ class EngineSim:
     def _timing(self, t: float, text: str) -> None:
         self._print(t, "CUZK_TIMING: " + text)
 
+    def _ordinal(self, worker: int) -> int:
+        """The CUDA ordinal of a worker's GPU."""
+        return self.cfg.gpu_base + worker // self.cfg.gw
+
     def _stdout(
         self,
         t: float,
         target: str,
         message: str,
-        fields: list[tuple[str, str]],
+        fields: Fields,
         always: bool = False,
+        span: Span | None = None,
     ) -> None:
-        if self.cfg.stdout == "none":
+        cfg = self.cfg
+        if cfg.stdout == "none":
             return
-        if (
-            not always
-            and self.cfg.stdout_share < 1.0
-            and self.rng.random() >= self.cfg.stdout_share
-        ):
+        if not always and cfg.stdout_share < 1.0 and self.rng.random() >= cfg.stdout_share:
             return
         ts = (self.wall_anchor + timedelta(milliseconds=t)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        if self.cfg.stdout == "ansi":
+        span_text = ""
+        if cfg.stdout == "ansi":
             kv = " ".join(
                 f"{ANSI_ITALIC}{k}{ANSI_RESET}{ANSI_DIM}={ANSI_RESET}{v}" for k, v in fields
             )
+            if span is not None and cfg.spans:
+                inner = " ".join(
+                    f"{ANSI_ITALIC}{k}{ANSI_RESET}{ANSI_DIM}={ANSI_RESET}{v}" for k, v in span[1]
+                )
+                span_text = (
+                    f"{ANSI_BOLD}{span[0]}{ANSI_RESET}{ANSI_BOLD}{{{ANSI_RESET}{inner}"
+                    f"{ANSI_BOLD}}}{ANSI_RESET}{ANSI_DIM}:{ANSI_RESET} "
+                )
             line = (
-                f"{ANSI_DIM}{ts}{ANSI_RESET} {ANSI_GREEN} INFO{ANSI_RESET} "
+                f"{ANSI_DIM}{ts}{ANSI_RESET} {ANSI_GREEN} INFO{ANSI_RESET} {span_text}"
                 f"{ANSI_DIM}{target}{ANSI_RESET}{ANSI_DIM}:{ANSI_RESET} {message}"
             )
         else:
             kv = " ".join(f"{k}={v}" for k, v in fields)
-            line = f"{ts}  INFO {target}: {message}"
+            if span is not None and cfg.spans:
+                span_text = f"{span[0]}{{{' '.join(f'{k}={v}' for k, v in span[1])}}}: "
+            line = f"{ts}  INFO {span_text}{target}: {message}"
         self._print(t, f"{line} {kv}" if kv else line)
 
     def _gauss(self, mean: float, sd: float, floor: float) -> float:
@@ -209,7 +273,13 @@ class EngineSim:
                 sectors = " ".join(str(self.rng.randrange(256)) for _ in range(8))
                 job = f"wdpost-{cfg.miner}-{deadline}-[{sectors}]"
             else:
-                job = f"porep-{cfg.miner}-{self._sector}"
+                job = self.rng.choice(
+                    (
+                        f"porep-{cfg.miner}-{self._sector}",
+                        f"porep-{cfg.miner}-{self._sector}",
+                        f"ps-porep-{cfg.miner}-{self._sector}-{self.rng.randrange(1 << 20)}",
+                    )
+                )
         else:
             job = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
         if mono:
@@ -230,8 +300,10 @@ class EngineSim:
 
     def _pump_synthesis(self, t: float) -> None:
         while self._synth_free > 0 and self._synth_queue:
-            self._synth_free -= 1
             part = self._synth_queue.popleft()
+            if part.job in self._failed_jobs:
+                continue
+            self._synth_free -= 1
             self._synth_start(t + self.rng.uniform(0.0, 0.8), part)
 
     def _synth_start(self, t: float, part: SimPartition) -> None:
@@ -242,12 +314,33 @@ class EngineSim:
         else:
             self._timeline(t, "SYNTH_START", part, f"partition={part.partition}")
             dur = self._gauss(self.cfg.synth_ms, self.cfg.synth_sd, 1000.0)
+        if self.rng.random() < self.cfg.fail_synth:
+            part.failed = True
+            self._at(t + dur / 2, lambda: self._synth_failed(t + dur / 2, part))
+            return
         self._at(t + dur, lambda: self._synth_end(t + dur, part))
+
+    def _synth_failed(self, t: float, part: SimPartition) -> None:
+        self._synth_free += 1
+        self._fail_job(t, part)
+        self._pump_synthesis(t)
+
+    def _fail_job(self, t: float, part: SimPartition) -> None:
+        """A partition failed: the job's partitions not started yet get no events at all."""
+        self._failed_jobs.add(part.job)
+        dropped = [p for p in self._synth_queue if p.job == part.job]
+        dropped += [p for p in self._gpu_queue if p.job == part.job]
+        self._synth_queue = deque(p for p in self._synth_queue if p.job != part.job)
+        self._gpu_queue = deque(p for p in self._gpu_queue if p.job != part.job)
+        for p in dropped:
+            self.partitions.remove(p)
+            self._part_done(t, p)
+        self._part_done(t, part)
 
     def _synth_end(self, t: float, part: SimPartition) -> None:
         part.synth_end = t
         synth_ms = int(t - part.synth_start)
-        queue_event = "CHAN_SEND" if self.cfg.era == "p9" else "GPU_QUEUE"
+        queue_event = "GPU_QUEUE" if self.cfg.era == "p12" else "CHAN_SEND"
         tq = t + self.rng.uniform(0.05, 0.4)
         part.queued = tq
         if part.partition is None:
@@ -286,15 +379,40 @@ class EngineSim:
         cfg = self.cfg
         part.pickup = t
         part.worker = worker
-        part.gpu = worker // cfg.gw
+        part.gpu = self._ordinal(worker)
         wdetail = f"worker={worker}" + (
             f",partition={part.partition}" if part.partition is not None else ""
         )
         self._timeline(t, "GPU_PICKUP", part, wdetail)
+        pfield = f"Some({part.partition})" if part.partition is not None else "None"
+        if cfg.era == "p12":
+            span: Span = (
+                "gpu_worker",
+                [
+                    ("worker_id", str(worker)),
+                    ("gpu", str(part.gpu)),
+                    ("job_id", part.job),
+                    ("proof_kind", part.kind),
+                    ("batch_size", "1"),
+                    ("partition", pfield),
+                ],
+            )
+            self._stdout(
+                t + 0.3,
+                "cuzk_core::engine",
+                "GPU_TIMING hot_path pre-prove overhead",
+                [
+                    ("worker_id", str(worker)),
+                    ("partition", pfield),
+                    ("status_ms", "0"),
+                    ("total_overhead_ms", "1"),
+                ],
+                span=span,
+            )
         if self.rng.random() < cfg.fail:
             part.failed = True
             self._at(t + 2.0, lambda: self._worker_free(t + 2.0, worker))
-            self._at(t + 2.0, lambda: self._part_done(t + 2.0, part))
+            self._at(t + 2.0, lambda: self._fail_job(t + 2.0, part))
             return
         ts = t + self.rng.uniform(0.5, 5.0)
         self._at(ts, lambda: self._gpu_start(ts, worker, part, wdetail))
@@ -302,51 +420,70 @@ class EngineSim:
     def _gpu_start(self, t: float, worker: int, part: SimPartition, wdetail: str) -> None:
         cfg = self.cfg
         rng = self.rng
-        gpu = worker // cfg.gw
+        domain = 0 if cfg.era == "feb" else worker // cfg.gw
         part.gpu_start = t
         self._timeline(t, "GPU_START", part, wdetail)
         setup = rng.uniform(1.0, 6.0)
         self._timing(
             t + setup, f"split_vectors_ms={int(setup * 0.6)} setup_to_split_ms={int(setup)}"
         )
-        if cfg.era == "p9":
+        if rng.random() < cfg.fail_prove and rng.random() < 0.5:
+            # the prove fails before the lock: nothing more is printed for it
+            part.failed = True
+            tf = t + setup + rng.uniform(2.0, 20.0)
+            self._at(tf, lambda: self._worker_free(tf, worker))
+            self._at(tf, lambda: self._fail_job(tf, part))
+            return
+        circuits = rng.choice((2, 3)) if rng.random() < cfg.circuits else 1
+        if cfg.era == "p12":
+            prep = self._gauss(1900.0 * circuits, 40.0, 500.0)
+            bg2 = self._gauss(1700.0 * circuits, 100.0, 200.0)
+            pre_lock = self._gauss(35.0, 12.0, 5.0)
+        elif cfg.era == "p9":
             prep = self._gauss(1900.0, 40.0, 500.0)
             bg2 = self._gauss(490.0, 8.0, 100.0)
             pre_lock = self._gauss(840.0, 40.0, 100.0)
-        else:
+        else:  # feb: the lock is taken at C++ entry
             prep = self._gauss(1900.0, 40.0, 500.0)
-            bg2 = self._gauss(1700.0, 100.0, 200.0)
-            pre_lock = self._gauss(35.0, 12.0, 5.0)
+            bg2 = self._gauss(490.0, 8.0, 100.0)
+            pre_lock = rng.uniform(0.1, 0.9)
         prep_done = t + prep
         bg2_done = prep_done + bg2
         self._timing(prep_done, f"prep_msm_ms={int(prep)}")
-        self._timing(bg2_done, f"b_g2_msm_ms={int(bg2)} num_circuits=1")
+        self._timing(bg2_done, f"b_g2_msm_ms={int(bg2)} num_circuits={circuits}")
         requested = t + pre_lock
         part.lock_requested = requested
 
         def on_lock(lock_t: float) -> None:
-            self._locked(lock_t, worker, gpu, part, prep_done, bg2_done)
+            self._locked(lock_t, worker, domain, part, prep_done, bg2_done, circuits)
 
-        self._at(requested, lambda: self._request_mutex(requested, gpu, on_lock))
+        self._at(requested, lambda: self._request_mutex(requested, domain, on_lock))
 
-    def _request_mutex(self, t: float, gpu: int, on_lock: Callable[[float], None]) -> None:
-        if not self._mutex_holder[gpu]:
-            self._mutex_holder[gpu] = True
+    def _request_mutex(self, t: float, domain: int, on_lock: Callable[[float], None]) -> None:
+        if not self._mutex_holder[domain]:
+            self._mutex_holder[domain] = True
             on_lock(t)
         else:
-            self._mutex_waiters[gpu].append(on_lock)
+            self._mutex_waiters[domain].append(on_lock)
 
-    def _release_mutex(self, t: float, gpu: int) -> None:
-        waiters = self._mutex_waiters[gpu]
+    def _release_mutex(self, t: float, domain: int) -> None:
+        waiters = self._mutex_waiters[domain]
         if waiters:
             nxt = waiters.popleft()
             lt = t + self.rng.uniform(0.01, 0.1)
             self._at(lt, lambda: nxt(lt))
         else:
-            self._mutex_holder[gpu] = False
+            self._mutex_holder[domain] = False
 
     def _locked(
-        self, t: float, worker: int, gpu: int, part: SimPartition, prep_done: float, bg2_done: float
+        self,
+        t: float,
+        worker: int,
+        domain: int,
+        part: SimPartition,
+        prep_done: float,
+        bg2_done: float,
+        circuits: int,
     ) -> None:
         cfg = self.cfg
         rng = self.rng
@@ -355,33 +492,40 @@ class EngineSim:
         part.lock_acquired = t
         pre_lock = part.lock_requested - part.gpu_start
         wait = t - part.lock_requested
-        first_use = gpu not in self._gpu_warm
-        self._gpu_warm.add(gpu)
+        ordinal = self._ordinal(worker)
+        first_use = ordinal not in self._gpu_warm
+        self._gpu_warm.add(ordinal)
         cursor = t
         if cfg.era == "p12":
             self._timing(t, f"pre_lock_cpu_ms={int(pre_lock)} mutex_wait_ms={int(wait)}")
             extra = 0.0
             if first_use:
-                self._timing(t + 0.2, f"set pool release threshold to MAX on gpu {gpu}")
-                self._timing(t + 0.3, f"d_a_cache allocated 4096 MiB on gpu {gpu}")
+                self._timing(t + 0.2, f"set pool release threshold to MAX on gpu {ordinal}")
+                self._timing(t + 0.3, f"d_a_cache allocated 4096 MiB on gpu {ordinal}")
                 extra = rng.uniform(60.0, 90.0)
-            d_b_alloc = rng.uniform(650.0, 720.0) if first_use else rng.uniform(5.0, 40.0)
-            msm_init = rng.uniform(0.5, 2.5)
-            ntt_k = self._gauss(292.0 * sc, 8.0, 10.0)
-            coset = self._gauss(117.0 * sc, 4.0, 5.0)
-            invoke = self._gauss(252.0 * sc, 8.0, 10.0)
-            dtor = rng.uniform(0.5, 3.5)
-            ntt_total = d_b_alloc + ntt_k + coset + msm_init + invoke + dtor
-            alloc = extra + d_b_alloc + msm_init
-            ntt_h = extra + ntt_total
-            self._print(
-                t + ntt_h - 0.05,
-                "CUZK_NTT_H: "
-                f"d_b_alloc={int(d_b_alloc)}ms ntt_kernels={int(ntt_k)}ms "
-                f"coset_intt_sync={int(coset)}ms msm_init={int(msm_init)}ms "
-                f"msm_invoke={int(invoke)}ms msm_dtor={int(dtor)}ms total={int(ntt_total)}ms",
-            )
-        else:
+            alloc = extra
+            ntt_h = extra
+            for k in range(circuits):
+                d_b_alloc = (
+                    rng.uniform(650.0, 720.0) if first_use and k == 0 else rng.uniform(5.0, 40.0)
+                )
+                msm_init = rng.uniform(0.5, 2.5)
+                ntt_k = self._gauss(292.0 * sc, 8.0, 10.0)
+                coset = self._gauss(117.0 * sc, 4.0, 5.0)
+                invoke = self._gauss(252.0 * sc, 8.0, 10.0)
+                dtor = rng.uniform(0.5, 3.5)
+                ntt_total = d_b_alloc + ntt_k + coset + msm_init + invoke + dtor
+                alloc += d_b_alloc + msm_init
+                ntt_h += ntt_total
+                self._print(
+                    t + ntt_h - 0.05,
+                    "CUZK_NTT_H: "
+                    f"d_b_alloc={int(d_b_alloc)}ms ntt_kernels={int(ntt_k)}ms "
+                    f"coset_intt_sync={int(coset)}ms msm_init={int(msm_init)}ms "
+                    f"msm_invoke={int(invoke)}ms msm_dtor={int(dtor)}ms total={int(ntt_total)}ms",
+                )
+            kstart = cursor + alloc
+        elif cfg.era == "p9":
             self._timing(
                 t + 0.1,
                 "prestage_vram free_mib=21207 usable_mib=20695 need_da_mib=4096 "
@@ -403,20 +547,24 @@ class EngineSim:
             cursor = t + alloc
             ntt_h = self._gauss(690.0 * sc, 15.0, 50.0)
             t = cursor  # kernels measured from after the prestage in this era
-        part.alloc_ms = alloc
-        kstart = cursor + alloc if cfg.era == "p12" else cursor
+            kstart = cursor
+        else:  # feb: slower NTT, no allocation line
+            alloc = 0.0
+            ntt_h = self._gauss(1050.0 * sc, 25.0, 50.0)
+            kstart = cursor
         ntt_end = t + ntt_h
         self._timing(ntt_end, f"gpu_tid=0 ntt_msm_h_ms={int(ntt_h)}")
         barrier = max(0.0, prep_done - ntt_end) + rng.uniform(0.02, 0.06)
         if cfg.era == "p12":
             self._timing(ntt_end + barrier, f"gpu_tid=0 barrier_wait_ms={int(barrier)}")
-        batch = self._gauss(655.0 * sc, 12.0, 50.0)
-        tail = self._gauss(84.0 * sc, 2.0, 5.0)
+        batch = self._gauss(655.0 * sc * circuits, 12.0, 50.0)
+        tail = self._gauss(84.0 * sc * circuits, 2.0, 5.0)
         batch_end = ntt_end + barrier + batch
         self._timing(batch_end, f"gpu_tid=0 batch_add_ms={int(batch)}")
         gpu_total = ntt_h + barrier + batch + tail
         kend = batch_end + tail
         self._timing(kend, f"gpu_tid=0 tail_msm_ms={int(tail)} gpu_total_ms={int(gpu_total)}")
+        part.alloc_ms = alloc
         part.kernel_spans = [(kstart, ntt_end), (ntt_end + barrier, kend)]
         part.barrier_ms = barrier
         unlock = kend + rng.uniform(0.1, 0.4)
@@ -428,7 +576,7 @@ class EngineSim:
                 f"mutex_held_ms={int(unlock - lock_t)} "
                 f"total_start_fn_ms={int(unlock - part.gpu_start)}",
             )
-        self._at(unlock, lambda: self._release_mutex(unlock, gpu))
+        self._at(unlock, lambda: self._release_mutex(unlock, domain))
         pfield = f"Some({part.partition})" if part.partition is not None else "None"
         if cfg.era == "p12":
             free_t = unlock + rng.uniform(0.3, 1.5)
@@ -445,6 +593,11 @@ class EngineSim:
             )
             self._at(free_t, lambda: self._worker_free(free_t, worker))
         end = max(unlock, bg2_done) + rng.uniform(5.0, 15.0)
+        if cfg.era == "p12" and rng.random() < cfg.fail_prove:
+            # the finalizer fails: every timing line was printed, GPU_END never is
+            part.failed = True
+            self._at(end, lambda: self._fail_job(end, part))
+            return
         self._at(end, lambda: self._gpu_end(end, worker, part, unlock, pfield))
 
     def _gpu_end(
@@ -454,7 +607,7 @@ class EngineSim:
         assert part.gpu_start is not None
         part.gpu_end = t
         gpu_ms = int(t - part.gpu_start)
-        if cfg.era == "p9":
+        if cfg.era != "p12":
             epi = self.rng.uniform(2.0, 5.0)
             self._timing(t - 1.0, f"epilogue_ms={int(epi)} pre_destructor_ms={gpu_ms - 1}")
         else:
@@ -486,7 +639,7 @@ class EngineSim:
         self._timing(
             t + self.rng.uniform(-2.0, 15.0), f"async_dealloc_ms={self.rng.randint(8, 16)}"
         )
-        if cfg.era == "p9":
+        if cfg.era != "p12":
             self._at(t + 1.5, lambda: self._worker_free(t + 1.5, worker))
         self._part_done(t, part)
 
@@ -513,47 +666,80 @@ class EngineSim:
                 0.4 + w * 0.1,
                 "cuzk_core::engine",
                 "pipeline GPU worker started",
-                [("worker_id", str(w)), ("gpu", str(w // cfg.gw)), ("sub_id", str(w % cfg.gw))],
+                [
+                    ("worker_id", str(w)),
+                    ("gpu", str(self._ordinal(w))),
+                    ("sub_id", str(w % cfg.gw)),
+                ],
                 always=True,
             )
         first = self.rng.uniform(1100.0, 1500.0)
         self._at(first, lambda: self._start_proofs(first))
 
-    def lines(self) -> Iterator[tuple[float, str]]:
-        """Run the simulation, yielding `(print_time_ms, line)` in log order (no newline)."""
+    def _logical_lines(self) -> Iterator[tuple[float, str]]:
+        """Every line the daemon writes, in the order it writes them."""
         self._start()
-        pending: tuple[float, str] | None = None
         while self._events or self._out:
             next_event = self._events[0][0] if self._events else float("inf")
             if self._out and self._out[0][0] <= next_event:
                 t, _, text = heapq.heappop(self._out)
-                if pending is not None:
-                    yield from self._maybe_splice(pending, (t, text))
-                    pending = None
-                    continue
-                if text.startswith("TIMELINE,") and self.rng.random() < self.cfg.splice:
-                    pending = (t, text)
-                    continue
                 yield t, text
             else:
                 _, _, fn = heapq.heappop(self._events)
                 fn()
-        if pending is not None:
-            yield pending
 
-    def _maybe_splice(
-        self, timeline: tuple[float, str], inner: tuple[float, str]
-    ) -> Iterator[tuple[float, str]]:
-        """Cut the TIMELINE line with the next line when that one comes from the C++ side."""
-        t, text = timeline
-        if not inner[1].startswith("CUZK_"):
-            yield timeline
-            yield inner
-            return
-        cut = self.rng.randrange(len("TIMELINE,") + 1, len(text))
-        # the inner line lands inside: its newline ends the first physical line
-        yield t, text[:cut] + inner[1]
-        yield inner[0], text[cut:]
+    def _written(self) -> Iterator[tuple[float, str]]:
+        """The lines as the file receives them: a line written in parts may have the next
+        line land between its parts (a splice). Yields physical lines."""
+        cfg = self.cfg
+        rng = self.rng
+        held: tuple[float, str, int] | None = None  # a line cut at a position
+        for t, text in self._logical_lines():
+            if held is not None:
+                ht, htext, cut = held
+                held = None
+                yield t, htext[:cut] + text
+                yield ht, htext[cut:]
+                continue
+            cut = -1
+            if text.startswith("TIMELINE,") and rng.random() < cfg.splice:
+                if cfg.splice_at == "pieces":
+                    cut = rng.choice(_pieces(text))
+                else:
+                    cut = rng.randrange(1, len(text) + 1)
+            elif (
+                cfg.splice_stdout
+                and not text.startswith(("TIMELINE,", "CUZK_"))
+                and rng.random() < cfg.splice_stdout
+            ):
+                cut = rng.randrange(1, len(text))
+            if cut > 0:
+                held = (t, text, cut)
+                continue
+            yield t, text
+        if held is not None:
+            yield held[0], held[1]
+
+    def _prefix(self, t: float) -> str:
+        """The capture's prefix of a line received at `t` (journald adds a little delay)."""
+        cfg = self.cfg
+        if cfg.capture == "file":
+            return ""
+        wall = self.wall_anchor + timedelta(milliseconds=t + 0.2)
+        if cfg.capture == "docker":
+            return wall.strftime("%Y-%m-%dT%H:%M:%S.%f") + "000Z "
+        tail = " gpu-host-1 cuzk[41231]: "
+        if cfg.capture == "journal-iso":
+            return wall.strftime("%Y-%m-%dT%H:%M:%S+0000") + tail
+        day = f"{_MONTHS[wall.month - 1]} {wall.day:2d} {wall.strftime('%H:%M:%S')}"
+        if cfg.capture == "journal-precise":
+            return f"{day}.{wall.microsecond:06d}{tail}"
+        return day + tail
+
+    def lines(self) -> Iterator[tuple[float, str]]:
+        """Run the simulation, yielding `(print_time_ms, line)` in log order (no newline)."""
+        for t, text in self._written():
+            yield t, self._prefix(t) + text
 
 
 def write_log(config: SimConfig, out: TextIO) -> EngineSim:
@@ -579,5 +765,67 @@ DEMO_CONFIG = SimConfig(
     ids="curio",
     fail=0.01,
     mix=0.15,
+    spans=True,
+    fail_prove=0.01,
 )
 """The built-in demo run: two GPUs, two workers each, Curio job ids, a few splices."""
+
+
+def random_config(seed: int, era: Era | None = None) -> SimConfig:
+    """A random run of the engine: era, GPUs 1-4 with 1-3 workers each, a load from
+    synthesis-starved to GPU-bound, splices, jitter, failures and captures."""
+    rng = random.Random(seed)
+    gpus = rng.choice([1, 1, 2, 2, 3, 4])
+    gw = rng.choice([1, 2, 2, 3])
+    load = rng.choice(["starved", "balanced", "gpu-bound"])
+    if load == "starved":
+        synth_ms, pw, concurrency = rng.choice([36000.0, 60000.0]), rng.choice([2, 4]), 2
+    elif load == "balanced":
+        synth_ms, pw, concurrency = 20000.0, rng.choice([10, 14]), rng.randint(3, 6)
+    else:
+        synth_ms, pw, concurrency = rng.choice([2000.0, 5000.0]), 30, rng.randint(8, 15)
+    return SimConfig(
+        seed=seed,
+        proofs=rng.randint(3, 7),
+        concurrency=concurrency,
+        partitions=rng.choice([10, 10, 16]),
+        gpus=gpus,
+        gw=gw,
+        pw=pw,
+        synth_ms=synth_ms,
+        synth_sd=synth_ms / 12,
+        era=era if era is not None else rng.choice(["p12", "p12", "p12", "p9", "feb"]),
+        stdout=rng.choice(["none", "plain", "ansi", "ansi"]),
+        splice=rng.choice([0.0, 0.02, 0.05]),
+        splice_at=rng.choice(["pieces", "any"]),
+        splice_stdout=rng.choice([0.0, 0.0, 0.03]),
+        jitter=rng.random() < 0.5,
+        ids=rng.choice(["uuid", "curio"]),
+        fail=rng.choice([0.0, 0.02]),
+        fail_prove=rng.choice([0.0, 0.03]),
+        fail_synth=rng.choice([0.0, 0.0, 0.02]),
+        mix=rng.choice([0.0, 0.2]),
+        gpu_scale=rng.choice([0.5, 1.0, 2.0]),
+        capture=rng.choice(["file", "file", "journal", "journal-iso", "journal-precise", "docker"]),
+        spans=rng.random() < 0.7,
+        gpu_base=rng.choice([0, 0, 1, 2]),
+        circuits=rng.choice([0.0, 0.0, 0.2]),
+    )
+
+
+HEAVY_CONFIG = SimConfig(
+    seed=77,
+    proofs=20,
+    concurrency=15,
+    gpus=3,
+    gw=3,
+    pw=40,
+    synth_ms=3000.0,
+    synth_sd=300.0,
+    stdout="ansi",
+    spans=True,
+    splice=0.05,
+    splice_at="pieces",
+    ids="curio",
+)
+"""Heavy load on several GPUs: 3 GPUs x 3 workers, GPU-bound, 15 proofs in flight."""

@@ -1,0 +1,70 @@
+"""Attribution across random simulated runs: kernel-utilization error against the truth.
+
+Usage: python benchmarks/sweep_attribution.py [COUNT] [FIRST_SEED]
+
+Prints, per era, the distribution of |kernel_util - truth| over every GPU of every run,
+how often the truth falls inside kernel_util_range, and the runs whose gaps differ.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import reference as ref  # noqa: E402
+from helpers import build, simulate  # noqa: E402
+
+from parsers.simulate import random_config  # noqa: E402
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    first = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    errors: dict[str, list[float]] = defaultdict(list)
+    outside: dict[str, int] = defaultdict(int)
+    bad_gaps: list[int] = []
+    worst: list[tuple[float, int, int]] = []
+    t0 = time.perf_counter()
+    for seed in range(first, first + count):
+        cfg = random_config(seed)
+        sim, data = simulate(cfg)
+        model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+        # stderr-only logs name no GPU: workers map to 0, 1, .. by --workers-per-gpu
+        base = cfg.gpu_base if cfg.stdout == "none" else 0
+        got = [
+            (g.gpu + base, g.start, g.end, g.before.job, g.after.job, g.cause) for g in model.gaps
+        ]
+        want = [(g.gpu, g.start, g.end, g.before_job, g.after_job, g.cause) for g in ref.gaps(sim)]
+        if got != want:
+            bad_gaps.append(seed)
+        for g in model.gpus:
+            if g.span is None:
+                continue
+            truth = ref.gpu_figures(sim, g.gpu + base)["kernel_util"]
+            err = abs(g.kernel_util - truth)
+            errors[cfg.era].append(err)
+            lo, hi = g.kernel_util_range
+            if not lo - 1e-9 <= truth <= hi + 1e-9:
+                outside[cfg.era] += 1
+            worst.append((err, seed, g.gpu))
+    elapsed = time.perf_counter() - t0
+    print(f"{count} runs (seeds {first}..{first + count - 1}) in {elapsed:.1f} s")
+    for era, errs in sorted(errors.items()):
+        errs.sort()
+        n = len(errs)
+        print(
+            f"  {era:4}: {n:4} GPUs  |kernel err| median {errs[n // 2]:.4f}  "
+            f"p90 {errs[int(n * 0.9)]:.4f}  max {errs[-1]:.4f}  "
+            f"truth outside range: {outside[era]}"
+        )
+    worst.sort(reverse=True)
+    print("  worst:", ", ".join(f"seed {s} gpu {g}: {e:.3f}" for e, s, g in worst[:5]))
+    print(f"  runs whose gaps differ from the truth: {bad_gaps or 'none'}")
+
+
+if __name__ == "__main__":
+    main()
