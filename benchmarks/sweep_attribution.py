@@ -27,6 +27,7 @@ def main() -> None:
     errors: dict[str, list[float]] = defaultdict(list)
     outside: dict[str, int] = defaultdict(int)
     bad_gaps: list[int] = []
+    misses: list[str] = []
     worst: list[tuple[float, int, int]] = []
     t0 = time.perf_counter()
     for seed in range(first, first + count):
@@ -50,6 +51,7 @@ def main() -> None:
             lo, hi = g.kernel_util_range
             if not lo - 1e-9 <= truth <= hi + 1e-9:
                 outside[cfg.era] += 1
+                misses.append(f"seed {seed} gpu {g.gpu}: {truth:.4f} not in [{lo:.4f}, {hi:.4f}]")
             worst.append((err, seed, g.gpu))
     elapsed = time.perf_counter() - t0
     print(f"{count} runs (seeds {first}..{first + count - 1}) in {elapsed:.1f} s")
@@ -64,6 +66,8 @@ def main() -> None:
     worst.sort(reverse=True)
     print("  worst:", ", ".join(f"seed {s} gpu {g}: {e:.3f}" for e, s, g in worst[:5]))
     print(f"  runs whose gaps differ from the truth: {bad_gaps or 'none'}")
+    for miss in misses[:8]:
+        print("  outside:", miss)
 
 
 if __name__ == "__main__":

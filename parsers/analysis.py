@@ -267,10 +267,6 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         seg_part[is_kernel], weights=(seg_e - seg_s)[is_kernel], minlength=n
     )
     blocks = np.nan_to_num(c["ntt_blocks"])
-    ambiguous = np.zeros(n, dtype=bool)
-    for i in builder.ambiguous_intervals:
-        if i < n:
-            ambiguous[i] = True
     for g in gpu_ids:
         on_gpu = gpu == g
         done = np.flatnonzero(on_gpu & done_mask).astype(np.int64)
@@ -287,9 +283,8 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
             | set(np.unique(worker[on_gpu & (worker >= 0)]).tolist())
         )
         in_flight = int(np.sum(on_gpu & ~np.isnan(table.gpu_start) & np.isnan(table.gpu_end)))
-        lo_ms, hi_ms = _kernel_range(
-            builder, g, on_gpu, ambiguous, kernel_ms, blocks, done_mask, gpu, busy.total_ms
-        )
+        mine = on_gpu & done_mask & (kernel_ms > 0)
+        lo_ms, hi_ms = _kernel_range(builder, mine, kernel_ms, blocks, g, busy.total_ms)
         # the estimate is the union of the segments as placed, inside what the log allows
         kernel_ms_est = min(max(kernel.total_ms, lo_ms), hi_ms)
         gpus.append(
@@ -334,34 +329,23 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
 
 
 def _kernel_range(
-    builder: LogBuilder,
-    g: int,
-    on_gpu: np.ndarray,
-    ambiguous: np.ndarray,
-    kernel_ms: F64,
-    blocks: F64,
-    done: np.ndarray,
-    gpu: I32,
-    busy_ms: float,
+    builder: LogBuilder, mine: np.ndarray, kernel_ms: F64, blocks: F64, g: int, busy_ms: float
 ) -> tuple[float, float]:
     """The kernel busy time of GPU `g` the log allows (ANALYSIS.md, kernel_util_range).
 
-    The GPU's mutex lets one interval run kernels at a time, so its kernel time is the sum
-    of its intervals' (however their segments were placed). Low: the intervals whose lines
-    were not ambiguous. High: every interval given to it, plus every kernel line that could
-    be its own (given to another GPU with this one as the alternative, or to nobody), never
-    more than its busy time. Both are widened by what truncating each printed duration to
-    whole ms can hide: up to 1 ms per kernel duration, 2 ms per allocation line.
+    The GPU's mutex lets one interval run kernels at a time, so its kernel time is the
+    sum of its intervals' (however their segments were placed). Low: less the kernel
+    lines another GPU could own. High: plus the lines given elsewhere that it could own
+    and the kernel lines given to nobody, never more than its busy time. Both are widened
+    by what truncating each printed duration to whole ms can hide: up to 1 ms per kernel
+    duration, and 2 ms per allocation line taken out of them.
     """
-    mine = on_gpu & done & (kernel_ms > 0)
-    sure = mine & ~ambiguous
-    lo = float(kernel_ms[sure].sum()) - float(np.sum(2.0 * np.maximum(blocks[sure], 1.0)))
-    hi = float(kernel_ms[mine].sum()) + float(np.sum(3.0 + blocks[mine]))
-    for i, alts in builder.ambiguous_intervals.items():
-        if g in alts and i < len(done) and done[i] and gpu[i] != g:
-            hi += float(kernel_ms[i])
-    hi += builder.unattributed_kernel_ms
-    return max(0.0, lo), max(0.0, lo, min(hi, busy_ms))
+    total = float(kernel_ms[mine].sum())
+    minus, plus = builder.kernel_doubt_ms(g)
+    lo = total - minus - float(np.sum(2.0 * np.maximum(blocks[mine], 1.0)))
+    hi = total + plus + builder.unattributed_kernel_ms + float(np.sum(3.0 + blocks[mine]))
+    lo = max(0.0, lo)
+    return lo, max(lo, min(hi, busy_ms))
 
 
 def _lanes(t: PartitionTable, now: float) -> tuple[Lane, ...]:

@@ -28,6 +28,7 @@ from parsers.records import (
     STAGE_LOCK,
     STAGE_NTT_H,
     STAGE_NTT_MSM,
+    STAGE_POOL,
     STAGE_PRESTAGE,
     STAGE_TAIL,
     TIMING_FIELDS,
@@ -42,17 +43,21 @@ MATCH_TOLERANCE_MS = 60.0
 # Lines are printed in time order: a line is not printed before the one above it (less
 # the truncation of the durations that predict both).
 CLOCK_SLACK_MS = 10.0
-# A lock that waited was taken when the previous holder of that GPU unlocked.
-HANDOFF_SLACK_MS = 8.0
+# A lock that did not wait was taken after the previous holder of that GPU unlocked
+# (the predictions of both are truncated by a few ms); one that waited, at that moment.
+HANDOFF_SLACK_MS = 4.0
 # gpu_total_ms is ntt + barrier + batch + tail, each truncated to whole ms.
 SUM_SLACK_MS = 5.0
 # The cost of a line given to nobody, or that a holder must have lost.
 SKIP_COST = 100.0
 # Ways of giving the lines kept at once, and how many lines a decision waits.
-BEAM_WIDTH = 12
-COMMIT_LAG_LINES = 24
+BEAM_WIDTH = 64
+COMMIT_LAG_LINES = 256
+COMMIT_BATCH_LINES = 128
 # A decision for another GPU this close to the best makes the line ambiguous.
-AMBIGUITY_MARGIN = 25.0
+AMBIGUITY_MARGIN = 4.0
+# Losing a lock line loses every line of its holder: worse than a holder losing its end.
+LOCK_SKIP_COST = 3 * SKIP_COST
 # An unlock may not come after GPU_END (truncated durations add up to a few ms).
 UNLOCK_SLACK_MS = 10.0
 # Two intervals of one GPU that started this close print lock lines that fit either.
@@ -75,6 +80,7 @@ class GpuState:
     stage: int = STAGE_HELD  # the last line it printed
     lock: float | None = None  # lock time (None: engines without lock lines)
     lock_line: bool = False
+    pool: bool = False  # it allocated the GPU's cache first (outside the NTT blocks)
     prestage: int = 0
     ntt_h: int = 0  # CUZK_NTT_H totals so far (one line per circuit)
     ntt: int | None = None
@@ -104,7 +110,11 @@ class _Way:
     last: _Step | None
 
     def key(self) -> tuple[object, ...]:
-        return (tuple(sorted((g, s.holder, s.stage, s.ntt_h) for g, s in self.gpus.items())),)
+        """Ways with equal keys predict the same future: only the cheaper one is kept."""
+        return tuple(
+            (g, s.holder, s.stage, s.lock, s.ntt_h, s.ntt, s.barrier, s.batch, s.unlock)
+            for g, s in sorted(self.gpus.items())
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +143,8 @@ def predict(st: GpuState, stage: int, vals: Values) -> tuple[float, float]:
         return (-INF, INF)
     v = vals[0]
     base = lock + st.prestage
+    if stage == STAGE_POOL:
+        return (lock, lock + 5.0)
     if stage == STAGE_PRESTAGE:
         return (-INF, INF) if v is None else (lock + v, lock + v)
     if stage == STAGE_NTT_H:
@@ -140,8 +152,8 @@ def predict(st: GpuState, stage: int, vals: Values) -> tuple[float, float]:
         if total is None:
             return (-INF, INF)
         at = base + st.ntt_h + total
-        # the first use of a GPU allocates before the first block, outside its total
-        return (at, at + 250.0) if st.stage < STAGE_NTT_H else (at, at + 10.0)
+        # the first use of a GPU allocates its cache before the first block, outside its total
+        return (at, at + 250.0) if st.pool else (at, at + 10.0)
     if v is None:
         return (-INF, INF)
     if stage == STAGE_NTT_MSM:
@@ -184,6 +196,8 @@ def _sum_error(st: GpuState, vals: Values) -> float:
 def _took(st: GpuState, stage: int, vals: Values) -> GpuState:
     """`st` after its holder printed the line."""
     v = vals[0]
+    if stage == STAGE_POOL:
+        return replace(st, stage=stage, pool=True)
     if stage == STAGE_PRESTAGE:
         return replace(st, stage=stage, prestage=v or 0)
     if stage == STAGE_NTT_H:
@@ -211,11 +225,19 @@ class TimingAttributor:
     Args:
         cols: the builder's records (timing fields are written here as lines commit).
         gpu_of: maps a worker id (-1: unknown) to its GPU.
+        ordinals_known: whether GPU ids are the CUDA ordinals the log prints (the stdout
+            lines named them), so that a line naming a GPU can only be that GPU's.
     """
 
-    def __init__(self, cols: PartColumns, gpu_of: Callable[[int], int]) -> None:
+    def __init__(
+        self,
+        cols: PartColumns,
+        gpu_of: Callable[[int], int],
+        ordinals_known: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._c = cols
         self._gpu_of = gpu_of
+        self._ordinals_known = ordinals_known
         # started intervals that have not taken a lock (insertion ordered)
         self.awaiting: dict[int, None] = {}
         # an interval can take no lock after this stamp (its worker started another one)
@@ -228,8 +250,9 @@ class TimingAttributor:
         self.unattributed = 0
         self.unattributed_kernel_ms = 0.0
         self.lock_lines_seen = False
-        # per interval: a bit per GPU that could have its kernel lines instead
-        self.ambiguous: dict[int, set[int]] = {}
+        # per GPU: kernel ms given to it that another GPU could own, and kernel ms given
+        # to another GPU that it could own (lines a nearly-as-good way gave elsewhere)
+        self.kernel_doubt: dict[int, list[float]] = {}
 
     # -- events from the TIMELINE ------------------------------------------------------------
 
@@ -266,8 +289,8 @@ class TimingAttributor:
         self._seq += 1
         self._lines[line.seq] = line
         self._extend(line)
-        while self._seq - self._committed > COMMIT_LAG_LINES:
-            self._commit_one()
+        if self._seq - self._committed > COMMIT_LAG_LINES:
+            self._commit(COMMIT_BATCH_LINES)
 
     @property
     def has_open_lines(self) -> bool:
@@ -276,8 +299,7 @@ class TimingAttributor:
 
     def flush(self) -> None:
         """Commit every decision still open (end of input, or the input went quiet)."""
-        while self._committed < self._seq:
-            self._commit_one()
+        self._commit(self._seq - self._committed)
 
     # -- the search ---------------------------------------------------------------------------
 
@@ -294,7 +316,7 @@ class TimingAttributor:
             # the line may belong to nobody we know (a holder whose lock line was lost)
             offer(
                 _Way(
-                    way.cost + SKIP_COST,
+                    way.cost + (LOCK_SKIP_COST if line.stage == STAGE_LOCK else SKIP_COST),
                     way.gpus,
                     way.clock,
                     way.locked,
@@ -322,6 +344,8 @@ class TimingAttributor:
             if not self._can_lock(i, line.win_lo):
                 continue
             t = c.gpu_start[i] + pre_lock + wait
+            if t >= self._gone(i) + 1.0:
+                continue  # it would lock after it ended, or after its worker moved on
             cost = _distance(t, t, line.win_lo, line.win_hi)
             if cost > MATCH_TOLERANCE_MS:
                 continue
@@ -329,16 +353,18 @@ class TimingAttributor:
             st = way.gpus.get(g)
             if st is not None and st.holder >= 0:
                 if st.stage < STAGE_HELD and st.lock_line:
-                    # the GPU's mutex is still held: its holder must have lost lines
-                    cost += SKIP_COST * (1 + _skipped(st, STAGE_HELD))
+                    # the GPU's mutex is still held: its holder must have lost its last lines
+                    cost += SKIP_COST
                 u = st.unlock
                 if u is not None:
                     if wait >= 2:
-                        cost += max(0.0, abs(t - u) - HANDOFF_SLACK_MS)
+                        cost += abs(t - u)
                     else:
                         cost += max(0.0, u - t - HANDOFF_SLACK_MS)
-            if t < way.clock - CLOCK_SLACK_MS:
-                cost += way.clock - CLOCK_SLACK_MS - t
+            if t < way.clock:
+                if way.clock - t > CLOCK_SLACK_MS:
+                    continue
+                cost += way.clock - t
             new = GpuState(holder=i, stage=STAGE_LOCK, lock=t, lock_line=True)
             gpus = dict(way.gpus)
             gpus[g] = new
@@ -359,13 +385,20 @@ class TimingAttributor:
                 continue
             if st.stage >= stage and not (stage == STAGE_NTT_H and st.stage == STAGE_NTT_H):
                 continue
+            if stage == STAGE_POOL and (
+                st.stage != STAGE_LOCK or (vals[0] != g and self._ordinals_known())
+            ):
+                continue  # printed by the GPU it names, right after its holder locked
             lo, hi = predict(st, stage, vals)
             cost = _distance(lo, hi, line.win_lo, line.win_hi)
             if cost > MATCH_TOLERANCE_MS:
                 continue
-            floor = way.clock - CLOCK_SLACK_MS
-            if hi < floor:
-                cost += floor - hi
+            if hi < way.clock:
+                # printed before the line above it: only as early as truncation explains
+                late = way.clock - hi
+                if late > CLOCK_SLACK_MS:
+                    continue
+                cost += late
             cost += SKIP_COST * _skipped(st, stage)
             if stage == STAGE_TAIL:
                 cost += _sum_error(st, vals)
@@ -374,7 +407,7 @@ class TimingAttributor:
                 cost += max(0.0, st.ntt_h - vals[0] - SUM_SLACK_MS)
             gpus = dict(way.gpus)
             gpus[g] = _took(st, stage, vals)
-            clock = max(way.clock, lo) if lo == hi else way.clock
+            clock = max(way.clock, lo)  # printed no earlier than its prediction
             offer(
                 _Way(way.cost + cost, gpus, clock, way.locked, _Step(line.seq, st.holder, g, way.last))
             )
@@ -387,8 +420,8 @@ class TimingAttributor:
         c = self._c
         rank = 0
         for i in list(self.awaiting):
-            if i in way.locked or not self._can_lock(i, line.win_lo):
-                continue
+            if i in way.locked or self._gone(i) <= line.win_lo:
+                continue  # it ended, or its worker moved on, before this line was printed
             if c.gpu_start[i] > line.win_hi:
                 continue
             g = self._gpu_of(c.worker[i])
@@ -429,41 +462,64 @@ class TimingAttributor:
 
     # -- committing ---------------------------------------------------------------------------
 
-    def _commit_one(self) -> None:
-        """Commit the oldest open decision of the best way; drop the ways that disagree."""
-        seq = self._committed
-        self._committed += 1
-        line = self._lines.pop(seq)
-        best = self._ways[0]
-        chosen = _step_for(best, seq)
-        assert chosen is not None
-        alternatives: set[int] = set()
-        kept: list[_Way] = []
-        for way in self._ways:
-            step = _step_for(way, seq)
-            assert step is not None
-            if step.interval == chosen.interval:
-                kept.append(way)
-            elif way.cost <= best.cost + AMBIGUITY_MARGIN and step.gpu != chosen.gpu:
-                alternatives.add(step.gpu)
-        for way in kept:
-            _cut_after(way, seq)
-            if chosen.interval in way.locked:  # this decision was its lock: committed now
-                way.locked = tuple(i for i in way.locked if i != chosen.interval)
-        self._ways = kept
-        if seq % 64 == 0:
-            self._prune_awaiting(line.win_lo)
+    def _commit(self, count: int) -> None:
+        """Commit the `count` oldest open decisions of the best way; drop the ways that
+        disagree with any of them. A line that a nearly-as-good way gave to another GPU
+        leaves its kernel time in doubt between the two."""
+        count = min(count, self._seq - self._committed)
+        if count <= 0:
+            return
+        first = self._committed
+        trails = [_trail(way, first) for way in self._ways]
+        best_trail = trails[0]
+        best_cost = self._ways[0].cost
+        kept = [
+            k
+            for k, trail in enumerate(trails)
+            if all(trail[j].interval == best_trail[j].interval for j in range(count))
+        ]
+        for j in range(count):
+            chosen = best_trail[j]
+            alternatives = {
+                trails[k][j].gpu
+                for k, way in enumerate(self._ways)
+                if way.cost <= best_cost + AMBIGUITY_MARGIN
+                and trails[k][j].interval != chosen.interval
+                and trails[k][j].gpu != chosen.gpu
+            }
+            self._apply(self._lines.pop(first + j), chosen, alternatives)
+        self._committed += count
+        done = {best_trail[j].interval for j in range(count)}
+        ways = []
+        for k in kept:
+            way = self._ways[k]
+            trail = trails[k]
+            if len(trail) > count:
+                trail[count].prev = None
+            else:
+                way.last = None
+            way.locked = tuple(i for i in way.locked if i not in done)
+            ways.append(way)
+        self._ways = ways
+        self._prune_awaiting(self._lines[self._committed].win_lo if self._lines else -INF)
+
+    def _apply(self, line: _Line, chosen: _Step, alternatives: set[int]) -> None:
+        """Write one committed decision into the columns."""
         i = chosen.interval
+        v = line.vals[0]
         if i < 0:
             self.unattributed += 1
-            if line.stage in KERNEL_STAGES and line.vals[0] is not None:
-                self.unattributed_kernel_ms += line.vals[0]
+            if line.stage in KERNEL_STAGES and v is not None:
+                self.unattributed_kernel_ms += v
             return
         if i in self.awaiting and (line.stage == STAGE_LOCK or not self.lock_lines_seen):
             self.awaiting.pop(i, None)
             self._retired.pop(i, None)
-        if alternatives and chosen.gpu >= 0:
-            self.ambiguous.setdefault(i, set()).update(alternatives - {chosen.gpu})
+        if alternatives and line.stage in KERNEL_STAGES and v is not None:
+            self.kernel_doubt.setdefault(chosen.gpu, [0.0, 0.0])[0] += v
+            for g in alternatives:
+                if g >= 0:
+                    self.kernel_doubt.setdefault(g, [0.0, 0.0])[1] += v
         c = self._c
         _store(c, i, line.stage, line.vals)
         c.stage[i] = line.stage
@@ -525,22 +581,15 @@ class TimingAttributor:
         self.check_unlock(i)
 
 
-def _step_for(way: _Way, seq: int) -> _Step | None:
+def _trail(way: _Way, first: int) -> list[_Step]:
+    """The way's open decisions, oldest (line `first`) first."""
+    out = []
     step = way.last
-    while step is not None and step.line > seq:
+    while step is not None and step.line >= first:
+        out.append(step)
         step = step.prev
-    return step if step is not None and step.line == seq else None
-
-
-def _cut_after(way: _Way, seq: int) -> None:
-    """Forget the decisions up to `seq` (committed): the trail ends after it."""
-    step = way.last
-    if step is None or step.line <= seq:
-        way.last = None
-        return
-    while step.prev is not None and step.prev.line > seq:
-        step = step.prev
-    step.prev = None
+    out.reverse()
+    return out
 
 
 def _fits(c: PartColumns, i: int, j: int) -> bool:
@@ -562,6 +611,8 @@ def _swap_all(c: PartColumns, i: int, j: int) -> None:
 
 
 def _store(c: PartColumns, i: int, stage: int, vals: Values) -> None:
+    if stage == STAGE_POOL:
+        return  # it only told which holder allocated the GPU's cache
     v0 = NAN if vals[0] is None else vals[0]
     if stage == STAGE_NTT_MSM:
         c.ntt_msm_h[i] = v0

@@ -25,6 +25,7 @@ from parsers.records import (
     STAGE_LOCK,
     STAGE_NTT_H,
     STAGE_NTT_MSM,
+    STAGE_POOL,
     STAGE_PRESTAGE,
     STAGE_TAIL,
     PartColumns,
@@ -63,6 +64,8 @@ ANCHOR_SAMPLES = 2000
 # little late (disorder) is read before they are attributed.
 DEFER_MS = 10
 # ...and this is the slack around the stamps that bracket them.
+# ...and this late a stamp can be (taken, then written after the lines below it). A stamp
+# is never later than its line, so the stamp before a line bounds it exactly.
 WINDOW_SLACK_MS = 10.0
 _MAX_PENDING = 20_000
 _INF = float("inf")
@@ -163,6 +166,9 @@ def _timing_values(body: bytes, ntt_h: bool) -> tuple[int, Values] | None:
                 return STAGE_PRESTAGE, (0,)
             total = kv.get(b"total_ps_ms")
             return STAGE_PRESTAGE, (None if total is None else _num(total),)
+        if head == b"d_a_ca":
+            # printed under the lock by the first holder of a GPU (and at a proof-type change)
+            return STAGE_POOL, (int(body.rsplit(None, 1)[-1]),)
         if head == b"epilog":
             kv = _pairs(body)
             pre = kv.get(b"pre_destructor_ms")
@@ -248,7 +254,9 @@ class LogBuilder:
         self._anchor_samples = 0
         self._stamp = -1  # the last TIMELINE stamp read
         self._pending: deque[list[Any]] = deque()
-        self._attributor = TimingAttributor(self.cols, self.gpu_of)
+        self._attributor = TimingAttributor(
+            self.cols, self.gpu_of, ordinals_known=lambda: bool(self.worker_gpu)
+        )
 
     # -- public -----------------------------------------------------------------------------
 
@@ -324,10 +332,11 @@ class LogBuilder:
         """Bytes of an incomplete last line waiting for its newline."""
         return len(self._tail)
 
-    @property
-    def ambiguous_intervals(self) -> dict[int, set[int]]:
-        """Intervals whose kernel lines another GPU could have printed: those GPUs."""
-        return self._attributor.ambiguous
+    def kernel_doubt_ms(self, gpu: int) -> tuple[float, float]:
+        """Kernel ms given to `gpu` that another GPU could own, and kernel ms given
+        elsewhere that it could own (the lines the log leaves ambiguous)."""
+        minus, plus = self._attributor.kernel_doubt.get(gpu, (0.0, 0.0))
+        return minus, plus
 
     @property
     def unattributed_kernel_ms(self) -> float:
@@ -613,7 +622,7 @@ class LogBuilder:
 
 
 def _window(prev: int, nxt: int | None) -> tuple[float, float]:
-    """The stamps around a line, widened for disorder."""
-    lo = -float("inf") if prev < 0 else prev - WINDOW_SLACK_MS
+    """The stamps around a line, the later one widened for disorder."""
+    lo = -float("inf") if prev < 0 else float(prev)
     hi = float("inf") if nxt is None else nxt + WINDOW_SLACK_MS
     return lo, hi

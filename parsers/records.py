@@ -13,14 +13,15 @@ from array import array
 # (LOG-FORMAT.md, "What happens inside one GPU interval"). A holder moves forward
 # through these stages; a line of an earlier stage cannot belong to it any more.
 STAGE_LOCK = 0  # pre_lock_cpu_ms=.. mutex_wait_ms=..
-STAGE_PRESTAGE = 1  # prestage_setup=.. (phase-9 engines)
-STAGE_NTT_H = 2  # CUZK_NTT_H: d_b_alloc=.. total=..
-STAGE_NTT_MSM = 3  # gpu_tid=0 ntt_msm_h_ms=..
-STAGE_BARRIER = 4  # gpu_tid=0 barrier_wait_ms=..
-STAGE_BATCH = 5  # gpu_tid=0 batch_add_ms=..
-STAGE_TAIL = 6  # gpu_tid=0 tail_msm_ms=.. gpu_total_ms=..
-STAGE_HELD = 7  # mutex_held_ms=.. total_start_fn_ms=..
-STAGE_EPILOGUE = 8  # epilogue_ms=.. pre_destructor_ms=.. (phase-9 engines)
+STAGE_POOL = 1  # d_a_cache allocated N MiB on gpu G (a GPU's first use: allocation)
+STAGE_PRESTAGE = 2  # prestage_setup=.. (phase-9 engines)
+STAGE_NTT_H = 3  # CUZK_NTT_H: d_b_alloc=.. total=..
+STAGE_NTT_MSM = 4  # gpu_tid=0 ntt_msm_h_ms=..
+STAGE_BARRIER = 5  # gpu_tid=0 barrier_wait_ms=..
+STAGE_BATCH = 6  # gpu_tid=0 batch_add_ms=..
+STAGE_TAIL = 7  # gpu_tid=0 tail_msm_ms=.. gpu_total_ms=..
+STAGE_HELD = 8  # mutex_held_ms=.. total_start_fn_ms=..
+STAGE_EPILOGUE = 9  # epilogue_ms=.. pre_destructor_ms=.. (engines of February 2026)
 
 NAN = float("nan")
 

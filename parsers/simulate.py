@@ -174,7 +174,11 @@ class EngineSim:
         )
         self._events: list[tuple[float, int, Callable[[], None]]] = []
         self._seq = 0
-        self._out: list[tuple[float, int, str]] = []
+        self._out: list[tuple[float, int, str, SimPartition | None]] = []
+        # which partition printed each C++ line under the lock, in the order the log holds
+        # them (None: a line of no interval's phases); for checking attribution line by line
+        self.timing_owners: list[SimPartition | None] = []
+        self._owner: SimPartition | None = None
         self._synth_queue: deque[SimPartition] = deque()
         self._synth_free = config.pw
         self._gpu_queue: deque[SimPartition] = deque()
@@ -200,7 +204,7 @@ class EngineSim:
 
     def _print(self, t: float, text: str) -> None:
         self._seq += 1
-        heapq.heappush(self._out, (t, self._seq, text))
+        heapq.heappush(self._out, (t, self._seq, text, self._owner))
 
     def _timeline(self, t: float, event: str, part: SimPartition, detail: str) -> None:
         stamp_t = t
@@ -489,6 +493,7 @@ class EngineSim:
         rng = self.rng
         sc = cfg.gpu_scale
         assert part.gpu_start is not None and part.lock_requested is not None
+        self._owner = part
         part.lock_acquired = t
         pre_lock = part.lock_requested - part.gpu_start
         wait = t - part.lock_requested
@@ -593,6 +598,7 @@ class EngineSim:
             )
             self._at(free_t, lambda: self._worker_free(free_t, worker))
         end = max(unlock, bg2_done) + rng.uniform(5.0, 15.0)
+        self._owner = None
         if cfg.era == "p12" and rng.random() < cfg.fail_prove:
             # the finalizer fails: every timing line was printed, GPU_END never is
             part.failed = True
@@ -682,7 +688,9 @@ class EngineSim:
         while self._events or self._out:
             next_event = self._events[0][0] if self._events else float("inf")
             if self._out and self._out[0][0] <= next_event:
-                t, _, text = heapq.heappop(self._out)
+                t, _, text, owner = heapq.heappop(self._out)
+                if text.startswith("CUZK_"):
+                    self.timing_owners.append(owner)
                 yield t, text
             else:
                 _, _, fn = heapq.heappop(self._events)
