@@ -26,6 +26,7 @@ def main() -> None:
     first = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
     errors: dict[str, list[float]] = defaultdict(list)
     outside: dict[str, int] = defaultdict(int)
+    widths: dict[str, list[float]] = defaultdict(list)
     bad_gaps: list[int] = []
     misses: list[str] = []
     worst: list[tuple[float, int, int]] = []
@@ -49,6 +50,7 @@ def main() -> None:
             err = abs(g.kernel_util - truth)
             errors[cfg.era].append(err)
             lo, hi = g.kernel_util_range
+            widths[cfg.era].append(hi - lo)
             if not lo - 1e-9 <= truth <= hi + 1e-9:
                 outside[cfg.era] += 1
                 misses.append(f"seed {seed} gpu {g.gpu}: {truth:.4f} not in [{lo:.4f}, {hi:.4f}]")
@@ -62,6 +64,11 @@ def main() -> None:
             f"  {era:4}: {n:4} GPUs  |kernel err| median {errs[n // 2]:.4f}  "
             f"p90 {errs[int(n * 0.9)]:.4f}  max {errs[-1]:.4f}  "
             f"truth outside range: {outside[era]}"
+        )
+        w = sorted(widths[era])
+        print(
+            f"        range width median {w[n // 2]:.4f}  max {w[-1]:.4f}  "
+            f"shown as an estimate (> 0.005): {sum(x > 0.005 for x in w)}"
         )
     worst.sort(reverse=True)
     print("  worst:", ", ".join(f"seed {s} gpu {g}: {e:.3f}" for e, s, g in worst[:5]))

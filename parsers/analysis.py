@@ -262,10 +262,7 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     gpus: list[GpuStats] = []
     all_gaps: list[Gap] = []
     kernel_gaps: dict[int, Blocks] = {}
-    is_kernel = seg_p == Phase.KERNEL
-    kernel_ms = np.bincount(
-        seg_part[is_kernel], weights=(seg_e - seg_s)[is_kernel], minlength=n
-    )
+    kernel_ms = _line_kernel_ms(c)
     blocks = np.nan_to_num(c["ntt_blocks"])
     for g in gpu_ids:
         on_gpu = gpu == g
@@ -328,22 +325,45 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     )
 
 
+def _line_kernel_ms(c: dict[str, F64]) -> F64:
+    """Each interval's kernel time as its timing lines print it (however its segments could
+    be placed): NTT less the allocation inside it, batch additions, tail MSMs."""
+    ntt = c["ntt_msm_h"]
+    alloc = np.nan_to_num(c["ntt_alloc"] + np.maximum(0.0, ntt - c["ntt_total"]))
+    kernel = (
+        np.nan_to_num(ntt) - alloc + np.nan_to_num(c["batch_add"]) + np.nan_to_num(c["tail_msm"])
+    )
+    return np.where(np.isnan(ntt), 0.0, np.maximum(kernel, 0.0))
+
+
+# How many standard deviations of the summed truncation errors a kernel range allows.
+TRUNCATION_SIGMAS = 5.0
+
+
 def _kernel_range(
     builder: LogBuilder, mine: np.ndarray, kernel_ms: F64, blocks: F64, g: int, busy_ms: float
 ) -> tuple[float, float]:
     """The kernel busy time of GPU `g` the log allows (ANALYSIS.md, kernel_util_range).
 
     The GPU's mutex lets one interval run kernels at a time, so its kernel time is the
-    sum of its intervals' (however their segments were placed). Low: less the kernel
-    lines another GPU could own. High: plus the lines given elsewhere that it could own
-    and the kernel lines given to nobody, never more than its busy time. Both are widened
-    by what truncating each printed duration to whole ms can hide: up to 1 ms per kernel
-    duration, and 2 ms per allocation line taken out of them.
+    sum of its intervals' as their lines print it. Low: less what nearly-as-good
+    attributions would take from it. High: plus what they would give it, and the kernel
+    lines given to nobody; never more than its busy time. Both allow for each printed
+    duration being truncated to whole ms: each NTT total, batch and tail duration hides up
+    to 1 ms of kernel, each allocation figure up to 1 ms that is not kernel; summed as
+    independent errors (within TRUNCATION_SIGMAS, and never past the worst case).
     """
     total = float(kernel_ms[mine].sum())
+    n_blocks = blocks[mine]
+    # with CUZK_NTT_H lines the NTT kernel is the blocks' totals less their allocations
+    # (the ntt_msm_h truncation cancels); without, it is ntt_msm_h itself
+    longer = float(np.sum(np.where(n_blocks > 0, n_blocks + 2.0, 3.0)))
+    shorter = float(np.sum(2.0 * n_blocks))
+    mean = 0.5 * (longer - shorter)
+    spread = TRUNCATION_SIGMAS * float(np.sqrt((longer + shorter) / 12.0))
     minus, plus = builder.kernel_doubt_ms(g)
-    lo = total - minus - float(np.sum(2.0 * np.maximum(blocks[mine], 1.0)))
-    hi = total + plus + builder.unattributed_kernel_ms + float(np.sum(3.0 + blocks[mine]))
+    lo = total + max(-shorter, mean - spread) - minus
+    hi = total + min(longer, mean + spread) + plus + builder.unattributed_kernel_ms
     lo = max(0.0, lo)
     return lo, max(lo, min(hi, busy_ms))
 

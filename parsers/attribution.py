@@ -17,6 +17,7 @@ for another GPU is recorded as ambiguous: the kernel figures count it in their r
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -245,6 +246,9 @@ class TimingAttributor:
         self._last_start: dict[int, int] = {}  # worker -> its latest interval
         self._ways = [_Way(0.0, {}, -INF, (), None)]
         self._lines: dict[int, _Line] = {}  # lines not committed yet, by sequence number
+        self._line_gpus: dict[int, set[int]] = {}  # open lines some ways gave to other GPUs
+        self._epilogue_of: dict[int, int] = {}  # open epilogue lines: the interval each names
+        self._starts: list[tuple[float, int]] = []  # (gpu_start, interval), sorted
         self._seq = 0
         self._committed = 0  # lines before this sequence number are committed
         self.unattributed = 0
@@ -259,6 +263,7 @@ class TimingAttributor:
     def started(self, i: int) -> None:
         """A GPU_START was read: interval `i` may take the lock from now on."""
         self.awaiting[i] = None
+        bisect.insort(self._starts, (self._c.gpu_start[i], i))
         w = self._c.worker[i]
         if w >= 0:
             prev = self._last_start.get(w)
@@ -280,9 +285,13 @@ class TimingAttributor:
             win_lo: the TIMELINE stamp before the line (less the tolerance for disorder).
             win_hi: the TIMELINE stamp after it (or infinity when none came yet).
         """
+        target = -1
         if stage == STAGE_EPILOGUE:
-            self._epilogue(vals, win_lo, win_hi)
-            return
+            target = self._epilogue_target(vals, win_lo, win_hi)
+            if target < 0:
+                self.unattributed += 1
+                return
+            self._epilogue_of[self._seq] = target
         if stage == STAGE_LOCK:
             self.lock_lines_seen = True
         line = _Line(self._seq, stage, vals, line_no, win_lo, win_hi)
@@ -325,6 +334,8 @@ class TimingAttributor:
             )
             if line.stage == STAGE_LOCK:
                 self._lock_options(way, line, offer)
+            elif line.stage == STAGE_EPILOGUE:
+                self._epilogue_option(way, line, offer)
             else:
                 self._line_options(way, line, offer)
         ways = sorted(out.values(), key=lambda w: w.cost)[:BEAM_WIDTH]
@@ -332,6 +343,16 @@ class TimingAttributor:
         for w in ways:  # keep costs small; only differences matter
             w.cost -= base
         self._ways = ways
+        if not self.lock_lines_seen and line.stage in KERNEL_STAGES:
+            # without lock lines the evidence is weak: a line that nearly-as-good ways give
+            # to different GPUs stays in doubt even if the beam later drops one of them
+            gpus = {
+                w.last.gpu
+                for w in ways
+                if w.cost <= AMBIGUITY_MARGIN and w.last is not None and w.last.gpu >= 0
+            }
+            if len(gpus) > 1:
+                self._line_gpus[line.seq] = gpus
 
     def _lock_options(self, way: _Way, line: _Line, offer: Callable[[_Way], None]) -> None:
         pre_lock, wait = line.vals
@@ -409,7 +430,13 @@ class TimingAttributor:
             gpus[g] = _took(st, stage, vals)
             clock = max(way.clock, lo)  # printed no earlier than its prediction
             offer(
-                _Way(way.cost + cost, gpus, clock, way.locked, _Step(line.seq, st.holder, g, way.last))
+                _Way(
+                    way.cost + cost,
+                    gpus,
+                    clock,
+                    way.locked,
+                    _Step(line.seq, st.holder, g, way.last),
+                )
             )
         if not self.lock_lines_seen and stage in (STAGE_PRESTAGE, STAGE_NTT_H, STAGE_NTT_MSM):
             self._open_without_lock(way, line, offer)
@@ -464,8 +491,12 @@ class TimingAttributor:
 
     def _commit(self, count: int) -> None:
         """Commit the `count` oldest open decisions of the best way; drop the ways that
-        disagree with any of them. A line that a nearly-as-good way gave to another GPU
-        leaves its kernel time in doubt between the two."""
+        disagree with any of them.
+
+        A nearly-as-good way that disagrees puts the kernel figures in doubt by what it
+        would change: per GPU, the kernel time its open decisions give against the best
+        way's (a swap of two similar holders between GPUs changes little).
+        """
         count = min(count, self._seq - self._committed)
         if count <= 0:
             return
@@ -473,20 +504,19 @@ class TimingAttributor:
         trails = [_trail(way, first) for way in self._ways]
         best_trail = trails[0]
         best_cost = self._ways[0].cost
-        kept = [
-            k
-            for k, trail in enumerate(trails)
-            if all(trail[j].interval == best_trail[j].interval for j in range(count))
-        ]
+        kept: list[int] = []
+        rivals: list[int] = []
+        for k, trail in enumerate(trails):
+            if all(trail[j].interval == best_trail[j].interval for j in range(count)):
+                kept.append(k)
+            elif self._ways[k].cost <= best_cost + AMBIGUITY_MARGIN:
+                rivals.append(k)
+        if rivals:
+            self._doubt(best_trail, [trails[k] for k in rivals])
         for j in range(count):
             chosen = best_trail[j]
-            alternatives = {
-                trails[k][j].gpu
-                for k, way in enumerate(self._ways)
-                if way.cost <= best_cost + AMBIGUITY_MARGIN
-                and trails[k][j].interval != chosen.interval
-                and trails[k][j].gpu != chosen.gpu
-            }
+            # without lock lines, lines some ways gave to other GPUs stay in doubt each
+            alternatives = self._line_gpus.pop(first + j, set()) - {chosen.gpu}
             self._apply(self._lines.pop(first + j), chosen, alternatives)
         self._committed += count
         done = {best_trail[j].interval for j in range(count)}
@@ -502,6 +532,30 @@ class TimingAttributor:
             ways.append(way)
         self._ways = ways
         self._prune_awaiting(self._lines[self._committed].win_lo if self._lines else -INF)
+
+    def _kernel_by_gpu(self, trail: list[_Step]) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for step in trail:
+            line = self._lines[step.line]
+            v = line.vals[0]
+            if step.gpu >= 0 and line.stage in KERNEL_STAGES and v is not None:
+                out[step.gpu] = out.get(step.gpu, 0.0) + v
+        return out
+
+    def _doubt(self, best: list[_Step], rivals: list[list[_Step]]) -> None:
+        mine = self._kernel_by_gpu(best)
+        less: dict[int, float] = {}
+        more: dict[int, float] = {}
+        for trail in rivals:
+            theirs = self._kernel_by_gpu(trail)
+            for g in mine.keys() | theirs.keys():
+                d = theirs.get(g, 0.0) - mine.get(g, 0.0)
+                less[g] = max(less.get(g, 0.0), -d)
+                more[g] = max(more.get(g, 0.0), d)
+        for g in less:
+            doubt = self.kernel_doubt.setdefault(g, [0.0, 0.0])
+            doubt[0] += less[g]
+            doubt[1] += more[g]
 
     def _apply(self, line: _Line, chosen: _Step, alternatives: set[int]) -> None:
         """Write one committed decision into the columns."""
@@ -528,25 +582,42 @@ class TimingAttributor:
 
     # -- after the fact -------------------------------------------------------------------------
 
-    def _epilogue(self, vals: Values, win_lo: float, win_hi: float) -> None:
+    def _epilogue_target(self, vals: Values, win_lo: float, win_hi: float) -> int:
         """An epilogue line (engines of February 2026) names its interval by its timing:
-        printed `pre_destructor_ms` after its GPU_START."""
+        printed `pre_destructor_ms` after its GPU_START, just before its GPU_END."""
         pre = vals[1]
+        if pre is None:
+            return -1
         c = self._c
+        starts = self._starts
+        k = bisect.bisect_left(starts, (win_lo - pre - MATCH_TOLERANCE_MS, -1))
         best, best_cost = -1, MATCH_TOLERANCE_MS
-        if pre is not None:
-            for i in range(max(0, len(c) - 4096), len(c)):
-                start = c.gpu_start[i]
-                if start != start or c.epilogue[i] == c.epilogue[i]:
-                    continue
-                t = start + pre
-                cost = _distance(t, t, win_lo, win_hi)
-                if cost <= best_cost:
-                    best, best_cost = i, cost
-        if best < 0:
-            self.unattributed += 1
-            return
-        _store(c, best, STAGE_EPILOGUE, vals)
+        while k < len(starts) and starts[k][0] <= win_hi - pre + MATCH_TOLERANCE_MS:
+            start, i = starts[k]
+            k += 1
+            if c.epilogue[i] == c.epilogue[i] or i in self._epilogue_of.values():
+                continue
+            cost = _distance(start + pre, start + pre, win_lo, win_hi)
+            if cost < best_cost:
+                best, best_cost = i, cost
+        return best
+
+    def _epilogue_option(self, way: _Way, line: _Line, offer: Callable[[_Way], None]) -> None:
+        """The interval an epilogue names printed its kernel lines before it: a way that gave
+        them to another interval pays for it."""
+        i = self._epilogue_of[line.seq]
+        ran = i in way.locked or self._c.ntt_msm_h[i] == self._c.ntt_msm_h[i]
+        if not ran:
+            ran = any(st.holder == i for st in way.gpus.values())
+        offer(
+            _Way(
+                way.cost + (0.0 if ran else SKIP_COST),
+                way.gpus,
+                way.clock,
+                way.locked,
+                _Step(line.seq, i, self._gpu_of(self._c.worker[i]), way.last),
+            )
+        )
 
     def check_unlock(self, i: int) -> None:
         """An interval cannot unlock after its GPU_END. If it seems to, its lock line went to
@@ -575,6 +646,33 @@ class TimingAttributor:
                                 st, holder=k, lock=c.gpu_start[k] + c.pre_lock[k] + c.mutex_wait[k]
                             )
                 return
+
+    def finish(self) -> None:
+        """End of input. Engines without lock lines let a holder be opened on an interval
+        that then failed (it printed nothing and never ended) while a sibling on the same
+        GPU ran the kernels: give such lines to the nearest sibling that ended without any."""
+        if self.lock_lines_seen:
+            return
+        c = self._c
+        n = len(c)
+        ended_bare = [
+            i for i in range(n) if c.gpu_end[i] == c.gpu_end[i] and c.ntt_msm_h[i] != c.ntt_msm_h[i]
+        ]
+        if not ended_bare:
+            return
+        for j in range(n):
+            if c.gpu_end[j] == c.gpu_end[j] or c.ntt_msm_h[j] != c.ntt_msm_h[j]:
+                continue
+            g = self._gpu_of(c.worker[j])
+            best, best_d = -1, INF
+            for i in ended_bare:
+                if self._gpu_of(c.worker[i]) != g or c.ntt_msm_h[i] == c.ntt_msm_h[i]:
+                    continue
+                d = abs(c.gpu_start[i] - c.gpu_start[j])
+                if d < best_d:
+                    best, best_d = i, d
+            if best >= 0:
+                _swap_all(c, best, j)
 
     def ended(self, i: int) -> None:
         """A GPU_END was read for interval `i`."""

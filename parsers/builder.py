@@ -53,7 +53,10 @@ _ISO_PREFIX = re.compile(
     rb" (?:(\S+) ([^\s:\[]+(?:\[\d+\])?): )?"
 )
 _LEVEL = re.compile(rb" *(?:TRACE|DEBUG|INFO|WARN|ERROR) ")
-_MONTHS = {m.encode(): k for k, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_MONTHS = {
+    m.encode(): k
+    for k, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)
+}
 # A fragment (the first part of a line written in parts) waits this many physical lines
 # for its continuation, then is taken as it is.
 FRAGMENT_WAIT_LINES = 16
@@ -315,6 +318,7 @@ class LogBuilder:
         while self._pending:
             self._resolve_one()
         self._attributor.flush()
+        self._attributor.finish()
 
     def flush_pending(self) -> bool:
         """Attribute the timing lines kept back for look-ahead (the input went quiet).
