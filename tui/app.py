@@ -337,28 +337,26 @@ class CuzkApp(App[None]):
         return self._ranks[1]
 
     def _legend(self) -> Text:
+        """Every glyph the Gantt draws, with its colour."""
         gantt = self.gantt
         text = Text()
         for phase, cls in PHASE_CLASSES.items():
             if phase == Phase.IN_FLIGHT and self.model.finished:
                 continue
             text.append(PHASE_GLYPHS[phase], style=gantt.get_component_rich_style(cls))
-            text.append(f" {PHASE_NAMES[phase]}  ")
+            text.append(f" {PHASE_NAMES[phase]} ")
         busy = gantt.get_component_rich_style("gantt--busy")
         gap = gantt.get_component_rich_style("gantt--gap")
-        text.append("│ busy: ")
-        text.append("█", style=busy)
-        text.append(" all ")
-        text.append("▆▃", style=busy)
+        text.append("│ busy ")
+        text.append("█▆▃", style=busy)
         text.append("▂▁", style=gap)
-        text.append(" share busy ")
+        text.append(" share ")
         text.append(GAP_GLYPH, style=gap)
-        text.append(" gap  ")
-        text.append("│ kern ")
+        text.append(" gap │ kern ")
         text.append("▁▄█", style=gantt.get_component_rich_style("gantt--kernel-lane"))
-        text.append(" fill  │ ")
+        text.append(" │ ")
         text.append("┣━┫", style=gantt.get_component_rich_style("gantt--proof"))
-        text.append(" proof ✗ failed ▶ running ▼ now")
+        text.append(" proof ▶ running ✗ failed ▼ now")
         return text
 
     def on_model_updated(self, message: ModelUpdated) -> None:

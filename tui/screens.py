@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -142,17 +144,17 @@ def _side(job: str, worker: int, partition: int | None, width: int) -> str:
     )
 
 
-def help_text() -> Text:
+def help_text() -> Group:
     """Every key, then what each glyph of the Gantt means."""
-    text = Text()
-    width = max(len(k) for k, _ in KEYS)
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(justify="right", style="bold", no_wrap=True)
+    keys.add_column()
     for key, what in KEYS:
-        text.append(f"{key:>{width}}  ", style="bold")
-        text.append(f"{what}\n")
-    text.append("\nGlyphs\n", style="bold")
+        keys.add_row(key, what)
+    glyphs = Text("\nGlyphs\n", style="bold")
     phases = "  ".join(f"{PHASE_GLYPHS[p]} {PHASE_NAMES[p]}" for p in PHASE_GLYPHS)
-    text.append(f"worker lanes: {phases}\n")
-    text.append(
+    glyphs.append(f"worker lanes: {phases}\n")
+    glyphs.append(
         f"busy lane: █ busy all the cell, ▁…▇ as high as the busy share, {GAP_GLYPH} idle "
         "(red: a gap at or above the threshold takes half the cell or more)\n"
         "kernel lane: ▁…█ how full of kernels; synthesis: ▁…█ partitions in synthesis\n"
@@ -160,7 +162,7 @@ def help_text() -> Text:
         "▼ now (live)\n",
         style="dim",
     )
-    return text
+    return Group(keys, glyphs)
 
 
 class HelpScreen(ModalScreen[None]):
