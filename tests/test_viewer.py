@@ -447,3 +447,18 @@ async def test_a_file_without_timeline_lines_says_so_in_place_of_the_gantt(
         await pilot.pause()
         assert NO_TIMELINE in "\n".join(lane_text(app))
     app.live.source.close()  # type: ignore[union-attr]
+
+
+# -- 17: the README ---------------------------------------------------------------------------
+
+
+def test_the_readme_lists_every_module_and_its_definitions_are_in_the_repo() -> None:
+    root = Path(__file__).parent.parent
+    readme = (root / "README.md").read_text()
+    for package in ("parsers", "tui"):
+        for module in (root / package).glob("*.py"):
+            if module.name != "__init__.py":
+                assert f"`{module.name}`" in readme, module
+    assert "ANALYSIS.md" not in readme and (root / "docs" / "analysis.md").is_file()
+    assert "kernel_util_range" in (root / "docs" / "analysis.md").read_text()
+    assert "python3 -m venv" in readme.split("```")[1] and "3.11" in readme

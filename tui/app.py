@@ -320,7 +320,7 @@ class CuzkApp(App[None]):
         if self._header_for != key or self._header_model is not self.model:
             self._header_for, self._header_model = key, self.model
             run, view = self._breakdowns()
-            styles = {p: gantt.get_component_rich_style(PHASE_CLASSES[p]) for p in BUSY_ORDER}
+            styles = {p: self._colour(PHASE_CLASSES[p]) for p in BUSY_ORDER}
             header = header_text(self.model, state, run, view, styles, self.size.width)
             self.query_one("#summary", Static).update(header)
             self.query_one("#legend", Static).update(self._legend())
@@ -336,26 +336,29 @@ class CuzkApp(App[None]):
             self._ranks = (self.model, size_ranks(self.model.gaps))
         return self._ranks[1]
 
+    def _colour(self, component: str) -> Style:
+        """A Gantt colour without the Gantt's background (for the header and the legend)."""
+        return Style(color=self.gantt.get_component_rich_style(component).color)
+
     def _legend(self) -> Text:
         """Every glyph the Gantt draws, with its colour."""
-        gantt = self.gantt
         text = Text()
         for phase, cls in PHASE_CLASSES.items():
             if phase == Phase.IN_FLIGHT and self.model.finished:
                 continue
-            text.append(PHASE_GLYPHS[phase], style=gantt.get_component_rich_style(cls))
+            text.append(PHASE_GLYPHS[phase], style=self._colour(cls))
             text.append(f" {PHASE_NAMES[phase]} ")
-        busy = gantt.get_component_rich_style("gantt--busy")
-        gap = gantt.get_component_rich_style("gantt--gap")
+        busy = self._colour("gantt--busy")
+        gap = self._colour("gantt--gap")
         text.append("│ busy ")
         text.append("█▆▃", style=busy)
         text.append("▂▁", style=gap)
         text.append(" share ")
         text.append(GAP_GLYPH, style=gap)
         text.append(" gap │ kern ")
-        text.append("▁▄█", style=gantt.get_component_rich_style("gantt--kernel-lane"))
+        text.append("▁▄█", style=self._colour("gantt--kernel-lane"))
         text.append(" │ ")
-        text.append("┣━┫", style=gantt.get_component_rich_style("gantt--proof"))
+        text.append("┣━┫", style=self._colour("gantt--proof"))
         text.append(" proof ▶ running ✗ failed ▼ now")
         return text
 
