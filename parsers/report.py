@@ -7,6 +7,7 @@ from typing import Any, BinaryIO
 
 from parsers.builder import LogBuilder
 from parsers.model import Gap, GapSide, LogModel
+from parsers.sources import open_log
 
 SCHEMA = 1
 CHUNK_BYTES = 1 << 22
@@ -21,8 +22,8 @@ def read_stream(stream: BinaryIO, source: str, workers_per_gpu: int | None = Non
 
 
 def read_log(path: Path, workers_per_gpu: int | None = None) -> LogModel:
-    """Parse a whole log file (read-only) and return its finished model."""
-    with path.open("rb") as fh:
+    """Parse a whole log file (read-only, decompressed if need be) and return its finished model."""
+    with open_log(path) as fh:
         return read_stream(fh, path.name, workers_per_gpu)
 
 

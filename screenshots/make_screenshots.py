@@ -54,6 +54,9 @@ SHOTS: list[
     ("gap-list", "curio-mixed", ["g"], _noop, (120, 36)),
     ("help", "curio-mixed", ["question_mark"], _noop, (120, 36)),
     ("small-terminal", "p9-c6", ["n"], _noop, (80, 24)),
+    ("help-small", "curio-mixed", ["question_mark"], _noop, (80, 24)),
+    ("find", "curio-mixed", ["slash", *"porep-1000-10", "enter"], _noop, (120, 36)),
+    ("wide-inspector", "p12-c15-gw1", ["n", "n", "enter"], _noop, (170, 40)),
 ]
 
 

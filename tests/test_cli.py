@@ -174,3 +174,74 @@ def test_a_fifo_is_not_a_log_file(tmp_path: Path) -> None:
     proc = run(str(fifo), "--report")
     assert proc.returncode == 2
     assert "not a regular file" in proc.stderr and "cuzk-tui -" in proc.stderr
+
+
+def test_piped_report_prints_full_lines() -> None:
+    # the reader is a pipe: no 80-column wrapping, no truncated labels
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(SAMPLES / "p12-c15-gw1.log"), "--report"],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "COLUMNS"},
+        check=True,
+    )
+    out = proc.stdout
+    for label in ("mid-proof", "boundary", "synthesis", "dispatch"):
+        assert f"\n {label} " in out, label
+    assert "…" not in out
+    assert "before fa22d9f4-e974-481b-a49a-e6b6ae04e6b0  w0 p2" in out
+    assert any(
+        line.startswith("lines read:") and line.endswith("matched no GPU interval")
+        for line in out.splitlines()
+    )
+
+
+def test_report_to_a_full_disk_or_a_closed_stdout_is_one_line() -> None:
+    log = str(SAMPLES / "curio-mixed.log")
+    for redirect in (">/dev/full", ">&-"):
+        for extra in ("", "--json"):
+            proc = subprocess.run(
+                f"{sys.executable} -m tui.cli {log} --report {extra} {redirect}",
+                shell=True,
+                capture_output=True,
+                text=True,
+            )
+            assert proc.returncode == 1, (redirect, proc.stderr)
+            assert "Traceback" not in proc.stderr
+            assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+            assert proc.stderr.startswith("cuzk-tui: error:")
+
+
+def test_gzip_and_zstd_logs_read_like_the_plain_log(tmp_path: Path) -> None:
+    import gzip
+
+    import zstandard
+
+    plain = SAMPLES / "curio-mixed.log"
+    gz = tmp_path / "daemon.log.1.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    zst = tmp_path / "daemon.log.zst"
+    zst.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    docs = []
+    for path in (plain, gz, zst):
+        proc = run(str(path), "--report", "--json")
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        doc = json.loads(proc.stdout)
+        doc.pop("source")
+        docs.append(doc)
+    assert docs[0] == docs[1] == docs[2]
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(gz.read_bytes()[:-50])
+    proc = run(str(cut), "--report")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_file_that_is_not_a_cuzk_log_says_so(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("shopping list\neggs\nmilk\n")
+    proc = run(str(text), "--report")
+    assert proc.returncode == 0
+    assert proc.stderr == "cuzk-tui: no TIMELINE lines: is this a cuzk daemon log?\n"
+    proc = run(str(SAMPLES / "tiny.log"), "--report")
+    assert proc.stderr == ""

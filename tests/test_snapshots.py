@@ -55,5 +55,9 @@ def test_help(snap_compare: Any) -> None:
     assert snap_compare(_app(), press=["question_mark"], terminal_size=SIZE)
 
 
+def test_help_small_terminal(snap_compare: Any) -> None:
+    assert snap_compare(_app(), press=["question_mark"], terminal_size=(80, 24))
+
+
 def test_small_terminal(snap_compare: Any) -> None:
     assert snap_compare(_app("p9-c6"), press=["n"], terminal_size=(80, 24))

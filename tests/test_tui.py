@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import SAMPLES
+from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from parsers.builder import LogBuilder
@@ -14,9 +16,20 @@ from parsers.report import read_log
 from tui.app import CuzkApp, make_app
 from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
 from tui.inspector import InspectorScreen
-from tui.screens import GapListScreen, HelpScreen
+from tui.lanes import PHASE_GLYPHS
+from tui.screens import KEYS, GapListScreen, HelpScreen
 
 SIZE = (120, 36)
+# how the help writes a key that is not a plain character
+KEY_WORDS = {
+    "question_mark": "?",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
+    "plus": "+",
+    "minus": "-",
+    "slash": "/",
+    "end": "End",
+}
 
 
 def app_for(name: str) -> tuple[CuzkApp, LogModel]:
@@ -38,10 +51,10 @@ async def test_n_then_enter_shows_the_first_gap_as_the_report_lists_it() -> None
     app, model = app_for("curio-mixed")
     first = model.gaps[0]
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n")
         view = app.query_one(GanttView)
+        await pilot.press("plus", "plus", "plus", "n")
         assert view.selected == 0
-        # centred
+        # centred, at the zoom the user chose
         mid = view.t0 + view.timeline_width * view.scale / 2
         assert abs(mid - (first.start + first.end) / 2) <= view.scale
         await pilot.press("enter")
@@ -83,26 +96,48 @@ async def test_stepping_respects_the_threshold_and_direction() -> None:
         assert view.selected == big[0]
 
 
-async def test_zoom_pan_fit() -> None:
+async def test_zoom_pan_fit_stay_inside_the_run() -> None:
     app, _ = app_for("tiny")
     async with app.run_test(size=SIZE) as pilot:
         view = app.query_one(GanttView)
         scale, t0 = view.scale, view.t0
+        lo, hi = view.model.time_range
         await pilot.press("plus")
         assert view.scale == scale / 2
         await pilot.press("minus")
         assert view.scale == scale
-        await pilot.press("minus", "minus", "minus")
-        # zooming out stops at twice the whole run
-        lo, hi = view.model.time_range
-        assert view.scale == (hi - lo) * 2 / view.timeline_width
-        await pilot.press("right")
-        assert view.t0 > t0
-        await pilot.press("h")
-        await pilot.press("h")
-        assert view.t0 < t0
+        await pilot.press(*["minus"] * 5)
+        # zooming out stops at the whole run: the axis never shows negative times
+        assert view.scale == scale
+        assert view.t0 >= lo - (hi - lo) * 0.02
+        assert not any(line.lstrip().startswith("-") for line in screen_text(app).split())
+        await pilot.press("plus", "plus", *["right"] * 40)
+        # panning stops at the end of the run (with a small margin)
+        assert view.t0 + view.timeline_width * view.scale <= hi + (hi - lo) * 0.02
+        await pilot.press(*["h"] * 40)
+        assert view.t0 >= lo - (hi - lo) * 0.02
         await pilot.press("0")
         assert (view.t0, view.scale) == (t0, scale)
+
+
+async def test_zoom_centres_on_the_selection_only_while_it_is_in_view() -> None:
+    app, model = app_for("p9-c6")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(GanttView)
+        await pilot.press("plus", "plus", "plus", "n")
+        gap = model.gaps[0]
+        await pilot.press(*["l"] * 9)
+        assert view.t0 > gap.end  # panned away from the gap
+        centre = view.t0 + view.timeline_width * view.scale / 2
+        await pilot.press("plus")
+        assert abs(view.t0 + view.timeline_width * view.scale / 2 - centre) <= view.scale
+        # escape drops the selection; zoom then keeps the centre too
+        await pilot.press("escape")
+        assert view.selected is None
+        assert "n: first gap" in static_text(app.query_one("#status", Static))
+        centre = view.t0 + view.timeline_width * view.scale / 2
+        await pilot.press("minus")
+        assert abs(view.t0 + view.timeline_width * view.scale / 2 - centre) <= view.scale
 
 
 async def test_lanes_and_axis_are_drawn() -> None:
@@ -142,16 +177,16 @@ async def test_zoomed_in_a_worker_lane_shows_every_phase_of_an_interval() -> Non
         await pilot.pause()
         row = next(i for i, r in enumerate(view.rows) if r.kind == "worker")
         strip = view.render_line(AXIS_ROWS + row)
-        colours = {
-            seg.style.color.name
+        drawn = {
+            (ch, seg.style.color.name)
             for seg in strip
-            if seg.style
-            and seg.style.color
-            and seg.text.strip("█▏▎▍▌▋▊▉▐▕ ") == ""
-            and seg.text.strip()
+            if seg.style and seg.style.color
+            for ch in seg.text
+            if ch in PHASE_GLYPHS.values()
         }
-        # pre-lock, alloc, kernel, barrier, cleanup are all distinct and visible
-        assert len(colours) >= 5
+        # pre-lock, alloc, kernel, barrier, cleanup: each its own colour and its own glyph
+        assert len({colour for _, colour in drawn}) >= 5
+        assert len({ch for ch, _ in drawn}) >= 5
 
 
 async def test_gap_list_enter_jumps() -> None:
@@ -169,14 +204,22 @@ async def test_gap_list_enter_jumps() -> None:
         assert app.query_one(GanttView).selected == worst
 
 
-async def test_help_lists_every_key_and_escape_closes() -> None:
+@pytest.mark.parametrize("size", [(80, 24), SIZE])
+async def test_help_shows_every_key_readably_and_escape_closes(size: tuple[int, int]) -> None:
     app, _ = app_for("tiny")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = static_text(app.screen.query_one(Static))
-        for key in ("n / N", "] / [", "enter", "escape", "g", "+ / -", "left / right", "0", "q"):
+        body = app.screen.query_one("#help-text", Static)
+        # the box is as wide as its text allows, and shows it (the bug: an empty 2x2 box)
+        assert body.size.width >= min(size[0] - 10, 90) and body.size.height >= 10
+        text = "\n".join(strip.text for strip in body.render_lines(body.region.reset_offset))
+        for key, _ in KEYS:
             assert key in text
+        for binding in (*GanttView.BINDINGS, *CuzkApp.BINDINGS):
+            assert isinstance(binding, Binding)
+            key = binding.key.split(",")[0]
+            assert KEY_WORDS.get(key, key) in text, binding
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("q")
@@ -200,6 +243,7 @@ async def test_job_ids_and_log_text_are_shown_literally(tmp_path: Path) -> None:
             f"TIMELINE,11,GPU_START,{evil},worker=0,partition=0\n"
             f"TIMELINE,20,GPU_END,{evil},worker=0,partition=0,gpu_ms=9\n"
             "panic: \x1b[31mred[0m text and a bell \x07 [blink]here[/blink]\n"
+            "\x1b[2K erased\n"
             "TIMELINE,21,SYNTH_START,[link=x]two[/link],partition=1\n"
             "TIMELINE,30,GPU_QUEUE,[link=x]two[/link],partition=1\n"
             "TIMELINE,35,GPU_START,[link=x]two[/link],worker=0,partition=1\n"
@@ -218,8 +262,17 @@ async def test_job_ids_and_log_text_are_shown_literally(tmp_path: Path) -> None:
         assert "[link=x]two[/link]" in facts
         raw = static_text(app.screen.query_one("#gap-raw", Static))
         assert "TIMELINE,20,GPU_END,[bold red]job[/],worker=0" in raw
-        # control characters made visible, not sent to the terminal
-        assert "panic: \u241b[31mred[0m text and a bell \u2407 [blink]here[/blink]" in raw
+        # colour codes drawn as colour; other control characters made visible, not sent
+        assert "panic: red[0m text and a bell \u2407 [blink]here[/blink]" in raw
+        assert "\u241b[2K erased" in raw
+        content = app.screen.query_one("#gap-raw", Static).render()
+        plain = str(content)
+        coloured = [
+            plain[span.start : span.end]
+            for span in getattr(content, "spans", [])
+            if "red" in str(span.style) or "#800000" in str(span.style)
+        ]
+        assert any(c.startswith("red") for c in coloured)  # "[0m" without ESC resets nothing
 
 
 async def test_command_palette_offers_the_viewer_commands() -> None:

@@ -3,62 +3,119 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import os
+import signal
+import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from parsers.builder import LogBuilder
-from parsers.model import LogModel, Phase
+from parsers.model import GpuStats, LogModel, Phase
 from parsers.rawlines import LineReader
+from parsers.sources import UnreadableLog, compression, open_log
 from tui.axis import format_span
-from tui.follow import FileSource, LiveLog, StreamSource, Update
+from tui.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
+from tui.find import ProofScreen, find_jobs
+from tui.follow import FileSource, LiveLog, Source, StreamSource, Update
 from tui.gantt import GanttView
-from tui.inspector import InspectorScreen
-from tui.lanes import PHASE_CLASSES, PHASE_NAMES
+from tui.inspector import GapDetails, InspectorScreen
+from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, PHASE_NAMES, abbreviate
 from tui.replay import demo_writer, replay_writer
-from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct
-from tui.screens import GapListScreen, HelpScreen
+from tui.report import NO_GPU_LINES, NO_TIMELINE, fmt_ms, fmt_pct, size_ranks
+from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
+
+IDLE_AFTER_S = 5.0  # no new line for this long: the log is idle, not live
+SHORT_PHASES = {
+    Phase.KERNEL: "kern",
+    Phase.BARRIER: "barr",
+    Phase.CLEANUP: "clean",
+    Phase.LOCK_WAIT: "lock",
+    Phase.ALLOC: "alloc",
+    Phase.PRE_LOCK: "pre",
+    Phase.UNKNOWN: "unk",
+}
 
 
-def header_text(model: LogModel, state: str) -> Text:
-    """Source, run figures and, per GPU, the honest pair of utilizations."""
+def kernel_figure(g: GpuStats) -> str:
+    """`19.9 %`, or `≈31 % (27–36 %)` when the log leaves the kernel time uncertain."""
+    rng = getattr(g, "kernel_util_range", None)  # given by models that bound the estimate
+    if rng is not None:
+        lo, hi = float(rng[0]), float(rng[1])
+        if hi - lo > 0.005:
+            return f"≈{100 * g.kernel_util:.0f} % ({100 * lo:.0f}–{100 * hi:.0f} %)"
+    return fmt_pct(g.kernel_util)
+
+
+def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: bool) -> Text:
+    """`  run: kernel 49 % barrier 20 % …`: the phases' shares of the busy time."""
+    text = Text(f"  {title:<5}", style="dim")
+    for phase in BUSY_ORDER:
+        name = SHORT_PHASES[phase] if short else PHASE_NAMES[phase]
+        text.append(f" {name}", style=styles.get(phase, ""))
+        text.append(f" {100 * b.share(phase):.0f}%")
+    if not b.busy_ms:
+        text.append("  (nothing busy)", style="dim")
+    return text
+
+
+def header_text(
+    model: LogModel,
+    state: str,
+    run: dict[int, Breakdown] | None = None,
+    view: dict[int, Breakdown] | None = None,
+    styles: dict[Phase, Style] | None = None,
+    width: int = 120,
+) -> Text:
+    """State, source, run figures; per GPU the honest pair and where its busy time went."""
     s = model.summary
     text = Text()
-    text.append("cuzk-tui ", style="bold")
-    text.append(model.source)
+    text.append(f" {state} ", style="bold reverse" if state != "FINISHED" else "bold")
+    text.append(" ")
+    text.append(model.source)  # literal: a file name is never markup
     text.append(
         f"  run {fmt_ms(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
-        f"  {s.s_per_proof:.2f} s/proof  "
+        f"  {s.s_per_proof:.2f} s/proof"
     )
-    text.append(state, style="bold reverse" if state != "FINISHED" else "dim")
+    short = width < 100
     for g in model.gpus:
         text.append(f"\nGPU{g.gpu} ", style="bold")
         text.append("TIMELINE ")
         text.append(f"{fmt_pct(g.timeline_util):>7}", style="bold yellow")
         text.append("  kernel ")
-        text.append(f"{fmt_pct(g.kernel_util):>7}", style="bold green")
+        text.append(f"{kernel_figure(g):>7}", style="bold green")
         text.append(f"  idle {fmt_ms(g.span_ms - g.busy_ms)} in ", style="dim")
         text.append(f"{sum(1 for x in model.gaps if x.gpu == g.gpu)} gaps", style="dim")
         if g.in_flight:
-            text.append(f"  (+{g.in_flight} in flight, not counted)", style="italic")
+            text.append(f"  +{g.in_flight} running", style="italic")
+        if run is not None and g.gpu in run:
+            text.append("\n")
+            text.append_text(breakdown_text("run", run[g.gpu], styles or {}, short))
+        if view is not None and g.gpu in view:
+            text.append("\n")
+            text.append_text(breakdown_text("view", view[g.gpu], styles or {}, short))
     if not model.gpus:
         if model.counts.timeline and model.finished:
             text.append(f"\n{NO_GPU_LINES}", style="bold yellow")
-        else:
+        elif model.counts.timeline:
             text.append("\nno GPU interval in this log yet", style="dim")
     return text
 
 
-def status_text(view: GanttView) -> Text:
-    """Threshold, selection and zoom."""
+def status_text(view: GanttView, ranks: list[int]) -> Text:
+    """Threshold, selection (numbered by size, as the gap list and the report are) and zoom."""
     model = view.model
     shown = sum(1 for g in model.gaps if g.duration_ms >= view.threshold_ms)
     text = Text()
@@ -66,12 +123,7 @@ def status_text(view: GanttView) -> Text:
     text.append(f"{shown}")
     gap = view.selected_gap
     if gap is not None and view.selected is not None:
-        rank = sum(
-            1
-            for i, g in enumerate(model.gaps)
-            if g.duration_ms >= view.threshold_ms and i <= view.selected
-        )
-        text.append(f"  │ #{rank} GPU{gap.gpu} ")
+        text.append(f" │ #{ranks[view.selected]} GPU{gap.gpu} ")
         text.append(fmt_ms(gap.duration_ms), style="bold red")
         text.append(f" at {fmt_ms(gap.start)} · ")
         text.append(
@@ -80,8 +132,11 @@ def status_text(view: GanttView) -> Text:
         )
         text.append(f" · {gap.cause or 'no queue event'}")
     else:
-        text.append("  │ n: first gap")
-    text.append(f"  │ cell = {format_span(view.scale)}", style="dim")
+        text.append(" │ n: first gap")
+    if view.found_jobs:
+        job = view.found_jobs[view.found_index]
+        text.append(f" │ job {abbreviate(job, 16)}", style="bold")
+    text.append(f" │ cell = {format_span(view.scale)}", style="dim")
     return text
 
 
@@ -99,16 +154,24 @@ class CuzkApp(App[None]):
     TITLE = "cuzk-tui"
     CSS = """
     Screen { layout: vertical; }
-    #summary { height: auto; padding: 0 1; background: $panel; }
-    GanttView { height: 1fr; }
-    #status { height: 1; padding: 0 1; background: $panel; }
-    #legend { height: 1; padding: 0 1; }
+    #summary, #status { padding: 0 1; background: $panel; }
+    #summary, #status { text-wrap: nowrap; text-overflow: ellipsis; }
+    #summary { height: auto; }
+    #main { height: 1fr; }
+    GanttView { height: 1fr; width: 1fr; }
+    #side { width: 45%; display: none; border-left: vkey $accent; padding: 0 1; }
+    #side.-open { display: block; }
+    #status { height: 1; }
+    #legend { height: auto; padding: 0 1; }
     """
+    # ? and q lead the footer: they are on every screen, so they are bound on each
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
-        Binding("g", "gap_list", "Gaps"),
         Binding("question_mark", "help", "Help", key_display="?"),
+        *QUIT_BINDINGS,
+        Binding("g", "gap_list", "Gaps"),
+        Binding("b", "toggle_breakdown", "Busy split", show=False),
     ]
+    SIDE_MIN_WIDTH = 160  # from this width the inspector opens beside the Gantt
 
     def __init__(
         self,
@@ -116,32 +179,48 @@ class CuzkApp(App[None]):
         reader: LineReader,
         live: LiveLog | None = None,
         on_exit: Callable[[], None] | None = None,
+        palette: str = "default",
+        screenshot_dir: Path | None = None,
     ) -> None:
         super().__init__()
         self.model = model
         self.reader = reader
         self.live = live
         self._on_exit = on_exit
+        self.palette = palette
+        self.screenshot_dir = screenshot_dir or Path.cwd()
         self.status = ""  # what happened to the file, in words
         self.loading: float | None = 0.0 if live is not None else None
         self.input_ended = live is None
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
+        self.show_breakdown = True
         self._closing = False
-        self._header_for: tuple[LogModel, str] | None = None
+        self._header_for: tuple[object, ...] | None = None
+        self._header_model: LogModel | None = None
+        self._ranks: tuple[LogModel, list[int]] | None = None
+        self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
 
     def compose(self) -> ComposeResult:
-        """Header, Gantt, status, legend, footer."""
+        """Header, Gantt (and the side inspector), status, legend, footer."""
         yield Static(id="summary")
-        yield GanttView(self.model, live=self.live is not None and self.live.follow, id="gantt")
+        with Horizontal(id="main"):
+            gantt = GanttView(
+                self.model, live=self.live is not None and self.live.follow, id="gantt"
+            )
+            if self.palette != "default":
+                gantt.add_class(f"-{self.palette}")
+            yield gantt
+            yield GapDetails(id="side")
         yield Static(id="status")
         yield Static(id="legend")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        """Focus the Gantt (its keys are the main keys) and start following."""
+        """Focus the Gantt (its keys are the main keys), catch signals, start following."""
         self.gantt.focus()
         self._refresh_text()
+        self._catch_signals()
         if self.live is not None:
             live = self.live
 
@@ -150,6 +229,20 @@ class CuzkApp(App[None]):
 
             live.on_update = publish
             self.run_worker(self._follow, thread=True, exclusive=True, group="tail", name="tail")
+            self.set_interval(1.0, self._refresh_text)  # the idle clock in the header
+
+    def _catch_signals(self) -> None:
+        """SIGTERM, SIGHUP (terminal closed) and SIGINT end the app as `q` does."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                loop.add_signal_handler(sig, self.exit)
+
+    def _release_signals(self) -> None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                loop.remove_signal_handler(sig)
 
     def _follow(self) -> None:
         """The follower's thread: a failure stops following, not the viewer."""
@@ -170,6 +263,7 @@ class CuzkApp(App[None]):
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
         self._closing = True
+        self._release_signals()
         if self.live is not None:
             self.live.halt()
         if self._on_exit is not None:
@@ -180,37 +274,92 @@ class CuzkApp(App[None]):
         """The Gantt widget."""
         return self.query_one(GanttView)
 
+    def idle_seconds(self) -> float | None:
+        """How long ago the log last grew (None: unknown)."""
+        if self.live is None:
+            return None
+        last = self.live.source.last_change()
+        return None if last is None else max(0.0, time.time() - last)
+
     def state_text(self) -> str:
-        """LIVE, PAUSED (+N new events), FINISHED, or reading N %."""
+        """reading N %, LIVE, IDLE (for how long), FINISHED; with the new events held back."""
         if self.loading is not None:
             return f"reading {100 * self.loading:.0f} %"
-        if self.input_ended or not self.gantt.live:
-            return "FINISHED" if self.model.finished else "SNAPSHOT"
-        if self.gantt.pinned:
-            return "LIVE"
-        new = self.model.counts.timeline - (self.events_at_pause or self.model.counts.timeline)
-        return f"PAUSED +{new} new events (End/f follows)"
+        if self.input_ended:
+            return "FINISHED"
+        idle = self.idle_seconds()
+        state = "LIVE" if idle is None or idle < IDLE_AFTER_S else f"IDLE {fmt_age(idle)}"
+        if not self.gantt.pinned and self.gantt.live and self.events_at_pause is not None:
+            new = self.model.counts.timeline - self.events_at_pause
+            if new > 0:
+                state += f" +{new} new (f)"
+        return state
+
+    def _breakdowns(self) -> tuple[dict[int, Breakdown] | None, dict[int, Breakdown] | None]:
+        if not self.show_breakdown:
+            return None, None
+        if self._run_split is None or self._run_split[0] is not self.model:
+            self._run_split = (self.model, busy_breakdown(self.model))
+        gantt = self.gantt
+        view = None
+        if gantt.is_zoomed:
+            view = busy_breakdown(
+                self.model, gantt.t0, gantt.t0 + gantt.timeline_width * gantt.scale
+            )
+        return self._run_split[1], view
 
     def _refresh_text(self) -> None:
         state = self.state_text()
         if self.status:
             state = f"{state} · {self.status}"
-        # a pan or a zoom changes only the status line: header and legend follow the model
-        shown = self._header_for
-        if shown is None or shown[0] is not self.model or shown[1] != state:
-            self._header_for = (self.model, state)
-            self.query_one("#summary", Static).update(header_text(self.model, state))
+        gantt = self.gantt
+        zoom = (gantt.t0, gantt.scale) if gantt.is_zoomed else None
+        # the model by identity (models hold arrays: == would compare them)
+        key = (id(self.model), state, zoom, self.show_breakdown, self.size.width, self.palette)
+        # a pan or a zoom changes only the status line, unless the header shows the view's split
+        if self._header_for != key or self._header_model is not self.model:
+            self._header_for, self._header_model = key, self.model
+            run, view = self._breakdowns()
+            styles = {p: self._colour(PHASE_CLASSES[p]) for p in BUSY_ORDER}
+            header = header_text(self.model, state, run, view, styles, self.size.width)
+            self.query_one("#summary", Static).update(header)
             self.query_one("#legend", Static).update(self._legend())
-        self.query_one("#status", Static).update(status_text(self.gantt))
+        if self.loading is None and self.model.counts.timeline == 0:
+            gantt.empty_message = NO_TIMELINE
+        else:
+            gantt.empty_message = ""
+        self.query_one("#status", Static).update(status_text(gantt, self.ranks()))
+
+    def ranks(self) -> list[int]:
+        """Each gap's number (1 = the longest), cached per model."""
+        if self._ranks is None or self._ranks[0] is not self.model:
+            self._ranks = (self.model, size_ranks(self.model.gaps))
+        return self._ranks[1]
+
+    def _colour(self, component: str) -> Style:
+        """A Gantt colour without the Gantt's background (for the header and the legend)."""
+        return Style(color=self.gantt.get_component_rich_style(component).color)
 
     def _legend(self) -> Text:
+        """Every glyph the Gantt draws, with its colour."""
         text = Text()
         for phase, cls in PHASE_CLASSES.items():
             if phase == Phase.IN_FLIGHT and self.model.finished:
                 continue
-            text.append("█ ", style=self.gantt.get_component_rich_style(cls))
-            text.append(f"{PHASE_NAMES[phase]}  ")
-        text.append("░ gap", style="red")
+            text.append(PHASE_GLYPHS[phase], style=self._colour(cls))
+            text.append(f" {PHASE_NAMES[phase]} ")
+        busy = self._colour("gantt--busy")
+        gap = self._colour("gantt--gap")
+        text.append("│ busy ")
+        text.append("█▆▃", style=busy)
+        text.append("▂▁", style=gap)
+        text.append(" share ")
+        text.append(GAP_GLYPH, style=gap)
+        text.append(" gap │ kern ")
+        text.append("▁▄█", style=self._colour("gantt--kernel-lane"))
+        text.append(" │ ")
+        text.append("┣━┫", style=self._colour("gantt--proof"))
+        text.append(" proof ▶ running ✗ failed ▼ now")
         return text
 
     def on_model_updated(self, message: ModelUpdated) -> None:
@@ -239,22 +388,74 @@ class CuzkApp(App[None]):
             gantt.pinned = False
         gantt.set_model(update.model, restarted=update.restarted)
         screen = self.screen
-        if isinstance(screen, GapListScreen | InspectorScreen):
+        if isinstance(screen, GapListScreen | InspectorScreen | ProofScreen):
             screen.show_model(update.model)
+        side = self.query_one("#side", GapDetails)
+        if side.has_class("-open"):
+            side.show(update.model, gantt.selected_gap, self.reader)
         self.updates += 1
         self._refresh_text()
 
     def on_gantt_view_view_changed(self) -> None:
-        """Keep the status line (and PAUSED) in step with the view."""
-        if self.gantt.pinned:
+        """Keep the status line (and the new-event count) in step with the view."""
+        gantt = self.gantt
+        if gantt.pinned:
             self.events_at_pause = None
         elif self.events_at_pause is None:
             self.events_at_pause = self.model.counts.timeline
+        side = self.query_one("#side", GapDetails)
+        if side.has_class("-open"):
+            if gantt.selected_gap is None:
+                side.remove_class("-open")
+            elif side.gap is not gantt.selected_gap:
+                side.show(self.model, gantt.selected_gap, self.reader)
         self._refresh_text()
 
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
-        """Open the inspector."""
+        """Open the inspector: beside the Gantt on a wide terminal, over it otherwise."""
+        if self.size.width >= self.SIDE_MIN_WIDTH:
+            side = self.query_one("#side", GapDetails)
+            side.add_class("-open")
+            side.show(self.model, message.gap, self.reader)
+            return
         self.push_screen(InspectorScreen(self.model, message.gap, self.reader))
+
+    def on_inspector_screen_step(self, message: InspectorScreen.Step) -> None:
+        """`n`/`N` in the inspector: the Gantt selects the next gap, the inspector shows it."""
+        gantt = self.gantt
+        gantt.step_gap(message.direction)
+        gap = gantt.selected_gap
+        screen = self.screen
+        if gap is not None and isinstance(screen, InspectorScreen):
+            screen.show_gap(self.model, gap)
+
+    def on_gantt_view_find_job(self) -> None:
+        """The find box; a match highlights the job and shows its proof."""
+
+        def chosen(query: str | None) -> None:
+            if query:
+                self.find(query)
+
+        self.push_screen(FindScreen(), chosen)
+
+    def find(self, query: str) -> None:
+        """Look for a job by id, prefix or sector number."""
+        matches = find_jobs(self.model, query)
+        if not matches:
+            self.notify(f"no job matches {query!r}", severity="warning")
+            return
+        self.gantt.show_found(matches, 0)
+        self.push_screen(ProofScreen(self.model, matches, 0))
+
+    def on_proof_screen_step(self, message: ProofScreen.Step) -> None:
+        """`n`/`N` in the proof view: the next match, highlighted in the Gantt too."""
+        gantt = self.gantt
+        if gantt.found_jobs:
+            index = (gantt.found_index + message.direction) % len(gantt.found_jobs)
+            gantt.show_found(gantt.found_jobs, index)
+            screen = self.screen
+            if isinstance(screen, ProofScreen):
+                screen.show_match(self.model, gantt.found_jobs, index)
 
     def action_gap_list(self) -> None:
         """The gap list; choosing one selects it in the Gantt."""
@@ -263,11 +464,31 @@ class CuzkApp(App[None]):
             if index is not None:
                 self.gantt.select_gap(index)
 
-        self.push_screen(GapListScreen(self.model, self.gantt.threshold_ms), chosen)
+        self.push_screen(GapListScreen(self.model, self.gantt.threshold_ms, self.ranks()), chosen)
 
     def action_help(self) -> None:
         """Every key."""
         self.push_screen(HelpScreen())
+
+    def action_toggle_breakdown(self) -> None:
+        """Show or hide where the busy time went."""
+        self.show_breakdown = not self.show_breakdown
+        self._refresh_text()
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """Save the screen as SVG in the screenshot folder (default: here) and say where."""
+        try:
+            saved = self.save_screenshot(filename, path or str(self.screenshot_dir), time_format)
+        except OSError as exc:
+            self.notify(f"cannot save the screenshot: {exc}", severity="error")
+            return None
+        self.notify(f"saved {os.path.abspath(saved)}", title="Screenshot")
+        return saved
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The viewer's own commands in the command palette (ctrl+p), after Textual's."""
@@ -285,6 +506,7 @@ class CuzkApp(App[None]):
         yield SystemCommand(
             "Inspect the selected gap", "Both sides, cause, raw lines (enter)", gantt.action_inspect
         )
+        yield SystemCommand("Find a job", "By id, prefix or sector number (/)", gantt.action_find)
         yield SystemCommand(
             "Raise the gap threshold", "Hide shorter gaps (])", gantt.action_raise_threshold
         )
@@ -292,10 +514,27 @@ class CuzkApp(App[None]):
             "Lower the gap threshold", "Show shorter gaps ([)", gantt.action_lower_threshold
         )
         yield SystemCommand("Fit the whole run", "Zoom out to the whole run (0)", gantt.action_fit)
+        yield SystemCommand(
+            "Busy time split",
+            "Show or hide where the busy time went (b)",
+            self.action_toggle_breakdown,
+        )
         if gantt.live:
             yield SystemCommand(
                 "Follow the end", "Keep now in view as the log grows (End, f)", gantt.action_follow
             )
+
+
+def fmt_age(seconds: float) -> str:
+    """`12s`, `4m05s`, `3h10m`, `2d04h`: how long ago."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
 
 
 def make_app(
@@ -303,9 +542,11 @@ def make_app(
     reader: LineReader,
     live: LiveLog | None = None,
     on_exit: Callable[[], None] | None = None,
+    palette: str = "default",
+    screenshot_dir: Path | None = None,
 ) -> CuzkApp:
     """The app on a model, or following a live log (the CLI and the tests build it alike)."""
-    return CuzkApp(model, reader, live, on_exit)
+    return CuzkApp(model, reader, live, on_exit, palette, screenshot_dir)
 
 
 def _stdin_for_data() -> int:
@@ -322,37 +563,76 @@ def _stdin_for_data() -> int:
     return data_fd
 
 
+def once(action: Callable[[], None]) -> Callable[[], None]:
+    """`action`, run the first time only (clean-up is called from more than one place)."""
+    done = False
+
+    def run() -> None:
+        nonlocal done
+        if not done:
+            done = True
+            action()
+
+    return run
+
+
 def run_app(args: argparse.Namespace) -> int:
-    """Open the viewer as the command line asks."""
-    from tui.cli import DEMO_NAME, check_log_path
+    """Open the viewer as the command line asks; whatever ends it, remove what it made."""
+    from tui.cli import DEMO_NAME, check_log_path, fail
 
     wpg = args.workers_per_gpu
     empty = LogBuilder(source="").snapshot()
-    cleanup: Callable[[], None] | None = None
+    source: Source
+    follow = not args.no_follow
+    ended: Callable[[], bool] | None = None
     if args.log == "-":
-        stream = StreamSource(_stdin_for_data())
-        live = LiveLog(stream, lambda _: None, wpg, follow=True)
-        reader = LineReader(path=stream.spool_path)
-        cleanup = stream.close
+        source = StreamSource(_stdin_for_data())
+        reader = LineReader(path=source.spool_path)
+        cleanup = source.close
     elif args.demo or args.replay is not None:
         writer = (
             demo_writer() if args.demo else replay_writer(check_log_path(args.log), args.replay)
         )
         writer.start()
-        source = FileSource(writer.path)
+        file_source = FileSource(writer.path)
         if args.demo:
-            source.name = DEMO_NAME
-        live = LiveLog(source, lambda _: None, wpg, follow=not args.no_follow)
+            file_source.name = DEMO_NAME
+        source = file_source
+        ended = writer.done.is_set  # the run written: finished once read to its end
         reader = LineReader(path=writer.path)
 
         def cleanup() -> None:
-            source.close()
+            file_source.close()
             writer.cleanup()
     else:
         path = check_log_path(args.log)
-        file_source = FileSource(path)
-        live = LiveLog(file_source, lambda _: None, wpg, follow=not args.no_follow)
-        reader = LineReader(path=path)
-        cleanup = file_source.close
-    make_app(empty, reader, live, on_exit=cleanup).run()
-    return 0
+        try:
+            packed = compression(path)
+            if packed is not None:
+                # a compressed log does not grow: read it to its end through a spool
+                source = StreamSource(open_log(path), name=path.name)
+                reader = LineReader(path=source.spool_path)
+                cleanup = source.close
+            else:
+                source = FileSource(path)
+                reader = LineReader(path=path)
+                cleanup = source.close
+        except UnreadableLog as exc:
+            fail(str(exc))
+        except OSError as exc:
+            fail(f"cannot read {args.log}: {exc.strerror or exc}")
+    live = LiveLog(source, lambda _: None, wpg, follow=follow, ended=ended)
+    cleanup = once(cleanup)
+    app = make_app(
+        empty,
+        reader,
+        live,
+        on_exit=cleanup,
+        palette=args.palette,
+        screenshot_dir=Path(args.screenshot_dir),
+    )
+    try:
+        app.run()
+    finally:
+        cleanup()
+    return app.return_code or 0

@@ -49,6 +49,18 @@ def sample_blocks(starts: F64, ends: F64, times: F64) -> npt.NDArray[np.bool_]:
     return result
 
 
+def covered_before(starts: F64, ends: F64, at: F64) -> F64:
+    """How much of the sorted disjoint blocks lies before each time in `at` (exact)."""
+    if len(starts) == 0:
+        return np.zeros(len(at), dtype=np.float64)
+    before = np.concatenate(([0.0], np.cumsum(ends - starts)))
+    idx = np.searchsorted(starts, at, side="right") - 1
+    safe = np.maximum(idx, 0)
+    inside = np.clip(at - starts[safe], 0.0, ends[safe] - starts[safe])
+    result: F64 = np.where(idx >= 0, before[safe] + inside, 0.0)
+    return result
+
+
 def dominant(samples: I64, width: int, n_kinds: int) -> I64:
     """Per cell: the most frequent non-empty kind, or EMPTY."""
     # one histogram of (cell, kind) pairs; column 0 counts the empty samples

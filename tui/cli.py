@@ -15,6 +15,9 @@ from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.report import read_log, read_stream, report_dict
 from parsers.simulate import DEMO_CONFIG, write_log
+from parsers.sources import UnreadableLog
+from tui.palettes import PALETTES
+from tui.report import NO_TIMELINE
 
 DEMO_NAME = "demo (built-in simulated run)"
 
@@ -109,6 +112,18 @@ def make_parser() -> argparse.ArgumentParser:
         help="open a snapshot of the log instead of following it as it grows",
     )
     p.add_argument(
+        "--palette",
+        choices=sorted(PALETTES),
+        default="default",
+        help="phase colours: default, or okabe-ito (safe with red-green colour blindness)",
+    )
+    p.add_argument(
+        "--screenshot-dir",
+        default=".",
+        metavar="DIR",
+        help="where the command palette's Screenshot saves (default: the current directory)",
+    )
+    p.add_argument(
         "--replay",
         type=_positive_float,
         default=None,
@@ -167,8 +182,54 @@ def load_model(args: argparse.Namespace) -> LogModel:
     path = check_log_path(args.log)
     try:
         return read_log(path, workers_per_gpu=args.workers_per_gpu)
+    except UnreadableLog as exc:
+        fail(str(exc))
+    except (OSError, EOFError) as exc:  # EOFError: a gzip file cut short
+        fail(f"cannot read {args.log}: {getattr(exc, 'strerror', None) or exc}")
+
+
+def _print_report(args: argparse.Namespace, model: LogModel) -> None:
+    if args.json:
+        json.dump(report_dict(model, min_gap_ms=args.min_gap), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        from rich.console import Console
+
+        from tui.report import print_report
+
+        # piped or redirected: full lines (a reader greps them), not 80 columns
+        width = None if sys.stdout.isatty() else 10_000
+        print_report(model, Console(width=width), top=args.top, min_gap_ms=args.min_gap)
+    sys.stdout.flush()
+
+
+def _report(args: argparse.Namespace) -> int:
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        print("cuzk-tui: error: standard output is closed", file=sys.stderr)
+        return 1
+    model = load_model(args)
+    if model.counts.timeline == 0:
+        print(f"cuzk-tui: {NO_TIMELINE}", file=sys.stderr)
+    try:
+        _print_report(args, model)
+    except BrokenPipeError:
+        # `cuzk-tui LOG --report | head`: the reader left; that is not an error
+        _silence_stdout()
     except OSError as exc:
-        fail(f"cannot read {args.log}: {exc.strerror or exc}")
+        # /dev/full, a closed descriptor, a full disk: one line, no traceback
+        _silence_stdout()
+        print(f"cuzk-tui: error: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _silence_stdout() -> None:
+    """Send what is still buffered nowhere, so the exit does not fail on it again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        sys.stdout = None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,23 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json and not args.report:
         parser.error("--json goes with --report")
     if args.report:
-        model = load_model(args)
-        try:
-            if args.json:
-                json.dump(report_dict(model, min_gap_ms=args.min_gap), sys.stdout, indent=1)
-                sys.stdout.write("\n")
-            else:
-                from rich.console import Console
-
-                from tui.report import print_report
-
-                print_report(model, Console(), top=args.top, min_gap_ms=args.min_gap)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # `cuzk-tui LOG --report | head`: the reader left; that is not an error
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return _report(args)
+    if not Path(args.screenshot_dir).is_dir():
+        parser.error(f"--screenshot-dir: not a directory: {args.screenshot_dir}")
     from tui.app import run_app
 
     return run_app(args)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
@@ -60,6 +60,9 @@ class Source(Protocol):
 
     def size_hint(self) -> int | None:
         """How many bytes there are to read in all, when known."""
+
+    def last_change(self) -> float | None:
+        """When the input last grew (epoch seconds), when known."""
 
     def close(self) -> None:
         """Release what the source holds."""
@@ -118,6 +121,13 @@ class FileSource:
         """The file's size."""
         return self.tail.size()
 
+    def last_change(self) -> float | None:
+        """The file's modification time: a log finished yesterday is idle from the start."""
+        try:
+            return os.stat(self.path).st_mtime
+        except OSError:
+            return None
+
     def close(self) -> None:
         """Stop watching; close the file."""
         observer = self._observer
@@ -127,27 +137,39 @@ class FileSource:
 
 
 class StreamSource:
-    """A pipe (standard input): blocking reads, spooled to a temporary file for raw lines."""
+    """A pipe (standard input) or a decompressing reader: read to its end, spooled to a
+    temporary file for the raw lines.
 
-    def __init__(self, fd: int, name: str = "stdin") -> None:
+    Args:
+        stream: a pipe's file descriptor (waited on with select), or a binary file object.
+        name: shown as the log's name.
+    """
+
+    def __init__(self, stream: int | BinaryIO, name: str = "stdin") -> None:
         self.name = name
-        self.fd = fd
+        self.fd = stream if isinstance(stream, int) else -1
+        self.stream = None if isinstance(stream, int) else stream
         fd_spool, spool_name = tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
         self.spool_path = Path(spool_name)
         self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False
+        self._last_data: float | None = None
 
     def poll(self) -> TailRead:
-        """Whatever the pipe has now (waits at most a poll interval)."""
+        """Whatever the input has now (a pipe is waited on at most a poll interval)."""
         if self.closed:
             return TailRead(b"", TailState.GROWING)
-        ready, _, _ = select.select([self.fd], [], [], POLL_S)
-        if not ready:
-            return TailRead(b"", TailState.GROWING)
-        data = os.read(self.fd, STDIN_READ)
+        if self.stream is not None:
+            data = self.stream.read(STDIN_READ)
+        else:
+            ready, _, _ = select.select([self.fd], [], [], POLL_S)
+            if not ready:
+                return TailRead(b"", TailState.GROWING)
+            data = os.read(self.fd, STDIN_READ)
         if not data:
             self.closed = True
             return TailRead(b"", TailState.DELETED)
+        self._last_data = time.time()
         self._spool.write(data)
         self._spool.flush()
         return TailRead(data, TailState.GROWING, more=True)
@@ -162,10 +184,16 @@ class StreamSource:
         """Unknown for a pipe."""
         return None
 
+    def last_change(self) -> float | None:
+        """When the last bytes came."""
+        return self._last_data
+
     def close(self) -> None:
-        """Remove the spool."""
+        """Remove the spool (and close a decompressing reader)."""
         self._spool.close()
         self.spool_path.unlink(missing_ok=True)
+        if self.stream is not None:
+            self.stream.close()
 
 
 class LiveLog:
@@ -176,6 +204,8 @@ class LiveLog:
         on_update: called (from the reading thread) with each new Update.
         workers_per_gpu: passed to the builder.
         follow: keep reading after the end (False: read what there is, then stop).
+        ended: says when the writer of a growing file is done (the demo, --replay): once
+            read to its end, the input is finished.
     """
 
     def __init__(
@@ -184,8 +214,10 @@ class LiveLog:
         on_update: Callable[[Update], None],
         workers_per_gpu: int | None = None,
         follow: bool = True,
+        ended: Callable[[], bool] | None = None,
     ) -> None:
         self.source = source
+        self.ended = ended
         self.on_update = on_update
         self.workers_per_gpu = workers_per_gpu
         self.follow = follow
@@ -222,6 +254,8 @@ class LiveLog:
         last_data = time.perf_counter()
         size = self.source.size_hint()
         while not self.stop.is_set():
+            # asked before the poll: a writer done then has nothing left that this poll misses
+            writer_done = self.ended is not None and self.ended()
             try:
                 read = self.source.poll()
             except OSError as exc:
@@ -241,7 +275,8 @@ class LiveLog:
                     else "log was rotated — new run"
                 )
             elif read.state is TailState.DELETED and isinstance(self.source, StreamSource):
-                self._publish("input closed", False, None, finished=True)
+                # a pipe closed, or a compressed file read to its end
+                self._publish("input closed" if self.source.fd >= 0 else "", False, None, True)
                 return
             elif read.state is TailState.DELETED:
                 if not status.startswith("file deleted"):
@@ -265,7 +300,7 @@ class LiveLog:
                     restarted, dirty, last_publish = False, False, time.perf_counter()
                 continue
             if dirty and now - last_publish >= interval:
-                if not self.follow:
+                if not self.follow and not catching_up:
                     self._publish(status, restarted, None, finished=True)
                     return
                 self._publish(status, restarted, None, finished=False)
@@ -273,6 +308,10 @@ class LiveLog:
                 size = None
             if catching_up:
                 continue
+            if writer_done and not read.data and not dirty:
+                self.builder.flush_pending()
+                self._publish(status, False, None, finished=True)
+                return
             self.source.wait(
                 max(interval - (time.perf_counter() - last_publish), 0.0) if dirty else 3600.0
             )

@@ -22,17 +22,19 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from parsers.model import Gap, LogModel
-from tui.lanes import PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
+from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
+from tui.palettes import palette_css
 
 LABEL_WIDTH = 10
 AXIS_ROWS = 2
 THRESHOLDS_MS = (0, 10, 50, 100, 250, 500, 1000, 2000, 5000)
 ZOOM_FACTOR = 2.0
 MIN_SCALE = 0.05  # ms per cell, fully zoomed in
+MARGIN = 0.02  # zoom-out and pan stop this share of the run beyond its ends
 PAN_FRACTION = 0.25
-# a selected gap is shown at GAP_SHARE of the width unless it already takes
-# between GAP_SHARE_MIN and GAP_SHARE_MAX of it (then the zoom stays)
-GAP_SHARE, GAP_SHARE_MIN, GAP_SHARE_MAX = 0.3, 0.05, 0.7
+# a selected gap keeps the zoom unless it takes more than GAP_SHARE_MAX of the width;
+# then it is shown at GAP_SHARE of it
+GAP_SHARE, GAP_SHARE_MAX = 0.3, 0.8
 
 
 class GanttView(ScrollView, can_focus=True):
@@ -51,51 +53,47 @@ class GanttView(ScrollView, can_focus=True):
         "gantt--proof",
         "gantt--proof-alt",
         "gantt--now",
+        "gantt--found",
     }
 
-    DEFAULT_CSS = """
-    GanttView {
+    DEFAULT_CSS = f"""
+    GanttView {{
         background: $surface;
         color: $text;
         scrollbar-size-horizontal: 0;
-    }
-    GanttView > .gantt--label { color: $text; text-style: bold; }
-    GanttView > .gantt--axis { color: $text-muted; }
-    GanttView > .gantt--pre-lock { color: #5f87af; }
-    GanttView > .gantt--lock-wait { color: #d75f5f; }
-    GanttView > .gantt--alloc { color: #d7af00; }
-    GanttView > .gantt--kernel { color: #5fd75f; }
-    GanttView > .gantt--barrier { color: #af5fd7; }
-    GanttView > .gantt--cleanup { color: #00afaf; }
-    GanttView > .gantt--unknown { color: #8a8a8a; }
-    GanttView > .gantt--in-flight { color: #eeeeee; text-style: italic; }
-    GanttView > .gantt--busy { color: #87afd7; }
-    GanttView > .gantt--kernel-lane { color: #5fd75f; }
-    GanttView > .gantt--gap { color: #ff5f5f; }
-    GanttView > .gantt--gap-selected { color: #ffffff; background: #d70000; text-style: bold; }
-    GanttView > .gantt--band { background: #3a3a3a; }
-    GanttView > .gantt--synth { color: #d7875f; }
-    GanttView > .gantt--proof { color: #87afff; }
-    GanttView > .gantt--proof-alt { color: #d7afff; }
-    GanttView > .gantt--now { color: #ffff5f; }
+    }}
+    GanttView > .gantt--label {{ color: $text; text-style: bold; }}
+    GanttView > .gantt--axis {{ color: $text-muted; }}
+    GanttView > .gantt--in-flight {{ text-style: italic; }}
+    GanttView > .gantt--gap-selected {{ color: #ffffff; background: #d70000; text-style: bold; }}
+    GanttView > .gantt--band {{ background: #3a3a3a; }}
+    GanttView > .gantt--found {{ background: #005f5f; }}
+    GanttView > .gantt--now {{ color: #ffff5f; }}
+    {palette_css()}
     """
 
+    # only what a newcomer needs is in the footer; `?` lists every key
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "next_gap", "Next gap"),
-        Binding("N", "previous_gap", "Prev", show=False),
-        Binding("right_square_bracket", "raise_threshold", "Min gap", key_display="]"),
-        Binding("left_square_bracket", "lower_threshold", "Min gap −", show=False),
+        Binding("N", "previous_gap", "Prev gap", show=False),
         Binding("enter", "inspect", "Inspect"),
-        Binding("plus,equals_sign", "zoom_in", "Zoom", key_display="+"),
-        Binding("minus", "zoom_out", "Out", key_display="-"),
-        Binding("0", "fit", "Fit"),
+        Binding("slash", "find", "Find job", key_display="/"),
+        Binding("escape", "clear", "Clear", show=False),
+        Binding("right_square_bracket", "raise_threshold", "Min gap +", show=False),
+        Binding("left_square_bracket", "lower_threshold", "Min gap −", show=False),
+        Binding("plus,equals_sign", "zoom_in", "Zoom in", show=False),
+        Binding("minus", "zoom_out", "Zoom out", show=False),
+        Binding("0", "fit", "Fit", show=False),
         Binding("left,h", "pan(-1)", "Pan", show=False),
         Binding("right,l", "pan(1)", "Pan", show=False),
-        Binding("end,f", "follow", "Follow"),
+        Binding("end,f", "follow", "Follow", show=False),
     ]
 
     class ViewChanged(Message):
         """Zoom, pan, threshold or selection changed (the header shows them)."""
+
+    class FindJob(Message):
+        """The user asked to look for a job."""
 
     class InspectGap(Message):
         """The user asked for the inspector on a gap."""
@@ -109,7 +107,7 @@ class GanttView(ScrollView, can_focus=True):
         self.model = model
         self.live = live  # the log is growing: the view can follow "now"
         self.pinned = live  # following: the right edge stays at now
-        self.autofit = True  # following the whole run (until the user zooms)
+        self.autofit = True  # showing the whole run (until the user zooms, pans or selects)
         self.t0 = 0.0
         self.scale = 1000.0
         self.threshold_ms = 0
@@ -121,12 +119,16 @@ class GanttView(ScrollView, can_focus=True):
         self._cell_styles: dict[tuple[int, bool], Style] = {}  # (style id, in band) -> style
         self._table: list[Style] = []
         self._fitted = False
+        self.found_jobs: tuple[str, ...] = ()  # the jobs a search matched, in time order
+        self.found_index = 0  # the match shown
+        self.empty_message = ""  # said in place of the lanes when there are none
         self._prepare()
 
     # -- model --------------------------------------------------------------------------
 
     def _prepare(self) -> None:
         self._drawing = LaneDrawing(self.model)
+        self._apply_found()
         self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS)
         self.generation += 1
         self._cache.clear()
@@ -148,11 +150,18 @@ class GanttView(ScrollView, can_focus=True):
                 if gap.gpu == selected_gap.gpu and gap.start == selected_gap.start:
                     self.selected = i
                     break
-        if restarted and self.live:
-            self.pinned, self.autofit = True, True
+        if restarted:
+            self.found_jobs = ()
+            self._apply_found()
+            if self.live:
+                self.pinned, self.autofit = True, True
         if self.pinned:
             self._show_now()
+        elif self.autofit:
+            # nobody moved the view yet: it shows the whole of what has been read
+            self.fit(keep_pinned=True)
         else:
+            self._clamp()
             self.refresh()
 
     def _show_now(self) -> None:
@@ -162,6 +171,7 @@ class GanttView(ScrollView, can_focus=True):
             return
         width_ms = self.timeline_width * self.scale
         self.t0 = self.model.now_ms - width_ms * 0.92
+        self._clamp()
         self._changed()
 
     @property
@@ -184,7 +194,7 @@ class GanttView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         """Refit on the first real size; later keep the zoom and redraw."""
         self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS)
-        if not self._fitted and self.size.width > LABEL_WIDTH:
+        if (not self._fitted or self.autofit) and self.size.width > LABEL_WIDTH:
             self._fitted = True
             self.fit(keep_pinned=True)
         elif self.pinned:
@@ -195,28 +205,49 @@ class GanttView(ScrollView, can_focus=True):
         """Show the whole run (a user's fit on a live log follows it again)."""
         if self.live and not keep_pinned:
             self.pinned, self.autofit = True, True
+        if not keep_pinned:
+            self.autofit = True
         lo, hi = self.model.time_range
-        span = max(hi - lo, 1.0)
-        self.scale = max(MIN_SCALE, span * 1.02 / self.timeline_width)
-        self.t0 = lo - span * 0.01
+        self.scale = self.max_scale
+        self.t0 = lo - max(hi - lo, 1.0) * MARGIN / 2
         self._changed()
 
+    @property
+    def max_scale(self) -> float:
+        """The zoom that shows the whole run with its margin: zooming out stops there."""
+        lo, hi = self.model.time_range
+        span = max(hi - lo, 1.0)
+        return max(MIN_SCALE, span * (1 + MARGIN) / self.timeline_width)
+
+    @property
+    def is_zoomed(self) -> bool:
+        """Part of the run is out of view."""
+        lo, hi = self.model.time_range
+        return self.t0 > lo or self.t0 + self.timeline_width * self.scale < hi
+
+    def _clamp(self) -> None:
+        """Keep the zoom and the left edge inside the run (and its margin)."""
+        self.scale = min(max(self.scale, MIN_SCALE), self.max_scale)
+        lo, hi = self.model.time_range
+        margin = max(hi - lo, 1.0) * MARGIN / 2
+        width_ms = self.timeline_width * self.scale
+        self.t0 = min(max(self.t0, lo - margin), max(hi + margin - width_ms, lo - margin))
+
     def center_on(self, t: float) -> None:
-        """Scroll so that time `t` is in the middle."""
+        """Scroll so that time `t` is in the middle (as near as the run's ends allow)."""
         self.t0 = t - self.timeline_width * self.scale / 2
+        self._clamp()
         self._changed()
 
     def zoom(self, factor: float) -> None:
-        """Zoom by `factor` (>1 zooms in) around the selected gap, the centre, or now."""
+        """Zoom by `factor` (>1 zooms in) around the selected gap when in view, else the centre."""
         self.autofit = False
         gap = self.selected_gap
-        if gap is not None:
+        t1 = self.t0 + self.timeline_width * self.scale
+        centre = (self.t0 + t1) / 2
+        if gap is not None and gap.end >= self.t0 and gap.start <= t1:
             centre = (gap.start + gap.end) / 2
-        else:
-            centre = self.t0 + self.timeline_width * self.scale / 2
-        lo, hi = self.model.time_range
-        max_scale = max((hi - lo) * 2 / self.timeline_width, MIN_SCALE)
-        self.scale = min(max(self.scale / factor, MIN_SCALE), max_scale)
+        self.scale = min(max(self.scale / factor, MIN_SCALE), self.max_scale)
         if self.pinned:
             self._show_now()
         else:
@@ -233,24 +264,59 @@ class GanttView(ScrollView, can_focus=True):
         return [i for i, g in enumerate(self.model.gaps) if g.duration_ms >= self.threshold_ms]
 
     def select_gap(self, index: int) -> None:
-        """Select a gap and centre it, zoomed so that it and its neighbours show."""
+        """Select a gap and centre it; the zoom stays unless the gap does not fit."""
         self.pinned = False
+        self.autofit = False
         self.selected = index
         gap = self.model.gaps[index]
         share = gap.duration_ms / (self.timeline_width * self.scale)
-        if not GAP_SHARE_MIN <= share <= GAP_SHARE_MAX:
+        if share > GAP_SHARE_MAX:
             self.scale = max(MIN_SCALE, gap.duration_ms / (self.timeline_width * GAP_SHARE))
         self.center_on((gap.start + gap.end) / 2)
 
+    def clear_selection(self) -> None:
+        """Forget the selected gap and the job looked for."""
+        self.selected = None
+        if self.found_jobs:
+            self.show_found(())
+        self._changed()
+
+    def show_found(self, jobs: tuple[str, ...], index: int = 0) -> None:
+        """Highlight the partitions of `jobs` (a search's matches) and centre match `index`."""
+        self.found_jobs = jobs
+        self.found_index = index
+        self._apply_found()
+        self.generation += 1
+        if jobs:
+            proof = next((p for p in self.model.proofs if p.job == jobs[index]), None)
+            if proof is not None and proof.first_synth_start is not None:
+                self.pinned = self.autofit = False
+                end = proof.last_gpu_end if proof.last_gpu_end is not None else proof.last_seen
+                end = end if end is not None else proof.first_synth_start
+                span = end - proof.first_synth_start
+                if span > self.timeline_width * self.scale * GAP_SHARE_MAX:
+                    self.scale = max(MIN_SCALE, span / (self.timeline_width * GAP_SHARE_MAX))
+                self.center_on((proof.first_synth_start + end) / 2)
+                return
+        self._changed()
+
+    def _apply_found(self) -> None:
+        jobs = frozenset(self.found_jobs[self.found_index : self.found_index + 1])
+        t = self.model.parts
+        ids = [k for k, job in enumerate(t.jobs) if job in jobs]
+        parts = np.flatnonzero(np.isin(t.job, ids)) if ids else np.zeros(0, dtype=np.int64)
+        self._drawing.set_found(parts, jobs)
+
     def action_next_gap(self) -> None:
         """Select the next gap at or above the threshold."""
-        self._step_gap(1)
+        self.step_gap(1)
 
     def action_previous_gap(self) -> None:
         """Select the previous gap at or above the threshold."""
-        self._step_gap(-1)
+        self.step_gap(-1)
 
-    def _step_gap(self, direction: int) -> None:
+    def step_gap(self, direction: int) -> None:
+        """Select the next (1) or previous (-1) gap at or above the threshold, by time."""
         shown = self._visible_gaps()
         if not shown:
             self.notify(f"no gap of {self.threshold_ms} ms or more", severity="warning")
@@ -268,10 +334,14 @@ class GanttView(ScrollView, can_focus=True):
         self.select_gap(pick)
 
     def action_raise_threshold(self) -> None:
-        """Only gaps of the next larger threshold count."""
+        """Only gaps of the next larger threshold count (a selection below it is dropped)."""
         higher = [t for t in THRESHOLDS_MS if t > self.threshold_ms]
         if higher:
             self.threshold_ms = higher[0]
+            gap = self.selected_gap
+            if gap is not None and gap.duration_ms < self.threshold_ms:
+                self.selected = None
+                self.notify(f"the selected gap ({gap.duration_ms} ms) is below the threshold")
             self._changed()
 
     def action_lower_threshold(self) -> None:
@@ -302,9 +372,12 @@ class GanttView(ScrollView, can_focus=True):
         self.fit()
 
     def action_pan(self, direction: int) -> None:
-        """Move a quarter of the view left or right."""
-        self.pinned = False
+        """Move a quarter of the view left or right (not past the run's ends)."""
+        before = self.t0
         self.t0 += direction * self.timeline_width * self.scale * PAN_FRACTION
+        self._clamp()
+        if self.t0 != before:
+            self.pinned = self.autofit = False
         self._changed()
 
     def action_follow(self) -> None:
@@ -312,10 +385,20 @@ class GanttView(ScrollView, can_focus=True):
         self.pinned = True
         self._show_now()
 
+    def action_find(self) -> None:
+        """Ask the app for the find box."""
+        self.post_message(self.FindJob())
+
+    def action_clear(self) -> None:
+        """Drop the selection and the search highlight."""
+        self.clear_selection()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`follow` applies to growing logs only."""
+        """`follow` applies to growing logs only; `escape` to a selection or a search."""
         if action == "follow":
             return self.live
+        if action == "clear":
+            return self.selected is not None or bool(self.found_jobs)
         return True
 
     # -- drawing ------------------------------------------------------------------------
@@ -339,7 +422,16 @@ class GanttView(ScrollView, can_focus=True):
         width = self.size.width
         scroll_y = int(self.scroll_offset.y)
         row = y if y < AXIS_ROWS else y + scroll_y
-        key = (self.generation, row, width, self.t0, self.scale, self.threshold_ms, self.selected)
+        key = (
+            self.generation,
+            row,
+            width,
+            self.t0,
+            self.scale,
+            self.threshold_ms,
+            self.selected,
+            self.empty_message,
+        )
         strip = self._cache.get(key)
         if strip is None:
             strip = self._render_row(row, width)
@@ -358,6 +450,10 @@ class GanttView(ScrollView, can_focus=True):
             return self._strip(label, chars, styles, w.width)
         index = row - AXIS_ROWS
         rows = self._drawing.rows
+        if self.empty_message and not self.model.gpus:
+            # nothing to draw: say why instead of an empty chart
+            text = f" {self.empty_message}" if index == 0 else ""
+            return Strip([Segment(text[:width].ljust(width), self._cell_style(-1, False))])
         if index >= len(rows):
             return Strip.blank(width, self._cell_style(0, False))
         spec = rows[index]
@@ -388,7 +484,7 @@ class GanttView(ScrollView, can_focus=True):
             tw: number of cells.
         """
         band = self._band_mask(tw)
-        key = styles.astype(np.int64) * 2 + band
+        key = styles.astype(np.int64) * 2 + band  # FOUND ids come after every plain one
         starts = np.flatnonzero(np.diff(key, prepend=-1))
         bounds = [*starts.tolist(), tw]
         text = "".join(chars.tolist())
@@ -406,9 +502,7 @@ class GanttView(ScrollView, can_focus=True):
         """Every cell style, indexed by style id * 2 + in band (rebuilt when the theme changes)."""
         if not self._table:
             self._table = [
-                self._cell_style(sid, band)
-                for sid in range(len(STYLE_NAMES))
-                for band in (False, True)
+                self._cell_style(sid, band) for sid in range(2 * FOUND) for band in (False, True)
             ]
         return self._table
 
@@ -418,9 +512,12 @@ class GanttView(ScrollView, can_focus=True):
         style = self._cell_styles.get(key)
         if style is None:
             base = self.rich_style
-            name = "gantt--label" if style_id < 0 else STYLE_NAMES[style_id]
+            found = style_id >= FOUND
+            name = "gantt--label" if style_id < 0 else STYLE_NAMES[style_id % FOUND]
             style = base if name is None else base + self._style(name)
-            if in_band and style.bgcolor == base.bgcolor:
+            if found and style.bgcolor == base.bgcolor:
+                style = style + Style(bgcolor=self._style("gantt--found").bgcolor)
+            elif in_band and style.bgcolor == base.bgcolor:
                 style = style + Style(bgcolor=self._style("gantt--band").bgcolor)
             self._cell_styles[key] = style
         return style

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 import numpy as np
@@ -9,12 +10,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
-from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words
+from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, size_ranks
+from tui.screens import QUIT_BINDINGS
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
 
@@ -22,9 +25,27 @@ _CONTROL = {c: chr(0x2400 + c) for c in range(32) if c not in (9,)}
 _CONTROL[0x7F] = "\u2421"
 
 
+_SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and weight: the only escapes that are drawn
+
+
 def literal(raw: bytes) -> str:
     """A raw log line as plain text: control characters (ANSI escapes too) made visible."""
     return raw.decode("utf-8", "replace").translate(_CONTROL)
+
+
+def styled_line(raw: bytes) -> Text:
+    """A raw log line as it looked in the terminal: SGR colours drawn, every other control
+    character (other escapes too) made visible, markup never read."""
+    text = raw.decode("utf-8", "replace")
+    pieces = _SGR.split(text)
+    codes = _SGR.findall(text)
+    safe = "".join(
+        piece.translate(_CONTROL) + (codes[k] if k < len(codes) else "")
+        for k, piece in enumerate(pieces)
+    )
+    line = Text.from_ansi(safe, end="")
+    line.end = ""
+    return line
 
 
 def when(model: LogModel, ms: float) -> str:
@@ -71,8 +92,11 @@ def describe_gap(model: LogModel, gap: Gap) -> Text:
     )
     on_gpu = [g for g in gaps if g.gpu == gap.gpu]
     text = Text()
-    text.append(f"Gap {index + 1} of {len(gaps)}", style="bold")
-    text.append(f"  (on GPU {gap.gpu}: {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n")
+    text.append(f"Gap #{size_ranks(gaps)[index]} of {len(gaps)}", style="bold")
+    text.append(
+        f"  (#1 is the longest · by time {index + 1} of {len(gaps)}"
+        f" · on GPU {gap.gpu} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
+    )
     text.append(f"GPU {gap.gpu} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
     text.append(fmt_ms(gap.duration_ms), style="bold red")
     text.append("\n")
@@ -129,29 +153,71 @@ def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
         if not rows:
             text.append("  (the log no longer holds these lines)\n", style="dim")
         for number, raw in rows:
-            style = "reverse" if number == line_no else ""
             text.append(f"{number:>8}  ", style="dim")
-            text.append(literal(raw) + "\n", style=style)
+            line = styled_line(raw)
+            if number == line_no:
+                line.stylize("reverse")
+            text.append_text(line)
+            text.append("\n")
         text.append("\n")
     return text
 
 
+class GapDetails(VerticalScroll):
+    """The description of a gap and its raw lines (in the inspector, or beside the Gantt)."""
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.gap: Gap | None = None
+
+    def compose(self) -> ComposeResult:
+        """The description, then the raw lines."""
+        yield Static(id="gap-facts")
+        yield Static(id="gap-raw")
+
+    def on_mount(self) -> None:
+        """Say what this is in the border."""
+        self.border_title = "gap inspector"
+        self.border_subtitle = "n/N next/previous · esc closes"
+
+    def show(self, model: LogModel, gap: Gap | None, reader: LineReader) -> None:
+        """Describe `gap` (the same gap in a newer model, or another one)."""
+        if gap is None:
+            return
+        current = next((g for g in model.gaps if (g.gpu, g.start) == (gap.gpu, gap.start)), None)
+        if current is None:
+            return
+        self.gap = current
+        self.query_one("#gap-facts", Static).update(describe_gap(model, current))
+        self.query_one("#gap-raw", Static).update(raw_context(model, reader, current))
+
+
 class InspectorScreen(ModalScreen[None]):
-    """Details of one gap."""
+    """Details of one gap; n/N step to the next/previous gap without closing."""
 
     DEFAULT_CSS = """
     InspectorScreen { align: center middle; }
-    InspectorScreen > VerticalScroll {
+    InspectorScreen > GapDetails {
         width: 96%; height: 92%;
         border: round $accent; background: $surface; padding: 0 1;
     }
     InspectorScreen Static { width: 100%; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "dismiss", "Close"),
+        Binding("escape", "dismiss", "Close"),
+        Binding("n", "step(1)", "Next gap"),
+        Binding("N", "step(-1)", "Prev gap"),
+        *QUIT_BINDINGS,
         Binding("up,k", "scroll(-1)", "Scroll", show=False),
         Binding("down,j", "scroll(1)", "Scroll", show=False),
     ]
+
+    class Step(Message):
+        """The user asked for the next (1) or previous (-1) gap."""
+
+        def __init__(self, direction: int) -> None:
+            super().__init__()
+            self.direction = direction
 
     def __init__(self, model: LogModel, gap: Gap, reader: LineReader) -> None:
         super().__init__()
@@ -160,27 +226,35 @@ class InspectorScreen(ModalScreen[None]):
         self.reader = reader
 
     def compose(self) -> ComposeResult:
-        """The description, then the raw lines."""
-        with VerticalScroll(id="inspector"):
-            yield Static(describe_gap(self.model, self.gap), id="gap-facts")
-            yield Static(raw_context(self.model, self.reader, self.gap), id="gap-raw")
-        yield Footer()
+        """The details, then the footer."""
+        yield GapDetails(id="inspector")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        """Say what this is in the border."""
-        box = self.query_one("#inspector", VerticalScroll)
-        box.border_title = "gap inspector"
-        box.border_subtitle = "esc closes"
+        """Fill the details."""
+        self.show_gap(self.model, self.gap)
+
+    def show_gap(self, model: LogModel, gap: Gap) -> None:
+        """Show another gap (n/N) or the same one in a newer model."""
+        self.model, self.gap = model, gap
+        details = self.query_one(GapDetails)
+        details.show(model, gap, self.reader)
+        if details.gap is not None:
+            self.gap = details.gap
+        details.scroll_home(animate=False)
 
     def show_model(self, model: LogModel) -> None:
         """The log grew: say what it says now about the same gap."""
-        for gap in model.gaps:
-            if (gap.gpu, gap.start) == (self.gap.gpu, self.gap.start):
-                self.model, self.gap = model, gap
-                self.query_one("#gap-facts", Static).update(describe_gap(model, gap))
-                self.query_one("#gap-raw", Static).update(raw_context(model, self.reader, gap))
-                return
+        details = self.query_one(GapDetails)
+        details.show(model, self.gap, self.reader)
+        self.model = model
+        if details.gap is not None:
+            self.gap = details.gap
+
+    def action_step(self, direction: int) -> None:
+        """Ask the app (which owns the selection) for the next or previous gap."""
+        self.post_message(self.Step(direction))
 
     def action_scroll(self, direction: int) -> None:
         """Scroll the details."""
-        self.query_one("#inspector", VerticalScroll).scroll_relative(y=direction)
+        self.query_one(GapDetails).scroll_relative(y=direction)

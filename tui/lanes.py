@@ -25,6 +25,19 @@ PHASE_CLASSES = {
     Phase.UNKNOWN: "gantt--unknown",
     Phase.IN_FLIGHT: "gantt--in-flight",
 }
+# the glyph of a cell a phase fills: phases differ by shape, not by colour alone
+PHASE_GLYPHS = {
+    Phase.PRE_LOCK: "▄",
+    Phase.LOCK_WAIT: "╌",
+    Phase.ALLOC: "▓",
+    Phase.KERNEL: "█",
+    Phase.BARRIER: "▒",
+    Phase.CLEANUP: "▀",
+    Phase.UNKNOWN: "?",
+    Phase.IN_FLIGHT: "▸",
+}
+_GLYPHS = np.array([PHASE_GLYPHS[Phase(k)] for k in range(len(PHASE_GLYPHS))])
+GAP_GLYPH = "░"  # a busy-lane cell with no GPU interval in it
 PHASE_NAMES = {
     Phase.PRE_LOCK: "pre-lock",
     Phase.LOCK_WAIT: "lock wait",
@@ -50,6 +63,8 @@ STYLE_NAMES: list[str | None] = [
     "gantt--proof-alt",
 ]
 STYLE_IDS = {name: k for k, name in enumerate(STYLE_NAMES) if name is not None}
+# a style id plus FOUND: the cell belongs to the job being looked for (drawn highlighted)
+FOUND = len(STYLE_NAMES)
 _PHASE_STYLE_IDS = np.array([STYLE_IDS[PHASE_CLASSES[Phase(k)]] for k in range(len(PHASE_CLASSES))])
 
 
@@ -65,6 +80,17 @@ class Window:
     width: int  # cells
     threshold_ms: int  # gaps shorter than this are not marked
     selected: int | None  # index into model.gaps
+
+
+def abbreviate(text: str, width: int) -> str:
+    """`text` in at most `width` characters, cut in the middle (ids differ at both ends)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return text[:width]
+    head = (width - 1 + 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +182,8 @@ class LaneDrawing:
         gap_start = np.array([g.start for g in gaps], dtype=np.float64)
         gap_end = np.array([g.end for g in gaps], dtype=np.float64)
         self._gpu_stats: dict[int, GpuStats] = {g.gpu: g for g in model.gpus}
+        self.found: np.ndarray = np.zeros(0, dtype=np.int64)  # partitions highlighted
+        self.found_jobs: frozenset[str] = frozenset()
         self._gap_index: dict[int, np.ndarray] = {}
         self._gap_starts: dict[int, np.ndarray] = {}
         self._gap_ends: dict[int, np.ndarray] = {}
@@ -165,10 +193,43 @@ class LaneDrawing:
             self._gap_starts[g.gpu] = gap_start[idx]
             self._gap_ends[g.gpu] = gap_end[idx]
 
+    def set_found(self, partitions: np.ndarray, jobs: frozenset[str]) -> None:
+        """Highlight these partitions (indices into model.parts) and their proofs."""
+        self.found = np.asarray(partitions, dtype=np.int64)
+        self.found_jobs = jobs
+
     def row_cells(self, spec: Row, w: Window) -> Cells:
-        """Characters and style ids of one lane row."""
+        """Characters and style ids of one lane row (ids + FOUND where a found job is)."""
         times = cells.sample_times(w.t0, w.scale, w.width)
-        return self._draw[spec.kind](spec, w, times)
+        chars, styles = self._draw[spec.kind](spec, w, times)
+        if len(self.found) or self.found_jobs:
+            mask = self._found_cells(spec, w)
+            styles = np.where(mask, styles + FOUND, styles)
+        return chars, styles
+
+    def _found_cells(self, spec: Row, w: Window) -> np.ndarray:
+        """Cells of this row that show the job being looked for."""
+        t = self.model.parts
+        found = self.found
+        if spec.kind == "worker":
+            lane = self.model.lanes[spec.lane]
+            keep = np.isin(lane.partition, found)
+            starts, ends = lane.starts[keep], lane.ends[keep]
+        elif spec.kind in ("busy", "kernel"):
+            on_gpu = found[t.gpu[found] == spec.gpu]
+            starts, ends = t.gpu_start[on_gpu], t.gpu_end[on_gpu]
+        elif spec.kind == "synth":
+            starts, ends = t.synth_start[found], t.synth_end[found]
+        elif spec.kind == "proofs" and spec.lane < len(self.proof_rows):
+            members = self.proof_rows[spec.lane]
+            chosen = [i for i in members if self.model.proofs[i].job in self.found_jobs]
+            starts, ends = self.proof_starts[chosen], self.proof_ends[chosen]
+        else:
+            return np.zeros(w.width, dtype=bool)
+        ok = ~(np.isnan(starts) | np.isnan(ends))
+        a = np.floor((starts[ok] - w.t0) / w.scale).astype(np.int64)
+        b = np.maximum(np.ceil((ends[ok] - w.t0) / w.scale).astype(np.int64), a + 1)
+        return cells.mark_spans(a, b, w.width)
 
     def axis_cells(self, row: int, w: Window) -> tuple[str, np.ndarray, np.ndarray]:
         """The time axis: tick labels (row 0) or tick marks and the now marker (row 1)."""
@@ -199,7 +260,10 @@ class LaneDrawing:
         kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
         styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
-        return cells.coverage_chars(grid), styles
+        # a full cell shows its phase's own glyph; edges keep their eighth blocks
+        full = grid.all(axis=1)
+        chars = np.where(full, _GLYPHS[np.maximum(kind, 0)], cells.coverage_chars(grid))
+        return chars, styles
 
     def _gap_spans(self, gpu: int, w: Window) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Cell ranges [a, b) and indices of this GPU's visible gaps at or above the threshold."""
@@ -222,13 +286,23 @@ class LaneDrawing:
         tw = w.width
         gpu = self._gpu_stats[spec.gpu]
         inside = cells.sample_blocks(gpu.busy.starts, gpu.busy.ends, times).reshape(tw, cells.SUB)
-        chars = cells.coverage_chars(inside)
+        edges = w.t0 + np.arange(tw + 1, dtype=np.float64) * w.scale
+        busy = np.diff(cells.covered_before(gpu.busy.starts, gpu.busy.ends, edges))
+        lo, hi = gpu.span if gpu.span is not None else (0, 0)
+        in_span = np.diff(np.clip(edges, lo, hi))
+        idle = in_span - busy
+        partly = idle > w.scale * 1e-6
+        share = np.where(in_span > 0, busy / np.maximum(in_span, 1e-12), 0.0)
+        # a cell with idle time in it is a bar as high as its busy share (never full)
+        level = np.clip(np.round(share * cells.SUB).astype(np.int64), 0, cells.SUB - 1)
+        level = np.where((busy > 0) & (level == 0), 1, level)
+        bars = np.where(level == 0, GAP_GLYPH, cells.level_chars(level))
+        chars = np.where(partly, bars, cells.coverage_chars(inside))
         styles = np.full(tw, STYLE_IDS["gantt--busy"], dtype=np.int64)
-        # every gap at or above the threshold is marked, even one narrower than a cell
+        # red where a gap at or above the threshold takes at least half the cell
         a, b, ix = self._gap_spans(spec.gpu, w)
-        marked = cells.mark_spans(a, b, tw) & ~inside.all(axis=1)
-        chars = np.where(marked, np.where(inside.any(axis=1), "▒", "░"), chars)
-        styles = np.where(marked, STYLE_IDS["gantt--gap"], styles)
+        marked = cells.mark_spans(a, b, tw) & partly
+        styles = np.where(marked & (share < 0.5), STYLE_IDS["gantt--gap"], styles)
         if w.selected is not None and w.selected in ix:
             k = int(np.flatnonzero(ix == w.selected)[0])
             sel = cells.mark_spans(a[k : k + 1], b[k : k + 1], tw) & marked
@@ -298,8 +372,7 @@ class LaneDrawing:
                 chars[hi] = "┫" if proof.completed else ("✗" if self.model.finished else "▶")
             room = min(hi, tw) - max(lo + 1, 0)
             if room >= 6:
-                label = f" {proof.job} "
-                text = label if len(label) <= room else label[: room - 1] + "…"
+                text = f" {abbreviate(proof.job, room - 2)} "
                 first = max(lo + 1, 0)
                 chars[first : first + len(text)] = list(text)
         return chars, styles

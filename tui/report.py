@@ -33,6 +33,18 @@ def fmt_ms(ms: float) -> str:
     return f"{int(hours)}h{int(minutes):02d}m"
 
 
+def size_ranks(gaps: tuple[Gap, ...] | list[Gap]) -> list[int]:
+    """Each gap's number, 1 for the longest (ties: the earlier first): the one numbering of
+    the status line, the gap list, the inspector and the report's largest gaps."""
+    order = sorted(
+        range(len(gaps)), key=lambda i: (-gaps[i].duration_ms, gaps[i].start, gaps[i].gpu)
+    )
+    ranks = [0] * len(gaps)
+    for rank, i in enumerate(order, 1):
+        ranks[i] = rank
+    return ranks
+
+
 def fmt_pct(x: float) -> str:
     """A ratio as a percentage with one decimal."""
     return f"{100 * x:.1f} %"
@@ -81,6 +93,7 @@ def _stats_row(name: str, st: GapStats) -> list[str]:
     ]
 
 
+NO_TIMELINE = "no TIMELINE lines: is this a cuzk daemon log?"
 NO_GPU_LINES = (
     "no GPU_START/GPU_END lines in this log: the engine does not write them when "
     "CUZK_DISABLE_SPLIT_PROVE=1 is set"
@@ -194,14 +207,15 @@ def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> l
         _heading("Gaps: a GPU idle inside its span"),
         _gap_stats_table(gaps, s.gaps),
     ]
+    ranks = size_ranks(gaps)
     listed = sorted(
-        (g for g in gaps if g.duration_ms >= min_gap_ms), key=lambda g: (-g.duration_ms, g.start)
+        (i for i, g in enumerate(gaps) if g.duration_ms >= min_gap_ms), key=lambda i: ranks[i]
     )[:top]
     title = f"Largest {len(listed)} gaps" + (
         f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
     )
     out.append(_heading(title))
-    out.extend(gap_lines(model, g, i + 1) for i, g in enumerate(listed))
+    out.extend(gap_lines(model, gaps[i], ranks[i]) for i in listed)
     lines = Text(
         f"\nlines read: {c.total} (TIMELINE {c.timeline}, C++ timing {c.cuzk_timing}, "
         f"stdout {c.stdout}, other {c.other}); skipped: {c.malformed} malformed; "

@@ -1,32 +1,44 @@
-"""The gap list (worst first) and the help screen."""
+"""The gap list (worst first), the help screen and the find box."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from parsers.model import LogModel
+from tui.lanes import GAP_GLYPH, PHASE_GLYPHS, PHASE_NAMES, abbreviate
 from tui.report import fmt_ms
 
+# q and ctrl+c quit from every screen (a modal screen hides the app's own bindings)
+QUIT_BINDINGS: list[BindingType] = [
+    Binding("q", "app.quit", "Quit"),
+    Binding("ctrl+c", "app.quit", "Quit", show=False, priority=True),
+]
+
 KEYS = [
-    ("n / N", "select the next / previous gap at or above the threshold, centred"),
-    ("] / [", "raise / lower the gap threshold (0, 10, 50, 100, 250, 500 ms, 1, 2, 5 s)"),
-    ("enter", "open the inspector for the selected gap"),
-    ("escape", "close the inspector, the gap list or this help"),
-    ("g", "list of gaps, worst first; enter jumps to one"),
-    ("+ / -", "zoom in / out around the selection or the centre"),
-    ("left / right, h / l", "pan"),
-    ("up / down", "scroll the lanes"),
-    ("0", "fit the whole run"),
-    ("f / End", "follow the end of a growing log again (live logs)"),
     ("?", "this help"),
-    ("q", "quit"),
+    ("q, ctrl+c", "quit (from any screen)"),
+    ("n / N", "select the next / previous gap (by time) at or above the threshold"),
+    ("enter", "inspect the selected gap (beside the Gantt when 160+ columns wide)"),
+    ("g", "list of gaps, longest first (#1 is the longest); enter jumps to one"),
+    ("/", "find a job by id, prefix or sector number; n / N step through matches"),
+    ("escape", "close a window; on the Gantt, drop the selection and the search"),
+    ("] / [", "raise / lower the gap threshold (0 ms … 5 s)"),
+    ("+ / -", "zoom in / out (around the selection when in view)"),
+    ("left right, h l", "pan"),
+    ("up / down", "scroll the lanes (and the inspector)"),
+    ("0", "fit the whole run"),
+    ("f / End", "follow the end of a growing log again"),
+    ("b", "show / hide where each GPU's busy time went"),
+    ("ctrl+p", "command palette (screenshot, theme, …)"),
 ]
 
 
@@ -36,33 +48,39 @@ class GapListScreen(ModalScreen[int | None]):
     DEFAULT_CSS = """
     GapListScreen { align: center middle; }
     GapListScreen > Vertical {
-        width: 96%; height: 90%; border: round $accent; background: $surface;
+        width: 98%; height: 92%; border: round $accent; background: $surface;
     }
     GapListScreen DataTable { height: 1fr; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q", "dismiss_none", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_none", "Close"),
+        *QUIT_BINDINGS,
+    ]
 
-    def __init__(self, model: LogModel, threshold_ms: int) -> None:
+    def __init__(self, model: LogModel, threshold_ms: int, ranks: list[int]) -> None:
         super().__init__()
         self.model = model
         self.threshold_ms = threshold_ms
+        self.ranks = ranks
         self._order: list[int] = []
 
     def compose(self) -> ComposeResult:
         """A table of the gaps."""
         with Vertical(id="gap-list"):
             yield DataTable(cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         """Fill the table, worst first."""
         table = self.query_one(DataTable)
-        table.add_columns("duration", "start", "GPU", "boundary", "cause", "before", "after")
+        table.add_columns("#", "length", "at", "GPU", "side", "cause", "before", "after")
         self._fill()
         table.focus()
 
     def show_model(self, model: LogModel) -> None:
         """The log grew: list its gaps now, staying on the same gap."""
+        from tui.report import size_ranks
+
         table = self.query_one(DataTable)
         current = None
         if table.row_count:
@@ -71,6 +89,7 @@ class GapListScreen(ModalScreen[int | None]):
                 gap = self.model.gaps[int(key)]
                 current = (gap.gpu, gap.start)
         self.model = model
+        self.ranks = size_ranks(model.gaps)
         table.clear()
         self._fill()
         if current is not None:
@@ -79,28 +98,35 @@ class GapListScreen(ModalScreen[int | None]):
                     table.move_cursor(row=row)
                     break
 
+    def _id_width(self) -> int:
+        """Room for each job id: what the fixed columns leave, shared by both sides."""
+        fixed = 4 + 9 + 8 + 3 + 8 + 9 + 2 * len(" w00 p00") + 8 * 2 + 4
+        return max(8, (self.app.size.width - fixed) // 2)
+
     def _fill(self) -> None:
         box = self.query_one("#gap-list", Vertical)
         table = self.query_one(DataTable)
         order = sorted(
             (i for i, g in enumerate(self.model.gaps) if g.duration_ms >= self.threshold_ms),
-            key=lambda i: (-self.model.gaps[i].duration_ms, self.model.gaps[i].start),
+            key=lambda i: self.ranks[i],
         )
+        width = self._id_width()
         for i in order:
             g = self.model.gaps[i]
             table.add_row(
+                Text(str(self.ranks[i]), justify="right"),
                 Text(fmt_ms(g.duration_ms), justify="right"),
                 Text(fmt_ms(g.start), justify="right"),
                 str(g.gpu),
-                Text("crosses", style="magenta") if g.crosses_proof_boundary else "mid-proof",
-                g.cause or "—",
-                Text(_side(g.before.job, g.before.worker, g.before.partition)),
-                Text(_side(g.after.job, g.after.worker, g.after.partition)),
+                Text("crosses", style="magenta") if g.crosses_proof_boundary else "mid",
+                {"synthesis": "synth", "dispatch": "dispatch"}.get(g.cause or "", "—"),
+                Text(_side(g.before.job, g.before.worker, g.before.partition, width)),
+                Text(_side(g.after.job, g.after.worker, g.after.partition, width)),
                 key=str(i),
             )
         self._order = order
-        box.border_title = f"{len(order)} gaps of {self.threshold_ms} ms or more, worst first"
-        box.border_subtitle = "enter jumps · esc closes"
+        box.border_title = f"{len(order)} gaps of {self.threshold_ms} ms or more, longest first"
+        box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row: jump to that gap."""
@@ -112,8 +138,31 @@ class GapListScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-def _side(job: str, worker: int, partition: int | None) -> str:
-    return f"{job} w{worker}" + (f" p{partition}" if partition is not None else "")
+def _side(job: str, worker: int, partition: int | None, width: int) -> str:
+    return f"{abbreviate(job, width)} w{worker}" + (
+        f" p{partition}" if partition is not None else ""
+    )
+
+
+def help_text() -> Group:
+    """Every key, then what each glyph of the Gantt means."""
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(justify="right", style="bold", no_wrap=True)
+    keys.add_column()
+    for key, what in KEYS:
+        keys.add_row(key, what)
+    glyphs = Text("\nGlyphs\n", style="bold")
+    phases = "  ".join(f"{PHASE_GLYPHS[p]} {PHASE_NAMES[p]}" for p in PHASE_GLYPHS)
+    glyphs.append(f"worker lanes: {phases}\n")
+    glyphs.append(
+        f"busy lane: █ busy all the cell, ▁…▇ as high as the busy share, {GAP_GLYPH} idle "
+        "(red: a gap at or above the threshold takes half the cell or more)\n"
+        "kernel lane: ▁…█ how full of kernels; synthesis: ▁…█ partitions in synthesis\n"
+        "proofs: ┣ first synthesis … last GPU_END ┫, ▶ still running, ✗ never completed; "
+        "▼ now (live)\n",
+        style="dim",
+    )
+    return Group(keys, glyphs)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -121,33 +170,57 @@ class HelpScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical {
-        width: auto; max-width: 96%; height: auto; max-height: 90%;
+    HelpScreen > VerticalScroll {
+        width: 96%; max-width: 110; height: auto; max-height: 96%;
         border: round $accent; background: $surface; padding: 0 1;
     }
+    HelpScreen Static { width: 100%; height: auto; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark", "dismiss", "Close"),
+        *QUIT_BINDINGS,
+    ]
 
     def compose(self) -> ComposeResult:
-        """The key table and the legend."""
-        text = Text()
-        width = max(len(k) for k, _ in KEYS)
-        for key, what in KEYS:
-            text.append(f"{key:>{width}}  ", style="bold")
-            text.append(f"{what}\n")
-        text.append(
-            "\nLanes: per GPU a busy lane (union of GPU_START..GPU_END; gaps ░ in red, "
-            "the selected one highlighted), a kernel lane (how full of kernels each cell "
-            "is), and one lane per worker with each interval split into its phases. "
-            "Overlapping intervals of one worker (split proving) go on a second row w0'1. "
-            "Then partitions in synthesis, and proofs (┣ first synthesis … last GPU_END ┫; "
-            "▶ still running; ✗ never completed).",
-            style="dim",
-        )
-        with Vertical(id="help"):
-            yield Static(text)
-        yield Footer()
+        """The key table and the legend, scrolled when the terminal is small."""
+        with VerticalScroll(id="help"):
+            yield Static(help_text(), id="help-text")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         """Title the box."""
-        self.query_one("#help", Vertical).border_title = "keys"
+        box = self.query_one("#help", VerticalScroll)
+        box.border_title = "keys"
+        box.border_subtitle = "esc closes"
+        box.focus()
+
+
+class FindScreen(ModalScreen[str | None]):
+    """A one-line box: the job to look for."""
+
+    DEFAULT_CSS = """
+    FindScreen { align: center middle; }
+    FindScreen > Vertical {
+        width: 70; max-width: 96%; height: auto;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Close")]
+
+    def compose(self) -> ComposeResult:
+        """The input."""
+        with Vertical(id="find"):
+            yield Input(placeholder="job id, its beginning, or a sector number")
+
+    def on_mount(self) -> None:
+        """Title the box; type right away."""
+        self.query_one("#find", Vertical).border_title = "find a job"
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: look for it."""
+        self.dismiss(event.value.strip() or None)
+
+    def action_dismiss_none(self) -> None:
+        """Close without looking."""
+        self.dismiss(None)

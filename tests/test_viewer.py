@@ -1,0 +1,464 @@
+"""Pilot tests of the viewer as a user drives it: first fit, states, numbering, find, layout."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES
+from rich.color import Color, ColorSystem
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable, Static
+
+from parsers.builder import LogBuilder
+from parsers.model import Phase
+from parsers.rawlines import LineReader
+from parsers.report import read_log
+from parsers.sources import open_log
+from tui.app import CuzkApp, make_app
+from tui.breakdown import busy_breakdown
+from tui.find import ProofScreen, find_jobs
+from tui.follow import FileSource, LiveLog, StreamSource
+from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
+from tui.inspector import InspectorScreen
+from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
+from tui.palettes import PALETTES
+from tui.report import NO_TIMELINE, size_ranks
+from tui.screens import GapListScreen
+
+SIZE = (120, 36)
+SMALL = (80, 24)
+STEPS = 600  # pauses of 50 ms at most while a follower reads (bounded, never asserted on)
+
+
+def app_for(name: str) -> CuzkApp:
+    path = SAMPLES / f"{name}.log"
+    return make_app(read_log(path), LineReader(path=path))
+
+
+def live_app(source: FileSource | StreamSource, follow: bool, path: Path) -> CuzkApp:
+    live = LiveLog(source, lambda _: None, follow=follow)
+    return make_app(LogBuilder(source="").snapshot(), LineReader(path=path), live)
+
+
+def text_of(app: CuzkApp, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+def lane_text(app: CuzkApp) -> list[str]:
+    view = app.query_one(GanttView)
+    return [view.render_line(y).text for y in range(view.size.height)]
+
+
+async def until_finished(app: CuzkApp, pilot: object) -> None:
+    for _ in range(STEPS):
+        if app.input_ended and app.updates:
+            return
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+    raise AssertionError("the follower did not finish")
+
+
+def fits_the_run(view: GanttView) -> bool:
+    lo, hi = view.model.time_range
+    t1 = view.t0 + view.timeline_width * view.scale
+    return view.scale == view.max_scale and view.t0 <= lo and t1 >= hi
+
+
+# -- 2: the first fit is on the data -----------------------------------------------------
+
+
+async def test_no_follow_opens_on_the_whole_run(tmp_path: Path) -> None:
+    path = SAMPLES / "p12-c15-gw1.log"
+    app = live_app(FileSource(path), False, path)
+    async with app.run_test(size=SMALL) as pilot:
+        await until_finished(app, pilot)
+        view = app.query_one(GanttView)
+        assert fits_the_run(view)
+        assert "FINISHED" in text_of(app, "#summary")
+        assert "cell = 50µs" not in text_of(app, "#status")
+
+
+async def test_a_finished_pipe_shows_the_whole_run(tmp_path: Path) -> None:
+    data = (SAMPLES / "curio-mixed.log").read_bytes()
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, data[: len(data) // 2])
+    source = StreamSource(read_fd)
+    app = live_app(source, True, source.spool_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(STEPS):
+            if app.updates:
+                break
+            await pilot.pause(0.05)
+        os.write(write_fd, data[len(data) // 2 :])
+        os.close(write_fd)
+        await until_finished(app, pilot)
+        view = app.query_one(GanttView)
+        assert (
+            view.model.summary.proofs_completed
+            == read_log(SAMPLES / "curio-mixed.log").summary.proofs_completed
+        )
+        assert fits_the_run(view)
+        assert "FINISHED" in text_of(app, "#summary")
+    source.close()
+
+
+# -- 5: threshold and numbering -----------------------------------------------------------
+
+
+async def test_raising_the_threshold_drops_a_selection_below_it() -> None:
+    app = app_for("p9-c6")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(GanttView)
+        await pilot.press("n", *["right_square_bracket"] * 9)
+        assert view.threshold_ms == THRESHOLDS_MS[-1]
+        assert view.selected is None
+        status = text_of(app, "#status")
+        assert "#" not in status and "n: first gap" in status
+
+
+async def test_the_status_line_and_the_gap_list_number_gaps_alike() -> None:
+    app = app_for("curio-mixed")
+    ranks = size_ranks(app.model.gaps)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        view = app.query_one(GanttView)
+        assert view.selected is not None
+        rank = ranks[view.selected]
+        assert f"#{rank} " in text_of(app, "#status")
+        await pilot.press("g")
+        assert isinstance(app.screen, GapListScreen)
+        table = app.screen.query_one(DataTable)
+        # row k of the list is gap #k+1, and it is the gap the status line calls that
+        assert str(table.get_row_at(rank - 1)[0]) == str(rank)
+        key = table.coordinate_to_cell_key(Coordinate(rank - 1, 0)).row_key.value
+        assert key is not None and int(key) == view.selected
+        assert str(table.get_row_at(0)[0]) == "1"
+
+
+# -- 7: states ----------------------------------------------------------------------------
+
+
+async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> None:
+    log = tmp_path / "old.log"
+    log.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    hour_ago = time.time() - 3600
+    os.utime(log, (hour_ago, hour_ago))
+    app = live_app(FileSource(log), True, log)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(STEPS):
+            if app.updates and app.loading is None:
+                break
+            await pilot.pause(0.05)
+        header = text_of(app, "#summary")
+        assert "IDLE 1h00m" in header or "IDLE 59m" in header
+        assert "LIVE" not in header and "PAUSED" not in header
+        app.live.halt()  # type: ignore[union-attr]
+    app.live.source.close()  # type: ignore[union-attr]
+
+
+async def test_a_writer_that_is_done_makes_the_log_finished(tmp_path: Path) -> None:
+    log = tmp_path / "demo.log"
+    log.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    live = LiveLog(FileSource(log), lambda _: None, ended=lambda: True)
+    app = make_app(LogBuilder(source="").snapshot(), LineReader(path=log), live)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        assert "FINISHED" in text_of(app, "#summary")
+        assert app.model.finished and app.model.counts.timeline > 0
+    live.source.close()
+
+
+# -- 9: screenshot ------------------------------------------------------------------------
+
+
+async def test_screenshot_goes_to_the_chosen_folder_and_says_where(tmp_path: Path) -> None:
+    path = SAMPLES / "tiny.log"
+    app = make_app(read_log(path), LineReader(path=path), screenshot_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        command = next(c for c in app.get_system_commands(app.screen) if c.title == "Screenshot")
+        command.callback()
+        for _ in range(STEPS):
+            if list(tmp_path.glob("*.svg")):
+                break
+            await pilot.pause(0.05)
+        saved = list(tmp_path.glob("*.svg"))
+        assert len(saved) == 1
+        assert any(str(saved[0]) in str(n.message) for n in app._notifications)
+
+
+# -- 11: where the busy time went ---------------------------------------------------------
+
+
+def test_the_busy_split_adds_up_to_the_timeline_busy_time() -> None:
+    for name in ("p12-c15-gw1", "p12-gw2-merged", "curio-mixed"):
+        model = read_log(SAMPLES / f"{name}.log")
+        split = busy_breakdown(model)
+        for g in model.gpus:
+            b = split[g.gpu]
+            assert abs(sum(b.phase_ms.values()) - b.busy_ms) < 1e-6
+            assert abs(b.busy_ms - g.busy_ms) <= 0.01 * g.busy_ms, name
+            # kernel time first: the split's kernel is the GPU's kernel union
+            assert abs(b.phase_ms[Phase.KERNEL] - g.kernel_busy_ms) < 1.0, name
+
+
+async def test_the_header_splits_busy_time_for_the_run_and_the_view() -> None:
+    app = app_for("p12-gw2-merged")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        header = text_of(app, "#summary")
+        assert "\n  run " in header and "view" not in header
+        for name in ("kernel", "barrier", "cleanup", "lock wait", "alloc", "pre-lock", "unknown"):
+            assert name in header
+        await pilot.press("plus", "plus")
+        header = text_of(app, "#summary")
+        assert "view" in header
+        await pilot.press("b")
+        assert "barrier" not in text_of(app, "#summary")
+
+
+# -- 12: the busy lane is shaded by its idle share ------------------------------------------
+
+
+async def test_a_mostly_busy_gpu_does_not_look_red() -> None:
+    app = app_for("p12-c15-gw1")  # 94 % TIMELINE busy
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        row = next(i for i, r in enumerate(view.rows) if r.kind == "busy")
+        chars, styles = view._drawing.row_cells(view.rows[row], view._window(view.size.width))
+        drawn = styles != 0
+        red = (styles == STYLE_IDS["gantt--gap"]).sum()
+        assert red < 0.15 * drawn.sum()
+        # every glyph of the lane is in the legend
+        legend = text_of(app, "#legend")
+        assert set("".join(chars.tolist())) - {" "} <= set(legend) | set("▏▎▍▌▋▊▉▐▕▇▅▄")
+
+
+# -- 13: 80x24 ----------------------------------------------------------------------------
+
+
+async def test_at_80_columns_the_footer_shows_quit_help_and_gaps() -> None:
+    app = app_for("p9-c6")
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        svg = app.export_screenshot()
+        for word in ("Quit", "Help", "Gaps", "Next", "Find"):
+            assert word in svg, word
+
+
+async def test_the_header_never_wraps() -> None:
+    app = app_for("curio-mixed")
+    async with app.run_test(size=SMALL) as pilot:
+        app.status = "log was truncated — new run, and a long explanation that goes on"
+        app._refresh_text()
+        await pilot.pause()
+        summary = app.query_one("#summary", Static)
+        lines = str(summary.render()).count("\n") + 1
+        assert summary.size.height == lines
+
+
+@pytest.mark.parametrize("size", [SMALL, SIZE])
+async def test_the_gap_list_fits_and_cuts_ids_in_the_middle(size: tuple[int, int]) -> None:
+    app = app_for("p12-c15-gw1")
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        assert table.virtual_size.width <= table.size.width  # the after column is not cut
+        before = str(table.get_row_at(0)[6])
+        job = app.model.gaps[int(table.coordinate_to_cell_key(Coordinate(0, 0)).row_key.value or 0)]
+        head, _, tail = before.split(" w")[0].partition("…")
+        assert job.before.job.startswith(head) and job.before.job.endswith(tail)
+        assert len(head) >= 4 and len(tail) >= 3
+
+
+# -- 14: stepping while inspecting ------------------------------------------------------------
+
+
+async def test_n_steps_inside_the_inspector_and_q_quits_from_it() -> None:
+    app = app_for("p9-c6")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(GanttView)
+        await pilot.press("n", "enter")
+        assert isinstance(app.screen, InspectorScreen)
+        scale = view.scale
+        await pilot.press("n")
+        assert isinstance(app.screen, InspectorScreen)
+        assert view.selected == 1
+        facts = str(app.screen.query_one("#gap-facts", Static).render())
+        gap = app.model.gaps[1]
+        assert f"by time 2 of {len(app.model.gaps)}" in facts
+        assert f"GPU {gap.gpu} idle from" in facts
+        if gap.duration_ms < 0.8 * view.timeline_width * scale:
+            assert view.scale == scale  # the zoom stays when the gap fits
+        await pilot.press("N")
+        assert view.selected == 0
+        await pilot.press("q")
+    assert app.return_code == 0 and not app.is_running
+
+
+async def test_on_a_wide_terminal_the_inspector_opens_beside_the_gantt() -> None:
+    app = app_for("p9-c6")
+    async with app.run_test(size=(170, 40)) as pilot:
+        await pilot.press("n", "enter")
+        assert not isinstance(app.screen, InspectorScreen)
+        side = app.query_one("#side")
+        assert side.has_class("-open") and side.size.width > 40
+        view = app.query_one(GanttView)
+        assert view.size.width < 130  # the Gantt stays in view beside it
+        await pilot.press("n")
+        facts = str(app.query_one("#gap-facts", Static).render())
+        assert f"by time 2 of {len(app.model.gaps)}" in facts
+        await pilot.press("escape")
+        assert not side.has_class("-open") and view.selected is None
+
+
+# -- 15: find a job --------------------------------------------------------------------------
+
+
+def test_find_matches_an_id_a_prefix_or_a_sector_number() -> None:
+    model = read_log(SAMPLES / "curio-mixed.log")
+    assert find_jobs(model, "porep-1000-10") == ("porep-1000-10",)
+    assert "porep-1000-10" in find_jobs(model, "porep")
+    assert find_jobs(model, "10") == ("porep-1000-10",)  # a sector number is a whole token
+    assert find_jobs(model, "nothing-like-it") == ()
+
+
+async def test_slash_finds_a_job_highlights_it_and_shows_its_proof() -> None:
+    app = app_for("curio-mixed")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"porep", "enter")
+        assert isinstance(app.screen, ProofScreen)
+        view = app.query_one(GanttView)
+        matches = find_jobs(app.model, "porep")
+        assert view.found_jobs == matches and len(matches) > 1
+        facts = str(app.screen.query_one("#proof-facts", Static).render())
+        del facts
+        first = matches[0]
+        await pilot.press("n")
+        assert view.found_index == 1
+        await pilot.press("N")
+        assert view.found_index == 0
+        await pilot.press("escape")
+        # its partitions are highlighted on its worker lanes and on the proofs row
+        found_bg = view.get_component_rich_style("gantt--found").bgcolor
+        rows = [
+            view.render_line(AXIS_ROWS + i)
+            for i, r in enumerate(view.rows)
+            if r.kind in ("worker", "proofs")
+        ]
+        assert any(seg.style and seg.style.bgcolor == found_bg for strip in rows for seg in strip)
+        assert first.split("-")[-1] in text_of(app, "#status")
+        await pilot.press("escape")
+        assert view.found_jobs == ()
+
+
+# -- 16: colours ---------------------------------------------------------------------------------
+
+
+def _lab(hex_colour: str, deuteranope: bool) -> tuple[float, float, float]:
+    def lin(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (lin(int(hex_colour[i : i + 2], 16)) for i in (1, 3, 5))
+    if deuteranope:  # Machado et al. 2009, severity 1
+        r, g, b = (
+            0.367322 * r + 0.860646 * g - 0.227968 * b,
+            0.280085 * r + 0.672501 * g + 0.047413 * b,
+            -0.011820 * r + 0.042940 * g + 0.968881 * b,
+        )
+        r, g, b = (min(max(c, 0.0), 1.0) for c in (r, g, b))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def _delta_e(a: str, b: str, deuteranope: bool) -> float:
+    la, lb = _lab(a, deuteranope), _lab(b, deuteranope)
+    return float(sum((p - q) ** 2 for p, q in zip(la, lb, strict=True)) ** 0.5)
+
+
+def test_phases_differ_by_glyph_and_in_16_colours() -> None:
+    assert len(set(PHASE_GLYPHS.values())) == len(PHASE_GLYPHS)
+    for name, palette in PALETTES.items():
+        phases = [palette[PHASE_CLASSES[p]] for p in Phase]
+        ansi = {Color.parse(c).downgrade(ColorSystem.STANDARD).number for c in phases}
+        assert len(ansi) == len(phases), name
+
+
+def test_the_okabe_ito_palette_keeps_phases_apart_with_deuteranopia() -> None:
+    palette = PALETTES["okabe-ito"]
+    phases = [palette[PHASE_CLASSES[p]] for p in Phase]
+    worst = min(_delta_e(a, b, True) for a, b in itertools.combinations(phases, 2))
+    assert worst >= 12
+    kernel = palette["gantt--kernel"]
+    for other in ("gantt--lock-wait", "gantt--alloc"):
+        assert _delta_e(kernel, palette[other], True) >= 30
+
+
+async def test_the_palette_option_recolours_the_gantt() -> None:
+    path = SAMPLES / "tiny.log"
+    app = make_app(read_log(path), LineReader(path=path), palette="okabe-ito")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        colour = view.get_component_rich_style("gantt--kernel").color
+        assert colour is not None and colour.triplet is not None
+        assert colour.triplet.hex == PALETTES["okabe-ito"]["gantt--kernel"]
+
+
+# -- 18: compressed and foreign files -------------------------------------------------
+
+
+async def test_the_viewer_reads_a_gzip_log_to_its_end(tmp_path: Path) -> None:
+    gz = tmp_path / "daemon.log.gz"
+    gz.write_bytes(gzip.compress((SAMPLES / "curio-mixed.log").read_bytes()))
+    source = StreamSource(open_log(gz), name=gz.name)
+    app = live_app(source, True, source.spool_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        plain = read_log(SAMPLES / "curio-mixed.log")
+        assert app.model.summary == plain.summary
+        assert "FINISHED" in text_of(app, "#summary")
+        await pilot.press("n", "enter")  # raw lines come from the decompressed spool
+        raw = str(app.screen.query_one("#gap-raw", Static).render())
+        assert "GPU_END" in raw
+    source.close()
+
+
+async def test_a_file_without_timeline_lines_says_so_in_place_of_the_gantt(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\nworld\n")
+    app = live_app(FileSource(notes), False, notes)
+    async with app.run_test(size=SMALL) as pilot:
+        await until_finished(app, pilot)
+        await pilot.pause()
+        assert NO_TIMELINE in "\n".join(lane_text(app))
+    app.live.source.close()  # type: ignore[union-attr]
+
+
+# -- 17: the README ---------------------------------------------------------------------------
+
+
+def test_the_readme_lists_every_module_and_its_definitions_are_in_the_repo() -> None:
+    root = Path(__file__).parent.parent
+    readme = (root / "README.md").read_text()
+    for package in ("parsers", "tui"):
+        for module in (root / package).glob("*.py"):
+            if module.name != "__init__.py":
+                assert f"`{module.name}`" in readme, module
+    assert "ANALYSIS.md" not in readme and (root / "docs" / "analysis.md").is_file()
+    assert "kernel_util_range" in (root / "docs" / "analysis.md").read_text()
+    assert "python3 -m venv" in readme.split("```")[1] and "3.11" in readme

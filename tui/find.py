@@ -1,0 +1,174 @@
+"""Finding a job: which jobs match a query, and the proof view (partitions, times, gaps)."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import numpy as np
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from parsers.model import LogModel
+from tui.report import fmt_ms, gap_cause_words, size_ranks
+from tui.screens import QUIT_BINDINGS
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+
+
+def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:
+    """Jobs whose id is `query`, starts with it, or has it as a number (a sector), by time."""
+    q = query.strip()
+    if not q:
+        return ()
+    folded = q.lower()
+    matches = []
+    for p in model.proofs:
+        job = p.job.lower()
+        if job.startswith(folded) or (q.isdigit() and q in _TOKEN.findall(p.job)):
+            first = p.first_synth_start if p.first_synth_start is not None else np.inf
+            matches.append((first, p.job))
+    return tuple(job for _, job in sorted(matches))
+
+
+def describe_proof(model: LogModel, job: str) -> Group:
+    """The proof of `job`: its partitions with their synthesis and GPU times, and its gaps."""
+    proof = next(p for p in model.proofs if p.job == job)
+    t = model.parts
+    ids = [k for k, name in enumerate(t.jobs) if name == job]
+    parts = sorted(
+        np.flatnonzero(np.isin(t.job, ids)).tolist(),
+        key=lambda i: (int(t.partition[i]), float(np.nan_to_num(t.gpu_start[i], nan=np.inf))),
+    )
+    head = Text()
+    head.append(job, style="bold cyan")  # literal: never markup
+    head.append(f"  {proof.kind}  " if proof.kind else "  ")
+    head.append(f"{len(parts)} partitions  ")
+    if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
+        span = proof.last_gpu_end - proof.first_synth_start
+        head.append(f"completed in {fmt_ms(span)}", style="green")
+    else:
+        head.append("not completed", style="yellow")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in (
+        "part",
+        "worker",
+        "GPU",
+        "synth at",
+        "synth",
+        "queued→GPU",
+        "GPU at",
+        "GPU",
+        "kernel",
+    ):
+        table.add_column(col, justify="left" if col in ("part", "worker") else "right")
+    for i in parts:
+        part = t.get(i)
+        gpu_time = (
+            fmt_ms(part.gpu_end - part.gpu_start)
+            if part.gpu_start is not None and part.gpu_end is not None
+            else ("failed" if part.failed else "running")
+        )
+        wait = (
+            fmt_ms(part.gpu_start - part.queued)
+            if part.gpu_start is not None and part.queued is not None
+            else "—"
+        )
+        synth = (
+            fmt_ms(part.synth_end - part.synth_start)
+            if part.synth_start is not None and part.synth_end is not None
+            else "—"
+        )
+        table.add_row(
+            "whole" if part.partition is None else str(part.partition),
+            "—" if part.worker is None else f"w{part.worker}",
+            "—" if part.gpu is None else str(part.gpu),
+            fmt_ms(part.synth_start) if part.synth_start is not None else "—",
+            synth,
+            wait,
+            fmt_ms(part.gpu_start) if part.gpu_start is not None else "—",
+            gpu_time,
+            fmt_ms(part.phases_ms["kernel"]),
+        )
+    ranks = size_ranks(model.gaps)
+    gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
+    mine = [k for k, g in enumerate(model.gaps) if job in (g.before.job, g.after.job)]
+    for k in mine:
+        g = model.gaps[k]
+        gaps.append(f"  #{ranks[k]:<4}", style="bold")
+        gaps.append(f"{fmt_ms(g.duration_ms):>9}", style="red")
+        gaps.append(f"  at {fmt_ms(g.start)}  GPU {g.gpu}  ")
+        gaps.append("before it" if g.after.job == job and g.before.job != job else "")
+        gaps.append("after it" if g.before.job == job and g.after.job != job else "")
+        gaps.append("inside it" if g.before.job == g.after.job == job else "")
+        gaps.append(f"  {gap_cause_words(g)}\n", style="dim")
+    if not mine:
+        gaps.append("  none\n", style="dim")
+    return Group(head, table, gaps)
+
+
+class ProofScreen(ModalScreen[None]):
+    """One matching job's proof; n/N step through the matches."""
+
+    DEFAULT_CSS = """
+    ProofScreen { align: center middle; }
+    ProofScreen > VerticalScroll {
+        width: 96%; height: 92%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("n", "step(1)", "Next match"),
+        Binding("N", "step(-1)", "Prev match"),
+        *QUIT_BINDINGS,
+    ]
+
+    class Step(Message):
+        """The user asked for the next (1) or previous (-1) match."""
+
+        def __init__(self, direction: int) -> None:
+            super().__init__()
+            self.direction = direction
+
+    def __init__(self, model: LogModel, jobs: tuple[str, ...], index: int) -> None:
+        super().__init__()
+        self.model = model
+        self.jobs = jobs
+        self.index = index
+
+    def compose(self) -> ComposeResult:
+        """The proof."""
+        with VerticalScroll(id="proof"):
+            yield Static(id="proof-facts")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        """Fill it."""
+        self.show_match(self.model, self.jobs, self.index)
+        self.query_one("#proof", VerticalScroll).focus()
+
+    def show_match(self, model: LogModel, jobs: tuple[str, ...], index: int) -> None:
+        """Show match `index` of `jobs`."""
+        self.model, self.jobs, self.index = model, jobs, index
+        box_ = self.query_one("#proof", VerticalScroll)
+        box_.border_title = f"job {index + 1} of {len(jobs)} matching"
+        box_.border_subtitle = "n/N next/previous match · esc closes (highlight stays; esc clears)"
+        if any(p.job == jobs[index] for p in model.proofs):
+            self.query_one("#proof-facts", Static).update(describe_proof(model, jobs[index]))
+
+    def show_model(self, model: LogModel) -> None:
+        """The log grew: the same job as it is now."""
+        self.show_match(model, self.jobs, self.index)
+
+    def action_step(self, direction: int) -> None:
+        """Ask the app for the next or previous match."""
+        self.post_message(self.Step(direction))
