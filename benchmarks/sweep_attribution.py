@@ -1,6 +1,6 @@
 """Attribution across random simulated runs: kernel-utilization error against the truth.
 
-Usage: python benchmarks/sweep_attribution.py [COUNT] [FIRST_SEED]
+Usage: python benchmarks/sweep_attribution.py [COUNT] [FIRST_SEED] [ERA]
 
 Prints, per era, the distribution of |kernel_util - truth| over every GPU of every run,
 how often the truth falls inside kernel_util_range, and the runs whose gaps differ.
@@ -15,15 +15,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import reference as ref  # noqa: E402
-from helpers import build, simulate  # noqa: E402
+import reference as ref
+from helpers import build, simulate
 
-from parsers.simulate import random_config  # noqa: E402
+from parsers.simulate import random_config
 
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     first = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+    only = sys.argv[3] if len(sys.argv) > 3 else None
     errors: dict[str, list[float]] = defaultdict(list)
     outside: dict[str, int] = defaultdict(int)
     widths: dict[str, list[float]] = defaultdict(list)
@@ -33,6 +34,8 @@ def main() -> None:
     t0 = time.perf_counter()
     for seed in range(first, first + count):
         cfg = random_config(seed)
+        if only is not None and cfg.era != only:
+            continue
         sim, data = simulate(cfg)
         model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
         # stderr-only logs name no GPU: workers map to 0, 1, .. by --workers-per-gpu

@@ -282,13 +282,10 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         in_flight = int(np.sum(on_gpu & ~np.isnan(table.gpu_start) & np.isnan(table.gpu_end)))
         mine = on_gpu & done_mask & (kernel_ms > 0)
         lo_ms, hi_ms = _kernel_range(builder, mine, kernel_ms, blocks, g, busy.total_ms)
-        # the estimate is the union of the segments as placed, inside what the log allows
-        kernel_ms_est = min(max(kernel.total_ms, lo_ms), hi_ms)
-        gpus.append(
-            GpuStats(
-                g, tuple(workers), span, busy, kernel, in_flight, (lo_ms, hi_ms), kernel_ms_est
-            )
-        )
+        # the estimate is the union of the segments as drawn; the range holds it too
+        est = kernel.total_ms
+        krange = (min(lo_ms, est), max(hi_ms, est))
+        gpus.append(GpuStats(g, tuple(workers), span, busy, kernel, in_flight, krange))
         all_gaps.extend(_gaps_of_gpu(g, busy, done, table))
         kernel_gaps[g] = _holes(kernel)
     all_gaps.sort(key=lambda gap: (gap.start, gap.gpu))

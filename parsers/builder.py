@@ -53,10 +53,8 @@ _ISO_PREFIX = re.compile(
     rb" (?:(\S+) ([^\s:\[]+(?:\[\d+\])?): )?"
 )
 _LEVEL = re.compile(rb" *(?:TRACE|DEBUG|INFO|WARN|ERROR) ")
-_MONTHS = {
-    m.encode(): k
-    for k, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)
-}
+_MONTH_NAMES = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec"
+_MONTHS = {m.encode(): k for k, m in enumerate(_MONTH_NAMES.split(), 1)}
 # A fragment (the first part of a line written in parts) waits this many physical lines
 # for its continuation, then is taken as it is.
 FRAGMENT_WAIT_LINES = 16
@@ -208,7 +206,8 @@ def _prefix_time(m: re.Match[bytes], year: int | None) -> datetime | None:
             frac = int((g[5] or b"0").ljust(6, b"0")[:6])
             return datetime(y, _MONTHS[g[0]], int(g[1]), int(g[2]), int(g[3]), int(g[4]), frac)
         frac = int((g[6] or b"0").ljust(6, b"0")[:6])
-        wall = datetime(*(int(x) for x in g[:6]), frac)  # type: ignore[misc]
+        y, mo, d, h, mi, sec = (int(x) for x in g[:6])
+        wall = datetime(y, mo, d, h, mi, sec, frac)
         zone = g[7]
         if zone is None:
             return wall

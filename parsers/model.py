@@ -258,7 +258,6 @@ class GpuStats:
     in_flight: int  # intervals started and not ended
     # the kernel busy time the log allows (ANALYSIS.md, kernel_util_range): certain .. possible
     kernel_range_ms: tuple[float, float] = (0.0, 0.0)
-    kernel_estimate_ms: float | None = None  # None: the union of the kernel segments
 
     @property
     def span_ms(self) -> int:
@@ -272,9 +271,7 @@ class GpuStats:
 
     @property
     def kernel_busy_ms(self) -> float:
-        """Union of kernel segments (reconstructed: an estimate), within its range."""
-        if self.kernel_estimate_ms is not None:
-            return self.kernel_estimate_ms
+        """Union of kernel segments (reconstructed: an estimate, inside kernel_range_ms)."""
         return self.kernel.total_ms
 
     @property

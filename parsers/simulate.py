@@ -140,7 +140,7 @@ Fields = list[tuple[str, str]]
 # (span name, span fields) of a tracing event logged inside a span
 Span = tuple[str, Fields]
 
-_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
 def _pieces(text: str) -> list[int]:
@@ -156,6 +156,13 @@ def _pieces(text: str) -> list[int]:
         pos = comma + 1
     cuts.append(len(text))
     return cuts
+
+
+def _kind(text: str) -> str:
+    """Which writer printed a line: the Rust TIMELINE, the C++ prover, or stdout."""
+    if text.startswith("TIMELINE,"):
+        return "timeline"
+    return "c++" if text.startswith("CUZK_") else "stdout"
 
 
 class EngineSim:
@@ -706,9 +713,14 @@ class EngineSim:
             if held is not None:
                 ht, htext, cut = held
                 held = None
-                yield t, htext[:cut] + text
-                yield ht, htext[cut:]
-                continue
+                # eprintln! holds stderr's lock for a whole TIMELINE line: no other TIMELINE
+                # line lands inside one, and a stdout line does not land inside a stdout line
+                if _kind(text) == _kind(htext):
+                    yield ht, htext
+                else:
+                    yield t, htext[:cut] + text
+                    yield t, htext[cut:]
+                    continue
             cut = -1
             if text.startswith("TIMELINE,") and rng.random() < cfg.splice:
                 if cfg.splice_at == "pieces":
