@@ -38,7 +38,7 @@ _EMPTY_F = np.zeros(0, dtype=np.float64)
 
 
 def reconstruct_segments(
-    c: dict[str, F64], now: float
+    c: dict[str, F64], now: float, failed_end: F64 | None = None
 ) -> tuple[F64, F64, np.ndarray, np.ndarray, F64, F64]:
     """Split every GPU interval into phase segments from its attributed timing lines.
 
@@ -46,6 +46,7 @@ def reconstruct_segments(
         c: columns (NaN where the log said nothing): gpu_start, gpu_end and the C++
             durations of `records.TIMING_FIELDS`.
         now: where intervals that have not ended yet are drawn to.
+        failed_end: per interval, where a failed prove is drawn to (NaN: not failed).
 
     Returns:
         (seg_start, seg_end, seg_phase, seg_part, lock_acquired, unlock): segments in
@@ -56,8 +57,12 @@ def reconstruct_segments(
     n = len(start)
     has_start = ~np.isnan(start)
     is_open = has_start & np.isnan(c["gpu_end"])
+    failed = np.zeros(n, dtype=bool) if failed_end is None else ~np.isnan(failed_end)
     end = np.where(is_open, np.maximum(now, start), c["gpu_end"])
+    if failed_end is not None:
+        end = np.where(failed, np.maximum(failed_end, start), end)
     open_kind = np.where(is_open, Phase.IN_FLIGHT, Phase.UNKNOWN).astype(np.int8)
+    open_kind = np.where(failed, Phase.FAILED, open_kind).astype(np.int8)
 
     pre, wait = c["pre_lock"], c["mutex_wait"]
     has_pre = ~np.isnan(pre)
@@ -99,7 +104,11 @@ def reconstruct_segments(
     ntt_phase = np.where(
         ~np.isnan(alloc_in) | ~np.isnan(prestage) | ~has_pre, Phase.KERNEL, Phase.UNKNOWN
     )
-    tail_phase = np.where(has_unlock, np.where(is_open, Phase.IN_FLIGHT, Phase.CLEANUP), open_kind)
+    tail_phase = np.where(
+        has_unlock,
+        np.where(failed, Phase.FAILED, np.where(is_open, Phase.IN_FLIGHT, Phase.CLEANUP)),
+        open_kind,
+    )
     tail_start = np.where(has_unlock, np.maximum(unlock, cursor), cursor)
     full = np.full(n, 1, dtype=bool)
 
@@ -144,6 +153,46 @@ def reconstruct_segments(
         np.where(valid, lock, NAN),
         np.where(valid, unlock, NAN),
     )
+
+
+def _failed_proves(c: dict[str, F64], worker: I64, finished: bool) -> F64:
+    """Where each failed prove is drawn to (NaN: not failed).
+
+    GPU_END is printed on success only: a prove that failed has GPU_START and nothing
+    after. It failed once its worker started another prove without having unlocked the GPU
+    (a worker runs one prove up to its unlock), or once a later prove of its worker ended,
+    or when the log is complete. It is drawn up to its worker's next GPU_START (the worker
+    was on it at most until then), else to its unlock, else to its start.
+    """
+    start, end = c["gpu_start"], c["gpu_end"]
+    unlock_known = ~np.isnan(c["mutex_held"]) | ~np.isnan(c["tail_msm"])
+    out = np.full(len(start), NAN)
+    open_idx = np.flatnonzero(~np.isnan(start) & np.isnan(end))
+    if len(open_idx) == 0:
+        return out
+    started = np.flatnonzero(~np.isnan(start) & (worker >= 0))
+    order = started[np.lexsort((start[started], worker[started]))]
+    w_sorted, s_sorted = worker[order], start[order]
+    for i in open_idx.tolist():
+        w = int(worker[i])
+        lo = int(np.searchsorted(w_sorted, w, side="left"))
+        hi = int(np.searchsorted(w_sorted, w, side="right"))
+        k = lo + int(np.searchsorted(s_sorted[lo:hi], start[i], side="right"))
+        later = order[k:hi]
+        nxt = float(s_sorted[k]) if k < hi else NAN
+        moved_on = k < hi and not unlock_known[i]
+        later_ended = bool(np.any(~np.isnan(end[later])))
+        if not (finished or moved_on or later_ended):
+            continue
+        if nxt == nxt:
+            out[i] = nxt
+        elif unlock_known[i]:
+            lock = start[i] + np.nan_to_num(c["pre_lock"][i]) + np.nan_to_num(c["mutex_wait"][i])
+            held = c["mutex_held"][i]
+            out[i] = lock + held if held == held else start[i]
+        else:
+            out[i] = start[i]
+    return out
 
 
 def union_blocks(starts: np.ndarray, ends: np.ndarray) -> Blocks:
@@ -222,7 +271,9 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     for w in known.tolist():
         lookup[w] = builder.gpu_of(w)
     gpu = lookup[worker]
-    seg_s, seg_e, seg_p, seg_part, lock, unlock = reconstruct_segments(c, now)
+    worker_all = np.array(cols.worker, dtype=np.int64)
+    failed_end = _failed_proves(c, worker_all, finished)
+    seg_s, seg_e, seg_p, seg_part, lock, unlock = reconstruct_segments(c, now, failed_end)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
     table = PartitionTable(
@@ -241,10 +292,12 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         gpu_end=c["gpu_end"],
         lock_acquired=lock,
         unlock=unlock,
-        # picked up (or started) but never ended, in a finished log
-        failed=finished
-        & ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"]))
-        & np.isnan(c["gpu_end"]),
+        # picked up (or started) but never ended, in a finished log; or a prove whose
+        # worker moved on without it
+        failed=(
+            finished & ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
+        )
+        | ~np.isnan(failed_end),
         start_line=np.array(cols.start_line, dtype=np.int64),
         end_line=np.array(cols.end_line, dtype=np.int64),
         seg_start=seg_s,
@@ -279,13 +332,19 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
             {w for w, wg in builder.worker_gpu.items() if wg == g}
             | set(np.unique(worker[on_gpu & (worker >= 0)]).tolist())
         )
-        in_flight = int(np.sum(on_gpu & ~np.isnan(table.gpu_start) & np.isnan(table.gpu_end)))
+        in_flight = int(
+            np.sum(on_gpu & ~np.isnan(table.gpu_start) & np.isnan(table.gpu_end) & ~table.failed)
+        )
         mine = on_gpu & done_mask & (kernel_ms > 0)
         lo_ms, hi_ms = _kernel_range(builder, mine, kernel_ms, blocks, g, busy.total_ms)
-        # the estimate is the union of the segments as drawn; the range holds it too
+        # the estimate is the union of the segments as drawn; without lock lines their
+        # place is inferred (back from the end), so the sum of the intervals' kernel lines
+        # (one holder at a time) is the better figure when the two differ
         est = kernel.total_ms
+        if not builder.lock_lines_seen:
+            est = max(est, float(kernel_ms[mine].sum()))
         krange = (min(lo_ms, est), max(hi_ms, est))
-        gpus.append(GpuStats(g, tuple(workers), span, busy, kernel, in_flight, krange))
+        gpus.append(GpuStats(g, tuple(workers), span, busy, kernel, in_flight, krange, est))
         all_gaps.extend(_gaps_of_gpu(g, busy, done, table))
         kernel_gaps[g] = _holes(kernel)
     all_gaps.sort(key=lambda gap: (gap.start, gap.gpu))
@@ -300,7 +359,7 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         last_gpu_end=int(ends.max()) if len(ends) else None,
         gaps=GapStats.of([gap.duration_ms for gap in all_gaps]),
     )
-    synth_t, synth_n = _synthesis_steps(table)
+    synth_t, synth_n = _synthesis_steps(table, now, finished)
     return LogModel(
         source=builder.source,
         counts=builder.counts.copy(),
@@ -319,6 +378,7 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         synth_counts=synth_n,
         unattributed_timing_lines=builder.unattributed_timing_lines,
         partial_bytes=builder.partial_bytes,
+        engine_seen=builder.engine_seen,
     )
 
 
@@ -467,13 +527,25 @@ def _proofs(t: PartitionTable) -> tuple[Proof, ...]:
     return tuple(proofs)
 
 
-def _synthesis_steps(t: PartitionTable) -> tuple[F64, I64]:
-    """How many partitions are in synthesis over time, as a step function."""
-    s = t.synth_start[~np.isnan(t.synth_start)]
-    e = t.synth_end[~np.isnan(t.synth_start) & ~np.isnan(t.synth_end)]
+def _synthesis_steps(t: PartitionTable, now: float, finished: bool) -> tuple[F64, I64]:
+    """How many partitions are in synthesis over time, as a step function.
+
+    A synthesis that never ended failed (SYNTH_START without SYNTH_END) or is running:
+    once it has lasted three times the run's median synthesis, or the log is complete, it
+    is counted for one median synthesis (when it failed is not in the log).
+    """
+    has = ~np.isnan(t.synth_start)
+    s = t.synth_start[has]
     if len(s) == 0:
         return _EMPTY_F, np.zeros(0, dtype=np.int64)
-    times = np.concatenate([s, e])
-    deltas = np.concatenate([np.ones(len(s), np.int64), -np.ones(len(e), np.int64)])
+    e = t.synth_end[has]
+    done = ~np.isnan(e)
+    durations = e[done] - s[done]
+    typical = float(np.median(durations)) if len(durations) else 0.0
+    gave_up = ~done & (finished | (now - s > 3 * typical if typical else False))
+    e = np.where(gave_up, s + typical, e)
+    still = np.isnan(e)  # running: counted up to now
+    times = np.concatenate([s, e[~still]])
+    deltas = np.concatenate([np.ones(len(s), np.int64), -np.ones(int(np.sum(~still)), np.int64)])
     order = np.lexsort((deltas, times))  # ends before starts at the same ms
     return times[order], np.cumsum(deltas[order])

@@ -55,6 +55,9 @@ _ISO_PREFIX = re.compile(
 _LEVEL = re.compile(rb" *(?:TRACE|DEBUG|INFO|WARN|ERROR) ")
 _MONTH_NAMES = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec"
 _MONTHS = {m.encode(): k for k, m in enumerate(_MONTH_NAMES.split(), 1)}
+# The capture's form is decided from this many first lines (from four when they agree).
+CAPTURE_VOTES = 16
+_UNDECIDED, _PLAIN, _PREFIXED = range(3)
 # A fragment (the first part of a line written in parts) waits this many physical lines
 # for its continuation, then is taken as it is.
 FRAGMENT_WAIT_LINES = 16
@@ -242,6 +245,7 @@ class LogBuilder:
         self.keys: dict[tuple[bytes, int | None], int] = {}
         self.worker_gpu: dict[int, int] = {}
         self.wall_anchor: datetime | None = None
+        self.engine_seen = False  # a stdout line of the cuzk engine was read
         self.bytes_read = 0
         self.lines_read = 0  # physical lines
         self.max_stamp = -1
@@ -251,6 +255,8 @@ class LogBuilder:
         self._fragment: tuple[bytes, int, list[tuple[bytes, int]]] | None = None
         self._prefix: re.Match[bytes] | None = None  # the capture prefix of the line read
         self._unbounded = 0  # newest pending lines the next stamp does not bound
+        self._capture = _UNDECIDED  # whether every line carries a capture prefix
+        self._votes = [0, 0]  # first lines without, with a prefix
         self._year: int | None = None  # from a stdout time (journalctl short omits it)
         self._anchor_from_stdout = False
         self._anchor_samples = 0
@@ -342,6 +348,11 @@ class LogBuilder:
         return minus, plus
 
     @property
+    def lock_lines_seen(self) -> bool:
+        """The engine prints lock lines (since 2026-03-13): holders are known exactly."""
+        return self._attributor.lock_lines_seen
+
+    @property
     def unattributed_kernel_ms(self) -> float:
         """Kernel time in the timing lines that matched no GPU interval."""
         return self._attributor.unattributed_kernel_ms
@@ -372,8 +383,12 @@ class LogBuilder:
         self._prefix = None
         if line.endswith(b"\r"):
             line = line[:-1]
-        if not (line.startswith(TIMELINE) or line.startswith(b"CUZK_") or line[:1] == b"\x1b"):
-            line = self._strip_prefix(line)
+        capture = self._capture
+        if capture != _PLAIN:
+            if not (line.startswith(TIMELINE) or line.startswith(b"CUZK_") or line[:1] == b"\x1b"):
+                line = self._strip_prefix(line)
+            if capture == _UNDECIDED and line and not line.startswith(b"-- "):
+                self._vote(self._prefix is not None)
         frag = self._fragment
         if frag is not None:
             head, first_no, inners = frag
@@ -427,6 +442,14 @@ class LogBuilder:
         self._logical(line, line_no)
         self._unbounded = 0
 
+    def _vote(self, prefixed: bool) -> None:
+        """Decide from the first lines whether this capture puts a prefix on every line (a
+        plain file never does: what looks like one there is a cut stdout line)."""
+        self._votes[prefixed] += 1
+        n = sum(self._votes)
+        if n >= CAPTURE_VOTES or (n >= 4 and 0 in self._votes):
+            self._capture = _PREFIXED if self._votes[True] > self._votes[False] else _PLAIN
+
     def _strip_prefix(self, line: bytes) -> bytes:
         """Remove a journalctl / container time prefix; remember its clock."""
         first = line[:1]
@@ -462,6 +485,8 @@ class LogBuilder:
             first = line[:1]
             if first == b"\x1b" or (first.isdigit() and _STDOUT_START.match(line)):
                 counts.stdout += 1
+                if not self.engine_seen and b"cuzk" in line:
+                    self.engine_seen = True
                 if (
                     b"worker started" in line
                     or b"starting cuzk engine" in line

@@ -31,6 +31,7 @@ class Phase(IntEnum):
     CLEANUP = 5
     UNKNOWN = 6
     IN_FLIGHT = 7  # an interval started and not ended yet (live logs)
+    FAILED = 8  # a prove that failed: GPU_START and never GPU_END (its worker moved on)
 
 
 # A kernel_util_range narrower than this is shown as one number (ANALYSIS.md).
@@ -258,6 +259,7 @@ class GpuStats:
     in_flight: int  # intervals started and not ended
     # the kernel busy time the log allows (ANALYSIS.md, kernel_util_range): certain .. possible
     kernel_range_ms: tuple[float, float] = (0.0, 0.0)
+    kernel_estimate_ms: float | None = None  # None: the union of the kernel segments
 
     @property
     def span_ms(self) -> int:
@@ -271,7 +273,10 @@ class GpuStats:
 
     @property
     def kernel_busy_ms(self) -> float:
-        """Union of kernel segments (reconstructed: an estimate, inside kernel_range_ms)."""
+        """Union of kernel segments (reconstructed: an estimate, inside kernel_range_ms);
+        for engines without lock lines, the sum of the intervals' kernel lines if larger."""
+        if self.kernel_estimate_ms is not None:
+            return self.kernel_estimate_ms
         return self.kernel.total_ms
 
     @property
@@ -404,6 +409,7 @@ class LogModel:
     synth_counts: I64  # ...the count becomes synth_counts[i]
     unattributed_timing_lines: int = 0
     partial_bytes: int = 0
+    engine_seen: bool = False  # stdout lines of the cuzk engine were read
 
     def wall_time(self, ms: float) -> datetime | None:
         """The wall-clock time of a TIMELINE offset, when the log gives the anchor."""

@@ -27,6 +27,22 @@ def read_log(path: Path, workers_per_gpu: int | None = None) -> LogModel:
         return read_stream(fh, path.name, workers_per_gpu)
 
 
+NOT_A_CUZK_LOG = "no TIMELINE lines: is this a cuzk daemon log?"
+PIPELINE_DISABLED = (
+    "no TIMELINE lines: the daemon ran with the pipeline disabled (pipeline.enabled=false) "
+    "or predates TIMELINE (2026-02-18), so this log has no GPU intervals to show"
+)
+
+
+def missing_timeline(model: LogModel) -> str | None:
+    """The sentence that explains a log without TIMELINE lines, or None when it has some."""
+    if model.counts.timeline:
+        return None
+    if model.counts.cuzk_timing or model.engine_seen:
+        return PIPELINE_DISABLED
+    return NOT_A_CUZK_LOG
+
+
 def _side(side: GapSide) -> dict[str, Any]:
     return {"job": side.job, "worker": side.worker, "partition": side.partition}
 
@@ -66,6 +82,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0) -> dict[str, Any]:
                 "timeline_util": round(g.timeline_util, 6),
                 "kernel_busy_ms": round(g.kernel_busy_ms, 3),
                 "kernel_util": round(g.kernel_util, 6),
+                "kernel_util_range": [round(x, 6) for x in g.kernel_util_range],
             }
             for g in model.gpus
         ],

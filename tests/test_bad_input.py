@@ -67,12 +67,17 @@ def test_unpaired_events() -> None:
         b"TIMELINE,400,GPU_START,b,worker=0,partition=0\n"
         b"TIMELINE,500,GPU_END,b,worker=0,partition=0,gpu_ms=100\n"
     )
+    live = LogBuilder()
+    live.feed(data)
+    # while the log grows, an interval that has not ended is running...
+    assert live.snapshot().gpus[0].in_flight == 1
     model = build(data)
     (gpu,) = model.gpus
     assert gpu.span == (200, 500)
     assert gpu.busy_ms == 200
     assert [(g.start, g.end) for g in model.gaps] == [(300, 400)]
-    assert gpu.in_flight == 1
+    # ...and once the log is complete it failed: not running, not busy
+    assert gpu.in_flight == 0
     by_job = {p.job: p for p in model.proofs}
     assert not by_job["failed"].completed and not by_job["open"].completed
     assert by_job["a"].completed and by_job["b"].completed

@@ -41,6 +41,10 @@ def test_report_matches_truth(sample_name: str) -> None:
         assert ours["timeline_busy_ms"] == theirs["timeline_busy_ms"]
         assert abs(ours["timeline_util"] - theirs["timeline_util"]) <= 0.001
         assert abs(ours["kernel_util"] - theirs["kernel_util"]) <= 0.015
+        # the truth lies inside the range the log allows, and the estimate too
+        lo, hi = ours["kernel_util_range"]
+        assert lo <= theirs["kernel_util"] <= hi
+        assert lo <= ours["kernel_util"] <= hi
     ours_proofs = {p["job"]: p for p in got["proofs"]}
     assert set(ours_proofs) == {p["job"] for p in expected["proofs"]}
     for p in expected["proofs"]:

@@ -23,8 +23,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from parsers.builder import LogBuilder
-from parsers.model import GpuStats, LogModel, Phase
+from parsers.model import LogModel, Phase
 from parsers.rawlines import LineReader
+from parsers.report import missing_timeline
 from parsers.sources import UnreadableLog, compression, open_log
 from tui.axis import format_span
 from tui.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
@@ -34,7 +35,7 @@ from tui.gantt import GanttView
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, PHASE_NAMES, abbreviate
 from tui.replay import demo_writer, replay_writer
-from tui.report import NO_GPU_LINES, NO_TIMELINE, fmt_ms, fmt_pct, size_ranks
+from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
 
 IDLE_AFTER_S = 5.0  # no new line for this long: the log is idle, not live
@@ -47,16 +48,6 @@ SHORT_PHASES = {
     Phase.PRE_LOCK: "pre",
     Phase.UNKNOWN: "unk",
 }
-
-
-def kernel_figure(g: GpuStats) -> str:
-    """`19.9 %`, or `≈31 % (27–36 %)` when the log leaves the kernel time uncertain."""
-    rng = getattr(g, "kernel_util_range", None)  # given by models that bound the estimate
-    if rng is not None:
-        lo, hi = float(rng[0]), float(rng[1])
-        if hi - lo > 0.005:
-            return f"≈{100 * g.kernel_util:.0f} % ({100 * lo:.0f}–{100 * hi:.0f} %)"
-    return fmt_pct(g.kernel_util)
 
 
 def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: bool) -> Text:
@@ -324,10 +315,8 @@ class CuzkApp(App[None]):
             header = header_text(self.model, state, run, view, styles, self.size.width)
             self.query_one("#summary", Static).update(header)
             self.query_one("#legend", Static).update(self._legend())
-        if self.loading is None and self.model.counts.timeline == 0:
-            gantt.empty_message = NO_TIMELINE
-        else:
-            gantt.empty_message = ""
+        reason = missing_timeline(self.model) if self.loading is None else None
+        gantt.empty_message = reason or ""
         self.query_one("#status", Static).update(status_text(gantt, self.ranks()))
 
     def ranks(self) -> list[int]:
@@ -345,6 +334,8 @@ class CuzkApp(App[None]):
         text = Text()
         for phase, cls in PHASE_CLASSES.items():
             if phase == Phase.IN_FLIGHT and self.model.finished:
+                continue
+            if phase == Phase.FAILED and not (self.model.parts.seg_phase == Phase.FAILED).any():
                 continue
             text.append(PHASE_GLYPHS[phase], style=self._colour(cls))
             text.append(f" {PHASE_NAMES[phase]} ")

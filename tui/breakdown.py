@@ -54,7 +54,8 @@ def busy_breakdown(
         s = np.clip(np.concatenate(starts) if starts else np.zeros(0), t0, t1)
         e = np.clip(np.concatenate(ends) if ends else np.zeros(0), t0, t1)
         k = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
-        keep = (e > s) & (k != Phase.IN_FLIGHT)  # running intervals are not counted as busy
+        # running and failed intervals are not counted as busy
+        keep = (e > s) & (k != Phase.IN_FLIGHT) & (k != Phase.FAILED)
         s, e, k = s[keep], e[keep], k[keep]
         out[g.gpu] = _split(g.gpu, s, e, k)
     return out

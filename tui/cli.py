@@ -13,11 +13,10 @@ from typing import NoReturn
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
-from parsers.report import read_log, read_stream, report_dict
+from parsers.report import missing_timeline, read_log, read_stream, report_dict
 from parsers.simulate import DEMO_CONFIG, write_log
 from parsers.sources import UnreadableLog
 from tui.palettes import PALETTES
-from tui.report import NO_TIMELINE
 
 DEMO_NAME = "demo (built-in simulated run)"
 
@@ -208,8 +207,9 @@ def _report(args: argparse.Namespace) -> int:
         print("cuzk-tui: error: standard output is closed", file=sys.stderr)
         return 1
     model = load_model(args)
-    if model.counts.timeline == 0:
-        print(f"cuzk-tui: {NO_TIMELINE}", file=sys.stderr)
+    reason = missing_timeline(model)
+    if reason is not None:
+        print(f"cuzk-tui: {reason}", file=sys.stderr)
     try:
         _print_report(args, model)
     except BrokenPipeError:

@@ -65,6 +65,7 @@ class GanttView(ScrollView, can_focus=True):
     GanttView > .gantt--label {{ color: $text; text-style: bold; }}
     GanttView > .gantt--axis {{ color: $text-muted; }}
     GanttView > .gantt--in-flight {{ text-style: italic; }}
+    GanttView > .gantt--failed {{ text-style: bold; }}
     GanttView > .gantt--gap-selected {{ color: #ffffff; background: #d70000; text-style: bold; }}
     GanttView > .gantt--band {{ background: #3a3a3a; }}
     GanttView > .gantt--found {{ background: #005f5f; }}

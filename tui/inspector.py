@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static
 
 from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
-from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, size_ranks
+from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
@@ -131,6 +131,14 @@ def describe_gap(model: LogModel, gap: Gap) -> Text:
                 f"kernels idle around it: {when(model, a)} → {when(model, b)} = {fmt_ms(b - a)} "
                 f"({fmt_ms(b - a - gap.duration_ms)} more than the gap itself)\n"
             )
+    stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)
+    if stats is not None:
+        text.append(f"GPU{gap.gpu} kernels over the run: {kernel_figure(stats)}")
+        if stats.kernel_is_estimate:
+            text.append(
+                " (an estimate: the log cannot tell which GPU ran some kernels)", style="yellow"
+            )
+        text.append("\n")
     text.append("\n")
     text.append_text(_side_block(model, "before", gap.before))
     text.append_text(_side_block(model, "after", gap.after))

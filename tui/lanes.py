@@ -24,6 +24,7 @@ PHASE_CLASSES = {
     Phase.CLEANUP: "gantt--cleanup",
     Phase.UNKNOWN: "gantt--unknown",
     Phase.IN_FLIGHT: "gantt--in-flight",
+    Phase.FAILED: "gantt--failed",
 }
 # the glyph of a cell a phase fills: phases differ by shape, not by colour alone
 PHASE_GLYPHS = {
@@ -35,6 +36,7 @@ PHASE_GLYPHS = {
     Phase.CLEANUP: "▀",
     Phase.UNKNOWN: "?",
     Phase.IN_FLIGHT: "▸",
+    Phase.FAILED: "✗",
 }
 _GLYPHS = np.array([PHASE_GLYPHS[Phase(k)] for k in range(len(PHASE_GLYPHS))])
 GAP_GLYPH = "░"  # a busy-lane cell with no GPU interval in it
@@ -47,6 +49,7 @@ PHASE_NAMES = {
     Phase.CLEANUP: "cleanup",
     Phase.UNKNOWN: "unknown",
     Phase.IN_FLIGHT: "running",
+    Phase.FAILED: "failed",
 }
 
 

@@ -7,7 +7,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from parsers.model import PHASE_KEYS, Gap, GapStats, LogModel
+from parsers.model import PHASE_KEYS, Gap, GapStats, GpuStats, LogModel
+from parsers.report import NOT_A_CUZK_LOG, missing_timeline
 
 PHASE_TITLES = {
     "pre_lock": "pre-lock",
@@ -93,7 +94,17 @@ def _stats_row(name: str, st: GapStats) -> list[str]:
     ]
 
 
-NO_TIMELINE = "no TIMELINE lines: is this a cuzk daemon log?"
+NO_TIMELINE = NOT_A_CUZK_LOG
+
+
+def kernel_figure(g: GpuStats) -> str:
+    """`19.9 %`, or `≈31 % (27–36 %)` when the log leaves the kernel time uncertain."""
+    if g.kernel_is_estimate:
+        lo, hi = g.kernel_util_range
+        return f"≈{100 * g.kernel_util:.0f} % ({100 * lo:.0f}–{100 * hi:.0f} %)"
+    return fmt_pct(g.kernel_util)
+
+
 NO_GPU_LINES = (
     "no GPU_START/GPU_END lines in this log: the engine does not write them when "
     "CUZK_DISABLE_SPLIT_PROVE=1 is set"
@@ -117,7 +128,7 @@ def _gpu_table(model: LogModel) -> Table:
             fmt_ms_short(g.span_ms - g.busy_ms),
             Text(fmt_pct(g.timeline_util), style="yellow"),
             fmt_ms_short(g.kernel_busy_ms),
-            Text(fmt_pct(g.kernel_util), style="bold green"),
+            Text(kernel_figure(g), style="bold green"),
         )
     return table
 
@@ -192,12 +203,16 @@ def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> l
         f"run span {fmt_ms(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"
     )
     if model.wall_anchor is not None:
+        zone = "UTC" if model.wall_anchor.tzinfo is not None else "(the journal's local time)"
         head.append(
-            f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} UTC"
+            f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} {zone}"
         )
     gaps = list(model.gaps)
     if not model.gpus and model.counts.timeline:
         head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
+    reason = missing_timeline(model)
+    if reason is not None:
+        head.append(f"\n{reason}", style="bold yellow")
     out: list[RenderableType] = [
         head,
         _heading("GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels"),
