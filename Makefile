@@ -1,9 +1,11 @@
-# One command runs lint, types and tests: `make check`.
+# One command runs lint, types, the Rust core's checks and the tests: `make check`.
 PY ?= python
+CARGO ?= cargo
+CORE = --manifest-path core/Cargo.toml
 
-.PHONY: check lint types test screenshots bench
+.PHONY: check lint types rust test screenshots bench
 
-check: lint types test
+check: lint types rust test
 
 lint:
 	$(PY) -m ruff check .
@@ -11,6 +13,12 @@ lint:
 
 types:
 	$(PY) -m mypy
+
+# the core's unit and property tests run without Python (--no-default-features)
+rust:
+	$(CARGO) fmt $(CORE) --check
+	$(CARGO) clippy $(CORE) --all-targets -- -D warnings
+	$(CARGO) test $(CORE) --no-default-features
 
 test:
 	$(PY) -m pytest -q

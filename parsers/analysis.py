@@ -28,7 +28,6 @@ from parsers.model import (
     Summary,
     WorkerStats,
 )
-from parsers.records import FLOAT_FIELDS, PartColumns
 
 if TYPE_CHECKING:
     from parsers.builder import LogBuilder
@@ -44,7 +43,7 @@ def reconstruct_segments(
 
     Args:
         c: columns (NaN where the log said nothing): gpu_start, gpu_end and the C++
-            durations of `records.TIMING_FIELDS`.
+            durations of `builder.TIMING_FIELDS`.
         now: where intervals that have not ended yet are drawn to.
         failed_end: per interval, where a failed prove is drawn to (NaN: not failed).
 
@@ -253,35 +252,26 @@ def _side(t: PartitionTable, i: int) -> GapSide:
     return GapSide(t.job_of(i), int(t.worker[i]), None if part < 0 else part, i)
 
 
-def _columns(cols: PartColumns) -> dict[str, F64]:
-    """Copies of the float columns (the builder goes on writing its own)."""
-    return {name: np.array(getattr(cols, name), dtype=np.float64) for name in FLOAT_FIELDS}
-
-
 def build_model(builder: LogBuilder, finished: bool) -> LogModel:
     """Freeze what `builder` has read into a `LogModel`."""
-    cols = builder.cols
+    cols = builder.columns()
     now = float(max(builder.max_stamp, 0))
-    c = _columns(cols)
+    c = cols.floats
     n = len(cols)
-    worker = np.array(cols.worker, dtype=np.int32)
-    # worker -> GPU through a lookup table (-1 stays -1)
-    known = np.unique(worker[worker >= 0])
-    lookup = np.full(int(known.max()) + 2 if len(known) else 1, -1, dtype=np.int32)
-    for w in known.tolist():
-        lookup[w] = builder.gpu_of(w)
-    gpu = lookup[worker]
-    worker_all = np.array(cols.worker, dtype=np.int64)
+    worker_all = cols.worker
+    worker = worker_all.astype(np.int32)
+    # worker -> GPU (-1 stays -1); ids are sparse: nothing is sized by the largest one
+    gpu = builder.gpus_of(worker_all).astype(np.int32)
     failed_end = _failed_proves(c, worker_all, finished)
     seg_s, seg_e, seg_p, seg_part, lock, unlock = reconstruct_segments(c, now, failed_end)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
     table = PartitionTable(
-        jobs=tuple(cols.jobs),
-        kinds=tuple(cols.kinds),
-        job=np.array(cols.job, dtype=np.int32),
-        partition=np.array(cols.partition, dtype=np.int32),
-        kind=np.array(cols.kind, dtype=np.int32),
+        jobs=cols.jobs,
+        kinds=cols.kinds,
+        job=cols.job.astype(np.int32),
+        partition=cols.partition.astype(np.int32),
+        kind=cols.kind.astype(np.int32),
         worker=worker,
         gpu=gpu,
         synth_start=c["synth_start"],
@@ -298,8 +288,8 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
             finished & ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
         )
         | ~np.isnan(failed_end),
-        start_line=np.array(cols.start_line, dtype=np.int64),
-        end_line=np.array(cols.end_line, dtype=np.int64),
+        start_line=cols.start_line,
+        end_line=cols.end_line,
         seg_start=seg_s,
         seg_end=seg_e,
         seg_phase=seg_p,
@@ -342,7 +332,7 @@ def build_model(builder: LogBuilder, finished: bool) -> LogModel:
         # (one holder at a time) is the better figure when the two differ
         est = kernel.total_ms
         if not builder.lock_lines_seen:
-            est = max(est, float(kernel_ms[mine].sum()))
+            est = min(max(est, float(kernel_ms[mine].sum())), busy.total_ms)
         krange = (min(lo_ms, est), max(hi_ms, est))
         gpus.append(GpuStats(g, tuple(workers), span, busy, kernel, in_flight, krange, est))
         all_gaps.extend(_gaps_of_gpu(g, busy, done, table))
@@ -474,22 +464,18 @@ def _worker_stats(
     seg_done: np.ndarray,
 ) -> tuple[WorkerStats, ...]:
     done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end) & (t.worker >= 0)
-    workers = np.unique(t.worker[done]).tolist()
-    if not workers:
+    done_idx = np.flatnonzero(done)
+    # worker ids are sparse: slots by searchsorted, nothing sized by the largest id
+    ids, first_at = np.unique(t.worker[done_idx], return_index=True)
+    if len(ids) == 0:
         return ()
-    slot = {w: k for k, w in enumerate(workers)}
-    wmap = np.full(int(t.worker.max()) + 1, -1, dtype=np.int64)
-    for w, k in slot.items():
-        wmap[w] = k
     keep = seg_done & (seg_p < len(PHASE_KEYS)) & (t.worker[seg_part] >= 0)
-    cell = wmap[t.worker[seg_part[keep]]] * len(PHASE_KEYS) + seg_p[keep]
-    sums = np.bincount(
-        cell, weights=(seg_e - seg_s)[keep], minlength=len(workers) * len(PHASE_KEYS)
-    )
-    counts = np.bincount(wmap[t.worker[done]], minlength=len(workers))
+    slot = np.searchsorted(ids, t.worker[seg_part[keep]])
+    cell = slot * len(PHASE_KEYS) + seg_p[keep]
+    sums = np.bincount(cell, weights=(seg_e - seg_s)[keep], minlength=len(ids) * len(PHASE_KEYS))
+    counts = np.bincount(np.searchsorted(ids, t.worker[done_idx]), minlength=len(ids))
     out = []
-    for w, k in slot.items():
-        first = int(np.flatnonzero(done & (t.worker == w))[0])
+    for k, (w, first) in enumerate(zip(ids.tolist(), done_idx[first_at].tolist(), strict=True)):
         phases = {key: float(sums[k * len(PHASE_KEYS) + j]) for j, key in enumerate(PHASE_KEYS)}
         out.append(WorkerStats(w, max(int(t.gpu[first]), 0), int(counts[k]), phases))
     return tuple(out)

@@ -1,0 +1,1078 @@
+//! Attributing the C++ prover's timing lines (no job, no worker, no time) to GPU intervals.
+//!
+//! Each GPU has one mutex, and its holder prints its lines in a fixed order: the lock line,
+//! one `CUZK_NTT_H` per circuit, `ntt_msm_h_ms`, `barrier_wait_ms`, `batch_add_ms`,
+//! `tail_msm_ms .. gpu_total_ms`, `mutex_held_ms`; the next holder of that GPU locks when
+//! this one unlocks. With several GPUs these sequences interleave in the file. Every line's
+//! print time can be predicted from its holder's lock time and the durations printed so far,
+//! and must fall between the TIMELINE stamps around it and not before the lines above it.
+//!
+//! A beam search keeps the few best ways of giving the lines so far to the GPUs' holders
+//! (each a per-GPU state and a cost), and commits the oldest decisions once the following
+//! lines have had their say. What a nearly-as-good way would give to another GPU is kept as
+//! doubt about the GPUs' kernel time.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use crate::columns::{self as col, Columns};
+use crate::timing::*;
+
+const INF: f64 = f64::INFINITY;
+/// How far (ms) a predicted print time may fall outside the stamps around the line.
+pub const MATCH_TOLERANCE_MS: f64 = 60.0;
+/// A line is not printed before the one above it, less the truncation of the durations.
+const CLOCK_SLACK_MS: f64 = 10.0;
+/// A lock that did not wait was taken after the previous holder of that GPU unlocked.
+const HANDOFF_SLACK_MS: f64 = 4.0;
+/// gpu_total_ms is ntt + barrier + batch + tail, each truncated to whole ms.
+const SUM_SLACK_MS: f64 = 5.0;
+/// The cost of a line given to nobody, or that a holder must have lost.
+const SKIP_COST: f64 = 100.0;
+/// Losing a lock line loses every line of its holder.
+const LOCK_SKIP_COST: f64 = 3.0 * SKIP_COST;
+/// Ways of giving the lines kept at once, and how many lines a decision waits.
+const BEAM_WIDTH: usize = 64;
+/// A way this much worse than the best is dropped (it would have to lose lines to win).
+const PRUNE_COST: f64 = 250.0;
+const COMMIT_LAG_LINES: u64 = 256;
+const COMMIT_BATCH_LINES: u64 = 128;
+/// A decision for another GPU this close to the best makes the line ambiguous.
+const AMBIGUITY_MARGIN: f64 = 4.0;
+/// An unlock may not come after GPU_END (truncated durations add up to a few ms).
+const UNLOCK_SLACK_MS: f64 = 10.0;
+/// Two intervals of one GPU that started this close print lock lines that fit either.
+const TWIN_LOCK_MS: f64 = MATCH_TOLERANCE_MS;
+
+const EXPECTED_WITH_LOCK: [i8; 5] = [
+    STAGE_NTT_H,
+    STAGE_NTT_MSM,
+    STAGE_BARRIER,
+    STAGE_BATCH,
+    STAGE_TAIL,
+];
+const EXPECTED_WITHOUT_LOCK: [i8; 3] = [STAGE_NTT_MSM, STAGE_BATCH, STAGE_TAIL];
+
+/// Lines whose values are kernel time.
+pub fn is_kernel_stage(stage: i8) -> bool {
+    stage == STAGE_NTT_MSM || stage == STAGE_BATCH || stage == STAGE_TAIL
+}
+
+/// One GPU's mutex holder as a way of giving the lines sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuState {
+    holder: usize,
+    stage: i8,
+    lock: Option<f64>,
+    lock_line: bool,
+    pool: bool,
+    prestage: i64,
+    ntt_h: i64,
+    ntt: Option<i64>,
+    barrier: Option<i64>,
+    batch: Option<i64>,
+    unlock: Option<f64>,
+}
+
+impl GpuState {
+    fn new(holder: usize, stage: i8) -> Self {
+        GpuState {
+            holder,
+            stage,
+            lock: None,
+            lock_line: false,
+            pool: false,
+            prestage: 0,
+            ntt_h: 0,
+            ntt: None,
+            barrier: None,
+            batch: None,
+            unlock: None,
+        }
+    }
+
+    fn key(&self, out: &mut Vec<u64>) {
+        let opt_f = |x: Option<f64>| x.map_or(u64::MAX, f64::to_bits);
+        let opt_i = |x: Option<i64>| x.map_or(u64::MAX, |v| v as u64);
+        out.extend_from_slice(&[
+            self.holder as u64,
+            self.stage as u64,
+            opt_f(self.lock),
+            self.ntt_h as u64,
+            opt_i(self.ntt),
+            opt_i(self.barrier),
+            opt_i(self.batch),
+            opt_f(self.unlock),
+        ]);
+    }
+}
+
+/// The window of times at which `st`'s holder would print a line of `stage` with `vals`.
+fn predict(st: &GpuState, stage: i8, vals: &Values) -> (f64, f64) {
+    let Some(lock) = st.lock else {
+        return (-INF, INF);
+    };
+    let v = vals[0];
+    let base = lock + st.prestage as f64;
+    match stage {
+        STAGE_POOL => return (lock, lock + 5.0),
+        STAGE_PRESTAGE => {
+            return match v {
+                None => (-INF, INF),
+                Some(v) => (lock + v as f64, lock + v as f64),
+            }
+        }
+        STAGE_NTT_H => {
+            let Some(total) = vals[1] else {
+                return (-INF, INF);
+            };
+            let at = base + st.ntt_h as f64 + total as f64;
+            // the first use of a GPU allocates its cache before the first block
+            return (at, at + if st.pool { 250.0 } else { 10.0 });
+        }
+        _ => {}
+    }
+    let Some(v) = v else { return (-INF, INF) };
+    match stage {
+        STAGE_NTT_MSM => return (base + v as f64, base + v as f64),
+        STAGE_HELD => return (lock + v as f64, lock + v as f64),
+        _ => {}
+    }
+    let Some(ntt) = st.ntt else {
+        return (-INF, INF);
+    };
+    match stage {
+        STAGE_BARRIER => {
+            let at = base + ntt as f64 + v as f64;
+            (at, at)
+        }
+        STAGE_BATCH => {
+            let at = base + ntt as f64 + st.barrier.unwrap_or(0) as f64 + v as f64;
+            if st.barrier.is_some() {
+                (at, at)
+            } else {
+                (at, INF)
+            }
+        }
+        STAGE_TAIL => match vals[1] {
+            None => (-INF, INF),
+            Some(total) => (base + total as f64, base + total as f64),
+        },
+        _ => (-INF, INF),
+    }
+}
+
+/// How many lines the holder must have lost between its last one and `stage`.
+fn skipped(st: &GpuState, stage: i8) -> usize {
+    let expected: &[i8] = if st.lock_line {
+        &EXPECTED_WITH_LOCK
+    } else {
+        &EXPECTED_WITHOUT_LOCK
+    };
+    expected
+        .iter()
+        .filter(|&&s| st.stage < s && s < stage)
+        .count()
+}
+
+/// For a tail line: how far gpu_total is from ntt + barrier + batch + tail.
+fn sum_error(st: &GpuState, vals: &Values) -> f64 {
+    let (Some(tail), Some(total), Some(ntt), Some(batch)) = (vals[0], vals[1], st.ntt, st.batch)
+    else {
+        return 0.0;
+    };
+    let sum = |parts: &[i64]| parts.iter().try_fold(0i64, |a, &b| a.checked_add(b));
+    match st.barrier {
+        None => sum(&[ntt, batch, tail])
+            .map_or(INF, |s| (s as f64 - total as f64 - SUM_SLACK_MS).max(0.0)),
+        Some(barrier) => sum(&[ntt, barrier, batch, tail]).map_or(INF, |s| {
+            ((s as f64 - total as f64).abs() - SUM_SLACK_MS).max(0.0)
+        }),
+    }
+}
+
+/// `st` after its holder printed the line.
+fn took(st: &GpuState, stage: i8, vals: &Values) -> GpuState {
+    let mut n = *st;
+    n.stage = stage;
+    let v = vals[0];
+    match stage {
+        STAGE_POOL => n.pool = true,
+        STAGE_PRESTAGE => n.prestage = v.unwrap_or(0),
+        STAGE_NTT_H => n.ntt_h = st.ntt_h.saturating_add(vals[1].unwrap_or(0)),
+        STAGE_NTT_MSM => n.ntt = v,
+        STAGE_BARRIER => n.barrier = v,
+        STAGE_BATCH => n.batch = v,
+        STAGE_TAIL => {
+            if let (Some(lock), Some(total)) = (st.lock, vals[1]) {
+                if !st.lock_line {
+                    n.unlock = Some(lock + st.prestage as f64 + total as f64); // no unlock line
+                }
+            }
+        }
+        STAGE_HELD => n.unlock = st.lock.zip(v).map(|(l, v)| l + v as f64),
+        _ => {}
+    }
+    n
+}
+
+fn distance(lo: f64, hi: f64, win_lo: f64, win_hi: f64) -> f64 {
+    if lo > win_hi {
+        lo - win_hi
+    } else if hi < win_lo {
+        win_lo - hi
+    } else {
+        0.0
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// One decision of a way: a line and the interval it went to (-1: nobody).
+#[derive(Clone, Copy)]
+struct Step {
+    line: u64,
+    interval: i64,
+    gpu: i64,
+    prev: u32, // the decision before it (an index into the arena), or NONE
+}
+
+/// The decisions of every way: ways share their older decisions.
+#[derive(Default)]
+struct Arena {
+    steps: Vec<Step>,
+}
+
+impl Arena {
+    fn push(&mut self, line: u64, interval: i64, gpu: i64, prev: u32) -> u32 {
+        self.steps.push(Step {
+            line,
+            interval,
+            gpu,
+            prev,
+        });
+        (self.steps.len() - 1) as u32
+    }
+
+    /// A way's open decisions (indices), oldest (line `first`) first.
+    fn trail(&self, last: u32, first: u64) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut cur = last;
+        while cur != NONE {
+            let s = self.steps[cur as usize];
+            if s.line < first {
+                break;
+            }
+            out.push(cur);
+            cur = s.prev;
+        }
+        out.reverse();
+        out
+    }
+}
+
+#[derive(Clone)]
+struct Way {
+    cost: f64,
+    gpus: Vec<(i64, GpuState)>, // in the order the GPUs first took a holder
+    clock: f64,
+    locked: Vec<usize>, // intervals that took a lock in the decisions not yet committed
+    last: u32,
+}
+
+impl Way {
+    fn get(&self, g: i64) -> Option<&GpuState> {
+        self.gpus.iter().find(|(k, _)| *k == g).map(|(_, s)| s)
+    }
+
+    fn with(&self, g: i64, st: GpuState) -> Vec<(i64, GpuState)> {
+        let mut gpus = self.gpus.clone();
+        match gpus.iter_mut().find(|(k, _)| *k == g) {
+            Some(slot) => slot.1 = st,
+            None => gpus.push((g, st)),
+        }
+        gpus
+    }
+
+    fn key(&self, out: &mut Vec<u64>) {
+        out.clear();
+        let mut order: Vec<usize> = (0..self.gpus.len()).collect();
+        order.sort_by_key(|&k| self.gpus[k].0);
+        for k in order {
+            out.push(self.gpus[k].0 as u64);
+            self.gpus[k].1.key(out);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Line {
+    stage: i8,
+    vals: Values,
+    win_lo: f64,
+    win_hi: f64,
+}
+
+/// Started intervals that have not taken a lock, in the order they started.
+#[derive(Default)]
+struct Awaiting {
+    order: Vec<(usize, u64)>,
+    live: HashMap<usize, u64>,
+    generation: u64,
+}
+
+impl Awaiting {
+    fn insert(&mut self, i: usize) {
+        if !self.live.contains_key(&i) {
+            self.generation += 1;
+            self.live.insert(i, self.generation);
+            self.order.push((i, self.generation));
+        }
+    }
+
+    fn remove(&mut self, i: usize) {
+        self.live.remove(&i);
+        if self.order.len() > 64 && self.order.len() > 2 * self.live.len() {
+            let live = &self.live;
+            self.order.retain(|(i, g)| live.get(i) == Some(g));
+        }
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.live.contains_key(&i)
+    }
+
+    fn list(&self) -> Vec<usize> {
+        self.order
+            .iter()
+            .filter(|(i, g)| self.live.get(i) == Some(g))
+            .map(|(i, _)| *i)
+            .collect()
+    }
+}
+
+/// Gives each C++ timing line to the GPU interval it belongs to.
+pub struct Attributor {
+    awaiting: Awaiting,
+    retired: HashMap<usize, f64>,
+    last_start: HashMap<i64, usize>,
+    ways: Vec<Way>,
+    lines: HashMap<u64, Line>,
+    line_gpus: HashMap<u64, BTreeSet<i64>>,
+    epilogue_of: HashMap<u64, usize>,
+    starts: Vec<(f64, usize)>,
+    arena: Arena,
+    seq: u64,
+    committed: u64,
+    /// Timing lines given to no interval.
+    pub unattributed: u64,
+    /// Kernel time in them.
+    pub unattributed_kernel_ms: f64,
+    /// The engine prints lock lines (since 2026-03-13).
+    pub lock_lines_seen: bool,
+    /// Per GPU: kernel ms given to it that another GPU could own, and the converse.
+    pub kernel_doubt: BTreeMap<i64, [f64; 2]>,
+    key_buf: Vec<u64>,
+}
+
+impl Default for Attributor {
+    fn default() -> Self {
+        Attributor {
+            awaiting: Awaiting::default(),
+            retired: HashMap::new(),
+            last_start: HashMap::new(),
+            ways: vec![Way {
+                cost: 0.0,
+                gpus: Vec::new(),
+                clock: -INF,
+                locked: Vec::new(),
+                last: NONE,
+            }],
+            lines: HashMap::new(),
+            line_gpus: HashMap::new(),
+            epilogue_of: HashMap::new(),
+            starts: Vec::new(),
+            arena: Arena::default(),
+            seq: 0,
+            committed: 0,
+            unattributed: 0,
+            unattributed_kernel_ms: 0.0,
+            lock_lines_seen: false,
+            kernel_doubt: BTreeMap::new(),
+            key_buf: Vec::new(),
+        }
+    }
+}
+
+/// What the attributor needs to know of the records and the worker → GPU map.
+pub trait Records {
+    fn cols(&self) -> &Columns;
+    fn cols_mut(&mut self) -> &mut Columns;
+    fn gpu_of(&self, worker: i64) -> i64;
+    fn ordinals_known(&self) -> bool;
+}
+
+impl Attributor {
+    /// A GPU_START was read: interval `i` may take the lock from now on.
+    pub fn started<R: Records>(&mut self, r: &R, i: usize) {
+        self.awaiting.insert(i);
+        let c = r.cols();
+        let start = c.f[col::GPU_START][i];
+        let pos = self
+            .starts
+            .partition_point(|&(s, k)| s < start || (s == start && k < i));
+        self.starts.insert(pos, (start, i));
+        let w = c.worker[i];
+        if w >= 0 {
+            if let Some(&prev) = self.last_start.get(&w) {
+                if self.awaiting.contains(prev) {
+                    // a worker proves one partition at a time: its earlier interval, still
+                    // without a lock, failed before taking it
+                    self.retired.insert(prev, start);
+                }
+            }
+            self.last_start.insert(w, i);
+        }
+    }
+
+    /// Take the next timing line (in file order) with the stamps around it.
+    pub fn push<R: Records>(
+        &mut self,
+        r: &mut R,
+        stage: i8,
+        vals: Values,
+        win_lo: f64,
+        win_hi: f64,
+    ) {
+        if stage == STAGE_EPILOGUE {
+            match self.epilogue_target(r, &vals, win_lo, win_hi) {
+                Some(target) => {
+                    self.epilogue_of.insert(self.seq, target);
+                }
+                None => {
+                    self.unattributed += 1;
+                    return;
+                }
+            }
+        }
+        if stage == STAGE_LOCK {
+            self.lock_lines_seen = true;
+        }
+        let line = Line {
+            stage,
+            vals,
+            win_lo,
+            win_hi,
+        };
+        let seq = self.seq;
+        self.seq += 1;
+        self.lines.insert(seq, line);
+        self.extend(r, seq, &line);
+        if self.seq - self.committed > COMMIT_LAG_LINES {
+            self.commit(r, COMMIT_BATCH_LINES);
+        }
+    }
+
+    /// Lines whose decision waits for the lines after them.
+    pub fn has_open_lines(&self) -> bool {
+        self.committed < self.seq
+    }
+
+    /// Commit every decision still open.
+    pub fn flush<R: Records>(&mut self, r: &mut R) {
+        self.commit(r, self.seq - self.committed);
+    }
+
+    fn gone(&self, c: &Columns, i: usize) -> f64 {
+        let end = c.f[col::GPU_END][i];
+        let gone = self.retired.get(&i).copied().unwrap_or(INF);
+        if end.is_nan() {
+            gone
+        } else {
+            gone.min(end)
+        }
+    }
+
+    fn can_lock(&self, c: &Columns, i: usize, win_lo: f64) -> bool {
+        self.gone(c, i) >= win_lo - MATCH_TOLERANCE_MS
+    }
+
+    fn extend<R: Records>(&mut self, r: &R, seq: u64, line: &Line) {
+        let mut out: Vec<Way> = Vec::new();
+        let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
+        let ways = std::mem::take(&mut self.ways);
+        let awaiting = self.awaiting.list();
+        let mut key = std::mem::take(&mut self.key_buf);
+        let mut offer = |way: Way| {
+            way.key(&mut key);
+            match index.get(&key) {
+                Some(&k) => {
+                    if way.cost < out[k].cost {
+                        out[k] = way;
+                    }
+                }
+                None => {
+                    index.insert(key.clone(), out.len());
+                    out.push(way);
+                }
+            }
+        };
+        let mut arena = std::mem::take(&mut self.arena);
+        for way in &ways {
+            let skip = if line.stage == STAGE_LOCK {
+                LOCK_SKIP_COST
+            } else {
+                SKIP_COST
+            };
+            offer(Way {
+                cost: way.cost + skip,
+                gpus: way.gpus.clone(),
+                clock: way.clock,
+                locked: way.locked.clone(),
+                last: arena.push(seq, -1, -1, way.last),
+            });
+            match line.stage {
+                STAGE_LOCK => {
+                    self.lock_options(r, way, seq, line, &awaiting, &mut arena, &mut offer)
+                }
+                STAGE_EPILOGUE => self.epilogue_option(r, way, seq, &mut arena, &mut offer),
+                _ => self.line_options(r, way, seq, line, &awaiting, &mut arena, &mut offer),
+            }
+        }
+        self.arena = arena;
+        self.key_buf = key;
+        out.sort_by(|a, b| {
+            a.cost
+                .partial_cmp(&b.cost)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        out.truncate(BEAM_WIDTH);
+        let base = out[0].cost;
+        out.retain(|w| w.cost - base <= PRUNE_COST);
+        for w in &mut out {
+            w.cost -= base; // keep costs small; only differences matter
+        }
+        if !self.lock_lines_seen && is_kernel_stage(line.stage) {
+            // without lock lines the evidence is weak: a line that nearly-as-good ways give
+            // to different GPUs stays in doubt even if the beam later drops one of them
+            let gpus: BTreeSet<i64> = out
+                .iter()
+                .filter(|w| w.cost <= AMBIGUITY_MARGIN)
+                .filter(|w| w.last != NONE)
+                .map(|w| self.arena.steps[w.last as usize].gpu)
+                .filter(|&g| g >= 0)
+                .collect();
+            if gpus.len() > 1 {
+                self.line_gpus.insert(seq, gpus);
+            }
+        }
+        self.ways = out;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn lock_options<R: Records>(
+        &self,
+        r: &R,
+        way: &Way,
+        seq: u64,
+        line: &Line,
+        awaiting: &[usize],
+        arena: &mut Arena,
+        offer: &mut impl FnMut(Way),
+    ) {
+        let [Some(pre_lock), Some(wait)] = line.vals else {
+            return;
+        };
+        let c = r.cols();
+        for &i in awaiting {
+            if way.locked.contains(&i) || !self.can_lock(c, i, line.win_lo) {
+                continue;
+            }
+            let t = c.f[col::GPU_START][i] + pre_lock as f64 + wait as f64;
+            if t >= self.gone(c, i) + 1.0 {
+                continue; // it would lock after it ended, or after its worker moved on
+            }
+            let mut cost = distance(t, t, line.win_lo, line.win_hi);
+            if cost > MATCH_TOLERANCE_MS {
+                continue;
+            }
+            let g = r.gpu_of(c.worker[i]);
+            if let Some(st) = way.get(g) {
+                if st.stage < STAGE_HELD && st.lock_line {
+                    cost += SKIP_COST; // the GPU's mutex is still held: its holder lost lines
+                }
+                if let Some(u) = st.unlock {
+                    if wait >= 2 {
+                        cost += (t - u).abs();
+                    } else {
+                        cost += (u - t - HANDOFF_SLACK_MS).max(0.0);
+                    }
+                }
+            }
+            if t < way.clock {
+                if way.clock - t > CLOCK_SLACK_MS {
+                    continue;
+                }
+                cost += way.clock - t;
+            }
+            let mut st = GpuState::new(i, STAGE_LOCK);
+            st.lock = Some(t);
+            st.lock_line = true;
+            let mut locked = way.locked.clone();
+            locked.push(i);
+            offer(Way {
+                cost: way.cost + cost,
+                gpus: way.with(g, st),
+                clock: way.clock.max(t),
+                locked,
+                last: arena.push(seq, i as i64, g, way.last),
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn line_options<R: Records>(
+        &self,
+        r: &R,
+        way: &Way,
+        seq: u64,
+        line: &Line,
+        awaiting: &[usize],
+        arena: &mut Arena,
+        offer: &mut impl FnMut(Way),
+    ) {
+        let (stage, vals) = (line.stage, &line.vals);
+        for &(g, st) in &way.gpus {
+            if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
+                continue;
+            }
+            if stage == STAGE_POOL
+                && (st.stage != STAGE_LOCK || (vals[0] != Some(g) && r.ordinals_known()))
+            {
+                continue; // printed by the GPU it names, right after its holder locked
+            }
+            let (lo, hi) = predict(&st, stage, vals);
+            let mut cost = distance(lo, hi, line.win_lo, line.win_hi);
+            if cost > MATCH_TOLERANCE_MS {
+                continue;
+            }
+            if hi < way.clock {
+                // printed before the line above it: only as early as truncation explains
+                let late = way.clock - hi;
+                if late > CLOCK_SLACK_MS {
+                    continue;
+                }
+                cost += late;
+            }
+            cost += SKIP_COST * skipped(&st, stage) as f64;
+            if stage == STAGE_TAIL {
+                cost += sum_error(&st, vals);
+            } else if stage == STAGE_NTT_MSM {
+                if let Some(v) = vals[0] {
+                    // ntt_msm_h spans every CUZK_NTT_H block before it
+                    cost += (st.ntt_h as f64 - v as f64 - SUM_SLACK_MS).max(0.0);
+                }
+            }
+            offer(Way {
+                cost: way.cost + cost,
+                gpus: way.with(g, took(&st, stage, vals)),
+                clock: way.clock.max(lo), // printed no earlier than its prediction
+                locked: way.locked.clone(),
+                last: arena.push(seq, st.holder as i64, g, way.last),
+            });
+        }
+        if !self.lock_lines_seen && matches!(stage, STAGE_PRESTAGE | STAGE_NTT_H | STAGE_NTT_MSM) {
+            self.open_without_lock(r, way, seq, line, awaiting, arena, offer);
+        }
+    }
+
+    /// Engines that print no lock line: a holder starts at its first line under the lock,
+    /// on a GPU whose holder has finished its kernels. The earliest started goes first.
+    #[allow(clippy::too_many_arguments)]
+    fn open_without_lock<R: Records>(
+        &self,
+        r: &R,
+        way: &Way,
+        seq: u64,
+        line: &Line,
+        awaiting: &[usize],
+        arena: &mut Arena,
+        offer: &mut impl FnMut(Way),
+    ) {
+        let c = r.cols();
+        let mut rank = 0.0;
+        for &i in awaiting {
+            if way.locked.contains(&i) || self.gone(c, i) <= line.win_lo {
+                continue; // it ended, or its worker moved on, before this line was printed
+            }
+            if c.f[col::GPU_START][i] > line.win_hi {
+                continue;
+            }
+            let g = r.gpu_of(c.worker[i]);
+            if way.get(g).is_some_and(|st| st.stage < STAGE_TAIL) {
+                continue;
+            }
+            let st = took(&GpuState::new(i, -1), line.stage, &line.vals);
+            let mut locked = way.locked.clone();
+            locked.push(i);
+            offer(Way {
+                cost: way.cost + 0.01 * rank,
+                gpus: way.with(g, st),
+                clock: way.clock,
+                locked,
+                last: arena.push(seq, i as i64, g, way.last),
+            });
+            rank += 1.0;
+        }
+    }
+
+    /// An epilogue line (engines of February 2026) names its interval by its timing:
+    /// printed `pre_destructor_ms` after its GPU_START, just before its GPU_END.
+    fn epilogue_target<R: Records>(
+        &self,
+        r: &R,
+        vals: &Values,
+        win_lo: f64,
+        win_hi: f64,
+    ) -> Option<usize> {
+        let pre = vals[1]? as f64;
+        let c = r.cols();
+        let lo = win_lo - pre - MATCH_TOLERANCE_MS;
+        let mut k = self.starts.partition_point(|&(s, _)| s < lo);
+        let mut best = None;
+        let mut best_cost = MATCH_TOLERANCE_MS;
+        while k < self.starts.len() && self.starts[k].0 <= win_hi - pre + MATCH_TOLERANCE_MS {
+            let (start, i) = self.starts[k];
+            k += 1;
+            if c.known(col::EPILOGUE, i) || self.epilogue_of.values().any(|&v| v == i) {
+                continue;
+            }
+            let cost = distance(start + pre, start + pre, win_lo, win_hi);
+            if cost < best_cost {
+                best = Some(i);
+                best_cost = cost;
+            }
+        }
+        best
+    }
+
+    /// The interval an epilogue names printed its kernel lines before it: a way that gave
+    /// them to another interval pays for it.
+    fn epilogue_option<R: Records>(
+        &self,
+        r: &R,
+        way: &Way,
+        seq: u64,
+        arena: &mut Arena,
+        offer: &mut impl FnMut(Way),
+    ) {
+        let i = self.epilogue_of[&seq];
+        let c = r.cols();
+        let ran = way.locked.contains(&i)
+            || c.known(col::NTT_MSM_H, i)
+            || way.gpus.iter().any(|(_, s)| s.holder == i);
+        offer(Way {
+            cost: way.cost + if ran { 0.0 } else { SKIP_COST },
+            gpus: way.gpus.clone(),
+            clock: way.clock,
+            locked: way.locked.clone(),
+            last: arena.push(seq, i as i64, r.gpu_of(c.worker[i]), way.last),
+        });
+    }
+
+    fn prune_awaiting<R: Records>(&mut self, r: &R, win_lo: f64) {
+        let pending: HashSet<usize> = self
+            .ways
+            .iter()
+            .flat_map(|w| w.locked.iter().copied())
+            .collect();
+        let c = r.cols();
+        for i in self.awaiting.list() {
+            if !self.can_lock(c, i, win_lo) && !pending.contains(&i) {
+                self.awaiting.remove(i);
+                self.retired.remove(&i);
+            }
+        }
+    }
+
+    /// Commit the `count` oldest open decisions of the best way; drop the ways that disagree.
+    fn commit<R: Records>(&mut self, r: &mut R, count: u64) {
+        let count = count.min(self.seq - self.committed) as usize;
+        if count == 0 {
+            return;
+        }
+        let first = self.committed;
+        let trails: Vec<Vec<Step>> = self
+            .ways
+            .iter()
+            .map(|w| {
+                self.arena
+                    .trail(w.last, first)
+                    .iter()
+                    .map(|&k| self.arena.steps[k as usize])
+                    .collect()
+            })
+            .collect();
+        let best_cost = self.ways[0].cost;
+        let mut kept = Vec::new();
+        let mut rivals = Vec::new();
+        for (k, t) in trails.iter().enumerate() {
+            if (0..count).all(|j| t[j].interval == trails[0][j].interval) {
+                kept.push(k);
+            } else if self.ways[k].cost <= best_cost + AMBIGUITY_MARGIN {
+                rivals.push(k);
+            }
+        }
+        if !rivals.is_empty() {
+            self.doubt(&trails[0], rivals.iter().map(|&k| &trails[k]));
+        }
+        for (j, &chosen) in trails[0][..count].iter().enumerate() {
+            let seq = first + j as u64;
+            let mut alternatives = self.line_gpus.remove(&seq).unwrap_or_default();
+            alternatives.remove(&chosen.gpu);
+            let line = self.lines.remove(&seq).expect("an open line");
+            self.apply(r, seq, &line, chosen.interval, chosen.gpu, &alternatives);
+        }
+        self.committed += count as u64;
+        let done: HashSet<i64> = (0..count).map(|j| trails[0][j].interval).collect();
+        // a new arena with the open decisions of the ways kept (shared ones stay shared)
+        let old_ways = std::mem::take(&mut self.ways);
+        let mut arena = Arena::default();
+        let mut moved: HashMap<u32, u32> = HashMap::new();
+        let mut ways = Vec::with_capacity(kept.len());
+        for (k, mut way) in old_ways.into_iter().enumerate() {
+            if !kept.contains(&k) {
+                continue;
+            }
+            let mut prev = NONE;
+            for idx in self.arena.trail(way.last, self.committed) {
+                prev = *moved.entry(idx).or_insert_with(|| {
+                    let s = self.arena.steps[idx as usize];
+                    arena.push(s.line, s.interval, s.gpu, prev)
+                });
+            }
+            way.last = prev;
+            way.locked.retain(|&i| !done.contains(&(i as i64)));
+            ways.push(way);
+        }
+        self.arena = arena;
+        self.ways = ways;
+        let win_lo = self.lines.get(&self.committed).map_or(-INF, |l| l.win_lo);
+        self.prune_awaiting(r, win_lo);
+    }
+
+    fn kernel_by_gpu(&self, trail: &[Step]) -> BTreeMap<i64, f64> {
+        let mut out = BTreeMap::new();
+        for s in trail {
+            let line = &self.lines[&s.line];
+            if let (true, true, Some(v)) = (s.gpu >= 0, is_kernel_stage(line.stage), line.vals[0]) {
+                *out.entry(s.gpu).or_insert(0.0) += v as f64;
+            }
+        }
+        out
+    }
+
+    /// What rival ways would change of each GPU's kernel time over their open decisions.
+    fn doubt<'a>(&mut self, best: &[Step], rivals: impl Iterator<Item = &'a Vec<Step>>) {
+        let mine = self.kernel_by_gpu(best);
+        let mut less: BTreeMap<i64, f64> = BTreeMap::new();
+        let mut more: BTreeMap<i64, f64> = BTreeMap::new();
+        for t in rivals {
+            let theirs = self.kernel_by_gpu(t);
+            for g in mine.keys().chain(theirs.keys()) {
+                let d = theirs.get(g).copied().unwrap_or(0.0) - mine.get(g).copied().unwrap_or(0.0);
+                let l = less.entry(*g).or_insert(0.0);
+                *l = l.max(-d);
+                let m = more.entry(*g).or_insert(0.0);
+                *m = m.max(d);
+            }
+        }
+        for (g, l) in less {
+            let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
+            doubt[0] += l;
+            doubt[1] += more[&g];
+        }
+    }
+
+    fn apply<R: Records>(
+        &mut self,
+        r: &mut R,
+        seq: u64,
+        line: &Line,
+        i: i64,
+        gpu: i64,
+        alternatives: &BTreeSet<i64>,
+    ) {
+        let v = line.vals[0];
+        if i < 0 {
+            self.unattributed += 1;
+            if is_kernel_stage(line.stage) {
+                if let Some(v) = v {
+                    self.unattributed_kernel_ms += v as f64;
+                }
+            }
+            return;
+        }
+        let i = i as usize;
+        if self.awaiting.contains(i) && (line.stage == STAGE_LOCK || !self.lock_lines_seen) {
+            self.awaiting.remove(i);
+            self.retired.remove(&i);
+        }
+        self.epilogue_of.remove(&seq);
+        if !alternatives.is_empty() && is_kernel_stage(line.stage) {
+            if let Some(v) = v {
+                self.kernel_doubt.entry(gpu).or_insert([0.0, 0.0])[0] += v as f64;
+                for &g in alternatives {
+                    if g >= 0 {
+                        self.kernel_doubt.entry(g).or_insert([0.0, 0.0])[1] += v as f64;
+                    }
+                }
+            }
+        }
+        store(r.cols_mut(), i, line.stage, &line.vals);
+        r.cols_mut().stage[i] = i64::from(line.stage);
+        if line.stage == STAGE_HELD {
+            self.check_unlock(r, i);
+        }
+    }
+
+    /// A GPU_END was read for interval `i`.
+    pub fn ended<R: Records>(&mut self, r: &mut R, i: usize) {
+        self.check_unlock(r, i);
+    }
+
+    /// An interval cannot unlock after its GPU_END. If it seems to, its lock line went to a
+    /// twin on the same GPU that started at the same moment: give each the other's lines
+    /// when that makes both consistent.
+    fn check_unlock<R: Records>(&mut self, r: &mut R, i: usize) {
+        let c = r.cols();
+        let (end, held, pre, wait, start) = (
+            c.f[col::GPU_END][i],
+            c.f[col::MUTEX_HELD][i],
+            c.f[col::PRE_LOCK][i],
+            c.f[col::MUTEX_WAIT][i],
+            c.f[col::GPU_START][i],
+        );
+        if end.is_nan() || held.is_nan() || pre.is_nan() {
+            return;
+        }
+        if start + pre + wait + held <= end + UNLOCK_SLACK_MS {
+            return;
+        }
+        let g = r.gpu_of(c.worker[i]);
+        let lo = i.saturating_sub(4096);
+        for j in (lo..c.len()).rev() {
+            if j == i || !c.known(col::PRE_LOCK, j) || r.gpu_of(c.worker[j]) != g {
+                continue;
+            }
+            if (c.f[col::GPU_START][j] - start).abs() > TWIN_LOCK_MS {
+                continue;
+            }
+            if fits(c, i, j) && fits(c, j, i) {
+                r.cols_mut().swap_timing(i, j);
+                let c = r.cols();
+                for way in &mut self.ways {
+                    for (_, st) in &mut way.gpus {
+                        if st.holder == i || st.holder == j {
+                            let k = if st.holder == i { j } else { i };
+                            st.holder = k;
+                            st.lock = Some(
+                                c.f[col::GPU_START][k]
+                                    + c.f[col::PRE_LOCK][k]
+                                    + c.f[col::MUTEX_WAIT][k],
+                            );
+                        }
+                    }
+                }
+                return;
+            }
+        }
+    }
+
+    /// End of input. Engines without lock lines let a holder be opened on an interval that
+    /// then failed while a sibling on the same GPU ran the kernels: give such lines to the
+    /// nearest sibling that ended without any.
+    pub fn finish<R: Records>(&mut self, r: &mut R) {
+        if self.lock_lines_seen {
+            return;
+        }
+        let n = r.cols().len();
+        let mut bare: Vec<usize> = (0..n)
+            .filter(|&i| r.cols().known(col::GPU_END, i) && !r.cols().known(col::NTT_MSM_H, i))
+            .collect();
+        if bare.is_empty() {
+            return;
+        }
+        for j in 0..n {
+            let c = r.cols();
+            if c.known(col::GPU_END, j) || !c.known(col::NTT_MSM_H, j) {
+                continue;
+            }
+            let g = r.gpu_of(c.worker[j]);
+            let mut best = None;
+            let mut best_d = INF;
+            for &i in &bare {
+                if r.gpu_of(c.worker[i]) != g || c.known(col::NTT_MSM_H, i) {
+                    continue;
+                }
+                let d = (c.f[col::GPU_START][i] - c.f[col::GPU_START][j]).abs();
+                if d < best_d {
+                    best = Some(i);
+                    best_d = d;
+                }
+            }
+            if let Some(i) = best {
+                r.cols_mut().swap_timing(i, j);
+                bare.retain(|&k| k != i);
+            }
+        }
+    }
+}
+
+/// Would interval i, given j's timing lines, unlock before its own GPU_END?
+fn fits(c: &Columns, i: usize, j: usize) -> bool {
+    let held = c.f[col::MUTEX_HELD][j];
+    if held.is_nan() {
+        return true;
+    }
+    let unlock = c.f[col::GPU_START][i] + c.f[col::PRE_LOCK][j] + c.f[col::MUTEX_WAIT][j] + held;
+    let end = c.f[col::GPU_END][i];
+    end.is_nan() || unlock <= end + UNLOCK_SLACK_MS
+}
+
+fn store(c: &mut Columns, i: usize, stage: i8, vals: &Values) {
+    let f = |v: Option<i64>| v.map_or(f64::NAN, |v| v as f64);
+    let (v0, v1) = (f(vals[0]), f(vals[1]));
+    match stage {
+        STAGE_POOL => {}
+        STAGE_NTT_MSM => c.f[col::NTT_MSM_H][i] = v0,
+        STAGE_BARRIER => c.f[col::BARRIER][i] = v0,
+        STAGE_BATCH => c.f[col::BATCH_ADD][i] = v0,
+        STAGE_HELD => c.f[col::MUTEX_HELD][i] = v0,
+        STAGE_PRESTAGE => c.f[col::PRESTAGE][i] = v0,
+        STAGE_LOCK => {
+            c.f[col::PRE_LOCK][i] = v0;
+            c.f[col::MUTEX_WAIT][i] = v1;
+        }
+        STAGE_NTT_H => {
+            // one line per circuit of a batch: the interval's figures are their sums
+            if c.known(col::NTT_ALLOC, i) && c.stage[i] == i64::from(STAGE_NTT_H) {
+                c.f[col::NTT_ALLOC][i] += v0;
+                c.f[col::NTT_TOTAL][i] += v1;
+                c.f[col::NTT_BLOCKS][i] += 1.0;
+            } else {
+                c.f[col::NTT_ALLOC][i] = v0;
+                c.f[col::NTT_TOTAL][i] = v1;
+                c.f[col::NTT_BLOCKS][i] = 1.0;
+            }
+        }
+        STAGE_TAIL => {
+            c.f[col::TAIL_MSM][i] = v0;
+            c.f[col::GPU_TOTAL][i] = v1;
+        }
+        STAGE_EPILOGUE => {
+            c.f[col::EPILOGUE][i] = v0;
+            c.f[col::PRE_DESTRUCTOR][i] = v1;
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,139 @@
+//! Every partition (or whole-proof job) the log named, one column per field: 8 bytes a
+//! field, no object per record. NaN (floats) or -1 (ids) where the log said nothing.
+
+use std::collections::HashMap;
+
+/// The float columns, in the order they are handed to Python.
+pub const FLOAT_FIELDS: [&str; 20] = [
+    "synth_start",
+    "synth_end",
+    "queued",
+    "pickup",
+    "gpu_start",
+    "gpu_end",
+    "pre_lock",
+    "mutex_wait",
+    "prestage",
+    "ntt_alloc",
+    "ntt_total",
+    "ntt_msm_h",
+    "barrier",
+    "batch_add",
+    "tail_msm",
+    "gpu_total",
+    "mutex_held",
+    "epilogue",
+    "pre_destructor",
+    "ntt_blocks",
+];
+/// The integer columns.
+pub const INT_FIELDS: [&str; 7] = [
+    "job",
+    "partition",
+    "kind",
+    "worker",
+    "start_line",
+    "end_line",
+    "stage",
+];
+
+/// One float column per field of `FLOAT_FIELDS`.
+#[derive(Default)]
+pub struct Columns {
+    pub f: [Vec<f64>; 20],
+    pub job: Vec<i64>,
+    pub partition: Vec<i64>,
+    pub kind: Vec<i64>,
+    pub worker: Vec<i64>,
+    pub start_line: Vec<i64>,
+    pub end_line: Vec<i64>,
+    pub stage: Vec<i64>,
+    pub jobs: Vec<String>,
+    job_index: HashMap<Vec<u8>, usize>,
+    pub kinds: Vec<String>,
+    kind_index: HashMap<String, usize>,
+}
+
+// indices into `Columns::f`
+pub const SYNTH_START: usize = 0;
+pub const SYNTH_END: usize = 1;
+pub const QUEUED: usize = 2;
+pub const PICKUP: usize = 3;
+pub const GPU_START: usize = 4;
+pub const GPU_END: usize = 5;
+pub const PRE_LOCK: usize = 6;
+pub const MUTEX_WAIT: usize = 7;
+pub const PRESTAGE: usize = 8;
+pub const NTT_ALLOC: usize = 9;
+pub const NTT_TOTAL: usize = 10;
+pub const NTT_MSM_H: usize = 11;
+pub const BARRIER: usize = 12;
+pub const BATCH_ADD: usize = 13;
+pub const TAIL_MSM: usize = 14;
+pub const GPU_TOTAL: usize = 15;
+pub const MUTEX_HELD: usize = 16;
+pub const EPILOGUE: usize = 17;
+pub const PRE_DESTRUCTOR: usize = 18;
+pub const NTT_BLOCKS: usize = 19;
+/// The C++ durations (everything a twin swap exchanges).
+pub const TIMING: std::ops::Range<usize> = PRE_LOCK..NTT_BLOCKS + 1;
+
+impl Columns {
+    /// How many records.
+    pub fn len(&self) -> usize {
+        self.job.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.job.is_empty()
+    }
+
+    /// A new record; returns its index.
+    pub fn add(&mut self, job: &[u8], partition: Option<i64>) -> usize {
+        let j = match self.job_index.get(job) {
+            Some(&j) => j,
+            None => {
+                let j = self.jobs.len();
+                self.jobs.push(String::from_utf8_lossy(job).into_owned());
+                self.job_index.insert(job.to_vec(), j);
+                j
+            }
+        };
+        for col in &mut self.f {
+            col.push(f64::NAN);
+        }
+        self.job.push(j as i64);
+        self.partition.push(partition.unwrap_or(-1));
+        self.kind.push(-1);
+        self.worker.push(-1);
+        self.start_line.push(0);
+        self.end_line.push(0);
+        self.stage.push(-1);
+        self.len() - 1
+    }
+
+    /// The number of a kind name.
+    pub fn kind_id(&mut self, kind: &str) -> i64 {
+        if let Some(&k) = self.kind_index.get(kind) {
+            return k as i64;
+        }
+        let k = self.kinds.len();
+        self.kinds.push(kind.to_owned());
+        self.kind_index.insert(kind.to_owned(), k);
+        k as i64
+    }
+
+    /// Whether float field `field` of record `i` is known.
+    pub fn known(&self, field: usize, i: usize) -> bool {
+        !self.f[field][i].is_nan()
+    }
+
+    /// Exchange every timing field of two records.
+    pub fn swap_timing(&mut self, i: usize, j: usize) {
+        for k in TIMING {
+            self.f[k].swap(i, j);
+        }
+        self.stage.swap(i, j);
+    }
+}

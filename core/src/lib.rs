@@ -1,0 +1,212 @@
+//! cuzk-tui's compiled core: the byte-level work on a cuzk daemon log.
+//!
+//! Bytes go in (any chunking), per-partition columns come out as numpy arrays. The crate
+//! owns physical lines, capture prefixes, splice rejoining, the parsing of TIMELINE,
+//! CUZK_TIMING, CUZK_NTT_H and stdout lines, and the attribution of timing lines to GPU
+//! intervals. The model, the analysis, the report and the viewer stay in Python.
+
+pub mod attribution;
+pub mod builder;
+pub mod columns;
+pub mod text;
+pub mod timing;
+
+#[cfg(feature = "python")]
+mod python {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    use numpy::{PyArray1, ToPyArray};
+    use pyo3::exceptions::PyRuntimeError;
+    use pyo3::prelude::*;
+    use pyo3::types::{PyBytes, PyDict};
+
+    use crate::builder::Builder;
+    use crate::columns::{FLOAT_FIELDS, INT_FIELDS};
+
+    /// A panic is a bug, never the user's problem: it reaches Python as one RuntimeError
+    /// (the builder is then unusable), not as an abort.
+    fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+        catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
+            PyRuntimeError::new_err("cuzk-tui core: internal error while reading the log")
+        })
+    }
+
+    /// The incremental scanner of one log.
+    #[pyclass(module = "parsers._core")]
+    struct Scanner {
+        inner: Builder,
+        jobs_sent: usize,
+        kinds_sent: usize,
+        broken: bool,
+    }
+
+    impl Scanner {
+        fn check(&self) -> PyResult<()> {
+            if self.broken {
+                return Err(PyRuntimeError::new_err(
+                    "cuzk-tui core: this reader failed earlier",
+                ));
+            }
+            Ok(())
+        }
+
+        fn run<T>(&mut self, f: impl FnOnce(&mut Builder) -> T) -> PyResult<T> {
+            self.check()?;
+            let inner = &mut self.inner;
+            let out = guarded(|| f(inner));
+            self.broken = out.is_err();
+            out
+        }
+    }
+
+    #[pymethods]
+    impl Scanner {
+        #[new]
+        #[pyo3(signature = (workers_per_gpu=None))]
+        fn new(workers_per_gpu: Option<i64>) -> Self {
+            Scanner {
+                inner: Builder::new(workers_per_gpu),
+                jobs_sent: 0,
+                kinds_sent: 0,
+                broken: false,
+            }
+        }
+
+        /// Take the next bytes of the log (any size, cut anywhere). The GIL is released
+        /// while scanning, so the viewer keeps answering keys during a big load.
+        fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyBytes>) -> PyResult<()> {
+            let bytes = data.as_bytes();
+            self.check()?;
+            let inner = &mut self.inner;
+            let out = py.detach(|| guarded(|| inner.feed(bytes)));
+            self.broken = out.is_err();
+            out
+        }
+
+        /// End of input: attribute everything still waiting.
+        fn finish(&mut self) -> PyResult<()> {
+            self.run(Builder::finish)
+        }
+
+        /// Attribute the timing lines kept back (the input went quiet); whether there were any.
+        fn flush_pending(&mut self) -> PyResult<bool> {
+            self.run(Builder::flush_pending)
+        }
+
+        /// (timeline, cuzk_timing, stdout, spliced, malformed, other)
+        fn counts(&self) -> (i64, i64, i64, i64, i64, i64) {
+            let c = &self.inner.counts;
+            (
+                c.timeline,
+                c.cuzk_timing,
+                c.stdout,
+                c.spliced,
+                c.malformed,
+                c.other,
+            )
+        }
+
+        /// Every column as a fresh numpy array, by name: (float64 columns, int64 columns).
+        fn columns<'py>(
+            &self,
+            py: Python<'py>,
+        ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+            self.check()?;
+            let c = &self.inner.recs.cols;
+            let floats = PyDict::new(py);
+            for (name, v) in FLOAT_FIELDS.iter().zip(c.f.iter()) {
+                let arr: Bound<'py, PyArray1<f64>> = v.to_pyarray(py);
+                floats.set_item(*name, arr)?;
+            }
+            let ints = PyDict::new(py);
+            let cols = [
+                &c.job,
+                &c.partition,
+                &c.kind,
+                &c.worker,
+                &c.start_line,
+                &c.end_line,
+                &c.stage,
+            ];
+            for (name, v) in INT_FIELDS.iter().zip(cols) {
+                let arr: Bound<'py, PyArray1<i64>> = v.to_pyarray(py);
+                ints.set_item(*name, arr)?;
+            }
+            Ok((floats, ints))
+        }
+
+        /// The job ids and kind names added since the last call.
+        fn new_names(&mut self) -> (Vec<String>, Vec<String>) {
+            let c = &self.inner.recs.cols;
+            let jobs = c.jobs[self.jobs_sent..].to_vec();
+            let kinds = c.kinds[self.kinds_sent..].to_vec();
+            self.jobs_sent = c.jobs.len();
+            self.kinds_sent = c.kinds.len();
+            (jobs, kinds)
+        }
+
+        /// The worker → GPU map the log gave (stdout lines or spans).
+        fn worker_gpu(&self) -> Vec<(i64, i64)> {
+            self.inner
+                .recs
+                .worker_gpu
+                .iter()
+                .map(|(w, g)| (*w, *g))
+                .collect()
+        }
+
+        /// The wall clock of offset 0: (microseconds since 1970, zone known), if any.
+        fn wall_anchor(&self) -> Option<(i64, bool)> {
+            self.inner.wall_anchor.map(|w| (w.us, w.aware))
+        }
+
+        /// (kernel ms another GPU could own, kernel ms it could own) for a GPU.
+        fn kernel_doubt(&self, gpu: i64) -> (f64, f64) {
+            self.inner
+                .attributor
+                .kernel_doubt
+                .get(&gpu)
+                .map_or((0.0, 0.0), |d| (d[0], d[1]))
+        }
+
+        #[getter]
+        fn bytes_read(&self) -> u64 {
+            self.inner.bytes_read
+        }
+        #[getter]
+        fn lines_read(&self) -> u64 {
+            self.inner.lines_read
+        }
+        #[getter]
+        fn max_stamp(&self) -> i64 {
+            self.inner.max_stamp
+        }
+        #[getter]
+        fn partial_bytes(&self) -> usize {
+            self.inner.partial_bytes()
+        }
+        #[getter]
+        fn engine_seen(&self) -> bool {
+            self.inner.engine_seen
+        }
+        #[getter]
+        fn lock_lines_seen(&self) -> bool {
+            self.inner.attributor.lock_lines_seen
+        }
+        #[getter]
+        fn unattributed(&self) -> u64 {
+            self.inner.attributor.unattributed
+        }
+        #[getter]
+        fn unattributed_kernel_ms(&self) -> f64 {
+            self.inner.attributor.unattributed_kernel_ms
+        }
+    }
+
+    /// The compiled core of cuzk-tui.
+    #[pymodule]
+    fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add_class::<Scanner>()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,171 @@
+//! The C++ prover's timing lines (`CUZK_TIMING: ` / `CUZK_NTT_H: `): which line of a GPU
+//! interval each one is, and its numbers.
+
+use crate::text::{kv_get, parse_ms, trim};
+
+// The lines of one GPU interval, in the order they are printed (LOG-FORMAT.md, "What
+// happens inside one GPU interval"). A holder moves forward through these stages.
+pub const STAGE_LOCK: i8 = 0; // pre_lock_cpu_ms=.. mutex_wait_ms=..
+pub const STAGE_POOL: i8 = 1; // d_a_cache allocated N MiB on gpu G (a GPU's first use)
+pub const STAGE_PRESTAGE: i8 = 2; // prestage_setup=.. (phase-9 engines)
+pub const STAGE_NTT_H: i8 = 3; // CUZK_NTT_H: d_b_alloc=.. total=..
+pub const STAGE_NTT_MSM: i8 = 4; // gpu_tid=0 ntt_msm_h_ms=..
+pub const STAGE_BARRIER: i8 = 5; // gpu_tid=0 barrier_wait_ms=..
+pub const STAGE_BATCH: i8 = 6; // gpu_tid=0 batch_add_ms=..
+pub const STAGE_TAIL: i8 = 7; // gpu_tid=0 tail_msm_ms=.. gpu_total_ms=..
+pub const STAGE_HELD: i8 = 8; // mutex_held_ms=.. total_start_fn_ms=..
+pub const STAGE_EPILOGUE: i8 = 9; // epilogue_ms=.. pre_destructor_ms=.. (February 2026)
+
+/// A line's numbers (the second is absent for most stages).
+pub type Values = [Option<i64>; 2];
+
+/// Whitespace-separated `key=value` tokens.
+fn pairs(body: &[u8]) -> Vec<(&[u8], &[u8])> {
+    body.split(u8::is_ascii_whitespace)
+        .filter(|t| !t.is_empty())
+        .filter_map(|t| {
+            let eq = memchr::memchr(b'=', t)?;
+            Some((&t[..eq], &t[eq + 1..]))
+        })
+        .collect()
+}
+
+fn need(kv: &[(&[u8], &[u8])], key: &[u8]) -> Option<i64> {
+    parse_ms(kv_get(kv, key)?)
+}
+
+/// Parse the text after `CUZK_TIMING: ` / `CUZK_NTT_H: ` into (stage, numbers).
+///
+/// `None` for the lines that say nothing about the phases (setup, the CPU threads, async
+/// dealloc, one-off messages) and for lines that do not parse.
+pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
+    if ntt_h {
+        let kv = pairs(body);
+        let alloc = need(&kv, b"d_b_alloc")?.checked_add(match kv_get(&kv, b"msm_init") {
+            Some(v) => parse_ms(v)?,
+            None => 0,
+        })?;
+        return Some((STAGE_NTT_H, [Some(alloc), Some(need(&kv, b"total")?)]));
+    }
+    let head = &body[..body.len().min(6)];
+    match head {
+        b"gpu_ti" => {
+            let mut toks = body
+                .split(u8::is_ascii_whitespace)
+                .filter(|t| !t.is_empty());
+            toks.next()?;
+            let tok = toks.next()?;
+            let (key, value) = match memchr::memchr(b'=', tok) {
+                Some(eq) => (&tok[..eq], &tok[eq + 1..]),
+                None => (tok, &b""[..]),
+            };
+            match key {
+                b"ntt_msm_h_ms" => Some((STAGE_NTT_MSM, [Some(parse_ms(value)?), None])),
+                b"barrier_wait_ms" => Some((STAGE_BARRIER, [Some(parse_ms(value)?), None])),
+                b"batch_add_ms" => Some((STAGE_BATCH, [Some(parse_ms(value)?), None])),
+                b"tail_msm_ms" => {
+                    let tail = parse_ms(value)?;
+                    let total = match kv_get(&pairs(body), b"gpu_total_ms") {
+                        Some(v) => Some(parse_ms(v)?),
+                        None => None,
+                    };
+                    Some((STAGE_TAIL, [Some(tail), total]))
+                }
+                _ => None,
+            }
+        }
+        b"pre_lo" => {
+            let kv = pairs(body);
+            Some((
+                STAGE_LOCK,
+                [
+                    Some(need(&kv, b"pre_lock_cpu_ms")?),
+                    Some(need(&kv, b"mutex_wait_ms")?),
+                ],
+            ))
+        }
+        b"mutex_" => Some((
+            STAGE_HELD,
+            [Some(need(&pairs(body), b"mutex_held_ms")?), None],
+        )),
+        b"presta" if body.starts_with(b"prestage_setup=") => {
+            let kv = pairs(body);
+            let keys: [&[u8]; 4] = [b"sync_ms", b"trim_ms", b"alloc_ms", b"upload_ms"];
+            if keys.iter().all(|k| kv_get(&kv, k).is_some()) {
+                let mut sum = 0i64;
+                for k in keys {
+                    sum = sum.checked_add(need(&kv, k)?)?;
+                }
+                return Some((STAGE_PRESTAGE, [Some(sum), None]));
+            }
+            if kv_get(&kv, b"prestage_setup")?.starts_with(b"skip") {
+                return Some((STAGE_PRESTAGE, [Some(0), None]));
+            }
+            let total = match kv_get(&kv, b"total_ps_ms") {
+                Some(v) => Some(parse_ms(v)?),
+                None => None,
+            };
+            Some((STAGE_PRESTAGE, [total, None]))
+        }
+        b"d_a_ca" => {
+            // printed under the lock by the first holder of a GPU (and at a proof-type change)
+            let last = trim(body).rsplit(u8::is_ascii_whitespace).next()?;
+            Some((STAGE_POOL, [Some(crate::text::parse_int(last)?), None]))
+        }
+        b"epilog" => {
+            let kv = pairs(body);
+            let pre = match kv_get(&kv, b"pre_destructor_ms") {
+                Some(v) => Some(parse_ms(v)?),
+                None => None,
+            };
+            Some((STAGE_EPILOGUE, [Some(need(&kv, b"epilogue_ms")?), pre]))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_of_an_interval() {
+        assert_eq!(
+            timing_values(b"pre_lock_cpu_ms=12 mutex_wait_ms=840", false),
+            Some((STAGE_LOCK, [Some(12), Some(840)]))
+        );
+        assert_eq!(
+            timing_values(
+                b"d_b_alloc=720ms ntt_kernels=287ms msm_init=1ms total=1372ms",
+                true
+            ),
+            Some((STAGE_NTT_H, [Some(721), Some(1372)]))
+        );
+        assert_eq!(
+            timing_values(b"gpu_tid=0 ntt_msm_h_ms=1497", false),
+            Some((STAGE_NTT_MSM, [Some(1497), None]))
+        );
+        assert_eq!(
+            timing_values(b"gpu_tid=0 tail_msm_ms=82 gpu_total_ms=2629", false),
+            Some((STAGE_TAIL, [Some(82), Some(2629)]))
+        );
+        assert_eq!(
+            timing_values(b"mutex_held_ms=2629 total_start_fn_ms=2656", false),
+            Some((STAGE_HELD, [Some(2629), None]))
+        );
+        assert_eq!(
+            timing_values(b"d_a_cache allocated 4096 MiB on gpu 3", false),
+            Some((STAGE_POOL, [Some(3), None]))
+        );
+        assert_eq!(timing_values(b"prep_msm_ms=1917", false), None);
+        assert_eq!(timing_values(b"gpu_tid=0 ntt_msm_h_ms=1e400", false), None);
+        assert_eq!(timing_values(b"gpu_tid=0", false), None);
+        assert_eq!(
+            timing_values(
+                b"prestage_setup=ok sync_ms=1 trim_ms=2 alloc_ms=2 upload_ms=9 total_ps_ms=16",
+                false
+            ),
+            Some((STAGE_PRESTAGE, [Some(14), None]))
+        );
+    }
+}
