@@ -389,7 +389,10 @@ class CuzkApp(App[None]):
 
     def on_gantt_view_view_changed(self) -> None:
         """Keep the status line (and the new-event count) in step with the view."""
-        gantt = self.gantt
+        try:
+            gantt = self.gantt
+        except NoMatches:
+            return  # the view's last word came while the screen was being torn down
         if gantt.pinned:
             self.events_at_pause = None
         elif self.events_at_pause is None:

@@ -189,7 +189,11 @@ def load_model(args: argparse.Namespace) -> LogModel:
 
 def _print_report(args: argparse.Namespace, model: LogModel) -> None:
     if args.json:
-        json.dump(report_dict(model, min_gap_ms=args.min_gap), sys.stdout, indent=1)
+        doc = report_dict(model, min_gap_ms=args.min_gap)
+        # indented for a person at a terminal; compact (and encoded by json's C encoder,
+        # ten times faster) for a script
+        indent = 1 if sys.stdout.isatty() else None
+        sys.stdout.write(json.dumps(doc, indent=indent))
         sys.stdout.write("\n")
     else:
         from rich.console import Console

@@ -12,7 +12,11 @@
 //! lines have had their say. What a nearly-as-good way would give to another GPU is kept as
 //! doubt about the GPUs' kernel time.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet, FxHasher};
 
 use crate::columns::{self as col, Columns};
 use crate::timing::*;
@@ -33,7 +37,7 @@ const LOCK_SKIP_COST: f64 = 3.0 * SKIP_COST;
 /// Ways of giving the lines kept at once, and how many lines a decision waits.
 const BEAM_WIDTH: usize = 64;
 /// A way this much worse than the best is dropped (it would have to lose lines to win).
-const PRUNE_COST: f64 = 250.0;
+const PRUNE_COST: f64 = 150.0;
 const COMMIT_LAG_LINES: u64 = 256;
 const COMMIT_BATCH_LINES: u64 = 128;
 /// A decision for another GPU this close to the best makes the line ambiguous.
@@ -270,12 +274,17 @@ impl Arena {
     }
 }
 
+/// Per GPU, its holder's state, in the order the GPUs first took a holder (shared between
+/// ways until one changes it).
+type Gpus = Arc<Vec<(i64, GpuState)>>;
+
 #[derive(Clone)]
 struct Way {
     cost: f64,
-    gpus: Vec<(i64, GpuState)>, // in the order the GPUs first took a holder
+    gpus: Gpus,
+    hash: u64, // of the GPUs' states, whatever their order (ways that agree predict alike)
     clock: f64,
-    locked: Vec<usize>, // intervals that took a lock in the decisions not yet committed
+    locked: Arc<Vec<usize>>, // intervals that took a lock in the decisions not yet committed
     last: u32,
 }
 
@@ -283,25 +292,63 @@ impl Way {
     fn get(&self, g: i64) -> Option<&GpuState> {
         self.gpus.iter().find(|(k, _)| *k == g).map(|(_, s)| s)
     }
+}
 
-    fn with(&self, g: i64, st: GpuState) -> Vec<(i64, GpuState)> {
-        let mut gpus = self.gpus.clone();
-        match gpus.iter_mut().find(|(k, _)| *k == g) {
-            Some(slot) => slot.1 = st,
-            None => gpus.push((g, st)),
-        }
-        gpus
-    }
+/// A way one line could extend another by: its cost and what it changes.
+#[derive(Clone, Copy)]
+struct Cand {
+    parent: usize,
+    cost: f64,
+    clock: f64,
+    change: Option<(i64, GpuState)>, // a GPU's holder after the line
+    locks: Option<usize>,            // the interval that took a lock (or opened a holder)
+    interval: i64,                   // the step: who printed the line (-1: nobody)
+    gpu: i64,
+}
 
-    fn key(&self, out: &mut Vec<u64>) {
-        out.clear();
-        let mut order: Vec<usize> = (0..self.gpus.len()).collect();
-        order.sort_by_key(|&k| self.gpus[k].0);
-        for k in order {
-            out.push(self.gpus[k].0 as u64);
-            self.gpus[k].1.key(out);
+fn entry_hash(g: i64, st: &GpuState) -> u64 {
+    let mut buf = Vec::with_capacity(9);
+    buf.push(g as u64);
+    st.key(&mut buf);
+    let mut h = FxHasher::default();
+    buf.hash(&mut h);
+    // spread the bits so that sums of entries rarely collide
+    h.finish()
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(29)
+}
+
+/// The order-insensitive hash of a way's GPUs after `change`.
+fn changed_hash(parent: &Way, change: &Option<(i64, GpuState)>) -> u64 {
+    match change {
+        None => parent.hash,
+        Some((g, st)) => {
+            let old = parent.get(*g).map_or(0, |o| entry_hash(*g, o));
+            parent
+                .hash
+                .wrapping_sub(old)
+                .wrapping_add(entry_hash(*g, st))
         }
     }
+}
+
+/// Do `existing`'s GPUs equal `parent`'s after `change`?
+fn same_states(
+    existing: &[(i64, GpuState)],
+    parent: &Way,
+    change: &Option<(i64, GpuState)>,
+) -> bool {
+    let added = change.is_some_and(|(g, _)| parent.get(g).is_none());
+    if existing.len() != parent.gpus.len() + usize::from(added) {
+        return false;
+    }
+    existing.iter().all(|(g, st)| {
+        let want = match change {
+            Some((cg, cst)) if cg == g => Some(cst),
+            _ => parent.get(*g),
+        };
+        want == Some(st)
+    })
 }
 
 #[derive(Clone, Copy)]
@@ -315,6 +362,7 @@ struct Line {
 /// Started intervals that have not taken a lock, in the order they started.
 #[derive(Default)]
 struct Awaiting {
+    // bumped at every change (insert numbers its entries with it)
     order: Vec<(usize, u64)>,
     live: HashMap<usize, u64>,
     generation: u64,
@@ -330,7 +378,9 @@ impl Awaiting {
     }
 
     fn remove(&mut self, i: usize) {
-        self.live.remove(&i);
+        if self.live.remove(&i).is_some() {
+            self.generation += 1;
+        }
         if self.order.len() > 64 && self.order.len() > 2 * self.live.len() {
             let live = &self.live;
             self.order.retain(|(i, g)| live.get(i) == Some(g));
@@ -371,25 +421,28 @@ pub struct Attributor {
     pub lock_lines_seen: bool,
     /// Per GPU: kernel ms given to it that another GPU could own, and the converse.
     pub kernel_doubt: BTreeMap<i64, [f64; 2]>,
-    key_buf: Vec<u64>,
+    awaiting_cache: (u64, Vec<usize>), // the awaiting list as of a generation
+    cands: Vec<Cand>,                  // reused between lines
+    index: HashMap<u64, usize>,        // reused between lines
 }
 
 impl Default for Attributor {
     fn default() -> Self {
         Attributor {
             awaiting: Awaiting::default(),
-            retired: HashMap::new(),
-            last_start: HashMap::new(),
+            retired: HashMap::default(),
+            last_start: HashMap::default(),
             ways: vec![Way {
                 cost: 0.0,
-                gpus: Vec::new(),
+                gpus: Arc::new(Vec::new()),
+                hash: 0,
                 clock: -INF,
-                locked: Vec::new(),
+                locked: Arc::new(Vec::new()),
                 last: NONE,
             }],
-            lines: HashMap::new(),
-            line_gpus: HashMap::new(),
-            epilogue_of: HashMap::new(),
+            lines: HashMap::default(),
+            line_gpus: HashMap::default(),
+            epilogue_of: HashMap::default(),
             starts: Vec::new(),
             arena: Arena::default(),
             seq: 0,
@@ -398,7 +451,9 @@ impl Default for Attributor {
             unattributed_kernel_ms: 0.0,
             lock_lines_seen: false,
             kernel_doubt: BTreeMap::new(),
-            key_buf: Vec::new(),
+            awaiting_cache: (u64::MAX, Vec::new()),
+            cands: Vec::new(),
+            index: HashMap::default(),
         }
     }
 }
@@ -497,49 +552,94 @@ impl Attributor {
     }
 
     fn extend<R: Records>(&mut self, r: &R, seq: u64, line: &Line) {
-        let mut out: Vec<Way> = Vec::new();
-        let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
         let ways = std::mem::take(&mut self.ways);
-        let awaiting = self.awaiting.list();
-        let mut key = std::mem::take(&mut self.key_buf);
-        let mut offer = |way: Way| {
-            way.key(&mut key);
-            match index.get(&key) {
-                Some(&k) => {
-                    if way.cost < out[k].cost {
-                        out[k] = way;
-                    }
-                }
-                None => {
-                    index.insert(key.clone(), out.len());
-                    out.push(way);
-                }
-            }
-        };
-        let mut arena = std::mem::take(&mut self.arena);
-        for way in &ways {
+        if self.awaiting_cache.0 != self.awaiting.generation {
+            self.awaiting_cache = (self.awaiting.generation, self.awaiting.list());
+        }
+        let awaiting = std::mem::take(&mut self.awaiting_cache.1);
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        for (k, way) in ways.iter().enumerate() {
             let skip = if line.stage == STAGE_LOCK {
                 LOCK_SKIP_COST
             } else {
                 SKIP_COST
             };
-            offer(Way {
+            // the line may belong to nobody we know (a holder whose lock line was lost)
+            cands.push(Cand {
+                parent: k,
                 cost: way.cost + skip,
-                gpus: way.gpus.clone(),
                 clock: way.clock,
-                locked: way.locked.clone(),
-                last: arena.push(seq, -1, -1, way.last),
+                change: None,
+                locks: None,
+                interval: -1,
+                gpu: -1,
             });
+            let mut offer = |c: Cand| cands.push(Cand { parent: k, ..c });
             match line.stage {
-                STAGE_LOCK => {
-                    self.lock_options(r, way, seq, line, &awaiting, &mut arena, &mut offer)
-                }
-                STAGE_EPILOGUE => self.epilogue_option(r, way, seq, &mut arena, &mut offer),
-                _ => self.line_options(r, way, seq, line, &awaiting, &mut arena, &mut offer),
+                STAGE_LOCK => self.lock_options(r, way, line, &awaiting, &mut offer),
+                STAGE_EPILOGUE => self.epilogue_option(r, way, seq, &mut offer),
+                _ => self.line_options(r, way, line, &awaiting, &mut offer),
             }
         }
-        self.arena = arena;
-        self.key_buf = key;
+        self.awaiting_cache.1 = awaiting;
+        // a way worse than the best by PRUNE_COST is dropped before it is built
+        let best = cands.iter().map(|c| c.cost).fold(INF, f64::min);
+        let mut out: Vec<Way> = Vec::new();
+        let mut index = std::mem::take(&mut self.index);
+        index.clear();
+        for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
+            let parent = &ways[c.parent];
+            let mut hash = changed_hash(parent, &c.change);
+            let slot = loop {
+                match index.get(&hash) {
+                    Some(&k) if same_states(&out[k].gpus, parent, &c.change) => break Some(k),
+                    Some(_) => hash = hash.wrapping_add(0x9e37_79b9_7f4a_7c15), // a collision
+                    None => break None,
+                }
+            };
+            if let Some(k) = slot {
+                if c.cost >= out[k].cost {
+                    continue;
+                }
+            }
+            let gpus = match c.change {
+                None => Arc::clone(&parent.gpus),
+                Some((g, st)) => {
+                    let mut gpus = Vec::clone(&parent.gpus);
+                    match gpus.iter_mut().find(|(k, _)| *k == g) {
+                        Some(entry) => entry.1 = st,
+                        None => gpus.push((g, st)),
+                    }
+                    Arc::new(gpus)
+                }
+            };
+            let locked = match c.locks {
+                None => Arc::clone(&parent.locked),
+                Some(i) => {
+                    let mut locked = Vec::clone(&parent.locked);
+                    locked.push(i);
+                    Arc::new(locked)
+                }
+            };
+            let way = Way {
+                cost: c.cost,
+                gpus,
+                hash: changed_hash(parent, &c.change),
+                clock: c.clock,
+                locked,
+                last: self.arena.push(seq, c.interval, c.gpu, parent.last),
+            };
+            match slot {
+                Some(k) => out[k] = way,
+                None => {
+                    index.insert(hash, out.len());
+                    out.push(way);
+                }
+            }
+        }
+        self.index = index;
+        self.cands = cands;
         out.sort_by(|a, b| {
             a.cost
                 .partial_cmp(&b.cost)
@@ -547,7 +647,6 @@ impl Attributor {
         });
         out.truncate(BEAM_WIDTH);
         let base = out[0].cost;
-        out.retain(|w| w.cost - base <= PRUNE_COST);
         for w in &mut out {
             w.cost -= base; // keep costs small; only differences matter
         }
@@ -568,16 +667,13 @@ impl Attributor {
         self.ways = out;
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn lock_options<R: Records>(
         &self,
         r: &R,
         way: &Way,
-        seq: u64,
         line: &Line,
         awaiting: &[usize],
-        arena: &mut Arena,
-        offer: &mut impl FnMut(Way),
+        offer: &mut impl FnMut(Cand),
     ) {
         let [Some(pre_lock), Some(wait)] = line.vals else {
             return;
@@ -617,31 +713,28 @@ impl Attributor {
             let mut st = GpuState::new(i, STAGE_LOCK);
             st.lock = Some(t);
             st.lock_line = true;
-            let mut locked = way.locked.clone();
-            locked.push(i);
-            offer(Way {
+            offer(Cand {
+                parent: 0,
                 cost: way.cost + cost,
-                gpus: way.with(g, st),
                 clock: way.clock.max(t),
-                locked,
-                last: arena.push(seq, i as i64, g, way.last),
+                change: Some((g, st)),
+                locks: Some(i),
+                interval: i as i64,
+                gpu: g,
             });
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn line_options<R: Records>(
         &self,
         r: &R,
         way: &Way,
-        seq: u64,
         line: &Line,
         awaiting: &[usize],
-        arena: &mut Arena,
-        offer: &mut impl FnMut(Way),
+        offer: &mut impl FnMut(Cand),
     ) {
         let (stage, vals) = (line.stage, &line.vals);
-        for &(g, st) in &way.gpus {
+        for &(g, st) in way.gpus.iter() {
             if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
                 continue;
             }
@@ -672,31 +765,30 @@ impl Attributor {
                     cost += (st.ntt_h as f64 - v as f64 - SUM_SLACK_MS).max(0.0);
                 }
             }
-            offer(Way {
+            offer(Cand {
+                parent: 0,
                 cost: way.cost + cost,
-                gpus: way.with(g, took(&st, stage, vals)),
                 clock: way.clock.max(lo), // printed no earlier than its prediction
-                locked: way.locked.clone(),
-                last: arena.push(seq, st.holder as i64, g, way.last),
+                change: Some((g, took(&st, stage, vals))),
+                locks: None,
+                interval: st.holder as i64,
+                gpu: g,
             });
         }
         if !self.lock_lines_seen && matches!(stage, STAGE_PRESTAGE | STAGE_NTT_H | STAGE_NTT_MSM) {
-            self.open_without_lock(r, way, seq, line, awaiting, arena, offer);
+            self.open_without_lock(r, way, line, awaiting, offer);
         }
     }
 
     /// Engines that print no lock line: a holder starts at its first line under the lock,
     /// on a GPU whose holder has finished its kernels. The earliest started goes first.
-    #[allow(clippy::too_many_arguments)]
     fn open_without_lock<R: Records>(
         &self,
         r: &R,
         way: &Way,
-        seq: u64,
         line: &Line,
         awaiting: &[usize],
-        arena: &mut Arena,
-        offer: &mut impl FnMut(Way),
+        offer: &mut impl FnMut(Cand),
     ) {
         let c = r.cols();
         let mut rank = 0.0;
@@ -712,14 +804,14 @@ impl Attributor {
                 continue;
             }
             let st = took(&GpuState::new(i, -1), line.stage, &line.vals);
-            let mut locked = way.locked.clone();
-            locked.push(i);
-            offer(Way {
+            offer(Cand {
+                parent: 0,
                 cost: way.cost + 0.01 * rank,
-                gpus: way.with(g, st),
                 clock: way.clock,
-                locked,
-                last: arena.push(seq, i as i64, g, way.last),
+                change: Some((g, st)),
+                locks: Some(i),
+                interval: i as i64,
+                gpu: g,
             });
             rank += 1.0;
         }
@@ -762,20 +854,21 @@ impl Attributor {
         r: &R,
         way: &Way,
         seq: u64,
-        arena: &mut Arena,
-        offer: &mut impl FnMut(Way),
+        offer: &mut impl FnMut(Cand),
     ) {
         let i = self.epilogue_of[&seq];
         let c = r.cols();
         let ran = way.locked.contains(&i)
             || c.known(col::NTT_MSM_H, i)
             || way.gpus.iter().any(|(_, s)| s.holder == i);
-        offer(Way {
+        offer(Cand {
+            parent: 0,
             cost: way.cost + if ran { 0.0 } else { SKIP_COST },
-            gpus: way.gpus.clone(),
             clock: way.clock,
-            locked: way.locked.clone(),
-            last: arena.push(seq, i as i64, r.gpu_of(c.worker[i]), way.last),
+            change: None,
+            locks: None,
+            interval: i as i64,
+            gpu: r.gpu_of(c.worker[i]),
         });
     }
 
@@ -837,7 +930,7 @@ impl Attributor {
         // a new arena with the open decisions of the ways kept (shared ones stay shared)
         let old_ways = std::mem::take(&mut self.ways);
         let mut arena = Arena::default();
-        let mut moved: HashMap<u32, u32> = HashMap::new();
+        let mut moved: HashMap<u32, u32> = HashMap::default();
         let mut ways = Vec::with_capacity(kept.len());
         for (k, mut way) in old_ways.into_iter().enumerate() {
             if !kept.contains(&k) {
@@ -851,7 +944,15 @@ impl Attributor {
                 });
             }
             way.last = prev;
-            way.locked.retain(|&i| !done.contains(&(i as i64)));
+            if way.locked.iter().any(|&i| done.contains(&(i as i64))) {
+                way.locked = Arc::new(
+                    way.locked
+                        .iter()
+                        .copied()
+                        .filter(|&i| !done.contains(&(i as i64)))
+                        .collect(),
+                );
+            }
             ways.push(way);
         }
         self.arena = arena;
@@ -971,7 +1072,8 @@ impl Attributor {
                 r.cols_mut().swap_timing(i, j);
                 let c = r.cols();
                 for way in &mut self.ways {
-                    for (_, st) in &mut way.gpus {
+                    let gpus = Arc::make_mut(&mut way.gpus);
+                    for (_, st) in gpus.iter_mut() {
                         if st.holder == i || st.holder == j {
                             let k = if st.holder == i { j } else { i };
                             st.holder = k;
@@ -982,6 +1084,9 @@ impl Attributor {
                             );
                         }
                     }
+                    way.hash = gpus
+                        .iter()
+                        .fold(0u64, |h, (g, st)| h.wrapping_add(entry_hash(*g, st)));
                 }
                 return;
             }

@@ -5,7 +5,9 @@
 //! C++ timing line (given to a GPU interval by the attributor), a stdout tracing line (the
 //! worker → GPU map, the wall clock) or something else. Bad input is counted, never raised.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::attribution::{Attributor, Records};
 use crate::columns::{self as col, Columns};
@@ -94,7 +96,7 @@ impl Records for Recs {
 pub struct Builder {
     pub recs: Recs,
     pub counts: Counts,
-    keys: HashMap<(Vec<u8>, Option<i64>), usize>,
+    keys: HashMap<(usize, Option<i64>), usize>, // (job number, partition) -> record
     pub bytes_read: u64,
     pub lines_read: u64,
     pub max_stamp: i64,
@@ -178,7 +180,7 @@ impl Builder {
                 workers_per_gpu,
             },
             counts: Counts::default(),
-            keys: HashMap::new(),
+            keys: HashMap::default(),
             bytes_read: 0,
             lines_read: 0,
             max_stamp: -1,
@@ -597,12 +599,13 @@ impl Builder {
         }
         self.stamp = stamp;
         self.max_stamp = self.max_stamp.max(stamp);
-        let key = (job.to_vec(), partition);
+        let j = self.recs.cols.job_id(job);
+        let key = (j, partition);
         let i = match self.keys.get(&key) {
             Some(&i) => i,
             None => {
                 let c = &mut self.recs.cols;
-                let i = c.add(job, partition);
+                let i = c.add(j, partition);
                 let k = c.kind_id(kind_from_job(job, snap));
                 c.kind[i] = k;
                 self.keys.insert(key, i);

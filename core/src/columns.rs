@@ -1,7 +1,7 @@
 //! Every partition (or whole-proof job) the log named, one column per field: 8 bytes a
 //! field, no object per record. NaN (floats) or -1 (ids) where the log said nothing.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The float columns, in the order they are handed to Python.
 pub const FLOAT_FIELDS: [&str; 20] = [
@@ -89,9 +89,9 @@ impl Columns {
         self.job.is_empty()
     }
 
-    /// A new record; returns its index.
-    pub fn add(&mut self, job: &[u8], partition: Option<i64>) -> usize {
-        let j = match self.job_index.get(job) {
+    /// The number of a job id (a new one is added).
+    pub fn job_id(&mut self, job: &[u8]) -> usize {
+        match self.job_index.get(job) {
             Some(&j) => j,
             None => {
                 let j = self.jobs.len();
@@ -99,7 +99,29 @@ impl Columns {
                 self.job_index.insert(job.to_vec(), j);
                 j
             }
-        };
+        }
+    }
+
+    /// A new record of job number `j`; returns its index.
+    pub fn add(&mut self, j: usize, partition: Option<i64>) -> usize {
+        if self.job.len() == self.job.capacity() {
+            // grow by a quarter, not double: the columns are most of what a long log keeps
+            let more = (self.job.capacity() / 4).max(1024);
+            for col in &mut self.f {
+                col.reserve_exact(more);
+            }
+            for col in [
+                &mut self.job,
+                &mut self.partition,
+                &mut self.kind,
+                &mut self.worker,
+                &mut self.start_line,
+                &mut self.end_line,
+                &mut self.stage,
+            ] {
+                col.reserve_exact(more);
+            }
+        }
         for col in &mut self.f {
             col.push(f64::NAN);
         }

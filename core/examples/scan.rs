@@ -1,0 +1,30 @@
+//! Scan a log with the core alone and print how long it took: `cargo run --release
+//! --no-default-features --example scan -- LOG`.
+
+use std::time::Instant;
+
+fn main() {
+    let path = std::env::args().nth(1).expect("a log path");
+    let data = std::fs::read(&path).expect("a readable log");
+    let t0 = Instant::now();
+    let mut b = _core::builder::Builder::new(None);
+    for chunk in data.chunks(1 << 22) {
+        b.feed(chunk);
+    }
+    b.finish();
+    let secs = t0.elapsed().as_secs_f64();
+    let c = &b.recs.cols;
+    let cols: usize = c.f.iter().map(|v| v.capacity() * 8).sum::<usize>() + c.job.capacity() * 8 * 7;
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let rss = status.lines().find(|l| l.starts_with("VmRSS")).unwrap_or("");
+    println!("columns {} MB (capacity), {rss}", cols / 1_000_000);
+    println!(
+        "{} MB, {} records, {:?}, unattributed {}: {:.2} s ({:.0} MB/s)",
+        data.len() / 1_000_000,
+        b.recs.cols.len(),
+        b.counts,
+        b.attributor.unattributed,
+        secs,
+        data.len() as f64 / 1e6 / secs
+    );
+}
