@@ -14,9 +14,13 @@ fn main() {
     b.finish();
     let secs = t0.elapsed().as_secs_f64();
     let c = &b.recs.cols;
-    let cols: usize = c.f.iter().map(|v| v.capacity() * 8).sum::<usize>() + c.job.capacity() * 8 * 7;
+    let cols: usize =
+        c.f.iter().map(|v| v.capacity() * 8).sum::<usize>() + c.job.capacity() * 8 * 7;
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let rss = status.lines().find(|l| l.starts_with("VmRSS")).unwrap_or("");
+    let rss = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS"))
+        .unwrap_or("");
     println!("columns {} MB (capacity), {rss}", cols / 1_000_000);
     println!(
         "{} MB, {} records, {:?}, unattributed {}: {:.2} s ({:.0} MB/s)",
