@@ -66,12 +66,13 @@ class Figure:
         """One line for a figure that moved beyond noise."""
         if not self.moved:
             return None
-        where = "" if self.section in ("run", "gaps") else f"{self.section} "
+        where = "" if self.section == "run" else f"{self.section}: "
         verb = "rose" if self.delta > 0 else "fell"
         judged = {True: ": better", False: ": worse", None: ""}[self.improved]
+        change = fmt_delta(self).replace(" (", ", ").rstrip(")")
         return (
             f"{where}{self.name} {verb} {fmt(self.before, self.unit)} → "
-            f"{fmt(self.after, self.unit)} ({fmt_delta(self)}){judged}"
+            f"{fmt(self.after, self.unit)} ({change}){judged}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -140,22 +141,20 @@ def gpu_pairs(a: LogModel, b: LogModel) -> list[tuple[GpuStats, GpuStats]]:
 
 
 def _gap_figures(section: str, a: GapStats, b: GapStats) -> list[Figure]:
-    out = [
-        Figure(section, "gap count", "", a.count, b.count, _count_noise(a.count, b.count), "lower")
-    ]
+    out = [Figure(section, "count", "", a.count, b.count, _count_noise(a.count, b.count), "lower")]
     for name, x, y in (
-        ("gap total", a.total_ms, b.total_ms),
-        ("gap mean", a.mean_ms, b.mean_ms),
-        ("gap p50", a.p50_ms, b.p50_ms),
-        ("gap p90", a.p90_ms, b.p90_ms),
-        ("gap p99", a.p99_ms, b.p99_ms),
-        ("gap max", a.max_ms, b.max_ms),
+        ("total", a.total_ms, b.total_ms),
+        ("mean", a.mean_ms, b.mean_ms),
+        ("p50", a.p50_ms, b.p50_ms),
+        ("p90", a.p90_ms, b.p90_ms),
+        ("p99", a.p99_ms, b.p99_ms),
+        ("max", a.max_ms, b.max_ms),
     ):
         out.append(Figure(section, name, "ms", x, y, _ms_noise(x), "lower"))
     for name, x, y in (
-        ("gaps <50 ms", a.under_50, b.under_50),
-        ("gaps 50–500 ms", a.from_50_to_500, b.from_50_to_500),
-        ("gaps >500 ms", a.over_500, b.over_500),
+        ("under 50 ms", a.under_50, b.under_50),
+        ("50–500 ms", a.from_50_to_500, b.from_50_to_500),
+        ("over 500 ms", a.over_500, b.over_500),
     ):
         out.append(Figure(section, name, "", x, y, _count_noise(x, y), "lower"))
     return out

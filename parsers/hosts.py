@@ -281,6 +281,11 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         unattributed_timing_lines=sum(m.unattributed_timing_lines for m in models),
         partial_bytes=sum(m.partial_bytes for m in models),
         engine_seen=any(m.engine_seen for m in models),
+        synth_by_gpu={
+            g.gpu: (models[k].synth_times + offsets[k], models[k].synth_counts)
+            for g in gpus
+            for k in [g.gpu // HOST_STRIDE]
+        },
         gpu_names={g.gpu: f"{names[g.gpu // HOST_STRIDE]}:GPU{g.gpu % HOST_STRIDE}" for g in gpus},
     )
     return Merged(model, tuple(hosts), alignment, note)

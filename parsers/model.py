@@ -412,6 +412,8 @@ class LogModel:
     engine_seen: bool = False  # stdout lines of the cuzk engine were read
     # several logs in one model (parsers/hosts.py): each GPU's name, `host:GPU2`
     gpu_names: dict[int, str] | None = None
+    # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
+    synth_by_gpu: dict[int, tuple[F64, I64]] | None = None
 
     def gpu_label(self, gpu: int) -> str:
         """`GPU2`, or `host:GPU2` when the model holds several logs."""

@@ -13,7 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from parsers.model import LogModel
+from parsers.model import Gap, LogModel
+from parsers.why import synthesis_during
 from tui.lanes import GAP_GLYPH, PHASE_GLYPHS, PHASE_NAMES, abbreviate
 from tui.report import fmt_ms
 
@@ -38,7 +39,9 @@ KEYS = [
     ("0", "fit the whole run"),
     ("f / End", "follow the end of a growing log again"),
     ("b", "show / hide where each GPU's busy time went"),
-    ("ctrl+p", "command palette (screenshot, theme, …)"),
+    ("y", "copy the found job's id, or the selected gap's job id (OSC 52)"),
+    ("c", "with --compare: every figure before and after, and what moved"),
+    ("ctrl+p", "command palette (screenshot, export the visible range as a trace, theme, …)"),
 ]
 
 
@@ -73,7 +76,7 @@ class GapListScreen(ModalScreen[int | None]):
     def on_mount(self) -> None:
         """Fill the table, worst first."""
         table = self.query_one(DataTable)
-        table.add_columns("#", "length", "at", "GPU", "side", "cause", "before", "after")
+        table.add_columns("#", "length", "at", "GPU", "side", "cause", "synth", "before", "after")
         self._fill()
         table.focus()
 
@@ -100,7 +103,7 @@ class GapListScreen(ModalScreen[int | None]):
 
     def _id_width(self) -> int:
         """Room for each job id: what the fixed columns leave, shared by both sides."""
-        fixed = 4 + 9 + 8 + 3 + 8 + 9 + 2 * len(" w00 p00") + 8 * 2 + 4
+        fixed = 4 + 9 + 8 + 3 + 8 + 9 + 9 + 2 * len(" w00 p00") + 9 * 2 + 4
         return max(8, (self.app.size.width - fixed) // 2)
 
     def _fill(self) -> None:
@@ -117,9 +120,11 @@ class GapListScreen(ModalScreen[int | None]):
                 Text(str(self.ranks[i]), justify="right"),
                 Text(fmt_ms(g.duration_ms), justify="right"),
                 Text(fmt_ms(g.start), justify="right"),
-                str(g.gpu),
+                self.model.gpu_label(g.gpu) if self.model.gpu_names else str(g.gpu),
                 Text("crosses", style="magenta") if g.crosses_proof_boundary else "mid",
                 {"synthesis": "synth", "dispatch": "dispatch"}.get(g.cause or "", "—"),
+                # partitions in synthesis during the gap / the run's peak (parsers/why.py)
+                Text(synthesis_cell(self.model, g), justify="right"),
                 Text(_side(g.before.job, g.before.worker, g.before.partition, width)),
                 Text(_side(g.after.job, g.after.worker, g.after.partition, width)),
                 key=str(i),
@@ -136,6 +141,12 @@ class GapListScreen(ModalScreen[int | None]):
     def action_dismiss_none(self) -> None:
         """Close without choosing."""
         self.dismiss(None)
+
+
+def synthesis_cell(model: LogModel, gap: Gap) -> str:
+    """`4/4 full`: most partitions in synthesis during the gap, of the run's peak."""
+    lo, most, peak = synthesis_during(model, gap.start, gap.end, gap.gpu)
+    return f"{most}/{peak}" + (" full" if peak and lo >= peak else "")
 
 
 def _side(job: str, worker: int, partition: int | None, width: int) -> str:
