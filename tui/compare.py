@@ -43,7 +43,17 @@ def compare_renderables(
     head.append(a.source)  # literal: never markup
     head.append("\nafter  ", style="dim")
     head.append(b.source)
-    out: list[RenderableType] = [head]
+    verdicts = [v for f in figures if (v := f.verdict()) is not None]
+    out: list[RenderableType] = [
+        head,
+        Text("\nWhat moved beyond noise (docs/analysis.md)", style="bold"),
+    ]
+    if not verdicts:
+        out.append(Text("  nothing moved beyond noise", style="dim"))
+    for v in verdicts:
+        style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
+        out.append(Text(f"  {v}", style=style))
+    out.append(Text(""))
     sections: list[str] = []
     for f in figures:
         if f.section not in sections:
@@ -56,13 +66,6 @@ def compare_renderables(
             if f.section == section:
                 table.add_row(f.name, fmt(f.before, f.unit), fmt(f.after, f.unit), _cell(f))
         out.append(table)
-    verdicts = [v for f in figures if (v := f.verdict()) is not None]
-    out.append(Text("Verdicts: what moved beyond noise (docs/analysis.md)", style="bold"))
-    if not verdicts:
-        out.append(Text("  nothing moved beyond noise", style="dim"))
-    for v in verdicts:
-        style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
-        out.append(Text(f"  {v}", style=style))
     return out
 
 

@@ -97,7 +97,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     text.append(f"Gap #{size_ranks(gaps)[index]} of {len(gaps)}", style="bold")
     text.append(
         f"  (#1 is the longest · by time {index + 1} of {len(gaps)}"
-        f" · on GPU {gap.gpu} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
+        f" · on {model.gpu_label(gap.gpu)} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
     )
     text.append(
         f"{model.gpu_label(gap.gpu)} idle from {when(model, gap.start)} to {when(model, gap.end)}: "
