@@ -201,9 +201,10 @@ def test_a_log_without_wall_clock_keeps_its_own_and_compare_starts_both_at_zero(
     assert s.alignment == START
     # each run's first event is at 0 on the shared axis
     assert s.model.time_range[0] == 0
-    for k, m in enumerate((a, b)):
-        first = m.summary.first_synth_start
-        assert first is not None and first + s.hosts[k].offset_ms == round(first - m.time_range[0])
+    for k, run in enumerate((a, b)):
+        first = run.summary.first_synth_start
+        assert first is not None
+        assert first + s.hosts[k].offset_ms == round(first - run.time_range[0])
     assert [h.offset_ms for h in s.hosts] == [-round(a.time_range[0]), -round(b.time_range[0])]
 
 

@@ -93,15 +93,15 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         i for i, g in enumerate(gaps) if g is gap or (g.gpu, g.start) == (gap.gpu, gap.start)
     )
     on_gpu = [g for g in gaps if g.gpu == gap.gpu]
+    # `GPU 0` as before; `host:GPU2` when the model holds several logs (parsers/hosts.py)
+    name = model.gpu_label(gap.gpu) if model.gpu_names else f"GPU {gap.gpu}"
     text = Text()
     text.append(f"Gap #{size_ranks(gaps)[index]} of {len(gaps)}", style="bold")
     text.append(
         f"  (#1 is the longest · by time {index + 1} of {len(gaps)}"
-        f" · on {model.gpu_label(gap.gpu)} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
+        f" · on {name} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
     )
-    text.append(
-        f"{model.gpu_label(gap.gpu)} idle from {when(model, gap.start)} to {when(model, gap.end)}: "
-    )
+    text.append(f"{name} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
     text.append(fmt_ms(gap.duration_ms), style="bold red")
     text.append("\n")
     text.append("crosses proof boundary: ")

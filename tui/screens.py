@@ -45,6 +45,9 @@ KEYS = [
 ]
 
 
+SYNTH_COLUMN_WIDTH = 100  # from this width the gap list shows the synth column
+
+
 class GapListScreen(ModalScreen[int | None]):
     """Every gap, worst first. Returns the index (into model.gaps) of the chosen one."""
 
@@ -66,6 +69,7 @@ class GapListScreen(ModalScreen[int | None]):
         self.threshold_ms = threshold_ms
         self.ranks = ranks
         self._order: list[int] = []
+        self._synth = False
 
     def compose(self) -> ComposeResult:
         """A table of the gaps."""
@@ -76,7 +80,10 @@ class GapListScreen(ModalScreen[int | None]):
     def on_mount(self) -> None:
         """Fill the table, worst first."""
         table = self.query_one(DataTable)
-        table.add_columns("#", "length", "at", "GPU", "side", "cause", "synth", "before", "after")
+        # the synth column (parsers/why.py) where there is room for it
+        self._synth = self.app.size.width >= SYNTH_COLUMN_WIDTH
+        synth = ("synth",) if self._synth else ()
+        table.add_columns("#", "length", "at", "GPU", "side", "cause", "before", "after", *synth)
         self._fill()
         table.focus()
 
@@ -103,7 +110,8 @@ class GapListScreen(ModalScreen[int | None]):
 
     def _id_width(self) -> int:
         """Room for each job id: what the fixed columns leave, shared by both sides."""
-        fixed = 4 + 9 + 8 + 3 + 8 + 9 + 9 + 2 * len(" w00 p00") + 9 * 2 + 4
+        fixed = 4 + 9 + 8 + 3 + 8 + 9 + 2 * len(" w00 p00") + 8 * 2 + 4
+        fixed += 11 if self._synth else 0
         return max(8, (self.app.size.width - fixed) // 2)
 
     def _fill(self) -> None:
@@ -123,10 +131,10 @@ class GapListScreen(ModalScreen[int | None]):
                 self.model.gpu_label(g.gpu) if self.model.gpu_names else str(g.gpu),
                 Text("crosses", style="magenta") if g.crosses_proof_boundary else "mid",
                 {"synthesis": "synth", "dispatch": "dispatch"}.get(g.cause or "", "—"),
-                # partitions in synthesis during the gap / the run's peak (parsers/why.py)
-                Text(synthesis_cell(self.model, g), justify="right"),
                 Text(_side(g.before.job, g.before.worker, g.before.partition, width)),
                 Text(_side(g.after.job, g.after.worker, g.after.partition, width)),
+                # partitions in synthesis during the gap / the run's peak (parsers/why.py)
+                *((Text(synthesis_cell(self.model, g), justify="right"),) if self._synth else ()),
                 key=str(i),
             )
         self._order = order
