@@ -410,6 +410,16 @@ class LogModel:
     unattributed_timing_lines: int = 0
     partial_bytes: int = 0
     engine_seen: bool = False  # stdout lines of the cuzk engine were read
+    # several logs in one model (parsers/hosts.py): each GPU's name, `host:GPU2`
+    gpu_names: dict[int, str] | None = None
+    # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
+    synth_by_gpu: dict[int, tuple[F64, I64]] | None = None
+
+    def gpu_label(self, gpu: int) -> str:
+        """`GPU2`, or `host:GPU2` when the model holds several logs."""
+        if self.gpu_names is not None and gpu in self.gpu_names:
+            return self.gpu_names[gpu]
+        return f"GPU{gpu}"
 
     def wall_time(self, ms: float) -> datetime | None:
         """The wall-clock time of a TIMELINE offset, when the log gives the anchor."""

@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from textual.pilot import Pilot  # noqa: E402
 
+from parsers.hosts import START, HostLines, merge  # noqa: E402
 from parsers.rawlines import LineReader  # noqa: E402
 from parsers.report import read_log  # noqa: E402
 from tui.app import CuzkApp, make_app  # noqa: E402
@@ -25,8 +26,31 @@ SAMPLES = ROOT / "tests" / "samples"
 
 
 def _app(name: str) -> CuzkApp:
+    if name in BEYOND:
+        return BEYOND[name]()
     path = SAMPLES / f"{name}.log"
     return make_app(read_log(path), LineReader(path=path))
+
+
+def _hosts_app() -> CuzkApp:
+    """Two hosts on the wall clock (issue 11)."""
+    paths = [SAMPLES / "curio-mixed.log", SAMPLES / "journal-2gpu.log"]
+    merged = merge([read_log(p) for p in paths], ["gpu-a", "gpu-b"])
+    app = make_app(merged.model, HostLines(merged, [LineReader(path=p) for p in paths]))
+    app.status = merged.note
+    return app
+
+
+def _compare_app() -> CuzkApp:
+    """Two runs, each from its own start (issue 11)."""
+    runs = [read_log(SAMPLES / f"{n}.log") for n in ("p12-c15-gw1", "p12-gw2-merged")]
+    merged = merge(runs, ["p12-c15-gw1.log", "p12-gw2-merged.log"], START)
+    app = make_app(merged.model, LineReader(data=b""), compared=(runs[0], runs[1]))
+    app.status = merged.note
+    return app
+
+
+BEYOND = {"<hosts>": _hosts_app, "<compare>": _compare_app}
 
 
 async def _zoom_on_lock_wait(pilot: Pilot[None]) -> None:
@@ -57,6 +81,9 @@ SHOTS: list[
     ("help-small", "curio-mixed", ["question_mark"], _noop, (80, 24)),
     ("find", "curio-mixed", ["slash", *"porep-1000-10", "enter"], _noop, (120, 36)),
     ("wide-inspector", "p12-c15-gw1", ["n", "n", "enter"], _noop, (170, 40)),
+    ("hosts", "<hosts>", ["b"], _noop, (120, 36)),
+    ("compare", "<compare>", ["b"], _noop, (120, 36)),
+    ("compare-figures", "<compare>", ["c"], _noop, (100, 36)),
 ]
 
 

@@ -82,7 +82,7 @@ def header_text(
     )
     short = width < 100
     for g in model.gpus:
-        text.append(f"\nGPU{g.gpu} ", style="bold")
+        text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")
         text.append("TIMELINE ")
         text.append(f"{fmt_pct(g.timeline_util):>7}", style="bold yellow")
         text.append("  kernel ")
@@ -114,7 +114,7 @@ def status_text(view: GanttView, ranks: list[int]) -> Text:
     text.append(f"{shown}")
     gap = view.selected_gap
     if gap is not None and view.selected is not None:
-        text.append(f" │ #{ranks[view.selected]} GPU{gap.gpu} ")
+        text.append(f" │ #{ranks[view.selected]} {model.gpu_label(gap.gpu)} ")
         text.append(fmt_ms(gap.duration_ms), style="bold red")
         text.append(f" at {fmt_ms(gap.start)} · ")
         text.append(
@@ -161,6 +161,9 @@ class CuzkApp(App[None]):
         *QUIT_BINDINGS,
         Binding("g", "gap_list", "Gaps"),
         Binding("b", "toggle_breakdown", "Busy split", show=False),
+        # issue 11 (tui/beyond.py): copy an id, the comparison's figures
+        Binding("y", "copy_id", "Copy id", show=False),
+        Binding("c", "compare", "Compare", show=False),
     ]
     SIDE_MIN_WIDTH = 160  # from this width the inspector opens beside the Gantt
 
@@ -172,8 +175,12 @@ class CuzkApp(App[None]):
         on_exit: Callable[[], None] | None = None,
         palette: str = "default",
         screenshot_dir: Path | None = None,
+        use_clipboard: bool = True,
+        compared: tuple[LogModel, LogModel] | None = None,
     ) -> None:
         super().__init__()
+        self.use_clipboard = use_clipboard  # y: OSC 52, or only show the id
+        self.compared = compared  # --compare: (before, after) for the figures screen
         self.model = model
         self.reader = reader
         self.live = live
@@ -464,6 +471,18 @@ class CuzkApp(App[None]):
         """Every key."""
         self.push_screen(HelpScreen())
 
+    def action_copy_id(self) -> None:
+        """Copy the found job's id, else the selected gap's job id (tui/beyond.py)."""
+        from tui.beyond import copy_id
+
+        copy_id(self)
+
+    def action_compare(self) -> None:
+        """The comparison's figures (with --compare)."""
+        from tui.beyond import show_compare
+
+        show_compare(self)
+
     def action_toggle_breakdown(self) -> None:
         """Show or hide where the busy time went."""
         self.show_breakdown = not self.show_breakdown
@@ -517,6 +536,9 @@ class CuzkApp(App[None]):
             yield SystemCommand(
                 "Follow the end", "Keep now in view as the log grows (End, f)", gantt.action_follow
             )
+        from tui.beyond import commands
+
+        yield from commands(self)
 
 
 def fmt_age(seconds: float) -> str:
@@ -538,9 +560,11 @@ def make_app(
     on_exit: Callable[[], None] | None = None,
     palette: str = "default",
     screenshot_dir: Path | None = None,
+    use_clipboard: bool = True,
+    compared: tuple[LogModel, LogModel] | None = None,
 ) -> CuzkApp:
     """The app on a model, or following a live log (the CLI and the tests build it alike)."""
-    return CuzkApp(model, reader, live, on_exit, palette, screenshot_dir)
+    return CuzkApp(model, reader, live, on_exit, palette, screenshot_dir, use_clipboard, compared)
 
 
 def _stdin_for_data() -> int:
@@ -624,9 +648,31 @@ def run_app(args: argparse.Namespace) -> int:
         on_exit=cleanup,
         palette=args.palette,
         screenshot_dir=Path(args.screenshot_dir),
+        use_clipboard=not args.no_clipboard,
     )
     try:
         app.run()
     finally:
         cleanup()
+    return app.return_code or 0
+
+
+def run_static(
+    args: argparse.Namespace,
+    model: LogModel,
+    reader: LineReader,
+    note: str,
+    compared: tuple[LogModel, LogModel] | None = None,
+) -> int:
+    """The viewer on a finished model of several logs (not followed), saying how they align."""
+    app = make_app(
+        model,
+        reader,
+        palette=args.palette,
+        screenshot_dir=Path(args.screenshot_dir),
+        use_clipboard=not args.no_clipboard,
+        compared=compared,
+    )
+    app.status = note + (" · c: the comparison" if compared is not None else "")
+    app.run()
     return app.return_code or 0

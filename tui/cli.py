@@ -13,9 +13,10 @@ from typing import NoReturn
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
+from parsers.rawlines import LineReader
 from parsers.report import missing_timeline, read_log, read_stream, report_dict
 from parsers.simulate import DEMO_CONFIG, write_log
-from parsers.sources import UnreadableLog
+from parsers.sources import UnreadableLog, compression
 from tui.palettes import PALETTES
 
 DEMO_NAME = "demo (built-in simulated run)"
@@ -66,7 +67,11 @@ def make_parser() -> argparse.ArgumentParser:
         epilog="examples: cuzk-tui daemon.log | cuzk-tui --demo | cuzk-tui LOG --report --json",
     )
     p.add_argument(
-        "log", nargs="?", help="the daemon log (stderr, or stdout+stderr merged); - reads stdin"
+        "logs",
+        nargs="*",
+        metavar="log",
+        help="the daemon log (stderr, or stdout+stderr merged); - reads stdin; several logs "
+        "(or a quoted glob) show one group of lanes per host",
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument(
@@ -128,6 +133,34 @@ def make_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SPEED",
         help="replay a recorded log as if live, SPEED times real time",
+    )
+    # issue 11: beyond one log (tui/multi.py)
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two runs: the viewer (c: the figures), or with --report the report",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        metavar="NAME",
+        help="name a log's lanes (repeat once per log, in order; default: the file name)",
+    )
+    p.add_argument(
+        "--export-trace",
+        metavar="OUT.json",
+        help="write the Trace Event Format JSON that Perfetto UI and chrome://tracing open",
+    )
+    p.add_argument(
+        "--export-csv",
+        metavar="DIR",
+        help="write intervals.csv, phases.csv, gaps.csv and proofs.csv into DIR",
+    )
+    p.add_argument(
+        "--no-clipboard",
+        action="store_true",
+        help="y shows the id instead of copying it (OSC 52) to the terminal's clipboard",
     )
     return p
 
@@ -202,7 +235,12 @@ def _print_report(args: argparse.Namespace, model: LogModel) -> None:
 
         # piped or redirected: full lines (a reader greps them), not 80 columns
         width = None if sys.stdout.isatty() else 10_000
-        print_report(model, Console(width=width), top=args.top, min_gap_ms=args.min_gap)
+        reader = None
+        if getattr(args, "log", None) not in (None, "-") and compression(Path(args.log)) is None:
+            reader = LineReader(path=Path(args.log))  # the largest gaps' CPU path
+        print_report(
+            model, Console(width=width), top=args.top, min_gap_ms=args.min_gap, reader=reader
+        )
     sys.stdout.flush()
 
 
@@ -240,6 +278,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of `cuzk-tui`."""
     parser = make_parser()
     args = parser.parse_args(argv)
+    from tui.multi import check_multi, run_multi
+
+    check_multi(parser, args)  # sets args.log; several logs, --compare and exports
+    if args.multi:
+        return run_multi(args)
     if args.demo and args.log:
         parser.error("give a log or --demo, not both")
     if args.replay is not None and (args.log in (None, "-") or args.report):

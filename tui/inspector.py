@@ -14,8 +14,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from parsers.hosts import reader_for
 from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
+from parsers.why import gap_why, why_lines
 from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS
 
@@ -84,20 +86,22 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     return text
 
 
-def describe_gap(model: LogModel, gap: Gap) -> Text:
+def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) -> Text:
     """Everything the inspector says about a gap, as literal text."""
     gaps = model.gaps
     index = next(
         i for i, g in enumerate(gaps) if g is gap or (g.gpu, g.start) == (gap.gpu, gap.start)
     )
     on_gpu = [g for g in gaps if g.gpu == gap.gpu]
+    # `GPU 0` as before; `host:GPU2` when the model holds several logs (parsers/hosts.py)
+    name = model.gpu_label(gap.gpu) if model.gpu_names else f"GPU {gap.gpu}"
     text = Text()
     text.append(f"Gap #{size_ranks(gaps)[index]} of {len(gaps)}", style="bold")
     text.append(
         f"  (#1 is the longest · by time {index + 1} of {len(gaps)}"
-        f" · on GPU {gap.gpu} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
+        f" · on {name} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
     )
-    text.append(f"GPU {gap.gpu} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
+    text.append(f"{name} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
     text.append(fmt_ms(gap.duration_ms), style="bold red")
     text.append("\n")
     text.append("crosses proof boundary: ")
@@ -133,12 +137,16 @@ def describe_gap(model: LogModel, gap: Gap) -> Text:
             )
     stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)
     if stats is not None:
-        text.append(f"GPU{gap.gpu} kernels over the run: {kernel_figure(stats)}")
+        text.append(f"{model.gpu_label(gap.gpu)} kernels over the run: {kernel_figure(stats)}")
         if stats.kernel_is_estimate:
             text.append(
                 " (an estimate: the log cannot tell which GPU ran some kernels)", style="yellow"
             )
         text.append("\n")
+    # the deeper why (parsers/why.py; docs/analysis.md, "Why a gap")
+    text.append("why, deeper:\n", style="bold")
+    for line in why_lines(gap_why(model, gap, reader)):
+        text.append(f"  {line}\n")
     text.append("\n")
     text.append_text(_side_block(model, "before", gap.before))
     text.append_text(_side_block(model, "after", gap.after))
@@ -154,7 +162,9 @@ def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
     ):
         text.append(f"{title} (line {line_no})\n", style="bold underline")
         try:
-            rows = reader.lines(line_no - RAW_CONTEXT, line_no + RAW_CONTEXT)
+            rows = reader_for(reader, gap.before.index).lines(
+                line_no - RAW_CONTEXT, line_no + RAW_CONTEXT
+            )
         except OSError as exc:
             text.append(f"  cannot read the log: {exc}\n", style="red")
             continue
@@ -196,7 +206,7 @@ class GapDetails(VerticalScroll):
         if current is None:
             return
         self.gap = current
-        self.query_one("#gap-facts", Static).update(describe_gap(model, current))
+        self.query_one("#gap-facts", Static).update(describe_gap(model, current, reader))
         self.query_one("#gap-raw", Static).update(raw_context(model, reader, current))
 
 
@@ -215,6 +225,7 @@ class InspectorScreen(ModalScreen[None]):
         Binding("escape", "dismiss", "Close"),
         Binding("n", "step(1)", "Next gap"),
         Binding("N", "step(-1)", "Prev gap"),
+        Binding("y", "app.copy_id", "Copy id"),
         *QUIT_BINDINGS,
         Binding("up,k", "scroll(-1)", "Scroll", show=False),
         Binding("down,j", "scroll(1)", "Scroll", show=False),

@@ -110,9 +110,16 @@ class Row:
 def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
     """The rows drawn for `model`, top to bottom."""
     rows: list[Row] = []
+    host = None
     for g in model.gpus:
-        rows.append(Row("busy", f"gpu{g.gpu} busy", gpu=g.gpu))
-        rows.append(Row("kernel", f"gpu{g.gpu} kern", gpu=g.gpu))
+        if model.gpu_names is not None:
+            # several logs (parsers/hosts.py): a title row opens each log's group of lanes
+            name = model.gpu_label(g.gpu).rsplit(":GPU", 1)[0]
+            if name != host:
+                host = name
+                rows.append(Row("title", "", gpu=g.gpu))
+        rows.append(Row("busy", f"gpu{g.gpu % 1000} busy", gpu=g.gpu))
+        rows.append(Row("kernel", f"gpu{g.gpu % 1000} kern", gpu=g.gpu))
         for k, lane in enumerate(model.lanes):
             if lane.gpu == g.gpu:
                 label = (
@@ -179,6 +186,7 @@ class LaneDrawing:
             "kernel": self.kernel_cells,
             "synth": self.synth_cells,
             "proofs": self.proof_cells,
+            "title": self.title_cells,
         }
         gaps = model.gaps
         gap_gpu = np.array([g.gpu for g in gaps], dtype=np.int64)
@@ -209,6 +217,13 @@ class LaneDrawing:
             mask = self._found_cells(spec, w)
             styles = np.where(mask, styles + FOUND, styles)
         return chars, styles
+
+    def title_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
+        """A log's name across the row, opening its group of lanes."""
+        name = self.model.gpu_label(spec.gpu).rsplit(":GPU", 1)[0]
+        text = f"── {name} " + "─" * w.width
+        chars = np.array(list(text[: w.width].ljust(w.width)), dtype="<U1")
+        return chars, np.full(w.width, STYLE_IDS["gantt--axis"], dtype=np.int64)
 
     def _found_cells(self, spec: Row, w: Window) -> np.ndarray:
         """Cells of this row that show the job being looked for."""

@@ -8,7 +8,9 @@ from rich.table import Table
 from rich.text import Text
 
 from parsers.model import PHASE_KEYS, Gap, GapStats, GpuStats, LogModel
+from parsers.rawlines import LineReader
 from parsers.report import NOT_A_CUZK_LOG, missing_timeline
+from parsers.why import GapWhy, gap_why, why_lines
 
 PHASE_TITLES = {
     "pre_lock": "pre-lock",
@@ -121,7 +123,7 @@ def _gpu_table(model: LogModel) -> Table:
         table.add_column(col, justify="left" if col in ("GPU", "workers") else "right")
     for g in model.gpus:
         table.add_row(
-            str(g.gpu),
+            model.gpu_label(g.gpu) if model.gpu_names else str(g.gpu),
             ",".join(f"w{w}" for w in g.workers),
             fmt_ms_short(g.span_ms),
             fmt_ms_short(g.busy_ms),
@@ -138,7 +140,8 @@ def _phase_table(model: LogModel) -> Table:
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("phase")
     for w in model.workers:
-        table.add_column(f"w{w.worker} gpu{w.gpu}", justify="right")
+        gpu = model.gpu_label(w.gpu) if model.gpu_names else f"gpu{w.gpu}"
+        table.add_column(f"w{w.worker} {gpu}", justify="right")
     keys = [k for k in PHASE_KEYS if k != "unknown" or any(w.phases_ms[k] for w in model.workers)]
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
     table.add_row("intervals", *(str(w.intervals) for w in model.workers))
@@ -170,7 +173,7 @@ def _gap_stats_table(gaps: list[Gap], all_stats: GapStats) -> Table:
     return table
 
 
-def gap_lines(model: LogModel, gap: Gap, rank: int) -> Text:
+def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -> Text:
     """Three lines for one gap: when, how long, why; then both sides."""
     wall = model.wall_time(gap.start)
     text = Text(f"{rank:>3}. ", style="bold")
@@ -178,7 +181,7 @@ def gap_lines(model: LogModel, gap: Gap, rank: int) -> Text:
     text.append(f"  at {fmt_ms(gap.start)}")
     if wall is not None:
         text.append(f" ({wall.strftime('%H:%M:%S.%f')[:-3]})")
-    text.append(f"  GPU {gap.gpu}\n      ")
+    text.append(f"  {model.gpu_label(gap.gpu) if model.gpu_names else f'GPU {gap.gpu}'}\n      ")
     if gap.crosses_proof_boundary:
         text.append("crosses proof boundary", style="magenta")
     else:
@@ -188,10 +191,15 @@ def gap_lines(model: LogModel, gap: Gap, rank: int) -> Text:
     text.append_text(side_text(gap.before.job, gap.before.worker, gap.before.partition))
     text.append("\n      after  ", style="dim")
     text.append_text(side_text(gap.after.job, gap.after.worker, gap.after.partition))
+    if why is not None:  # the deeper why (parsers/why.py)
+        for line in why_lines(why):
+            text.append(f"\n      {line}", style="dim")
     return text
 
 
-def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> list[RenderableType]:
+def report_renderables(
+    model: LogModel, top: int = 10, min_gap_ms: int = 0, reader: LineReader | None = None
+) -> list[RenderableType]:
     """Everything the text report prints, in order."""
     s = model.summary
     c = model.counts
@@ -230,7 +238,7 @@ def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> l
         f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
     )
     out.append(_heading(title))
-    out.extend(gap_lines(model, gaps[i], ranks[i]) for i in listed)
+    out.extend(gap_lines(model, gaps[i], ranks[i], gap_why(model, gaps[i], reader)) for i in listed)
     lines = Text(
         f"\nlines read: {c.total} (TIMELINE {c.timeline}, C++ timing {c.cuzk_timing}, "
         f"stdout {c.stdout}, other {c.other}); skipped: {c.malformed} malformed; "
@@ -244,6 +252,12 @@ def report_renderables(model: LogModel, top: int = 10, min_gap_ms: int = 0) -> l
     return out
 
 
-def print_report(model: LogModel, console: Console, top: int = 10, min_gap_ms: int = 0) -> None:
-    """Print the text report."""
-    console.print(Group(*report_renderables(model, top=top, min_gap_ms=min_gap_ms)))
+def print_report(
+    model: LogModel,
+    console: Console,
+    top: int = 10,
+    min_gap_ms: int = 0,
+    reader: LineReader | None = None,
+) -> None:
+    """Print the text report (the largest gaps' CPU path needs the log's `reader`)."""
+    console.print(Group(*report_renderables(model, top=top, min_gap_ms=min_gap_ms, reader=reader)))

@@ -13,7 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from parsers.model import LogModel
+from parsers.model import Gap, LogModel
+from parsers.why import synthesis_during
 from tui.lanes import GAP_GLYPH, PHASE_GLYPHS, PHASE_NAMES, abbreviate
 from tui.report import fmt_ms
 
@@ -38,8 +39,13 @@ KEYS = [
     ("0", "fit the whole run"),
     ("f / End", "follow the end of a growing log again"),
     ("b", "show / hide where each GPU's busy time went"),
-    ("ctrl+p", "command palette (screenshot, theme, …)"),
+    ("y", "copy the found job's id, or the selected gap's job id (OSC 52)"),
+    ("c", "with --compare: every figure before and after, and what moved"),
+    ("ctrl+p", "command palette (screenshot, export the visible range as a trace, theme, …)"),
 ]
+
+
+SYNTH_COLUMN_WIDTH = 100  # from this width the gap list shows the synth column
 
 
 class GapListScreen(ModalScreen[int | None]):
@@ -63,6 +69,7 @@ class GapListScreen(ModalScreen[int | None]):
         self.threshold_ms = threshold_ms
         self.ranks = ranks
         self._order: list[int] = []
+        self._synth = False
 
     def compose(self) -> ComposeResult:
         """A table of the gaps."""
@@ -73,7 +80,10 @@ class GapListScreen(ModalScreen[int | None]):
     def on_mount(self) -> None:
         """Fill the table, worst first."""
         table = self.query_one(DataTable)
-        table.add_columns("#", "length", "at", "GPU", "side", "cause", "before", "after")
+        # the synth column (parsers/why.py) where there is room for it
+        self._synth = self.app.size.width >= SYNTH_COLUMN_WIDTH
+        synth = ("synth",) if self._synth else ()
+        table.add_columns("#", "length", "at", "GPU", "side", "cause", "before", "after", *synth)
         self._fill()
         table.focus()
 
@@ -101,6 +111,7 @@ class GapListScreen(ModalScreen[int | None]):
     def _id_width(self) -> int:
         """Room for each job id: what the fixed columns leave, shared by both sides."""
         fixed = 4 + 9 + 8 + 3 + 8 + 9 + 2 * len(" w00 p00") + 8 * 2 + 4
+        fixed += 11 if self._synth else 0
         return max(8, (self.app.size.width - fixed) // 2)
 
     def _fill(self) -> None:
@@ -117,11 +128,13 @@ class GapListScreen(ModalScreen[int | None]):
                 Text(str(self.ranks[i]), justify="right"),
                 Text(fmt_ms(g.duration_ms), justify="right"),
                 Text(fmt_ms(g.start), justify="right"),
-                str(g.gpu),
+                self.model.gpu_label(g.gpu) if self.model.gpu_names else str(g.gpu),
                 Text("crosses", style="magenta") if g.crosses_proof_boundary else "mid",
                 {"synthesis": "synth", "dispatch": "dispatch"}.get(g.cause or "", "—"),
                 Text(_side(g.before.job, g.before.worker, g.before.partition, width)),
                 Text(_side(g.after.job, g.after.worker, g.after.partition, width)),
+                # partitions in synthesis during the gap / the run's peak (parsers/why.py)
+                *((Text(synthesis_cell(self.model, g), justify="right"),) if self._synth else ()),
                 key=str(i),
             )
         self._order = order
@@ -136,6 +149,12 @@ class GapListScreen(ModalScreen[int | None]):
     def action_dismiss_none(self) -> None:
         """Close without choosing."""
         self.dismiss(None)
+
+
+def synthesis_cell(model: LogModel, gap: Gap) -> str:
+    """`4/4 full`: most partitions in synthesis during the gap, of the run's peak."""
+    lo, most, peak = synthesis_during(model, gap.start, gap.end, gap.gpu)
+    return f"{most}/{peak}" + (" full" if peak and lo >= peak else "")
 
 
 def _side(job: str, worker: int, partition: int | None, width: int) -> str:

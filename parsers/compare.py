@@ -1,0 +1,239 @@
+"""Two runs side by side: each figure before and after, its difference, a verdict (ANALYSIS.md)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from parsers.model import GapStats, GpuStats, LogModel, Phase
+
+# tui/breakdown.py is plain numpy over the model (no Textual, no Rich): the viewer's split
+from tui.breakdown import busy_breakdown
+
+SCHEMA = 1
+NOISE_POINTS = 1.0  # a share (% of span or of busy) moved when it changed by this many points
+NOISE_REL = 0.10  # a duration moved when it changed by this share of its value before...
+NOISE_MS = 20.0  # ...and by at least this many ms
+COUNT_SIGMAS = 2.0  # a count moved beyond this many Poisson standard deviations
+SPLIT = (
+    ("kernel", Phase.KERNEL),
+    ("barrier", Phase.BARRIER),
+    ("cleanup", Phase.CLEANUP),
+    ("lock wait", Phase.LOCK_WAIT),
+    ("alloc", Phase.ALLOC),
+    ("pre-lock", Phase.PRE_LOCK),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One figure of both runs and whether it moved beyond noise."""
+
+    section: str  # "run", "gaps", or the GPU pair, e.g. "GPU0" / "GPU0 → GPU2"
+    name: str
+    unit: str  # "%" (points), "ms", "s", "" (a count)
+    before: float
+    after: float
+    noise: float  # the smallest difference that counts as a change
+    better: str  # "higher", "lower" or "" (neither is better)
+
+    @property
+    def delta(self) -> float:
+        """after - before."""
+        return self.after - self.before
+
+    @property
+    def delta_pct(self) -> float | None:
+        """The difference as a share of the value before (None when it was 0)."""
+        return 100 * self.delta / self.before if self.before else None
+
+    @property
+    def moved(self) -> bool:
+        """The difference is beyond noise."""
+        return abs(self.delta) > self.noise
+
+    @property
+    def improved(self) -> bool | None:
+        """Better, worse, or None (not moved, or neither direction is better)."""
+        if not self.moved or not self.better:
+            return None
+        return (self.delta > 0) == (self.better == "higher")
+
+    def verdict(self) -> str | None:
+        """One line for a figure that moved beyond noise."""
+        if not self.moved:
+            return None
+        where = "" if self.section == "run" else f"{self.section}: "
+        verb = "rose" if self.delta > 0 else "fell"
+        judged = {True: ": better", False: ": worse", None: ""}[self.improved]
+        change = fmt_delta(self).replace(" (", ", ").rstrip(")")
+        return (
+            f"{where}{self.name} {verb} {fmt(self.before, self.unit)} → "
+            f"{fmt(self.after, self.unit)} ({change}){judged}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON entry."""
+        pct = self.delta_pct
+        return {
+            "section": self.section,
+            "figure": self.name,
+            "unit": self.unit,
+            "before": round(self.before, 6),
+            "after": round(self.after, 6),
+            "delta": round(self.delta, 6),
+            "delta_pct": None if pct is None else round(pct, 3),
+            "noise": round(self.noise, 6),
+            "moved": self.moved,
+            "better": self.improved,
+            "verdict": self.verdict(),
+        }
+
+
+def fmt(value: float, unit: str) -> str:
+    """A value with its unit."""
+    if unit == "%":
+        return f"{value:.1f} %"
+    if unit == "ms":
+        return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
+    if unit == "s":
+        return f"{value:.2f} s"
+    return f"{value:.0f}"
+
+
+def fmt_delta(f: Figure) -> str:
+    """`+5.8 points`, `-312 ms (-21 %)`, `+3 (+12 %)`."""
+    if f.unit == "%":
+        return f"{f.delta:+.1f} points"
+    sign = "+" if f.delta >= 0 else "-"
+    text = sign + fmt(abs(f.delta), f.unit)
+    pct = f.delta_pct
+    return text if pct is None else f"{text} ({pct:+.0f} %)"
+
+
+def _count_noise(a: float, b: float) -> float:
+    # two Poisson counts: the difference's standard deviation is sqrt(a + b)
+    return max(0.5, COUNT_SIGMAS * math.sqrt(a + b))
+
+
+def _ms_noise(before: float) -> float:
+    return max(NOISE_MS, NOISE_REL * abs(before))
+
+
+def _proof_interval_se(model: LogModel) -> float:
+    """Standard error of the mean time between proof completions (s): s/proof's noise."""
+    ends = sorted(p.last_gpu_end for p in model.proofs if p.completed and p.last_gpu_end)
+    if len(ends) < 3:
+        return math.inf
+    diffs = np.diff(np.asarray(ends, dtype=np.float64)) / 1000
+    return float(np.std(diffs, ddof=1) / math.sqrt(len(diffs)))
+
+
+def gpu_pairs(a: LogModel, b: LogModel) -> list[tuple[GpuStats, GpuStats]]:
+    """GPUs of both runs paired by CUDA ordinal when both have the same ones, else in order."""
+    ga, gb = {g.gpu: g for g in a.gpus}, {g.gpu: g for g in b.gpus}
+    if set(ga) == set(gb):
+        return [(ga[k], gb[k]) for k in sorted(ga)]
+    return list(zip(a.gpus, b.gpus, strict=False))
+
+
+def _gap_figures(section: str, a: GapStats, b: GapStats) -> list[Figure]:
+    out = [Figure(section, "count", "", a.count, b.count, _count_noise(a.count, b.count), "lower")]
+    for name, x, y in (
+        ("total", a.total_ms, b.total_ms),
+        ("mean", a.mean_ms, b.mean_ms),
+        ("p50", a.p50_ms, b.p50_ms),
+        ("p90", a.p90_ms, b.p90_ms),
+        ("p99", a.p99_ms, b.p99_ms),
+        ("max", a.max_ms, b.max_ms),
+    ):
+        out.append(Figure(section, name, "ms", x, y, _ms_noise(x), "lower"))
+    for name, x, y in (
+        ("under 50 ms", a.under_50, b.under_50),
+        ("50–500 ms", a.from_50_to_500, b.from_50_to_500),
+        ("over 500 ms", a.over_500, b.over_500),
+    ):
+        out.append(Figure(section, name, "", x, y, _count_noise(x, y), "lower"))
+    return out
+
+
+def _split(model: LogModel, mid: bool) -> GapStats:
+    return GapStats.of([g.duration_ms for g in model.gaps if g.crosses_proof_boundary != mid])
+
+
+def compare(a: LogModel, b: LogModel) -> list[Figure]:
+    """Every figure of run `a` (before) against run `b` (after)."""
+    sa, sb = a.summary, b.summary
+    se = math.sqrt(_proof_interval_se(a) ** 2 + _proof_interval_se(b) ** 2)
+    spp_noise = 2 * se if math.isfinite(se) else 0.02 * sa.s_per_proof
+    figures = [
+        Figure(
+            "run",
+            "proofs completed",
+            "",
+            sa.proofs_completed,
+            sb.proofs_completed,
+            0.5,
+            "",
+        ),
+        Figure("run", "s/proof", "s", sa.s_per_proof, sb.s_per_proof, spp_noise, "lower"),
+    ]
+    figures += _gap_figures("gaps", sa.gaps, sb.gaps)
+    figures += _gap_figures("mid-proof gaps", _split(a, True), _split(b, True))
+    figures += _gap_figures("boundary gaps", _split(a, False), _split(b, False))
+    split_a, split_b = busy_breakdown(a), busy_breakdown(b)
+    for ga, gb in gpu_pairs(a, b):
+        section = f"GPU{ga.gpu}" if ga.gpu == gb.gpu else f"GPU{ga.gpu} → GPU{gb.gpu}"
+        figures.append(
+            Figure(
+                section,
+                "TIMELINE util",
+                "%",
+                100 * ga.timeline_util,
+                100 * gb.timeline_util,
+                NOISE_POINTS,
+                "",
+            )
+        )
+        # an estimated kernel figure only moved beyond the width of both ranges
+        widths = [100 * (hi - lo) for lo, hi in (ga.kernel_util_range, gb.kernel_util_range)]
+        figures.append(
+            Figure(
+                section,
+                "kernel util",
+                "%",
+                100 * ga.kernel_util,
+                100 * gb.kernel_util,
+                max(NOISE_POINTS, sum(widths)),
+                "higher",
+            )
+        )
+        ba, bb = split_a[ga.gpu], split_b[gb.gpu]
+        for name, phase in SPLIT:
+            figures.append(
+                Figure(
+                    section,
+                    f"{name} % of busy",
+                    "%",
+                    100 * ba.share(phase),
+                    100 * bb.share(phase),
+                    NOISE_POINTS,
+                    "higher" if phase == Phase.KERNEL else "lower",
+                )
+            )
+    return figures
+
+
+def compare_dict(a: LogModel, b: LogModel, figures: list[Figure] | None = None) -> dict[str, Any]:
+    """The JSON document of `cuzk-tui --compare A B --json`."""
+    figures = compare(a, b) if figures is None else figures
+    return {
+        "schema": SCHEMA,
+        "compare": {"before": a.source, "after": b.source},
+        "gpu_pairs": [[x.gpu, y.gpu] for x, y in gpu_pairs(a, b)],
+        "figures": [f.as_dict() for f in figures],
+        "verdicts": [v for f in figures if (v := f.verdict()) is not None],
+    }

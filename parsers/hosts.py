@@ -1,0 +1,314 @@
+"""Several logs as one model: one group of GPUs per log, on a shared time axis (ANALYSIS.md)."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+import numpy as np
+
+from parsers.model import (
+    Blocks,
+    Gap,
+    GapSide,
+    GapStats,
+    GpuStats,
+    Lane,
+    LineCounts,
+    LogModel,
+    PartitionTable,
+    Proof,
+    Summary,
+    WorkerStats,
+)
+from parsers.rawlines import LineReader
+
+# A merged GPU id is host * HOST_STRIDE + the CUDA ordinal the log printed (host 0 keeps its ids).
+HOST_STRIDE = 1000
+
+WALL = "wall"  # aligned on the wall clock the logs carry
+START = "start"  # each from its own first event (compare: the same stage lines up)
+OWN = "own"  # each on its own TIMELINE clock (no common wall clock)
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """One log of a merged model."""
+
+    name: str
+    source: str
+    offset_ms: int  # added to every time of this log
+    first_part: int  # its partitions are first_part.. in the merged table
+    gpu_base: int  # its GPU ids are gpu_base + ordinal
+    wall_anchor: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """A merged model, how its logs were placed, and why."""
+
+    model: LogModel
+    hosts: tuple[Host, ...]
+    alignment: str  # WALL, START or OWN
+    note: str  # one sentence: how the logs share the time axis
+
+    def host_of_part(self, index: int) -> int:
+        """The log a partition of the merged table came from."""
+        firsts = [h.first_part for h in self.hosts]
+        return max(0, bisect.bisect_right(firsts, index) - 1)
+
+    def host_of_gpu(self, gpu: int) -> int:
+        """The log a merged GPU id came from."""
+        return min(len(self.hosts) - 1, max(0, gpu // HOST_STRIDE))
+
+
+def _comparable(anchors: list[datetime]) -> bool:
+    """Wall anchors can be subtracted: all carry a zone, or none does."""
+    aware = {a.tzinfo is not None for a in anchors}
+    return len(aware) == 1
+
+
+def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str, list[int], str]:
+    """How to place the logs: (alignment, offset per log in ms, one sentence saying so).
+
+    `align` None: the wall clock when every log carries one (stdout lines or journald
+    prefixes), else each log on its own clock. START puts each log's first event at 0.
+    """
+    if align == START:
+        offsets = [-round(m.time_range[0]) for m in models]
+        return START, offsets, "each run from its own start (the same stage lines up)"
+    anchors = [m.wall_anchor for m in models]
+    if align in (None, WALL) and all(a is not None for a in anchors):
+        known = [a for a in anchors if a is not None]
+        if _comparable(known):
+            first = min(known)
+            offsets = [round((a - first).total_seconds() * 1000) for a in known]
+            return WALL, offsets, "aligned on the wall clock"
+    missing = [m.source for m, a in zip(models, anchors, strict=True) if a is None]
+    why = (
+        f"no wall clock in {', '.join(missing)}"
+        if missing
+        else "the logs' clocks are in different zones"
+    )
+    return OWN, [0] * len(models), f"each on its own clock ({why})"
+
+
+def _shift_blocks(b: Blocks, off: int) -> Blocks:
+    return Blocks(b.starts + off, b.ends + off)
+
+
+def _shift_opt(x: int | None, off: int) -> int | None:
+    return None if x is None else x + off
+
+
+def _side(s: GapSide, base: int) -> GapSide:
+    return GapSide(s.job, s.worker, s.partition, s.index + base)
+
+
+def _table(models: Sequence[LogModel], offsets: list[int]) -> PartitionTable:
+    ts = [m.parts for m in models]
+    jobs: list[str] = []
+    kinds: list[str] = []
+    job_cols, kind_cols, gpu_cols, seg_offsets = [], [], [], [np.zeros(1, dtype=np.int64)]
+    seg_base = 0
+    for k, t in enumerate(ts):
+        job_cols.append(t.job + len(jobs))
+        kind_cols.append(np.where(t.kind >= 0, t.kind + len(kinds), -1).astype(np.int32))
+        gpu_cols.append(np.where(t.gpu >= 0, t.gpu + k * HOST_STRIDE, -1).astype(np.int32))
+        seg_offsets.append(t.seg_offsets[1:] + seg_base)
+        seg_base += int(t.seg_offsets[-1])
+        jobs.extend(t.jobs)
+        kinds.extend(t.kinds)
+
+    def cat(name: str, shift: bool = False) -> np.ndarray:
+        cols = [
+            getattr(t, name) + (off if shift else 0) for t, off in zip(ts, offsets, strict=True)
+        ]
+        return np.concatenate(cols)
+
+    seg_shift = np.concatenate(
+        [np.full(len(t.seg_start), float(off)) for t, off in zip(ts, offsets, strict=True)]
+    )
+    times = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
+    return PartitionTable(
+        jobs=tuple(jobs),
+        kinds=tuple(kinds),
+        job=np.concatenate(job_cols).astype(np.int32),
+        partition=cat("partition"),
+        kind=np.concatenate(kind_cols),
+        worker=cat("worker"),
+        gpu=np.concatenate(gpu_cols),
+        **{name: cat(name, True) for name in times},
+        lock_acquired=cat("lock_acquired", True),
+        unlock=cat("unlock", True),
+        failed=cat("failed"),
+        start_line=cat("start_line"),
+        end_line=cat("end_line"),
+        seg_start=cat("seg_start") + seg_shift,
+        seg_end=cat("seg_end") + seg_shift,
+        seg_phase=cat("seg_phase"),
+        seg_offsets=np.concatenate(seg_offsets),
+    )
+
+
+def _synthesis(models: Sequence[LogModel], offsets: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The step functions of partitions in synthesis, added up."""
+    times, deltas = [], []
+    for m, off in zip(models, offsets, strict=True):
+        if len(m.synth_times):
+            times.append(m.synth_times + off)
+            deltas.append(np.diff(m.synth_counts, prepend=0))
+    if not times:
+        return np.zeros(0), np.zeros(0, dtype=np.int64)
+    t = np.concatenate(times)
+    d = np.concatenate(deltas).astype(np.int64)
+    order = np.lexsort((d, t))  # ends before starts at the same ms
+    return t[order], np.cumsum(d[order])
+
+
+def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = None) -> Merged:
+    """One model of several logs: host k's GPU G becomes k * HOST_STRIDE + G, its times are
+    shifted by its offset; gaps, proofs and lanes of every log are kept as they are."""
+    alignment, offsets, note = placement(models, align)
+    t = _table(models, offsets)
+    hosts: list[Host] = []
+    lanes: list[Lane] = []
+    gpus: list[GpuStats] = []
+    workers: list[WorkerStats] = []
+    gaps: list[Gap] = []
+    kernel_gaps: dict[int, Blocks] = {}
+    proofs: list[Proof] = []
+    counts = LineCounts()
+    base = 0
+    for k, (m, off, name) in enumerate(zip(models, offsets, names, strict=True)):
+        g0 = k * HOST_STRIDE
+        hosts.append(Host(name, m.source, off, base, g0, m.wall_anchor))
+        lanes.extend(
+            replace(
+                lane,
+                gpu=lane.gpu + g0,
+                starts=lane.starts + off,
+                ends=lane.ends + off,
+                partition=(lane.partition + base).astype(np.int32),
+            )
+            for lane in m.lanes
+        )
+        gpus.extend(
+            replace(
+                g,
+                gpu=g.gpu + g0,
+                span=None if g.span is None else (g.span[0] + off, g.span[1] + off),
+                busy=_shift_blocks(g.busy, off),
+                kernel=_shift_blocks(g.kernel, off),
+            )
+            for g in m.gpus
+        )
+        workers.extend(replace(w, gpu=w.gpu + g0) for w in m.workers)
+        gaps.extend(
+            replace(
+                gap,
+                gpu=gap.gpu + g0,
+                start=gap.start + off,
+                end=gap.end + off,
+                before=_side(gap.before, base),
+                after=_side(gap.after, base),
+                after_queued=_shift_opt(gap.after_queued, off),
+            )
+            for gap in m.gaps
+        )
+        kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
+        proofs.extend(
+            replace(
+                p,
+                first_synth_start=_shift_opt(p.first_synth_start, off),
+                last_gpu_end=_shift_opt(p.last_gpu_end, off),
+                last_seen=_shift_opt(p.last_seen, off),
+            )
+            for p in m.proofs
+        )
+        c = m.counts
+        counts = LineCounts(
+            counts.timeline + c.timeline,
+            counts.cuzk_timing + c.cuzk_timing,
+            counts.stdout + c.stdout,
+            counts.spliced + c.spliced,
+            counts.malformed + c.malformed,
+            counts.other + c.other,
+        )
+        base += len(m.parts)
+    gaps.sort(key=lambda gap: (gap.start, gap.gpu))
+    proofs.sort(
+        key=lambda p: (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job)
+    )
+    firsts = [
+        s.first_synth_start + off
+        for s, off in ((m.summary, off) for m, off in zip(models, offsets, strict=True))
+        if s.first_synth_start is not None
+    ]
+    lasts = [
+        m.summary.last_gpu_end + off
+        for m, off in zip(models, offsets, strict=True)
+        if m.summary.last_gpu_end is not None
+    ]
+    summary = Summary(
+        proofs_started=sum(m.summary.proofs_started for m in models),
+        proofs_completed=sum(m.summary.proofs_completed for m in models),
+        first_synth_start=min(firsts) if firsts else None,
+        last_gpu_end=max(lasts) if lasts else None,
+        gaps=GapStats.of([gap.duration_ms for gap in gaps]),
+    )
+    synth_t, synth_n = _synthesis(models, offsets)
+    anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]
+    source = " + ".join(names)
+    model = LogModel(
+        source=source,
+        counts=counts,
+        finished=all(m.finished for m in models),
+        wall_anchor=min(anchors) if alignment == WALL and anchors else None,
+        now_ms=max(m.now_ms + off for m, off in zip(models, offsets, strict=True)),
+        parts=t,
+        lanes=tuple(sorted(lanes, key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))),
+        gpus=tuple(gpus),
+        workers=tuple(workers),
+        gaps=tuple(gaps),
+        kernel_gaps=kernel_gaps,
+        proofs=tuple(proofs),
+        summary=summary,
+        synth_times=synth_t,
+        synth_counts=synth_n,
+        unattributed_timing_lines=sum(m.unattributed_timing_lines for m in models),
+        partial_bytes=sum(m.partial_bytes for m in models),
+        engine_seen=any(m.engine_seen for m in models),
+        synth_by_gpu={
+            g.gpu: (models[k].synth_times + offsets[k], models[k].synth_counts)
+            for g in gpus
+            for k in [g.gpu // HOST_STRIDE]
+        },
+        gpu_names={g.gpu: f"{names[g.gpu // HOST_STRIDE]}:GPU{g.gpu % HOST_STRIDE}" for g in gpus},
+    )
+    return Merged(model, tuple(hosts), alignment, note)
+
+
+class HostLines(LineReader):
+    """Raw lines of a merged model: partition i's line numbers are those of its own log."""
+
+    def __init__(self, merged: Merged, readers: Sequence[LineReader]) -> None:
+        super().__init__()
+        self.merged = merged
+        self.readers = list(readers)
+
+    def for_part(self, index: int) -> LineReader:
+        """The reader of the log partition `index` came from."""
+        return self.readers[self.merged.host_of_part(index)]
+
+    def reset(self) -> None:
+        """Forget every index."""
+        for r in self.readers:
+            r.reset()
+
+
+def reader_for(reader: LineReader, index: int) -> LineReader:
+    """The reader holding partition `index`'s lines (itself for a single log)."""
+    return reader.for_part(index) if isinstance(reader, HostLines) else reader

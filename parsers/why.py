@@ -1,0 +1,279 @@
+"""The deeper why of a gap: synthesis slots, what the workers were doing, the CPU path nearby."""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from parsers.hosts import reader_for
+from parsers.model import Gap, LogModel, Phase
+from parsers.rawlines import BLOCK_BYTES, LineReader
+
+PHASE_WORDS = {
+    Phase.PRE_LOCK: "pre-lock",
+    Phase.LOCK_WAIT: "waiting for the lock",
+    Phase.ALLOC: "allocating",
+    Phase.KERNEL: "running kernels",
+    Phase.BARRIER: "at the barrier",
+    Phase.CLEANUP: "in cleanup",
+    Phase.UNKNOWN: "in an unexplained stretch",
+    Phase.IN_FLIGHT: "in a running prove",
+    Phase.FAILED: "in a failed prove",
+}
+_CPU = re.compile(rb"(prep_msm_ms|b_g2_msm_ms)=(\d+)")
+MAX_LINES = 20_000  # a gap's neighbourhood read for its CPU lines is never longer than this
+SLOW = 1.25  # a CPU figure this many times its run median is called slow
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerState:
+    """What one worker of the gap's GPU was doing at one instant."""
+
+    worker: int
+    state: str  # "idle", "picked up", or a phase word
+    job: str | None = None
+    partition: int | None = None
+
+    def words(self) -> str:
+        """`w1 in cleanup (job p3)`."""
+        text = f"w{self.worker} {self.state}"
+        if self.job is not None:
+            text += f" ({self.job}" + (
+                f" p{self.partition})" if self.partition is not None else ")"
+            )
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class CpuPath:
+    """The CPU critical path lines printed near the gap, against the run's medians."""
+
+    prep_msm_ms: tuple[int, ...]
+    b_g2_msm_ms: tuple[int, ...]
+    prep_median: float | None
+    b_g2_median: float | None
+    first_line: int
+    last_line: int
+
+    @property
+    def slow(self) -> bool:
+        """Some line nearby took SLOW times its run median or more."""
+        return any(
+            med is not None and vals and max(vals) >= SLOW * med
+            for vals, med in (
+                (self.prep_msm_ms, self.prep_median),
+                (self.b_g2_msm_ms, self.b_g2_median),
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GapWhy:
+    """What the model (and the lines around the gap) say about why the GPU was idle."""
+
+    synth_min: int  # partitions in synthesis during the gap: fewest...
+    synth_max: int  # ...and most
+    synth_peak: int  # the run's most at any time
+    at_queue: tuple[WorkerState, ...]  # dispatch gaps: when the after-partition was queued
+    at_start: tuple[WorkerState, ...]  # every worker of the GPU as the gap began
+    after_pickup_ms: int | None  # when the after-partition was picked up, from the gap's start
+    cpu: CpuPath | None
+
+    @property
+    def synthesis_words(self) -> str:
+        """All slots busy (synthesis capacity), some idle (nothing admitted), or between."""
+        span = (
+            f"{self.synth_min}"
+            if self.synth_min == self.synth_max
+            else (f"{self.synth_min}–{self.synth_max}")
+        )
+        head = f"{span} partitions in synthesis (run peak {self.synth_peak})"
+        if self.synth_peak == 0:
+            return head
+        if self.synth_min >= self.synth_peak:
+            return f"{head}: every slot busy: synthesis capacity"
+        if self.synth_max < self.synth_peak:
+            return f"{head}: slots idle: nothing admitted (concurrency or no work)"
+        return f"{head}: slots full for part of the gap"
+
+    @property
+    def synthesis_short(self) -> str:
+        """`4/4 full`, `1/4`: for a table cell."""
+        full = self.synth_peak and self.synth_min >= self.synth_peak
+        return f"{self.synth_max}/{self.synth_peak}" + (" full" if full else "")
+
+
+def synthesis_during(
+    model: LogModel, t0: float, t1: float, gpu: int | None = None
+) -> tuple[int, int, int]:
+    """(fewest, most) partitions in synthesis over [t0, t1), and the run's peak (of the GPU's
+    own log when the model holds several)."""
+    times, counts = model.synth_times, model.synth_counts
+    if gpu is not None and model.synth_by_gpu is not None and gpu in model.synth_by_gpu:
+        times, counts = model.synth_by_gpu[gpu]
+    if len(times) == 0:
+        return 0, 0, 0
+    k0 = int(np.searchsorted(times, t0, side="right")) - 1
+    k1 = int(np.searchsorted(times, t1, side="left"))
+    at_start = int(counts[k0]) if k0 >= 0 else 0
+    inside = counts[max(k0 + 1, 0) : k1]
+    values = np.append(inside, at_start)
+    return int(values.min()), int(values.max()), int(counts.max())
+
+
+def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ...]:
+    """Each worker of `gpu` at instant `at`: its phase, picked up but not started, or idle."""
+    t = model.parts
+    stats = next((g for g in model.gpus if g.gpu == gpu), None)
+    if stats is None:
+        return ()
+    out = []
+    for w in stats.workers:
+        state: WorkerState | None = None
+        for lane in model.lanes:
+            if lane.gpu != gpu or lane.worker != w:
+                continue
+            k = int(np.searchsorted(lane.starts, at, side="right")) - 1
+            if k >= 0 and lane.ends[k] > at:
+                i = int(lane.partition[k])
+                part = int(t.partition[i])
+                words = PHASE_WORDS.get(Phase(int(lane.phases[k])), "busy")
+                state = WorkerState(w, words, t.job_of(i), None if part < 0 else part)
+                break
+        if state is None:
+            picked = np.flatnonzero((t.worker == w) & (t.pickup <= at) & ~(t.gpu_start <= at))
+            if len(picked):
+                i = int(picked[-1])
+                part = int(t.partition[i])
+                state = WorkerState(w, "picked up", t.job_of(i), None if part < 0 else part)
+            else:
+                state = WorkerState(w, "idle")
+        out.append(state)
+    return tuple(out)
+
+
+_medians: weakref.WeakKeyDictionary[LineReader, tuple[int, float | None, float | None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def cpu_medians(reader: LineReader) -> tuple[float | None, float | None]:
+    """The run's median prep_msm_ms and b_g2_msm_ms, read from every line once (cached)."""
+    size = len(reader.data) if reader.data is not None else _size(reader)
+    cached = _medians.get(reader)
+    # a growing log is read again only once it has grown by a quarter
+    if cached is not None and size <= cached[0] * 1.25:
+        return cached[1], cached[2]
+    prep: list[int] = []
+    b_g2: list[int] = []
+    tail = b""
+    for block in _blocks(reader):
+        chunk = tail + block
+        cut = chunk.rfind(b"\n") + 1
+        for key, value in _CPU.findall(chunk[:cut]):
+            (prep if key == b"prep_msm_ms" else b_g2).append(int(value))
+        tail = chunk[cut:]
+    result = (
+        float(np.median(prep)) if prep else None,
+        float(np.median(b_g2)) if b_g2 else None,
+    )
+    _medians[reader] = (max(size, 1), *result)
+    return result
+
+
+def _size(reader: LineReader) -> int:
+    try:
+        return reader.path.stat().st_size if reader.path is not None else 0
+    except OSError:
+        return 0
+
+
+def _blocks(reader: LineReader) -> Iterator[bytes]:
+    """The whole log, a few MB at a time (held in memory for the demo)."""
+    if reader.data is not None:
+        yield reader.data
+        return
+    if reader.path is None:
+        return
+    with reader.path.open("rb") as fh:
+        while block := fh.read(BLOCK_BYTES * 4):
+            yield block
+
+
+def cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:
+    """The prep_msm / b_g2_msm lines printed from the GPU_START of the partition before the
+    gap to the GPU_END of the one after: a reading of nearby lines, not an attribution."""
+    t = model.parts
+    b, a = gap.before.index, gap.after.index
+    first, last = int(t.start_line[b]), int(t.end_line[a])
+    if first <= 0 or last < first:
+        return None
+    last = min(last, first + MAX_LINES)
+    own = reader_for(reader, b)
+    try:
+        rows = own.lines(first, last)
+        prep_med, b_g2_med = cpu_medians(own)
+    except OSError:
+        return None
+    prep: list[int] = []
+    b_g2: list[int] = []
+    for _, raw in rows:
+        for key, value in _CPU.findall(raw):
+            (prep if key == b"prep_msm_ms" else b_g2).append(int(value))
+    return CpuPath(tuple(prep), tuple(b_g2), prep_med, b_g2_med, first, last)
+
+
+def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapWhy:
+    """Everything this module can say about `gap` (the CPU path only with a reader)."""
+    lo, hi, peak = synthesis_during(model, gap.start, gap.end, gap.gpu)
+    t = model.parts
+    at_queue: tuple[WorkerState, ...] = ()
+    if gap.cause == "dispatch" and gap.after_queued is not None:
+        at_queue = worker_states(model, gap.gpu, gap.after_queued)
+    pickup = float(t.pickup[gap.after.index])
+    return GapWhy(
+        synth_min=lo,
+        synth_max=hi,
+        synth_peak=peak,
+        at_queue=at_queue,
+        at_start=worker_states(model, gap.gpu, gap.start),
+        after_pickup_ms=None if pickup != pickup else round(pickup - gap.start),
+        cpu=cpu_path(model, gap, reader) if reader is not None else None,
+    )
+
+
+def _values(vals: tuple[int, ...], median: float | None) -> str:
+    if not vals:
+        return "none printed"
+    text = ", ".join(str(v) for v in vals[:6]) + (" …" if len(vals) > 6 else "")
+    if median is None or not median:
+        return f"{text} ms"
+    return f"{text} ms (max {100 * max(vals) / median:.0f} % of the run median {median:.0f} ms)"
+
+
+def why_lines(why: GapWhy) -> list[str]:
+    """The deeper why in a few plain lines (the inspector and the report print them)."""
+    lines = [f"synthesis: {why.synthesis_words}"]
+    if why.at_queue:
+        states = ", ".join(s.words() for s in why.at_queue)
+        lines.append(f"workers when the next partition was queued: {states}")
+    if why.at_start:
+        states = ", ".join(s.words() for s in why.at_start)
+        lines.append(f"workers as the gap began: {states}")
+    if why.after_pickup_ms is not None:
+        ms = why.after_pickup_ms
+        when = f"{ms} ms after" if ms >= 0 else f"{-ms} ms before"
+        lines.append(f"next partition picked up {when} the gap began")
+    cpu = why.cpu
+    if cpu is not None:
+        lines.append(
+            f"CPU path printed on lines {cpu.first_line}–{cpu.last_line}: "
+            f"prep_msm {_values(cpu.prep_msm_ms, cpu.prep_median)}; "
+            f"b_g2_msm {_values(cpu.b_g2_msm_ms, cpu.b_g2_median)}"
+            + ("  ← slower than usual" if cpu.slow else "")
+        )
+    return lines

@@ -1,0 +1,402 @@
+"""Beyond one log: compare, export (trace, CSV), several hosts, a gap's deeper why, copy."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+from helpers import build, simulate
+
+from parsers.compare import compare, compare_dict
+from parsers.export import trace_document, write_csv
+from parsers.hosts import HOST_STRIDE, OWN, START, WALL, HostLines, merge
+from parsers.model import LogModel
+from parsers.rawlines import LineReader
+from parsers.report import read_log
+from parsers.simulate import SimConfig, random_config
+from parsers.why import cpu_medians, gap_why, synthesis_during, worker_states
+from tui import cli
+from tui.app import make_app
+from tui.beyond import export_visible
+from tui.compare import CompareScreen
+from tui.gantt import GanttView
+from tui.inspector import InspectorScreen
+
+REQUIRED = {
+    "X": {"name", "ph", "ts", "dur", "pid", "tid"},
+    "M": {"name", "ph", "pid", "args"},
+    "C": {"name", "ph", "ts", "pid", "args"},
+}
+METADATA = {"process_name", "thread_name", "process_sort_index", "thread_sort_index"}
+
+
+def validate_trace(doc: dict[str, Any]) -> None:
+    """The rules of the Trace Event Format (JSON object form) that Perfetto relies on."""
+    assert set(doc) >= {"traceEvents"}
+    assert doc["displayTimeUnit"] in ("ms", "ns")
+    json.dumps(doc)  # serializable as is
+    tracks: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    named: set[int] = set()
+    for e in doc["traceEvents"]:
+        ph = e["ph"]
+        assert ph in REQUIRED, e
+        assert REQUIRED[ph] <= set(e), e
+        assert isinstance(e["pid"], int) and e["pid"] > 0
+        if "tid" in e:
+            assert isinstance(e["tid"], int) and e["tid"] >= 0
+        if ph == "M":
+            assert e["name"] in METADATA
+            if e["name"] == "process_name":
+                named.add(e["pid"])
+            continue
+        assert isinstance(e["ts"], int)  # whole microseconds
+        if ph == "X":
+            assert isinstance(e["dur"], int) and e["dur"] >= 0
+            tracks.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+        if ph == "C":
+            assert e["args"] and all(isinstance(v, int | float) for v in e["args"].values())
+    assert {e["pid"] for e in doc["traceEvents"]} <= named
+    # on one track, two complete events either nest or are disjoint: never partly overlap
+    for spans in tracks.values():
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        stack: list[int] = []
+        for s, e in spans:
+            while stack and stack[-1] <= s:
+                stack.pop()
+            if stack:
+                assert e <= stack[-1], (s, e, stack[-1])
+            stack.append(e)
+
+
+def kernel_sums(doc: dict[str, Any]) -> dict[str, float]:
+    """Per process name, the kernel segments' total in ms."""
+    names = {
+        e["pid"]: e["args"]["name"]
+        for e in doc["traceEvents"]
+        if e["ph"] == "M" and e["name"] == "process_name"
+    }
+    out: dict[str, float] = {}
+    for e in doc["traceEvents"]:
+        if e["ph"] == "X" and e["name"] == "kernel":
+            out[names[e["pid"]]] = out.get(names[e["pid"]], 0.0) + e["dur"] / 1000
+    return out
+
+
+@pytest.mark.parametrize("name", ["curio-mixed", "journal-2gpu", "p12-c15-gw1", "tiny"])
+def test_trace_follows_the_format_and_its_kernels_add_up_to_the_report(name: str) -> None:
+    model = read_log(SAMPLES / f"{name}.log")
+    doc = trace_document(model)
+    validate_trace(doc)
+    sums = kernel_sums(doc)
+    segments = len(model.parts.seg_start)
+    for g in model.gpus:
+        # each segment's ends are rounded to the µs once: at most 1 µs apart per segment
+        assert sums.get(f"GPU{g.gpu}", 0.0) == pytest.approx(g.kernel_busy_ms, abs=0.001 * segments)
+        assert sums.get(f"GPU{g.gpu}", 0.0) == pytest.approx(g.kernel_busy_ms, rel=1e-6)
+
+
+def test_trace_names_processes_by_ordinal_and_puts_gaps_on_the_busy_track() -> None:
+    model = read_log(SAMPLES / "journal-2gpu.log")
+    doc = trace_document(model)
+    events = doc["traceEvents"]
+    procs = {e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert {"GPU2", "GPU3", "synthesis", "proofs"} <= procs
+    gaps = [e for e in events if e.get("cat") == "gap"]
+    assert len(gaps) == len(model.gaps)
+    assert {e["tid"] for e in gaps} == {0}
+    assert sorted(e["dur"] for e in gaps) == sorted(g.duration_ms * 1000 for g in model.gaps)
+    phases = [e for e in events if e.get("cat") == "phase"]
+    assert all("job" in e["args"] and "partition" in e["args"] for e in phases)
+    counters = {e["name"] for e in events if e["ph"] == "C"}
+    assert counters == {"intervals in flight", "kernels running", "partitions in synthesis"}
+
+
+@pytest.mark.parametrize("seed", [3, 11, 40])
+def test_trace_of_random_runs_and_of_a_range_is_valid(seed: int) -> None:
+    _, data = simulate(random_config(seed))
+    model = build(data)
+    validate_trace(trace_document(model))
+    lo, hi = model.time_range
+    part = trace_document(model, lo + (hi - lo) / 3, lo + (hi - lo) / 2)
+    validate_trace(part)
+    xs = [e for e in part["traceEvents"] if e["ph"] == "X"]
+    assert xs and all(
+        _us(lo + (hi - lo) / 3) <= e["ts"] <= e["ts"] + e["dur"] <= _us(lo + (hi - lo) / 2)
+        for e in xs
+    )
+
+
+def _us(ms: float) -> int:
+    return round(ms * 1000)
+
+
+def test_split_proving_overlaps_go_to_their_own_tracks() -> None:
+    model = read_log(SAMPLES / "journal-2gpu.log")
+    assert any(lane.sub_row for lane in model.lanes)  # the sample overlaps
+    threads = {
+        e["args"]["name"]
+        for e in trace_document(model)["traceEvents"]
+        if e["name"] == "thread_name"
+    }
+    assert any("'" in t for t in threads)
+
+
+def test_csv_export_has_every_interval_gap_and_proof(tmp_path: Path) -> None:
+    model = read_log(SAMPLES / "curio-mixed.log")
+    files = write_csv(model, tmp_path / "out")
+    rows = {f.name: list(csv.DictReader(f.open())) for f in files}
+    assert len(rows["intervals.csv"]) == len(model.parts)
+    assert len(rows["gaps.csv"]) == len(model.gaps)
+    assert len(rows["proofs.csv"]) == len(model.proofs)
+    assert len(rows["phases.csv"]) == len(model.parts.seg_start)
+    done = {i for i in range(len(model.parts)) if model.parts.get(i).gpu_end is not None}
+    for g in model.gpus:
+        kernel = sum(
+            float(r["ms"])
+            for r in rows["phases.csv"]
+            if r["phase"] == "kernel" and r["gpu"] == f"GPU{g.gpu}" and int(r["index"]) in done
+        )
+        assert kernel == pytest.approx(g.kernel_busy_ms, abs=0.01)
+    assert sum(int(r["ms"]) for r in rows["gaps.csv"]) == model.summary.gaps.total_ms
+
+
+def test_two_hosts_align_on_the_wall_clock() -> None:
+    a, b = read_log(SAMPLES / "curio-mixed.log"), read_log(SAMPLES / "journal-2gpu.log")
+    assert a.wall_anchor is not None and b.wall_anchor is not None
+    m = merge([a, b], ["a", "b"])
+    assert m.alignment == WALL
+    shift = round((a.wall_anchor - b.wall_anchor).total_seconds() * 1000)
+    assert m.hosts[0].offset_ms - m.hosts[1].offset_ms == shift
+    model = m.model
+    assert len(model.gaps) == len(a.gaps) + len(b.gaps)
+    assert [g.start for g in model.gaps] == sorted(g.start for g in model.gaps)
+    assert {model.gpu_label(g.gpu) for g in model.gpus} == {"a:GPU0", "a:GPU1", "b:GPU2", "b:GPU3"}
+    # the same instant has the same wall time on both hosts
+    gap = b.gaps[0]
+    moved = next(
+        g
+        for g in model.gaps
+        if g.gpu == gap.gpu + HOST_STRIDE and g.end - g.start == gap.duration_ms
+    )
+    assert model.wall_time(moved.start) == b.wall_time(gap.start)
+    # the sides still name their own partitions
+    assert model.parts.job_of(moved.after.index) == gap.after.job
+    assert sum(g.busy_ms for g in model.gpus) == sum(g.busy_ms for g in (*a.gpus, *b.gpus))
+
+
+def test_a_log_without_wall_clock_keeps_its_own_and_compare_starts_both_at_zero() -> None:
+    a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
+    assert a.wall_anchor is None
+    m = merge([a, b], ["a", "b"])
+    assert m.alignment == OWN and "no wall clock in p12-c15-gw1.log" in m.note
+    assert m.model.wall_anchor is None
+    s = merge([a, b], ["a", "b"], START)
+    assert s.alignment == START
+    # each run's first event is at 0 on the shared axis
+    assert s.model.time_range[0] == 0
+    for k, run in enumerate((a, b)):
+        first = run.summary.first_synth_start
+        assert first is not None
+        assert first + s.hosts[k].offset_ms == round(first - run.time_range[0])
+    assert [h.offset_ms for h in s.hosts] == [-round(a.time_range[0]), -round(b.time_range[0])]
+
+
+def test_a_run_compared_with_itself_has_no_verdict() -> None:
+    m = read_log(SAMPLES / "curio-mixed.log")
+    figures = compare(m, m)
+    assert figures and not any(f.moved for f in figures)
+    assert compare_dict(m, m)["verdicts"] == []
+
+
+def test_more_gpu_workers_show_as_verdicts() -> None:
+    one = build(simulate(SimConfig(seed=5, proofs=8, gpus=1, gw=1, stdout="plain"))[1])
+    two = build(simulate(SimConfig(seed=5, proofs=8, gpus=1, gw=2, stdout="plain"))[1])
+    doc = compare_dict(one, two)
+    util = next(f for f in doc["figures"] if f["figure"] == "TIMELINE util")
+    assert util["delta"] == pytest.approx(
+        100 * (two.gpus[0].timeline_util - one.gpus[0].timeline_util), abs=1e-4
+    )
+    assert any(v.startswith("GPU0: ") for v in doc["verdicts"])
+    for f in doc["figures"]:
+        assert f["moved"] == (abs(f["delta"]) > f["noise"])
+        if f["before"]:
+            assert f["delta_pct"] == pytest.approx(100 * f["delta"] / f["before"], abs=1e-2)
+
+
+def test_compare_across_captures_pairs_gpus_in_order() -> None:
+    doc = compare_dict(
+        read_log(SAMPLES / "curio-mixed.log"), read_log(SAMPLES / "journal-2gpu.log")
+    )
+    assert doc["gpu_pairs"] == [[0, 2], [1, 3]]
+    assert any(f["section"] == "GPU0 → GPU2" for f in doc["figures"])
+
+
+def test_synthesis_during_a_gap_matches_counting_by_hand() -> None:
+    model = read_log(SAMPLES / "curio-mixed.log")
+    t = model.parts
+    s, e = t.synth_start, t.synth_end
+    for gap in model.gaps[:10]:
+        lo, hi, peak = synthesis_during(model, gap.start, gap.end)
+        probes = np.arange(gap.start, gap.end, 1.0)
+        counts = [int(np.sum((s <= x) & (e > x))) for x in probes]
+        assert (lo, hi) == (min(counts), max(counts))
+        assert peak == int(model.synth_counts.max())
+
+
+def test_worker_states_and_the_cpu_lines_near_a_gap() -> None:
+    path = SAMPLES / "p12-c15-gw1.log"
+    model = read_log(path)
+    reader = LineReader(path=path)
+    text = path.read_bytes()
+    prep_all = [int(x) for x in re.findall(rb"prep_msm_ms=(\d+)", text)]
+    assert cpu_medians(reader)[0] == float(np.median(prep_all))
+    lines = text.split(b"\n")
+    for gap in model.gaps:
+        why = gap_why(model, gap, reader)
+        # nothing of the GPU covers a gap: no worker is inside an interval at its start
+        assert all(s.state in ("idle", "picked up") for s in why.at_start)
+        assert why.cpu is not None
+        first = model.parts.get(gap.before.index).start_line
+        last = model.parts.get(gap.after.index).end_line
+        nearby = b"\n".join(lines[first - 1 : last])
+        assert list(why.cpu.prep_msm_ms) == [
+            int(x) for x in re.findall(rb"prep_msm_ms=(\d+)", nearby)
+        ]
+        if gap.cause == "dispatch":
+            assert why.at_queue == worker_states(model, gap.gpu, float(gap.after_queued or 0))
+
+
+def test_cli_compare_report_json(capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = str(SAMPLES / "p12-c15-gw1.log"), str(SAMPLES / "journal-2gpu.log")
+    assert cli.main(["--compare", a, b, "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["compare"] == {"before": "p12-c15-gw1.log", "after": "journal-2gpu.log"}
+    assert cli.main(["--compare", a, b, "--report"]) == 0
+    out = capsys.readouterr().out
+    assert "What moved beyond noise" in out and "proofs completed" in out
+
+
+def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]) -> None:
+    pattern = str(SAMPLES / "[cj]*-*.log")  # a glob the shell did not expand
+    assert cli.main([pattern, "--report", "--json", "--name", "a", "--name", "b"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [h["name"] for h in doc["hosts"]] == ["a", "b"]
+    assert doc["alignment"] == WALL
+    assert len(doc["all"]["gaps"]) == sum(len(h["gaps"]) for h in doc["hosts"])
+    assert cli.main([pattern, "--report", "--top", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "host curio-mixed.log" in out and "all 2 hosts: aligned on the wall clock" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["a.log", "b.log", "--name", "x"], "--name given 1 times for 2 logs"),
+        (["--compare", "a.log"], "expected 2 arguments"),
+        (["x.log", "--compare", "a", "b"], "not both"),
+        (["/no/*.log"], "no file matches /no/*.log"),
+        (["x.log", "--export-trace", "/no/such/dir/t.json"], "--export-trace: no such folder"),
+        (["-", "x.log"], "standard input"),
+    ],
+)
+def test_bad_options_of_several_logs_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = str(SAMPLES / "curio-mixed.log")
+    out = tmp_path / "t.json"
+    assert cli.main([log, "--export-trace", str(out), "--export-csv", str(tmp_path / "csv")]) == 0
+    validate_trace(json.loads(out.read_text()))
+    assert sorted(p.name for p in (tmp_path / "csv").iterdir()) == [
+        "gaps.csv",
+        "intervals.csv",
+        "phases.csv",
+        "proofs.csv",
+    ]
+    assert "trace events" in capsys.readouterr().err
+
+
+def _hosts() -> tuple[Any, HostLines]:
+    paths = [SAMPLES / "curio-mixed.log", SAMPLES / "journal-2gpu.log"]
+    m = merge([read_log(p) for p in paths], ["a", "b"])
+    return m, HostLines(m, [LineReader(path=p) for p in paths])
+
+
+async def test_several_hosts_in_the_viewer_step_gaps_across_hosts() -> None:
+    m, reader = _hosts()
+    app = make_app(m.model, reader)
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(GanttView)
+        titles = [r for r in view.rows if r.kind == "title"]
+        assert len(titles) == 2
+        hosts_seen, starts = [], []
+        for _ in range(len(m.model.gaps)):
+            await pilot.press("n")
+            gap = view.selected_gap
+            assert gap is not None
+            hosts_seen.append(gap.gpu // HOST_STRIDE)
+            starts.append(gap.start)
+        # one walk in time order visits both hosts, interleaved where they overlap
+        assert starts == sorted(starts) and len(set(starts)) > 1
+        changes = sum(1 for x, y in itertools.pairwise(hosts_seen) if x != y)
+        assert set(hosts_seen) == {0, 1} and changes > 2
+        await pilot.press("enter")
+        assert isinstance(app.screen, InspectorScreen)
+        text = str(app.screen.query_one("#gap-facts").render())
+        assert "why, deeper" in text and ("a:GPU" in text or "b:GPU" in text)
+
+
+async def test_y_copies_the_gap_job_and_no_clipboard_only_shows_it() -> None:
+    path = SAMPLES / "p9-c6.log"
+    model = read_log(path)
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n", "y")
+        gap = app.query_one(GanttView).selected_gap
+        assert gap is not None and app.clipboard == gap.after.job
+    quiet = make_app(model, LineReader(path=path), use_clipboard=False)
+    async with quiet.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n", "y")
+        assert quiet.clipboard == ""
+
+
+async def test_c_shows_the_comparison_and_the_palette_exports_the_view(tmp_path: Path) -> None:
+    a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
+    m = merge([a, b], ["before", "after"], START)
+    app = make_app(m.model, LineReader(data=b""), screenshot_dir=tmp_path, compared=(a, b))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        assert isinstance(app.screen, CompareScreen)
+        await pilot.press("escape")
+        await pilot.press("plus", "plus")
+        export_visible(app)
+        files = list(tmp_path.glob("cuzk-trace-*.json"))
+        assert len(files) == 1
+        doc = json.loads(files[0].read_text())
+        validate_trace(doc)
+        view = app.query_one(GanttView)
+        t1 = view.t0 + view.timeline_width * view.scale
+        assert all(
+            e["ts"] >= _us(max(view.t0, 0)) - 1 and e["ts"] + e["dur"] <= _us(t1) + 1
+            for e in doc["traceEvents"]
+            if e["ph"] == "X"
+        )
+
+
+def test_the_model_of_one_log_is_unchanged(tmp_path: Path) -> None:
+    m: LogModel = read_log(SAMPLES / "tiny.log")
+    assert m.gpu_names is None and m.gpu_label(0) == "GPU0"

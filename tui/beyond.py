@@ -1,0 +1,86 @@
+"""The viewer's side of issue 11: copy an id (OSC 52), the comparison screen, exports."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from textual.app import SystemCommand
+
+from parsers.export import write_trace
+from tui.report import size_ranks
+
+if TYPE_CHECKING:
+    from tui.app import CuzkApp
+
+
+def selected_id(app: CuzkApp) -> tuple[str, str] | None:
+    """(the id, what it is): the job found with /, else the job of the gap selected or inspected."""
+    from tui.inspector import InspectorScreen
+
+    gantt = app.gantt
+    screen = app.screen
+    gap = screen.gap if isinstance(screen, InspectorScreen) else gantt.selected_gap
+    if gap is None and gantt.found_jobs:
+        return gantt.found_jobs[gantt.found_index], "the job found"
+    if gap is None:
+        return None
+    index = next(
+        (i for i, g in enumerate(app.model.gaps) if (g.gpu, g.start) == (gap.gpu, gap.start)), None
+    )
+    rank = f" #{size_ranks(app.model.gaps)[index]}" if index is not None else ""
+    # the partition after the gap is the one the GPU waited for
+    return gap.after.job, f"the job after gap{rank}"
+
+
+def copy_id(app: CuzkApp) -> None:
+    """`y`: put the id on the terminal's clipboard (OSC 52, works over SSH), and say so."""
+    chosen = selected_id(app)
+    if chosen is None:
+        app.notify("nothing to copy: select a gap (n) or find a job (/) first", severity="warning")
+        return
+    text, what = chosen
+    if not app.use_clipboard:
+        app.notify(f"{text}\n({what}; clipboard off: --no-clipboard)", title="id")
+        return
+    app.copy_to_clipboard(text)
+    app.notify(f"{text}\n({what})", title="copied")
+
+
+def show_compare(app: CuzkApp) -> None:
+    """`c`: the comparison's tables and verdicts (only with --compare)."""
+    if app.compared is None:
+        app.notify("c shows a comparison: cuzk-tui --compare BEFORE AFTER", severity="warning")
+        return
+    from tui.compare import CompareScreen
+
+    app.push_screen(CompareScreen(*app.compared))
+
+
+def export_visible(app: CuzkApp) -> None:
+    """Write the visible time range as a trace into the screenshot folder, and say where."""
+    gantt = app.gantt
+    t0 = gantt.t0
+    t1 = t0 + gantt.timeline_width * gantt.scale
+    path = app.screenshot_dir / f"cuzk-trace-{max(0, round(t0))}-{round(t1)}ms.json"
+    try:
+        n = write_trace(app.model, path, t0, t1)
+    except OSError as exc:
+        app.notify(f"cannot write the trace: {exc.strerror or exc}", severity="error")
+        return
+    app.notify(f"{os.path.abspath(path)} ({n} events; open in ui.perfetto.dev)", title="trace")
+
+
+def commands(app: CuzkApp) -> Iterator[SystemCommand]:
+    """The command palette's entries for issue 11."""
+    yield SystemCommand(
+        "Export the visible range as a trace",
+        "Trace Event Format JSON for Perfetto / chrome://tracing, in the screenshot folder",
+        lambda: export_visible(app),
+    )
+    yield SystemCommand(
+        "Copy the id", "The found job's, or the selected gap's job id (y)", app.action_copy_id
+    )
+    if app.compared is not None:
+        yield SystemCommand("Compare", "Every figure before and after (c)", app.action_compare)

@@ -1,0 +1,108 @@
+"""Two runs compared: the text report (`--compare A B`) and the viewer's comparison screen."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from parsers.compare import Figure, compare, fmt, fmt_delta
+from parsers.model import LogModel
+from tui.screens import QUIT_BINDINGS
+
+
+def _cell(f: Figure) -> Text:
+    text = Text(fmt_delta(f), justify="right")
+    if f.improved is True:
+        text.stylize("bold green")
+    elif f.improved is False:
+        text.stylize("bold red")
+    elif f.moved:
+        text.stylize("bold")
+    else:
+        text.stylize("dim")
+    return text
+
+
+def compare_renderables(
+    a: LogModel, b: LogModel, figures: list[Figure] | None = None
+) -> list[RenderableType]:
+    """The comparison: a table per section, then one line per figure that moved."""
+    figures = compare(a, b) if figures is None else figures
+    head = Text()
+    head.append("cuzk-tui compare\n", style="bold")
+    head.append("before ", style="dim")
+    head.append(a.source)  # literal: never markup
+    head.append("\nafter  ", style="dim")
+    head.append(b.source)
+    verdicts = [v for f in figures if (v := f.verdict()) is not None]
+    out: list[RenderableType] = [
+        head,
+        Text("\nWhat moved beyond noise (docs/analysis.md)", style="bold"),
+    ]
+    if not verdicts:
+        out.append(Text("  nothing moved beyond noise", style="dim"))
+    for v in verdicts:
+        style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
+        out.append(Text(f"  {v}", style=style))
+    out.append(Text(""))
+    sections: list[str] = []
+    for f in figures:
+        if f.section not in sections:
+            sections.append(f.section)
+    for section in sections:
+        table = Table(box=box.SIMPLE_HEAD, title=section, title_justify="left", title_style="bold")
+        for col in ("figure", "before", "after", "difference"):
+            table.add_column(col, justify="left" if col == "figure" else "right", no_wrap=True)
+        for f in figures:
+            if f.section == section:
+                table.add_row(f.name, fmt(f.before, f.unit), fmt(f.after, f.unit), _cell(f))
+        out.append(table)
+    return out
+
+
+def print_compare(a: LogModel, b: LogModel, console: Console) -> None:
+    """Print the comparison."""
+    console.print(Group(*compare_renderables(a, b)))
+
+
+class CompareScreen(ModalScreen[None]):
+    """The comparison's figures over the two stacked Gantts (key `c`)."""
+
+    DEFAULT_CSS = """
+    CompareScreen { align: center middle; }
+    CompareScreen > VerticalScroll {
+        width: 96%; max-width: 100; height: 92%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,c", "dismiss", "Close"),
+        *QUIT_BINDINGS,
+    ]
+
+    def __init__(self, before: LogModel, after: LogModel) -> None:
+        super().__init__()
+        self.before = before
+        self.after = after
+
+    def compose(self) -> ComposeResult:
+        """The tables and verdicts, scrolled."""
+        with VerticalScroll(id="compare"):
+            yield Static(Group(*compare_renderables(self.before, self.after)))
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        """Title the box and take the keys."""
+        box = self.query_one("#compare", VerticalScroll)
+        box.border_title = "before → after"
+        box.border_subtitle = "↑↓ scroll · esc closes"
+        box.focus()

@@ -1,0 +1,254 @@
+"""Beyond one log on the command line: several hosts, `--compare`, `--export-trace/-csv`."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from parsers.export import write_csv, write_trace
+from parsers.hosts import START, HostLines, Merged, merge
+from parsers.model import LogModel
+from parsers.rawlines import LineReader
+from parsers.report import missing_timeline, read_log, read_stream, report_dict
+from parsers.sources import UnreadableLog, compression
+from parsers.why import gap_why
+
+GLOB_CHARS = set("*?[")
+
+
+def expand(raw: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """Logs as given; a pattern that names no file (the shell left it) is expanded here."""
+    out: list[str] = []
+    for item in raw:
+        if item != "-" and not os.path.exists(item) and GLOB_CHARS & set(item):
+            found = sorted(glob.glob(item))
+            if not found:
+                parser.error(f"no file matches {item}")
+            out.extend(found)
+        else:
+            out.append(item)
+    return out
+
+
+def check_multi(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Check the options of issue 11 and set `args.log` (one log) and `args.multi`."""
+    logs = expand(args.logs, parser)
+    args.logs = logs
+    args.log = logs[0] if len(logs) == 1 else None
+    if args.compare:
+        if logs or args.demo:
+            parser.error("give --compare BEFORE AFTER, or logs, not both")
+        logs = args.compare = expand(args.compare, parser)
+        if len(logs) != 2:
+            parser.error("--compare takes exactly two logs")
+    if "-" in logs and len(logs) > 1:
+        parser.error("standard input (-) can only be read as the one log")
+    if args.name is not None and len(args.name) != max(len(logs), 1):
+        parser.error(f"--name given {len(args.name)} times for {len(logs)} logs (once per log)")
+    exporting = args.export_trace is not None or args.export_csv is not None
+    args.multi = bool(args.compare) or len(logs) > 1 or exporting
+    if not args.multi:
+        return
+    if args.json and not args.report:
+        parser.error("--json goes with --report")
+    if args.replay is not None:
+        parser.error("--replay shows one log (not with several, --compare or an export)")
+    if not logs and not args.demo:
+        parser.error("no log given (try: cuzk-tui --demo)")
+    if args.demo and logs:
+        parser.error("give a log or --demo, not both")
+    if args.export_trace is not None:
+        parent = Path(args.export_trace).expanduser().resolve().parent
+        if not parent.is_dir():
+            parser.error(f"--export-trace: no such folder: {parent}")
+        if Path(args.export_trace).is_dir():
+            parser.error(f"--export-trace: is a folder: {args.export_trace}")
+    if args.export_csv is not None:
+        folder = Path(args.export_csv)
+        if folder.exists() and not folder.is_dir():
+            parser.error(f"--export-csv: not a folder: {args.export_csv}")
+        if not folder.exists() and not folder.expanduser().resolve().parent.is_dir():
+            parser.error(f"--export-csv: no such folder: {folder.parent}")
+    if not Path(args.screenshot_dir).is_dir():
+        parser.error(f"--screenshot-dir: not a directory: {args.screenshot_dir}")
+
+
+def names_for(logs: list[str], given: list[str] | None) -> list[str]:
+    """Each log's name: as given with --name, else its file name (its path when two share one)."""
+    if given:
+        return list(given)
+    base = [Path(x).name if x != "-" else "stdin" for x in logs]
+    return [b if base.count(b) == 1 else x for b, x in zip(base, logs, strict=True)]
+
+
+def load(raw: str, workers_per_gpu: int | None) -> tuple[LogModel, LineReader | None]:
+    """A finished model of one log and a reader of its raw lines (None: not re-readable)."""
+    from tui.cli import check_log_path, fail
+
+    if raw == "-":
+        return read_stream(sys.stdin.buffer, "stdin", workers_per_gpu), None
+    path = check_log_path(raw)
+    try:
+        model = read_log(path, workers_per_gpu=workers_per_gpu)
+        packed = compression(path)
+    except UnreadableLog as exc:
+        fail(str(exc))
+    except (OSError, EOFError) as exc:  # EOFError: a gzip file cut short
+        fail(f"cannot read {raw}: {getattr(exc, 'strerror', None) or exc}")
+    # a compressed log's line numbers are those of its text: no reader on its bytes
+    return model, None if packed is not None else LineReader(path=path)
+
+
+def _export(args: argparse.Namespace, model: LogModel) -> None:
+    from tui.cli import fail
+
+    try:
+        if args.export_trace is not None:
+            n = write_trace(model, Path(args.export_trace))
+            print(f"cuzk-tui: wrote {args.export_trace} ({n} trace events)", file=sys.stderr)
+        if args.export_csv is not None:
+            files = write_csv(model, Path(args.export_csv))
+            names = ", ".join(f.name for f in files)
+            print(f"cuzk-tui: wrote {names} in {args.export_csv}", file=sys.stderr)
+    except OSError as exc:
+        fail(f"cannot write the export: {exc.strerror or exc}")
+
+
+def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -> dict[str, Any]:
+    """The JSON document of several logs: each host's report, then all of them as one."""
+    return {
+        "schema": 1,
+        "alignment": merged.alignment,
+        "note": merged.note,
+        "hosts": [
+            {"name": h.name, "offset_ms": h.offset_ms, **report_dict(m, min_gap_ms=min_gap_ms)}
+            for h, m in zip(merged.hosts, models, strict=True)
+        ],
+        "all": report_dict(merged.model, min_gap_ms=min_gap_ms),
+    }
+
+
+def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> list[Any]:
+    """The report over every log at once: GPUs, gap statistics, the largest gaps of all."""
+    from tui.report import _gap_stats_table, _gpu_table, _heading, gap_lines, size_ranks
+
+    model = merged.model
+    gaps = list(model.gaps)
+    ranks = size_ranks(gaps)
+    listed = sorted(
+        (i for i, g in enumerate(gaps) if g.duration_ms >= min_gap_ms), key=lambda i: ranks[i]
+    )[:top]
+    s = model.summary
+    out: list[Any] = [
+        _heading(
+            f"proofs {s.proofs_completed} completed / {s.proofs_started} started "
+            f"on {len(merged.hosts)} hosts"
+        ),
+        _gpu_table(model),
+        _heading("Gaps of every host"),
+        _gap_stats_table(gaps, s.gaps),
+        _heading(f"Largest {len(listed)} gaps of every host"),
+    ]
+    out.extend(gap_lines(model, gaps[i], ranks[i], gap_why(model, gaps[i], reader)) for i in listed)
+    return out
+
+
+def _print(
+    args: argparse.Namespace,
+    merged: Merged,
+    models: list[LogModel],
+    readers: list[LineReader | None],
+    reader: LineReader,
+) -> None:
+    from rich.console import Console, Group
+    from rich.text import Text
+
+    from parsers.compare import compare_dict
+    from tui.compare import print_compare
+    from tui.report import print_report
+
+    if args.json:
+        if args.compare:
+            doc = compare_dict(models[0], models[1])
+        else:
+            doc = multi_report_dict(merged, models, args.min_gap)
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return
+    console = Console(width=None if sys.stdout.isatty() else 10_000)
+    if args.compare:
+        print_compare(models[0], models[1], console)
+        return
+    for h, m, r in zip(merged.hosts, models, readers, strict=True):
+        console.print(Text(f"━━ host {h.name} ━━", style="bold reverse"))
+        print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
+        console.print()
+    console.print(Text(f"━━ all {len(models)} hosts: {merged.note} ━━", style="bold reverse"))
+    console.print(Group(*all_hosts(merged, args.top, args.min_gap, reader)))
+
+
+def _plain(readers: list[LineReader | None]) -> list[LineReader]:
+    """A reader per log (an empty one where the raw lines cannot be read again)."""
+    return [r if r is not None else LineReader(data=b"") for r in readers]
+
+
+def run_multi(args: argparse.Namespace) -> int:
+    """Several logs, a comparison, or an export: the report, the files, or the viewer."""
+    from tui.cli import DEMO_NAME, demo_bytes
+
+    if args.demo:
+        from parsers.builder import LogBuilder
+
+        builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
+        data = demo_bytes()
+        builder.feed(data)
+        loaded: list[tuple[LogModel, LineReader | None]] = [
+            (builder.build(), LineReader(data=data))
+        ]
+        logs = ["demo"]
+    else:
+        logs = args.compare or args.logs
+        loaded = [load(x, args.workers_per_gpu) for x in logs]
+    models = [m for m, _ in loaded]
+    for m in models:
+        if (reason := missing_timeline(m)) is not None:
+            print(f"cuzk-tui: {m.source}: {reason}", file=sys.stderr)
+    names = names_for(logs, args.name)
+    single = len(models) == 1
+    merged = merge(models, names, START if args.compare else None)
+    model = models[0] if single else merged.model
+    if args.export_trace is not None or args.export_csv is not None:
+        _export(args, model)
+        if not args.report:
+            return 0
+    if args.report:
+        from tui.cli import _print_report, _silence_stdout
+
+        try:
+            if single:
+                _print_report(args, model)
+            else:
+                readers = [r for _, r in loaded]
+                _print(args, merged, models, readers, HostLines(merged, _plain(readers)))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+        except OSError as exc:
+            _silence_stdout()
+            print(
+                f"cuzk-tui: error: cannot write the report: {exc.strerror or exc}", file=sys.stderr
+            )
+            return 1
+        return 0
+    from tui.app import run_static
+
+    reader = HostLines(merged, _plain([r for _, r in loaded]))
+    compared = (models[0], models[1]) if args.compare else None
+    if not args.compare:
+        print(f"cuzk-tui: {len(models)} logs, {merged.note}", file=sys.stderr)
+    return run_static(args, merged.model, reader, merged.note, compared)
