@@ -8,10 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from parsers.breakdown import busy_breakdown
 from parsers.model import GapStats, GpuStats, LogModel, Phase
-
-# tui/breakdown.py is plain numpy over the model (no Textual, no Rich): the viewer's split
-from tui.breakdown import busy_breakdown
 
 SCHEMA = 1
 NOISE_POINTS = 1.0  # a share (% of span or of busy) moved when it changed by this many points

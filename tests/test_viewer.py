@@ -14,13 +14,13 @@ from rich.color import Color, ColorSystem
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
+from parsers.breakdown import busy_breakdown
 from parsers.builder import LogBuilder
 from parsers.model import Phase
 from parsers.rawlines import LineReader
 from parsers.report import read_log
 from parsers.sources import open_log
 from tui.app import CuzkApp, make_app
-from tui.breakdown import busy_breakdown
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, StreamSource
 from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView

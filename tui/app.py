@@ -22,13 +22,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from parsers.builder import LogBuilder
 from parsers.model import LogModel, Phase
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sources import UnreadableLog, compression, open_log
 from tui.axis import format_span
-from tui.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, Source, StreamSource, Update
 from tui.gantt import GanttView
