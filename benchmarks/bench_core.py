@@ -68,18 +68,13 @@ def scaled_log(base: Path, events: int) -> Path:
         copies = -(-events // have)
         for k in range(copies):
             shift = k * (last + 60_000)
-            fh.write(
-                _STAMP.sub(
-                    lambda m, s=shift, k=k: (
-                        m.group(1)
-                        + str(int(m.group(2)) + s).encode()
-                        + m.group(3)
-                        + m.group(4)
-                        + (f"~{k}".encode() if k else b"")
-                    ),
-                    data,
-                )
-            )
+            suffix = f"~{k}".encode() if k else b""
+
+            def moved(m: re.Match[bytes], shift: int = shift, suffix: bytes = suffix) -> bytes:
+                stamp = str(int(m.group(2)) + shift).encode()
+                return m.group(1) + stamp + m.group(3) + m.group(4) + suffix
+
+            fh.write(_STAMP.sub(moved, data))
     return out
 
 
