@@ -20,12 +20,26 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_report import AWK_GAPS, run_timed
+from benchmarks.bench_report import AWK_GAPS
 from benchmarks.common import big_log
+
+TIME = "/usr/bin/time"  # GNU time: a child's own peak RSS (a fork would count ours too)
+
+
+def run_timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one command, its output discarded."""
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [TIME, "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True
+    )
+    wall = time.perf_counter() - t0
+    return wall, int(done.stderr.decode().strip().splitlines()[-1]) / 1024
+
 
 KEPT = """
 import sys
@@ -65,7 +79,7 @@ def scaled_log(base: Path, events: int) -> Path:
         return out
     last = max(int(m.group(2)) for m in _STAMP.finditer(data))
     with out.open("wb") as fh:
-        copies = -(-events // have)
+        copies = events // have
         for k in range(copies):
             shift = k * (last + 60_000)
             suffix = f"~{k}".encode() if k else b""
@@ -75,6 +89,23 @@ def scaled_log(base: Path, events: int) -> Path:
                 return m.group(1) + stamp + m.group(3) + m.group(4) + suffix
 
             fh.write(_STAMP.sub(moved, data))
+    more = events - copies * have
+    if more:
+        fh_path = scaled_log(base, more)
+        with out.open("ab") as fh, fh_path.open("rb") as part:
+            shift = copies * (last + 60_000)
+            fh.write(
+                _STAMP.sub(
+                    lambda m: (
+                        m.group(1)
+                        + str(int(m.group(2)) + shift).encode()
+                        + m.group(3)
+                        + m.group(4)
+                        + f"~{copies}".encode()
+                    ),
+                    part.read(),
+                )
+            )
     return out
 
 
@@ -82,7 +113,7 @@ def main() -> int:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scales", default="10000,100000,1000000,3000000")
+    ap.add_argument("--scales", default="10000,100000,1000000,3000000")  # events
     args = ap.parse_args()
     log = big_log()
     report = [sys.executable, "-m", "tui.cli", str(log), "--report", "--json"]
@@ -114,6 +145,7 @@ def main() -> int:
         path = scaled_log(log, events)
         wall, peak = run_timed([sys.executable, "-m", "tui.cli", str(path), "--report", "--json"])
         size = path.stat().st_size / 1e6
+        events = path.read_bytes().count(b"TIMELINE,")
         print(
             f"  {events:>9,} events ({size:6.0f} MB): {wall:6.2f} s  "
             f"{events / wall / 1e6:5.2f} M events/s  peak RSS {peak:5.0f} MB"

@@ -12,7 +12,13 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::attribution::{Attributor, Records};
 use crate::columns::{self as col, Columns};
 use crate::text::{self, Wall, TIMELINE};
-use crate::timing::{timing_values, Values};
+use crate::timing::{classify, Timing, Values, MAX_GPU};
+
+/// The plausible range of a TIMELINE stamp (ms since engine start: about 31 years), of a
+/// partition number and of a worker id. Outside it a line is malformed: counted, skipped.
+pub const MAX_STAMP_MS: i64 = 1_000_000_000_000;
+pub const MAX_PARTITION: i64 = 1_000_000;
+pub const MAX_WORKER: i64 = 1_000_000;
 
 /// Pending C++ lines wait this long (ms of stamps) so that a stamp written a little late
 /// (disorder) is read before they are attributed.
@@ -403,11 +409,9 @@ impl Builder {
             return;
         }
         let parsed = if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
-            self.counts.cuzk_timing += 1;
-            timing_values(body, false)
+            classify(body, false)
         } else if let Some(body) = line.strip_prefix(b"CUZK_NTT_H: ") {
-            self.counts.cuzk_timing += 1;
-            timing_values(body, true)
+            classify(body, true)
         } else {
             let first = line.first().copied().unwrap_or(0);
             if first == 0x1b || (first.is_ascii_digit() && text::stdout_start_at(line, 0)) {
@@ -427,15 +431,20 @@ impl Builder {
             }
             return;
         };
-        if let Some((stage, vals)) = parsed {
-            self.pending.push_back(Pending {
-                stage,
-                vals,
-                prev: self.stamp,
-                next: None,
-            });
-            if self.pending.len() > MAX_PENDING {
-                self.resolve_one();
+        match parsed {
+            Timing::Bad => self.counts.malformed += 1,
+            Timing::Other => self.counts.cuzk_timing += 1,
+            Timing::Phase(stage, vals) => {
+                self.counts.cuzk_timing += 1;
+                self.pending.push_back(Pending {
+                    stage,
+                    vals,
+                    prev: self.stamp,
+                    next: None,
+                });
+                if self.pending.len() > MAX_PENDING {
+                    self.resolve_one();
+                }
             }
         }
         let _ = line_no;
@@ -459,7 +468,9 @@ impl Builder {
             let w = text::kv_get(&kv, b"worker_id").and_then(text::parse_int);
             let g = text::kv_get(&kv, b"gpu").and_then(text::parse_int);
             match (w, g) {
-                (Some(w), Some(g)) => {
+                (Some(w), Some(g))
+                    if (0..=MAX_WORKER).contains(&w) && (0..=MAX_GPU).contains(&g) =>
+                {
                     self.recs.worker_gpu.insert(w, g);
                 }
                 _ => {
@@ -474,7 +485,9 @@ impl Builder {
                 let w = text::kv_get(&kv, b"worker_id").and_then(text::parse_int);
                 let g = text::kv_get(&kv, b"gpu").and_then(text::parse_int);
                 if let (Some(w), Some(g)) = (w, g) {
-                    self.recs.worker_gpu.entry(w).or_insert(g);
+                    if (0..=MAX_WORKER).contains(&w) && (0..=MAX_GPU).contains(&g) {
+                        self.recs.worker_gpu.entry(w).or_insert(g);
+                    }
                 }
             }
         } else if text::contains(line, b"starting cuzk engine") && !self.anchor_from_stdout {
@@ -585,7 +598,10 @@ impl Builder {
                     worker = Some(text::parse_int(raw)?);
                 }
             }
-            Some((stamp, partition, worker, snap))
+            let plausible = (0..=MAX_STAMP_MS).contains(&stamp)
+                && partition.is_none_or(|p| (0..=MAX_PARTITION).contains(&p))
+                && worker.is_none_or(|w| (0..=MAX_WORKER).contains(&w));
+            plausible.then_some((stamp, partition, worker, snap))
         })();
         let Some((stamp, partition, worker, snap)) = parsed else {
             self.malformed();
@@ -624,6 +640,10 @@ impl Builder {
                 self.attributor.started(&self.recs, i);
             }
             b"GPU_END" => {
+                if c.f[col::GPU_START][i] > t {
+                    self.malformed(); // it ends before it started: an impossible interval
+                    return;
+                }
                 c.f[col::GPU_END][i] = t;
                 c.end_line[i] = line_no as i64;
                 self.attributor.ended(&mut self.recs, i);
@@ -802,6 +822,25 @@ TIMELINE,2000,GPU_END,porep-1000-7,worker=0,partition=0,gpu_ms=1790
                 assert_eq!(b.counts.spliced, 1);
             }
         }
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_malformed() {
+        let mut b = Builder::new(None);
+        b.feed(b"TIMELINE,99999999999999999999999,GPU_START,j,worker=0,partition=0
+TIMELINE,5,GPU_START,j,worker=10000000000,partition=0
+TIMELINE,5,GPU_START,j,worker=-7,partition=0
+TIMELINE,5,GPU_START,j,worker=0,partition=9223372036854775807
+TIMELINE,50,GPU_START,k,worker=0,partition=0
+TIMELINE,40,GPU_END,k,worker=0,partition=0,gpu_ms=1
+CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=123456789012345678901234567890
+2026-03-16T09:12:37.123456Z  INFO cuzk: pipeline GPU worker started worker_id=0 gpu=3000000000 sub_id=0
+");
+        b.finish();
+        assert_eq!(b.counts.malformed, 7);
+        assert_eq!(b.counts.timeline, 1);
+        assert!(b.recs.worker_gpu.is_empty());
+        assert!(b.recs.cols.f[col::GPU_END].iter().all(|x| x.is_nan()));
     }
 
     #[test]

@@ -34,6 +34,57 @@ fn need(kv: &[(&[u8], &[u8])], key: &[u8]) -> Option<i64> {
     parse_ms(kv_get(kv, key)?)
 }
 
+/// The longest duration a timing line can plausibly carry (ms: about eleven days).
+pub const MAX_DURATION_MS: i64 = 1_000_000_000;
+/// The largest CUDA ordinal a line can plausibly name.
+pub const MAX_GPU: i64 = 4096;
+
+/// What a C++ timing line is.
+#[derive(Debug, PartialEq)]
+pub enum Timing {
+    /// A line of a GPU interval's phases, with its numbers.
+    Phase(i8, Values),
+    /// A line that says nothing about the phases (setup, CPU threads, one-off messages).
+    Other,
+    /// A phase line that does not parse, or whose numbers are out of range.
+    Bad,
+}
+
+/// Classify the text after `CUZK_TIMING: ` / `CUZK_NTT_H: `.
+pub fn classify(body: &[u8], ntt_h: bool) -> Timing {
+    let head = &body[..body.len().min(6)];
+    let phase_line = ntt_h
+        || matches!(head, b"pre_lo" | b"mutex_" | b"d_a_ca" | b"epilog")
+        || body.starts_with(b"prestage_setup=")
+        || (head == b"gpu_ti"
+            && [
+                &b"ntt_msm_h_ms="[..],
+                b"barrier_wait_ms=",
+                b"batch_add_ms=",
+                b"tail_msm_ms=",
+            ]
+            .iter()
+            .any(|k| memchr::memmem::find(body, k).is_some()));
+    if !phase_line {
+        return Timing::Other;
+    }
+    match timing_values(body, ntt_h) {
+        Some((stage, vals)) => {
+            let max = if stage == STAGE_POOL {
+                MAX_GPU
+            } else {
+                MAX_DURATION_MS
+            };
+            if vals.iter().flatten().all(|v| (0..=max).contains(v)) {
+                Timing::Phase(stage, vals)
+            } else {
+                Timing::Bad
+            }
+        }
+        None => Timing::Bad,
+    }
+}
+
 /// Parse the text after `CUZK_TIMING: ` / `CUZK_NTT_H: ` into (stage, numbers).
 ///
 /// `None` for the lines that say nothing about the phases (setup, the CPU threads, async
@@ -160,6 +211,21 @@ mod tests {
         assert_eq!(timing_values(b"prep_msm_ms=1917", false), None);
         assert_eq!(timing_values(b"gpu_tid=0 ntt_msm_h_ms=1e400", false), None);
         assert_eq!(timing_values(b"gpu_tid=0", false), None);
+        assert_eq!(classify(b"gpu_tid=0 ntt_msm_h_ms=abc", false), Timing::Bad);
+        assert_eq!(classify(b"gpu_tid=0 ntt_msm_h_ms=-5", false), Timing::Bad);
+        assert_eq!(
+            classify(b"gpu_tid=0 ntt_msm_h_ms=99999999999", false),
+            Timing::Bad
+        );
+        assert_eq!(classify(b"prep_msm_ms=1917", false), Timing::Other);
+        assert_eq!(
+            classify(b"d_a_cache allocated 4096 MiB on gpu 3000000000", false),
+            Timing::Bad
+        );
+        assert_eq!(
+            classify(b"pre_lock_cpu_ms=1 mutex_wait_ms=2", false),
+            Timing::Phase(STAGE_LOCK, [Some(1), Some(2)])
+        );
         assert_eq!(
             timing_values(
                 b"prestage_setup=ok sync_ms=1 trim_ms=2 alloc_ms=2 upload_ms=9 total_ps_ms=16",
