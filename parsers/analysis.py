@@ -30,7 +30,7 @@ from parsers.model import (
 )
 
 if TYPE_CHECKING:
-    from parsers.builder import LogBuilder
+    from parsers.builder import Run
 
 NAN = float("nan")
 _EMPTY_F = np.zeros(0, dtype=np.float64)
@@ -252,7 +252,7 @@ def _side(t: PartitionTable, i: int) -> GapSide:
     return GapSide(t.job_of(i), int(t.worker[i]), None if part < 0 else part, i)
 
 
-def build_model(builder: LogBuilder, finished: bool) -> LogModel:
+def build_model(builder: Run, finished: bool) -> LogModel:
     """Freeze what `builder` has read into a `LogModel`."""
     cols = builder.columns()
     now = float(max(builder.max_stamp, 0))
@@ -388,7 +388,7 @@ TRUNCATION_SIGMAS = 5.0
 
 
 def _kernel_range(
-    builder: LogBuilder, mine: np.ndarray, kernel_ms: F64, blocks: F64, g: int, busy_ms: float
+    builder: Run, mine: np.ndarray, kernel_ms: F64, blocks: F64, g: int, busy_ms: float
 ) -> tuple[float, float]:
     """The kernel busy time of GPU `g` the log allows (ANALYSIS.md, kernel_util_range).
 

@@ -7,7 +7,7 @@ builder's Python interface and hands the core's columns to the analysis.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -60,7 +60,130 @@ class Columns:
         return len(self.job)
 
 
-class LogBuilder:
+class Run:
+    """What one run of the log holds, for the analysis (the daemon restarted between runs).
+
+    Args:
+        core: the compiled core.
+        run: the run's index, or None for the run being read.
+        source: the log's name.
+        workers_per_gpu: as given to the builder.
+    """
+
+    def __init__(
+        self, core: Scanner, run: int | None, source: str, workers_per_gpu: int | None
+    ) -> None:
+        self._core = core
+        self._run = run
+        self.source = source
+        self.workers_per_gpu = workers_per_gpu
+        self._jobs: list[str] = []
+        self._kinds: list[str] = []
+
+    def columns(self) -> Columns:
+        """A copy of the run's records (the builder goes on writing its own)."""
+        floats, ints = self._core.columns(self._run)
+        if self._run is None:
+            jobs, kinds = self._core.new_names()
+            self._jobs.extend(jobs)
+            self._kinds.extend(kinds)
+        else:
+            self._jobs, self._kinds = self._core.run_names(self._run)
+        return Columns(
+            floats={name: floats[name] for name in FLOAT_FIELDS},
+            job=ints["job"],
+            partition=ints["partition"],
+            kind=ints["kind"],
+            worker=ints["worker"],
+            start_line=ints["start_line"],
+            end_line=ints["end_line"],
+            jobs=tuple(self._jobs),
+            kinds=tuple(self._kinds),
+        )
+
+    @property
+    def counts(self) -> LineCounts:
+        """How many lines of each sort were read."""
+        return LineCounts(*self._core.counts(self._run))
+
+    @property
+    def worker_gpu(self) -> dict[int, int]:
+        """The worker → GPU map the log gave (stdout lines or spans)."""
+        return dict(self._core.worker_gpu(self._run))
+
+    def gpu_of(self, worker: int | None, known: dict[int, int] | None = None) -> int:
+        """The GPU a worker runs on (stdout map, else --workers-per-gpu, else 0)."""
+        if worker is None or worker < 0:
+            return 0
+        gpu = (self.worker_gpu if known is None else known).get(worker)
+        if gpu is not None:
+            return gpu
+        if self.workers_per_gpu:
+            return worker // self.workers_per_gpu
+        return 0
+
+    def gpus_of(self, workers: I64) -> I64:
+        """`gpu_of` for an array of workers (-1 stays -1), without a table sized by ids."""
+        if len(workers) == 0:
+            return np.zeros(0, dtype=np.int64)
+        known, inverse = np.unique(workers, return_inverse=True)
+        table = self.worker_gpu
+        mapped = np.array(
+            [self.gpu_of(int(w), table) if w >= 0 else -1 for w in known], dtype=np.int64
+        )
+        out: I64 = mapped[inverse.reshape(-1)]
+        return out
+
+    @property
+    def wall_anchor(self) -> datetime | None:
+        """The wall clock of offset 0, when the log gives it (naive: a local time)."""
+        anchor = self._core.wall_anchor(self._run)
+        if anchor is None:
+            return None
+        us, aware = anchor
+        try:
+            wall = _EPOCH + timedelta(microseconds=us)
+        except OverflowError:
+            return None
+        return wall.replace(tzinfo=UTC) if aware else wall
+
+    def kernel_doubt_ms(self, gpu: int) -> tuple[float, float]:
+        """Kernel ms given to `gpu` that another GPU could own, and kernel ms given
+        elsewhere that it could own (the lines the log leaves ambiguous)."""
+        return self._core.kernel_doubt(gpu, self._run)
+
+    @property
+    def max_stamp(self) -> int:
+        """The latest TIMELINE stamp read (-1: none)."""
+        return self._core.run_facts(self._run)[0]
+
+    @property
+    def engine_seen(self) -> bool:
+        """A stdout line of the cuzk engine was read."""
+        return self._core.run_facts(self._run)[1]
+
+    @property
+    def lock_lines_seen(self) -> bool:
+        """The engine prints lock lines (since 2026-03-13): holders are known exactly."""
+        return self._core.run_facts(self._run)[2]
+
+    @property
+    def unattributed_timing_lines(self) -> int:
+        """C++ timing lines that matched no GPU interval."""
+        return self._core.run_facts(self._run)[3]
+
+    @property
+    def unattributed_kernel_ms(self) -> float:
+        """Kernel time in the timing lines that matched no GPU interval."""
+        return self._core.run_facts(self._run)[4]
+
+    @property
+    def partial_bytes(self) -> int:
+        """Bytes of an incomplete last line waiting for its newline (the current run's)."""
+        return self._core.partial_bytes if self._run is None else 0
+
+
+class LogBuilder(Run):
     """Feed bytes as they come; `snapshot()` or `build()` gives the model.
 
     Args:
@@ -70,11 +193,8 @@ class LogBuilder:
     """
 
     def __init__(self, source: str = "", workers_per_gpu: int | None = None) -> None:
-        self.source = source
-        self.workers_per_gpu = workers_per_gpu
-        self._core = Scanner(workers_per_gpu)
-        self._jobs: list[str] = []
-        self._kinds: list[str] = []
+        super().__init__(Scanner(workers_per_gpu), None, source, workers_per_gpu)
+        self._run_models: dict[int, LogModel] = {}  # finished runs do not change
 
     # -- input --------------------------------------------------------------------------------
 
@@ -103,83 +223,29 @@ class LogBuilder:
         """
         from parsers.analysis import build_model
 
-        return build_model(self, finished=finished)
+        runs = self._core.run_count()
+        if runs == 1:
+            return build_model(self, finished=finished)
+        # the daemon restarted: each run apart, one after the other on the time axis
+        from parsers.hosts import RUNS, merge
+
+        for k in range(runs - 1):
+            if k not in self._run_models:
+                run = Run(self._core, k, self.source, self.workers_per_gpu)
+                self._run_models[k] = build_model(run, finished=True)
+        models = [self._run_models[k] for k in range(runs - 1)]
+        models.append(build_model(self, finished=finished))
+        names = [f"run {k + 1}" for k in range(runs)]
+        merged = merge(models, names, align=RUNS).model
+        lines = tuple(self._core.run_first_line(k) for k in range(runs - 1))
+        return replace(merged, source=self.source, run_lines=(*lines, self._core.run_first_line()))
 
     def build(self) -> LogModel:
         """End of input: attribute what waits and return the finished model."""
         self.finish()
         return self.snapshot(finished=True)
 
-    # -- what the analysis reads --------------------------------------------------------------
-
-    def columns(self) -> Columns:
-        """A copy of the records (the builder goes on writing its own)."""
-        floats, ints = self._core.columns()
-        jobs, kinds = self._core.new_names()
-        self._jobs.extend(jobs)
-        self._kinds.extend(kinds)
-        return Columns(
-            floats={name: floats[name] for name in FLOAT_FIELDS},
-            job=ints["job"],
-            partition=ints["partition"],
-            kind=ints["kind"],
-            worker=ints["worker"],
-            start_line=ints["start_line"],
-            end_line=ints["end_line"],
-            jobs=tuple(self._jobs),
-            kinds=tuple(self._kinds),
-        )
-
-    @property
-    def counts(self) -> LineCounts:
-        """How many lines of each sort were read."""
-        return LineCounts(*self._core.counts())
-
-    @property
-    def worker_gpu(self) -> dict[int, int]:
-        """The worker → GPU map the log gave (stdout lines or spans)."""
-        return dict(self._core.worker_gpu())
-
-    def gpu_of(self, worker: int | None, known: dict[int, int] | None = None) -> int:
-        """The GPU a worker runs on (stdout map, else --workers-per-gpu, else 0)."""
-        if worker is None or worker < 0:
-            return 0
-        gpu = (self.worker_gpu if known is None else known).get(worker)
-        if gpu is not None:
-            return gpu
-        if self.workers_per_gpu:
-            return worker // self.workers_per_gpu
-        return 0
-
-    def gpus_of(self, workers: I64) -> I64:
-        """`gpu_of` for an array of workers (-1 stays -1), without a table sized by ids."""
-        if len(workers) == 0:
-            return np.zeros(0, dtype=np.int64)
-        known, inverse = np.unique(workers, return_inverse=True)
-        table = self.worker_gpu
-        mapped = np.array(
-            [self.gpu_of(int(w), table) if w >= 0 else -1 for w in known], dtype=np.int64
-        )
-        out: I64 = mapped[inverse.reshape(-1)]
-        return out
-
-    @property
-    def wall_anchor(self) -> datetime | None:
-        """The wall clock of offset 0, when the log gives it (naive: a local time)."""
-        anchor = self._core.wall_anchor()
-        if anchor is None:
-            return None
-        us, aware = anchor
-        try:
-            wall = _EPOCH + timedelta(microseconds=us)
-        except OverflowError:
-            return None
-        return wall.replace(tzinfo=UTC) if aware else wall
-
-    def kernel_doubt_ms(self, gpu: int) -> tuple[float, float]:
-        """Kernel ms given to `gpu` that another GPU could own, and kernel ms given
-        elsewhere that it could own (the lines the log leaves ambiguous)."""
-        return self._core.kernel_doubt(gpu)
+    # -- what the analysis reads (the current run: Run's methods) -----------------------------
 
     @property
     def bytes_read(self) -> int:
@@ -190,33 +256,3 @@ class LogBuilder:
     def lines_read(self) -> int:
         """Physical lines read so far."""
         return self._core.lines_read
-
-    @property
-    def max_stamp(self) -> int:
-        """The latest TIMELINE stamp read (-1: none)."""
-        return self._core.max_stamp
-
-    @property
-    def partial_bytes(self) -> int:
-        """Bytes of an incomplete last line waiting for its newline."""
-        return self._core.partial_bytes
-
-    @property
-    def engine_seen(self) -> bool:
-        """A stdout line of the cuzk engine was read."""
-        return self._core.engine_seen
-
-    @property
-    def lock_lines_seen(self) -> bool:
-        """The engine prints lock lines (since 2026-03-13): holders are known exactly."""
-        return self._core.lock_lines_seen
-
-    @property
-    def unattributed_timing_lines(self) -> int:
-        """C++ timing lines that matched no GPU interval."""
-        return self._core.unattributed
-
-    @property
-    def unattributed_kernel_ms(self) -> float:
-        """Kernel time in the timing lines that matched no GPU interval."""
-        return self._core.unattributed_kernel_ms

@@ -31,6 +31,7 @@ HOST_STRIDE = 1000
 WALL = "wall"  # aligned on the wall clock the logs carry
 START = "start"  # each from its own first event (compare: the same stage lines up)
 OWN = "own"  # each on its own TIMELINE clock (no common wall clock)
+RUNS = "runs"  # the runs of one log (the daemon restarted): one after the other
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,17 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
         offsets = [-round(m.time_range[0]) for m in models]
         return START, offsets, "each run from its own start (the same stage lines up)"
     anchors = [m.wall_anchor for m in models]
-    if align in (None, WALL) and all(a is not None for a in anchors):
+    known = [a for a in anchors if a is not None]
+    if align == RUNS and not (len(known) == len(anchors) and _comparable(known)):
+        # no wall clock to place them by: each run after the one before, a minute apart
+        offsets, end = [], 0.0
+        for m in models:
+            start, stop = m.time_range
+            off = round(end - start + (60_000 if offsets else 0))
+            offsets.append(off)
+            end = stop + off
+        return RUNS, offsets, "each run after the one before (the log gives no wall clock)"
+    if align in (None, WALL, RUNS) and all(a is not None for a in anchors):
         known = [a for a in anchors if a is not None]
         if _comparable(known):
             first = min(known)

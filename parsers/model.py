@@ -412,6 +412,8 @@ class LogModel:
     engine_seen: bool = False  # stdout lines of the cuzk engine were read
     # several logs in one model (parsers/hosts.py): each GPU's name, `host:GPU2`
     gpu_names: dict[int, str] | None = None
+    # the daemon restarted: the physical line each run began at (one run: None)
+    run_lines: tuple[int, ...] | None = None
     # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
     synth_by_gpu: dict[int, tuple[F64, I64]] | None = None
 

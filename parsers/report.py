@@ -34,6 +34,17 @@ PIPELINE_DISABLED = (
 )
 
 
+def runs_sentence(model: LogModel) -> str | None:
+    """One sentence when the daemon restarted within the log, else None."""
+    if not model.run_lines:
+        return None
+    lines = ", ".join(str(n) for n in model.run_lines)
+    return (
+        f"the daemon restarted: {len(model.run_lines)} runs (from lines {lines}), "
+        "each shown and counted apart"
+    )
+
+
 def missing_timeline(model: LogModel) -> str | None:
     """The sentence that explains a log without TIMELINE lines, or None when it has some."""
     if model.counts.timeline:
@@ -127,4 +138,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0) -> dict[str, Any]:
             "unattributed_timing_lines": model.unattributed_timing_lines,
         },
         "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else None,
+        # the daemon restarted: the physical line each run begins at (GPUs are run k's
+        # k * 1000 + ordinal; every figure is per run, no gap crosses a restart)
+        "runs": list(model.run_lines) if model.run_lines else [1],
     }

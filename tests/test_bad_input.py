@@ -157,9 +157,9 @@ def test_timeline_lines_cut_by_stdout_lines() -> None:
         b"\x1b[2mcuzk_core::engine\x1b[0m\x1b[2m:\x1b[0m starting cuzk engine"
     )
     data = (
-        b"TIMELINE,10,SYNTH_START,job-a,partition=0\n"
+        b"TIMELINE,10,SYNTH_STA" + ansi + b"\nRT,job-a,partition=0\n"
         b"TIMELINE,20,GPU_ST" + plain + b"\nART,job-a,worker=0,partition=0\n"
-        b"TIMELINE,30,GPU_END,job-a,wor" + ansi + b"\nker=0,partition=0,gpu_ms=10\n"
+        b"TIMELINE,30,GPU_END,job-a,worker=0,partition=0,gpu_ms=10\n"
     )
     model = build(data)
     assert model.counts.spliced == 2

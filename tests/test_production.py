@@ -318,3 +318,35 @@ def test_older_engines_on_several_gpus_say_estimate() -> None:
     console = Console(width=200, record=True)
     print_report(model, console)
     assert "≈" in console.export_text()
+
+
+# -- restarts -------------------------------------------------------------------------------
+
+
+def test_a_daemon_restart_keeps_each_run_apart() -> None:
+    """Offsets going back to 0 mid-log start a new run: each run's figures are its own."""
+    _, first = simulate(SimConfig(seed=41, proofs=4, gpus=1, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=42, proofs=3, gpus=1, gw=2, stdout="plain"))
+    alone = [build(first), build(second)]
+    both = build(first + second)
+    assert both.run_lines == (1, first.count(b"\n") + 1)
+    assert [round(g.timeline_util, 9) for g in both.gpus] == [
+        round(m.gpus[0].timeline_util, 9) for m in alone
+    ]
+    assert [g.kernel_util for g in both.gpus] == [m.gpus[0].kernel_util for m in alone]
+    assert both.summary.proofs_completed == sum(m.summary.proofs_completed for m in alone)
+    assert len(both.gaps) == sum(len(m.gaps) for m in alone)  # no gap crosses the restart
+    assert both.gpu_label(both.gpus[1].gpu) == "run 2:GPU0"
+    assert report_dict(both)["runs"] == list(both.run_lines)
+    # the second run comes after the first on the wall clock
+    assert both.gpus[1].span is not None and both.gpus[0].span is not None
+    assert both.gpus[1].span[0] > both.gpus[0].span[1]
+
+
+def test_a_restart_without_wall_clock_lays_runs_one_after_the_other() -> None:
+    _, run = simulate(SimConfig(seed=43, proofs=3, gpus=1, gw=2, stdout="none"))
+    both = build(run + run)
+    assert both.run_lines is not None and len(both.run_lines) == 2
+    first, second = (g.span for g in both.gpus)
+    assert first is not None and second is not None and second[0] > first[1]
+    assert both.gpus[0].timeline_util == both.gpus[1].timeline_util

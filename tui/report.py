@@ -9,7 +9,7 @@ from rich.text import Text
 
 from parsers.model import PHASE_KEYS, Gap, GapStats, GpuStats, LogModel
 from parsers.rawlines import LineReader
-from parsers.report import NOT_A_CUZK_LOG, missing_timeline
+from parsers.report import NOT_A_CUZK_LOG, missing_timeline, runs_sentence
 from parsers.why import GapWhy, gap_why, why_lines
 
 PHASE_TITLES = {
@@ -218,6 +218,9 @@ def report_renderables(
     gaps = list(model.gaps)
     if not model.gpus and model.counts.timeline:
         head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
+    restarted = runs_sentence(model)
+    if restarted is not None:
+        head.append(f"\n{restarted}", style="bold yellow")
     reason = missing_timeline(model)
     if reason is not None:
         head.append(f"\n{reason}", style="bold yellow")

@@ -19,6 +19,8 @@ use crate::timing::{classify, Timing, Values, MAX_GPU};
 pub const MAX_STAMP_MS: i64 = 1_000_000_000_000;
 pub const MAX_PARTITION: i64 = 1_000_000;
 pub const MAX_WORKER: i64 = 1_000_000;
+/// Offsets going back by more than this (ms) mean the daemon restarted.
+pub const RESTART_JUMP_MS: i64 = 30_000;
 
 /// Pending C++ lines wait this long (ms of stamps) so that a stamp written a little late
 /// (disorder) is read before they are attributed.
@@ -100,6 +102,10 @@ impl Records for Recs {
 
 /// Feed bytes as they come; read the columns at any time.
 pub struct Builder {
+    /// The runs before a daemon restart, finished (the current run is this builder).
+    pub finished: Vec<Builder>,
+    /// The physical line each run began at.
+    pub run_first_line: u64,
     pub recs: Recs,
     pub counts: Counts,
     keys: HashMap<(usize, Option<i64>), usize>, // (job number, partition) -> record
@@ -180,6 +186,8 @@ impl Builder {
     /// A builder; `workers_per_gpu` maps workers of stderr-only logs to GPUs.
     pub fn new(workers_per_gpu: Option<i64>) -> Self {
         Builder {
+            finished: Vec::new(),
+            run_first_line: 1,
             recs: Recs {
                 cols: Columns::default(),
                 worker_gpu: BTreeMap::new(),
@@ -402,8 +410,35 @@ impl Builder {
 
     // -- whole lines ------------------------------------------------------------------------
 
+    /// The daemon restarted: the run read so far is finished and kept apart; a new one
+    /// begins with this line (its offsets start again from 0).
+    fn restart(&mut self, line_no: u64) {
+        let mut fresh = Builder::new(self.recs.workers_per_gpu);
+        // what belongs to the file, not to a run
+        fresh.bytes_read = self.bytes_read;
+        fresh.lines_read = self.lines_read;
+        fresh.capture = self.capture;
+        fresh.votes = self.votes;
+        fresh.year = self.year;
+        fresh.run_first_line = line_no;
+        fresh.tail = std::mem::take(&mut self.tail);
+        fresh.skipping = self.skipping;
+        let mut old = std::mem::replace(self, fresh);
+        old.finish();
+        self.finished = std::mem::take(&mut old.finished);
+        self.finished.push(old);
+    }
+
     fn logical(&mut self, line: &[u8], line_no: u64) {
         if line.starts_with(TIMELINE) {
+            // offsets jumping back by more than disorder explains: the daemon restarted
+            let stamp = line[TIMELINE.len()..]
+                .split(|&b| b == b',')
+                .next()
+                .and_then(text::parse_int);
+            if stamp.is_some_and(|s| s < self.max_stamp - RESTART_JUMP_MS) {
+                self.restart(line_no);
+            }
             self.counts.timeline += 1;
             self.timeline(line, line_no);
             return;
@@ -415,6 +450,9 @@ impl Builder {
         } else {
             let first = line.first().copied().unwrap_or(0);
             if first == 0x1b || (first.is_ascii_digit() && text::stdout_start_at(line, 0)) {
+                if self.counts.timeline > 0 && text::contains(line, b"starting cuzk engine") {
+                    self.restart(line_no); // the engine started again: a new run begins here
+                }
                 self.counts.stdout += 1;
                 if !self.engine_seen && text::contains(line, b"cuzk") {
                     self.engine_seen = true;
@@ -841,6 +879,21 @@ CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=123456789012345678901234567890
         assert_eq!(b.counts.timeline, 1);
         assert!(b.recs.worker_gpu.is_empty());
         assert!(b.recs.cols.f[col::GPU_END].iter().all(|x| x.is_nan()));
+    }
+
+    #[test]
+    fn a_restart_starts_a_new_run() {
+        let mut data = LOG.to_vec();
+        data.extend_from_slice(b"TIMELINE,40000,GPU_START,porep-1000-9,worker=0,partition=0\n");
+        data.extend_from_slice(LOG); // offsets from 0 again: the daemon restarted
+        let b = whole(&data);
+        assert_eq!(b.finished.len(), 1);
+        let first = &b.finished[0];
+        assert_eq!(first.recs.cols.len(), 2);
+        assert_eq!(b.recs.cols.len(), 1);
+        assert_eq!(b.recs.cols.f[col::NTT_MSM_H][0], 612.0);
+        assert_eq!(b.run_first_line, 15);
+        assert_eq!(b.attributor.unattributed, 0);
     }
 
     #[test]

@@ -35,12 +35,21 @@ mod python {
     #[pyclass(module = "parsers._core")]
     struct Scanner {
         inner: Builder,
+        runs_seen: usize,
         jobs_sent: usize,
         kinds_sent: usize,
         broken: bool,
     }
 
     impl Scanner {
+        /// Run `k` (None or the last: the run being read).
+        fn at(&self, k: Option<usize>) -> &Builder {
+            match k {
+                Some(k) if k < self.inner.finished.len() => &self.inner.finished[k],
+                _ => &self.inner,
+            }
+        }
+
         fn check(&self) -> PyResult<()> {
             if self.broken {
                 return Err(PyRuntimeError::new_err(
@@ -66,6 +75,7 @@ mod python {
         fn new(workers_per_gpu: Option<i64>) -> Self {
             Scanner {
                 inner: Builder::new(workers_per_gpu),
+                runs_seen: 0,
                 jobs_sent: 0,
                 kinds_sent: 0,
                 broken: false,
@@ -93,9 +103,21 @@ mod python {
             self.run(Builder::flush_pending)
         }
 
+        /// How many runs the log holds (the daemon restarted between them).
+        fn run_count(&self) -> usize {
+            self.inner.finished.len() + 1
+        }
+
+        /// The physical line run `run` began at.
+        #[pyo3(signature = (run=None))]
+        fn run_first_line(&self, run: Option<usize>) -> u64 {
+            self.at(run).run_first_line
+        }
+
         /// (timeline, cuzk_timing, stdout, spliced, malformed, other)
-        fn counts(&self) -> (i64, i64, i64, i64, i64, i64) {
-            let c = &self.inner.counts;
+        #[pyo3(signature = (run=None))]
+        fn counts(&self, run: Option<usize>) -> (i64, i64, i64, i64, i64, i64) {
+            let c = &self.at(run).counts;
             (
                 c.timeline,
                 c.cuzk_timing,
@@ -106,13 +128,15 @@ mod python {
             )
         }
 
-        /// Every column as a fresh numpy array, by name: (float64 columns, int64 columns).
+        /// Every column of a run as a fresh numpy array, by name: (float64, int64 columns).
+        #[pyo3(signature = (run=None))]
         fn columns<'py>(
             &self,
             py: Python<'py>,
+            run: Option<usize>,
         ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
             self.check()?;
-            let c = &self.inner.recs.cols;
+            let c = &self.at(run).recs.cols;
             let floats = PyDict::new(py);
             for (name, v) in FLOAT_FIELDS.iter().zip(c.f.iter()) {
                 let arr: Bound<'py, PyArray1<f64>> = v.to_pyarray(py);
@@ -135,8 +159,19 @@ mod python {
             Ok((floats, ints))
         }
 
-        /// The job ids and kind names added since the last call.
+        /// Every job id and kind name of a finished run.
+        fn run_names(&self, run: usize) -> (Vec<String>, Vec<String>) {
+            let c = &self.at(Some(run)).recs.cols;
+            (c.jobs.clone(), c.kinds.clone())
+        }
+
+        /// The job ids and kind names of the current run added since the last call.
         fn new_names(&mut self) -> (Vec<String>, Vec<String>) {
+            if self.runs_seen != self.inner.finished.len() {
+                self.runs_seen = self.inner.finished.len();
+                self.jobs_sent = 0;
+                self.kinds_sent = 0;
+            }
             let c = &self.inner.recs.cols;
             let jobs = c.jobs[self.jobs_sent..].to_vec();
             let kinds = c.kinds[self.kinds_sent..].to_vec();
@@ -146,8 +181,9 @@ mod python {
         }
 
         /// The worker → GPU map the log gave (stdout lines or spans).
-        fn worker_gpu(&self) -> Vec<(i64, i64)> {
-            self.inner
+        #[pyo3(signature = (run=None))]
+        fn worker_gpu(&self, run: Option<usize>) -> Vec<(i64, i64)> {
+            self.at(run)
                 .recs
                 .worker_gpu
                 .iter()
@@ -156,17 +192,31 @@ mod python {
         }
 
         /// The wall clock of offset 0: (microseconds since 1970, zone known), if any.
-        fn wall_anchor(&self) -> Option<(i64, bool)> {
-            self.inner.wall_anchor.map(|w| (w.us, w.aware))
+        #[pyo3(signature = (run=None))]
+        fn wall_anchor(&self, run: Option<usize>) -> Option<(i64, bool)> {
+            self.at(run).wall_anchor.map(|w| (w.us, w.aware))
         }
 
         /// (kernel ms another GPU could own, kernel ms it could own) for a GPU.
-        fn kernel_doubt(&self, gpu: i64) -> (f64, f64) {
-            self.inner
-                .attributor
-                .kernel_doubt
-                .get(&gpu)
-                .map_or((0.0, 0.0), |d| (d[0], d[1]))
+        #[pyo3(signature = (gpu, run=None))]
+        fn kernel_doubt(&self, gpu: i64, run: Option<usize>) -> (f64, f64) {
+            let doubt = &self.at(run).attributor.kernel_doubt;
+            doubt.get(&gpu).map_or((0.0, 0.0), |d| (d[0], d[1]))
+        }
+
+        /// (max_stamp, engine_seen, lock_lines_seen, unattributed, unattributed_kernel_ms)
+        /// of a run.
+        #[pyo3(signature = (run=None))]
+        fn run_facts(&self, run: Option<usize>) -> (i64, bool, bool, u64, f64) {
+            let b = self.at(run);
+            let a = &b.attributor;
+            (
+                b.max_stamp,
+                b.engine_seen,
+                a.lock_lines_seen,
+                a.unattributed,
+                a.unattributed_kernel_ms,
+            )
         }
 
         #[getter]
