@@ -109,6 +109,7 @@ pub struct Builder {
     pub recs: Recs,
     pub counts: Counts,
     keys: HashMap<(usize, Option<i64>), usize>, // (job number, partition) -> record
+    attempts: HashMap<usize, (u32, usize)>,     // job number -> (attempt, its job number)
     pub bytes_read: u64,
     pub lines_read: u64,
     pub max_stamp: i64,
@@ -195,6 +196,7 @@ impl Builder {
             },
             counts: Counts::default(),
             keys: HashMap::default(),
+            attempts: HashMap::default(),
             bytes_read: 0,
             lines_read: 0,
             max_stamp: -1,
@@ -573,6 +575,28 @@ impl Builder {
 
     // -- TIMELINE ---------------------------------------------------------------------------
 
+    /// A record for the next attempt of job `j` (the record `old` already started): the
+    /// attempt is named `<job> (attempt N)`, and every partition of the job that starts
+    /// from now on joins it.
+    fn new_attempt(&mut self, j: usize, job: &[u8], old: usize, partition: Option<i64>) -> usize {
+        let c = &mut self.recs.cols;
+        let (n, current) = self.attempts.get(&j).copied().unwrap_or((1, j));
+        let attempt = if c.job[old] as usize == current {
+            let n = n + 1;
+            let mut name = job.to_vec();
+            name.extend_from_slice(format!(" (attempt {n})").as_bytes());
+            let jn = c.job_id(&name);
+            self.attempts.insert(j, (n, jn));
+            jn
+        } else {
+            current
+        };
+        let i = c.add(attempt, partition);
+        c.kind[i] = c.kind[old];
+        self.keys.insert((j, partition), i);
+        i
+    }
+
     fn malformed(&mut self) {
         self.counts.timeline -= 1;
         self.counts.malformed += 1;
@@ -655,11 +679,28 @@ impl Builder {
         self.max_stamp = self.max_stamp.max(stamp);
         let j = self.recs.cols.job_id(job);
         let key = (j, partition);
+        let field = match EVENTS[event_id] {
+            b"SYNTH_START" => Some(col::SYNTH_START),
+            b"GPU_PICKUP" => Some(col::PICKUP),
+            b"GPU_START" => Some(col::GPU_START),
+            _ => None,
+        };
         let i = match self.keys.get(&key) {
+            // the same partition starting again: a new attempt of the job (a Curio retry
+            // reuses the job id), kept apart from the one before
+            Some(&i)
+                if field.is_some_and(|f| {
+                    let old = self.recs.cols.f[f][i];
+                    !old.is_nan() && old != stamp as f64
+                }) =>
+            {
+                self.new_attempt(j, job, i, partition)
+            }
             Some(&i) => i,
             None => {
+                let current = self.attempts.get(&j).map_or(j, |a| a.1);
                 let c = &mut self.recs.cols;
-                let i = c.add(j, partition);
+                let i = c.add(current, partition);
                 let k = c.kind_id(kind_from_job(job, snap));
                 c.kind[i] = k;
                 self.keys.insert(key, i);
@@ -894,6 +935,30 @@ CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=123456789012345678901234567890
         assert_eq!(b.recs.cols.f[col::NTT_MSM_H][0], 612.0);
         assert_eq!(b.run_first_line, 15);
         assert_eq!(b.attributor.unattributed, 0);
+    }
+
+    #[test]
+    fn a_retry_of_the_same_job_is_a_new_attempt() {
+        let b = whole(
+            b"TIMELINE,10,GPU_START,porep-1-5,worker=0,partition=0
+TIMELINE,20,GPU_END,porep-1-5,worker=0,partition=0,gpu_ms=10
+TIMELINE,25,GPU_START,porep-1-5,worker=0,partition=1
+TIMELINE,30,GPU_END,porep-1-5,worker=0,partition=1,gpu_ms=5
+TIMELINE,100,GPU_START,porep-1-5,worker=0,partition=0
+TIMELINE,120,GPU_END,porep-1-5,worker=0,partition=0,gpu_ms=20
+TIMELINE,125,GPU_START,porep-1-5,worker=0,partition=1
+TIMELINE,130,GPU_END,porep-1-5,worker=0,partition=1,gpu_ms=5
+",
+        );
+        let c = &b.recs.cols;
+        assert_eq!(c.len(), 4);
+        assert_eq!(
+            c.jobs,
+            vec!["porep-1-5".to_string(), "porep-1-5 (attempt 2)".to_string()]
+        );
+        assert_eq!(c.job, vec![0, 0, 1, 1]);
+        assert_eq!(c.f[col::GPU_START], vec![10.0, 25.0, 100.0, 125.0]);
+        assert_eq!(c.f[col::GPU_END], vec![20.0, 30.0, 120.0, 130.0]);
     }
 
     #[test]
