@@ -285,3 +285,34 @@ async def test_command_palette_offers_the_viewer_commands() -> None:
         titles["Next gap"].callback()
         await pilot.pause()
         assert app.query_one(GanttView).selected == 0
+
+
+async def test_a_long_gap_list_shows_the_longest_and_says_so() -> None:
+    """Tens of thousands of gaps: the list opens on the longest GAP_LIST_ROWS of them."""
+    from textual.coordinate import Coordinate
+
+    from tui.screens import GAP_LIST_ROWS
+
+    n = GAP_LIST_ROWS + 500
+    lines = []
+    for k in range(n):
+        start = 1000 * k
+        end = start + 900 - (k % 7)  # gaps of 100..106 ms
+        lines.append(f"TIMELINE,{start},GPU_START,j{k},worker=0,partition=0")
+        lines.append(f"TIMELINE,{end},GPU_END,j{k},worker=0,partition=0,gpu_ms=1")
+    builder = LogBuilder(source="many.log")
+    builder.feed(("\n".join(lines) + "\n").encode())
+    model = builder.build()
+    assert len(model.gaps) == n - 1
+    app = make_app(model, LineReader())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        assert isinstance(screen, GapListScreen)
+        table = screen.query_one(DataTable)
+        assert table.row_count == GAP_LIST_ROWS
+        longest = max(g.duration_ms for g in model.gaps)
+        first = model.gaps[int(table.coordinate_to_cell_key(Coordinate(0, 0)).row_key.value or 0)]
+        assert first.duration_ms == longest
+        title = str(screen.query_one("#gap-list").border_title)
+        assert f"{n - 1} gaps" in title and f"{GAP_LIST_ROWS:,} longest shown" in title

@@ -48,6 +48,10 @@ KEYS = [
 SYNTH_COLUMN_WIDTH = 100  # from this width the gap list shows the synth column
 
 
+# The gap list shows at most this many gaps (the longest).
+GAP_LIST_ROWS = 2000
+
+
 class GapListScreen(ModalScreen[int | None]):
     """Every gap, worst first. Returns the index (into model.gaps) of the chosen one."""
 
@@ -117,10 +121,13 @@ class GapListScreen(ModalScreen[int | None]):
     def _fill(self) -> None:
         box = self.query_one("#gap-list", Vertical)
         table = self.query_one(DataTable)
-        order = sorted(
+        every = sorted(
             (i for i, g in enumerate(self.model.gaps) if g.duration_ms >= self.threshold_ms),
             key=lambda i: self.ranks[i],
         )
+        # a table of tens of thousands of rows takes seconds to build: the longest ones are
+        # what a reader looks at, and `]` narrows the list to the rest
+        order = every[:GAP_LIST_ROWS]
         width = self._id_width()
         for i in order:
             g = self.model.gaps[i]
@@ -138,7 +145,9 @@ class GapListScreen(ModalScreen[int | None]):
                 key=str(i),
             )
         self._order = order
-        box.border_title = f"{len(order)} gaps of {self.threshold_ms} ms or more, longest first"
+        box.border_title = f"{len(every)} gaps of {self.threshold_ms} ms or more, longest first"
+        if len(every) > len(order):
+            box.border_title += f" (the {len(order):,} longest shown; ] raises the threshold)"
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
