@@ -27,5 +27,7 @@ screenshots:
 	$(PY) screenshots/make_screenshots.py
 
 bench:
-	$(PY) benchmarks/bench_report.py
+	$(PY) benchmarks/bench_core.py
 	$(PY) benchmarks/bench_render.py
+	$(PY) benchmarks/bench_live.py
+	$(PY) benchmarks/bench_viewer.py
