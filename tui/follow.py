@@ -23,14 +23,16 @@ from parsers.model import LogModel
 from parsers.tail import LogTail, TailRead, TailState
 
 MIN_UPDATE_S = 0.1  # at most ten screen updates a second
+UPDATE_COST_RATIO = 30  # ...and one per this many times what the last snapshot cost
 IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
 STDIN_READ = 1 << 20
 # The reader shares the interpreter with the screen: it feeds the builder in slices and
 # yields between them, so keys are answered during a burst.
-FEED_SLICE = 256 << 10
-YIELD_S = 0.002
+# the core scans without holding the interpreter, so big slices cost the screen nothing
+FEED_SLICE = 4 << 20
+YIELD_S = 0.0005
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,10 +293,13 @@ class LiveLog:
                 dirty = True
             catching_up = read.more
             now = time.perf_counter()
-            interval = max(MIN_UPDATE_S, 3 * self._snapshot_cost)
+            # a snapshot of a long log costs a second or more (the screen's update about as
+            # much again): update rarely enough that following costs ~5 % of a core
+            interval = max(MIN_UPDATE_S, UPDATE_COST_RATIO * self._snapshot_cost)
             if catching_up and size:
                 # reading what was already there: say how far, build the model at the end
-                if now - last_publish >= max(0.25, interval):
+                # (a snapshot of a long log costs a second: take few while catching up)
+                if last_publish == 0.0 or now - last_publish >= max(0.25, 10 * self._snapshot_cost):
                     loading = min(1.0, self.builder.bytes_read / size)
                     self._publish(status, restarted, loading, finished=False)
                     restarted, dirty, last_publish = False, False, time.perf_counter()

@@ -49,7 +49,7 @@ SYNTH_COLUMN_WIDTH = 100  # from this width the gap list shows the synth column
 
 
 # The gap list shows at most this many gaps (the longest).
-GAP_LIST_ROWS = 2000
+GAP_LIST_ROWS = 500
 
 
 class GapListScreen(ModalScreen[int | None]):
