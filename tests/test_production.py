@@ -350,3 +350,28 @@ def test_a_restart_without_wall_clock_lays_runs_one_after_the_other() -> None:
     first, second = (g.span for g in both.gpus)
     assert first is not None and second is not None and second[0] > first[1]
     assert both.gpus[0].timeline_util == both.gpus[1].timeline_util
+
+
+async def test_the_viewer_names_gpus_by_their_ordinals() -> None:
+    """The journald sample runs on devices 2 and 3: the header and the lanes say so, with
+    the TIMELINE and kernel figures of the report."""
+    from textual.widgets import Static
+
+    from parsers.rawlines import LineReader
+    from parsers.report import read_log
+    from tui.app import make_app
+    from tui.gantt import GanttView
+
+    path = SAMPLES / "journal-2gpu.log"
+    model = read_log(path)
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        header = str(app.query_one("#summary", Static).render())
+        view = app.query_one(GanttView)
+        lanes = "\n".join(view.render_line(y).text for y in range(view.size.height))
+    for g in model.gpus:
+        assert f"GPU{g.gpu}" in header
+        assert f"{100 * g.timeline_util:.1f} %" in header
+    assert "gpu2" in lanes.lower() and "gpu3" in lanes.lower()
+    assert "GPU0" not in header and "GPU1" not in header

@@ -304,7 +304,8 @@ class LiveLog:
                     self._publish(status, restarted, loading, finished=False)
                     restarted, dirty, last_publish = False, False, time.perf_counter()
                 continue
-            if dirty and now - last_publish >= interval:
+            # the file read to its end (size still set): its figures at once
+            if dirty and (size is not None or now - last_publish >= interval):
                 if not self.follow and not catching_up:
                     self._publish(status, restarted, None, finished=True)
                     return
