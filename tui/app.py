@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -26,6 +27,7 @@ from parsers.builder import LogBuilder
 from parsers.model import LogModel, Phase
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
+from parsers.sanitize import visible
 from parsers.sources import UnreadableLog, compression, open_log
 from tui.axis import format_span
 from tui.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
@@ -75,7 +77,7 @@ def header_text(
     text = Text()
     text.append(f" {state} ", style="bold reverse" if state != "FINISHED" else "bold")
     text.append(" ")
-    text.append(model.source)  # literal: a file name is never markup
+    text.append(visible(model.source))  # a file name is never markup, nor a control
     text.append(
         f"  run {fmt_ms(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
         f"  {s.s_per_proof:.2f} s/proof"
@@ -302,7 +304,7 @@ class CuzkApp(App[None]):
     def _refresh_text(self) -> None:
         state = self.state_text()
         if self.status:
-            state = f"{state} · {self.status}"
+            state = visible(f"{state} · {self.status}")  # the status may quote a path
         gantt = self.gantt
         zoom = (gantt.t0, gantt.scale) if gantt.is_zoomed else None
         # the model by identity (models hold arrays: == would compare them)
@@ -465,6 +467,21 @@ class CuzkApp(App[None]):
         """Show or hide where the busy time went."""
         self.show_breakdown = not self.show_breakdown
         self._refresh_text()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (a widget's too) as literal, visible text: messages quote typed
+        queries, paths and errors, which are neither markup nor terminal controls."""
+        super().notify(
+            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def deliver_screenshot(
         self,

@@ -14,6 +14,7 @@ from typing import NoReturn
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.report import missing_timeline, read_log, read_stream, report_dict
+from parsers.sanitize import visible
 from parsers.simulate import DEMO_CONFIG, write_log
 from parsers.sources import UnreadableLog
 from tui.palettes import PALETTES
@@ -24,7 +25,7 @@ DEMO_NAME = "demo (built-in simulated run)"
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line, exit 2 (argparse prints the whole usage otherwise)."""
-        self.exit(2, f"cuzk-tui: error: {message} (see cuzk-tui --help)\n")
+        self.exit(2, f"cuzk-tui: error: {visible(message)} (see cuzk-tui --help)\n")
 
 
 def _non_negative_int(text: str) -> int:
@@ -147,7 +148,7 @@ def demo_bytes() -> bytes:
 
 
 def fail(message: str) -> NoReturn:
-    print(f"cuzk-tui: error: {message}", file=sys.stderr)
+    print(f"cuzk-tui: error: {visible(message)}", file=sys.stderr)  # quotes argv
     raise SystemExit(2)
 
 
@@ -189,7 +190,10 @@ def load_model(args: argparse.Namespace) -> LogModel:
 
 def _print_report(args: argparse.Namespace, model: LogModel) -> None:
     if args.json:
-        json.dump(report_dict(model, min_gap_ms=args.min_gap), sys.stdout, indent=1)
+        # ensure_ascii: log text's controls, C1 and bidi characters travel as \u escapes
+        # (exact, and valid JSON), never as raw characters
+        doc = report_dict(model, min_gap_ms=args.min_gap)
+        json.dump(doc, sys.stdout, indent=1, ensure_ascii=True)
         sys.stdout.write("\n")
     else:
         from rich.console import Console

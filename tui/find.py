@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from parsers.model import LogModel
+from parsers.sanitize import visible
 from tui.report import fmt_ms, gap_cause_words, size_ranks
 from tui.screens import QUIT_BINDINGS
 
@@ -49,8 +50,8 @@ def describe_proof(model: LogModel, job: str) -> Group:
         key=lambda i: (int(t.partition[i]), float(np.nan_to_num(t.gpu_start[i], nan=np.inf))),
     )
     head = Text()
-    head.append(job, style="bold cyan")  # literal: never markup
-    head.append(f"  {proof.kind}  " if proof.kind else "  ")
+    head.append(visible(job), style="bold cyan")  # log text: never markup, never a control
+    head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
     head.append(f"{len(parts)} partitions  ")
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
         span = proof.last_gpu_end - proof.first_synth_start

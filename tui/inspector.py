@@ -16,21 +16,18 @@ from textual.widgets import Footer, Static
 
 from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
+from parsers.sanitize import visible
 from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
-
-_CONTROL = {c: chr(0x2400 + c) for c in range(32) if c not in (9,)}
-_CONTROL[0x7F] = "\u2421"
-
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and weight: the only escapes that are drawn
 
 
 def literal(raw: bytes) -> str:
     """A raw log line as plain text: control characters (ANSI escapes too) made visible."""
-    return raw.decode("utf-8", "replace").translate(_CONTROL)
+    return visible(raw.decode("utf-8", "replace"), keep_tab=True)
 
 
 def styled_line(raw: bytes) -> Text:
@@ -40,7 +37,7 @@ def styled_line(raw: bytes) -> Text:
     pieces = _SGR.split(text)
     codes = _SGR.findall(text)
     safe = "".join(
-        piece.translate(_CONTROL) + (codes[k] if k < len(codes) else "")
+        visible(piece, keep_tab=True) + (codes[k] if k < len(codes) else "")
         for k, piece in enumerate(pieces)
     )
     line = Text.from_ansi(safe, end="")
@@ -61,10 +58,10 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     part = model.parts.get(side.index)
     text = Text()
     text.append(f"{title:<7}", style="bold")
-    text.append(side.job, style="bold cyan")  # literal: never read as markup
+    text.append(visible(side.job), style="bold cyan")  # log text: no markup, no control
     text.append(f"  worker {side.worker}")
     text.append(f"  partition {side.partition}" if side.partition is not None else "  whole proof")
-    text.append(f"  ({part.kind})\n" if part.kind else "\n")
+    text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
     if part.gpu_start is not None and part.gpu_end is not None:
         text.append(
             f"       GPU interval {when(model, part.gpu_start)} → {when(model, part.gpu_end)}"
@@ -156,7 +153,7 @@ def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
         try:
             rows = reader.lines(line_no - RAW_CONTEXT, line_no + RAW_CONTEXT)
         except OSError as exc:
-            text.append(f"  cannot read the log: {exc}\n", style="red")
+            text.append(f"  cannot read the log: {visible(str(exc))}\n", style="red")
             continue
         if not rows:
             text.append("  (the log no longer holds these lines)\n", style="dim")
