@@ -10,7 +10,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from rich.style import Style
 from rich.text import Text
@@ -40,6 +40,7 @@ from tui.replay import demo_writer, replay_writer
 from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
 
+T = TypeVar("T")
 IDLE_AFTER_S = 5.0  # no new line for this long: the log is idle, not live
 SHORT_PHASES = {
     Phase.KERNEL: "kern",
@@ -404,6 +405,19 @@ class CuzkApp(App[None]):
                 side.show(self.model, gantt.selected_gap, self.reader)
         self._refresh_text()
 
+    def open_screen(
+        self, screen: Screen[T], callback: Callable[[T | None], None] | None = None
+    ) -> None:
+        """Open a window over the Gantt, unless one is open already.
+
+        Keys typed faster than the app answers arrive after the window they asked for (or
+        another) is already open: `enter /` must not stack a find box on an inspector, where
+        `q` would be typed into the box instead of quitting.
+        """
+        if self._closing or len(self.screen_stack) > 1:
+            return
+        self.push_screen(screen, callback)
+
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
         """Open the inspector: beside the Gantt on a wide terminal, over it otherwise."""
         if self.size.width >= self.SIDE_MIN_WIDTH:
@@ -411,7 +425,7 @@ class CuzkApp(App[None]):
             side.add_class("-open")
             side.show(self.model, message.gap, self.reader)
             return
-        self.push_screen(InspectorScreen(self.model, message.gap, self.reader))
+        self.open_screen(InspectorScreen(self.model, message.gap, self.reader))
 
     def on_inspector_screen_step(self, message: InspectorScreen.Step) -> None:
         """`n`/`N` in the inspector: the Gantt selects the next gap, the inspector shows it."""
@@ -429,7 +443,7 @@ class CuzkApp(App[None]):
             if query:
                 self.find(query)
 
-        self.push_screen(FindScreen(), chosen)
+        self.open_screen(FindScreen(), chosen)
 
     def find(self, query: str) -> None:
         """Look for a job by id, prefix or sector number."""
@@ -438,7 +452,7 @@ class CuzkApp(App[None]):
             self.notify(f"no job matches {query!r}", severity="warning")
             return
         self.gantt.show_found(matches, 0)
-        self.push_screen(ProofScreen(self.model, matches, 0))
+        self.open_screen(ProofScreen(self.model, matches, 0))
 
     def on_proof_screen_step(self, message: ProofScreen.Step) -> None:
         """`n`/`N` in the proof view: the next match, highlighted in the Gantt too."""
@@ -454,14 +468,15 @@ class CuzkApp(App[None]):
         """The gap list; choosing one selects it in the Gantt."""
 
         def chosen(index: int | None) -> None:
-            if index is not None:
+            if index is not None and index < len(self.gantt.model.gaps):
                 self.gantt.select_gap(index)
 
-        self.push_screen(GapListScreen(self.model, self.gantt.threshold_ms, self.ranks()), chosen)
+        screen = GapListScreen(self.model, self.gantt.threshold_ms, self.ranks())
+        self.open_screen(screen, chosen)
 
     def action_help(self) -> None:
         """Every key."""
-        self.push_screen(HelpScreen())
+        self.open_screen(HelpScreen())
 
     def action_toggle_breakdown(self) -> None:
         """Show or hide where the busy time went."""

@@ -14,13 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.report import fmt_ms, gap_cause_words, size_ranks
-from tui.screens import QUIT_BINDINGS
+from tui.screens import QUIT_BINDINGS, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
@@ -116,7 +115,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
     return Group(head, table, gaps)
 
 
-class ProofScreen(ModalScreen[None]):
+class ProofScreen(SafeModal[None]):
     """One matching job's proof; n/N step through the matches."""
 
     DEFAULT_CSS = """

@@ -11,14 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure, size_ranks
-from tui.screens import QUIT_BINDINGS
+from tui.screens import QUIT_BINDINGS, SafeModal
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
 
@@ -197,7 +196,7 @@ class GapDetails(VerticalScroll):
         self.query_one("#gap-raw", Static).update(raw_context(model, reader, current))
 
 
-class InspectorScreen(ModalScreen[None]):
+class InspectorScreen(SafeModal[None]):
     """Details of one gap; n/N step to the next/previous gap without closing."""
 
     DEFAULT_CSS = """
