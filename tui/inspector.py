@@ -20,6 +20,7 @@ from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure, siz
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
+RAW_SHOW_BYTES = 4096  # a longer raw line is shown cut (a megabyte line would fill the screen)
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and weight: the only escapes that are drawn
 
@@ -150,18 +151,23 @@ def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
     ):
         text.append(f"{title} (line {line_no})\n", style="bold underline")
         try:
-            rows = reader.lines(line_no - RAW_CONTEXT, line_no + RAW_CONTEXT)
+            rows = reader.lines(line_no - RAW_CONTEXT, line_no + RAW_CONTEXT, limit=RAW_SHOW_BYTES)
         except OSError as exc:
             text.append(f"  cannot read the log: {visible(str(exc))}\n", style="red")
             continue
         if not rows:
             text.append("  (the log no longer holds these lines)\n", style="dim")
-        for number, raw in rows:
-            text.append(f"{number:>8}  ", style="dim")
-            line = styled_line(raw)
-            if number == line_no:
+        for row in rows:
+            text.append(f"{row.number:>8}  ", style="dim")
+            line = styled_line(row.data)
+            if row.number == line_no:
                 line.stylize("reverse")
             text.append_text(line)
+            if row.cut:
+                text.append(
+                    f" … (cut: the line is {row.length:,} bytes, {len(row.data):,} shown)",
+                    style="dim italic",
+                )
             text.append("\n")
         text.append("\n")
     return text
