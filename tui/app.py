@@ -10,7 +10,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
 from rich.text import Text
@@ -28,7 +28,7 @@ from parsers.model import LogModel, Phase
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sanitize import visible
-from parsers.sources import UnreadableLog, compression, open_log
+from parsers.sources import UnreadableLog, compression, file_hint, open_log
 from tui.axis import format_span
 from tui.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from tui.find import ProofScreen, find_jobs
@@ -184,12 +184,16 @@ class CuzkApp(App[None]):
         self.palette = palette
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.status = ""  # what happened to the file, in words
+        self.encoding_hint: str | None = None  # a UTF-16 log: said instead of "no TIMELINE"
         self.loading: float | None = 0.0 if live is not None else None
         self.input_ended = live is None
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self.show_breakdown = True
         self._closing = False
+        self._exit_requested = False
+        self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
+        self._up = False  # mounted, not yet unmounting
         self._header_for: tuple[object, ...] | None = None
         self._header_model: LogModel | None = None
         self._ranks: tuple[LogModel, list[int]] | None = None
@@ -225,18 +229,33 @@ class CuzkApp(App[None]):
             self.run_worker(self._follow, thread=True, exclusive=True, group="tail", name="tail")
             self.set_interval(1.0, self._refresh_text)  # the idle clock in the header
 
+    def request_exit(self) -> None:
+        """End as `q` does, now or as soon as the app is up (a signal while it starts)."""
+        self._exit_requested = True
+        if self._up:
+            self.exit()
+
     def _catch_signals(self) -> None:
         """SIGTERM, SIGHUP (terminal closed) and SIGINT end the app as `q` does."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                self._previous_handlers[sig] = signal.getsignal(sig)
                 loop.add_signal_handler(sig, self.exit)
+        self._up = True
+        if self._exit_requested:
+            self.exit()
 
     def _release_signals(self) -> None:
+        """Give the signals back to whoever had them (the CLI's clean-up handler), not to the
+        default action, which would end the process before its temporary files are gone."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                 loop.remove_signal_handler(sig)
+                handler = self._previous_handlers.get(sig)
+                if handler is not None:
+                    signal.signal(sig, handler)
 
     def _follow(self) -> None:
         """The follower's thread: a failure stops following, not the viewer."""
@@ -257,6 +276,7 @@ class CuzkApp(App[None]):
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
         self._closing = True
+        self._up = False
         self._release_signals()
         if self.live is not None:
             self.live.halt()
@@ -318,7 +338,9 @@ class CuzkApp(App[None]):
             header = header_text(self.model, state, run, view, styles, self.size.width)
             self.query_one("#summary", Static).update(header)
             self.query_one("#legend", Static).update(self._legend())
-        reason = missing_timeline(self.model) if self.loading is None else None
+        reason = None
+        if self.loading is None and missing_timeline(self.model) is not None:
+            reason = self.encoding_hint or missing_timeline(self.model)
         gantt.empty_message = reason or ""
         self.query_one("#status", Static).update(status_text(gantt, self.ranks()))
 
@@ -574,7 +596,12 @@ def make_app(
 
 def _stdin_for_data() -> int:
     """Keep the piped standard input for the log; read the keys from the terminal."""
-    data_fd = os.dup(0)
+    try:
+        data_fd = os.dup(0)
+    except OSError:
+        from tui.cli import fail
+
+        fail("standard input is closed: nothing to read (give a log file)")
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:
@@ -599,63 +626,103 @@ def once(action: Callable[[], None]) -> Callable[[], None]:
     return run
 
 
-def run_app(args: argparse.Namespace) -> int:
-    """Open the viewer as the command line asks; whatever ends it, remove what it made."""
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class _Ending:
+    """SIGTERM and SIGHUP while the viewer starts or stops (running, the app's own handlers
+    take them): before the app exists the clean-up runs on the way out; then the app is
+    asked to end as `q` ends it."""
+
+    def __init__(self) -> None:
+        self.app: CuzkApp | None = None
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.app is None:
+            raise SystemExit(128 + signum)
+        self.app.request_exit()
+
+
+def _open_source(
+    args: argparse.Namespace, cleanups: list[Callable[[], None]]
+) -> tuple[Source, LineReader, Callable[[], bool] | None]:
+    """The input the command line names; every temporary thing it makes is in `cleanups`
+    as soon as it exists."""
     from tui.cli import DEMO_NAME, check_log_path, fail
 
-    wpg = args.workers_per_gpu
-    empty = LogBuilder(source="").snapshot()
-    source: Source
-    follow = not args.no_follow
-    ended: Callable[[], bool] | None = None
     if args.log == "-":
-        source = StreamSource(_stdin_for_data())
-        reader = LineReader(path=source.spool_path)
-        cleanup = source.close
-    elif args.demo or args.replay is not None:
+        stream = StreamSource(_stdin_for_data())
+        cleanups.append(stream.close)
+        return stream, LineReader(path=stream.spool_path), None
+    if args.demo or args.replay is not None:
         writer = (
             demo_writer() if args.demo else replay_writer(check_log_path(args.log), args.replay)
         )
+        cleanups.append(writer.cleanup)
         writer.start()
         file_source = FileSource(writer.path)
+        cleanups.append(file_source.close)
         if args.demo:
             file_source.name = DEMO_NAME
-        source = file_source
-        ended = writer.done.is_set  # the run written: finished once read to its end
-        reader = LineReader(path=writer.path)
-
-        def cleanup() -> None:
-            file_source.close()
-            writer.cleanup()
-    else:
-        path = check_log_path(args.log)
-        try:
-            packed = compression(path)
-            if packed is not None:
-                # a compressed log does not grow: read it to its end through a spool
-                source = StreamSource(open_log(path), name=path.name)
-                reader = LineReader(path=source.spool_path)
-                cleanup = source.close
-            else:
-                source = FileSource(path)
-                reader = LineReader(path=path)
-                cleanup = source.close
-        except UnreadableLog as exc:
-            fail(str(exc))
-        except OSError as exc:
-            fail(f"cannot read {args.log}: {exc.strerror or exc}")
-    live = LiveLog(source, lambda _: None, wpg, follow=follow, ended=ended)
-    cleanup = once(cleanup)
-    app = make_app(
-        empty,
-        reader,
-        live,
-        on_exit=cleanup,
-        palette=args.palette,
-        screenshot_dir=Path(args.screenshot_dir),
-    )
+        # the run written: finished once read to its end
+        return file_source, LineReader(path=writer.path), writer.done.is_set
+    path = check_log_path(args.log)
     try:
+        if compression(path) is not None:
+            # a compressed log does not grow: read it to its end through a spool
+            spool = StreamSource(open_log(path), name=path.name)
+            cleanups.append(spool.close)
+            return spool, LineReader(path=spool.spool_path), None
+        plain = FileSource(path)
+        cleanups.append(plain.close)
+        return plain, LineReader(path=path), None
+    except UnreadableLog as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot read {args.log}: {exc.strerror or exc}")
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Open the viewer as the command line asks; whatever ends it, remove what it made."""
+    cleanups: list[Callable[[], None]] = []
+
+    def remove_all() -> None:
+        for action in reversed(cleanups):
+            with contextlib.suppress(Exception):  # one failure must not keep the rest
+                action()
+
+    cleanup = once(remove_all)
+    ending = _Ending()
+    previous = {sig: signal.getsignal(sig) for sig in ENDING_SIGNALS}
+    app: CuzkApp | None = None
+    try:
+        for sig in ENDING_SIGNALS:
+            signal.signal(sig, ending)
+        # held while a temporary file is made and its removal registered: a signal in
+        # between would leave the file behind
+        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING_SIGNALS)
+        try:
+            source, reader, ended = _open_source(args, cleanups)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
+        live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)
+        app = make_app(
+            LogBuilder(source="").snapshot(),
+            reader,
+            live,
+            on_exit=cleanup,
+            palette=args.palette,
+            screenshot_dir=Path(args.screenshot_dir),
+        )
+        if args.log not in (None, "-") and not args.demo:
+            app.encoding_hint = file_hint(Path(args.log))
+        ending.app = app
         app.run()
     finally:
+        # the clean-up is not cut short by a second signal
+        for sig in ENDING_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
         cleanup()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return app.return_code or 0
