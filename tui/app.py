@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -41,7 +42,8 @@ from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
 
 T = TypeVar("T")
-IDLE_AFTER_S = 5.0  # no new line for this long: the log is idle, not live
+IDLE_AFTER_S = 5.0
+SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 SHORT_PHASES = {
     Phase.KERNEL: "kern",
     Phase.BARRIER: "barr",
@@ -194,6 +196,7 @@ class CuzkApp(App[None]):
         self._exit_requested = False
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
         self._up = False  # mounted, not yet unmounting
+        self._switch_interval: float | None = None
         self._header_for: tuple[object, ...] | None = None
         self._header_model: LogModel | None = None
         self._ranks: tuple[LogModel, list[int]] | None = None
@@ -226,6 +229,12 @@ class CuzkApp(App[None]):
                 self.post_message(ModelUpdated(update))  # thread-safe
 
             live.on_update = publish
+            # The reader thread is pure Python and holds the interpreter in turns of the switch
+            # interval; every numpy call of a redraw gives it up and waits a whole turn to get it
+            # back. At 5 ms (the default) a 50 ms redraw took up to a second during a burst and
+            # keys waited behind it; at 1 ms keys answer within ~50 ms (benchmarks/bench_live.py).
+            self._switch_interval = sys.getswitchinterval()
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
             self.run_worker(self._follow, thread=True, exclusive=True, group="tail", name="tail")
             self.set_interval(1.0, self._refresh_text)  # the idle clock in the header
 
@@ -280,6 +289,8 @@ class CuzkApp(App[None]):
         self._release_signals()
         if self.live is not None:
             self.live.halt()
+            if self._switch_interval is not None:
+                sys.setswitchinterval(self._switch_interval)
         if self._on_exit is not None:
             self._on_exit()
 
