@@ -204,3 +204,27 @@ async def test_no_window_of_the_viewer_shows_a_raw_control(tmp_path: Path) -> No
             assert not _raw_controls(text), (n, _raw_controls(text)[:5])
             assert "\u202e" not in text and "\u2066" not in text
         assert any("␛]2;pwned" in text for text in seen[1:4])  # job ids are shown, escaped
+
+
+def test_ticks_are_bounded_whatever_the_span_and_scale() -> None:
+    from tui.axis import ticks
+
+    for t0, scale, width in [(1e19, 17.0, 110), (2.0**63, 0.05, 200), (-1e300, 1e-300, 80)]:
+        out = ticks(t0, scale, width)
+        assert len(out) <= width // 12 + 2
+        assert [cell for cell, _, _ in out] == sorted({cell for cell, _, _ in out})
+    assert ticks(0.0, float("nan"), 80) == [] and ticks(float("inf"), 1.0, 80) == []
+
+
+@pytest.mark.parametrize("stamp", [10**19, 9_223_372_036_854_775_000])
+async def test_huge_stamps_open_and_zoom_to_the_floor(tmp_path: Path, stamp: int) -> None:
+    log = tmp_path / "huge.log"
+    log.write_bytes(job_line_set("a", stamp) + job_line_set("b", stamp + 10**15))
+    app = make_app(read_log(log), LineReader(path=log))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        gantt = app.query_one(GanttView)
+        await pilot.press(*["plus"] * 45)  # past the floor
+        assert gantt.scale == gantt.min_scale > 0.05
+        await pilot.press("n", "enter", "escape", *["minus"] * 3, "right", "0")
+        assert app.return_code is None and gantt.scale == gantt.max_scale
