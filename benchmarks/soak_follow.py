@@ -154,8 +154,7 @@ def main() -> int:
             if elapsed >= next_sample:
                 size = log.stat().st_size / 1024
                 print(
-                    f"{elapsed:7.0f} {rss_mb():7.1f} {size:8.0f} {writer.written:8d} "
-                    f"{updates:8d}"
+                    f"{elapsed:7.0f} {rss_mb():7.1f} {size:8.0f} {writer.written:8d} {updates:8d}"
                 )
                 next_sample += args.seconds / 10
             time.sleep(0.2)
