@@ -228,3 +228,48 @@ async def test_huge_stamps_open_and_zoom_to_the_floor(tmp_path: Path, stamp: int
         assert gantt.scale == gantt.min_scale > 0.05
         await pilot.press("n", "enter", "escape", *["minus"] * 3, "right", "0")
         assert app.return_code is None and gantt.scale == gantt.max_scale
+
+
+@pytest.mark.parametrize("extra", ["--report", ""])
+def test_a_closed_standard_input_is_one_line(extra: str) -> None:
+    proc = subprocess.run(
+        f"{sys.executable} -m tui.cli - {extra} <&-",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        "cuzk-tui: error: standard input is closed: nothing to read (give a log file)\n"
+    )
+
+
+def test_symlink_loops_and_dangling_symlinks_say_so(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nothing")
+    for name, said in (("a", "symlink loop: "), ("dangling", "no such file: ")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "tui.cli", str(tmp_path / name), "--report"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        assert proc.returncode == 2
+        assert proc.stderr.startswith(f"cuzk-tui: error: {said}"), proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+
+
+async def test_the_viewer_says_a_log_is_utf16(tmp_path: Path) -> None:
+    from parsers.sources import UTF16_HINT, file_hint
+
+    log = tmp_path / "u.log"
+    log.write_bytes(injected_log().decode().encode("utf-16"))
+    app = make_app(read_log(log), LineReader(path=log))
+    app.encoding_hint = file_hint(log)  # as run_app does for a file
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.query_one(GanttView).empty_message == UTF16_HINT
