@@ -8,9 +8,26 @@ The log is only ever opened for reading.
 from __future__ import annotations
 
 import bisect
+import os
 from pathlib import Path
+from typing import NamedTuple
+
+from parsers.tail import open_regular
 
 BLOCK_BYTES = 1 << 20
+
+
+class RawLine(NamedTuple):
+    """One physical line: its number, its bytes (cut to the limit asked for), its length."""
+
+    number: int
+    data: bytes
+    length: int  # the whole line's length in bytes, without its newline
+
+    @property
+    def cut(self) -> bool:
+        """Only the start of the line is in `data`."""
+        return len(self.data) < self.length
 
 
 class LineReader:
@@ -37,9 +54,21 @@ class LineReader:
             return self.data[offset : offset + size]
         if self.path is None:
             return b""
-        with self.path.open("rb") as fh:
-            fh.seek(offset)
-            return fh.read(size)
+        # never a blocking open: the path may have become a FIFO since the log was opened
+        fd = open_regular(self.path)
+        try:
+            return os.pread(fd, size, offset)
+        finally:
+            os.close(fd)
+
+    def _line_end(self, offset: int) -> int | None:
+        """Where the line that goes on at `offset` ends (past its newline); None: unfinished."""
+        while block := self._read(offset, BLOCK_BYTES):
+            newline = block.find(b"\n")
+            if newline >= 0:
+                return offset + newline + 1
+            offset += len(block)
+        return None
 
     def _extend_index(self, upto_line: int) -> None:
         """Index blocks until one starts after `upto_line` (or the file ends)."""
@@ -47,30 +76,44 @@ class LineReader:
             block = self._read(self._indexed_to, BLOCK_BYTES)
             cut = block.rfind(b"\n")
             if cut < 0:
-                return  # no complete line after the index yet
+                # a line longer than a block still counts as one line: find where it ends
+                end = self._line_end(self._indexed_to + len(block)) if block else None
+                if end is None:
+                    return  # no complete line after the index yet
+                self._indexed_to = end
+                self._offsets.append(end)
+                self._first_line.append(self._first_line[-1] + 1)
+                continue
             self._indexed_to += cut + 1
             self._offsets.append(self._indexed_to)
             self._first_line.append(self._first_line[-1] + block.count(b"\n", 0, cut + 1))
 
-    def lines(self, first: int, last: int) -> list[tuple[int, bytes]]:
-        """Lines `first`..`last` (inclusive, clipped to what exists) as (number, bytes)."""
+    def lines(self, first: int, last: int, limit: int = BLOCK_BYTES) -> list[RawLine]:
+        """Lines `first`..`last` (inclusive, clipped to what exists), each cut to `limit` bytes."""
         first = max(first, 1)
         if last < first:
             return []
         self._extend_index(last)
         k = bisect.bisect_right(self._first_line, first) - 1
         offset, line_no = self._offsets[k], self._first_line[k]
-        out: list[tuple[int, bytes]] = []
+        out: list[RawLine] = []
         while line_no <= last:
             block = self._read(offset, BLOCK_BYTES)
             if not block:
                 break
             cut = block.rfind(b"\n")
             if cut < 0:
-                break
+                end = self._line_end(offset + len(block))
+                if end is None:
+                    break  # an unfinished last line
+                if line_no >= first:
+                    out.append(RawLine(line_no, block[:limit], end - offset - 1))
+                line_no += 1
+                offset = end
+                continue
             for raw in block[:cut].split(b"\n"):
                 if first <= line_no <= last:
-                    out.append((line_no, raw))
+                    out.append(RawLine(line_no, raw[:limit], len(raw)))
                 line_no += 1
                 if line_no > last:
                     break

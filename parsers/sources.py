@@ -4,11 +4,48 @@ from __future__ import annotations
 
 import gzip
 import importlib
+import os
 from pathlib import Path
 from typing import BinaryIO
 
+from parsers.tail import open_regular
+
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+UTF16_HINT = "this file is UTF-16: convert it with iconv -f UTF-16 -t UTF-8"
+HEAD_BYTES = 64
+
+
+def utf16_hint(head: bytes) -> str | None:
+    """The sentence for a log saved as UTF-16 (a Windows editor, PowerShell's `>`), from its
+    first bytes: a UTF-16 byte order mark, or a NUL in every other byte of ASCII text."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return UTF16_HINT
+    pairs = len(head) // 2
+    if pairs < 4:
+        return None
+    for zero in (0, 1):  # big- or little-endian
+        nul = sum(1 for k in range(pairs) if head[2 * k + zero] == 0)
+        other = sum(1 for k in range(pairs) if head[2 * k + 1 - zero] != 0)
+        if nul == pairs and other >= pairs * 3 // 4:
+            return UTF16_HINT
+    return None
+
+
+def _open_binary(path: Path) -> BinaryIO:
+    """The file, read-only, opened without blocking on a FIFO put in its place."""
+    return os.fdopen(open_regular(path), "rb")
+
+
+def file_hint(path: Path) -> str | None:
+    """utf16_hint of a file's first bytes (None when it cannot be read)."""
+    try:
+        with _open_binary(path) as fh:
+            return utf16_hint(fh.read(HEAD_BYTES))
+    except OSError:
+        return None
 
 
 class UnreadableLog(OSError):
@@ -17,7 +54,7 @@ class UnreadableLog(OSError):
 
 def compression(path: Path) -> str | None:
     """`"gzip"`, `"zstd"` or None (plain), from the file's first bytes, not its name."""
-    with path.open("rb") as fh:
+    with _open_binary(path) as fh:
         head = fh.read(4)
     if head.startswith(GZIP_MAGIC):
         return "gzip"
@@ -44,7 +81,7 @@ def open_log(path: Path) -> BinaryIO:
                 f"{path.name} is zstd-compressed: install the optional zstandard package "
                 "(pip install 'cuzk-tui[zstd]') or decompress it with zstd -d"
             ) from None
-        raw = path.open("rb")
+        raw = _open_binary(path)
         reader: BinaryIO = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
         return reader
-    return path.open("rb")
+    return _open_binary(path)

@@ -8,6 +8,7 @@ opened read-only; nothing is ever written to it.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -23,6 +24,49 @@ class TailState(Enum):
     TRUNCATED = "truncated"  # shorter than what was read: a new run in the same file
     ROTATED = "rotated"  # the path names another file now
     DELETED = "deleted"  # the path is gone (what was read is kept)
+    UNAVAILABLE = "unavailable"  # the path names no regular file now (a FIFO, a directory)
+
+
+def kind_of(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+class NotARegularFile(OSError):
+    """The path names something that is not a regular file."""
+
+
+def open_regular(path: Path) -> int:
+    """A read-only descriptor on a regular file.
+
+    O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever (and
+    the viewer's `q` with it); the file type is checked on the open descriptor, so a path
+    swapped between a stat and the open cannot slip a FIFO or a directory in.
+
+    Raises:
+        NotARegularFile: a FIFO, a directory, a device, a socket.
+        OSError: the path cannot be opened (missing, permission, a symlink loop).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        kind = kind_of(os.fstat(fd).st_mode)
+    except OSError:
+        os.close(fd)
+        raise
+    if kind is not None:
+        os.close(fd)
+        raise NotARegularFile(f"{path.name} is {kind}, not a log file")
+    return fd
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +81,7 @@ class TailRead:
     state: TailState
     restart: bool = False
     more: bool = False  # more bytes are waiting (the read was capped)
+    note: str = ""  # UNAVAILABLE: what the path names now, in words
 
 
 class LogTail:
@@ -49,7 +94,7 @@ class LogTail:
 
     def __init__(self, path: Path, start_at_end: bool = False) -> None:
         self.path = path
-        self._fd = os.open(path, os.O_RDONLY)
+        self._fd = open_regular(path)
         st = os.fstat(self._fd)
         self._ident = (st.st_dev, st.st_ino)
         self.position = st.st_size if start_at_end else 0
@@ -97,8 +142,14 @@ class LogTail:
             data, more = self._read_available(limit)
             if data:
                 return TailRead(data, TailState.GROWING, more=True)
+            kind = kind_of(st.st_mode)
+            if kind is not None:
+                # keep the old file open and look again later: a regular file may come back
+                note = f"the log's path is now {kind}: waiting for a log file there"
+                return TailRead(b"", TailState.UNAVAILABLE, note=note)
+            fd = open_regular(self.path)  # OSError (permission): the caller says so, retries
             self.close()
-            self._fd = os.open(self.path, os.O_RDONLY)
+            self._fd = fd
             fst = os.fstat(self._fd)
             self._ident = (fst.st_dev, fst.st_ino)
             self.position = 0

@@ -221,7 +221,7 @@ def cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:
         return None
     prep: list[int] = []
     b_g2: list[int] = []
-    for _, raw in rows:
+    for _, raw, _ in rows:
         for key, value in _CPU.findall(raw):
             (prep if key == b"prep_msm_ms" else b_g2).append(int(value))
     return CpuPath(tuple(prep), tuple(b_g2), prep_med, b_g2_med, first, last)

@@ -168,7 +168,7 @@ def test_rotation_resets_and_deletion_keeps_what_was_read(tmp_path: Path) -> Non
         wait_for(lambda: _comparable(c.last.model) == whole(tiny))
         assert any(u.restarted and "rotated" in u.status for u in c.updates)
         log.unlink()
-        wait_for(lambda: c.last.status == "file deleted — showing what was read")
+        wait_for(lambda: c.last.status == "file moved or deleted — showing what was read")
         assert _comparable(c.last.model) == whole(tiny)
     finally:
         c.stop()

@@ -7,10 +7,11 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.style import Style
 from rich.text import Text
@@ -19,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -27,7 +29,8 @@ from parsers.builder import LogBuilder
 from parsers.model import LogModel, Phase
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
-from parsers.sources import UnreadableLog, compression, open_log
+from parsers.sanitize import visible
+from parsers.sources import UnreadableLog, compression, file_hint, open_log
 from tui.axis import format_span
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, Source, StreamSource, Update
@@ -38,7 +41,9 @@ from tui.replay import demo_writer, replay_writer
 from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
 
-IDLE_AFTER_S = 5.0  # no new line for this long: the log is idle, not live
+T = TypeVar("T")
+IDLE_AFTER_S = 5.0
+SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 SHORT_PHASES = {
     Phase.KERNEL: "kern",
     Phase.BARRIER: "barr",
@@ -75,7 +80,7 @@ def header_text(
     text = Text()
     text.append(f" {state} ", style="bold reverse" if state != "FINISHED" else "bold")
     text.append(" ")
-    text.append(model.source)  # literal: a file name is never markup
+    text.append(visible(model.source))  # a file name is never markup, nor a control
     text.append(
         f"  run {fmt_ms(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
         f"  {s.s_per_proof:.2f} s/proof"
@@ -188,12 +193,17 @@ class CuzkApp(App[None]):
         self.palette = palette
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.status = ""  # what happened to the file, in words
+        self.encoding_hint: str | None = None  # a UTF-16 log: said instead of "no TIMELINE"
         self.loading: float | None = 0.0 if live is not None else None
         self.input_ended = live is None
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self.show_breakdown = True
         self._closing = False
+        self._exit_requested = False
+        self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
+        self._up = False  # mounted, not yet unmounting
+        self._switch_interval: float | None = None
         self._header_for: tuple[object, ...] | None = None
         self._header_model: LogModel | None = None
         self._ranks: tuple[LogModel, list[int]] | None = None
@@ -226,21 +236,42 @@ class CuzkApp(App[None]):
                 self.post_message(ModelUpdated(update))  # thread-safe
 
             live.on_update = publish
+            # The reader thread is pure Python and holds the interpreter in turns of the switch
+            # interval; every numpy call of a redraw gives it up and waits a whole turn to get it
+            # back. At 5 ms (the default) a 50 ms redraw took up to a second during a burst and
+            # keys waited behind it; at 1 ms keys answer within ~50 ms (benchmarks/bench_live.py).
+            self._switch_interval = sys.getswitchinterval()
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
             self.run_worker(self._follow, thread=True, exclusive=True, group="tail", name="tail")
             self.set_interval(1.0, self._refresh_text)  # the idle clock in the header
+
+    def request_exit(self) -> None:
+        """End as `q` does, now or as soon as the app is up (a signal while it starts)."""
+        self._exit_requested = True
+        if self._up:
+            self.exit()
 
     def _catch_signals(self) -> None:
         """SIGTERM, SIGHUP (terminal closed) and SIGINT end the app as `q` does."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                self._previous_handlers[sig] = signal.getsignal(sig)
                 loop.add_signal_handler(sig, self.exit)
+        self._up = True
+        if self._exit_requested:
+            self.exit()
 
     def _release_signals(self) -> None:
+        """Give the signals back to whoever had them (the CLI's clean-up handler), not to the
+        default action, which would end the process before its temporary files are gone."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                 loop.remove_signal_handler(sig)
+                handler = self._previous_handlers.get(sig)
+                if handler is not None:
+                    signal.signal(sig, handler)
 
     def _follow(self) -> None:
         """The follower's thread: a failure stops following, not the viewer."""
@@ -261,9 +292,12 @@ class CuzkApp(App[None]):
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
         self._closing = True
+        self._up = False
         self._release_signals()
         if self.live is not None:
             self.live.halt()
+            if self._switch_interval is not None:
+                sys.setswitchinterval(self._switch_interval)
         if self._on_exit is not None:
             self._on_exit()
 
@@ -309,7 +343,7 @@ class CuzkApp(App[None]):
     def _refresh_text(self) -> None:
         state = self.state_text()
         if self.status:
-            state = f"{state} · {self.status}"
+            state = visible(f"{state} · {self.status}")  # the status may quote a path
         gantt = self.gantt
         zoom = (gantt.t0, gantt.scale) if gantt.is_zoomed else None
         # the model by identity (models hold arrays: == would compare them)
@@ -322,7 +356,9 @@ class CuzkApp(App[None]):
             header = header_text(self.model, state, run, view, styles, self.size.width)
             self.query_one("#summary", Static).update(header)
             self.query_one("#legend", Static).update(self._legend())
-        reason = missing_timeline(self.model) if self.loading is None else None
+        reason = None
+        if self.loading is None and missing_timeline(self.model) is not None:
+            reason = self.encoding_hint or missing_timeline(self.model)
         gantt.empty_message = reason or ""
         self.query_one("#status", Static).update(status_text(gantt, self.ranks()))
 
@@ -412,6 +448,19 @@ class CuzkApp(App[None]):
                 side.show(self.model, gantt.selected_gap, self.reader)
         self._refresh_text()
 
+    def open_screen(
+        self, screen: Screen[T], callback: Callable[[T | None], None] | None = None
+    ) -> None:
+        """Open a window over the Gantt, unless one is open already.
+
+        Keys typed faster than the app answers arrive after the window they asked for (or
+        another) is already open: `enter /` must not stack a find box on an inspector, where
+        `q` would be typed into the box instead of quitting.
+        """
+        if self._closing or len(self.screen_stack) > 1:
+            return
+        self.push_screen(screen, callback)
+
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
         """Open the inspector: beside the Gantt on a wide terminal, over it otherwise."""
         if self.size.width >= self.SIDE_MIN_WIDTH:
@@ -419,7 +468,7 @@ class CuzkApp(App[None]):
             side.add_class("-open")
             side.show(self.model, message.gap, self.reader)
             return
-        self.push_screen(InspectorScreen(self.model, message.gap, self.reader))
+        self.open_screen(InspectorScreen(self.model, message.gap, self.reader))
 
     def on_inspector_screen_step(self, message: InspectorScreen.Step) -> None:
         """`n`/`N` in the inspector: the Gantt selects the next gap, the inspector shows it."""
@@ -437,7 +486,7 @@ class CuzkApp(App[None]):
             if query:
                 self.find(query)
 
-        self.push_screen(FindScreen(), chosen)
+        self.open_screen(FindScreen(), chosen)
 
     def find(self, query: str) -> None:
         """Look for a job by id, prefix or sector number."""
@@ -446,7 +495,7 @@ class CuzkApp(App[None]):
             self.notify(f"no job matches {query!r}", severity="warning")
             return
         self.gantt.show_found(matches, 0)
-        self.push_screen(ProofScreen(self.model, matches, 0))
+        self.open_screen(ProofScreen(self.model, matches, 0))
 
     def on_proof_screen_step(self, message: ProofScreen.Step) -> None:
         """`n`/`N` in the proof view: the next match, highlighted in the Gantt too."""
@@ -462,14 +511,15 @@ class CuzkApp(App[None]):
         """The gap list; choosing one selects it in the Gantt."""
 
         def chosen(index: int | None) -> None:
-            if index is not None:
+            if index is not None and index < len(self.gantt.model.gaps):
                 self.gantt.select_gap(index)
 
-        self.push_screen(GapListScreen(self.model, self.gantt.threshold_ms, self.ranks()), chosen)
+        screen = GapListScreen(self.model, self.gantt.threshold_ms, self.ranks())
+        self.open_screen(screen, chosen)
 
     def action_help(self) -> None:
         """Every key."""
-        self.push_screen(HelpScreen())
+        self.open_screen(HelpScreen())
 
     def action_copy_id(self) -> None:
         """Copy the found job's id, else the selected gap's job id (tui/beyond.py)."""
@@ -487,6 +537,21 @@ class CuzkApp(App[None]):
         """Show or hide where the busy time went."""
         self.show_breakdown = not self.show_breakdown
         self._refresh_text()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (a widget's too) as literal, visible text: messages quote typed
+        queries, paths and errors, which are neither markup nor terminal controls."""
+        super().notify(
+            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def deliver_screenshot(
         self,
@@ -569,7 +634,12 @@ def make_app(
 
 def _stdin_for_data() -> int:
     """Keep the piped standard input for the log; read the keys from the terminal."""
-    data_fd = os.dup(0)
+    try:
+        data_fd = os.dup(0)
+    except OSError:
+        from tui.cli import fail
+
+        fail("standard input is closed: nothing to read (give a log file)")
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:
@@ -594,66 +664,106 @@ def once(action: Callable[[], None]) -> Callable[[], None]:
     return run
 
 
-def run_app(args: argparse.Namespace) -> int:
-    """Open the viewer as the command line asks; whatever ends it, remove what it made."""
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class _Ending:
+    """SIGTERM and SIGHUP while the viewer starts or stops (running, the app's own handlers
+    take them): before the app exists the clean-up runs on the way out; then the app is
+    asked to end as `q` ends it."""
+
+    def __init__(self) -> None:
+        self.app: CuzkApp | None = None
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.app is None:
+            raise SystemExit(128 + signum)
+        self.app.request_exit()
+
+
+def _open_source(
+    args: argparse.Namespace, cleanups: list[Callable[[], None]]
+) -> tuple[Source, LineReader, Callable[[], bool] | None]:
+    """The input the command line names; every temporary thing it makes is in `cleanups`
+    as soon as it exists."""
     from tui.cli import DEMO_NAME, check_log_path, fail
 
-    wpg = args.workers_per_gpu
-    empty = LogBuilder(source="").snapshot()
-    source: Source
-    follow = not args.no_follow
-    ended: Callable[[], bool] | None = None
     if args.log == "-":
-        source = StreamSource(_stdin_for_data())
-        reader = LineReader(path=source.spool_path)
-        cleanup = source.close
-    elif args.demo or args.replay is not None:
+        stream = StreamSource(_stdin_for_data())
+        cleanups.append(stream.close)
+        return stream, LineReader(path=stream.spool_path), None
+    if args.demo or args.replay is not None:
         writer = (
             demo_writer() if args.demo else replay_writer(check_log_path(args.log), args.replay)
         )
+        cleanups.append(writer.cleanup)
         writer.start()
         file_source = FileSource(writer.path)
+        cleanups.append(file_source.close)
         if args.demo:
             file_source.name = DEMO_NAME
-        source = file_source
-        ended = writer.done.is_set  # the run written: finished once read to its end
-        reader = LineReader(path=writer.path)
-
-        def cleanup() -> None:
-            file_source.close()
-            writer.cleanup()
-    else:
-        path = check_log_path(args.log)
-        try:
-            packed = compression(path)
-            if packed is not None:
-                # a compressed log does not grow: read it to its end through a spool
-                source = StreamSource(open_log(path), name=path.name)
-                reader = LineReader(path=source.spool_path)
-                cleanup = source.close
-            else:
-                source = FileSource(path)
-                reader = LineReader(path=path)
-                cleanup = source.close
-        except UnreadableLog as exc:
-            fail(str(exc))
-        except OSError as exc:
-            fail(f"cannot read {args.log}: {exc.strerror or exc}")
-    live = LiveLog(source, lambda _: None, wpg, follow=follow, ended=ended)
-    cleanup = once(cleanup)
-    app = make_app(
-        empty,
-        reader,
-        live,
-        on_exit=cleanup,
-        palette=args.palette,
-        screenshot_dir=Path(args.screenshot_dir),
-        use_clipboard=not args.no_clipboard,
-    )
+        # the run written: finished once read to its end
+        return file_source, LineReader(path=writer.path), writer.done.is_set
+    path = check_log_path(args.log)
     try:
+        if compression(path) is not None:
+            # a compressed log does not grow: read it to its end through a spool
+            spool = StreamSource(open_log(path), name=path.name)
+            cleanups.append(spool.close)
+            return spool, LineReader(path=spool.spool_path), None
+        plain = FileSource(path)
+        cleanups.append(plain.close)
+        return plain, LineReader(path=path), None
+    except UnreadableLog as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot read {args.log}: {exc.strerror or exc}")
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Open the viewer as the command line asks; whatever ends it, remove what it made."""
+    cleanups: list[Callable[[], None]] = []
+
+    def remove_all() -> None:
+        for action in reversed(cleanups):
+            with contextlib.suppress(Exception):  # one failure must not keep the rest
+                action()
+
+    cleanup = once(remove_all)
+    ending = _Ending()
+    previous = {sig: signal.getsignal(sig) for sig in ENDING_SIGNALS}
+    app: CuzkApp | None = None
+    try:
+        for sig in ENDING_SIGNALS:
+            signal.signal(sig, ending)
+        # held while a temporary file is made and its removal registered: a signal in
+        # between would leave the file behind
+        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING_SIGNALS)
+        try:
+            source, reader, ended = _open_source(args, cleanups)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
+        live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)
+        app = make_app(
+            LogBuilder(source="").snapshot(),
+            reader,
+            live,
+            on_exit=cleanup,
+            palette=args.palette,
+            screenshot_dir=Path(args.screenshot_dir),
+            use_clipboard=not args.no_clipboard,
+        )
+        if args.log not in (None, "-") and not args.demo:
+            app.encoding_hint = file_hint(Path(args.log))
+        ending.app = app
         app.run()
     finally:
+        # the clean-up is not cut short by a second signal
+        for sig in ENDING_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
         cleanup()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return app.return_code or 0
 
 

@@ -59,15 +59,21 @@ def format_tick(ms: float, step: float) -> str:
 
 def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
     """(cell, time, label) of every tick in [t0, t0 + width * scale)."""
+    if not (math.isfinite(t0) and math.isfinite(scale)) or scale <= 0 or width <= 0:
+        return []
     step = tick_step(scale)
     first = math.ceil(t0 / step) * step
-    out = []
-    t = first
-    while t < t0 + width * scale:
+    end = t0 + width * scale
+    out: list[tuple[int, float, str]] = []
+    # Ticks are counted, not reached by adding the step: near 1e19 ms adding a step to a
+    # float changes nothing. Ticks are MIN_TICK_CELLS cells apart, so this many suffice.
+    for k in range(width // MIN_TICK_CELLS + 2):
+        t = first + k * step
+        if t >= end:
+            break
         cell = int((t - t0) / scale)
-        if 0 <= cell < width:
+        if 0 <= cell < width and (not out or cell > out[-1][0]):
             out.append((cell, t, format_tick(t, step)))
-        t += step
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.metadata
 import io
 import json
@@ -15,8 +16,10 @@ from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline, read_log, read_stream, report_dict
+from parsers.sanitize import visible
 from parsers.simulate import DEMO_CONFIG, write_log
-from parsers.sources import UnreadableLog, compression
+from parsers.sources import HEAD_BYTES, UnreadableLog, compression, file_hint, utf16_hint
+from parsers.tail import open_regular
 from tui.palettes import PALETTES
 
 DEMO_NAME = "demo (built-in simulated run)"
@@ -25,7 +28,7 @@ DEMO_NAME = "demo (built-in simulated run)"
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line, exit 2 (argparse prints the whole usage otherwise)."""
-        self.exit(2, f"cuzk-tui: error: {message} (see cuzk-tui --help)\n")
+        self.exit(2, f"cuzk-tui: error: {visible(message)} (see cuzk-tui --help)\n")
 
 
 def _non_negative_int(text: str) -> int:
@@ -180,15 +183,25 @@ def demo_bytes() -> bytes:
 
 
 def fail(message: str) -> NoReturn:
-    print(f"cuzk-tui: error: {message}", file=sys.stderr)
+    print(f"cuzk-tui: error: {visible(message)}", file=sys.stderr)  # quotes argv
     raise SystemExit(2)
 
 
 def check_log_path(raw: str) -> Path:
     """A readable regular file, or a one-line error and exit 2."""
     path = Path(raw)
-    if not path.exists():
-        fail(f"no such file: {raw}")
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            fail(f"symlink loop: {raw}")
+        if exc.errno == errno.ENOENT and path.is_symlink():
+            fail(f"no such file: {raw} (a symlink to nothing)")
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            fail(f"no such file: {raw}")
+        if exc.errno == errno.EACCES:
+            fail(f"cannot read (permission denied): {raw}")
+        fail(f"cannot open {raw}: {exc.strerror or exc}")
     if path.is_dir():
         fail(f"is a directory, not a log: {raw}")
     if not path.is_file():
@@ -196,8 +209,7 @@ def check_log_path(raw: str) -> Path:
     if not os.access(path, os.R_OK):
         fail(f"cannot read (permission denied): {raw}")
     try:
-        with path.open("rb"):
-            pass
+        os.close(open_regular(path))  # no blocking open, were it a FIFO by now
     except OSError as exc:
         fail(f"cannot open {raw}: {exc.strerror or exc}")
     return path
@@ -210,6 +222,8 @@ def load_model(args: argparse.Namespace) -> LogModel:
         builder.feed(demo_bytes())
         return builder.build()
     if args.log == "-":
+        if sys.stdin is None:  # started with standard input closed (<&-)
+            fail("standard input is closed: nothing to read (give a log file)")
         return read_stream(sys.stdin.buffer, "stdin", args.workers_per_gpu)
     path = check_log_path(args.log)
     try:
@@ -220,13 +234,28 @@ def load_model(args: argparse.Namespace) -> LogModel:
         fail(f"cannot read {args.log}: {getattr(exc, 'strerror', None) or exc}")
 
 
+def encoding_hint(args: argparse.Namespace) -> str | None:
+    """Why a log shows nothing when the reason is its encoding (UTF-16), else None."""
+    if args.demo:
+        return None
+    if args.log == "-":
+        stdin = sys.stdin.buffer if sys.stdin is not None else None
+        peek = getattr(stdin, "peek", None)
+        try:
+            return utf16_hint(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek is not None else None
+        except (OSError, ValueError):
+            return None
+    return file_hint(Path(args.log))
+
+
 def _print_report(args: argparse.Namespace, model: LogModel) -> None:
     if args.json:
         doc = report_dict(model, min_gap_ms=args.min_gap)
         # indented for a person at a terminal; compact (and encoded by json's C encoder,
-        # ten times faster) for a script
+        # ten times faster) for a script. ensure_ascii: log text's controls, C1 and bidi
+        # characters travel as \u escapes (exact, and valid JSON), never as raw characters
         indent = 1 if sys.stdout.isatty() else None
-        sys.stdout.write(json.dumps(doc, indent=indent))
+        sys.stdout.write(json.dumps(doc, indent=indent, ensure_ascii=True))
         sys.stdout.write("\n")
     else:
         from rich.console import Console
@@ -248,9 +277,11 @@ def _report(args: argparse.Namespace) -> int:
     if sys.stdout is None:  # started with standard output closed (>&-)
         print("cuzk-tui: error: standard output is closed", file=sys.stderr)
         return 1
+    hint = encoding_hint(args)  # before the read: standard input is peeked at, not re-read
     model = load_model(args)
     reason = missing_timeline(model)
     if reason is not None:
+        reason = hint or reason
         print(f"cuzk-tui: {reason}", file=sys.stderr)
     try:
         _print_report(args, model)

@@ -14,12 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from parsers.model import LogModel
+from parsers.sanitize import visible
 from tui.report import fmt_ms, gap_cause_words, size_ranks
-from tui.screens import QUIT_BINDINGS
+from tui.screens import QUIT_BINDINGS, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
@@ -49,8 +49,8 @@ def describe_proof(model: LogModel, job: str) -> Group:
         key=lambda i: (int(t.partition[i]), float(np.nan_to_num(t.gpu_start[i], nan=np.inf))),
     )
     head = Text()
-    head.append(job, style="bold cyan")  # literal: never markup
-    head.append(f"  {proof.kind}  " if proof.kind else "  ")
+    head.append(visible(job), style="bold cyan")  # log text: never markup, never a control
+    head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
     head.append(f"{len(parts)} partitions  ")
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
         span = proof.last_gpu_end - proof.first_synth_start
@@ -115,7 +115,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
     return Group(head, table, gaps)
 
 
-class ProofScreen(ModalScreen[None]):
+class ProofScreen(SafeModal[None]):
     """One matching job's proof; n/N step through the matches."""
 
     DEFAULT_CSS = """

@@ -28,6 +28,9 @@ IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for 
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
 STDIN_READ = 1 << 20
+# a rename (logrotate) and a deletion look alike from here: the path names nothing now
+MOVED = "file moved or deleted — showing what was read"
+UNREADABLE = "cannot read the log: "
 # The reader shares the interpreter with the screen: it feeds the builder in slices and
 # yields between them, so keys are answered during a burst.
 # the core scans without holding the interpreter, so big slices cost the screen nothing
@@ -226,6 +229,9 @@ class LiveLog:
         self.builder = self._new_builder()
         self.stop = threading.Event()
         self._snapshot_cost = 0.0
+        self._last_model: LogModel | None = None
+        self.errors = 0  # exceptions from the builder, survived (tests and the soak read it)
+        self._error_note = ""  # said once, then kept in the status
 
     def halt(self) -> None:
         """Ask the loop to end (it does within a poll)."""
@@ -235,16 +241,37 @@ class LiveLog:
     def _new_builder(self) -> LogBuilder:
         return LogBuilder(source=self.source.name, workers_per_gpu=self.workers_per_gpu)
 
+    def _failed(self, exc: Exception) -> None:
+        """A line the builder could not take: count it, say so once, follow on.
+
+        Any exception, not a known few: whatever one bad line does to the builder must not
+        end following (the lines after it are read all the same).
+        """
+        self.errors += 1
+        if not self._error_note:
+            self._error_note = f"a line could not be read ({type(exc).__name__}: {exc}); skipped"
+
     def _feed(self, data: bytes) -> None:
         for pos in range(0, len(data), FEED_SLICE):
-            self.builder.feed(data[pos : pos + FEED_SLICE])
+            try:
+                self.builder.feed(data[pos : pos + FEED_SLICE])
+            except Exception as exc:
+                self._failed(exc)
             if len(data) > FEED_SLICE:
                 time.sleep(YIELD_S)  # let the screen thread take the interpreter
 
     def _publish(self, status: str, restarted: bool, loading: float | None, finished: bool) -> None:
         start = time.perf_counter()
-        model = self.builder.build() if finished else self.builder.snapshot()
+        try:
+            model = self.builder.build() if finished else self.builder.snapshot()
+            self._last_model = model
+        except Exception as exc:
+            # keep showing the last model that could be built
+            self._failed(exc)
+            model = self._last_model or LogBuilder(source=self.source.name).snapshot()
         self._snapshot_cost = time.perf_counter() - start
+        if self._error_note:
+            status = f"{status} · {self._error_note}" if status else self._error_note
         self.on_update(Update(model, status, restarted, loading, finished))
 
     def run(self) -> None:
@@ -262,7 +289,7 @@ class LiveLog:
                 read = self.source.poll()
             except OSError as exc:
                 # a flaky disk or a file whose permissions changed: say so, keep trying
-                message = f"cannot read the log: {exc.strerror or exc}"
+                message = f"{UNREADABLE}{exc.strerror or exc}"
                 if status != message:
                     status = message
                     self._publish(status, False, None, finished=False)
@@ -270,6 +297,7 @@ class LiveLog:
                 continue
             if read.restart:
                 self.builder = self._new_builder()
+                self._last_model, self._error_note = None, ""
                 restarted, dirty = True, True
                 status = (
                     "log was truncated — new run"
@@ -281,10 +309,13 @@ class LiveLog:
                 self._publish("input closed" if self.source.fd >= 0 else "", False, None, True)
                 return
             elif read.state is TailState.DELETED:
-                if not status.startswith("file deleted"):
-                    status, dirty = "file deleted — showing what was read", True
-            elif status.startswith("file deleted"):
-                status, dirty = "", True
+                if status != MOVED:
+                    status, dirty = MOVED, True
+            elif read.state is TailState.UNAVAILABLE:
+                if status != read.note:
+                    status, dirty = read.note, True
+            elif status == MOVED or status.startswith(UNREADABLE) or status.startswith("the log's"):
+                status, dirty = "", True  # a regular, readable file is back
             if read.data:
                 self._feed(read.data)
                 dirty = True

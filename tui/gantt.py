@@ -9,6 +9,7 @@ and left edge (`t0`); lanes scroll vertically.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -22,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from parsers.model import Gap, LogModel
+from tui.cells import SUB
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
 from tui.palettes import palette_css
 
@@ -30,6 +32,8 @@ AXIS_ROWS = 2
 THRESHOLDS_MS = (0, 10, 50, 100, 250, 500, 1000, 2000, 5000)
 ZOOM_FACTOR = 2.0
 MIN_SCALE = 0.05  # ms per cell, fully zoomed in
+# far from 0 a float's resolution is coarse (2 ms near 1e19): a cell's samples must still differ
+MIN_SAMPLE_ULPS = 4 * SUB
 MARGIN = 0.02  # zoom-out and pan stop this share of the run beyond its ends
 PAN_FRACTION = 0.25
 # a selected gap keeps the zoom unless it takes more than GAP_SHARE_MAX of the width;
@@ -214,11 +218,18 @@ class GanttView(ScrollView, can_focus=True):
         self._changed()
 
     @property
+    def min_scale(self) -> float:
+        """The deepest zoom: MIN_SCALE, or coarser where the stamps are too large for it."""
+        lo, hi = self.model.time_range
+        magnitude = max(abs(lo), abs(hi)) if math.isfinite(lo) and math.isfinite(hi) else 0.0
+        return max(MIN_SCALE, math.ulp(magnitude) * MIN_SAMPLE_ULPS)
+
+    @property
     def max_scale(self) -> float:
         """The zoom that shows the whole run with its margin: zooming out stops there."""
         lo, hi = self.model.time_range
         span = max(hi - lo, 1.0)
-        return max(MIN_SCALE, span * (1 + MARGIN) / self.timeline_width)
+        return max(self.min_scale, span * (1 + MARGIN) / self.timeline_width)
 
     @property
     def is_zoomed(self) -> bool:
@@ -228,7 +239,7 @@ class GanttView(ScrollView, can_focus=True):
 
     def _clamp(self) -> None:
         """Keep the zoom and the left edge inside the run (and its margin)."""
-        self.scale = min(max(self.scale, MIN_SCALE), self.max_scale)
+        self.scale = min(max(self.scale, self.min_scale), self.max_scale)
         lo, hi = self.model.time_range
         margin = max(hi - lo, 1.0) * MARGIN / 2
         width_ms = self.timeline_width * self.scale
@@ -248,7 +259,7 @@ class GanttView(ScrollView, can_focus=True):
         centre = (self.t0 + t1) / 2
         if gap is not None and gap.end >= self.t0 and gap.start <= t1:
             centre = (gap.start + gap.end) / 2
-        self.scale = min(max(self.scale / factor, MIN_SCALE), self.max_scale)
+        self.scale = min(max(self.scale / factor, self.min_scale), self.max_scale)
         if self.pinned:
             self._show_now()
         else:
@@ -272,7 +283,7 @@ class GanttView(ScrollView, can_focus=True):
         gap = self.model.gaps[index]
         share = gap.duration_ms / (self.timeline_width * self.scale)
         if share > GAP_SHARE_MAX:
-            self.scale = max(MIN_SCALE, gap.duration_ms / (self.timeline_width * GAP_SHARE))
+            self.scale = max(self.min_scale, gap.duration_ms / (self.timeline_width * GAP_SHARE))
         self.center_on((gap.start + gap.end) / 2)
 
     def clear_selection(self) -> None:
@@ -296,7 +307,7 @@ class GanttView(ScrollView, can_focus=True):
                 end = end if end is not None else proof.first_synth_start
                 span = end - proof.first_synth_start
                 if span > self.timeline_width * self.scale * GAP_SHARE_MAX:
-                    self.scale = max(MIN_SCALE, span / (self.timeline_width * GAP_SHARE_MAX))
+                    self.scale = max(self.min_scale, span / (self.timeline_width * GAP_SHARE_MAX))
                 self.center_on((proof.first_synth_start + end) / 2)
                 return
         self._changed()
@@ -488,13 +499,14 @@ class GanttView(ScrollView, can_focus=True):
         key = styles.astype(np.int64) * 2 + band  # FOUND ids come after every plain one
         starts = np.flatnonzero(np.diff(key, prepend=-1))
         bounds = [*starts.tolist(), tw]
-        text = "".join(chars.tolist())
+        # one string per cell, joined per run: a wide character's second cell is ""
+        cells_ = chars.tolist()
         table = self._style_table()
         segments = [
             Segment(label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH), self._cell_style(-1, False))
         ]
         segments += [
-            Segment(text[a:b], table[k])
+            Segment("".join(cells_[a:b]), table[k])
             for (a, b), k in zip(itertools.pairwise(bounds), key[starts].tolist(), strict=True)
         ]
         return Strip(segments)

@@ -11,28 +11,25 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from parsers.hosts import reader_for
 from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
+from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
 from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure, size_ranks
-from tui.screens import QUIT_BINDINGS
+from tui.screens import QUIT_BINDINGS, SafeModal
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
-
-_CONTROL = {c: chr(0x2400 + c) for c in range(32) if c not in (9,)}
-_CONTROL[0x7F] = "\u2421"
-
+RAW_SHOW_BYTES = 4096  # a longer raw line is shown cut (a megabyte line would fill the screen)
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and weight: the only escapes that are drawn
 
 
 def literal(raw: bytes) -> str:
     """A raw log line as plain text: control characters (ANSI escapes too) made visible."""
-    return raw.decode("utf-8", "replace").translate(_CONTROL)
+    return visible(raw.decode("utf-8", "replace"), keep_tab=True)
 
 
 def styled_line(raw: bytes) -> Text:
@@ -42,7 +39,7 @@ def styled_line(raw: bytes) -> Text:
     pieces = _SGR.split(text)
     codes = _SGR.findall(text)
     safe = "".join(
-        piece.translate(_CONTROL) + (codes[k] if k < len(codes) else "")
+        visible(piece, keep_tab=True) + (codes[k] if k < len(codes) else "")
         for k, piece in enumerate(pieces)
     )
     line = Text.from_ansi(safe, end="")
@@ -63,10 +60,10 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     part = model.parts.get(side.index)
     text = Text()
     text.append(f"{title:<7}", style="bold")
-    text.append(side.job, style="bold cyan")  # literal: never read as markup
+    text.append(visible(side.job), style="bold cyan")  # log text: no markup, no control
     text.append(f"  worker {side.worker}")
     text.append(f"  partition {side.partition}" if side.partition is not None else "  whole proof")
-    text.append(f"  ({part.kind})\n" if part.kind else "\n")
+    text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
     if part.gpu_start is not None and part.gpu_end is not None:
         text.append(
             f"       GPU interval {when(model, part.gpu_start)} → {when(model, part.gpu_end)}"
@@ -163,19 +160,24 @@ def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
         text.append(f"{title} (line {line_no})\n", style="bold underline")
         try:
             rows = reader_for(reader, gap.before.index).lines(
-                line_no - RAW_CONTEXT, line_no + RAW_CONTEXT
+                line_no - RAW_CONTEXT, line_no + RAW_CONTEXT, limit=RAW_SHOW_BYTES
             )
         except OSError as exc:
-            text.append(f"  cannot read the log: {exc}\n", style="red")
+            text.append(f"  cannot read the log: {visible(str(exc))}\n", style="red")
             continue
         if not rows:
             text.append("  (the log no longer holds these lines)\n", style="dim")
-        for number, raw in rows:
-            text.append(f"{number:>8}  ", style="dim")
-            line = styled_line(raw)
-            if number == line_no:
+        for row in rows:
+            text.append(f"{row.number:>8}  ", style="dim")
+            line = styled_line(row.data)
+            if row.number == line_no:
                 line.stylize("reverse")
             text.append_text(line)
+            if row.cut:
+                text.append(
+                    f" … (cut: the line is {row.length:,} bytes, {len(row.data):,} shown)",
+                    style="dim italic",
+                )
             text.append("\n")
         text.append("\n")
     return text
@@ -210,7 +212,7 @@ class GapDetails(VerticalScroll):
         self.query_one("#gap-raw", Static).update(raw_context(model, reader, current))
 
 
-class InspectorScreen(ModalScreen[None]):
+class InspectorScreen(SafeModal[None]):
     """Details of one gap; n/N step to the next/previous gap without closing."""
 
     DEFAULT_CSS = """

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from rich.cells import cell_len
 
 from parsers.model import GpuStats, LogModel, Phase
+from parsers.sanitize import visible
 from tui import cells
 from tui.axis import ticks
 
@@ -85,15 +87,55 @@ class Window:
     selected: int | None  # index into model.gaps
 
 
+def _head_cells(text: str, width: int) -> str:
+    """The longest start of `text` that fits `width` cells, padded to exactly `width`."""
+    out, used = [], 0
+    for ch in text:
+        w = cell_len(ch)
+        if used + w > width:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + " " * (width - used)
+
+
+def _tail_cells(text: str, width: int) -> str:
+    """The longest end of `text` that fits `width` cells, padded to exactly `width`."""
+    out: list[str] = []
+    used = 0
+    for ch in reversed(text):
+        w = cell_len(ch)
+        if used + w > width:
+            break
+        out.append(ch)
+        used += w
+    return " " * (width - used) + "".join(reversed(out))
+
+
 def abbreviate(text: str, width: int) -> str:
-    """`text` in at most `width` characters, cut in the middle (ids differ at both ends)."""
-    if len(text) <= width:
+    """`text` made visible (log text: no control reaches the terminal) in at most `width`
+    terminal cells, cut in the middle (ids differ at both ends); wide characters count two."""
+    text = visible(text)
+    if cell_len(text) <= width:
         return text
     if width <= 1:
-        return text[:width]
-    head = (width - 1 + 1) // 2
+        return _head_cells(text, max(width, 0))
+    head = width // 2
     tail = width - 1 - head
-    return text[:head] + "…" + (text[-tail:] if tail else "")
+    return _head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
+
+
+def cells_of(text: str) -> list[str]:
+    """One string per terminal cell: a wide character, then an empty cell; zero-width ones
+    (combining marks) are dropped, so a row of cells keeps its width."""
+    out: list[str] = []
+    for ch in text:
+        w = cell_len(ch)
+        if w == 1:
+            out.append(ch)
+        elif w == 2:
+            out += [ch, ""]
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,7 +432,10 @@ class LaneDrawing:
                 chars[hi] = "┫" if proof.completed else ("✗" if self.model.finished else "▶")
             room = min(hi, tw) - max(lo + 1, 0)
             if room >= 6:
-                text = f" {abbreviate(proof.job, room - 2)} "
+                label = cells_of(f" {abbreviate(proof.job, room - 2)} ")
                 first = max(lo + 1, 0)
-                chars[first : first + len(text)] = list(text)
+                label = label[: tw - first]
+                if label and cell_len(label[-1]) == 2:
+                    label[-1] = " "  # its second cell was cut: half a wide character is none
+                chars[first : first + len(label)] = label
         return chars, styles

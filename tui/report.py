@@ -10,6 +10,7 @@ from rich.text import Text
 from parsers.model import PHASE_KEYS, Gap, GapStats, GpuStats, LogModel
 from parsers.rawlines import LineReader
 from parsers.report import NOT_A_CUZK_LOG, missing_timeline, runs_sentence
+from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 
 PHASE_TITLES = {
@@ -55,7 +56,7 @@ def fmt_pct(x: float) -> str:
 
 def side_text(job: str, worker: int, partition: int | None) -> Text:
     """`job w1 p3` as literal text (job ids are never read as markup)."""
-    text = Text(job, style="bold")
+    text = Text(visible(job), style="bold")
     text.append(f"  w{worker}")
     if partition is not None:
         text.append(f" p{partition}")
@@ -205,7 +206,7 @@ def report_renderables(
     c = model.counts
     head = Text()
     head.append("cuzk-tui report: ", style="bold")
-    head.append(model.source)
+    head.append(visible(model.source))
     head.append(
         f"\nproofs {s.proofs_completed} completed / {s.proofs_started} started   "
         f"run span {fmt_ms(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"

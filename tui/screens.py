@@ -8,9 +8,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import DataTable, Footer, Input, Static
 
 from parsers.model import Gap, LogModel
@@ -23,6 +24,27 @@ QUIT_BINDINGS: list[BindingType] = [
     Binding("q", "app.quit", "Quit"),
     Binding("ctrl+c", "app.quit", "Quit", show=False, priority=True),
 ]
+
+
+class SafeModal(ModalScreen[ScreenResultType]):
+    """A modal screen that is dismissed once, and only while it is on top.
+
+    Textual's `dismiss` pops whatever screen is on top: a second `enter` or `escape` typed
+    before the first one took effect would pop the screen below (the Gantt's: the app dies
+    with ScreenStackError), and a result callback would run twice.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._dismissed = False
+
+    def dismiss(self, result: ScreenResultType | None = None) -> AwaitComplete:
+        """Dismiss this screen, unless it already was or another screen is on top."""
+        if self._dismissed or not self.is_active:
+            return AwaitComplete()
+        self._dismissed = True
+        return super().dismiss(result)
+
 
 KEYS = [
     ("?", "this help"),
@@ -52,7 +74,7 @@ SYNTH_COLUMN_WIDTH = 100  # from this width the gap list shows the synth column
 GAP_LIST_ROWS = 500
 
 
-class GapListScreen(ModalScreen[int | None]):
+class GapListScreen(SafeModal[int | None]):
     """Every gap, worst first. Returns the index (into model.gaps) of the chosen one."""
 
     DEFAULT_CSS = """
@@ -193,7 +215,7 @@ def help_text() -> Group:
     return Group(keys, glyphs)
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(SafeModal[None]):
     """Every key."""
 
     DEFAULT_CSS = """
@@ -223,7 +245,7 @@ class HelpScreen(ModalScreen[None]):
         box.focus()
 
 
-class FindScreen(ModalScreen[str | None]):
+class FindScreen(SafeModal[str | None]):
     """A one-line box: the job to look for."""
 
     DEFAULT_CSS = """

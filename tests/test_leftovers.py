@@ -1,0 +1,98 @@
+"""--demo's log, --replay's copy and the stdin spool are removed however the viewer ends."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import signal
+import subprocess
+import sys
+import termios
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES
+
+ROOT = Path(__file__).parent.parent
+WAIT_S = 30.0  # a hang guard, generous on a busy machine
+
+
+def _drain(fd: int, out: list[bytes]) -> None:
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        out.append(data)
+
+
+def _wait_for(condition: object, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _controlling_terminal() -> None:
+    """In the child: a session of its own whose controlling terminal is the pty (stderr), as
+    in an SSH session: /dev/tty works, and a hang-up sends SIGHUP."""
+    os.setsid()
+    fcntl.ioctl(2, termios.TIOCSCTTY, 0)
+
+
+@pytest.mark.parametrize("how", ["q", "SIGTERM", "SIGHUP", "hangup", "SIGTERM at once"])
+@pytest.mark.parametrize("mode", ["demo", "replay", "stdin"])
+def test_no_temporary_file_is_left_behind(tmp_path: Path, mode: str, how: str) -> None:
+    spool_dir = tmp_path / "tmp"
+    spool_dir.mkdir()
+    master, slave = pty.openpty()
+    env = {**os.environ, "TMPDIR": str(spool_dir), "TERM": "xterm-256color"}
+    env.pop("TEXTUAL", None)
+    log = SAMPLES / "curio-mixed.log"
+    argv = {"demo": ["--demo"], "replay": [str(log), "--replay", "5"], "stdin": ["-"]}[mode]
+    pipe_r, pipe_w = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *argv],
+        stdin=pipe_r if mode == "stdin" else slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        preexec_fn=_controlling_terminal,
+        cwd=ROOT,
+    )
+    os.close(slave)
+    os.close(pipe_r)
+    if mode == "stdin":
+        os.write(pipe_w, log.read_bytes()[:20_000])  # and the pipe stays open: still live
+    out: list[bytes] = []
+    threading.Thread(target=_drain, args=(master, out), daemon=True).start()
+    try:
+        _wait_for(lambda: any(spool_dir.rglob("*.log")), "the temporary file")
+        if how == "SIGTERM at once":
+            # the file exists, the screen may not yet: the signal must not skip the clean-up
+            proc.send_signal(signal.SIGTERM)
+        else:
+            _wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
+        if how == "q":
+            os.write(master, b"q")
+        elif how == "hangup":
+            os.close(master)  # the terminal goes away: an SSH connection dropped
+            master = -1
+        elif how != "SIGTERM at once":
+            proc.send_signal(getattr(signal, how))
+        _wait_for(lambda: proc.poll() is not None, "the app to end")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        if master >= 0:
+            os.close(master)
+        os.close(pipe_w)
+    assert list(spool_dir.rglob("*")) == []
+    assert b"Traceback" not in b"".join(out)
