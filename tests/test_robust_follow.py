@@ -122,8 +122,10 @@ def test_a_line_the_builder_cannot_take_does_not_end_following(tmp_path: Path) -
             out.write(MORE)
         c.live.source.wake()
         wait_for(
-            lambda: c.live.errors > 0
-            or (c.last.model.counts.timeline == 5 and c.last.model.counts.malformed == 1)
+            lambda: (
+                c.live.errors > 0
+                or (c.last.model.counts.timeline == 5 and c.last.model.counts.malformed == 1)
+            )
         )
         assert c.thread.is_alive()
         if c.live.errors:
