@@ -12,19 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from parsers.model import PHASE_KEYS, LogModel, Phase
+from parsers.model import PHASE_KEYS, PHASE_NAMES, LogModel, Phase
 
-PHASE_NAMES = {
-    Phase.PRE_LOCK: "pre-lock",
-    Phase.LOCK_WAIT: "lock wait",
-    Phase.ALLOC: "alloc",
-    Phase.KERNEL: "kernel",
-    Phase.BARRIER: "barrier",
-    Phase.CLEANUP: "cleanup",
-    Phase.UNKNOWN: "unknown",
-    Phase.IN_FLIGHT: "running",
-    Phase.FAILED: "failed",
-}
 BUSY_TID = 0  # each GPU's busy track: busy blocks and gaps
 
 

@@ -34,6 +34,19 @@ class Phase(IntEnum):
     FAILED = 8  # a prove that failed: GPU_START and never GPU_END (its worker moved on)
 
 
+# How a phase is named on screen, in the report and in exports.
+PHASE_NAMES = {
+    Phase.PRE_LOCK: "pre-lock",
+    Phase.LOCK_WAIT: "lock wait",
+    Phase.ALLOC: "alloc",
+    Phase.KERNEL: "kernel",
+    Phase.BARRIER: "barrier",
+    Phase.CLEANUP: "cleanup",
+    Phase.UNKNOWN: "unknown",
+    Phase.IN_FLIGHT: "running",
+    Phase.FAILED: "failed",
+}
+
 # A kernel_util_range narrower than this is shown as one number (ANALYSIS.md).
 KERNEL_EXACT_WIDTH = 0.005
 

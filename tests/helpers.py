@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -64,3 +67,24 @@ def simulate(config: SimConfig) -> tuple[EngineSim, bytes]:
     sim = EngineSim(config)
     text = "".join(line + "\n" for _, line in sim.lines())
     return sim, text.encode()
+
+
+def drain(fd: int, out: list[bytes]) -> None:
+    """Read a pty's output until it closes (a full pty would block the app)."""
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        out.append(data)
+
+
+def wait_for(condition: Callable[[], object], what: str, wait_s: float = 30.0) -> None:
+    """Poll until condition() is true; a hang guard generous on a busy machine."""
+    deadline = time.monotonic() + wait_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)

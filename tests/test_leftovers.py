@@ -10,33 +10,13 @@ import subprocess
 import sys
 import termios
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
+from helpers import drain, wait_for
 
 ROOT = Path(__file__).parent.parent
-WAIT_S = 30.0  # a hang guard, generous on a busy machine
-
-
-def _drain(fd: int, out: list[bytes]) -> None:
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            return
-        if not data:
-            return
-        out.append(data)
-
-
-def _wait_for(condition: object, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _controlling_terminal() -> None:
@@ -71,14 +51,14 @@ def test_no_temporary_file_is_left_behind(tmp_path: Path, mode: str, how: str) -
     if mode == "stdin":
         os.write(pipe_w, log.read_bytes()[:20_000])  # and the pipe stays open: still live
     out: list[bytes] = []
-    threading.Thread(target=_drain, args=(master, out), daemon=True).start()
+    threading.Thread(target=drain, args=(master, out), daemon=True).start()
     try:
-        _wait_for(lambda: any(spool_dir.rglob("*.log")), "the temporary file")
+        wait_for(lambda: any(spool_dir.rglob("*.log")), "the temporary file")
         if how == "SIGTERM at once":
             # the file exists, the screen may not yet: the signal must not skip the clean-up
             proc.send_signal(signal.SIGTERM)
         else:
-            _wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
+            wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
         if how == "q":
             os.write(master, b"q")
         elif how == "hangup":
@@ -86,7 +66,7 @@ def test_no_temporary_file_is_left_behind(tmp_path: Path, mode: str, how: str) -
             master = -1
         elif how != "SIGTERM at once":
             proc.send_signal(getattr(signal, how))
-        _wait_for(lambda: proc.poll() is not None, "the app to end")
+        wait_for(lambda: proc.poll() is not None, "the app to end")
     finally:
         if proc.poll() is None:
             proc.kill()

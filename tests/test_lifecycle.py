@@ -8,32 +8,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
-
-WAIT_S = 30.0
-
-
-def _drain(fd: int, out: list[bytes]) -> None:
-    """Read the terminal's output (a full pty would block the app)."""
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            return
-        if not data:
-            return
-        out.append(data)
-
-
-def _wait_for(condition: object, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+from helpers import drain, wait_for
 
 
 @pytest.mark.parametrize("how", ["q", "ctrl+c", "SIGTERM", "SIGHUP"])
@@ -52,18 +30,18 @@ def test_the_demo_ends_cleanly_and_leaves_no_temporary_file(tmp_path: Path, how:
     )
     os.close(slave)
     out: list[bytes] = []
-    reader = threading.Thread(target=_drain, args=(master, out), daemon=True)
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
     reader.start()
     try:
-        _wait_for(lambda: list(tmp_path.glob("cuzk-tui-*/demo.log")), "the demo log")
-        _wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
+        wait_for(lambda: list(tmp_path.glob("cuzk-tui-*/demo.log")), "the demo log")
+        wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
         if how == "q":
             os.write(master, b"q")
         elif how == "ctrl+c":
             os.write(master, b"\x03")
         else:
             proc.send_signal(getattr(signal, how))
-        _wait_for(lambda: proc.poll() is not None, "the app to end")
+        wait_for(lambda: proc.poll() is not None, "the app to end")
     finally:
         if proc.poll() is None:
             proc.kill()

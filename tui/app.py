@@ -26,7 +26,7 @@ from textual.widgets import Footer, Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from parsers.builder import LogBuilder
-from parsers.model import LogModel, Phase
+from parsers.model import PHASE_NAMES, LogModel, Phase
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sanitize import visible
@@ -36,7 +36,7 @@ from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, Source, StreamSource, Update
 from tui.gantt import GanttView
 from tui.inspector import GapDetails, InspectorScreen
-from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, PHASE_NAMES, abbreviate
+from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
 from tui.replay import demo_writer, replay_writer
 from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen

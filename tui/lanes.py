@@ -42,17 +42,6 @@ PHASE_GLYPHS = {
 }
 _GLYPHS = np.array([PHASE_GLYPHS[Phase(k)] for k in range(len(PHASE_GLYPHS))])
 GAP_GLYPH = "░"  # a busy-lane cell with no GPU interval in it
-PHASE_NAMES = {
-    Phase.PRE_LOCK: "pre-lock",
-    Phase.LOCK_WAIT: "lock wait",
-    Phase.ALLOC: "alloc",
-    Phase.KERNEL: "kernel",
-    Phase.BARRIER: "barrier",
-    Phase.CLEANUP: "cleanup",
-    Phase.UNKNOWN: "unknown",
-    Phase.IN_FLIGHT: "running",
-    Phase.FAILED: "failed",
-}
 
 
 STYLE_NAMES: list[str | None] = [

@@ -14,9 +14,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import DataTable, Footer, Input, Static
 
-from parsers.model import Gap, LogModel
+from parsers.model import PHASE_NAMES, Gap, LogModel
 from parsers.why import synthesis_during
-from tui.lanes import GAP_GLYPH, PHASE_GLYPHS, PHASE_NAMES, abbreviate
+from tui.lanes import GAP_GLYPH, PHASE_GLYPHS, abbreviate
 from tui.report import fmt_ms
 
 # q and ctrl+c quit from every screen (a modal screen hides the app's own bindings)

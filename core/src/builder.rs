@@ -795,15 +795,7 @@ mod tests {
             c.f.iter()
                 .map(|v| v.iter().map(|x| x.to_bits()).collect())
                 .collect();
-        for v in [
-            &c.job,
-            &c.partition,
-            &c.kind,
-            &c.worker,
-            &c.start_line,
-            &c.end_line,
-            &c.stage,
-        ] {
+        for v in c.ints() {
             out.push(v.iter().map(|x| *x as u64).collect());
         }
         out

@@ -89,6 +89,19 @@ impl Columns {
         self.job.is_empty()
     }
 
+    /// The integer columns, in the order of `INT_FIELDS`.
+    pub fn ints(&self) -> [&Vec<i64>; 7] {
+        [
+            &self.job,
+            &self.partition,
+            &self.kind,
+            &self.worker,
+            &self.start_line,
+            &self.end_line,
+            &self.stage,
+        ]
+    }
+
     /// The number of a job id (a new one is added).
     pub fn job_id(&mut self, job: &[u8]) -> usize {
         match self.job_index.get(job) {

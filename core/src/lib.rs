@@ -143,16 +143,7 @@ mod python {
                 floats.set_item(*name, arr)?;
             }
             let ints = PyDict::new(py);
-            let cols = [
-                &c.job,
-                &c.partition,
-                &c.kind,
-                &c.worker,
-                &c.start_line,
-                &c.end_line,
-                &c.stage,
-            ];
-            for (name, v) in INT_FIELDS.iter().zip(cols) {
+            for (name, v) in INT_FIELDS.iter().zip(c.ints()) {
                 let arr: Bound<'py, PyArray1<i64>> = v.to_pyarray(py);
                 ints.set_item(*name, arr)?;
             }
