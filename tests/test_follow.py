@@ -399,3 +399,34 @@ async def test_a_follower_failure_keeps_the_viewer(tmp_path: Path) -> None:
         assert "stopped following" in str(app.query_one("#summary", Static).render())
         await pilot.press("question_mark")  # still answering keys
         await pilot.press("escape", "q")
+
+
+def test_a_live_snapshot_shows_timing_lines_still_being_decided() -> None:
+    """While the log grows, the attributor keeps its last few hundred decisions open (the
+    lines after them may settle them). A snapshot must show them as they stand, not leave
+    their intervals 'unknown': the live kernel figure is the one the same bytes give once
+    the input goes quiet."""
+    from helpers import simulate
+
+    from parsers.simulate import SimConfig
+
+    for seed in range(4):
+        _, data = simulate(SimConfig(seed=seed, gpus=2, gw=2, proofs=4, stdout="plain"))
+        cut = data[: len(data) * (seed + 2) // 6]
+        cut = cut[: cut.rindex(b"\n") + 1]
+        live = LogBuilder(source="t")
+        live.feed(cut)
+        growing = live.snapshot()
+        quiet = LogBuilder(source="t")
+        quiet.feed(cut)
+        assert quiet.flush_pending()
+        settled = quiet.snapshot()
+        assert [g.kernel_util for g in growing.gpus] == [g.kernel_util for g in settled.gpus]
+        unknown = sum(w.phases_ms["unknown"] for w in growing.workers)
+        kernel = sum(w.phases_ms["kernel"] for w in growing.workers)
+        assert kernel > 0 and unknown < 0.05 * kernel, (seed, unknown, kernel)
+        # the snapshot decided nothing: more bytes are read as if it had not been taken
+        live.feed(data[len(cut) :])
+        whole = LogBuilder(source="t")
+        whole.feed(data)
+        assert report_dict(live.build()) == report_dict(whole.build())

@@ -537,6 +537,41 @@ impl Attributor {
         self.commit(r, self.seq - self.committed);
     }
 
+    /// Run `read` on the records as the best way would leave them if its open decisions were
+    /// committed now (a live snapshot), then put the records back as they were. Nothing is
+    /// decided: the lines stay open for the lines after them to settle.
+    pub fn with_open_decisions<R: Records, T>(&self, r: &mut R, read: impl FnOnce(&R) -> T) -> T {
+        let Some(best) = self.ways.first() else {
+            return read(r);
+        };
+        let trail = self.arena.trail(best.last, self.committed);
+        let mut saved: Vec<(usize, [f64; col::FLOAT_COUNT], i64)> = Vec::new();
+        for &k in &trail {
+            let step = self.arena.steps[k as usize];
+            let Ok(i) = usize::try_from(step.interval) else {
+                continue; // given to no interval
+            };
+            let Some(line) = self.lines.get(&step.line) else {
+                continue;
+            };
+            let c = r.cols_mut();
+            if !saved.iter().any(|(j, _, _)| *j == i) {
+                saved.push((i, std::array::from_fn(|f| c.f[f][i]), c.stage[i]));
+            }
+            store(c, i, line.stage, &line.vals);
+            c.stage[i] = i64::from(line.stage);
+        }
+        let out = read(r);
+        let c = r.cols_mut();
+        for (i, row, stage) in saved {
+            for (f, v) in row.into_iter().enumerate() {
+                c.f[f][i] = v;
+            }
+            c.stage[i] = stage;
+        }
+        out
+    }
+
     fn gone(&self, c: &Columns, i: usize) -> f64 {
         let end = c.f[col::GPU_END][i];
         let gone = self.retired.get(&i).copied().unwrap_or(INF);

@@ -287,6 +287,13 @@ impl Builder {
         self.attributor.finish(&mut self.recs);
     }
 
+    /// Run `read` on the records with the attributor's open decisions filled in as they stand
+    /// (what a live view shows); the records are left as they were.
+    pub fn with_open_decisions<T>(&mut self, read: impl FnOnce(&Columns) -> T) -> T {
+        self.attributor
+            .with_open_decisions(&mut self.recs, |recs| read(&recs.cols))
+    }
+
     /// Attribute the timing lines kept back for the lines after them (the input went quiet).
     pub fn flush_pending(&mut self) -> bool {
         let had = !self.pending.is_empty() || self.attributor.has_open_lines();
@@ -833,6 +840,27 @@ TIMELINE,2000,GPU_END,porep-1000-7,worker=0,partition=0,gpu_ms=1790
         assert_eq!(b.recs.gpu_of(0), 3);
         assert_eq!(b.counts.timeline, 5);
         assert_eq!(b.attributor.unattributed, 0);
+    }
+
+    #[test]
+    fn a_live_view_shows_open_decisions_without_taking_them() {
+        let mut live = Builder::new(None);
+        live.feed(LOG);
+        // too few lines after them: the attributor keeps its decisions open
+        assert!(live.attributor.has_open_lines());
+        let before = columns_of(&live);
+        assert!(live.recs.cols.f[col::NTT_MSM_H][0].is_nan());
+        let shown = live
+            .with_open_decisions(|c| (c.f[col::NTT_MSM_H][0], c.f[col::MUTEX_HELD][0], c.stage[0]));
+        assert_eq!(columns_of(&live), before, "the records are put back");
+        assert!(live.attributor.has_open_lines(), "nothing was decided");
+        let done = whole(LOG);
+        let c = &done.recs.cols;
+        assert_eq!(
+            shown,
+            (c.f[col::NTT_MSM_H][0], c.f[col::MUTEX_HELD][0], c.stage[0])
+        );
+        assert_eq!(shown.0, 612.0);
     }
 
     /// A tiny deterministic generator, so that the property test needs no crate.

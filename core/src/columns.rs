@@ -3,8 +3,11 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-/// The float columns, in the order they are handed to Python.
-pub const FLOAT_FIELDS: [&str; 20] = [
+/// How many float columns.
+pub const FLOAT_COUNT: usize = 20;
+/// The float columns, in the order they are handed to Python: stamps (ms since the epoch),
+/// then the C++ durations (ms).
+pub const FLOAT_FIELDS: [&str; FLOAT_COUNT] = [
     "synth_start",
     "synth_end",
     "queued",
@@ -40,7 +43,7 @@ pub const INT_FIELDS: [&str; 7] = [
 /// One float column per field of `FLOAT_FIELDS`.
 #[derive(Default)]
 pub struct Columns {
-    pub f: [Vec<f64>; 20],
+    pub f: [Vec<f64>; FLOAT_COUNT],
     pub job: Vec<i64>,
     pub partition: Vec<i64>,
     pub kind: Vec<i64>,

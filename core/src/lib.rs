@@ -21,7 +21,7 @@ mod python {
     use pyo3::types::{PyBytes, PyDict};
 
     use crate::builder::Builder;
-    use crate::columns::{FLOAT_FIELDS, INT_FIELDS};
+    use crate::columns::{Columns, FLOAT_FIELDS, INT_FIELDS};
 
     /// A panic is a bug, never the user's problem: it reaches Python as one RuntimeError
     /// (the builder is then unusable), not as an abort.
@@ -29,6 +29,24 @@ mod python {
         catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
             PyRuntimeError::new_err("cuzk-tui core: internal error while reading the log")
         })
+    }
+
+    /// Numpy copies of every column, by name: (float64, int64 columns).
+    fn column_dicts<'py>(
+        py: Python<'py>,
+        c: &Columns,
+    ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+        let floats = PyDict::new(py);
+        for (name, v) in FLOAT_FIELDS.iter().zip(c.f.iter()) {
+            let arr: Bound<'py, PyArray1<f64>> = v.to_pyarray(py);
+            floats.set_item(*name, arr)?;
+        }
+        let ints = PyDict::new(py);
+        for (name, v) in INT_FIELDS.iter().zip(c.ints()) {
+            let arr: Bound<'py, PyArray1<i64>> = v.to_pyarray(py);
+            ints.set_item(*name, arr)?;
+        }
+        Ok((floats, ints))
     }
 
     /// The incremental scanner of one log.
@@ -129,25 +147,21 @@ mod python {
         }
 
         /// Every column of a run as a fresh numpy array, by name: (float64, int64 columns).
+        /// The run being read shows the timing lines whose decision is still open as the
+        /// attributor would give them now (they stay open: a later line may move them).
         #[pyo3(signature = (run=None))]
         fn columns<'py>(
-            &self,
+            &mut self,
             py: Python<'py>,
             run: Option<usize>,
         ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-            self.check()?;
-            let c = &self.at(run).recs.cols;
-            let floats = PyDict::new(py);
-            for (name, v) in FLOAT_FIELDS.iter().zip(c.f.iter()) {
-                let arr: Bound<'py, PyArray1<f64>> = v.to_pyarray(py);
-                floats.set_item(*name, arr)?;
+            match run {
+                Some(k) if k < self.inner.finished.len() => {
+                    self.check()?;
+                    column_dicts(py, &self.inner.finished[k].recs.cols)
+                }
+                _ => self.run(|b| b.with_open_decisions(|c| column_dicts(py, c)))?,
             }
-            let ints = PyDict::new(py);
-            for (name, v) in INT_FIELDS.iter().zip(c.ints()) {
-                let arr: Bound<'py, PyArray1<i64>> = v.to_pyarray(py);
-                ints.set_item(*name, arr)?;
-            }
-            Ok((floats, ints))
         }
 
         /// Every job id and kind name of a finished run.
