@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import pty
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers import drain, wait_for
+from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
+
+from tui.terminal import TerminalOut
 
 
 @pytest.mark.parametrize("how", ["q", "ctrl+c", "SIGTERM", "SIGHUP"])
@@ -49,3 +55,61 @@ def test_the_demo_ends_cleanly_and_leaves_no_temporary_file(tmp_path: Path, how:
         os.close(master)
     assert list(tmp_path.iterdir()) == []
     assert b"Traceback" not in b"".join(out)
+
+
+@contextlib.contextmanager
+def _hung_up_terminal() -> Iterator[io.TextIOWrapper]:
+    """The app's side of a terminal whose other side has gone (an SSH connection dropped)."""
+    master, slave = pty.openpty()
+    os.close(master)
+    tty = open(slave, "w", encoding="utf-8", closefd=True)  # noqa: SIM115
+    try:
+        yield tty
+    finally:
+        with contextlib.suppress(OSError):  # what is still buffered cannot be written
+            tty.close()
+
+
+def test_writes_to_a_terminal_that_hung_up_are_dropped() -> None:
+    with _hung_up_terminal() as tty:
+        with pytest.raises(OSError):
+            tty.write("x" * 10)
+            tty.flush()
+        out = TerminalOut(tty)
+        assert out.write("screen") == len("screen")  # the first write fails inside
+        out.flush()
+        assert out.gone
+        assert out.write("more") == 4
+
+
+def test_the_screen_writer_does_not_block_after_a_hang_up() -> None:
+    """Textual's writer thread dies on a failed write and its bounded queue then blocks the
+    app for ever; through TerminalOut it keeps draining."""
+    with _hung_up_terminal() as tty:
+        writer = WriterThread(TerminalOut(tty))  # type: ignore[arg-type]
+        writer.start()
+        done = threading.Event()
+
+        def frames() -> None:
+            for _ in range(10 * MAX_QUEUED_WRITES):
+                writer.write("\x1b[H" + "█" * 2000)
+            writer.stop()
+            done.set()
+
+        threading.Thread(target=frames, daemon=True).start()
+        assert done.wait(10), "the app would hang writing to the screen"
+
+
+def test_the_exit_watchdog_cleans_up_and_ends_a_stuck_process(tmp_path: Path) -> None:
+    marker = tmp_path / "cleaned"
+    code = (
+        "import time, tui.terminal as t\n"
+        "t.EXIT_GRACE_S = 0.2\n"
+        f"t.exit_watchdog(lambda: open({str(marker)!r}, 'w').close(), 129)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=Path(__file__).parent.parent, timeout=30, check=False
+    )
+    assert proc.returncode == 129
+    assert marker.exists()

@@ -19,6 +19,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.driver import Driver
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -40,6 +41,7 @@ from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
 from tui.replay import demo_writer, replay_writer
 from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure, size_ranks
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
+from tui.terminal import exit_watchdog, hangup_safe
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -201,6 +203,7 @@ class CuzkApp(App[None]):
         self.show_breakdown = True
         self._closing = False
         self._exit_requested = False
+        self._watchdog = False  # an ending signal started the exit watchdog
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
         self._up = False  # mounted, not yet unmounting
         self._switch_interval: float | None = None
@@ -251,13 +254,26 @@ class CuzkApp(App[None]):
         if self._up:
             self.exit()
 
+    def end_by_signal(self, signum: int) -> None:
+        """A signal asks the viewer to end: as `q` does, and if that hangs (a terminal that
+        went away mid-write), the process still ends a few seconds later, cleaned up."""
+        if not self._watchdog:
+            self._watchdog = True
+            exit_watchdog(self._on_exit, 128 + signum)
+        self.request_exit()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal; on POSIX terminals one that survives a hang-up."""
+        driver = super().get_driver_class()
+        return driver if sys.platform == "win32" else hangup_safe(driver)
+
     def _catch_signals(self) -> None:
         """SIGTERM, SIGHUP (terminal closed) and SIGINT end the app as `q` does."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                 self._previous_handlers[sig] = signal.getsignal(sig)
-                loop.add_signal_handler(sig, self.exit)
+                loop.add_signal_handler(sig, self.end_by_signal, sig)
         self._up = True
         if self._exit_requested:
             self.exit()
@@ -678,7 +694,7 @@ class _Ending:
     def __call__(self, signum: int, frame: object) -> None:
         if self.app is None:
             raise SystemExit(128 + signum)
-        self.app.request_exit()
+        self.app.end_by_signal(signum)
 
 
 def _open_source(
