@@ -388,10 +388,11 @@ class Summary:
 
     @property
     def run_span_ms(self) -> int:
-        """First SYNTH_START to last GPU_END."""
+        """First SYNTH_START to last GPU_END (0 when no GPU_END follows a SYNTH_START: a
+        fragment of a log)."""
         if self.first_synth_start is None or self.last_gpu_end is None:
             return 0
-        return self.last_gpu_end - self.first_synth_start
+        return max(0, self.last_gpu_end - self.first_synth_start)
 
     @property
     def s_per_proof(self) -> float:

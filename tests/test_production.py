@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import reference as ref
@@ -375,3 +376,65 @@ async def test_the_viewer_names_gpus_by_their_ordinals() -> None:
         assert f"{100 * g.timeline_util:.1f} %" in header
     assert "gpu2" in lanes.lower() and "gpu3" in lanes.lower()
     assert "GPU0" not in header and "GPU1" not in header
+
+
+async def test_the_viewer_opens_on_the_last_run_and_r_steps_through_runs(tmp_path: Path) -> None:
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.gantt import GanttView
+
+    _, first = simulate(SimConfig(seed=41, proofs=4, gpus=1, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=42, proofs=3, gpus=1, gw=2, stdout="plain"))
+    log = tmp_path / "restarted.log"
+    log.write_bytes(first + second)
+    model = build(first + second)
+    spans = [g.span for g in model.gpus]
+    assert all(s is not None for s in spans)
+    app = make_app(model, LineReader(path=log))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+
+        def shown() -> tuple[float, float]:
+            return view.t0, view.t0 + view.timeline_width * view.scale
+
+        def holds(k: int) -> bool:
+            lo, hi = shown()
+            span = spans[k]
+            assert span is not None
+            other = spans[1 - k]
+            assert other is not None
+            # the run fills the view, the other run is out of it
+            return lo <= span[0] and span[1] <= hi and (other[1] < lo or other[0] > hi)
+
+        assert view.current_run() == 1 and holds(1)
+        await pilot.press("r")
+        await pilot.pause()
+        assert view.current_run() == 0 and holds(0)
+        top = view.rows[int(view.scroll_offset.y)]
+        assert top.kind == "title" and top.gpu == model.gpus[0].gpu  # run 1's lanes on top
+        await pilot.press("r")
+        await pilot.pause()
+        assert holds(1)
+        await pilot.press("0")
+        await pilot.pause()
+        assert not view.is_zoomed
+        await pilot.press("r")  # from the whole view: the first run
+        await pilot.pause()
+        assert holds(0)
+
+
+async def test_r_on_a_log_of_one_run_says_so() -> None:
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.gantt import GanttView
+
+    path = SAMPLES / "tiny.log"
+    app = make_app(build(path.read_bytes()), LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        before = app.query_one(GanttView).t0
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.query_one(GanttView).t0 == before
+        assert any("one run" in str(n.message) for n in app._notifications)

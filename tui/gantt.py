@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from parsers.hosts import HOST_STRIDE
 from parsers.model import Gap, LogModel
 from tui.cells import SUB
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
@@ -89,6 +90,7 @@ class GanttView(ScrollView, can_focus=True):
         Binding("plus,equals_sign", "zoom_in", "Zoom in", show=False),
         Binding("minus", "zoom_out", "Zoom out", show=False),
         Binding("0", "fit", "Fit", show=False),
+        Binding("r", "next_run", "Next run", show=False),
         Binding("left,h", "pan(-1)", "Pan", show=False),
         Binding("right,l", "pan(1)", "Pan", show=False),
         Binding("end,f", "follow", "Follow", show=False),
@@ -113,6 +115,7 @@ class GanttView(ScrollView, can_focus=True):
         self.live = live  # the log is growing: the view can follow "now"
         self.pinned = live  # following: the right edge stays at now
         self.autofit = True  # showing the whole run (until the user zooms, pans or selects)
+        self.last_run_only = True  # a log with restarts opens on its last run (until `0`)
         self.t0 = 0.0
         self.scale = 1000.0
         self.threshold_ms = 0
@@ -207,15 +210,69 @@ class GanttView(ScrollView, can_focus=True):
         self._changed()
 
     def fit(self, keep_pinned: bool = False) -> None:
-        """Show the whole run (a user's fit on a live log follows it again)."""
+        """Show the whole run (a user's fit on a live log follows it again). A log in which
+        the daemon restarted opens on its last run, until the user fits the whole log."""
         if self.live and not keep_pinned:
             self.pinned, self.autofit = True, True
         if not keep_pinned:
             self.autofit = True
+            self.last_run_only = False
         lo, hi = self.model.time_range
-        self.scale = self.max_scale
+        runs = self.run_spans() if self.last_run_only else []
+        if runs:
+            lo = runs[-1][0]
+            self.call_after_refresh(self.scroll_to_run, len(runs) - 1)
+            width = max(hi - lo, 1.0)
+            self.scale = min(
+                max(width * (1 + MARGIN) / self.timeline_width, self.min_scale), self.max_scale
+            )
+        else:
+            self.scale = self.max_scale
         self.t0 = lo - max(hi - lo, 1.0) * MARGIN / 2
+        self._clamp()
         self._changed()
+
+    def run_spans(self) -> list[tuple[float, float]]:
+        """Each run's time span, when the daemon restarted in the log (else empty): the runs
+        are laid one after the other, each on its own GPU lanes."""
+        if self.model.run_lines is None or len(self.model.run_lines) < 2:
+            return []
+        spans: dict[int, tuple[float, float]] = {}
+        for g in self.model.gpus:
+            if g.span is None:
+                continue
+            k = g.gpu // HOST_STRIDE
+            lo, hi = spans.get(k, (math.inf, -math.inf))
+            spans[k] = (min(lo, g.span[0]), max(hi, g.span[1]))
+        return [spans[k] for k in sorted(spans)]
+
+    def show_span(self, lo: float, hi: float) -> None:
+        """Zoom so that [lo, hi] fills the view (with the usual margin)."""
+        self.autofit = False
+        if self.live:
+            self.pinned = False
+        width = max(hi - lo, 1.0)
+        self.scale = min(
+            max(width * (1 + MARGIN) / self.timeline_width, self.min_scale), self.max_scale
+        )
+        self.t0 = lo - width * MARGIN / 2
+        self._clamp()
+        self._changed()
+
+    def current_run(self) -> int | None:
+        """The run in the middle of the view (None: one run)."""
+        spans = self.run_spans()
+        if not spans:
+            return None
+        centre = self.t0 + self.timeline_width * self.scale / 2
+        return min(
+            range(len(spans)),
+            key=lambda k: (
+                0.0
+                if spans[k][0] <= centre <= spans[k][1]
+                else min(abs(centre - spans[k][0]), abs(centre - spans[k][1]))
+            ),
+        )
 
     @property
     def min_scale(self) -> float:
@@ -382,6 +439,29 @@ class GanttView(ScrollView, can_focus=True):
     def action_fit(self) -> None:
         """Fit the whole run."""
         self.fit()
+
+    def action_next_run(self) -> None:
+        """Show the next run of a log in which the daemon restarted (after the last: the first)."""
+        spans = self.run_spans()
+        if not spans:
+            self.notify("one run in this log: the daemon did not restart")
+            return
+        now = self.current_run()
+        k = 0 if now is None or self.is_whole_view() else (now + 1) % len(spans)
+        self.show_span(*spans[k])
+        self.scroll_to_run(k)
+        self.notify(f"run {k + 1} of {len(spans)}")
+
+    def scroll_to_run(self, k: int) -> None:
+        """Scroll the lanes so that run `k`'s title row is at the top."""
+        for index, row in enumerate(self.rows):
+            if row.kind == "title" and row.gpu // HOST_STRIDE == k:
+                self.scroll_to(y=index, animate=False)
+                return
+
+    def is_whole_view(self) -> bool:
+        """The view shows every run (nothing to tell which one the user is on)."""
+        return not self.is_zoomed and len(self.run_spans()) > 1
 
     def action_pan(self, direction: int) -> None:
         """Move a quarter of the view left or right (not past the run's ends)."""

@@ -693,12 +693,14 @@ impl Builder {
             _ => None,
         };
         let i = match self.keys.get(&key) {
-            // the same partition starting again: a new attempt of the job (a Curio retry
-            // reuses the job id), kept apart from the one before
+            // the same partition starting again, or starting after it ended: a new attempt
+            // of the job (a Curio retry reuses the job id), kept apart from the one before
             Some(&i)
                 if field.is_some_and(|f| {
-                    let old = self.recs.cols.f[f][i];
-                    !old.is_nan() && old != stamp as f64
+                    let c = &self.recs.cols;
+                    let old = c.f[f][i];
+                    (!old.is_nan() && old != stamp as f64)
+                        || (f == col::GPU_START && c.known(col::GPU_END, i))
                 }) =>
             {
                 self.new_attempt(j, job, i, partition)
@@ -861,6 +863,22 @@ TIMELINE,2000,GPU_END,porep-1000-7,worker=0,partition=0,gpu_ms=1790
             (c.f[col::NTT_MSM_H][0], c.f[col::MUTEX_HELD][0], c.stage[0])
         );
         assert_eq!(shown.0, 612.0);
+    }
+
+    #[test]
+    fn a_start_after_its_end_is_a_new_attempt() {
+        // a whole-proof job whose end line came first (a line lost its partition key)
+        let b = whole(
+            b"TIMELINE,100,GPU_END,job-a,worker=0,gpu_ms=5
+TIMELINE,105,GPU_START,job-a,worker=0
+",
+        );
+        let c = &b.recs.cols;
+        assert_eq!(c.len(), 2);
+        for i in 0..c.len() {
+            let (s, e) = (c.f[col::GPU_START][i], c.f[col::GPU_END][i]);
+            assert!(s.is_nan() || e.is_nan() || s <= e);
+        }
     }
 
     /// A tiny deterministic generator, so that the property test needs no crate.
