@@ -59,7 +59,7 @@ KEYS = [
     ("left right, h l", "pan"),
     ("up / down", "scroll the lanes (and the inspector)"),
     ("0", "fit the whole run"),
-    ("r", "the next run, when the daemon restarted in the log (it opens on the last)"),
+    ("r", "next run of a log where the daemon restarted"),
     ("f / End", "follow the end of a growing log again"),
     ("b", "show / hide where each GPU's busy time went"),
     ("y", "copy the found job's id, or the selected gap's job id (OSC 52)"),
