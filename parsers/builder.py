@@ -82,7 +82,9 @@ class Run:
 
     def columns(self) -> Columns:
         """A copy of the run's records (the builder goes on writing its own)."""
-        floats, ints = self._core.columns(self._run)
+        return self._wrap(*self._core.columns(self._run))
+
+    def _wrap(self, floats: dict[str, F64], ints: dict[str, I64]) -> Columns:
         if self._run is None:
             jobs, kinds = self._core.new_names()
             self._jobs.extend(jobs)
@@ -195,6 +197,7 @@ class LogBuilder(Run):
     def __init__(self, source: str = "", workers_per_gpu: int | None = None) -> None:
         super().__init__(Scanner(workers_per_gpu), None, source, workers_per_gpu)
         self._run_models: dict[int, LogModel] = {}  # finished runs do not change
+        self._final: Columns | None = None  # the columns the core handed over
 
     # -- input --------------------------------------------------------------------------------
 
@@ -240,10 +243,23 @@ class LogBuilder(Run):
         lines = tuple(self._core.run_first_line(k) for k in range(runs - 1))
         return replace(merged, source=self.source, run_lines=(*lines, self._core.run_first_line()))
 
-    def build(self) -> LogModel:
-        """End of input: attribute what waits and return the finished model."""
-        self.finish()
+    def build(self, release: bool = False) -> LogModel:
+        """End of input: attribute what waits and return the finished model.
+
+        Args:
+            release: the log is read once (the report): the core hands its columns over
+                instead of copying them, so the analysis does not run beside a second copy;
+                the builder cannot be fed again.
+        """
+        if release and self._final is None and self._core.run_count() == 1:
+            self._final = self._wrap(*self._core.hand_over())
+        else:
+            self.finish()
         return self.snapshot(finished=True)
+
+    def columns(self) -> Columns:
+        """The records: a copy, or what the core handed over (`build(release=True)`)."""
+        return self._final if self._final is not None else super().columns()
 
     # -- what the analysis reads (the current run: Run's methods) -----------------------------
 

@@ -18,7 +18,7 @@ def read_stream(stream: BinaryIO, source: str, workers_per_gpu: int | None = Non
     builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
     while chunk := stream.read(CHUNK_BYTES):
         builder.feed(chunk)
-    return builder.build()
+    return builder.build(release=True)
 
 
 def read_log(path: Path, workers_per_gpu: int | None = None) -> LogModel:

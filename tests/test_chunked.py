@@ -69,3 +69,20 @@ def test_cut_between_every_line_of_a_splice() -> None:
         data.index(b"\n", at) + 5,
     ):
         assert model_fingerprint(build(data, [cut])) == whole
+
+
+def test_a_report_that_takes_the_columns_gives_the_same_model(sample_name: str) -> None:
+    """`build(release=True)` (the report) moves the core's columns out instead of copying
+    them: the model is the same, and the builder is finished for good."""
+    from parsers.builder import LogBuilder
+
+    data = (SAMPLES / f"{sample_name}.log").read_bytes()
+    kept = LogBuilder(source="t")
+    kept.feed(data)
+    taken = LogBuilder(source="t")
+    taken.feed(data)
+    model = taken.build(release=True)
+    assert model_fingerprint(model) == model_fingerprint(kept.build())
+    assert model_fingerprint(taken.snapshot(finished=True)) == model_fingerprint(model)
+    with pytest.raises(RuntimeError, match="handed over"):
+        taken.feed(b"TIMELINE,1,SYNTH_START,x,partition=0\n")

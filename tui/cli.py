@@ -220,7 +220,7 @@ def load_model(args: argparse.Namespace) -> LogModel:
     if args.demo:
         builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
         builder.feed(demo_bytes())
-        return builder.build()
+        return builder.build(release=True)
     if args.log == "-":
         if sys.stdin is None:  # started with standard input closed (<&-)
             fail("standard input is closed: nothing to read (give a log file)")

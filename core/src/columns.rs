@@ -92,6 +92,19 @@ impl Columns {
         self.job.is_empty()
     }
 
+    /// The integer columns, in the order of `INT_FIELDS`, to move them out.
+    pub fn ints_mut(&mut self) -> [&mut Vec<i64>; 7] {
+        [
+            &mut self.job,
+            &mut self.partition,
+            &mut self.kind,
+            &mut self.worker,
+            &mut self.start_line,
+            &mut self.end_line,
+            &mut self.stage,
+        ]
+    }
+
     /// The integer columns, in the order of `INT_FIELDS`.
     pub fn ints(&self) -> [&Vec<i64>; 7] {
         [

@@ -57,6 +57,7 @@ mod python {
         jobs_sent: usize,
         kinds_sent: usize,
         broken: bool,
+        handed_over: bool, // the current run's columns were moved to Python (`hand_over`)
     }
 
     impl Scanner {
@@ -69,6 +70,11 @@ mod python {
         }
 
         fn check(&self) -> PyResult<()> {
+            if self.handed_over {
+                return Err(PyRuntimeError::new_err(
+                    "cuzk-tui core: the records were handed over; this reader is finished",
+                ));
+            }
             if self.broken {
                 return Err(PyRuntimeError::new_err(
                     "cuzk-tui core: this reader failed earlier",
@@ -97,6 +103,7 @@ mod python {
                 jobs_sent: 0,
                 kinds_sent: 0,
                 broken: false,
+                handed_over: false,
             }
         }
 
@@ -162,6 +169,28 @@ mod python {
                 }
                 _ => self.run(|b| b.with_open_decisions(|c| column_dicts(py, c)))?,
             }
+        }
+
+        /// End of input, for a caller that reads the log once: attribute what waits, then
+        /// move the current run's columns into numpy arrays without copying them (the core
+        /// keeps none, so the analysis does not run beside a second copy). The reader cannot
+        /// be fed or asked for columns again; its counts and names stay readable.
+        fn hand_over<'py>(
+            &mut self,
+            py: Python<'py>,
+        ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+            self.run(Builder::finish)?;
+            let c = &mut self.inner.recs.cols;
+            let floats = PyDict::new(py);
+            for (name, v) in FLOAT_FIELDS.iter().zip(c.f.iter_mut()) {
+                floats.set_item(*name, PyArray1::from_vec(py, std::mem::take(v)))?;
+            }
+            let ints = PyDict::new(py);
+            for (name, v) in INT_FIELDS.iter().zip(c.ints_mut()) {
+                ints.set_item(*name, PyArray1::from_vec(py, std::mem::take(v)))?;
+            }
+            self.handed_over = true;
+            Ok((floats, ints))
         }
 
         /// Every job id and kind name of a finished run.
