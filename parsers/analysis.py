@@ -194,6 +194,23 @@ def _failed_proves(c: dict[str, F64], worker: I64, finished: bool) -> F64:
     return out
 
 
+def first_free_rows(starts: list[float], ends: list[float]) -> list[int]:
+    """Give each interval, in the order given, the first row free at its start (an interval
+    that overlaps every row's last one opens a new row)."""
+    row_end: list[float] = []
+    rows: list[int] = []
+    for s, e in zip(starts, ends, strict=True):
+        for r, last in enumerate(row_end):
+            if last <= s:
+                row_end[r] = e
+                rows.append(r)
+                break
+        else:
+            rows.append(len(row_end))
+            row_end.append(e)
+    return rows
+
+
 def union_blocks(starts: np.ndarray, ends: np.ndarray) -> Blocks:
     """The union of [starts[i], ends[i]) as disjoint sorted blocks."""
     if len(starts) == 0:
@@ -423,19 +440,9 @@ def _lanes(t: PartitionTable, now: float) -> tuple[Lane, ...]:
     for w in np.unique(t.worker[started]).tolist():
         idx = started[t.worker[started] == w]
         idx = idx[np.lexsort((idx, t.gpu_start[idx]))]
-        row_of = np.empty(len(idx), dtype=np.int64)
-        row_end: list[float] = []
-        for k, (s, e) in enumerate(zip(t.gpu_start[idx].tolist(), ends[idx].tolist(), strict=True)):
-            for r, last in enumerate(row_end):
-                if last <= s:
-                    row_end[r] = e
-                    row_of[k] = r
-                    break
-            else:
-                row_of[k] = len(row_end)
-                row_end.append(e)
+        row_of = np.array(first_free_rows(t.gpu_start[idx].tolist(), ends[idx].tolist()))
         g = int(t.gpu[idx[0]])
-        for r in range(len(row_end)):
+        for r in range(int(row_of.max()) + 1):
             members = idx[row_of == r]
             lo, hi = t.seg_offsets[members], t.seg_offsets[members + 1]
             lens = hi - lo

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from parsers.analysis import first_free_rows
 from parsers.model import PHASE_KEYS, PHASE_NAMES, LogModel, Phase
 
 BUSY_TID = 0  # each GPU's busy track: busy blocks and gaps
@@ -65,6 +66,18 @@ def _meta(kind: str, pid: int, tid: int, name: str) -> dict[str, Any]:
     return {"name": kind, "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}}
 
 
+def _process(pid: int, name: str) -> Iterator[dict[str, Any]]:
+    """A track group's name, and its place: in pid order."""
+    yield _meta("process_name", pid, 0, name)
+    yield {
+        "name": "process_sort_index",
+        "ph": "M",
+        "pid": pid,
+        "tid": 0,
+        "args": {"sort_index": pid},
+    }
+
+
 def _counter(name: str, pid: int, ts: int, key: str, value: float) -> dict[str, Any]:
     return {"name": name, "ph": "C", "ts": ts, "pid": pid, "tid": 0, "args": {key: value}}
 
@@ -72,18 +85,10 @@ def _counter(name: str, pid: int, ts: int, key: str, value: float) -> dict[str, 
 def _slots(starts: np.ndarray, ends: np.ndarray) -> list[int]:
     """Give each interval the first track free at its start (overlaps go to new tracks)."""
     order = np.lexsort((ends, starts))
-    free_at: list[float] = []
+    rows = first_free_rows(starts[order].astype(float).tolist(), ends[order].astype(float).tolist())
     slot = [0] * len(starts)
-    for i in order.tolist():
-        s, e = float(starts[i]), float(ends[i])
-        for k, last in enumerate(free_at):
-            if last <= s:
-                free_at[k] = e
-                slot[i] = k
-                break
-        else:
-            slot[i] = len(free_at)
-            free_at.append(e)
+    for i, row in zip(order.tolist(), rows, strict=True):
+        slot[i] = row
     return slot
 
 
@@ -124,16 +129,7 @@ def trace_events(
     done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
     for n, g in enumerate(model.gpus):
         pid = n + 1
-        events.append(_meta("process_name", pid, 0, model.gpu_label(g.gpu)))
-        events.append(
-            {
-                "name": "process_sort_index",
-                "ph": "M",
-                "pid": pid,
-                "tid": 0,
-                "args": {"sort_index": pid},
-            }
-        )
+        events.extend(_process(pid, model.gpu_label(g.gpu)))
         events.append(_meta("thread_name", pid, BUSY_TID, "busy"))
         for s, e in zip(g.busy.starts.tolist(), g.busy.ends.tolist(), strict=True):
             if (c := clip.span(s, e)) is not None:
@@ -215,14 +211,7 @@ def _lane_events(
 
 def _synthesis_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
     t = model.parts
-    yield _meta("process_name", pid, 0, "synthesis")
-    yield {
-        "name": "process_sort_index",
-        "ph": "M",
-        "pid": pid,
-        "tid": 0,
-        "args": {"sort_index": pid},
-    }
+    yield from _process(pid, "synthesis")
     idx = np.flatnonzero(~np.isnan(t.synth_start) & ~np.isnan(t.synth_end))
     slots = _slots(t.synth_start[idx], t.synth_end[idx])
     for k in range(max(slots, default=-1) + 1):
@@ -247,14 +236,7 @@ def _synthesis_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[s
 
 
 def _proof_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
-    yield _meta("process_name", pid, 0, "proofs")
-    yield {
-        "name": "process_sort_index",
-        "ph": "M",
-        "pid": pid,
-        "tid": 0,
-        "args": {"sort_index": pid},
-    }
+    yield from _process(pid, "proofs")
     spans = [
         (p, p.first_synth_start, p.last_gpu_end)
         for p in model.proofs

@@ -10,12 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import SAMPLES
+from helpers import simulate
 from textual.widgets import Static
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import report_dict
+from parsers.simulate import SimConfig
 from parsers.tail import LogTail, TailRead, TailState
 from tui.app import CuzkApp, make_app
 from tui.follow import FileSource, LiveLog, StreamSource, Update
@@ -406,10 +408,6 @@ def test_a_live_snapshot_shows_timing_lines_still_being_decided() -> None:
     lines after them may settle them). A snapshot must show them as they stand, not leave
     their intervals 'unknown': the live kernel figure is the one the same bytes give once
     the input goes quiet."""
-    from helpers import simulate
-
-    from parsers.simulate import SimConfig
-
     for seed in range(4):
         _, data = simulate(SimConfig(seed=seed, gpus=2, gw=2, proofs=4, stdout="plain"))
         cut = data[: len(data) * (seed + 2) // 6]

@@ -222,13 +222,16 @@ class GanttView(ScrollView, can_focus=True):
         if runs:
             lo = runs[-1][0]
             self.call_after_refresh(self.scroll_to_run, len(runs) - 1)
-            width = max(hi - lo, 1.0)
-            self.scale = min(
-                max(width * (1 + MARGIN) / self.timeline_width, self.min_scale), self.max_scale
-            )
-        else:
-            self.scale = self.max_scale
-        self.t0 = lo - max(hi - lo, 1.0) * MARGIN / 2
+        self._frame(lo, hi)
+
+    def _frame(self, lo: float, hi: float) -> None:
+        """Zoom so that [lo, hi] fills the view, with the usual margin (for the whole run:
+        the widest zoom)."""
+        width = max(hi - lo, 1.0)
+        self.scale = min(
+            max(width * (1 + MARGIN) / self.timeline_width, self.min_scale), self.max_scale
+        )
+        self.t0 = lo - width * MARGIN / 2
         self._clamp()
         self._changed()
 
@@ -251,13 +254,7 @@ class GanttView(ScrollView, can_focus=True):
         self.autofit = False
         if self.live:
             self.pinned = False
-        width = max(hi - lo, 1.0)
-        self.scale = min(
-            max(width * (1 + MARGIN) / self.timeline_width, self.min_scale), self.max_scale
-        )
-        self.t0 = lo - width * MARGIN / 2
-        self._clamp()
-        self._changed()
+        self._frame(lo, hi)
 
     def current_run(self) -> int | None:
         """The run in the middle of the view (None: one run)."""
@@ -447,7 +444,7 @@ class GanttView(ScrollView, can_focus=True):
             self.notify("one run in this log: the daemon did not restart")
             return
         now = self.current_run()
-        k = 0 if now is None or self.is_whole_view() else (now + 1) % len(spans)
+        k = 0 if now is None or not self.is_zoomed else (now + 1) % len(spans)
         self.show_span(*spans[k])
         self.scroll_to_run(k)
         self.notify(f"run {k + 1} of {len(spans)}")
@@ -458,10 +455,6 @@ class GanttView(ScrollView, can_focus=True):
             if row.kind == "title" and row.gpu // HOST_STRIDE == k:
                 self.scroll_to(y=index, animate=False)
                 return
-
-    def is_whole_view(self) -> bool:
-        """The view shows every run (nothing to tell which one the user is on)."""
-        return not self.is_zoomed and len(self.run_spans()) > 1
 
     def action_pan(self, direction: int) -> None:
         """Move a quarter of the view left or right (not past the run's ends)."""

@@ -139,15 +139,7 @@ impl Columns {
             for col in &mut self.f {
                 col.reserve_exact(more);
             }
-            for col in [
-                &mut self.job,
-                &mut self.partition,
-                &mut self.kind,
-                &mut self.worker,
-                &mut self.start_line,
-                &mut self.end_line,
-                &mut self.stage,
-            ] {
+            for col in self.ints_mut() {
                 col.reserve_exact(more);
             }
         }
