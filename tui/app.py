@@ -211,6 +211,7 @@ class CuzkApp(App[None]):
         self._header_model: LogModel | None = None
         self._ranks: tuple[LogModel, list[int]] | None = None
         self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
+        self._view_split: tuple[LogModel, tuple[float, float], dict[int, Breakdown]] | None = None
 
     def compose(self) -> ComposeResult:
         """Header, Gantt (and the side inspector), status, legend, footer."""
@@ -349,12 +350,14 @@ class CuzkApp(App[None]):
         if self._run_split is None or self._run_split[0] is not self.model:
             self._run_split = (self.model, busy_breakdown(self.model))
         gantt = self.gantt
-        view = None
-        if gantt.is_zoomed:
-            view = busy_breakdown(
-                self.model, gantt.t0, gantt.t0 + gantt.timeline_width * gantt.scale
-            )
-        return self._run_split[1], view
+        if not gantt.is_zoomed:
+            return self._run_split[1], None
+        window = (gantt.t0, gantt.t0 + gantt.timeline_width * gantt.scale)
+        # the header is redrawn each second for the idle clock: the split only when it changes
+        cached = self._view_split
+        if cached is None or cached[0] is not self.model or cached[1] != window:
+            cached = self._view_split = (self.model, window, busy_breakdown(self.model, *window))
+        return self._run_split[1], cached[2]
 
     def _refresh_text(self) -> None:
         state = self.state_text()
