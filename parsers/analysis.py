@@ -6,21 +6,30 @@ the few things (GPUs, workers, gaps, proofs).
 
 from __future__ import annotations
 
+import bisect
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
+from parsers import _core
+from parsers.breakdown import add_breakdowns, split_segments
 from parsers.model import (
     F64,
+    I8,
     I32,
     I64,
+    NO_STAMP,
     PHASE_KEYS,
     Blocks,
-    Gap,
-    GapSide,
+    Breakdown,
     GapStats,
+    GapTable,
     GpuStats,
     Lane,
+    LineCounts,
     LogModel,
     PartitionTable,
     Phase,
@@ -30,7 +39,10 @@ from parsers.model import (
 )
 
 if TYPE_CHECKING:
-    from parsers.builder import Run
+    from collections.abc import Callable
+
+    from parsers._core import Scanner
+    from parsers.builder import Columns, Run
 
 NAN = float("nan")
 _EMPTY_F = np.zeros(0, dtype=np.float64)
@@ -38,7 +50,7 @@ _EMPTY_F = np.zeros(0, dtype=np.float64)
 
 def reconstruct_segments(
     c: dict[str, F64], now: float, failed_end: F64 | None = None
-) -> tuple[F64, F64, np.ndarray, np.ndarray, F64, F64]:
+) -> tuple[F64, F64, np.ndarray, np.ndarray, F64, F64, F64]:
     """Split every GPU interval into phase segments from its attributed timing lines.
 
     Args:
@@ -48,9 +60,11 @@ def reconstruct_segments(
         failed_end: per interval, where a failed prove is drawn to (NaN: not failed).
 
     Returns:
-        (seg_start, seg_end, seg_phase, seg_part, lock_acquired, unlock): segments in
-        partition order and, within one, in time order. They tile [gpu_start, gpu_end];
-        a stretch the log does not explain is `Phase.UNKNOWN`, never guessed.
+        (seg_start, seg_end, seg_phase, seg_part, lock_acquired, unlock, drawn_end):
+        segments in partition order and, within one, in time order. They tile [gpu_start,
+        drawn_end] (drawn_end: gpu_end, or where a failed or running interval is drawn to;
+        NaN without a start); a stretch the log does not explain is `Phase.UNKNOWN`, never
+        guessed.
     """
     start = c["gpu_start"]
     n = len(start)
@@ -151,6 +165,7 @@ def reconstruct_segments(
         part[ok],
         np.where(valid, lock, NAN),
         np.where(valid, unlock, NAN),
+        np.where(has_start, end, NAN),
     )
 
 
@@ -194,21 +209,12 @@ def _failed_proves(c: dict[str, F64], worker: I64, finished: bool) -> F64:
     return out
 
 
-def first_free_rows(starts: list[float], ends: list[float]) -> list[int]:
+def first_free_rows(starts: F64, ends: F64) -> I64:
     """Give each interval, in the order given, the first row free at its start (an interval
-    that overlaps every row's last one opens a new row)."""
-    row_end: list[float] = []
-    rows: list[int] = []
-    for s, e in zip(starts, ends, strict=True):
-        for r, last in enumerate(row_end):
-            if last <= s:
-                row_end[r] = e
-                rows.append(r)
-                break
-        else:
-            rows.append(len(row_end))
-            row_end.append(e)
-    return rows
+    that overlaps every row's last one opens a new row). The loop is the core's."""
+    return _core.first_free_rows(
+        np.ascontiguousarray(starts, dtype=np.float64), np.ascontiguousarray(ends, dtype=np.float64)
+    )
 
 
 def union_blocks(starts: np.ndarray, ends: np.ndarray) -> Blocks:
@@ -243,44 +249,79 @@ def _first_with(values: F64, workers: I32, idx: I64, wanted: F64) -> I64:
     return idx[order][pos]
 
 
-def _gaps_of_gpu(gpu: int, busy: Blocks, done: I64, t: PartitionTable) -> list[Gap]:
-    holes = _holes(busy)
-    if len(holes.starts) == 0:
-        return []
-    before = _first_with(t.gpu_end, t.worker, done, holes.starts)
-    after = _first_with(t.gpu_start, t.worker, done, holes.ends)
-    gaps = []
-    for s, e, b, a in zip(
-        holes.starts.tolist(), holes.ends.tolist(), before.tolist(), after.tolist(), strict=True
-    ):
-        start = int(s)
-        queued = float(t.queued[a])
-        if queued != queued:
-            cause, after_queued = None, None
-        else:
-            after_queued = int(queued)
-            cause = "synthesis" if after_queued > start else "dispatch"
-        gaps.append(Gap(gpu, start, int(e), _side(t, b), _side(t, a), cause, after_queued))
-    return gaps
+# -- rows: what each record alone gives ----------------------------------------------------
 
 
-def _side(t: PartitionTable, i: int) -> GapSide:
-    part = int(t.partition[i])
-    return GapSide(t.job_of(i), int(t.worker[i]), None if part < 0 else part, i)
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """Records of the builder with what each one alone gives: its phase segments, its lock
+    and unlock, where it is drawn to."""
+
+    table: PartitionTable
+    seg_part: I64  # the row of each segment
+    drawn_end: F64  # where each interval is drawn to (NaN: no GPU_START)
+    failed_end: F64  # where a failed prove is drawn to (NaN: not failed)
+    index: I64  # each row's record number in the builder
+    floats: dict[str, F64]  # the builder's float columns of these rows
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def take(self, keep: npt.NDArray[np.bool_]) -> Rows:
+        """The rows where `keep` is True, in their order."""
+        idx = np.flatnonzero(keep)
+        t = self.table
+        seg_keep = keep[self.seg_part]
+        new_row = np.cumsum(keep) - 1
+        seg_part = new_row[self.seg_part[seg_keep]]
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(seg_part, minlength=len(idx)), out=offsets[1:])
+        table = PartitionTable(
+            jobs=t.jobs,
+            kinds=t.kinds,
+            **{name: getattr(t, name)[idx] for name in ROW_FIELDS},
+            seg_start=t.seg_start[seg_keep],
+            seg_end=t.seg_end[seg_keep],
+            seg_phase=t.seg_phase[seg_keep],
+            seg_offsets=offsets,
+        )
+        return Rows(
+            table,
+            seg_part,
+            self.drawn_end[idx],
+            self.failed_end[idx],
+            self.index[idx],
+            {k: v[idx] for k, v in self.floats.items()},
+        )
 
 
-def build_model(builder: Run, finished: bool) -> LogModel:
-    """Freeze what `builder` has read into a `LogModel`."""
-    cols = builder.columns()
-    now = float(max(builder.max_stamp, 0))
+# the per-row columns of a PartitionTable (the segment columns aside)
+ROW_FIELDS = (
+    "job",
+    "partition",
+    "kind",
+    "worker",
+    "gpu",
+    "synth_start",
+    "synth_end",
+    "queued",
+    "pickup",
+    "gpu_start",
+    "gpu_end",
+    "lock_acquired",
+    "unlock",
+    "failed",
+    "start_line",
+    "end_line",
+)
+
+
+def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -> Rows:
+    """What each record of `cols` alone gives (`gpu`: each one's GPU, -1 unknown)."""
     c = cols.floats
     n = len(cols)
-    worker_all = cols.worker
-    worker = worker_all.astype(np.int32)
-    # worker -> GPU (-1 stays -1); ids are sparse: nothing is sized by the largest one
-    gpu = builder.gpus_of(worker_all).astype(np.int32)
-    failed_end = _failed_proves(c, worker_all, finished)
-    seg_s, seg_e, seg_p, seg_part, lock, unlock = reconstruct_segments(c, now, failed_end)
+    failed_end = _failed_proves(c, cols.worker, finished)
+    seg_s, seg_e, seg_p, seg_part, lock, unlock, drawn = reconstruct_segments(c, now, failed_end)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
     table = PartitionTable(
@@ -289,7 +330,7 @@ def build_model(builder: Run, finished: bool) -> LogModel:
         job=cols.job.astype(np.int32),
         partition=cols.partition.astype(np.int32),
         kind=cols.kind.astype(np.int32),
-        worker=worker,
+        worker=cols.worker.astype(np.int32),
         gpu=gpu,
         synth_start=c["synth_start"],
         synth_end=c["synth_end"],
@@ -312,81 +353,630 @@ def build_model(builder: Run, finished: bool) -> LogModel:
         seg_phase=seg_p,
         seg_offsets=offsets,
     )
-    done_mask = ~np.isnan(table.gpu_start) & ~np.isnan(table.gpu_end)
-    seg_done = done_mask[seg_part]
+    return Rows(table, seg_part, drawn, failed_end, index, c)
 
-    gpu_ids = sorted(
-        set(np.unique(gpu[~np.isnan(table.gpu_start) & (gpu >= 0)]).tolist())
-        | set(builder.worker_gpu.values())
-    )
-    gpus: list[GpuStats] = []
-    all_gaps: list[Gap] = []
-    kernel_gaps: dict[int, Blocks] = {}
+
+# -- pieces: what a set of rows gives, to be put together with the rows after it ----------
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPart:
+    """One GPU's figures over the rows of a piece (indices local to the piece)."""
+
+    busy: Blocks
+    kernel: Blocks
+    gap_before: I64  # per hole of `busy`: the interval before and after it
+    gap_after: I64
+    first_after: int  # the interval that opens the first block (-1: none)
+    last_before: int  # the interval that closes the last block (-1: none)
+    span: tuple[int, int] | None
+    workers: frozenset[int]
+    in_flight: int
+    kernel_sums: tuple[float, float, float]  # line kernel ms, truncation longer, shorter
+
+
+@dataclass(frozen=True, slots=True)
+class Jobs:
+    """Per job (its number in the builder) over the rows of a piece."""
+
+    ids: I64  # sorted
+    parts: I64
+    open_parts: I64
+    first: F64  # first SYNTH_START
+    last: F64  # last GPU_END
+    seen: F64  # latest stamp
+    first_row: I64  # lowest record number
+    kind: I64  # kind of that record
+
+
+@dataclass(frozen=True, slots=True)
+class Synth:
+    """Synthesis over the rows of a piece: the steps of the ended ones, the others' starts."""
+
+    times: F64  # sorted by (time, delta)
+    deltas: I64
+    durations: F64
+    open_starts: F64  # SYNTH_START without SYNTH_END
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """What a set of rows gives. The pieces of a live model are split in time: every
+    interval of one ends before any of the next starts (see `LiveAnalysis`)."""
+
+    rows: Rows
+    gpus: dict[int, GpuPart]
+    lanes: dict[tuple[int, int], Lane]  # (worker, sub_row) -> lane (partition local)
+    workers: dict[int, tuple[int, int, F64]]  # worker -> (gpu, intervals, ms per phase)
+    jobs: Jobs
+    synth: Synth
+    gaps: tuple[I32, I64, I64, I64, I64]  # gpu, start, end, before, after: by (start, gpu)
+    split: dict[int, Breakdown] | None  # busy split per GPU (None: not asked for)
+
+
+def make_piece(rows: Rows, with_split: bool) -> Piece:
+    """Everything `rows` gives on their own."""
+    t = rows.table
+    c = rows.floats
+    done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
+    seg_done = done_mask[rows.seg_part]
+    seg_p, seg_s, seg_e = t.seg_phase, t.seg_start, t.seg_end
     kernel_ms = _line_kernel_ms(c)
     blocks = np.nan_to_num(c["ntt_blocks"])
-    for g in gpu_ids:
-        on_gpu = gpu == g
+    started = ~np.isnan(t.gpu_start)
+    gpus: dict[int, GpuPart] = {}
+    gap_cols: list[tuple[int, F64, F64, I64, I64]] = []
+    for g in np.unique(t.gpu[started & (t.gpu >= 0)]).tolist():
+        on_gpu = t.gpu == g
         done = np.flatnonzero(on_gpu & done_mask).astype(np.int64)
-        busy = union_blocks(table.gpu_start[done], table.gpu_end[done])
-        kmask = (seg_p == Phase.KERNEL) & seg_done & on_gpu[seg_part]
-        kernel = union_blocks(seg_s[kmask], seg_e[kmask])
-        span = (
-            (int(table.gpu_start[done].min()), int(table.gpu_end[done].max()))
-            if len(done)
-            else None
-        )
-        workers = sorted(
-            {w for w, wg in builder.worker_gpu.items() if wg == g}
-            | set(np.unique(worker[on_gpu & (worker >= 0)]).tolist())
-        )
-        in_flight = int(
-            np.sum(on_gpu & ~np.isnan(table.gpu_start) & np.isnan(table.gpu_end) & ~table.failed)
-        )
+        busy = union_blocks(t.gpu_start[done], t.gpu_end[done])
+        kmask = (seg_p == Phase.KERNEL) & seg_done & on_gpu[rows.seg_part]
+        holes = _holes(busy)
+        before = _first_with(t.gpu_end, t.worker, done, holes.starts)
+        after = _first_with(t.gpu_start, t.worker, done, holes.ends)
+        gap_cols.append((g, holes.starts, holes.ends, before, after))
         mine = on_gpu & done_mask & (kernel_ms > 0)
-        lo_ms, hi_ms = _kernel_range(builder, mine, kernel_ms, blocks, g, busy.total_ms)
-        # the estimate is the union of the segments as drawn; without lock lines their
-        # place is inferred (back from the end), so the sum of the intervals' kernel lines
-        # (one holder at a time) is the better figure when the two differ
-        est = kernel.total_ms
-        if not builder.lock_lines_seen:
-            est = min(max(est, float(kernel_ms[mine].sum())), busy.total_ms)
-        krange = (min(lo_ms, est), max(hi_ms, est))
-        gpus.append(GpuStats(g, tuple(workers), span, busy, kernel, in_flight, krange, est))
-        all_gaps.extend(_gaps_of_gpu(g, busy, done, table))
-        kernel_gaps[g] = _holes(kernel)
-    all_gaps.sort(key=lambda gap: (gap.start, gap.gpu))
-
-    proofs = _proofs(table)
-    synth = table.synth_start[~np.isnan(table.synth_start)]
-    ends = table.gpu_end[~np.isnan(table.gpu_end)]
-    summary = Summary(
-        proofs_started=len(proofs),
-        proofs_completed=sum(1 for p in proofs if p.completed),
-        first_synth_start=int(synth.min()) if len(synth) else None,
-        last_gpu_end=int(ends.max()) if len(ends) else None,
-        gaps=GapStats.of([gap.duration_ms for gap in all_gaps]),
+        n_blocks = blocks[mine]
+        gpus[g] = GpuPart(
+            busy=busy,
+            kernel=union_blocks(seg_s[kmask], seg_e[kmask]),
+            gap_before=before,
+            gap_after=after,
+            first_after=(
+                int(_first_with(t.gpu_start, t.worker, done, busy.starts[:1])[0])
+                if len(done)
+                else -1
+            ),
+            last_before=(
+                int(_first_with(t.gpu_end, t.worker, done, busy.ends[-1:])[0]) if len(done) else -1
+            ),
+            span=(
+                (int(t.gpu_start[done].min()), int(t.gpu_end[done].max())) if len(done) else None
+            ),
+            workers=frozenset(np.unique(t.worker[on_gpu & (t.worker >= 0)]).tolist()),
+            in_flight=int(np.sum(on_gpu & started & np.isnan(t.gpu_end) & ~t.failed)),
+            kernel_sums=(
+                float(kernel_ms[mine].sum()),
+                float(np.sum(np.where(n_blocks > 0, n_blocks + 2.0, 3.0))),
+                float(np.sum(2.0 * n_blocks)),
+            ),
+        )
+    lanes = _lanes(rows)
+    split = None
+    if with_split:
+        split = {
+            g: split_segments(
+                g, *_lane_segments([lane for lane in lanes.values() if lane.gpu == g])
+            )
+            for g in gpus
+        }
+    return Piece(
+        rows=rows,
+        gpus=gpus,
+        lanes=lanes,
+        workers=_worker_sums(t, rows.seg_part, seg_done),
+        jobs=_jobs(rows),
+        synth=_synth(t),
+        gaps=_sorted_gaps(gap_cols),
+        split=split,
     )
-    synth_t, synth_n = _synthesis_steps(table, now, finished)
-    return LogModel(
+
+
+def _sorted_gaps(cols: list[tuple[int, F64, F64, I64, I64]]) -> tuple[I32, I64, I64, I64, I64]:
+    """Gap columns of several GPUs, by (start, gpu)."""
+    if not cols:
+        z = np.zeros(0, dtype=np.int64)
+        return z.astype(np.int32), z, z, z, z
+    gpu = np.concatenate([np.full(len(s), g, dtype=np.int32) for g, s, _, _, _ in cols])
+    start = np.concatenate([s for _, s, _, _, _ in cols]).astype(np.int64)
+    end = np.concatenate([e for _, _, e, _, _ in cols]).astype(np.int64)
+    before = np.concatenate([b for _, _, _, b, _ in cols]).astype(np.int64)
+    after = np.concatenate([a for _, _, _, _, a in cols]).astype(np.int64)
+    order = np.lexsort((gpu, start))
+    return gpu[order], start[order], end[order], before[order], after[order]
+
+
+def _lane_segments(lanes: list[Lane]) -> tuple[F64, F64, I8]:
+    if not lanes:
+        return _EMPTY_F, _EMPTY_F, np.zeros(0, dtype=np.int8)
+    return (
+        np.concatenate([lane.starts for lane in lanes]),
+        np.concatenate([lane.ends for lane in lanes]),
+        np.concatenate([lane.phases for lane in lanes]),
+    )
+
+
+def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
+    """Place each worker's intervals on sub-rows so that overlapping ones stay visible
+    (packed by where each is drawn to)."""
+    t = rows.table
+    started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
+    lanes: dict[tuple[int, int], Lane] = {}
+    for w in np.unique(t.worker[started]).tolist():
+        idx = started[t.worker[started] == w]
+        idx = idx[np.lexsort((idx, t.gpu_start[idx]))]
+        row_of = np.array(first_free_rows(t.gpu_start[idx].tolist(), rows.drawn_end[idx].tolist()))
+        g = int(t.gpu[idx[0]])
+        for r in range(int(row_of.max()) + 1):
+            members = idx[row_of == r]
+            lo, hi = t.seg_offsets[members], t.seg_offsets[members + 1]
+            lens = hi - lo
+            seg = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+            lanes[(int(w), r)] = Lane(
+                gpu=max(g, 0),
+                worker=int(w),
+                sub_row=r,
+                starts=t.seg_start[seg],
+                ends=t.seg_end[seg],
+                phases=t.seg_phase[seg],
+                partition=np.repeat(members, lens).astype(np.int32),
+            )
+    return lanes
+
+
+def _worker_sums(
+    t: PartitionTable, seg_part: I64, seg_done: npt.NDArray[np.bool_]
+) -> dict[int, tuple[int, int, F64]]:
+    done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end) & (t.worker >= 0)
+    done_idx = np.flatnonzero(done)
+    # worker ids are sparse: slots by searchsorted, nothing sized by the largest id
+    ids, first_at = np.unique(t.worker[done_idx], return_index=True)
+    if len(ids) == 0:
+        return {}
+    seg_p, k = t.seg_phase, len(PHASE_KEYS)
+    keep = seg_done & (seg_p < k) & (t.worker[seg_part] >= 0)
+    slot = np.searchsorted(ids, t.worker[seg_part[keep]])
+    cell = slot * k + seg_p[keep]
+    lengths = (t.seg_end - t.seg_start)[keep]
+    sums = np.bincount(cell, weights=lengths, minlength=len(ids) * k).reshape(len(ids), k)
+    counts = np.bincount(np.searchsorted(ids, t.worker[done_idx]), minlength=len(ids))
+    return {
+        int(w): (max(int(t.gpu[first]), 0), int(counts[j]), sums[j])
+        for j, (w, first) in enumerate(zip(ids.tolist(), done_idx[first_at].tolist(), strict=True))
+    }
+
+
+def _jobs(rows: Rows) -> Jobs:
+    t = rows.table
+    ids, inverse = np.unique(t.job.astype(np.int64), return_inverse=True)
+    n = len(ids)
+    first = np.full(n, np.nan)
+    np.fmin.at(first, inverse, t.synth_start)
+    last = np.full(n, np.nan)
+    np.fmax.at(last, inverse, t.gpu_end)
+    seen = np.full(n, np.nan)
+    for column in (t.synth_start, t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
+        np.fmax.at(seen, inverse, column)
+    first_row = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_row, inverse, rows.index)
+    # the kind of each job's first record
+    order = np.lexsort((rows.index, inverse))
+    head = np.ones(len(order), dtype=bool)
+    head[1:] = inverse[order][1:] != inverse[order][:-1]
+    return Jobs(
+        ids=ids,
+        parts=np.bincount(inverse, minlength=n),
+        open_parts=np.bincount(inverse, weights=np.isnan(t.gpu_end), minlength=n).astype(np.int64),
+        first=first,
+        last=last,
+        seen=seen,
+        first_row=first_row,
+        kind=t.kind[order[head]].astype(np.int64),
+    )
+
+
+def _synth(t: PartitionTable) -> Synth:
+    has = ~np.isnan(t.synth_start)
+    s, e = t.synth_start[has], t.synth_end[has]
+    done = ~np.isnan(e)
+    times = np.concatenate([s[done], e[done]])
+    deltas = np.concatenate(
+        [np.ones(int(done.sum()), np.int64), -np.ones(int(done.sum()), np.int64)]
+    )
+    order = np.lexsort((deltas, times))  # ends before starts at the same ms
+    return Synth(times[order], deltas[order], e[done] - s[done], s[~done])
+
+
+# -- putting pieces together ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the model takes from the builder besides its records."""
+
+    source: str
+    counts: LineCounts
+    finished: bool
+    wall_anchor: datetime | None
+    now: float
+    worker_gpu: dict[int, int]
+    kernel_doubt: dict[int, tuple[float, float]]
+    lock_lines_seen: bool
+    unattributed_kernel_ms: float
+    unattributed_timing_lines: int
+    partial_bytes: int
+    engine_seen: bool
+
+
+def facts_of(builder: Run, finished: bool, gpus: set[int]) -> Facts:
+    """The builder's facts (`gpus`: the GPUs whose kernel doubt is asked for)."""
+    worker_gpu = builder.worker_gpu
+    return Facts(
         source=builder.source,
         counts=builder.counts.copy(),
         finished=finished,
         wall_anchor=builder.wall_anchor,
-        now_ms=int(now),
+        now=float(max(builder.max_stamp, 0)),
+        worker_gpu=worker_gpu,
+        kernel_doubt={g: builder.kernel_doubt_ms(g) for g in gpus | set(worker_gpu.values())},
+        lock_lines_seen=builder.lock_lines_seen,
+        unattributed_kernel_ms=builder.unattributed_kernel_ms,
+        unattributed_timing_lines=builder.unattributed_timing_lines,
+        partial_bytes=builder.partial_bytes,
+        engine_seen=builder.engine_seen,
+    )
+
+
+@dataclass(slots=True)
+class Listed:
+    """The proofs of a piece none of whose jobs has rows elsewhere: made once, kept sorted."""
+
+    proofs: list[Proof]
+    mask: npt.NDArray[np.bool_]  # by job number: listed here
+
+
+def _proof_key(p: Proof) -> tuple[int, str]:
+    return (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job)
+
+
+def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) -> LogModel:
+    """The model of the pieces' rows (`pieces` in time order; `listed`: proofs of the first
+    piece made before)."""
+    offsets = np.cumsum([0] + [len(p.rows) for p in pieces]).tolist()
+    table = _concat_tables([p.rows.table for p in pieces])
+    gpu_ids = sorted(set().union(*(p.gpus for p in pieces)) | set(facts.worker_gpu.values()))
+    gpus: list[GpuStats] = []
+    kernel_gaps: dict[int, Blocks] = {}
+    extra: list[tuple[int, F64, F64, I64, I64]] = []  # gaps not in the first piece's list
+    for g in gpu_ids:
+        stats, seams, kernel_holes = _gpu_of_pieces(g, pieces, offsets, facts)
+        gpus.append(stats)
+        kernel_gaps[g] = kernel_holes
+        extra.extend(seams)
+    cols = _merge_gaps(pieces[0].gaps, _sorted_gaps(extra))
+    gpu_col, start, end, before, after = cols
+    queued = table.queued[after]
+    known = ~np.isnan(queued)
+    after_queued = np.where(known, np.nan_to_num(queued), 0).astype(np.int64)
+    cause = np.where(known, np.where(after_queued > start, 1, 2), 0).astype(np.int8)
+    gaps = GapTable(
+        gpu_col, start, end, before, after, cause, np.where(known, after_queued, NO_STAMP), table
+    )
+    proofs = _proofs(pieces, table, listed)
+    synth_t, synth_n = _synthesis_steps(pieces, facts.now, facts.finished)
+    firsts = _cat([p.jobs.first for p in pieces])
+    lasts = _cat([p.jobs.last for p in pieces])
+    firsts, lasts = firsts[~np.isnan(firsts)], lasts[~np.isnan(lasts)]
+    first_synth = float(firsts.min()) if len(firsts) else NAN
+    last_end = float(lasts.max()) if len(lasts) else NAN
+    summary = Summary(
+        proofs_started=len(proofs),
+        proofs_completed=sum(1 for p in proofs if p.completed),
+        first_synth_start=None if first_synth != first_synth else int(first_synth),
+        last_gpu_end=None if last_end != last_end else int(last_end),
+        gaps=GapStats.of(gaps.duration),
+    )
+    split = None
+    if all(p.split is not None for p in pieces):
+        split = {
+            g: add_breakdowns(
+                g, [p.split[g] for p in pieces if p.split is not None and g in p.split]
+            )
+            for g in gpu_ids
+        }
+    return LogModel(
+        source=facts.source,
+        counts=facts.counts,
+        finished=facts.finished,
+        wall_anchor=facts.wall_anchor,
+        now_ms=int(facts.now),
         parts=table,
-        lanes=_lanes(table, now),
+        lanes=_merge_lanes(pieces, offsets),
         gpus=tuple(gpus),
-        workers=_worker_stats(table, seg_p, seg_s, seg_e, seg_part, seg_done),
-        gaps=tuple(all_gaps),
+        workers=_merge_workers(pieces),
+        gaps=gaps,
         kernel_gaps=kernel_gaps,
         proofs=proofs,
         summary=summary,
         synth_times=synth_t,
         synth_counts=synth_n,
-        unattributed_timing_lines=builder.unattributed_timing_lines,
-        partial_bytes=builder.partial_bytes,
-        engine_seen=builder.engine_seen,
+        unattributed_timing_lines=facts.unattributed_timing_lines,
+        partial_bytes=facts.partial_bytes,
+        engine_seen=facts.engine_seen,
+        run_split=split,
     )
+
+
+def _gpu_of_pieces(
+    g: int, pieces: list[Piece], offsets: list[int], facts: Facts
+) -> tuple[GpuStats, list[tuple[int, F64, F64, I64, I64]], Blocks]:
+    """GPU g's figures over the pieces, the gaps between pieces and its kernel holes."""
+    mine = [(k, p.gpus[g], offsets[k]) for k, p in enumerate(pieces) if g in p.gpus]
+    busy_s: list[F64] = []
+    busy_e: list[F64] = []
+    kern_s: list[F64] = []
+    kern_e: list[F64] = []
+    # the gaps the first piece's list lacks: those of later pieces and those between pieces
+    more: list[tuple[int, F64, F64, I64, I64]] = []
+    prev: tuple[GpuPart, int] | None = None
+    for k, part, off in mine:
+        if len(part.busy.starts) == 0:
+            continue
+        if prev is not None:
+            # the hole between two pieces (their intervals never overlap)
+            p, p_off = prev
+            more.append(
+                (
+                    g,
+                    p.busy.ends[-1:],
+                    part.busy.starts[:1],
+                    np.array([p.last_before + p_off]),
+                    np.array([part.first_after + off]),
+                )
+            )
+        if k and len(part.gap_before):
+            holes = _holes(part.busy)
+            more.append((g, holes.starts, holes.ends, part.gap_before + off, part.gap_after + off))
+        busy_s.append(part.busy.starts)
+        busy_e.append(part.busy.ends)
+        kern_s.append(part.kernel.starts)
+        kern_e.append(part.kernel.ends)
+        prev = (part, off)
+    busy = Blocks(_cat(busy_s), _cat(busy_e))
+    kernel = Blocks(_cat(kern_s), _cat(kern_e))
+    spans = [part.span for _, part, _ in mine if part.span is not None]
+    span = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
+    total = sum(part.kernel_sums[0] for _, part, _ in mine)
+    longer = sum(part.kernel_sums[1] for _, part, _ in mine)
+    shorter = sum(part.kernel_sums[2] for _, part, _ in mine)
+    lo_ms, hi_ms = _kernel_range(total, longer, shorter, facts, g, busy.total_ms)
+    # the estimate is the union of the segments as drawn; without lock lines their place is
+    # inferred (back from the end), so the sum of the intervals' kernel lines (one holder at
+    # a time) is the better figure when the two differ
+    est = kernel.total_ms
+    if not facts.lock_lines_seen:
+        est = min(max(est, total), busy.total_ms)
+    workers = set().union(*(part.workers for _, part, _ in mine))
+    workers |= {w for w, wg in facts.worker_gpu.items() if wg == g}
+    stats = GpuStats(
+        g,
+        tuple(sorted(workers)),
+        span,
+        busy,
+        kernel,
+        sum(part.in_flight for _, part, _ in mine),
+        (min(lo_ms, est), max(hi_ms, est)),
+        est,
+    )
+    return stats, more, _holes(kernel)
+
+
+def _cat(arrays: list[F64]) -> F64:
+    if not arrays:
+        return _EMPTY_F
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
+def _merge_gaps(
+    a: tuple[I32, I64, I64, I64, I64], b: tuple[I32, I64, I64, I64, I64]
+) -> tuple[I32, I64, I64, I64, I64]:
+    """Two gap lists sorted by (start, gpu) as one (b is short)."""
+    if len(b[1]) == 0:
+        return a
+    if len(a[1]) == 0:
+        return b
+    a_gpu, a_start = a[0], a[1]
+    pos = np.searchsorted(a_start, b[1], side="left")
+    # same start: after the lower GPUs
+    for k in np.flatnonzero(
+        (pos < len(a_start)) & (a_start[np.minimum(pos, len(a_start) - 1)] == b[1])
+    ).tolist():
+        p = int(pos[k])
+        while p < len(a_start) and a_start[p] == b[1][k] and a_gpu[p] < b[0][k]:
+            p += 1
+        pos[k] = p
+    return (
+        np.insert(a[0], pos, b[0]),
+        np.insert(a[1], pos, b[1]),
+        np.insert(a[2], pos, b[2]),
+        np.insert(a[3], pos, b[3]),
+        np.insert(a[4], pos, b[4]),
+    )
+
+
+def _concat_tables(tables: list[PartitionTable]) -> PartitionTable:
+    if len(tables) == 1:
+        return tables[0]
+    seg_offsets = [np.zeros(1, dtype=np.int64)]
+    base = 0
+    for t in tables:
+        seg_offsets.append(t.seg_offsets[1:] + base)
+        base += int(t.seg_offsets[-1])
+    return PartitionTable(
+        jobs=tables[-1].jobs,
+        kinds=tables[-1].kinds,
+        **{name: np.concatenate([getattr(t, name) for t in tables]) for name in ROW_FIELDS},
+        seg_start=np.concatenate([t.seg_start for t in tables]),
+        seg_end=np.concatenate([t.seg_end for t in tables]),
+        seg_phase=np.concatenate([t.seg_phase for t in tables]),
+        seg_offsets=np.concatenate(seg_offsets),
+    )
+
+
+def _merge_lanes(pieces: list[Piece], offsets: list[int]) -> tuple[Lane, ...]:
+    by_key: dict[tuple[int, int], list[Lane]] = {}
+    for p, off in zip(pieces, offsets, strict=False):
+        for key, lane in p.lanes.items():
+            shifted = lane if not off else replace(lane, partition=lane.partition + np.int32(off))
+            by_key.setdefault(key, []).append(shifted)
+    lanes = []
+    for parts in by_key.values():
+        if len(parts) == 1:
+            lanes.append(parts[0])
+            continue
+        lanes.append(
+            replace(
+                parts[0],
+                starts=np.concatenate([lane.starts for lane in parts]),
+                ends=np.concatenate([lane.ends for lane in parts]),
+                phases=np.concatenate([lane.phases for lane in parts]),
+                partition=np.concatenate([lane.partition for lane in parts]),
+            )
+        )
+    lanes.sort(key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))
+    return tuple(lanes)
+
+
+def _merge_workers(pieces: list[Piece]) -> tuple[WorkerStats, ...]:
+    merged: dict[int, tuple[int, int, F64]] = {}
+    for p in pieces:
+        for w, (g, n, sums) in p.workers.items():
+            if w in merged:
+                g0, n0, s0 = merged[w]
+                merged[w] = (g0, n0 + n, s0 + sums)
+            else:
+                merged[w] = (g, n, sums)
+    return tuple(
+        WorkerStats(
+            w, g, n, {key: float(x) for key, x in zip(PHASE_KEYS, sums.tolist(), strict=True)}
+        )
+        for w, (g, n, sums) in sorted(merged.items())
+    )
+
+
+def _proofs(pieces: list[Piece], t: PartitionTable, listed: Listed | None) -> tuple[Proof, ...]:
+    """Every job's proof, by first SYNTH_START (then job id)."""
+    jobs = [p.jobs for p in pieces]
+    if listed is not None:
+        # the first piece's listed proofs are made: only the other jobs are made here
+        first = jobs[0]
+        jobs[0] = _take_jobs(first, ~_in_mask(listed.mask, first.ids))
+        again = (
+            np.concatenate([j.ids for j in jobs[1:]]) if len(jobs) > 1 else np.zeros(0, np.int64)
+        )
+        hit = _in_mask(listed.mask, again)
+        kept = listed.proofs
+        if hit.any():
+            # a job listed before has new rows: make it again with them
+            names = {t.jobs[j] for j in again[hit].tolist()}
+            back = _take_jobs(pieces[0].jobs, np.isin(pieces[0].jobs.ids, again[hit]))
+            jobs.append(back)
+            kept = [p for p in kept if p.job not in names]
+    else:
+        kept = []
+    made = _make_proofs(_combine_jobs(jobs), t)
+    if not kept:
+        made.sort(key=_proof_key)
+        return tuple(made)
+    out = list(kept)
+    for p in sorted(made, key=_proof_key):
+        bisect.insort(out, p, key=_proof_key)
+    return tuple(out)
+
+
+def _in_mask(mask: npt.NDArray[np.bool_], ids: I64) -> npt.NDArray[np.bool_]:
+    inside = ids < len(mask)
+    out = np.zeros(len(ids), dtype=bool)
+    out[inside] = mask[ids[inside]]
+    return out
+
+
+def _take_jobs(j: Jobs, keep: npt.NDArray[np.bool_]) -> Jobs:
+    return Jobs(*(getattr(j, f)[keep] for f in Jobs.__dataclass_fields__))
+
+
+def _combine_jobs(parts: list[Jobs]) -> Jobs:
+    """Per job over several pieces."""
+    parts = [j for j in parts if len(j.ids)]
+    if not parts:
+        z = np.zeros(0, dtype=np.int64)
+        return Jobs(z, z, z, _EMPTY_F, _EMPTY_F, _EMPTY_F, z, z)
+    if len(parts) == 1:
+        return parts[0]
+    allj = Jobs(
+        *(np.concatenate([getattr(j, f) for j in parts]) for f in Jobs.__dataclass_fields__)
+    )
+    ids, inverse = np.unique(allj.ids, return_inverse=True)
+    if len(ids) == len(allj.ids):
+        order = np.argsort(allj.ids)
+        return _take_jobs(allj, order)  # type: ignore[arg-type]
+    n = len(ids)
+    first = np.full(n, np.nan)
+    np.fmin.at(first, inverse, allj.first)
+    last = np.full(n, np.nan)
+    np.fmax.at(last, inverse, allj.last)
+    seen = np.full(n, np.nan)
+    np.fmax.at(seen, inverse, allj.seen)
+    first_row = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_row, inverse, allj.first_row)
+    kind = np.zeros(n, dtype=np.int64)
+    winner = allj.first_row == first_row[inverse]
+    kind[inverse[winner]] = allj.kind[winner]
+    return Jobs(
+        ids,
+        np.bincount(inverse, weights=allj.parts, minlength=n).astype(np.int64),
+        np.bincount(inverse, weights=allj.open_parts, minlength=n).astype(np.int64),
+        first,
+        last,
+        seen,
+        first_row,
+        kind,
+    )
+
+
+def _make_proofs(j: Jobs, t: PartitionTable) -> list[Proof]:
+    kinds = t.kinds
+    return [
+        Proof(
+            job=t.jobs[job],
+            kind=kinds[k] if k >= 0 else "",
+            partitions=parts,
+            first_synth_start=None if first != first else int(first),
+            last_gpu_end=None if last != last else int(last),
+            completed=open_parts == 0,
+            last_seen=None if seen != seen else int(seen),
+        )
+        for job, k, parts, first, last, open_parts, seen in zip(
+            j.ids.tolist(),
+            j.kind.tolist(),
+            j.parts.tolist(),
+            j.first.tolist(),
+            j.last.tolist(),
+            j.open_parts.tolist(),
+            j.seen.tolist(),
+            strict=True,
+        )
+    ]
 
 
 def _line_kernel_ms(c: dict[str, F64]) -> F64:
@@ -405,140 +995,192 @@ TRUNCATION_SIGMAS = 5.0
 
 
 def _kernel_range(
-    builder: Run, mine: np.ndarray, kernel_ms: F64, blocks: F64, g: int, busy_ms: float
+    total: float, longer: float, shorter: float, facts: Facts, g: int, busy_ms: float
 ) -> tuple[float, float]:
     """The kernel busy time of GPU `g` the log allows (ANALYSIS.md, kernel_util_range).
 
     The GPU's mutex lets one interval run kernels at a time, so its kernel time is the
-    sum of its intervals' as their lines print it. Low: less what nearly-as-good
+    sum of its intervals' as their lines print it (`total`). Low: less what nearly-as-good
     attributions would take from it. High: plus what they would give it, and the kernel
     lines given to nobody; never more than its busy time. Both allow for each printed
     duration being truncated to whole ms: each NTT total, batch and tail duration hides up
-    to 1 ms of kernel, each allocation figure up to 1 ms that is not kernel; summed as
-    independent errors (within TRUNCATION_SIGMAS, and never past the worst case).
+    to 1 ms of kernel, each allocation figure up to 1 ms that is not kernel (`longer`,
+    `shorter`: the most the truncations can add and take); summed as independent errors
+    (within TRUNCATION_SIGMAS, and never past the worst case).
     """
-    total = float(kernel_ms[mine].sum())
-    n_blocks = blocks[mine]
-    # with CUZK_NTT_H lines the NTT kernel is the blocks' totals less their allocations
-    # (the ntt_msm_h truncation cancels); without, it is ntt_msm_h itself
-    longer = float(np.sum(np.where(n_blocks > 0, n_blocks + 2.0, 3.0)))
-    shorter = float(np.sum(2.0 * n_blocks))
     mean = 0.5 * (longer - shorter)
     spread = TRUNCATION_SIGMAS * float(np.sqrt((longer + shorter) / 12.0))
-    minus, plus = builder.kernel_doubt_ms(g)
+    minus, plus = facts.kernel_doubt.get(g, (0.0, 0.0))
     lo = total + max(-shorter, mean - spread) - minus
-    hi = total + min(longer, mean + spread) + plus + builder.unattributed_kernel_ms
+    hi = total + min(longer, mean + spread) + plus + facts.unattributed_kernel_ms
     lo = max(0.0, lo)
     return lo, max(lo, min(hi, busy_ms))
 
 
-def _lanes(t: PartitionTable, now: float) -> tuple[Lane, ...]:
-    """Place each worker's intervals on sub-rows so that overlapping ones stay visible."""
-    started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
-    ends = np.where(np.isnan(t.gpu_end), now, t.gpu_end)
-    lanes: list[Lane] = []
-    for w in np.unique(t.worker[started]).tolist():
-        idx = started[t.worker[started] == w]
-        idx = idx[np.lexsort((idx, t.gpu_start[idx]))]
-        row_of = np.array(first_free_rows(t.gpu_start[idx].tolist(), ends[idx].tolist()))
-        g = int(t.gpu[idx[0]])
-        for r in range(int(row_of.max()) + 1):
-            members = idx[row_of == r]
-            lo, hi = t.seg_offsets[members], t.seg_offsets[members + 1]
-            lens = hi - lo
-            seg = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-            lanes.append(
-                Lane(
-                    gpu=max(g, 0),
-                    worker=int(w),
-                    sub_row=r,
-                    starts=t.seg_start[seg],
-                    ends=t.seg_end[seg],
-                    phases=t.seg_phase[seg],
-                    partition=np.repeat(members, lens).astype(np.int32),
-                )
-            )
-    lanes.sort(key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))
-    return tuple(lanes)
-
-
-def _worker_stats(
-    t: PartitionTable,
-    seg_p: np.ndarray,
-    seg_s: F64,
-    seg_e: F64,
-    seg_part: I64,
-    seg_done: np.ndarray,
-) -> tuple[WorkerStats, ...]:
-    done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end) & (t.worker >= 0)
-    done_idx = np.flatnonzero(done)
-    # worker ids are sparse: slots by searchsorted, nothing sized by the largest id
-    ids, first_at = np.unique(t.worker[done_idx], return_index=True)
-    if len(ids) == 0:
-        return ()
-    keep = seg_done & (seg_p < len(PHASE_KEYS)) & (t.worker[seg_part] >= 0)
-    slot = np.searchsorted(ids, t.worker[seg_part[keep]])
-    cell = slot * len(PHASE_KEYS) + seg_p[keep]
-    sums = np.bincount(cell, weights=(seg_e - seg_s)[keep], minlength=len(ids) * len(PHASE_KEYS))
-    counts = np.bincount(np.searchsorted(ids, t.worker[done_idx]), minlength=len(ids))
-    out = []
-    for k, (w, first) in enumerate(zip(ids.tolist(), done_idx[first_at].tolist(), strict=True)):
-        phases = {key: float(sums[k * len(PHASE_KEYS) + j]) for j, key in enumerate(PHASE_KEYS)}
-        out.append(WorkerStats(w, max(int(t.gpu[first]), 0), int(counts[k]), phases))
-    return tuple(out)
-
-
-def _proofs(t: PartitionTable) -> tuple[Proof, ...]:
-    n_jobs = len(t.jobs)
-    if n_jobs == 0:
-        return ()
-    parts = np.bincount(t.job, minlength=n_jobs)
-    open_parts = np.bincount(t.job, weights=np.isnan(t.gpu_end), minlength=n_jobs)
-    first = np.full(n_jobs, np.nan)
-    np.fmin.at(first, t.job, t.synth_start)
-    last = np.full(n_jobs, np.nan)
-    np.fmax.at(last, t.job, t.gpu_end)
-    seen = np.full(n_jobs, np.nan)
-    for column in (t.synth_start, t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
-        np.fmax.at(seen, t.job, column)
-    _, first_row = np.unique(t.job, return_index=True)
-    proofs = [
-        Proof(
-            job=t.jobs[j],
-            kind=t.kinds[int(t.kind[first_row[j]])],
-            partitions=int(parts[j]),
-            first_synth_start=None if np.isnan(first[j]) else int(first[j]),
-            last_gpu_end=None if np.isnan(last[j]) else int(last[j]),
-            completed=bool(open_parts[j] == 0),
-            last_seen=None if np.isnan(seen[j]) else int(seen[j]),
-        )
-        for j in range(n_jobs)
-    ]
-    proofs.sort(
-        key=lambda p: (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job)
-    )
-    return tuple(proofs)
-
-
-def _synthesis_steps(t: PartitionTable, now: float, finished: bool) -> tuple[F64, I64]:
+def _synthesis_steps(pieces: list[Piece], now: float, finished: bool) -> tuple[F64, I64]:
     """How many partitions are in synthesis over time, as a step function.
 
     A synthesis that never ended failed (SYNTH_START without SYNTH_END) or is running:
     once it has lasted three times the run's median synthesis, or the log is complete, it
     is counted for one median synthesis (when it failed is not in the log).
     """
-    has = ~np.isnan(t.synth_start)
-    s = t.synth_start[has]
-    if len(s) == 0:
-        return _EMPTY_F, np.zeros(0, dtype=np.int64)
-    e = t.synth_end[has]
-    done = ~np.isnan(e)
-    durations = e[done] - s[done]
+    durations = _cat([p.synth.durations for p in pieces])
     typical = float(np.median(durations)) if len(durations) else 0.0
-    gave_up = ~done & (finished | (now - s > 3 * typical if typical else False))
-    e = np.where(gave_up, s + typical, e)
-    still = np.isnan(e)  # running: counted up to now
-    times = np.concatenate([s, e[~still]])
-    deltas = np.concatenate([np.ones(len(s), np.int64), -np.ones(int(np.sum(~still)), np.int64)])
+    s = _cat([p.synth.open_starts for p in pieces])
+    gave_up = finished | (now - s > 3 * typical if typical else np.zeros(len(s), dtype=bool))
+    times = np.concatenate([s, s[gave_up] + typical] + [p.synth.times for p in pieces[1:]])
+    deltas = np.concatenate(
+        [np.ones(len(s), np.int64), -np.ones(int(np.sum(gave_up)), np.int64)]
+        + [p.synth.deltas for p in pieces[1:]]
+    )
     order = np.lexsort((deltas, times))  # ends before starts at the same ms
-    return times[order], np.cumsum(deltas[order])
+    t, d = _merge_steps(pieces[0].synth.times, pieces[0].synth.deltas, times[order], deltas[order])
+    return t, np.cumsum(d)
+
+
+def _merge_steps(at: F64, ad: I64, bt: F64, bd: I64) -> tuple[F64, I64]:
+    """Two step lists sorted by (time, delta) as one (b is short)."""
+    if len(bt) == 0:
+        return at, ad
+    if len(at) == 0:
+        return bt, bd
+    # an end goes before every step at its time, a start after them
+    pos = np.where(
+        bd < 0, np.searchsorted(at, bt, side="left"), np.searchsorted(at, bt, side="right")
+    )
+    return np.insert(at, pos, bt), np.insert(ad, pos, bd)
+
+
+# -- the model, whole or live ----------------------------------------------------------------
+
+
+def build_model(builder: Run, finished: bool) -> LogModel:
+    """Freeze what `builder` has read into a `LogModel` (every record analysed)."""
+    cols = builder.columns()
+    now = float(max(builder.max_stamp, 0))
+    gpu = builder.gpus_of(cols.worker).astype(np.int32)
+    rows = make_rows(cols, gpu, now, finished, np.arange(len(cols), dtype=np.int64))
+    piece = make_piece(rows, with_split=False)
+    return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
+
+
+# How long (log time) after its end an interval is taken as settled: the timing lines and
+# decisions about it have come by then. Only a matter of how often the live model is made
+# whole again: a settled record that changes all the same is noticed (the core lists the
+# records it writes) and the model is made whole.
+SETTLE_MS = 60_000
+# The live rows past which the settled part is made again (and at least this share of all).
+TAIL_ROWS = 4096
+TAIL_SHARE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """The settled part of a live model: records whose intervals all end before `cut`,
+    where no unsettled interval starts."""
+
+    piece: Piece
+    listed: Listed
+    settled: npt.NDArray[np.bool_]  # by record number, for the records there were
+    unsettled: I64  # record numbers below `count` that are not in it
+    count: int  # records there were
+    cut: float
+    worker_gpu: dict[int, int]
+
+
+class LiveAnalysis:
+    """Live snapshots that cost what changed, not the whole log.
+
+    The records whose intervals ended long enough ago (SETTLE_MS) and that nothing running
+    overlaps are analysed once (`_Base`); each snapshot analyses only the others (the live
+    rows) and puts the two together, which the time cut between them makes simple: every
+    settled interval ends before any live one starts. The settled part is made again when
+    one of its records is written (the core lists them), when the worker → GPU map
+    changes, or when the live rows grow past TAIL_ROWS.
+    """
+
+    def __init__(self) -> None:
+        self._base: _Base | None = None
+        self._run = 0
+        self.rebuilds = 0  # how many times the settled part was made (tests read it)
+
+    def model(self, builder: Run, core: Scanner, wrap: Callable[..., Columns]) -> LogModel:
+        """The live model of the run being read (`wrap`: the builder's column wrapper)."""
+        runs = core.run_count()
+        if runs != self._run:
+            self._run, self._base = runs, None
+        touched = core.take_touched()
+        base = self._base
+        now = float(max(builder.max_stamp, 0))
+        n = core.record_count()
+        if base is not None and not self._still_good(base, builder, touched, n):
+            base = None
+        if base is not None:
+            idx = np.concatenate([base.unsettled, np.arange(base.count, n, dtype=np.int64)])
+            floats, ints, open_rows = core.live_rows(idx)
+            cols = wrap(floats, ints)
+            gpu = builder.gpus_of(cols.worker).astype(np.int32)
+            rows = make_rows(cols, gpu, now, False, idx)
+            early = rows.table.gpu_start < base.cut  # NaN compares False
+            if early.any() or _in_mask(base.settled, np.asarray(open_rows, np.int64)).any():
+                base = None
+            else:
+                live = rows
+        if base is None:
+            floats, ints, open_rows = core.live_rows(None)
+            cols = wrap(floats, ints)
+            gpu = builder.gpus_of(cols.worker).astype(np.int32)
+            every = make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64))
+            base, live = self._settle(every, now, np.asarray(open_rows, np.int64), builder)
+            self._base = base
+            self.rebuilds += 1
+        tail = make_piece(live, with_split=True)
+        facts = facts_of(builder, False, set(base.piece.gpus) | set(tail.gpus))
+        return assemble([base.piece, tail], facts, base.listed)
+
+    @staticmethod
+    def _still_good(base: _Base, builder: Run, touched: list[int] | None, n: int) -> bool:
+        if touched is None or builder.worker_gpu != base.worker_gpu:
+            return False
+        if n - base.count + len(base.unsettled) > max(TAIL_ROWS, TAIL_SHARE * base.count):
+            return False
+        return not _in_mask(base.settled, np.asarray(touched, dtype=np.int64)).any()
+
+    @staticmethod
+    def _settle(every: Rows, now: float, open_rows: I64, builder: Run) -> tuple[_Base, Rows]:
+        """Split the records into the settled part and the live rows."""
+        t = every.table
+        n = len(every)
+        started = ~np.isnan(t.gpu_start)
+        synth_open = ~np.isnan(t.synth_start) & np.isnan(t.synth_end)
+        may = started & ~np.isnan(every.drawn_end) & ~synth_open
+        may &= ~(np.isnan(t.gpu_end) & np.isnan(every.failed_end))  # running
+        may[open_rows[(open_rows >= 0) & (open_rows < n)]] = False
+        # the cut: no live interval starts before it, every settled one ends before it
+        cut = now - SETTLE_MS
+        while True:
+            settled = may & (every.drawn_end < cut)
+            live_starts = t.gpu_start[started & ~settled]
+            lowest = float(live_starts.min()) if len(live_starts) else cut
+            if lowest >= cut:
+                break
+            cut = lowest
+        piece = make_piece(every.take(settled), with_split=True)
+        only_here = np.ones(len(piece.jobs.ids), dtype=bool)
+        elsewhere = np.unique(t.job[~settled].astype(np.int64))
+        only_here[np.isin(piece.jobs.ids, elsewhere)] = False
+        listed_ids = piece.jobs.ids[only_here]
+        proofs = _make_proofs(_take_jobs(piece.jobs, only_here), piece.rows.table)
+        proofs.sort(key=_proof_key)
+        mask = np.zeros(int(listed_ids.max()) + 1 if len(listed_ids) else 0, dtype=bool)
+        mask[listed_ids] = True
+        base = _Base(
+            piece=piece,
+            listed=Listed(proofs, mask),
+            settled=settled,
+            unsettled=np.flatnonzero(~settled).astype(np.int64),
+            count=n,
+            cut=cut,
+            worker_gpu=builder.worker_gpu,
+        )
+        return base, every.take(~settled)

@@ -7,11 +7,18 @@ then: the shares add up to 100 % of the busy time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from parsers.model import LogModel, Phase
+from parsers.model import Breakdown, LogModel, Phase
+
+__all__ = [
+    "BUSY_ORDER",
+    "Breakdown",
+    "add_breakdowns",
+    "busy_breakdown",
+    "split_segments",
+    "whole_run",
+]
 
 BUSY_ORDER = (
     Phase.KERNEL,
@@ -22,19 +29,6 @@ BUSY_ORDER = (
     Phase.PRE_LOCK,
     Phase.UNKNOWN,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Breakdown:
-    """One GPU's busy time in a range, and how much of it each phase took."""
-
-    gpu: int
-    busy_ms: float
-    phase_ms: dict[Phase, float]
-
-    def share(self, phase: Phase) -> float:
-        """The phase's share of the busy time (0 when nothing was busy)."""
-        return self.phase_ms.get(phase, 0.0) / self.busy_ms if self.busy_ms else 0.0
 
 
 def busy_breakdown(
@@ -54,14 +48,30 @@ def busy_breakdown(
         s = np.clip(np.concatenate(starts) if starts else np.zeros(0), t0, t1)
         e = np.clip(np.concatenate(ends) if ends else np.zeros(0), t0, t1)
         k = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
-        # running and failed intervals are not counted as busy
-        keep = (e > s) & (k != Phase.IN_FLIGHT) & (k != Phase.FAILED)
-        s, e, k = s[keep], e[keep], k[keep]
-        out[g.gpu] = _split(g.gpu, s, e, k)
+        out[g.gpu] = split_segments(g.gpu, s, e, k)
     return out
 
 
-def _split(gpu: int, s: np.ndarray, e: np.ndarray, k: np.ndarray) -> Breakdown:
+def whole_run(model: LogModel) -> dict[int, Breakdown]:
+    """`busy_breakdown` over the whole run (made by the analysis for a live model)."""
+    if model.run_split is not None:
+        return model.run_split
+    return busy_breakdown(model)
+
+
+def add_breakdowns(gpu: int, parts: list[Breakdown]) -> Breakdown:
+    """One GPU's breakdowns of stretches of time that do not overlap, as one."""
+    if not any(b.phase_ms for b in parts):
+        return Breakdown(gpu, 0.0, {})
+    phases = {p: sum(b.phase_ms.get(p, 0.0) for b in parts) for p in BUSY_ORDER}
+    return Breakdown(gpu, sum(b.busy_ms for b in parts), phases)
+
+
+def split_segments(gpu: int, s: np.ndarray, e: np.ndarray, k: np.ndarray) -> Breakdown:
+    """One GPU's phase segments (any lanes) as its busy time split by phase."""
+    # running and failed intervals are not counted as busy
+    keep = (e > s) & (k != Phase.IN_FLIGHT) & (k != Phase.FAILED)
+    s, e, k = s[keep], e[keep], k[keep]
     if len(s) == 0:
         return Breakdown(gpu, 0.0, {})
     bounds = np.unique(np.concatenate((s, e)))

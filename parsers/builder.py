@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from parsers._core import Scanner
+from parsers.analysis import LiveAnalysis, build_model
 from parsers.model import F64, I64, LineCounts
 
 if TYPE_CHECKING:
@@ -198,6 +199,7 @@ class LogBuilder(Run):
         super().__init__(Scanner(workers_per_gpu), None, source, workers_per_gpu)
         self._run_models: dict[int, LogModel] = {}  # finished runs do not change
         self._final: Columns | None = None  # the columns the core handed over
+        self.live = LiveAnalysis()
 
     # -- input --------------------------------------------------------------------------------
 
@@ -224,11 +226,14 @@ class LogBuilder(Run):
             finished: the log is complete: partitions picked up but never ended count
                 as failed.
         """
-        from parsers.analysis import build_model
-
         runs = self._core.run_count()
+        current = (
+            build_model(self, finished=True)
+            if finished or self._final is not None
+            else self.live.model(self, self._core, self._wrap)
+        )
         if runs == 1:
-            return build_model(self, finished=finished)
+            return current
         # the daemon restarted: each run apart, one after the other on the time axis
         from parsers.hosts import RUNS, merge
 
@@ -237,7 +242,7 @@ class LogBuilder(Run):
                 run = Run(self._core, k, self.source, self.workers_per_gpu)
                 self._run_models[k] = build_model(run, finished=True)
         models = [self._run_models[k] for k in range(runs - 1)]
-        models.append(build_model(self, finished=finished))
+        models.append(current)
         names = [f"run {k + 1}" for k in range(runs)]
         merged = merge(models, names, align=RUNS).model
         lines = tuple(self._core.run_first_line(k) for k in range(runs - 1))

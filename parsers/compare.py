@@ -159,7 +159,8 @@ def _gap_figures(section: str, a: GapStats, b: GapStats) -> list[Figure]:
 
 
 def _split(model: LogModel, mid: bool) -> GapStats:
-    return GapStats.of([g.duration_ms for g in model.gaps if g.crosses_proof_boundary != mid])
+    gaps = model.gaps
+    return GapStats.of(gaps.duration[gaps.crosses != mid])
 
 
 def compare(a: LogModel, b: LogModel) -> list[Figure]:

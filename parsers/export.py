@@ -24,14 +24,7 @@ def _us(ms: float) -> int:
 
 
 def _rank(model: LogModel) -> list[int]:
-    order = sorted(
-        range(len(model.gaps)),
-        key=lambda i: (-model.gaps[i].duration_ms, model.gaps[i].start, model.gaps[i].gpu),
-    )
-    ranks = [0] * len(order)
-    for r, i in enumerate(order, 1):
-        ranks[i] = r
-    return ranks
+    return [int(r) for r in model.gaps.ranks().tolist()]
 
 
 class _Clip:
@@ -85,7 +78,7 @@ def _counter(name: str, pid: int, ts: int, key: str, value: float) -> dict[str, 
 def _slots(starts: np.ndarray, ends: np.ndarray) -> list[int]:
     """Give each interval the first track free at its start (overlaps go to new tracks)."""
     order = np.lexsort((ends, starts))
-    rows = first_free_rows(starts[order].astype(float).tolist(), ends[order].astype(float).tolist())
+    rows = first_free_rows(starts[order].astype(float), ends[order].astype(float)).tolist()
     slot = [0] * len(starts)
     for i, row in zip(order.tolist(), rows, strict=True):
         slot[i] = row
@@ -134,8 +127,9 @@ def trace_events(
         for s, e in zip(g.busy.starts.tolist(), g.busy.ends.tolist(), strict=True):
             if (c := clip.span(s, e)) is not None:
                 events.append(_x("busy", "busy", pid, BUSY_TID, *c, {}))
-        for i, gap in enumerate(model.gaps):
-            if gap.gpu != g.gpu or (c := clip.span(gap.start, gap.end)) is None:
+        for i in np.flatnonzero(model.gaps.gpu == g.gpu).tolist():
+            gap = model.gaps[i]
+            if (c := clip.span(gap.start, gap.end)) is None:
                 continue
             args = {
                 "rank": ranks[i],

@@ -10,10 +10,10 @@ from datetime import datetime
 import numpy as np
 
 from parsers.model import (
+    NO_STAMP,
     Blocks,
-    Gap,
-    GapSide,
     GapStats,
+    GapTable,
     GpuStats,
     Lane,
     LineCounts,
@@ -114,10 +114,6 @@ def _shift_opt(x: int | None, off: int) -> int | None:
     return None if x is None else x + off
 
 
-def _side(s: GapSide, base: int) -> GapSide:
-    return GapSide(s.job, s.worker, s.partition, s.index + base)
-
-
 def _table(models: Sequence[LogModel], offsets: list[int]) -> PartitionTable:
     ts = [m.parts for m in models]
     jobs: list[str] = []
@@ -188,7 +184,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
     lanes: list[Lane] = []
     gpus: list[GpuStats] = []
     workers: list[WorkerStats] = []
-    gaps: list[Gap] = []
+    gaps: list[GapTable] = []
     kernel_gaps: dict[int, Blocks] = {}
     proofs: list[Proof] = []
     counts = LineCounts()
@@ -217,17 +213,18 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             for g in m.gpus
         )
         workers.extend(replace(w, gpu=w.gpu + g0) for w in m.workers)
-        gaps.extend(
-            replace(
-                gap,
-                gpu=gap.gpu + g0,
-                start=gap.start + off,
-                end=gap.end + off,
-                before=_side(gap.before, base),
-                after=_side(gap.after, base),
-                after_queued=_shift_opt(gap.after_queued, off),
+        mg = m.gaps
+        gaps.append(
+            GapTable(
+                (mg.gpu + g0).astype(np.int32),
+                mg.start + off,
+                mg.end + off,
+                mg.before + base,
+                mg.after + base,
+                mg.cause,
+                np.where(mg.after_queued == NO_STAMP, NO_STAMP, mg.after_queued + off),
+                t,
             )
-            for gap in m.gaps
         )
         kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
         proofs.extend(
@@ -249,7 +246,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             counts.other + c.other,
         )
         base += len(m.parts)
-    gaps.sort(key=lambda gap: (gap.start, gap.gpu))
+    every = GapTable.concat(gaps, t)
+    all_gaps = every.take(np.lexsort((every.gpu, every.start)))
     proofs.sort(
         key=lambda p: (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job)
     )
@@ -268,7 +266,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         proofs_completed=sum(m.summary.proofs_completed for m in models),
         first_synth_start=min(firsts) if firsts else None,
         last_gpu_end=max(lasts) if lasts else None,
-        gaps=GapStats.of([gap.duration_ms for gap in gaps]),
+        gaps=GapStats.of(all_gaps.duration),
     )
     synth_t, synth_n = _synthesis(models, offsets)
     anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]
@@ -283,7 +281,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         lanes=tuple(sorted(lanes, key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))),
         gpus=tuple(gpus),
         workers=tuple(workers),
-        gaps=tuple(gaps),
+        gaps=all_gaps,
         kernel_gaps=kernel_gaps,
         proofs=tuple(proofs),
         summary=summary,

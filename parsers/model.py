@@ -7,9 +7,11 @@ things (gaps, proofs, per-GPU figures) are small frozen dataclasses.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import IntEnum
+from typing import overload
 
 import numpy as np
 import numpy.typing as npt
@@ -260,6 +262,145 @@ class Gap:
         return self.before.job != self.after.job
 
 
+# A gap's cause, by its code in GapTable.cause.
+CAUSES: tuple[str | None, ...] = (None, "synthesis", "dispatch")
+NO_STAMP = np.iinfo(np.int64).min  # GapTable.after_queued where the log has no queue event
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GapTable(Sequence[Gap]):
+    """Every gap as columns, by start (then GPU): filtering, counting and ranking them is a
+    numpy call; `table[i]` makes gap i an object (for the few looked at one at a time)."""
+
+    gpu: I32
+    start: I64
+    end: I64
+    before: I64  # index into parts of the interval before
+    after: I64  # ...and after
+    cause: I8  # index into CAUSES
+    after_queued: I64  # NO_STAMP: the after-partition has no queue event
+    parts: PartitionTable
+
+    @staticmethod
+    def empty(parts: PartitionTable) -> GapTable:
+        """No gap."""
+        z = np.zeros(0, dtype=np.int64)
+        return GapTable(z.astype(np.int32), z, z, z, z, z.astype(np.int8), z, parts)
+
+    @staticmethod
+    def concat(tables: Sequence[GapTable], parts: PartitionTable) -> GapTable:
+        """Several tables' gaps one after the other (their sides already index `parts`)."""
+        if not tables:
+            return GapTable.empty(parts)
+        return GapTable(
+            np.concatenate([g.gpu for g in tables]),
+            np.concatenate([g.start for g in tables]),
+            np.concatenate([g.end for g in tables]),
+            np.concatenate([g.before for g in tables]),
+            np.concatenate([g.after for g in tables]),
+            np.concatenate([g.cause for g in tables]),
+            np.concatenate([g.after_queued for g in tables]),
+            parts,
+        )
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @overload
+    def __getitem__(self, i: int) -> Gap: ...
+    @overload
+    def __getitem__(self, i: slice) -> GapTable: ...
+    def __getitem__(self, i: int | slice) -> Gap | GapTable:
+        if isinstance(i, slice):
+            return self.take(np.arange(len(self))[i])
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        i %= n
+        q = int(self.after_queued[i])
+        return Gap(
+            int(self.gpu[i]),
+            int(self.start[i]),
+            int(self.end[i]),
+            self._side(int(self.before[i])),
+            self._side(int(self.after[i])),
+            CAUSES[int(self.cause[i])],
+            None if q == NO_STAMP else q,
+        )
+
+    def __iter__(self) -> Iterator[Gap]:
+        return (self[i] for i in range(len(self)))
+
+    def _side(self, i: int) -> GapSide:
+        part = int(self.parts.partition[i])
+        return GapSide(
+            self.parts.job_of(i), int(self.parts.worker[i]), None if part < 0 else part, i
+        )
+
+    @property
+    def duration(self) -> I64:
+        """end - start of every gap (ms)."""
+        out: I64 = self.end - self.start
+        return out
+
+    @property
+    def crosses(self) -> npt.NDArray[np.bool_]:
+        """Whether each gap's two sides are different jobs."""
+        job = self.parts.job
+        out: npt.NDArray[np.bool_] = job[self.before] != job[self.after]
+        return out
+
+    def take(self, idx: npt.NDArray[np.integer]) -> GapTable:
+        """The gaps at `idx`, in that order."""
+        return GapTable(
+            self.gpu[idx],
+            self.start[idx],
+            self.end[idx],
+            self.before[idx],
+            self.after[idx],
+            self.cause[idx],
+            self.after_queued[idx],
+            self.parts,
+        )
+
+    def index_of(self, gpu: int, start: int) -> int | None:
+        """The index of the gap of `gpu` that starts at `start`, if there is one."""
+        i = int(np.searchsorted(self.start, start, side="left"))
+        while i < len(self) and self.start[i] == start:
+            if self.gpu[i] == gpu:
+                return i
+            i += 1
+        return None
+
+    def ranks(self) -> I64:
+        """Each gap's number, 1 for the longest (ties: the earlier, then the lower GPU)."""
+        order = np.lexsort((self.gpu, self.start, -self.duration))
+        ranks = np.empty(len(self), dtype=np.int64)
+        ranks[order] = np.arange(1, len(self) + 1)
+        return ranks
+
+    def largest(self, top: int, min_ms: int = 0) -> list[int]:
+        """The indices of the `top` longest gaps of at least `min_ms`, longest first (the
+        order of `ranks`)."""
+        idx = np.flatnonzero(self.duration >= min_ms)
+        order = np.lexsort((self.gpu[idx], self.start[idx], -self.duration[idx]))
+        return [int(i) for i in idx[order[:top]]]
+
+    def rank_of(self, i: int) -> int:
+        """Gap i's number in `ranks` (without ranking them all)."""
+        d, s, g = self.duration, self.start, self.gpu
+        di, si, gi = d[i], s[i], g[i]
+        ahead = (d > di) | ((d == di) & ((s < si) | ((s == si) & (g < gi))))
+        return int(np.count_nonzero(ahead)) + 1
+
+    def how_many(self, gpu: int | None = None, min_ms: int = 0) -> int:
+        """How many gaps (of `gpu`, if given) last `min_ms` or more."""
+        keep = self.duration >= min_ms
+        if gpu is not None:
+            keep &= self.gpu == gpu
+        return int(np.count_nonzero(keep))
+
+
 @dataclass(frozen=True, slots=True)
 class GpuStats:
     """Per-GPU figures (ANALYSIS.md, "Per GPU")."""
@@ -356,17 +497,18 @@ class GapStats:
     over_500: int
 
     @staticmethod
-    def of(durations: list[int]) -> GapStats:
+    def of(durations: list[int] | I64) -> GapStats:
         """Compute the statistics of `durations` (ms)."""
-        if not durations:
+        if len(durations) == 0:
             return GapStats(0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0, 0)
-        arr = np.asarray(durations, dtype=np.float64)
+        whole = np.asarray(durations, dtype=np.int64)
+        arr = whole.astype(np.float64)
         p50, p90, p99 = (float(x) for x in np.percentile(arr, [50, 90, 99]))
         return GapStats(
             count=len(durations),
-            total_ms=int(sum(durations)),
+            total_ms=int(whole.sum()),
             mean_ms=float(arr.mean()),
-            max_ms=int(max(durations)),
+            max_ms=int(whole.max()),
             p50_ms=p50,
             p90_ms=p90,
             p99_ms=p99,
@@ -374,6 +516,19 @@ class GapStats:
             from_50_to_500=int(np.sum((arr >= 50) & (arr <= 500))),
             over_500=int(np.sum(arr > 500)),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """One GPU's busy time in a range, and how much of it each phase took."""
+
+    gpu: int
+    busy_ms: float
+    phase_ms: dict[Phase, float]
+
+    def share(self, phase: Phase) -> float:
+        """The phase's share of the busy time (0 when nothing was busy)."""
+        return self.phase_ms.get(phase, 0.0) / self.busy_ms if self.busy_ms else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,7 +570,7 @@ class LogModel:
     lanes: tuple[Lane, ...]
     gpus: tuple[GpuStats, ...]
     workers: tuple[WorkerStats, ...]
-    gaps: tuple[Gap, ...]  # every gap, all GPUs, by start
+    gaps: GapTable  # every gap, all GPUs, by start
     kernel_gaps: dict[int, Blocks]  # per GPU: idle stretches between kernel blocks
     proofs: tuple[Proof, ...]
     summary: Summary
@@ -430,6 +585,9 @@ class LogModel:
     run_lines: tuple[int, ...] | None = None
     # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
     synth_by_gpu: dict[int, tuple[F64, I64]] | None = None
+    # per GPU, where its busy time went over the whole run, when the analysis made it
+    # (a live model: parsers/breakdown.py makes it otherwise)
+    run_split: dict[int, Breakdown] | None = None
 
     def gpu_label(self, gpu: int) -> str:
         """`GPU2`, or `host:GPU2` when the model holds several logs."""

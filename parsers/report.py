@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import numpy as np
+
 from parsers.builder import LogBuilder
-from parsers.model import Gap, GapSide, LogModel
+from parsers.model import CAUSES, GapTable, LogModel
 from parsers.sources import open_log
 
 SCHEMA = 1
@@ -54,27 +56,50 @@ def missing_timeline(model: LogModel) -> str | None:
     return NOT_A_CUZK_LOG
 
 
-def _side(side: GapSide) -> dict[str, Any]:
-    return {"job": side.job, "worker": side.worker, "partition": side.partition}
-
-
-def gap_dict(gap: Gap) -> dict[str, Any]:
-    """One entry of the report's `gaps` list."""
-    return {
-        "gpu": gap.gpu,
-        "start": gap.start,
-        "end": gap.end,
-        "duration_ms": gap.duration_ms,
-        "before": _side(gap.before),
-        "after": _side(gap.after),
-        "crosses_proof_boundary": gap.crosses_proof_boundary,
-        "cause": gap.cause,
-    }
-
-
-def listed_gaps(model: LogModel, min_gap_ms: int = 0) -> list[Gap]:
+def listed_gaps(model: LogModel, min_gap_ms: int = 0) -> GapTable:
     """The gaps a report lists: all of them, or those of at least `min_gap_ms`."""
-    return [g for g in model.gaps if g.duration_ms >= min_gap_ms]
+    gaps = model.gaps
+    if min_gap_ms <= 0:
+        return gaps
+    return gaps.take(np.flatnonzero(gaps.duration >= min_gap_ms))
+
+
+def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
+    """The report's `gaps` list, made from the columns (as `gap_dict` makes one entry)."""
+    t = gaps.parts
+    sides = np.concatenate([gaps.before, gaps.after])
+    jobs = [t.jobs[j] for j in t.job[sides].tolist()]
+    workers = t.worker[sides].tolist()
+    partitions = [None if p < 0 else p for p in t.partition[sides].tolist()]
+    n = len(gaps)
+    out = []
+    for k, (gpu, start, end, cause, crosses) in enumerate(
+        zip(
+            gaps.gpu.tolist(),
+            gaps.start.tolist(),
+            gaps.end.tolist(),
+            gaps.cause.tolist(),
+            gaps.crosses.tolist(),
+            strict=True,
+        )
+    ):
+        out.append(
+            {
+                "gpu": gpu,
+                "start": start,
+                "end": end,
+                "duration_ms": end - start,
+                "before": {"job": jobs[k], "worker": workers[k], "partition": partitions[k]},
+                "after": {
+                    "job": jobs[n + k],
+                    "worker": workers[n + k],
+                    "partition": partitions[n + k],
+                },
+                "crosses_proof_boundary": crosses,
+                "cause": CAUSES[cause],
+            }
+        )
+    return out
 
 
 def report_dict(model: LogModel, min_gap_ms: int = 0) -> dict[str, Any]:
@@ -106,7 +131,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0) -> dict[str, Any]:
             }
             for w in model.workers
         ],
-        "gaps": [gap_dict(g) for g in listed_gaps(model, min_gap_ms)],
+        "gaps": gap_dicts(listed_gaps(model, min_gap_ms)),
         "proofs": [
             {
                 "job": p.job,

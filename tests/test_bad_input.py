@@ -12,7 +12,7 @@ from parsers.builder import LogBuilder
 def test_empty_input() -> None:
     model = build(b"")
     assert model.counts.total == 0
-    assert model.gaps == () and model.proofs == () and model.gpus == ()
+    assert len(model.gaps) == 0 and model.proofs == () and model.gpus == ()
     assert model.summary.s_per_proof == 0.0
 
 

@@ -25,7 +25,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
+from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
 from parsers.builder import LogBuilder
 from parsers.model import PHASE_NAMES, LogModel, Phase
 from parsers.rawlines import LineReader
@@ -39,7 +39,7 @@ from tui.gantt import GanttView
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
 from tui.replay import demo_writer, replay_writer
-from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure, size_ranks
+from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
 from tui.terminal import exit_watchdog, hangup_safe
 
@@ -95,7 +95,7 @@ def header_text(
         text.append("  kernel ")
         text.append(f"{kernel_figure(g):>7}", style="bold green")
         text.append(f"  idle {fmt_ms(g.span_ms - g.busy_ms)} in ", style="dim")
-        text.append(f"{sum(1 for x in model.gaps if x.gpu == g.gpu)} gaps", style="dim")
+        text.append(f"{model.gaps.how_many(gpu=g.gpu)} gaps", style="dim")
         if g.in_flight:
             text.append(f"  +{g.in_flight} running", style="italic")
         if run is not None and g.gpu in run:
@@ -112,16 +112,16 @@ def header_text(
     return text
 
 
-def status_text(view: GanttView, ranks: list[int]) -> Text:
+def status_text(view: GanttView) -> Text:
     """Threshold, selection (numbered by size, as the gap list and the report are) and zoom."""
     model = view.model
-    shown = sum(1 for g in model.gaps if g.duration_ms >= view.threshold_ms)
+    shown = model.gaps.how_many(min_ms=view.threshold_ms)
     text = Text()
     text.append(f"gaps ≥ {fmt_ms(view.threshold_ms)}: ", style="bold")
     text.append(f"{shown}")
     gap = view.selected_gap
     if gap is not None and view.selected is not None:
-        text.append(f" │ #{ranks[view.selected]} {model.gpu_label(gap.gpu)} ")
+        text.append(f" │ #{model.gaps.rank_of(view.selected)} {model.gpu_label(gap.gpu)} ")
         text.append(fmt_ms(gap.duration_ms), style="bold red")
         text.append(f" at {fmt_ms(gap.start)} · ")
         text.append(
@@ -209,7 +209,6 @@ class CuzkApp(App[None]):
         self._switch_interval: float | None = None
         self._header_for: tuple[object, ...] | None = None
         self._header_model: LogModel | None = None
-        self._ranks: tuple[LogModel, list[int]] | None = None
         self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
         self._view_split: tuple[LogModel, tuple[float, float], dict[int, Breakdown]] | None = None
 
@@ -348,7 +347,7 @@ class CuzkApp(App[None]):
         if not self.show_breakdown:
             return None, None
         if self._run_split is None or self._run_split[0] is not self.model:
-            self._run_split = (self.model, busy_breakdown(self.model))
+            self._run_split = (self.model, whole_run(self.model))
         gantt = self.gantt
         if not gantt.is_zoomed:
             return self._run_split[1], None
@@ -379,13 +378,7 @@ class CuzkApp(App[None]):
         if self.loading is None and missing_timeline(self.model) is not None:
             reason = self.encoding_hint or missing_timeline(self.model)
         gantt.empty_message = reason or ""
-        self.query_one("#status", Static).update(status_text(gantt, self.ranks()))
-
-    def ranks(self) -> list[int]:
-        """Each gap's number (1 = the longest), cached per model."""
-        if self._ranks is None or self._ranks[0] is not self.model:
-            self._ranks = (self.model, size_ranks(self.model.gaps))
-        return self._ranks[1]
+        self.query_one("#status", Static).update(status_text(gantt))
 
     def _colour(self, component: str) -> Style:
         """A Gantt colour without the Gantt's background (for the header and the legend)."""
@@ -533,7 +526,7 @@ class CuzkApp(App[None]):
             if index is not None and index < len(self.gantt.model.gaps):
                 self.gantt.select_gap(index)
 
-        screen = GapListScreen(self.model, self.gantt.threshold_ms, self.ranks())
+        screen = GapListScreen(self.model, self.gantt.threshold_ms)
         self.open_screen(screen, chosen)
 
     def action_help(self) -> None:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 from parsers.export import write_trace
-from tui.report import size_ranks
 
 if TYPE_CHECKING:
     from tui.app import CuzkApp
@@ -26,10 +25,8 @@ def selected_id(app: CuzkApp) -> tuple[str, str] | None:
         return gantt.found_jobs[gantt.found_index], "the job found"
     if gap is None:
         return None
-    index = next(
-        (i for i, g in enumerate(app.model.gaps) if (g.gpu, g.start) == (gap.gpu, gap.start)), None
-    )
-    rank = f" #{size_ranks(app.model.gaps)[index]}" if index is not None else ""
+    index = app.model.gaps.index_of(gap.gpu, gap.start)
+    rank = f" #{app.model.gaps.rank_of(index)}" if index is not None else ""
     # the partition after the gap is the one the GPU waited for
     return gap.after.job, f"the job after gap{rank}"
 

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 
 from parsers.model import LogModel
 from parsers.sanitize import visible
-from tui.report import fmt_ms, gap_cause_words, size_ranks
+from tui.report import fmt_ms, gap_cause_words
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
@@ -98,12 +98,14 @@ def describe_proof(model: LogModel, job: str) -> Group:
             gpu_time,
             fmt_ms(part.phases_ms["kernel"]),
         )
-    ranks = size_ranks(model.gaps)
+    table_ = model.gaps
     gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
-    mine = [k for k, g in enumerate(model.gaps) if job in (g.before.job, g.after.job)]
+    j = model.parts.jobs.index(job) if job in model.parts.jobs else -1
+    sides = model.parts.job
+    mine = np.flatnonzero((sides[table_.before] == j) | (sides[table_.after] == j)).tolist()
     for k in mine:
-        g = model.gaps[k]
-        gaps.append(f"  #{ranks[k]:<4}", style="bold")
+        g = table_[k]
+        gaps.append(f"  #{table_.rank_of(k):<4}", style="bold")
         gaps.append(f"{fmt_ms(g.duration_ms):>9}", style="red")
         gaps.append(f"  at {fmt_ms(g.start)}  GPU {g.gpu}  ")
         gaps.append("before it" if g.after.job == job and g.before.job != job else "")

@@ -154,10 +154,7 @@ class GanttView(ScrollView, can_focus=True):
         self._prepare()
         self.selected = None
         if selected_gap is not None:
-            for i, gap in enumerate(model.gaps):
-                if gap.gpu == selected_gap.gpu and gap.start == selected_gap.start:
-                    self.selected = i
-                    break
+            self.selected = model.gaps.index_of(selected_gap.gpu, selected_gap.start)
         if restarted:
             self.found_jobs = ()
             self._apply_found()
@@ -327,7 +324,7 @@ class GanttView(ScrollView, can_focus=True):
     # -- actions ------------------------------------------------------------------------
 
     def _visible_gaps(self) -> list[int]:
-        return [i for i, g in enumerate(self.model.gaps) if g.duration_ms >= self.threshold_ms]
+        return np.flatnonzero(self.model.gaps.duration >= self.threshold_ms).tolist()
 
     def select_gap(self, index: int) -> None:
         """Select a gap and centre it; the zoom stays unless the gap does not fit."""

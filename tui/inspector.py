@@ -18,7 +18,7 @@ from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
-from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure, size_ranks
+from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
@@ -86,17 +86,16 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
 def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) -> Text:
     """Everything the inspector says about a gap, as literal text."""
     gaps = model.gaps
-    index = next(
-        i for i, g in enumerate(gaps) if g is gap or (g.gpu, g.start) == (gap.gpu, gap.start)
-    )
-    on_gpu = [g for g in gaps if g.gpu == gap.gpu]
+    found = gaps.index_of(gap.gpu, gap.start)
+    index = 0 if found is None else found
+    on_gpu = gaps.gpu == gap.gpu
     # `GPU 0` as before; `host:GPU2` when the model holds several logs (parsers/hosts.py)
     name = model.gpu_label(gap.gpu) if model.gpu_names else f"GPU {gap.gpu}"
     text = Text()
-    text.append(f"Gap #{size_ranks(gaps)[index]} of {len(gaps)}", style="bold")
+    text.append(f"Gap #{gaps.rank_of(index)} of {len(gaps)}", style="bold")
     text.append(
         f"  (#1 is the longest · by time {index + 1} of {len(gaps)}"
-        f" · on {name} {on_gpu.index(gaps[index]) + 1} of {len(on_gpu)})\n\n"
+        f" · on {name} {int(on_gpu[: index + 1].sum())} of {int(on_gpu.sum())})\n\n"
     )
     text.append(f"{name} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
     text.append(fmt_ms(gap.duration_ms), style="bold red")
@@ -204,9 +203,10 @@ class GapDetails(VerticalScroll):
         """Describe `gap` (the same gap in a newer model, or another one)."""
         if gap is None:
             return
-        current = next((g for g in model.gaps if (g.gpu, g.start) == (gap.gpu, gap.start)), None)
-        if current is None:
+        index = model.gaps.index_of(gap.gpu, gap.start)
+        if index is None:
             return
+        current = model.gaps[index]
         self.gap = current
         self.query_one("#gap-facts", Static).update(describe_gap(model, current, reader))
         self.query_one("#gap-raw", Static).update(raw_context(model, reader, current))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from rich.cells import cell_len
 
+from parsers._core import first_free_rows
 from parsers.model import GpuStats, LogModel, Phase
 from parsers.sanitize import visible
 from tui import cells
@@ -169,9 +170,10 @@ def pack_proofs(model: LogModel) -> tuple[list[list[int]], np.ndarray, np.ndarra
     Returns (rows of proof indices, starts, ends) with spans from first SYNTH_START
     to last GPU_END (or `now` for proofs still running).
     """
-    starts = np.array(
-        [p.first_synth_start if p.first_synth_start is not None else np.nan for p in model.proofs],
+    starts = np.fromiter(
+        (np.nan if p.first_synth_start is None else p.first_synth_start for p in model.proofs),
         dtype=np.float64,
+        count=len(model.proofs),
     )
     ends = np.array(
         [
@@ -183,19 +185,16 @@ def pack_proofs(model: LogModel) -> tuple[list[list[int]], np.ndarray, np.ndarra
         ],
         dtype=np.float64,
     )
-    rows: list[list[int]] = []
-    row_end: list[float] = []
-    for i in np.argsort(starts, kind="stable").tolist():
-        if np.isnan(starts[i]):
-            continue
-        for r, last in enumerate(row_end):
-            if last < starts[i]:
-                rows[r].append(i)
-                row_end[r] = ends[i]
-                break
-        else:
-            rows.append([i])
-            row_end.append(ends[i])
+    order = np.argsort(starts, kind="stable")
+    row_of = first_free_rows(starts[order], ends[order], touching=False)
+    rows: list[list[int]] = [[] for _ in range(int(row_of.max()) + 1 if len(row_of) else 0)]
+    # each row's members in start order, as the packing met them
+    by_row = np.argsort(row_of, kind="stable")
+    counts = np.bincount(row_of[row_of >= 0], minlength=len(rows))
+    at = int(np.count_nonzero(row_of < 0))
+    for r, n in enumerate(counts.tolist()):
+        rows[r] = order[by_row[at : at + n]].tolist()
+        at += n
     return rows, starts, ends
 
 
@@ -220,9 +219,9 @@ class LaneDrawing:
             "title": self.title_cells,
         }
         gaps = model.gaps
-        gap_gpu = np.array([g.gpu for g in gaps], dtype=np.int64)
-        gap_start = np.array([g.start for g in gaps], dtype=np.float64)
-        gap_end = np.array([g.end for g in gaps], dtype=np.float64)
+        gap_gpu = gaps.gpu
+        gap_start = gaps.start.astype(np.float64)
+        gap_end = gaps.end.astype(np.float64)
         self._gpu_stats: dict[int, GpuStats] = {g.gpu: g for g in model.gpus}
         self.found: np.ndarray = np.zeros(0, dtype=np.int64)  # partitions highlighted
         self.found_jobs: frozenset[str] = frozenset()

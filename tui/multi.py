@@ -135,14 +135,11 @@ def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -
 
 def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> list[Any]:
     """The report over every log at once: GPUs, gap statistics, the largest gaps of all."""
-    from tui.report import _gap_stats_table, _gpu_table, _heading, gap_lines, size_ranks
+    from tui.report import _gap_stats_table, _gpu_table, _heading, gap_lines
 
     model = merged.model
-    gaps = list(model.gaps)
-    ranks = size_ranks(gaps)
-    listed = sorted(
-        (i for i, g in enumerate(gaps) if g.duration_ms >= min_gap_ms), key=lambda i: ranks[i]
-    )[:top]
+    gaps = model.gaps
+    listed = gaps.largest(top, min_gap_ms)
     s = model.summary
     out: list[Any] = [
         _heading(
@@ -154,7 +151,10 @@ def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> 
         _gap_stats_table(gaps, s.gaps),
         _heading(f"Largest {len(listed)} gaps of every host"),
     ]
-    out.extend(gap_lines(model, gaps[i], ranks[i], gap_why(model, gaps[i], reader)) for i in listed)
+    out.extend(
+        gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader))
+        for rank, i in enumerate(listed, 1)
+    )
     return out
 
 

@@ -7,7 +7,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from parsers.model import PHASE_KEYS, Gap, GapStats, GpuStats, LogModel
+from parsers.model import CAUSES, I64, PHASE_KEYS, Gap, GapStats, GapTable, GpuStats, LogModel
 from parsers.rawlines import LineReader
 from parsers.report import NOT_A_CUZK_LOG, missing_timeline, runs_sentence
 from parsers.sanitize import visible
@@ -37,16 +37,10 @@ def fmt_ms(ms: float) -> str:
     return f"{int(hours)}h{int(minutes):02d}m"
 
 
-def size_ranks(gaps: tuple[Gap, ...] | list[Gap]) -> list[int]:
+def size_ranks(gaps: GapTable) -> I64:
     """Each gap's number, 1 for the longest (ties: the earlier first): the one numbering of
     the status line, the gap list, the inspector and the report's largest gaps."""
-    order = sorted(
-        range(len(gaps)), key=lambda i: (-gaps[i].duration_ms, gaps[i].start, gaps[i].gpu)
-    )
-    ranks = [0] * len(gaps)
-    for rank, i in enumerate(order, 1):
-        ranks[i] = rank
-    return ranks
+    return gaps.ranks()
 
 
 def fmt_pct(x: float) -> str:
@@ -157,19 +151,18 @@ def _phase_table(model: LogModel) -> Table:
     return table
 
 
-def _gap_stats_table(gaps: list[Gap], all_stats: GapStats) -> Table:
+def _gap_stats_table(gaps: GapTable, all_stats: GapStats) -> Table:
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99"):
         table.add_column(col, justify="left" if col == "" else "right")
     table.add_column("<50|≤500|>500", justify="right", no_wrap=True, min_width=13)
     table.add_row(*_stats_row("all", all_stats))
-    mid = [g.duration_ms for g in gaps if not g.crosses_proof_boundary]
-    cross = [g.duration_ms for g in gaps if g.crosses_proof_boundary]
-    table.add_row(*_stats_row("mid-proof", GapStats.of(mid)))
-    table.add_row(*_stats_row("boundary", GapStats.of(cross)))
+    durations, crosses = gaps.duration, gaps.crosses
+    table.add_row(*_stats_row("mid-proof", GapStats.of(durations[~crosses])))
+    table.add_row(*_stats_row("boundary", GapStats.of(durations[crosses])))
     for cause, label in (("synthesis", "synthesis"), ("dispatch", "dispatch"), (None, "no cause")):
-        members = [g.duration_ms for g in gaps if g.cause == cause]
-        if members or cause is not None:
+        members = durations[gaps.cause == CAUSES.index(cause)]
+        if len(members) or cause is not None:
             table.add_row(*_stats_row(label, GapStats.of(members)))
     return table
 
@@ -216,7 +209,7 @@ def report_renderables(
         head.append(
             f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} {zone}"
         )
-    gaps = list(model.gaps)
+    gaps = model.gaps
     if not model.gpus and model.counts.timeline:
         head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
     restarted = runs_sentence(model)
@@ -234,15 +227,15 @@ def report_renderables(
         _heading("Gaps: a GPU idle inside its span"),
         _gap_stats_table(gaps, s.gaps),
     ]
-    ranks = size_ranks(gaps)
-    listed = sorted(
-        (i for i, g in enumerate(gaps) if g.duration_ms >= min_gap_ms), key=lambda i: ranks[i]
-    )[:top]
+    listed = gaps.largest(top, min_gap_ms)
     title = f"Largest {len(listed)} gaps" + (
         f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
     )
     out.append(_heading(title))
-    out.extend(gap_lines(model, gaps[i], ranks[i], gap_why(model, gaps[i], reader)) for i in listed)
+    out.extend(
+        gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader))
+        for rank, i in enumerate(listed, 1)
+    )
     lines = Text(
         f"\nlines read: {c.total} (TIMELINE {c.timeline}, C++ timing {c.cuzk_timing}, "
         f"stdout {c.stdout}, other {c.other}); skipped: {c.malformed} malformed; "

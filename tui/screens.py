@@ -90,12 +90,13 @@ class GapListScreen(SafeModal[int | None]):
         *QUIT_BINDINGS,
     ]
 
-    def __init__(self, model: LogModel, threshold_ms: int, ranks: list[int]) -> None:
+    def __init__(self, model: LogModel, threshold_ms: int) -> None:
         super().__init__()
-        self.model = model
+        self.model = model  # the newest model
+        self.shown = model  # the model the rows were made from (row keys index its gaps)
         self.threshold_ms = threshold_ms
-        self.ranks = ranks
         self._order: list[int] = []
+        self._signature: tuple[object, ...] = ()
         self._synth = False
 
     def compose(self) -> ComposeResult:
@@ -115,18 +116,19 @@ class GapListScreen(SafeModal[int | None]):
         table.focus()
 
     def show_model(self, model: LogModel) -> None:
-        """The log grew: list its gaps now, staying on the same gap."""
-        from tui.report import size_ranks
-
+        """The log grew: list its gaps now, staying on the same gap. The rows are made again
+        only when the longest gaps, or the run's synthesis peak, changed."""
+        self.model = model
+        if self._rows_of(model) == self._signature:
+            self._title(model.gaps.how_many(min_ms=self.threshold_ms))
+            return
         table = self.query_one(DataTable)
         current = None
         if table.row_count:
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
             if key is not None:
-                gap = self.model.gaps[int(key)]
+                gap = self.shown.gaps[int(key)]
                 current = (gap.gpu, gap.start)
-        self.model = model
-        self.ranks = size_ranks(model.gaps)
         table.clear()
         self._fill()
         if current is not None:
@@ -135,6 +137,14 @@ class GapListScreen(SafeModal[int | None]):
                     table.move_cursor(row=row)
                     break
 
+    def _rows_of(self, model: LogModel) -> tuple[object, ...]:
+        """What the rows show of `model`: its longest gaps and the synthesis peak."""
+        order = model.gaps.largest(GAP_LIST_ROWS, self.threshold_ms)
+        gaps = model.gaps
+        keys = tuple(zip(gaps.gpu[order].tolist(), gaps.start[order].tolist(), strict=True))
+        peak = int(model.synth_counts.max()) if len(model.synth_counts) else 0
+        return (keys, peak if self._synth else None, self.app.size.width)
+
     def _id_width(self) -> int:
         """Room for each job id: what the fixed columns leave, shared by both sides."""
         fixed = 4 + 9 + 8 + 3 + 8 + 9 + 2 * len(" w00 p00") + 8 * 2 + 4
@@ -142,41 +152,47 @@ class GapListScreen(SafeModal[int | None]):
         return max(8, (self.app.size.width - fixed) // 2)
 
     def _fill(self) -> None:
-        box = self.query_one("#gap-list", Vertical)
         table = self.query_one(DataTable)
-        every = sorted(
-            (i for i, g in enumerate(self.model.gaps) if g.duration_ms >= self.threshold_ms),
-            key=lambda i: self.ranks[i],
-        )
+        model = self.shown = self.model
         # a table of tens of thousands of rows takes seconds to build: the longest ones are
         # what a reader looks at, and `]` narrows the list to the rest
-        order = every[:GAP_LIST_ROWS]
+        order = model.gaps.largest(GAP_LIST_ROWS, self.threshold_ms)
         width = self._id_width()
-        for i in order:
-            g = self.model.gaps[i]
+        for rank, i in enumerate(order, 1):  # all longer gaps are listed before: rank = row
+            g = model.gaps[i]
             table.add_row(
-                Text(str(self.ranks[i]), justify="right"),
+                Text(str(rank), justify="right"),
                 Text(fmt_ms(g.duration_ms), justify="right"),
                 Text(fmt_ms(g.start), justify="right"),
-                self.model.gpu_label(g.gpu) if self.model.gpu_names else str(g.gpu),
+                model.gpu_label(g.gpu) if model.gpu_names else str(g.gpu),
                 Text("crosses", style="magenta") if g.crosses_proof_boundary else "mid",
                 {"synthesis": "synth", "dispatch": "dispatch"}.get(g.cause or "", "—"),
                 Text(_side(g.before.job, g.before.worker, g.before.partition, width)),
                 Text(_side(g.after.job, g.after.worker, g.after.partition, width)),
                 # partitions in synthesis during the gap / the run's peak (parsers/why.py)
-                *((Text(synthesis_cell(self.model, g), justify="right"),) if self._synth else ()),
+                *((Text(synthesis_cell(model, g), justify="right"),) if self._synth else ()),
                 key=str(i),
             )
         self._order = order
-        box.border_title = f"{len(every)} gaps of {self.threshold_ms} ms or more, longest first"
-        if len(every) > len(order):
-            box.border_title += f" (the {len(order):,} longest shown; ] raises the threshold)"
+        self._signature = self._rows_of(model)
+        self._title(model.gaps.how_many(min_ms=self.threshold_ms))
+
+    def _title(self, count: int) -> None:
+        box = self.query_one("#gap-list", Vertical)
+        box.border_title = f"{count} gaps of {self.threshold_ms} ms or more, longest first"
+        if count > len(self._order):
+            box.border_title += f" (the {len(self._order):,} longest shown; ] raises the threshold)"
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a row: jump to that gap."""
         key = event.row_key.value
-        self.dismiss(int(key) if key is not None else None)
+        if key is None:
+            self.dismiss(None)
+            return
+        # the row's gap in the newest model
+        gap = self.shown.gaps[int(key)]
+        self.dismiss(self.model.gaps.index_of(gap.gpu, gap.start))
 
     def action_dismiss_none(self) -> None:
         """Close without choosing."""

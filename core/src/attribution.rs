@@ -539,10 +539,15 @@ impl Attributor {
 
     /// Run `read` on the records as the best way would leave them if its open decisions were
     /// committed now (a live snapshot), then put the records back as they were. Nothing is
-    /// decided: the lines stay open for the lines after them to settle.
-    pub fn with_open_decisions<R: Records, T>(&self, r: &mut R, read: impl FnOnce(&R) -> T) -> T {
+    /// decided: the lines stay open for the lines after them to settle. `read` is also told
+    /// which records the open decisions changed.
+    pub fn with_open_decisions<R: Records, T>(
+        &self,
+        r: &mut R,
+        read: impl FnOnce(&R, &[usize]) -> T,
+    ) -> T {
         let Some(best) = self.ways.first() else {
-            return read(r);
+            return read(r, &[]);
         };
         let trail = self.arena.trail(best.last, self.committed);
         let mut saved: Vec<(usize, [f64; col::FLOAT_COUNT], i64)> = Vec::new();
@@ -561,7 +566,8 @@ impl Attributor {
             store(c, i, line.stage, &line.vals);
             c.stage[i] = i64::from(line.stage);
         }
-        let out = read(r);
+        let open: Vec<usize> = saved.iter().map(|s| s.0).collect();
+        let out = read(r, &open);
         let c = r.cols_mut();
         for (i, row, stage) in saved {
             for (f, v) in row.into_iter().enumerate() {
@@ -1064,8 +1070,10 @@ impl Attributor {
                 }
             }
         }
-        store(r.cols_mut(), i, line.stage, &line.vals);
-        r.cols_mut().stage[i] = i64::from(line.stage);
+        let c = r.cols_mut();
+        c.touch(i);
+        store(c, i, line.stage, &line.vals);
+        c.stage[i] = i64::from(line.stage);
         if line.stage == STAGE_HELD {
             self.check_unlock(r, i);
         }

@@ -289,9 +289,9 @@ impl Builder {
 
     /// Run `read` on the records with the attributor's open decisions filled in as they stand
     /// (what a live view shows); the records are left as they were.
-    pub fn with_open_decisions<T>(&mut self, read: impl FnOnce(&Columns) -> T) -> T {
+    pub fn with_open_decisions<T>(&mut self, read: impl FnOnce(&Columns, &[usize]) -> T) -> T {
         self.attributor
-            .with_open_decisions(&mut self.recs, |recs| read(&recs.cols))
+            .with_open_decisions(&mut self.recs, |recs, open| read(&recs.cols, open))
     }
 
     /// Attribute the timing lines kept back for the lines after them (the input went quiet).
@@ -717,6 +717,7 @@ impl Builder {
             }
         };
         let c = &mut self.recs.cols;
+        c.touch(i);
         if let Some(w) = worker {
             c.worker[i] = w;
         }
@@ -852,8 +853,9 @@ TIMELINE,2000,GPU_END,porep-1000-7,worker=0,partition=0,gpu_ms=1790
         assert!(live.attributor.has_open_lines());
         let before = columns_of(&live);
         assert!(live.recs.cols.f[col::NTT_MSM_H][0].is_nan());
-        let shown = live
-            .with_open_decisions(|c| (c.f[col::NTT_MSM_H][0], c.f[col::MUTEX_HELD][0], c.stage[0]));
+        let shown = live.with_open_decisions(|c, _| {
+            (c.f[col::NTT_MSM_H][0], c.f[col::MUTEX_HELD][0], c.stage[0])
+        });
         assert_eq!(columns_of(&live), before, "the records are put back");
         assert!(live.attributor.has_open_lines(), "nothing was decided");
         let done = whole(LOG);

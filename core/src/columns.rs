@@ -41,7 +41,6 @@ pub const INT_FIELDS: [&str; 7] = [
 ];
 
 /// One float column per field of `FLOAT_FIELDS`.
-#[derive(Default)]
 pub struct Columns {
     pub f: [Vec<f64>; FLOAT_COUNT],
     pub job: Vec<i64>,
@@ -55,7 +54,13 @@ pub struct Columns {
     job_index: HashMap<Vec<u8>, usize>,
     pub kinds: Vec<String>,
     kind_index: HashMap<String, usize>,
+    /// Records written since the last `take_touched` (not counting new ones), so that a
+    /// reader can keep what it built from the others; None: more than `TOUCH_CAP`.
+    touched: Option<Vec<usize>>,
 }
+
+/// How many written records `Columns` lists before it says only "many".
+pub const TOUCH_CAP: usize = 1 << 16;
 
 // indices into `Columns::f`
 pub const SYNTH_START: usize = 0;
@@ -81,7 +86,49 @@ pub const NTT_BLOCKS: usize = 19;
 /// The C++ durations (everything a twin swap exchanges).
 pub const TIMING: std::ops::Range<usize> = PRE_LOCK..NTT_BLOCKS + 1;
 
+impl Default for Columns {
+    fn default() -> Self {
+        Columns {
+            f: Default::default(),
+            job: Vec::new(),
+            partition: Vec::new(),
+            kind: Vec::new(),
+            worker: Vec::new(),
+            start_line: Vec::new(),
+            end_line: Vec::new(),
+            stage: Vec::new(),
+            jobs: Vec::new(),
+            job_index: HashMap::default(),
+            kinds: Vec::new(),
+            kind_index: HashMap::default(),
+            touched: Some(Vec::new()),
+        }
+    }
+}
+
 impl Columns {
+    /// Record `i` (an existing one) is being written.
+    pub fn touch(&mut self, i: usize) {
+        if let Some(list) = &mut self.touched {
+            if list.len() < TOUCH_CAP {
+                list.push(i);
+            } else {
+                self.touched = None;
+            }
+        }
+    }
+
+    /// The records written since the last call (sorted, once each), or None if there were
+    /// more than `TOUCH_CAP` writes.
+    pub fn take_touched(&mut self) -> Option<Vec<usize>> {
+        let out = self.touched.replace(Vec::new());
+        out.map(|mut v| {
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+    }
+
     /// How many records.
     pub fn len(&self) -> usize {
         self.job.len()
@@ -174,6 +221,8 @@ impl Columns {
 
     /// Exchange every timing field of two records.
     pub fn swap_timing(&mut self, i: usize, j: usize) {
+        self.touch(i);
+        self.touch(j);
         for k in TIMING {
             self.f[k].swap(i, j);
         }

@@ -8,6 +8,7 @@
 pub mod attribution;
 pub mod builder;
 pub mod columns;
+pub mod packing;
 pub mod text;
 pub mod timing;
 
@@ -15,7 +16,7 @@ pub mod timing;
 mod python {
     use std::panic::{catch_unwind, AssertUnwindSafe};
 
-    use numpy::{PyArray1, ToPyArray};
+    use numpy::{PyArray1, PyReadonlyArray1, ToPyArray};
     use pyo3::exceptions::PyRuntimeError;
     use pyo3::prelude::*;
     use pyo3::types::{PyBytes, PyDict};
@@ -48,6 +49,33 @@ mod python {
         }
         Ok((floats, ints))
     }
+
+    /// Numpy copies of records `rows` of every column, by name (out-of-range rows skipped).
+    fn row_dicts<'py>(
+        py: Python<'py>,
+        c: &Columns,
+        rows: &[i64],
+    ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+        let n = c.len();
+        let keep: Vec<usize> = rows
+            .iter()
+            .filter_map(|&r| usize::try_from(r).ok().filter(|&r| r < n))
+            .collect();
+        let floats = PyDict::new(py);
+        for (name, v) in FLOAT_FIELDS.iter().zip(c.f.iter()) {
+            let picked: Vec<f64> = keep.iter().map(|&r| v[r]).collect();
+            floats.set_item(*name, PyArray1::from_vec(py, picked))?;
+        }
+        let ints = PyDict::new(py);
+        for (name, v) in INT_FIELDS.iter().zip(c.ints()) {
+            let picked: Vec<i64> = keep.iter().map(|&r| v[r]).collect();
+            ints.set_item(*name, PyArray1::from_vec(py, picked))?;
+        }
+        Ok((floats, ints))
+    }
+
+    /// Columns of a live view with the records its open decisions changed.
+    type LiveRows<'py> = (Bound<'py, PyDict>, Bound<'py, PyDict>, Vec<i64>);
 
     /// The incremental scanner of one log.
     #[pyclass(module = "parsers._core")]
@@ -167,8 +195,47 @@ mod python {
                     self.check()?;
                     column_dicts(py, &self.inner.finished[k].recs.cols)
                 }
-                _ => self.run(|b| b.with_open_decisions(|c| column_dicts(py, c)))?,
+                _ => self.run(|b| b.with_open_decisions(|c, _| column_dicts(py, c)))?,
             }
+        }
+
+        /// Records `rows` of the run being read (all of them if None) as numpy columns, as
+        /// `columns` shows them, and the records that open decisions changed in that view
+        /// (what a later line may still change): (float64, int64 columns, changed records).
+        #[pyo3(signature = (rows=None))]
+        fn live_rows<'py>(
+            &mut self,
+            py: Python<'py>,
+            rows: Option<PyReadonlyArray1<'py, i64>>,
+        ) -> PyResult<LiveRows<'py>> {
+            let rows: Option<Vec<i64>> = rows.map(|r| r.as_array().to_vec());
+            self.run(|b| {
+                b.with_open_decisions(|c, open| {
+                    let open: Vec<i64> = open.iter().map(|&i| i as i64).collect();
+                    let (f, i) = match &rows {
+                        Some(rows) => row_dicts(py, c, rows)?,
+                        None => column_dicts(py, c)?,
+                    };
+                    Ok((f, i, open))
+                })
+            })?
+        }
+
+        /// The records of the run being read that were written since the last call (not
+        /// counting new ones), or None when there were too many to list (treat all as
+        /// written).
+        fn take_touched(&mut self) -> PyResult<Option<Vec<i64>>> {
+            self.run(|b| {
+                b.recs
+                    .cols
+                    .take_touched()
+                    .map(|v| v.into_iter().map(|i| i as i64).collect())
+            })
+        }
+
+        /// How many records the run being read has.
+        fn record_count(&self) -> usize {
+            self.inner.recs.cols.len()
         }
 
         /// End of input, for a caller that reads the log once: attribute what waits, then
@@ -287,10 +354,32 @@ mod python {
         }
     }
 
+    /// Each interval's row when packed greedily (see `packing::first_free_rows`).
+    #[pyfunction]
+    #[pyo3(signature = (starts, ends, touching=true))]
+    fn first_free_rows<'py>(
+        py: Python<'py>,
+        starts: PyReadonlyArray1<'py, f64>,
+        ends: PyReadonlyArray1<'py, f64>,
+        touching: bool,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let (s, e) = (starts.as_slice()?, ends.as_slice()?);
+        if s.len() != e.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "starts and ends differ in length",
+            ));
+        }
+        Ok(PyArray1::from_vec(
+            py,
+            crate::packing::first_free_rows(s, e, touching),
+        ))
+    }
+
     /// The compiled core of cuzk-tui.
     #[pymodule]
     fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<Scanner>()?;
+        m.add_function(wrap_pyfunction!(first_free_rows, m)?)?;
         Ok(())
     }
 }
