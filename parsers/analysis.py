@@ -34,6 +34,7 @@ from parsers.model import (
     PartitionTable,
     Phase,
     Proof,
+    Segments,
     Summary,
     WorkerStats,
 )
@@ -395,7 +396,7 @@ class Synth:
 
     times: F64  # sorted by (time, delta)
     deltas: I64
-    durations: F64
+    durations: F64  # sorted
     open_starts: F64  # SYNTH_START without SYNTH_END
 
 
@@ -523,13 +524,17 @@ def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
             lens = hi - lo
             seg = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
             lanes[(int(w), r)] = Lane(
-                gpu=max(g, 0),
-                worker=int(w),
-                sub_row=r,
-                starts=t.seg_start[seg],
-                ends=t.seg_end[seg],
-                phases=t.seg_phase[seg],
-                partition=np.repeat(members, lens).astype(np.int32),
+                max(g, 0),
+                int(w),
+                r,
+                (
+                    Segments(
+                        t.seg_start[seg],
+                        t.seg_end[seg],
+                        t.seg_phase[seg],
+                        np.repeat(members, lens).astype(np.int32),
+                    ),
+                ),
             )
     return lanes
 
@@ -594,7 +599,7 @@ def _synth(t: PartitionTable) -> Synth:
         [np.ones(int(done.sum()), np.int64), -np.ones(int(done.sum()), np.int64)]
     )
     order = np.lexsort((deltas, times))  # ends before starts at the same ms
-    return Synth(times[order], deltas[order], e[done] - s[done], s[~done])
+    return Synth(times[order], deltas[order], np.sort(e[done] - s[done]), s[~done])
 
 
 # -- putting pieces together ---------------------------------------------------------------
@@ -643,6 +648,7 @@ class Listed:
 
     proofs: list[Proof]
     mask: npt.NDArray[np.bool_]  # by job number: listed here
+    completed: int  # how many of them completed
 
 
 def _proof_key(p: Proof) -> tuple[int, str]:
@@ -672,7 +678,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
     gaps = GapTable(
         gpu_col, start, end, before, after, cause, np.where(known, after_queued, NO_STAMP), table
     )
-    proofs = _proofs(pieces, table, listed)
+    proofs, completed = _proofs(pieces, table, listed)
     synth_t, synth_n = _synthesis_steps(pieces, facts.now, facts.finished)
     firsts = _cat([p.jobs.first for p in pieces])
     lasts = _cat([p.jobs.last for p in pieces])
@@ -681,7 +687,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
     last_end = float(lasts.max()) if len(lasts) else NAN
     summary = Summary(
         proofs_started=len(proofs),
-        proofs_completed=sum(1 for p in proofs if p.completed),
+        proofs_completed=completed,
         first_synth_start=None if first_synth != first_synth else int(first_synth),
         last_gpu_end=None if last_end != last_end else int(last_end),
         gaps=GapStats.of(gaps.duration),
@@ -834,25 +840,22 @@ def _concat_tables(tables: list[PartitionTable]) -> PartitionTable:
 
 
 def _merge_lanes(pieces: list[Piece], offsets: list[int]) -> tuple[Lane, ...]:
-    by_key: dict[tuple[int, int], list[Lane]] = {}
+    # pieces are apart in time: a lane's chunks follow one another (none is copied but
+    # for the later pieces' record numbers)
+    by_key: dict[tuple[int, int], tuple[Lane, list[Segments]]] = {}
     for p, off in zip(pieces, offsets, strict=False):
         for key, lane in p.lanes.items():
-            shifted = lane if not off else replace(lane, partition=lane.partition + np.int32(off))
-            by_key.setdefault(key, []).append(shifted)
+            chunks = [
+                replace(c, partition=c.partition + np.int32(off)) if off else c for c in lane.chunks
+            ]
+            if key in by_key:
+                by_key[key][1].extend(chunks)
+            else:
+                by_key[key] = (lane, chunks)
     lanes = []
-    for parts in by_key.values():
-        if len(parts) == 1:
-            lanes.append(parts[0])
-            continue
-        lanes.append(
-            replace(
-                parts[0],
-                starts=np.concatenate([lane.starts for lane in parts]),
-                ends=np.concatenate([lane.ends for lane in parts]),
-                phases=np.concatenate([lane.phases for lane in parts]),
-                partition=np.concatenate([lane.partition for lane in parts]),
-            )
-        )
+    for first, chunks in by_key.values():
+        same = len(chunks) == len(first.chunks) and chunks[0] is first.chunks[0]
+        lanes.append(first if same else Lane(first.gpu, first.worker, first.sub_row, tuple(chunks)))
     lanes.sort(key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))
     return tuple(lanes)
 
@@ -874,8 +877,10 @@ def _merge_workers(pieces: list[Piece]) -> tuple[WorkerStats, ...]:
     )
 
 
-def _proofs(pieces: list[Piece], t: PartitionTable, listed: Listed | None) -> tuple[Proof, ...]:
-    """Every job's proof, by first SYNTH_START (then job id)."""
+def _proofs(
+    pieces: list[Piece], t: PartitionTable, listed: Listed | None
+) -> tuple[tuple[Proof, ...], int]:
+    """Every job's proof, by first SYNTH_START (then job id), and how many completed."""
     jobs = [p.jobs for p in pieces]
     if listed is not None:
         # the first piece's listed proofs are made: only the other jobs are made here
@@ -885,23 +890,25 @@ def _proofs(pieces: list[Piece], t: PartitionTable, listed: Listed | None) -> tu
             np.concatenate([j.ids for j in jobs[1:]]) if len(jobs) > 1 else np.zeros(0, np.int64)
         )
         hit = _in_mask(listed.mask, again)
-        kept = listed.proofs
+        kept, kept_done = listed.proofs, listed.completed
         if hit.any():
             # a job listed before has new rows: make it again with them
             names = {t.jobs[j] for j in again[hit].tolist()}
             back = _take_jobs(pieces[0].jobs, np.isin(pieces[0].jobs.ids, again[hit]))
             jobs.append(back)
             kept = [p for p in kept if p.job not in names]
+            kept_done = sum(1 for p in kept if p.completed)
     else:
-        kept = []
+        kept, kept_done = [], 0
     made = _make_proofs(_combine_jobs(jobs), t)
+    completed = kept_done + sum(1 for p in made if p.completed)
     if not kept:
         made.sort(key=_proof_key)
-        return tuple(made)
+        return tuple(made), completed
     out = list(kept)
     for p in sorted(made, key=_proof_key):
         bisect.insort(out, p, key=_proof_key)
-    return tuple(out)
+    return tuple(out), completed
 
 
 def _in_mask(mask: npt.NDArray[np.bool_], ids: I64) -> npt.NDArray[np.bool_]:
@@ -1024,8 +1031,7 @@ def _synthesis_steps(pieces: list[Piece], now: float, finished: bool) -> tuple[F
     once it has lasted three times the run's median synthesis, or the log is complete, it
     is counted for one median synthesis (when it failed is not in the log).
     """
-    durations = _cat([p.synth.durations for p in pieces])
-    typical = float(np.median(durations)) if len(durations) else 0.0
+    typical = _median([p.synth.durations for p in pieces])
     s = _cat([p.synth.open_starts for p in pieces])
     gave_up = finished | (now - s > 3 * typical if typical else np.zeros(len(s), dtype=bool))
     times = np.concatenate([s, s[gave_up] + typical] + [p.synth.times for p in pieces[1:]])
@@ -1036,6 +1042,21 @@ def _synthesis_steps(pieces: list[Piece], now: float, finished: bool) -> tuple[F
     order = np.lexsort((deltas, times))  # ends before starts at the same ms
     t, d = _merge_steps(pieces[0].synth.times, pieces[0].synth.deltas, times[order], deltas[order])
     return t, np.cumsum(d)
+
+
+def _median(parts: list[F64]) -> float:
+    """The median of sorted arrays taken together (the first one long, the others short),
+    without sorting them again: the middle lies within the others' count of it."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return 0.0
+    big, rest = parts[0], np.sort(_cat(parts[1:]))
+    n = len(big) + len(rest)
+    lo_rank, hi_rank = (n - 1) // 2, n // 2
+    # the ranks around the middle come from big[lo_rank - len(rest) .. hi_rank] and rest
+    a = max(0, lo_rank - len(rest))
+    near = np.sort(np.concatenate([big[a : hi_rank + 1], rest]))
+    return float(0.5 * (near[lo_rank - a] + near[hi_rank - a]))
 
 
 def _merge_steps(at: F64, ad: I64, bt: F64, bd: I64) -> tuple[F64, I64]:
@@ -1176,7 +1197,7 @@ class LiveAnalysis:
         mask[listed_ids] = True
         base = _Base(
             piece=piece,
-            listed=Listed(proofs, mask),
+            listed=Listed(proofs, mask, sum(1 for p in proofs if p.completed)),
             settled=settled,
             unsettled=np.flatnonzero(~settled).astype(np.int64),
             count=n,

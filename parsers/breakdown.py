@@ -41,10 +41,10 @@ def busy_breakdown(
         for lane in model.lanes:
             if lane.gpu != g.gpu:
                 continue
-            i, j = lane.covering(t0, t1) if np.isfinite(t0) else (0, len(lane.starts))
-            starts.append(lane.starts[i:j])
-            ends.append(lane.ends[i:j])
-            kinds.append(lane.phases[i:j])
+            seg = lane.window(t0, t1) if np.isfinite(t0) or np.isfinite(t1) else lane.segments
+            starts.append(seg.starts)
+            ends.append(seg.ends)
+            kinds.append(seg.phases)
         s = np.clip(np.concatenate(starts) if starts else np.zeros(0), t0, t1)
         e = np.clip(np.concatenate(ends) if ends else np.zeros(0), t0, t1)
         k = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)

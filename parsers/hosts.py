@@ -20,6 +20,7 @@ from parsers.model import (
     LogModel,
     PartitionTable,
     Proof,
+    Segments,
     Summary,
     WorkerStats,
 )
@@ -193,12 +194,18 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         g0 = k * HOST_STRIDE
         hosts.append(Host(name, m.source, off, base, g0, m.wall_anchor))
         lanes.extend(
-            replace(
-                lane,
-                gpu=lane.gpu + g0,
-                starts=lane.starts + off,
-                ends=lane.ends + off,
-                partition=(lane.partition + base).astype(np.int32),
+            Lane(
+                lane.gpu + g0,
+                lane.worker,
+                lane.sub_row,
+                (
+                    Segments(
+                        lane.starts + off,
+                        lane.ends + off,
+                        lane.phases,
+                        (lane.partition + base).astype(np.int32),
+                    ),
+                ),
             )
             for lane in m.lanes
         )

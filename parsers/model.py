@@ -8,7 +8,7 @@ things (gaps, proofs, per-GPU figures) are small frozen dataclasses.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import IntEnum
 from typing import overload
@@ -195,25 +195,96 @@ class PartitionTable:
 
 
 @dataclass(frozen=True, slots=True)
-class Lane:
-    """One Gantt row of phase segments: a worker, or a sub-row of it where intervals overlap.
+class Segments:
+    """Phase segments in time order (they never overlap)."""
 
-    Segments on a lane never overlap, so both `starts` and `ends` are sorted.
-    """
-
-    gpu: int
-    worker: int
-    sub_row: int
     starts: F64
     ends: F64
     phases: I8
     partition: I32  # index into LogModel.parts
+
+    def __len__(self) -> int:
+        return len(self.starts)
 
     def covering(self, t0: float, t1: float) -> tuple[int, int]:
         """Index range [i, j) of the segments that overlap [t0, t1)."""
         i = int(np.searchsorted(self.ends, t0, side="right"))
         j = int(np.searchsorted(self.starts, t1, side="left"))
         return i, max(i, j)
+
+    def part(self, i: int, j: int) -> Segments:
+        """Segments i..j-1."""
+        return Segments(self.starts[i:j], self.ends[i:j], self.phases[i:j], self.partition[i:j])
+
+    @staticmethod
+    def join(parts: Sequence[Segments]) -> Segments:
+        """Several runs of segments, each after the one before, as one."""
+        if len(parts) == 1:
+            return parts[0]
+        return Segments(
+            np.concatenate([p.starts for p in parts]),
+            np.concatenate([p.ends for p in parts]),
+            np.concatenate([p.phases for p in parts]),
+            np.concatenate([p.partition for p in parts]),
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Lane:
+    """One Gantt row of phase segments: a worker, or a sub-row of it where intervals overlap.
+
+    Segments on a lane never overlap, so both starts and ends are sorted. A live model keeps
+    them in chunks, one after the other in time (its settled part and the rest), so that a
+    snapshot does not copy what it did not change; `window` reads across them.
+    """
+
+    gpu: int
+    worker: int
+    sub_row: int
+    chunks: tuple[Segments, ...]
+    _joined: list[Segments] = field(default_factory=list, repr=False)
+
+    @property
+    def segments(self) -> Segments:
+        """Every segment as one run (joined once, on first use)."""
+        if not self._joined:
+            self._joined.append(Segments.join(self.chunks))
+        return self._joined[0]
+
+    @property
+    def starts(self) -> F64:
+        """Segment starts."""
+        return self.segments.starts
+
+    @property
+    def ends(self) -> F64:
+        """Segment ends."""
+        return self.segments.ends
+
+    @property
+    def phases(self) -> I8:
+        """Segment phases."""
+        return self.segments.phases
+
+    @property
+    def partition(self) -> I32:
+        """Each segment's partition (index into LogModel.parts)."""
+        return self.segments.partition
+
+    def __len__(self) -> int:
+        return sum(len(c) for c in self.chunks)
+
+    def window(self, t0: float, t1: float) -> Segments:
+        """The segments that overlap [t0, t1)."""
+        if len(self.chunks) == 1:
+            return self.chunks[0].part(*self.chunks[0].covering(t0, t1))
+        parts = []
+        for c in self.chunks:
+            if len(c) and c.ends[-1] > t0 and c.starts[0] < t1:
+                parts.append(c.part(*c.covering(t0, t1)))
+        if not parts:
+            return self.chunks[0].part(0, 0)
+        return Segments.join(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import SAMPLES
 from helpers import simulate
 from textual.widgets import Static
@@ -19,8 +20,8 @@ from parsers.rawlines import LineReader
 from parsers.report import report_dict
 from parsers.simulate import SimConfig
 from parsers.tail import LogTail, TailRead, TailState
-from tui.app import CuzkApp, make_app
-from tui.follow import FileSource, LiveLog, StreamSource, Update
+from tui.app import CuzkApp, ModelUpdated, make_app
+from tui.follow import CpuBudget, FileSource, LiveLog, StreamSource, Update
 from tui.gantt import GanttView
 from tui.replay import replay_writer
 
@@ -428,3 +429,67 @@ def test_a_live_snapshot_shows_timing_lines_still_being_decided() -> None:
         whole = LogBuilder(source="t")
         whole.feed(data)
         assert report_dict(live.build()) == report_dict(whole.build())
+
+
+def test_the_cpu_budget_lets_bursts_through_and_spaces_a_steady_stream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    budget = CpuBudget(share=0.03, burst=1.0)
+    # updates of 0.1 s CPU: ten go at once, the eleventh waits for what they overspent
+    for _ in range(10):
+        assert budget.wait_s() == 0.0
+        budget.charge(0.1)
+    budget.charge(0.1)
+    assert budget.wait_s() == pytest.approx(0.1 / 0.03)
+    clock[0] += 0.1 / 0.03
+    assert budget.wait_s() == pytest.approx(0.0, abs=1e-9)
+    # a steady stream: one update per cost / share, whatever the rate the lines come at
+    spent = 0.0
+    start = clock[0]
+    while clock[0] - start < 600:
+        wait = budget.wait_s()
+        clock[0] += max(wait, 0.2)
+        if budget.wait_s() == 0.0:
+            budget.charge(0.1)
+            spent += 0.1
+    assert spent / (clock[0] - start) <= 0.03 + 1.0 / 600
+    # a debt is bounded: after any burst of work the screen waits at most burst / share
+    budget.charge(100.0)
+    assert budget.wait_s() <= 1.0 / 0.03 + 1e-9
+
+
+def test_the_viewer_charges_its_redraws_to_the_follower(tmp_path: Path) -> None:
+    """Each model the follower hands on is paid for by the screen too (its update and the
+    redraw after it), so a fast-growing long log cannot take the viewer's CPU."""
+    path = tmp_path / "g.log"
+    _, data = simulate(SimConfig(seed=3, proofs=6))
+    path.write_bytes(data)
+
+    async def go() -> list[float]:
+        live = LiveLog(FileSource(path), lambda _: None)
+        app = make_app(LogBuilder(source="g").snapshot(), LineReader(path=path), live)
+        async with app.run_test(size=(100, 30)) as pilot:
+            for _ in range(300):
+                await pilot.pause(0.02)
+                if app.loading is None and app.model.gpus:
+                    break
+            paid: list[float] = []
+            charge = live.budget.charge
+
+            def record(seconds: float) -> None:
+                if threading.current_thread() is threading.main_thread():
+                    paid.append(seconds)
+                charge(seconds)
+
+            live.budget.charge = record  # type: ignore[method-assign]
+            app.post_message(ModelUpdated(Update(app.model, "")))
+            await pilot.pause(0.3)
+            live.halt()
+            return paid
+
+    import asyncio
+
+    paid = asyncio.run(go())
+    assert paid and all(p > 0.0 for p in paid)

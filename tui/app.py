@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+import numpy as np
 from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
@@ -390,7 +391,8 @@ class CuzkApp(App[None]):
         for phase, cls in PHASE_CLASSES.items():
             if phase == Phase.IN_FLIGHT and self.model.finished:
                 continue
-            if phase == Phase.FAILED and not (self.model.parts.seg_phase == Phase.FAILED).any():
+            t = self.model.parts
+            if phase == Phase.FAILED and not (t.failed & ~np.isnan(t.gpu_start)).any():
                 continue
             text.append(PHASE_GLYPHS[phase], style=self._colour(cls))
             text.append(f" {PHASE_NAMES[phase]} ")
@@ -412,10 +414,15 @@ class CuzkApp(App[None]):
         """A newer model from the follower: show it."""
         if self._closing:
             return
+        start = time.thread_time()
         try:
             self._show_update(message.update)
         except NoMatches:
             return  # closing: the follower's last word came after the screen went
+        live = self.live
+        if live is not None:
+            # the update and the redraw it brings are paid from the follower's CPU budget
+            self.call_after_refresh(lambda: live.budget.charge(time.thread_time() - start))
 
     def _show_update(self, update: Update) -> None:
         self.model = update.model

@@ -23,7 +23,12 @@ from parsers.model import LogModel
 from parsers.tail import LogTail, TailRead, TailState
 
 MIN_UPDATE_S = 0.1  # at most ten screen updates a second
-UPDATE_COST_RATIO = 30  # ...and one per this many times what the last snapshot cost
+# ...and no more than the viewer can afford: updates (the snapshot and the screen's redraw)
+# take this share of a core on average, with bursts of up to CPU_BURST_S seconds of CPU (a
+# line now and then is shown at once; a log that keeps growing is shown about once a second
+# on a 68-hour log, many times a second on a short one)
+CPU_SHARE = 0.03
+CPU_BURST_S = 1.0
 IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
@@ -201,6 +206,38 @@ class StreamSource:
             self.stream.close()
 
 
+class CpuBudget:
+    """A token bucket of CPU seconds: filled at `share` of the wall clock up to `burst`,
+    drained by what updates cost (`charge`: the snapshot, and the screen's redraw with the
+    new model). Reading the log is not counted: a log that grows fast is read at once all
+    the same; only its screen updates are spaced."""
+
+    def __init__(self, share: float = CPU_SHARE, burst: float = CPU_BURST_S) -> None:
+        self.share = share
+        self.burst = burst
+        self._lock = threading.Lock()
+        self.refill()
+
+    def refill(self) -> None:
+        """Full again, counting from now (what reading the file cost is not following it)."""
+        with self._lock:
+            self.tokens = self.burst
+            self._wall = time.monotonic()
+
+    def charge(self, seconds: float) -> None:
+        """An update cost this much CPU (any thread)."""
+        with self._lock:
+            self.tokens = max(-self.burst, self.tokens - seconds)
+
+    def wait_s(self) -> float:
+        """How long until an update may go (0: now)."""
+        with self._lock:
+            wall = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + self.share * (wall - self._wall))
+            self._wall = wall
+            return 0.0 if self.tokens >= 0 else -self.tokens / self.share
+
+
 class LiveLog:
     """Reads a source until stopped, calling `on_update` with throttled snapshots.
 
@@ -229,6 +266,7 @@ class LiveLog:
         self.builder = self._new_builder()
         self.stop = threading.Event()
         self._snapshot_cost = 0.0
+        self.budget = CpuBudget()
         self._last_model: LogModel | None = None
         self.errors = 0  # exceptions from the builder, survived (tests and the soak read it)
         self._error_note = ""  # said once, then kept in the status
@@ -261,7 +299,7 @@ class LiveLog:
                 time.sleep(YIELD_S)  # let the screen thread take the interpreter
 
     def _publish(self, status: str, restarted: bool, loading: float | None, finished: bool) -> None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             model = self.builder.build() if finished else self.builder.snapshot()
             self._last_model = model
@@ -270,6 +308,7 @@ class LiveLog:
             self._failed(exc)
             model = self._last_model or LogBuilder(source=self.source.name).snapshot()
         self._snapshot_cost = time.perf_counter() - start
+        self.budget.charge(time.thread_time() - cpu)
         if self._error_note:
             status = f"{status} · {self._error_note}" if status else self._error_note
         self.on_update(Update(model, status, restarted, loading, finished))
@@ -324,9 +363,9 @@ class LiveLog:
                 dirty = True
             catching_up = read.more
             now = time.perf_counter()
-            # a snapshot of a long log costs a second or more (the screen's update about as
-            # much again): update rarely enough that following costs ~5 % of a core
-            interval = max(MIN_UPDATE_S, UPDATE_COST_RATIO * self._snapshot_cost)
+            # updates as often as the CPU budget allows (a snapshot of a long log costs ~10 ms,
+            # the screen's update a few times that)
+            interval = max(MIN_UPDATE_S, (now - last_publish) + self.budget.wait_s())
             if catching_up and size:
                 # reading what was already there: say how far, build the model at the end
                 # (a snapshot of a long log costs a second: take few while catching up)
@@ -342,6 +381,8 @@ class LiveLog:
                     return
                 self._publish(status, restarted, None, finished=False)
                 restarted, dirty, last_publish = False, False, time.perf_counter()
+                if size is not None:
+                    self.budget.refill()  # the file is read: following starts now
                 size = None
             if catching_up:
                 continue

@@ -366,7 +366,7 @@ class GanttView(ScrollView, can_focus=True):
     def _apply_found(self) -> None:
         jobs = frozenset(self.found_jobs[self.found_index : self.found_index + 1])
         t = self.model.parts
-        ids = [k for k, job in enumerate(t.jobs) if job in jobs]
+        ids = [k for k, job in enumerate(t.jobs) if job in jobs] if jobs else []
         parts = np.flatnonzero(np.isin(t.job, ids)) if ids else np.zeros(0, dtype=np.int64)
         self._drawing.set_found(parts, jobs)
 

@@ -13,7 +13,7 @@ import numpy as np
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
-from parsers.model import GpuStats, LogModel, Phase
+from parsers.model import I64, GpuStats, LogModel, Phase
 from parsers.sanitize import visible
 from tui import cells
 from tui.axis import ticks
@@ -164,7 +164,7 @@ def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
     return rows
 
 
-def pack_proofs(model: LogModel) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+def pack_proofs(model: LogModel) -> tuple[list[I64], np.ndarray, np.ndarray]:
     """Proof spans packed greedily into rows that do not overlap.
 
     Returns (rows of proof indices, starts, ends) with spans from first SYNTH_START
@@ -187,13 +187,14 @@ def pack_proofs(model: LogModel) -> tuple[list[list[int]], np.ndarray, np.ndarra
     )
     order = np.argsort(starts, kind="stable")
     row_of = first_free_rows(starts[order], ends[order], touching=False)
-    rows: list[list[int]] = [[] for _ in range(int(row_of.max()) + 1 if len(row_of) else 0)]
+    n_rows = int(row_of.max()) + 1 if len(row_of) else 0
     # each row's members in start order, as the packing met them
     by_row = np.argsort(row_of, kind="stable")
-    counts = np.bincount(row_of[row_of >= 0], minlength=len(rows))
+    counts = np.bincount(row_of[row_of >= 0], minlength=n_rows)
     at = int(np.count_nonzero(row_of < 0))
-    for r, n in enumerate(counts.tolist()):
-        rows[r] = order[by_row[at : at + n]].tolist()
+    rows: list[I64] = []
+    for n in counts.tolist():
+        rows.append(order[by_row[at : at + n]])
         at += n
     return rows, starts, ends
 
@@ -206,8 +207,7 @@ class LaneDrawing:
         self.proof_rows, self.proof_starts, self.proof_ends = pack_proofs(model)
         # per proof row: the members and their spans as arrays, sorted (rows never overlap)
         self._proof_row_arrays = [
-            (np.array(m, dtype=np.int64), self.proof_starts[m], self.proof_ends[m])
-            for m in self.proof_rows
+            (m, self.proof_starts[m], self.proof_ends[m]) for m in self.proof_rows
         ]
         self.rows = layout_rows(model, len(self.proof_rows))
         self._draw = {
@@ -303,8 +303,12 @@ class LaneDrawing:
     def worker_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
         tw = w.width
         lane = self.model.lanes[spec.lane]
-        i, j = lane.covering(w.t0, w.t0 + tw * w.scale)
-        samples = cells.sample_segments(lane.starts[i:j], lane.ends[i:j], lane.phases[i:j], times)
+        samples = np.full(len(times), cells.EMPTY, dtype=np.int64)
+        for chunk in lane.chunks:  # apart in time: each sample falls in one at most
+            seg = chunk.part(*chunk.covering(w.t0, w.t0 + tw * w.scale))
+            if len(seg):
+                got = cells.sample_segments(seg.starts, seg.ends, seg.phases, times)
+                samples = np.where(got != cells.EMPTY, got, samples)
         kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
         styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
