@@ -34,6 +34,7 @@ from parsers.model import (
     PartitionTable,
     Phase,
     Proof,
+    ProofSpans,
     Segments,
     Summary,
     WorkerStats,
@@ -649,6 +650,7 @@ class Listed:
     proofs: list[Proof]
     mask: npt.NDArray[np.bool_]  # by job number: listed here
     completed: int  # how many of them completed
+    spans: ProofSpans  # their columns
 
 
 def _proof_key(p: Proof) -> tuple[int, str]:
@@ -678,7 +680,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
     gaps = GapTable(
         gpu_col, start, end, before, after, cause, np.where(known, after_queued, NO_STAMP), table
     )
-    proofs, completed = _proofs(pieces, table, listed)
+    proofs, spans, completed = _proofs(pieces, table, listed)
     synth_t, synth_n = _synthesis_steps(pieces, facts.now, facts.finished)
     firsts = _cat([p.jobs.first for p in pieces])
     lasts = _cat([p.jobs.last for p in pieces])
@@ -720,6 +722,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         partial_bytes=facts.partial_bytes,
         engine_seen=facts.engine_seen,
         run_split=split,
+        proof_spans=spans,
     )
 
 
@@ -879,8 +882,9 @@ def _merge_workers(pieces: list[Piece]) -> tuple[WorkerStats, ...]:
 
 def _proofs(
     pieces: list[Piece], t: PartitionTable, listed: Listed | None
-) -> tuple[tuple[Proof, ...], int]:
-    """Every job's proof, by first SYNTH_START (then job id), and how many completed."""
+) -> tuple[tuple[Proof, ...], ProofSpans, int]:
+    """Every job's proof, by first SYNTH_START (then job id), their spans' columns, and how
+    many completed."""
     jobs = [p.jobs for p in pieces]
     if listed is not None:
         # the first piece's listed proofs are made: only the other jobs are made here
@@ -902,13 +906,20 @@ def _proofs(
         kept, kept_done = [], 0
     made = _make_proofs(_combine_jobs(jobs), t)
     completed = kept_done + sum(1 for p in made if p.completed)
+    made.sort(key=_proof_key)
     if not kept:
-        made.sort(key=_proof_key)
-        return tuple(made), completed
-    out = list(kept)
-    for p in sorted(made, key=_proof_key):
-        bisect.insort(out, p, key=_proof_key)
-    return tuple(out), completed
+        return tuple(made), ProofSpans.of(made), completed
+    # each made proof goes after the kept ones with a key up to its own (as insort would)
+    at = [bisect.bisect_right(kept, _proof_key(p), key=_proof_key) for p in made]
+    out: list[Proof] = []
+    prev = 0
+    for pos, p in zip(at, made, strict=True):
+        out.extend(kept[prev:pos])
+        out.append(p)
+        prev = pos
+    out.extend(kept[prev:])
+    spans = listed.spans if listed is not None and kept is listed.proofs else ProofSpans.of(kept)
+    return tuple(out), spans.insert(at, ProofSpans.of(made)), completed
 
 
 def _in_mask(mask: npt.NDArray[np.bool_], ids: I64) -> npt.NDArray[np.bool_]:
@@ -1090,9 +1101,8 @@ def build_model(builder: Run, finished: bool) -> LogModel:
 # whole again: a settled record that changes all the same is noticed (the core lists the
 # records it writes) and the model is made whole.
 SETTLE_MS = 60_000
-# The live rows past which the settled part is made again (and at least this share of all).
+# The live rows past which the settled part is made again.
 TAIL_ROWS = 4096
-TAIL_SHARE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -1163,7 +1173,7 @@ class LiveAnalysis:
     def _still_good(base: _Base, builder: Run, touched: list[int] | None, n: int) -> bool:
         if touched is None or builder.worker_gpu != base.worker_gpu:
             return False
-        if n - base.count + len(base.unsettled) > max(TAIL_ROWS, TAIL_SHARE * base.count):
+        if n - base.count + len(base.unsettled) > TAIL_ROWS:
             return False
         return not _in_mask(base.settled, np.asarray(touched, dtype=np.int64)).any()
 
@@ -1197,7 +1207,9 @@ class LiveAnalysis:
         mask[listed_ids] = True
         base = _Base(
             piece=piece,
-            listed=Listed(proofs, mask, sum(1 for p in proofs if p.completed)),
+            listed=Listed(
+                proofs, mask, sum(1 for p in proofs if p.completed), ProofSpans.of(proofs)
+            ),
             settled=settled,
             unsettled=np.flatnonzero(~settled).astype(np.int64),
             count=n,

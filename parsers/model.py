@@ -553,6 +553,42 @@ class Proof:
 
 
 @dataclass(frozen=True, slots=True)
+class ProofSpans:
+    """Columns of a list of proofs, in its order (for drawing them without their objects)."""
+
+    first: F64  # first SYNTH_START (NaN: none)
+    last: F64  # last GPU_END (NaN: none)
+    completed: npt.NDArray[np.bool_]
+    seen: F64  # latest stamp (NaN: none)
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    @staticmethod
+    def of(proofs: Sequence[Proof]) -> ProofSpans:
+        """The columns of `proofs`."""
+
+        def col(values: list[int | None]) -> F64:
+            return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+        return ProofSpans(
+            col([p.first_synth_start for p in proofs]),
+            col([p.last_gpu_end for p in proofs]),
+            np.array([p.completed for p in proofs], dtype=bool),
+            col([p.last_seen for p in proofs]),
+        )
+
+    def insert(self, at: list[int], other: ProofSpans) -> ProofSpans:
+        """`other`'s rows put before rows `at` (as numpy.insert does)."""
+        return ProofSpans(
+            np.insert(self.first, at, other.first),
+            np.insert(self.last, at, other.last),
+            np.insert(self.completed, at, other.completed),
+            np.insert(self.seen, at, other.seen),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class GapStats:
     """Statistics over a set of gaps."""
 
@@ -659,6 +695,8 @@ class LogModel:
     # per GPU, where its busy time went over the whole run, when the analysis made it
     # (a live model: parsers/breakdown.py makes it otherwise)
     run_split: dict[int, Breakdown] | None = None
+    # the columns of `proofs`, when the analysis made them with the proofs
+    proof_spans: ProofSpans | None = None
 
     def gpu_label(self, gpu: int) -> str:
         """`GPU2`, or `host:GPU2` when the model holds several logs."""

@@ -154,6 +154,14 @@ def test_live_snapshots_equal_whole_models(case: int, monkeypatch: pytest.Monkey
         want = build_model(whole, finished=False)
         assert canonical(got) == canonical(want), f"step {steps} at byte {pos}"
         assert got.run_split is not None
+        assert got.proof_spans is not None
+        spans = got.proof_spans
+        for made, name in ((spans.first, "first_synth_start"), (spans.last, "last_gpu_end")):
+            values = [getattr(p, name) for p in got.proofs]
+            assert np.nan_to_num(made, nan=-1).tolist() == [-1 if v is None else v for v in values]
+        seen = [-1 if p.last_seen is None else p.last_seen for p in got.proofs]
+        assert np.nan_to_num(spans.seen, nan=-1).tolist() == seen
+        assert got.proof_spans.completed.tolist() == [p.completed for p in got.proofs]
         assert _split(got.run_split) == _split(busy_breakdown(want))
         steps += 1
     assert steps > 3

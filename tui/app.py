@@ -209,6 +209,7 @@ class CuzkApp(App[None]):
         self._up = False  # mounted, not yet unmounting
         self._switch_interval: float | None = None
         self._header_for: tuple[object, ...] | None = None
+        self._texts: dict[str, Text] = {}  # what each Static shows
         self._header_model: LogModel | None = None
         self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
         self._view_split: tuple[LogModel, tuple[float, float], dict[int, Breakdown]] | None = None
@@ -373,13 +374,20 @@ class CuzkApp(App[None]):
             run, view = self._breakdowns()
             styles = {p: self._colour(PHASE_CLASSES[p]) for p in BUSY_ORDER}
             header = header_text(self.model, state, run, view, styles, self.size.width)
-            self.query_one("#summary", Static).update(header)
-            self.query_one("#legend", Static).update(self._legend())
+            self._show_text("#summary", header)
+            self._show_text("#legend", self._legend())
         reason = None
         if self.loading is None and missing_timeline(self.model) is not None:
             reason = self.encoding_hint or missing_timeline(self.model)
         gantt.empty_message = reason or ""
-        self.query_one("#status", Static).update(status_text(gantt))
+        self._show_text("#status", status_text(gantt))
+
+    def _show_text(self, selector: str, text: Text) -> None:
+        """Put `text` in a Static, unless it shows it already (an update lays the screen
+        out again)."""
+        if self._texts.get(selector) != text:
+            self._texts[selector] = text
+            self.query_one(selector, Static).update(text)
 
     def _colour(self, component: str) -> Style:
         """A Gantt colour without the Gantt's background (for the header and the legend)."""

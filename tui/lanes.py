@@ -13,7 +13,7 @@ import numpy as np
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
-from parsers.model import I64, GpuStats, LogModel, Phase
+from parsers.model import I64, GpuStats, LogModel, Phase, ProofSpans
 from parsers.sanitize import visible
 from tui import cells
 from tui.axis import ticks
@@ -170,21 +170,14 @@ def pack_proofs(model: LogModel) -> tuple[list[I64], np.ndarray, np.ndarray]:
     Returns (rows of proof indices, starts, ends) with spans from first SYNTH_START
     to last GPU_END (or `now` for proofs still running).
     """
-    starts = np.fromiter(
-        (np.nan if p.first_synth_start is None else p.first_synth_start for p in model.proofs),
-        dtype=np.float64,
-        count=len(model.proofs),
-    )
-    ends = np.array(
-        [
-            p.last_gpu_end
-            if p.completed and p.last_gpu_end is not None
-            # a proof still running reaches to now; one that never completed, to its last event
-            else (model.now_ms if not model.finished or p.last_seen is None else p.last_seen)
-            for p in model.proofs
-        ],
-        dtype=np.float64,
-    )
+    spans = model.proof_spans
+    if spans is None or len(spans) != len(model.proofs):
+        spans = ProofSpans.of(model.proofs)
+    starts = spans.first
+    # a proof still running reaches to now; one that never completed, to its last event
+    open_end = model.now_ms if not model.finished else spans.seen
+    open_end = np.where(np.isnan(open_end), model.now_ms, open_end)
+    ends = np.where(spans.completed & ~np.isnan(spans.last), spans.last, open_end)
     order = np.argsort(starts, kind="stable")
     row_of = first_free_rows(starts[order], ends[order], touching=False)
     n_rows = int(row_of.max()) + 1 if len(row_of) else 0
