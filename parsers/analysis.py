@@ -1115,6 +1115,7 @@ class _Base:
     settled: npt.NDArray[np.bool_]  # by record number, for the records there were
     unsettled: I64  # record numbers below `count` that are not in it
     count: int  # records there were
+    live: int  # live rows when it was made (more when something running pins the cut)
     cut: float
     worker_gpu: dict[int, int]
 
@@ -1173,7 +1174,9 @@ class LiveAnalysis:
     def _still_good(base: _Base, builder: Run, touched: list[int] | None, n: int) -> bool:
         if touched is None or builder.worker_gpu != base.worker_gpu:
             return False
-        if n - base.count + len(base.unsettled) > TAIL_ROWS:
+        # made again once the live rows grew by TAIL_ROWS: an interval running for ever (a
+        # worker that died) keeps what follows it live, and making it again would not help
+        if n - base.count + len(base.unsettled) > base.live + TAIL_ROWS:
             return False
         return not _in_mask(base.settled, np.asarray(touched, dtype=np.int64)).any()
 
@@ -1213,6 +1216,7 @@ class LiveAnalysis:
             settled=settled,
             unsettled=np.flatnonzero(~settled).astype(np.int64),
             count=n,
+            live=int(np.count_nonzero(~settled)),
             cut=cut,
             worker_gpu=builder.worker_gpu,
         )

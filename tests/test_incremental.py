@@ -214,3 +214,36 @@ def test_a_settled_record_written_again_makes_the_settled_part_again(
     whole.feed("".join(x + "\n" for x in lines).encode())
     whole.feed(b"TIMELINE,5000,SYNTH_START,c,partition=0\nTIMELINE,1150,GPU_QUEUE,a,partition=0\n")
     assert canonical(model) == canonical(build_model(whole, finished=False))
+
+
+def test_an_interval_running_for_ever_does_not_make_every_snapshot_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker that died in a prove keeps everything after it live; the settled part before
+    it is kept all the same, and each snapshot still equals the whole model."""
+    monkeypatch.setattr(analysis, "SETTLE_MS", 0)
+    monkeypatch.setattr(analysis, "TAIL_ROWS", 50)
+
+    def partition(job: str, t: int, worker: int) -> str:
+        return (
+            f"TIMELINE,{t},SYNTH_START,{job},partition=0\n"
+            f"TIMELINE,{t + 10},SYNTH_END,{job},partition=0\n"
+            f"TIMELINE,{t + 20},GPU_START,{job},worker={worker},partition=0\n"
+            f"TIMELINE,{t + 90},GPU_END,{job},worker={worker},partition=0\n"
+        )
+
+    head = partition("a", 0, 0) + "TIMELINE,200,GPU_START,dead,worker=1,partition=0\n"
+    live, whole = LogBuilder(source="t"), LogBuilder(source="t")
+    live.feed(head.encode())
+    whole.feed(head.encode())
+    live.snapshot()
+    for k in range(200):
+        more = partition(f"j{k}", 1000 + 100 * k, 0).encode()
+        live.feed(more)
+        whole.feed(more)
+        got = live.snapshot()
+        if k % 20 == 0:
+            assert canonical(got) == canonical(build_model(whole, finished=False))
+    assert any(lane.worker == 1 for lane in got.lanes)  # still drawn, running
+    # made again every TAIL_ROWS new records, not at every snapshot
+    assert live.live.rebuilds <= 1 + 200 // 50
