@@ -23,6 +23,7 @@ from parsers.tail import LogTail, TailRead, TailState
 from tui.app import CuzkApp, ModelUpdated, make_app
 from tui.follow import CpuBudget, FileSource, LiveLog, StreamSource, Update
 from tui.gantt import GanttView
+from tui.gaprows import GapRows
 from tui.replay import replay_writer
 
 WAIT_S = 15.0
@@ -320,8 +321,6 @@ def test_polling_fallback_notices_appends(tmp_path: Path, monkeypatch: object) -
 
 
 async def test_gap_list_and_inspector_follow_new_data(tmp_path: Path) -> None:
-    from textual.widgets import DataTable
-
     from tui.inspector import InspectorScreen
     from tui.screens import GapListScreen
 
@@ -338,14 +337,14 @@ async def test_gap_list_and_inspector_follow_new_data(tmp_path: Path) -> None:
         first_count = len(app.model.gaps)
         await pilot.press("g")
         assert isinstance(app.screen, GapListScreen)
-        assert app.screen.query_one(DataTable).row_count == first_count
+        assert app.screen.query_one(GapRows).row_count == first_count
         with log.open("ab") as out:
             out.write(data[half:])
         for _ in range(int(WAIT_S / 0.05)):
             await pilot.pause(0.05)
             if len(app.model.gaps) == 59:
                 break
-        assert app.screen.query_one(DataTable).row_count == 59 > first_count
+        assert app.screen.query_one(GapRows).row_count == 59 > first_count
         await pilot.press("escape", "n", "enter")
         await pilot.pause()
         assert isinstance(app.screen, InspectorScreen)

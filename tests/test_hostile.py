@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from hostile import INJECTIONS, RAW_CONTROLS, corpus, injected_log, job_line_set
 from rich.cells import cell_len
-from textual.widgets import DataTable
 
 from parsers.rawlines import LineReader
 from parsers.report import read_log
 from parsers.sanitize import visible
 from tui.app import CuzkApp, make_app
 from tui.gantt import GanttView
+from tui.gaprows import GapRows
 from tui.inspector import styled_line
 from tui.lanes import abbreviate, cells_of
 from tui.screens import GapListScreen
@@ -185,7 +185,7 @@ async def test_no_window_of_the_viewer_shows_a_raw_control(tmp_path: Path) -> No
         await pilot.press("g")
         await pilot.pause()
         assert isinstance(app.screen, GapListScreen)
-        assert app.screen.query_one(DataTable).row_count > 0
+        assert app.screen.query_one(GapRows).row_count > 0
         seen.append(_screen_text(app))
         await pilot.press("enter")  # jump to the longest gap
         await pilot.press("enter")  # inspect it

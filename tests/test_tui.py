@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from textual.binding import Binding
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
@@ -15,6 +15,7 @@ from parsers.rawlines import LineReader
 from parsers.report import read_log
 from tui.app import CuzkApp, make_app
 from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
+from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_GLYPHS
 from tui.screens import KEYS, GapListScreen, HelpScreen
@@ -197,7 +198,7 @@ async def test_gap_list_enter_jumps() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("g")
         assert isinstance(app.screen, GapListScreen)
-        table = app.screen.query_one(DataTable)
+        table = app.screen.query_one(GapRows)
         assert table.row_count == len(model.gaps)
         await pilot.press("enter")
         assert not isinstance(app.screen, GapListScreen)
@@ -287,13 +288,15 @@ async def test_command_palette_offers_the_viewer_commands() -> None:
         assert app.query_one(GanttView).selected == 0
 
 
-async def test_a_long_gap_list_shows_the_longest_and_says_so() -> None:
-    """Tens of thousands of gaps: the list opens on the longest GAP_LIST_ROWS of them."""
-    from textual.coordinate import Coordinate
+def text_of_widget(rows: GapRows) -> list[str]:
+    """The lines the gap rows show now."""
+    return [rows.render_line(y).text for y in range(rows.size.height)]
 
-    from tui.screens import GAP_LIST_ROWS
 
-    n = GAP_LIST_ROWS + 500
+async def test_a_long_gap_list_lists_every_gap_and_opens_at_once() -> None:
+    """Tens of thousands of gaps: every one is in the list (rows are made as they come into
+    view), longest first; the end of the list is a key away."""
+    n = 30_000
     lines = []
     for k in range(n):
         start = 1000 * k
@@ -309,10 +312,20 @@ async def test_a_long_gap_list_shows_the_longest_and_says_so() -> None:
         await pilot.press("g")
         screen = app.screen
         assert isinstance(screen, GapListScreen)
-        table = screen.query_one(DataTable)
-        assert table.row_count == GAP_LIST_ROWS
+        rows = screen.query_one(GapRows)
+        assert rows.row_count == n - 1
         longest = max(g.duration_ms for g in model.gaps)
-        first = model.gaps[int(table.coordinate_to_cell_key(Coordinate(0, 0)).row_key.value or 0)]
-        assert first.duration_ms == longest
+        assert model.gaps[rows.gap_at(0)].duration_ms == longest
         title = str(screen.query_one("#gap-list").border_title)
-        assert f"{n - 1} gaps" in title and f"{GAP_LIST_ROWS:,} longest shown" in title
+        assert f"{n - 1} gaps" in title
+        await pilot.press("end")
+        await pilot.pause()
+        assert rows.cursor_row == n - 2
+        last = model.gaps[rows.gap_at(n - 2)]
+        assert last.duration_ms == min(g.duration_ms for g in model.gaps)
+        # the last row is on screen, numbered by its rank
+        shown = "\n".join(text_of_widget(rows))
+        assert f"{n - 1} " in shown
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one(GanttView).selected == rows.gap_at(n - 2)

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from rich.color import Color, ColorSystem
-from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from parsers.breakdown import busy_breakdown
 from parsers.builder import LogBuilder
@@ -24,6 +23,7 @@ from tui.app import CuzkApp, make_app
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, StreamSource
 from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
+from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
 from tui.palettes import PALETTES
@@ -131,12 +131,11 @@ async def test_the_status_line_and_the_gap_list_number_gaps_alike() -> None:
         assert f"#{rank} " in text_of(app, "#status")
         await pilot.press("g")
         assert isinstance(app.screen, GapListScreen)
-        table = app.screen.query_one(DataTable)
+        table = app.screen.query_one(GapRows)
         # row k of the list is gap #k+1, and it is the gap the status line calls that
-        assert str(table.get_row_at(rank - 1)[0]) == str(rank)
-        key = table.coordinate_to_cell_key(Coordinate(rank - 1, 0)).row_key.value
-        assert key is not None and int(key) == view.selected
-        assert str(table.get_row_at(0)[0]) == "1"
+        assert table.row_cells(rank - 1)[0] == str(rank)
+        assert table.gap_at(rank - 1) == view.selected
+        assert table.row_cells(0)[0] == "1"
 
 
 # -- 7: states ----------------------------------------------------------------------------
@@ -267,10 +266,11 @@ async def test_the_gap_list_fits_and_cuts_ids_in_the_middle(size: tuple[int, int
     async with app.run_test(size=size) as pilot:
         await pilot.press("g")
         await pilot.pause()
-        table = app.screen.query_one(DataTable)
-        assert table.virtual_size.width <= table.size.width  # the after column is not cut
-        before = str(table.get_row_at(0)[6])
-        job = app.model.gaps[int(table.coordinate_to_cell_key(Coordinate(0, 0)).row_key.value or 0)]
+        table = app.screen.query_one(GapRows)
+        line = table.render_line(1).text  # the first row, under the titles
+        assert table.row_cells(0)[7] in line  # the after column is not cut
+        before = table.row_cells(0)[6]
+        job = app.model.gaps[table.gap_at(0)]
         head, _, tail = before.split(" w")[0].partition("…")
         assert job.before.job.startswith(head) and job.before.job.endswith(tail)
         assert len(head) >= 4 and len(tail) >= 3

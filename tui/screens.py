@@ -12,12 +12,11 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, ScreenResultType
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import Footer, Input, Static
 
-from parsers.model import PHASE_NAMES, Gap, LogModel
-from parsers.why import synthesis_during
-from tui.lanes import GAP_GLYPH, PHASE_GLYPHS, abbreviate
-from tui.report import fmt_ms
+from parsers.model import PHASE_NAMES, LogModel
+from tui.gaprows import GapRows
+from tui.lanes import GAP_GLYPH, PHASE_GLYPHS
 
 # q and ctrl+c quit from every screen (a modal screen hides the app's own bindings)
 QUIT_BINDINGS: list[BindingType] = [
@@ -71,10 +70,6 @@ KEYS = [
 SYNTH_COLUMN_WIDTH = 100  # from this width the gap list shows the synth column
 
 
-# The gap list shows at most this many gaps (the longest).
-GAP_LIST_ROWS = 500
-
-
 class GapListScreen(SafeModal[int | None]):
     """Every gap, worst first. Returns the index (into model.gaps) of the chosen one."""
 
@@ -83,7 +78,6 @@ class GapListScreen(SafeModal[int | None]):
     GapListScreen > Vertical {
         width: 98%; height: 92%; border: round $accent; background: $surface;
     }
-    GapListScreen DataTable { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "Close"),
@@ -92,123 +86,42 @@ class GapListScreen(SafeModal[int | None]):
 
     def __init__(self, model: LogModel, threshold_ms: int) -> None:
         super().__init__()
-        self.model = model  # the newest model
-        self.shown = model  # the model the rows were made from (row keys index its gaps)
+        self.model = model
         self.threshold_ms = threshold_ms
-        self._order: list[int] = []
-        self._signature: tuple[object, ...] = ()
-        self._synth = False
 
     def compose(self) -> ComposeResult:
-        """A table of the gaps."""
+        """The rows of the gaps (made as they come into view)."""
         with Vertical(id="gap-list"):
-            yield DataTable(cursor_type="row", zebra_stripes=True)
+            # the synth column (parsers/why.py) where there is room for it
+            synth = self.app.size.width >= SYNTH_COLUMN_WIDTH
+            yield GapRows(self.model, self.threshold_ms, synth=synth)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        """Fill the table, worst first."""
-        table = self.query_one(DataTable)
-        # the synth column (parsers/why.py) where there is room for it
-        self._synth = self.app.size.width >= SYNTH_COLUMN_WIDTH
-        synth = ("synth",) if self._synth else ()
-        table.add_columns("#", "length", "at", "GPU", "side", "cause", "before", "after", *synth)
-        self._fill()
-        table.focus()
+        """Say what is listed; the rows take the keys."""
+        rows = self.query_one(GapRows)
+        self._title(rows.row_count)
+        rows.focus()
 
     def show_model(self, model: LogModel) -> None:
-        """The log grew: list its gaps now, staying on the same gap. The rows are made again
-        only when the longest gaps, or the run's synthesis peak, changed."""
+        """The log grew: list its gaps now, staying on the same gap."""
         self.model = model
-        if self._rows_of(model) == self._signature:
-            self._title(model.gaps.how_many(min_ms=self.threshold_ms))
-            return
-        table = self.query_one(DataTable)
-        current = None
-        if table.row_count:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-            if key is not None:
-                gap = self.shown.gaps[int(key)]
-                current = (gap.gpu, gap.start)
-        table.clear()
-        self._fill()
-        if current is not None:
-            for row, g in enumerate(self._order):
-                if (model.gaps[g].gpu, model.gaps[g].start) == current:
-                    table.move_cursor(row=row)
-                    break
-
-    def _rows_of(self, model: LogModel) -> tuple[object, ...]:
-        """What the rows show of `model`: its longest gaps and the synthesis peak."""
-        order = model.gaps.largest(GAP_LIST_ROWS, self.threshold_ms)
-        gaps = model.gaps
-        keys = tuple(zip(gaps.gpu[order].tolist(), gaps.start[order].tolist(), strict=True))
-        peak = int(model.synth_counts.max()) if len(model.synth_counts) else 0
-        return (keys, peak if self._synth else None, self.app.size.width)
-
-    def _id_width(self) -> int:
-        """Room for each job id: what the fixed columns leave, shared by both sides."""
-        fixed = 4 + 9 + 8 + 3 + 8 + 9 + 2 * len(" w00 p00") + 8 * 2 + 4
-        fixed += 11 if self._synth else 0
-        return max(8, (self.app.size.width - fixed) // 2)
-
-    def _fill(self) -> None:
-        table = self.query_one(DataTable)
-        model = self.shown = self.model
-        # a table of tens of thousands of rows takes seconds to build: the longest ones are
-        # what a reader looks at, and `]` narrows the list to the rest
-        order = model.gaps.largest(GAP_LIST_ROWS, self.threshold_ms)
-        width = self._id_width()
-        for rank, i in enumerate(order, 1):  # all longer gaps are listed before: rank = row
-            g = model.gaps[i]
-            table.add_row(
-                Text(str(rank), justify="right"),
-                Text(fmt_ms(g.duration_ms), justify="right"),
-                Text(fmt_ms(g.start), justify="right"),
-                model.gpu_label(g.gpu) if model.gpu_names else str(g.gpu),
-                Text("crosses", style="magenta") if g.crosses_proof_boundary else "mid",
-                {"synthesis": "synth", "dispatch": "dispatch"}.get(g.cause or "", "—"),
-                Text(_side(g.before.job, g.before.worker, g.before.partition, width)),
-                Text(_side(g.after.job, g.after.worker, g.after.partition, width)),
-                # partitions in synthesis during the gap / the run's peak (parsers/why.py)
-                *((Text(synthesis_cell(model, g), justify="right"),) if self._synth else ()),
-                key=str(i),
-            )
-        self._order = order
-        self._signature = self._rows_of(model)
-        self._title(model.gaps.how_many(min_ms=self.threshold_ms))
+        rows = self.query_one(GapRows)
+        rows.show(model)
+        self._title(rows.row_count)
 
     def _title(self, count: int) -> None:
         box = self.query_one("#gap-list", Vertical)
         box.border_title = f"{count} gaps of {self.threshold_ms} ms or more, longest first"
-        if count > len(self._order):
-            box.border_title += f" (the {len(self._order):,} longest shown; ] raises the threshold)"
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_gap_rows_chosen(self, event: GapRows.Chosen) -> None:
         """Enter on a row: jump to that gap."""
-        key = event.row_key.value
-        if key is None:
-            self.dismiss(None)
-            return
-        # the row's gap in the newest model
-        gap = self.shown.gaps[int(key)]
-        self.dismiss(self.model.gaps.index_of(gap.gpu, gap.start))
+        self.dismiss(event.index)
 
     def action_dismiss_none(self) -> None:
         """Close without choosing."""
         self.dismiss(None)
-
-
-def synthesis_cell(model: LogModel, gap: Gap) -> str:
-    """`4/4 full`: most partitions in synthesis during the gap, of the run's peak."""
-    lo, most, peak = synthesis_during(model, gap.start, gap.end, gap.gpu)
-    return f"{most}/{peak}" + (" full" if peak and lo >= peak else "")
-
-
-def _side(job: str, worker: int, partition: int | None, width: int) -> str:
-    return f"{abbreviate(job, width)} w{worker}" + (
-        f" p{partition}" if partition is not None else ""
-    )
 
 
 def help_text() -> Group:
