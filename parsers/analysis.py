@@ -171,7 +171,7 @@ def reconstruct_segments(
     )
 
 
-def _failed_proves(c: dict[str, F64], worker: I64, finished: bool) -> F64:
+def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
     """Where each failed prove is drawn to (NaN: not failed).
 
     GPU_END is printed on success only: a prove that failed has GPU_START and nothing
@@ -329,10 +329,10 @@ def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -
     table = PartitionTable(
         jobs=cols.jobs,
         kinds=cols.kinds,
-        job=cols.job.astype(np.int32),
-        partition=cols.partition.astype(np.int32),
-        kind=cols.kind.astype(np.int32),
-        worker=cols.worker.astype(np.int32),
+        job=cols.job,
+        partition=cols.partition,
+        kind=cols.kind,
+        worker=cols.worker,
         gpu=gpu,
         synth_start=c["synth_start"],
         synth_end=c["synth_end"],

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from parsers._core import Scanner
 from parsers.analysis import LiveAnalysis, build_model
-from parsers.model import F64, I64, LineCounts
+from parsers.model import F64, I32, I64, LineCounts
 
 if TYPE_CHECKING:
     from parsers.model import LogModel
@@ -48,10 +49,10 @@ class Columns:
     """A copy of every record the builder has, as numpy columns (NaN / -1: not said)."""
 
     floats: dict[str, F64]  # FLOAT_FIELDS
-    job: I64
-    partition: I64
-    kind: I64
-    worker: I64
+    job: I32
+    partition: I32
+    kind: I32
+    worker: I32
     start_line: I64
     end_line: I64
     jobs: tuple[str, ...]
@@ -85,7 +86,9 @@ class Run:
         """A copy of the run's records (the builder goes on writing its own)."""
         return self._wrap(*self._core.columns(self._run))
 
-    def _wrap(self, floats: dict[str, F64], ints: dict[str, I64]) -> Columns:
+    def _wrap(
+        self, floats: dict[str, F64], ints: dict[str, npt.NDArray[np.integer[Any]]]
+    ) -> Columns:
         if self._run is None:
             jobs, kinds = self._core.new_names()
             self._jobs.extend(jobs)
@@ -94,12 +97,12 @@ class Run:
             self._jobs, self._kinds = self._core.run_names(self._run)
         return Columns(
             floats={name: floats[name] for name in FLOAT_FIELDS},
-            job=ints["job"],
-            partition=ints["partition"],
-            kind=ints["kind"],
-            worker=ints["worker"],
-            start_line=ints["start_line"],
-            end_line=ints["end_line"],
+            job=ints["job"].astype(np.int32, copy=False),
+            partition=ints["partition"].astype(np.int32, copy=False),
+            kind=ints["kind"].astype(np.int32, copy=False),
+            worker=ints["worker"].astype(np.int32, copy=False),
+            start_line=ints["start_line"].astype(np.int64, copy=False),
+            end_line=ints["end_line"].astype(np.int64, copy=False),
             jobs=tuple(self._jobs),
             kinds=tuple(self._kinds),
         )
@@ -125,7 +128,7 @@ class Run:
             return worker // self.workers_per_gpu
         return 0
 
-    def gpus_of(self, workers: I64) -> I64:
+    def gpus_of(self, workers: I32 | I64) -> I64:
         """`gpu_of` for an array of workers (-1 stays -1), without a table sized by ids."""
         if len(workers) == 0:
             return np.zeros(0, dtype=np.int64)

@@ -14,8 +14,9 @@ fn main() {
     b.finish();
     let secs = t0.elapsed().as_secs_f64();
     let c = &b.recs.cols;
-    let cols: usize =
-        c.f.iter().map(|v| v.capacity() * 8).sum::<usize>() + c.job.capacity() * 8 * 7;
+    let cols: usize = c.f.iter().map(|v| v.capacity() * 8).sum::<usize>()
+        + c.i32s().iter().map(|v| v.capacity() * 4).sum::<usize>()
+        + c.i64s().iter().map(|v| v.capacity() * 8).sum::<usize>();
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let rss = status
         .lines()

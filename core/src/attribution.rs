@@ -476,7 +476,7 @@ impl Attributor {
             .starts
             .partition_point(|&(s, k)| s < start || (s == start && k < i));
         self.starts.insert(pos, (start, i));
-        let w = c.worker[i];
+        let w = i64::from(c.worker[i]);
         if w >= 0 {
             if let Some(&prev) = self.last_start.get(&w) {
                 if self.awaiting.contains(prev) {
@@ -550,7 +550,7 @@ impl Attributor {
             return read(r, &[]);
         };
         let trail = self.arena.trail(best.last, self.committed);
-        let mut saved: Vec<(usize, [f64; col::FLOAT_COUNT], i64)> = Vec::new();
+        let mut saved: Vec<(usize, [f64; col::FLOAT_COUNT], i32)> = Vec::new();
         for &k in &trail {
             let step = self.arena.steps[k as usize];
             let Ok(i) = usize::try_from(step.interval) else {
@@ -564,7 +564,7 @@ impl Attributor {
                 saved.push((i, std::array::from_fn(|f| c.f[f][i]), c.stage[i]));
             }
             store(c, i, line.stage, &line.vals);
-            c.stage[i] = i64::from(line.stage);
+            c.stage[i] = i32::from(line.stage);
         }
         let open: Vec<usize> = saved.iter().map(|s| s.0).collect();
         let out = read(r, &open);
@@ -732,7 +732,7 @@ impl Attributor {
             if cost > MATCH_TOLERANCE_MS {
                 continue;
             }
-            let g = r.gpu_of(c.worker[i]);
+            let g = r.gpu_of(i64::from(c.worker[i]));
             if let Some(st) = way.get(g) {
                 if st.stage < STAGE_HELD && st.lock_line {
                     cost += SKIP_COST; // the GPU's mutex is still held: its holder lost lines
@@ -840,7 +840,7 @@ impl Attributor {
             if c.f[col::GPU_START][i] > line.win_hi {
                 continue;
             }
-            let g = r.gpu_of(c.worker[i]);
+            let g = r.gpu_of(i64::from(c.worker[i]));
             if way.get(g).is_some_and(|st| st.stage < STAGE_TAIL) {
                 continue;
             }
@@ -909,7 +909,7 @@ impl Attributor {
             change: None,
             locks: None,
             interval: i as i64,
-            gpu: r.gpu_of(c.worker[i]),
+            gpu: r.gpu_of(i64::from(c.worker[i])),
         });
     }
 
@@ -1073,7 +1073,7 @@ impl Attributor {
         let c = r.cols_mut();
         c.touch(i);
         store(c, i, line.stage, &line.vals);
-        c.stage[i] = i64::from(line.stage);
+        c.stage[i] = i32::from(line.stage);
         if line.stage == STAGE_HELD {
             self.check_unlock(r, i);
         }
@@ -1102,10 +1102,10 @@ impl Attributor {
         if start + pre + wait + held <= end + UNLOCK_SLACK_MS {
             return;
         }
-        let g = r.gpu_of(c.worker[i]);
+        let g = r.gpu_of(i64::from(c.worker[i]));
         let lo = i.saturating_sub(4096);
         for j in (lo..c.len()).rev() {
-            if j == i || !c.known(col::PRE_LOCK, j) || r.gpu_of(c.worker[j]) != g {
+            if j == i || !c.known(col::PRE_LOCK, j) || r.gpu_of(i64::from(c.worker[j])) != g {
                 continue;
             }
             if (c.f[col::GPU_START][j] - start).abs() > TWIN_LOCK_MS {
@@ -1155,11 +1155,11 @@ impl Attributor {
             if c.known(col::GPU_END, j) || !c.known(col::NTT_MSM_H, j) {
                 continue;
             }
-            let g = r.gpu_of(c.worker[j]);
+            let g = r.gpu_of(i64::from(c.worker[j]));
             let mut best = None;
             let mut best_d = INF;
             for &i in &bare {
-                if r.gpu_of(c.worker[i]) != g || c.known(col::NTT_MSM_H, i) {
+                if r.gpu_of(i64::from(c.worker[i])) != g || c.known(col::NTT_MSM_H, i) {
                     continue;
                 }
                 let d = (c.f[col::GPU_START][i] - c.f[col::GPU_START][j]).abs();
@@ -1203,7 +1203,7 @@ fn store(c: &mut Columns, i: usize, stage: i8, vals: &Values) {
         }
         STAGE_NTT_H => {
             // one line per circuit of a batch: the interval's figures are their sums
-            if c.known(col::NTT_ALLOC, i) && c.stage[i] == i64::from(STAGE_NTT_H) {
+            if c.known(col::NTT_ALLOC, i) && c.stage[i] == i32::from(STAGE_NTT_H) {
                 c.f[col::NTT_ALLOC][i] += v0;
                 c.f[col::NTT_TOTAL][i] += v1;
                 c.f[col::NTT_BLOCKS][i] += 1.0;

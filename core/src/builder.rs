@@ -108,8 +108,8 @@ pub struct Builder {
     pub run_first_line: u64,
     pub recs: Recs,
     pub counts: Counts,
-    keys: HashMap<(usize, Option<i64>), usize>, // (job number, partition) -> record
-    attempts: HashMap<usize, (u32, usize)>,     // job number -> (attempt, its job number)
+    keys: HashMap<u64, u32>, // record_key(job number, partition) -> record
+    attempts: HashMap<usize, (u32, usize)>, // job number -> (attempt, its job number)
     pub bytes_read: u64,
     pub lines_read: u64,
     pub max_stamp: i64,
@@ -285,6 +285,7 @@ impl Builder {
         }
         self.attributor.flush(&mut self.recs);
         self.attributor.finish(&mut self.recs);
+        self.recs.cols.shrink();
     }
 
     /// Run `read` on the records with the attributor's open decisions filled in as they stand
@@ -600,7 +601,7 @@ impl Builder {
         };
         let i = c.add(attempt, partition);
         c.kind[i] = c.kind[old];
-        self.keys.insert((j, partition), i);
+        self.keys.insert(record_key(j, partition), i as u32);
         i
     }
 
@@ -685,17 +686,17 @@ impl Builder {
         self.stamp = stamp;
         self.max_stamp = self.max_stamp.max(stamp);
         let j = self.recs.cols.job_id(job);
-        let key = (j, partition);
+        let key = record_key(j, partition);
         let field = match EVENTS[event_id] {
             b"SYNTH_START" => Some(col::SYNTH_START),
             b"GPU_PICKUP" => Some(col::PICKUP),
             b"GPU_START" => Some(col::GPU_START),
             _ => None,
         };
-        let i = match self.keys.get(&key) {
+        let i = match self.keys.get(&key).map(|&i| i as usize) {
             // the same partition starting again, or starting after it ended: a new attempt
             // of the job (a Curio retry reuses the job id), kept apart from the one before
-            Some(&i)
+            Some(i)
                 if field.is_some_and(|f| {
                     let c = &self.recs.cols;
                     let old = c.f[f][i];
@@ -705,21 +706,21 @@ impl Builder {
             {
                 self.new_attempt(j, job, i, partition)
             }
-            Some(&i) => i,
+            Some(i) => i,
             None => {
                 let current = self.attempts.get(&j).map_or(j, |a| a.1);
                 let c = &mut self.recs.cols;
                 let i = c.add(current, partition);
                 let k = c.kind_id(kind_from_job(job, snap));
                 c.kind[i] = k;
-                self.keys.insert(key, i);
+                self.keys.insert(key, i as u32);
                 i
             }
         };
         let c = &mut self.recs.cols;
         c.touch(i);
         if let Some(w) = worker {
-            c.worker[i] = w;
+            c.worker[i] = w as i32; // within MAX_WORKER: it fits
         }
         let t = stamp as f64;
         match EVENTS[event_id] {
@@ -791,6 +792,12 @@ impl Builder {
 }
 
 /// The last value of `key` (a TIMELINE detail's later items win).
+/// A record's key: its job number and partition in one number (a partition is within
+/// MAX_PARTITION, a job number below 2^32: the two halves never mix).
+fn record_key(j: usize, partition: Option<i64>) -> u64 {
+    ((j as u64) << 32) | partition.map_or(0, |p| p as u64 + 1)
+}
+
 fn kv_last<'a>(kv: &[(&[u8], &'a [u8])], key: &[u8]) -> Option<&'a [u8]> {
     kv.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
@@ -805,7 +812,10 @@ mod tests {
             c.f.iter()
                 .map(|v| v.iter().map(|x| x.to_bits()).collect())
                 .collect();
-        for v in c.ints() {
+        for v in c.i32s() {
+            out.push(v.iter().map(|x| *x as u64).collect());
+        }
+        for v in c.i64s() {
             out.push(v.iter().map(|x| *x as u64).collect());
         }
         out

@@ -29,27 +29,21 @@ pub const FLOAT_FIELDS: [&str; FLOAT_COUNT] = [
     "pre_destructor",
     "ntt_blocks",
 ];
-/// The integer columns.
-pub const INT_FIELDS: [&str; 7] = [
-    "job",
-    "partition",
-    "kind",
-    "worker",
-    "start_line",
-    "end_line",
-    "stage",
-];
+/// The 32-bit integer columns (ids: each within its plausible range, see `builder`).
+pub const I32_FIELDS: [&str; 5] = ["job", "partition", "kind", "worker", "stage"];
+/// The 64-bit integer columns (line numbers).
+pub const I64_FIELDS: [&str; 2] = ["start_line", "end_line"];
 
 /// One float column per field of `FLOAT_FIELDS`.
 pub struct Columns {
     pub f: [Vec<f64>; FLOAT_COUNT],
-    pub job: Vec<i64>,
-    pub partition: Vec<i64>,
-    pub kind: Vec<i64>,
-    pub worker: Vec<i64>,
+    pub job: Vec<i32>,
+    pub partition: Vec<i32>,
+    pub kind: Vec<i32>,
+    pub worker: Vec<i32>,
+    pub stage: Vec<i32>,
     pub start_line: Vec<i64>,
     pub end_line: Vec<i64>,
-    pub stage: Vec<i64>,
     pub jobs: Vec<String>,
     job_index: HashMap<Vec<u8>, usize>,
     pub kinds: Vec<String>,
@@ -94,9 +88,9 @@ impl Default for Columns {
             partition: Vec::new(),
             kind: Vec::new(),
             worker: Vec::new(),
+            stage: Vec::new(),
             start_line: Vec::new(),
             end_line: Vec::new(),
-            stage: Vec::new(),
             jobs: Vec::new(),
             job_index: HashMap::default(),
             kinds: Vec::new(),
@@ -139,30 +133,49 @@ impl Columns {
         self.job.is_empty()
     }
 
-    /// The integer columns, in the order of `INT_FIELDS`, to move them out.
-    pub fn ints_mut(&mut self) -> [&mut Vec<i64>; 7] {
+    /// The 32-bit integer columns, in the order of `I32_FIELDS`, to move them out.
+    pub fn i32s_mut(&mut self) -> [&mut Vec<i32>; 5] {
         [
             &mut self.job,
             &mut self.partition,
             &mut self.kind,
             &mut self.worker,
-            &mut self.start_line,
-            &mut self.end_line,
             &mut self.stage,
         ]
     }
 
-    /// The integer columns, in the order of `INT_FIELDS`.
-    pub fn ints(&self) -> [&Vec<i64>; 7] {
+    /// The 32-bit integer columns, in the order of `I32_FIELDS`.
+    pub fn i32s(&self) -> [&Vec<i32>; 5] {
         [
             &self.job,
             &self.partition,
             &self.kind,
             &self.worker,
-            &self.start_line,
-            &self.end_line,
             &self.stage,
         ]
+    }
+
+    /// The 64-bit integer columns, in the order of `I64_FIELDS`, to move them out.
+    pub fn i64s_mut(&mut self) -> [&mut Vec<i64>; 2] {
+        [&mut self.start_line, &mut self.end_line]
+    }
+
+    /// The 64-bit integer columns, in the order of `I64_FIELDS`.
+    pub fn i64s(&self) -> [&Vec<i64>; 2] {
+        [&self.start_line, &self.end_line]
+    }
+
+    /// Give back what growing left unused (the input is finished).
+    pub fn shrink(&mut self) {
+        for col in &mut self.f {
+            col.shrink_to_fit();
+        }
+        for col in self.i32s_mut() {
+            col.shrink_to_fit();
+        }
+        for col in self.i64s_mut() {
+            col.shrink_to_fit();
+        }
     }
 
     /// The number of a job id (a new one is added).
@@ -186,32 +199,36 @@ impl Columns {
             for col in &mut self.f {
                 col.reserve_exact(more);
             }
-            for col in self.ints_mut() {
+            for col in self.i32s_mut() {
+                col.reserve_exact(more);
+            }
+            for col in self.i64s_mut() {
                 col.reserve_exact(more);
             }
         }
         for col in &mut self.f {
             col.push(f64::NAN);
         }
-        self.job.push(j as i64);
-        self.partition.push(partition.unwrap_or(-1));
+        self.job.push(j as i32);
+        // a partition is within MAX_PARTITION (builder): it fits
+        self.partition.push(partition.map_or(-1, |p| p as i32));
         self.kind.push(-1);
         self.worker.push(-1);
+        self.stage.push(-1);
         self.start_line.push(0);
         self.end_line.push(0);
-        self.stage.push(-1);
         self.len() - 1
     }
 
     /// The number of a kind name.
-    pub fn kind_id(&mut self, kind: &str) -> i64 {
+    pub fn kind_id(&mut self, kind: &str) -> i32 {
         if let Some(&k) = self.kind_index.get(kind) {
-            return k as i64;
+            return k as i32;
         }
         let k = self.kinds.len();
         self.kinds.push(kind.to_owned());
         self.kind_index.insert(kind.to_owned(), k);
-        k as i64
+        k as i32
     }
 
     /// Whether float field `field` of record `i` is known.

@@ -22,7 +22,7 @@ mod python {
     use pyo3::types::{PyBytes, PyDict};
 
     use crate::builder::Builder;
-    use crate::columns::{Columns, FLOAT_FIELDS, INT_FIELDS};
+    use crate::columns::{Columns, FLOAT_FIELDS, I32_FIELDS, I64_FIELDS};
 
     /// A panic is a bug, never the user's problem: it reaches Python as one RuntimeError
     /// (the builder is then unusable), not as an abort.
@@ -43,7 +43,11 @@ mod python {
             floats.set_item(*name, arr)?;
         }
         let ints = PyDict::new(py);
-        for (name, v) in INT_FIELDS.iter().zip(c.ints()) {
+        for (name, v) in I32_FIELDS.iter().zip(c.i32s()) {
+            let arr: Bound<'py, PyArray1<i32>> = v.to_pyarray(py);
+            ints.set_item(*name, arr)?;
+        }
+        for (name, v) in I64_FIELDS.iter().zip(c.i64s()) {
             let arr: Bound<'py, PyArray1<i64>> = v.to_pyarray(py);
             ints.set_item(*name, arr)?;
         }
@@ -67,7 +71,11 @@ mod python {
             floats.set_item(*name, PyArray1::from_vec(py, picked))?;
         }
         let ints = PyDict::new(py);
-        for (name, v) in INT_FIELDS.iter().zip(c.ints()) {
+        for (name, v) in I32_FIELDS.iter().zip(c.i32s()) {
+            let picked: Vec<i32> = keep.iter().map(|&r| v[r]).collect();
+            ints.set_item(*name, PyArray1::from_vec(py, picked))?;
+        }
+        for (name, v) in I64_FIELDS.iter().zip(c.i64s()) {
             let picked: Vec<i64> = keep.iter().map(|&r| v[r]).collect();
             ints.set_item(*name, PyArray1::from_vec(py, picked))?;
         }
@@ -253,7 +261,10 @@ mod python {
                 floats.set_item(*name, PyArray1::from_vec(py, std::mem::take(v)))?;
             }
             let ints = PyDict::new(py);
-            for (name, v) in INT_FIELDS.iter().zip(c.ints_mut()) {
+            for (name, v) in I32_FIELDS.iter().zip(c.i32s_mut()) {
+                ints.set_item(*name, PyArray1::from_vec(py, std::mem::take(v)))?;
+            }
+            for (name, v) in I64_FIELDS.iter().zip(c.i64s_mut()) {
                 ints.set_item(*name, PyArray1::from_vec(py, std::mem::take(v)))?;
             }
             self.handed_over = true;
