@@ -564,30 +564,21 @@ def _worker_sums(
 
 def _jobs(rows: Rows) -> Jobs:
     t = rows.table
-    ids, inverse = np.unique(t.job.astype(np.int64), return_inverse=True)
-    n = len(ids)
-    first = np.full(n, np.nan)
-    np.fmin.at(first, inverse, t.synth_start)
-    last = np.full(n, np.nan)
-    np.fmax.at(last, inverse, t.gpu_end)
-    seen = np.full(n, np.nan)
-    for column in (t.synth_start, t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
-        np.fmax.at(seen, inverse, column)
-    first_row = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first_row, inverse, rows.index)
-    # the kind of each job's first record
-    order = np.lexsort((rows.index, inverse))
-    head = np.ones(len(order), dtype=bool)
-    head[1:] = inverse[order][1:] != inverse[order][:-1]
-    return Jobs(
-        ids=ids,
-        parts=np.bincount(inverse, minlength=n),
-        open_parts=np.bincount(inverse, weights=np.isnan(t.gpu_end), minlength=n).astype(np.int64),
-        first=first,
-        last=last,
-        seen=seen,
-        first_row=first_row,
-        kind=t.kind[order[head]].astype(np.int64),
+    seen = t.synth_start
+    for column in (t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
+        seen = np.fmax(seen, column)
+    # each record as a job of one partition, then the records of a job as one
+    return _reduce_jobs(
+        Jobs(
+            ids=t.job.astype(np.int64),
+            parts=np.ones(len(t), dtype=np.int64),
+            open_parts=np.isnan(t.gpu_end).astype(np.int64),
+            first=t.synth_start,
+            last=t.gpu_end,
+            seen=seen,
+            first_row=rows.index,
+            kind=t.kind.astype(np.int64),
+        )
     )
 
 
@@ -944,26 +935,28 @@ def _combine_jobs(parts: list[Jobs]) -> Jobs:
     allj = Jobs(
         *(np.concatenate([getattr(j, f) for j in parts]) for f in Jobs.__dataclass_fields__)
     )
-    ids, inverse = np.unique(allj.ids, return_inverse=True)
-    if len(ids) == len(allj.ids):
-        order = np.argsort(allj.ids)
-        return _take_jobs(allj, order)  # type: ignore[arg-type]
+    return _reduce_jobs(allj)
+
+
+def _reduce_jobs(j: Jobs) -> Jobs:
+    """The entries of `j` with the same job number as one (the first record's kind)."""
+    ids, inverse = np.unique(j.ids, return_inverse=True)
     n = len(ids)
     first = np.full(n, np.nan)
-    np.fmin.at(first, inverse, allj.first)
+    np.fmin.at(first, inverse, j.first)
     last = np.full(n, np.nan)
-    np.fmax.at(last, inverse, allj.last)
+    np.fmax.at(last, inverse, j.last)
     seen = np.full(n, np.nan)
-    np.fmax.at(seen, inverse, allj.seen)
+    np.fmax.at(seen, inverse, j.seen)
     first_row = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first_row, inverse, allj.first_row)
+    np.minimum.at(first_row, inverse, j.first_row)
     kind = np.zeros(n, dtype=np.int64)
-    winner = allj.first_row == first_row[inverse]
-    kind[inverse[winner]] = allj.kind[winner]
+    winner = j.first_row == first_row[inverse]
+    kind[inverse[winner]] = j.kind[winner]
     return Jobs(
         ids,
-        np.bincount(inverse, weights=allj.parts, minlength=n).astype(np.int64),
-        np.bincount(inverse, weights=allj.open_parts, minlength=n).astype(np.int64),
+        np.bincount(inverse, weights=j.parts, minlength=n).astype(np.int64),
+        np.bincount(inverse, weights=j.open_parts, minlength=n).astype(np.int64),
         first,
         last,
         seen,
