@@ -46,6 +46,9 @@ const AMBIGUITY_MARGIN: f64 = 4.0;
 const UNLOCK_SLACK_MS: f64 = 10.0;
 /// Two intervals of one GPU that started this close print lock lines that fit either.
 const TWIN_LOCK_MS: f64 = MATCH_TOLERANCE_MS;
+/// How long (log time) an ended interval's start is kept for the epilogue lines that name
+/// their interval by it (printed just before its GPU_END: an hour is ample).
+const START_KEEP_MS: f64 = 3_600_000.0;
 
 const EXPECTED_WITH_LOCK: [i8; 5] = [
     STAGE_NTT_H,
@@ -1000,6 +1003,22 @@ impl Attributor {
         self.ways = ways;
         let win_lo = self.lines.get(&self.committed).map_or(-INF, |l| l.win_lo);
         self.prune_awaiting(r, win_lo);
+        self.prune_starts(r, win_lo);
+    }
+
+    /// Forget the starts of intervals that ended long before the lines now read (the index
+    /// of starts would otherwise keep one entry per interval of the whole log).
+    fn prune_starts<R: Records>(&mut self, r: &R, win_lo: f64) {
+        let c = r.cols();
+        let before = win_lo - START_KEEP_MS;
+        let old = self
+            .starts
+            .iter()
+            .take_while(|&&(s, i)| s < before && c.f[col::GPU_END][i] < before)
+            .count();
+        if old >= 1024 {
+            self.starts.drain(..old);
+        }
     }
 
     fn kernel_by_gpu(&self, trail: &[Step]) -> BTreeMap<i64, f64> {
