@@ -372,7 +372,6 @@ class GpuPart:
     first_after: int  # the interval that opens the first block (-1: none)
     last_before: int  # the interval that closes the last block (-1: none)
     span: tuple[int, int] | None
-    workers: frozenset[int]
     in_flight: int
     kernel_sums: tuple[float, float, float]  # line kernel ms, truncation longer, shorter
 
@@ -414,6 +413,7 @@ class Piece:
     synth: Synth
     gaps: tuple[I32, I64, I64, I64, I64]  # gpu, start, end, before, after: by (start, gpu)
     split: dict[int, Breakdown] | None  # busy split per GPU (None: not asked for)
+    gpu_workers: dict[int, frozenset[int]]  # the workers its records put on each GPU
 
 
 def make_piece(rows: Rows, with_split: bool) -> Piece:
@@ -455,7 +455,6 @@ def make_piece(rows: Rows, with_split: bool) -> Piece:
             span=(
                 (int(t.gpu_start[done].min()), int(t.gpu_end[done].max())) if len(done) else None
             ),
-            workers=frozenset(np.unique(t.worker[on_gpu & (t.worker >= 0)]).tolist()),
             in_flight=int(np.sum(on_gpu & started & np.isnan(t.gpu_end) & ~t.failed)),
             kernel_sums=(
                 float(kernel_ms[mine].sum()),
@@ -481,7 +480,17 @@ def make_piece(rows: Rows, with_split: bool) -> Piece:
         synth=_synth(t),
         gaps=_sorted_gaps(gap_cols),
         split=split,
+        gpu_workers=_gpu_workers(t),
     )
+
+
+def _gpu_workers(t: PartitionTable) -> dict[int, frozenset[int]]:
+    known = (t.gpu >= 0) & (t.worker >= 0)
+    pairs = np.unique(np.stack([t.gpu[known], t.worker[known]]), axis=1)
+    out: dict[int, set[int]] = {}
+    for g, w in pairs.T.tolist():
+        out.setdefault(int(g), set()).add(int(w))
+    return {g: frozenset(ws) for g, ws in out.items()}
 
 
 def _sorted_gaps(cols: list[tuple[int, F64, F64, I64, I64]]) -> tuple[I32, I64, I64, I64, I64]:
@@ -766,7 +775,9 @@ def _gpu_of_pieces(
     est = kernel.total_ms
     if not facts.lock_lines_seen:
         est = min(max(est, total), busy.total_ms)
-    workers = set().union(*(part.workers for _, part, _ in mine))
+    # every worker a record puts on the GPU, started or not (a piece may hold only the
+    # pickup of a worker's record)
+    workers = set().union(*(p.gpu_workers.get(g, frozenset()) for p in pieces))
     workers |= {w for w, wg in facts.worker_gpu.items() if wg == g}
     stats = GpuStats(
         g,
@@ -1100,17 +1111,42 @@ TAIL_ROWS = 4096
 
 @dataclass(frozen=True, slots=True)
 class _Base:
-    """The settled part of a live model: records whose intervals all end before `cut`,
-    where no unsettled interval starts."""
+    """The settled part of a live model: per GPU, records whose intervals all end before
+    its cut, where no unsettled interval of that GPU starts."""
 
     piece: Piece
     listed: Listed
     settled: npt.NDArray[np.bool_]  # by record number, for the records there were
     unsettled: I64  # record numbers below `count` that are not in it
     count: int  # records there were
-    live: int  # live rows when it was made (more when something running pins the cut)
-    cut: float
+    live: int  # live rows when it was made (more when something running pins a cut)
+    cuts: dict[int, float]  # per GPU (-1: records of no GPU)
     worker_gpu: dict[int, int]
+
+
+def _cuts(
+    start: F64, end: F64, may: npt.NDArray[np.bool_], gpu: I32, limit: float
+) -> tuple[npt.NDArray[np.bool_], dict[int, float]]:
+    """Per GPU, the latest cut (at most `limit`) such that every interval starting before it
+    may settle and ends before it; the records settled by those cuts. One sort per GPU: a GPU
+    always busy on some worker still has cuts between its intervals, and each GPU has its own
+    (no moment need find every GPU idle)."""
+    settled = np.zeros(len(start), dtype=bool)
+    cuts: dict[int, float] = {}
+    started = ~np.isnan(start)
+    for g in np.unique(gpu[started]).tolist():
+        idx = np.flatnonzero(started & (gpu == g))
+        idx = idx[np.argsort(start[idx], kind="stable")]
+        s = start[idx]
+        e = np.where(may[idx], end[idx], np.inf)
+        # a cut before sorted interval k (or after all): where it would lie
+        at = np.minimum(np.append(s, limit), limit)
+        valid = np.ones(len(idx) + 1, dtype=bool)
+        valid[1:] = np.logical_and.accumulate(may[idx]) & (np.maximum.accumulate(e) < at[1:])
+        k = int(np.flatnonzero(valid)[-1])
+        settled[idx[:k]] = True
+        cuts[int(g)] = float(at[k])
+    return settled, cuts
 
 
 class LiveAnalysis:
@@ -1118,10 +1154,10 @@ class LiveAnalysis:
 
     The records whose intervals ended long enough ago (SETTLE_MS) and that nothing running
     overlaps are analysed once (`_Base`); each snapshot analyses only the others (the live
-    rows) and puts the two together, which the time cut between them makes simple: every
-    settled interval ends before any live one starts. The settled part is made again when
-    one of its records is written (the core lists them), when the worker → GPU map
-    changes, or when the live rows grow past TAIL_ROWS.
+    rows) and puts the two together, which the time cut between them (one per GPU) makes
+    simple: on each GPU every settled interval ends before any live one starts. The settled
+    part is made again when one of its records is written (the core lists them), when the
+    worker → GPU map changes, or when the live rows grow past TAIL_ROWS.
     """
 
     def __init__(self) -> None:
@@ -1146,7 +1182,8 @@ class LiveAnalysis:
             cols = wrap(floats, ints)
             gpu = builder.gpus_of(cols.worker).astype(np.int32)
             rows = make_rows(cols, gpu, now, False, idx)
-            early = rows.table.gpu_start < base.cut  # NaN compares False
+            cut = np.array([base.cuts.get(g, -np.inf) for g in rows.table.gpu.tolist()])
+            early = rows.table.gpu_start < cut  # NaN compares False
             if early.any() or _in_mask(base.settled, np.asarray(open_rows, np.int64)).any():
                 base = None
             else:
@@ -1183,15 +1220,7 @@ class LiveAnalysis:
         may = started & ~np.isnan(every.drawn_end) & ~synth_open
         may &= ~(np.isnan(t.gpu_end) & np.isnan(every.failed_end))  # running
         may[open_rows[(open_rows >= 0) & (open_rows < n)]] = False
-        # the cut: no live interval starts before it, every settled one ends before it
-        cut = now - SETTLE_MS
-        while True:
-            settled = may & (every.drawn_end < cut)
-            live_starts = t.gpu_start[started & ~settled]
-            lowest = float(live_starts.min()) if len(live_starts) else cut
-            if lowest >= cut:
-                break
-            cut = lowest
+        settled, cuts = _cuts(t.gpu_start, every.drawn_end, may, t.gpu, now - SETTLE_MS)
         piece = make_piece(every.take(settled), with_split=True)
         only_here = np.ones(len(piece.jobs.ids), dtype=bool)
         elsewhere = np.unique(t.job[~settled].astype(np.int64))
@@ -1210,7 +1239,7 @@ class LiveAnalysis:
             unsettled=np.flatnonzero(~settled).astype(np.int64),
             count=n,
             live=int(np.count_nonzero(~settled)),
-            cut=cut,
+            cuts=cuts,
             worker_gpu=builder.worker_gpu,
         )
         return base, every.take(~settled)

@@ -81,6 +81,7 @@ class Run:
         self.workers_per_gpu = workers_per_gpu
         self._jobs: list[str] = []
         self._kinds: list[str] = []
+        self._names_run = 1  # the run the names are of (the core's run count then)
 
     def columns(self) -> Columns:
         """A copy of the run's records (the builder goes on writing its own)."""
@@ -90,6 +91,10 @@ class Run:
         self, floats: dict[str, F64], ints: dict[str, npt.NDArray[np.integer[Any]]]
     ) -> Columns:
         if self._run is None:
+            if self._core.run_count() != self._names_run:
+                # the daemon restarted: the new run numbers its jobs from 0 again
+                self._names_run = self._core.run_count()
+                self._jobs, self._kinds = [], []
             jobs, kinds = self._core.new_names()
             self._jobs.extend(jobs)
             self._kinds.extend(kinds)

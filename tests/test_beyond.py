@@ -14,6 +14,7 @@ import pytest
 from conftest import SAMPLES
 from helpers import build, simulate
 
+from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
 from parsers.export import trace_document, write_csv
 from parsers.hosts import HOST_STRIDE, OWN, START, WALL, HostLines, merge
@@ -400,3 +401,32 @@ async def test_c_shows_the_comparison_and_the_palette_exports_the_view(tmp_path:
 def test_the_model_of_one_log_is_unchanged(tmp_path: Path) -> None:
     m: LogModel = read_log(SAMPLES / "tiny.log")
     assert m.gpu_names is None and m.gpu_label(0) == "GPU0"
+
+
+def test_a_proof_s_gaps_in_a_merged_model_are_those_of_every_log() -> None:
+    """Two logs name the same job (each under its own number in the merged model)."""
+    from rich.console import Console
+
+    from tui.find import describe_proof
+
+    def log() -> bytes:
+        out = ""
+        for k, t in enumerate((1000, 5000)):
+            out += (
+                f"TIMELINE,{t},SYNTH_START,porep-1000-7,partition={k}\n"
+                f"TIMELINE,{t + 20},GPU_START,porep-1000-7,worker=0,partition={k}\n"
+                f"TIMELINE,{t + 90},GPU_END,porep-1000-7,worker=0,partition={k}\n"
+            )
+        return out.encode()
+
+    models = []
+    for name in ("host-a", "host-b"):
+        b = LogBuilder(source=name)
+        b.feed(log())
+        models.append(b.build())
+    model = merge(models, ["host-a", "host-b"]).model
+    assert len(model.gaps) == 2
+    console = Console(width=120, record=True)
+    console.print(describe_proof(model, "porep-1000-7"))
+    text = console.export_text()
+    assert "GPU 0 " in text and "GPU 1000 " in text

@@ -247,3 +247,70 @@ def test_an_interval_running_for_ever_does_not_make_every_snapshot_whole(
     assert any(lane.worker == 1 for lane in got.lanes)  # still drawn, running
     # made again every TAIL_ROWS new records, not at every snapshot
     assert live.live.rebuilds <= 1 + 200 // 50
+
+
+def _engine_lines(n: int) -> bytes:
+    """Two GPUs, each busy 150 ms of every 200, staggered: one of them is always busy."""
+    out = [
+        "2026-03-16T09:08:03.7Z  INFO cuzk_core::engine: pipeline GPU worker started "
+        f"worker_id={w} gpu={w} sub_id=0\n"
+        for w in (0, 1)
+    ]
+    for i in range(n):
+        s = 1000 + 100 * i
+        w = i % 2
+        out.append(
+            f"TIMELINE,{s},GPU_START,j{i},worker={w},partition=0\n"
+            f"TIMELINE,{s + 150},GPU_END,j{i},worker={w},partition=0\n"
+        )
+    return "".join(out).encode()
+
+
+def test_each_gpu_settles_on_its_own_even_when_some_gpu_is_always_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No moment finds every GPU idle: each GPU gets its own cut, so the log still settles
+    (one cut for all GPUs settled nothing, and found it in quadratic time)."""
+    monkeypatch.setattr(analysis, "SETTLE_MS", 1000)
+    data = _engine_lines(4000)
+    live, whole = LogBuilder(source="t"), LogBuilder(source="t")
+    half = data.index(b"\n", len(data) // 2) + 1
+    for part in (data[:half], data[half:]):
+        live.feed(part)
+        whole.feed(part)
+        got = live.snapshot()
+        assert canonical(got) == canonical(build_model(whole, finished=False))
+    base = live.live._base
+    assert base is not None and int(base.settled.sum()) > 0.95 * base.count
+    assert set(base.cuts) == {0, 1}
+
+
+def test_a_worker_only_picked_up_in_the_live_rows_is_on_its_gpu() -> None:
+    lines = [
+        "TIMELINE,0,SYNTH_START,a,partition=0",
+        "TIMELINE,10,SYNTH_END,a,partition=0",
+        "TIMELINE,20,GPU_START,a,worker=0,partition=0",
+        "TIMELINE,30,GPU_END,a,worker=0,partition=0",
+        "TIMELINE,100000,SYNTH_START,b,partition=0",
+        "TIMELINE,100010,SYNTH_END,b,partition=0",
+        "TIMELINE,100020,GPU_PICKUP,b,worker=1,partition=0",
+    ]
+    b = LogBuilder(source="t")
+    b.feed("".join(x + "\n" for x in lines).encode())
+    (gpu,) = b.snapshot().gpus
+    assert gpu.workers == (0, 1)
+
+
+def test_a_restart_while_following_names_the_new_run_s_jobs() -> None:
+    def part(job: str, t: int) -> str:
+        return (
+            f"TIMELINE,{t},SYNTH_START,{job},partition=0\n"
+            f"TIMELINE,{t + 20},GPU_START,{job},worker=0,partition=0\n"
+            f"TIMELINE,{t + 90},GPU_END,{job},worker=0,partition=0\n"
+        )
+
+    b = LogBuilder(source="t")
+    b.feed(part("first-run-job", 100_000).encode())
+    b.snapshot()
+    b.feed(part("second-run-job", 100).encode())  # offsets from 0 again: a restart
+    assert [p.job for p in b.snapshot().proofs] == ["first-run-job", "second-run-job"]

@@ -100,9 +100,12 @@ def describe_proof(model: LogModel, job: str) -> Group:
         )
     table_ = model.gaps
     gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
-    j = model.parts.jobs.index(job) if job in model.parts.jobs else -1
+    # a merged model (several hosts, or runs) may hold the name under several numbers
+    numbers = [k for k, name in enumerate(model.parts.jobs) if name == job]
     sides = model.parts.job
-    mine = np.flatnonzero((sides[table_.before] == j) | (sides[table_.after] == j)).tolist()
+    mine = np.flatnonzero(
+        np.isin(sides[table_.before], numbers) | np.isin(sides[table_.after], numbers)
+    ).tolist()
     for k in mine:
         g = table_[k]
         gaps.append(f"  #{table_.rank_of(k):<4}", style="bold")
