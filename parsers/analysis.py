@@ -486,9 +486,10 @@ def make_piece(rows: Rows, with_split: bool) -> Piece:
 
 def _gpu_workers(t: PartitionTable) -> dict[int, frozenset[int]]:
     known = (t.gpu >= 0) & (t.worker >= 0)
-    pairs = np.unique(np.stack([t.gpu[known], t.worker[known]]), axis=1)
+    # (gpu, worker) pairs as one number each: a plain unique, not one over rows
+    pairs = np.unique((t.gpu[known].astype(np.int64) << 32) | t.worker[known].astype(np.int64))
     out: dict[int, set[int]] = {}
-    for g, w in pairs.T.tolist():
+    for g, w in zip((pairs >> 32).tolist(), (pairs & 0xFFFFFFFF).tolist(), strict=True):
         out.setdefault(int(g), set()).add(int(w))
     return {g: frozenset(ws) for g, ws in out.items()}
 
