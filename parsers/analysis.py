@@ -1168,6 +1168,15 @@ class LiveAnalysis:
 
     def model(self, builder: Run, core: Scanner, wrap: Callable[..., Columns]) -> LogModel:
         """The live model of the run being read (`wrap`: the builder's column wrapper)."""
+        try:
+            return self._model(builder, core, wrap)
+        except Exception:
+            # the records written since the last snapshot were taken from the core: what
+            # was settled cannot be trusted now, so it is made again next time
+            self._base = None
+            raise
+
+    def _model(self, builder: Run, core: Scanner, wrap: Callable[..., Columns]) -> LogModel:
         runs = core.run_count()
         if runs != self._run:
             self._run, self._base = runs, None

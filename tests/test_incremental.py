@@ -314,3 +314,23 @@ def test_a_restart_while_following_names_the_new_run_s_jobs() -> None:
     b.snapshot()
     b.feed(part("second-run-job", 100).encode())  # offsets from 0 again: a restart
     assert [p.job for p in b.snapshot().proofs] == ["first-run-job", "second-run-job"]
+
+
+def test_a_failed_snapshot_makes_the_settled_part_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core's list of written records is taken at the start of a snapshot: one that
+    fails must not leave a settled part those writes may have made stale."""
+    _, data = simulate(SimConfig(seed=9, proofs=6, concurrency=3))
+    half = data.index(b"\n", len(data) // 2) + 1
+    b = LogBuilder(source="t")
+    b.feed(data[:half])
+    b.snapshot()
+    assert b.live._base is not None
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(analysis, "make_piece", broken)
+    b.feed(data[half:])
+    with pytest.raises(RuntimeError):
+        b.snapshot()
+    assert b.live._base is None
