@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+import numpy.typing as npt
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -86,6 +87,7 @@ class GapRows(ScrollView, can_focus=True):
         self.threshold_ms = threshold_ms
         self.synth = synth
         self.order: I64 = np.zeros(0, dtype=np.int64)  # row -> index into model.gaps
+        self._crosses: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)  # by gap index
         self.cursor_row = 0
         self.show(model)
 
@@ -110,6 +112,7 @@ class GapRows(ScrollView, can_focus=True):
         self.model = model
         gaps = model.gaps
         self.order = np.asarray(gaps.largest(len(gaps), self.threshold_ms), dtype=np.int64)
+        self._crosses = gaps.crosses  # once per model, not per line drawn
         row = 0
         if current is not None:
             index = gaps.index_of(*current)
@@ -194,7 +197,7 @@ class GapRows(ScrollView, can_focus=True):
         if row == self.cursor_row:
             style += self.get_component_rich_style("gap-rows--cursor")
         crosses = None
-        if self.model.gaps.crosses[self.gap_at(row)] and row != self.cursor_row:
+        if self._crosses[self.gap_at(row)] and row != self.cursor_row:
             crosses = style + self.get_component_rich_style("gap-rows--crosses")
         return self._line(self.row_cells(row), style, crosses)
 
