@@ -15,10 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers import _core
-from parsers.breakdown import add_breakdowns, split_segments
+from parsers.breakdown import add_breakdowns, lanes_breakdown
 from parsers.model import (
     F64,
-    I8,
     I32,
     I64,
     NO_STAMP,
@@ -465,12 +464,7 @@ def make_piece(rows: Rows, with_split: bool) -> Piece:
     lanes = _lanes(rows)
     split = None
     if with_split:
-        split = {
-            g: split_segments(
-                g, *_lane_segments([lane for lane in lanes.values() if lane.gpu == g])
-            )
-            for g in gpus
-        }
+        split = {g: lanes_breakdown(g, lanes.values()) for g in gpus}
     return Piece(
         rows=rows,
         gpus=gpus,
@@ -508,16 +502,6 @@ def _sorted_gaps(cols: list[tuple[int, F64, F64, I64, I64]]) -> tuple[I32, I64, 
     return gpu[order], start[order], end[order], before[order], after[order]
 
 
-def _lane_segments(lanes: list[Lane]) -> tuple[F64, F64, I8]:
-    if not lanes:
-        return _EMPTY_F, _EMPTY_F, np.zeros(0, dtype=np.int8)
-    return (
-        np.concatenate([lane.starts for lane in lanes]),
-        np.concatenate([lane.ends for lane in lanes]),
-        np.concatenate([lane.phases for lane in lanes]),
-    )
-
-
 def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
     """Place each worker's intervals on sub-rows so that overlapping ones stay visible
     (packed by where each is drawn to)."""
@@ -527,7 +511,7 @@ def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
     for w in np.unique(t.worker[started]).tolist():
         idx = started[t.worker[started] == w]
         idx = idx[np.lexsort((idx, t.gpu_start[idx]))]
-        row_of = np.array(first_free_rows(t.gpu_start[idx].tolist(), rows.drawn_end[idx].tolist()))
+        row_of = first_free_rows(t.gpu_start[idx], rows.drawn_end[idx])
         g = int(t.gpu[idx[0]])
         for r in range(int(row_of.max()) + 1):
             members = idx[row_of == r]

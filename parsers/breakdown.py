@@ -7,15 +7,18 @@ then: the shares add up to 100 % of the busy time.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-from parsers.model import Breakdown, LogModel, Phase
+from parsers.model import Breakdown, Lane, LogModel, Phase
 
 __all__ = [
     "BUSY_ORDER",
     "Breakdown",
     "add_breakdowns",
     "busy_breakdown",
+    "lanes_breakdown",
     "split_segments",
     "whole_run",
 ]
@@ -35,21 +38,25 @@ def busy_breakdown(
     model: LogModel, t0: float = -np.inf, t1: float = np.inf
 ) -> dict[int, Breakdown]:
     """Per GPU, its completed intervals' time in [t0, t1) split by phase (see BUSY_ORDER)."""
-    out: dict[int, Breakdown] = {}
-    for g in model.gpus:
-        starts, ends, kinds = [], [], []
-        for lane in model.lanes:
-            if lane.gpu != g.gpu:
-                continue
-            seg = lane.window(t0, t1) if np.isfinite(t0) or np.isfinite(t1) else lane.segments
-            starts.append(seg.starts)
-            ends.append(seg.ends)
-            kinds.append(seg.phases)
-        s = np.clip(np.concatenate(starts) if starts else np.zeros(0), t0, t1)
-        e = np.clip(np.concatenate(ends) if ends else np.zeros(0), t0, t1)
-        k = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
-        out[g.gpu] = split_segments(g.gpu, s, e, k)
-    return out
+    return {g.gpu: lanes_breakdown(g.gpu, model.lanes, t0, t1) for g in model.gpus}
+
+
+def lanes_breakdown(
+    gpu: int, lanes: Iterable[Lane], t0: float = -np.inf, t1: float = np.inf
+) -> Breakdown:
+    """GPU `gpu`'s busy time in [t0, t1) split by phase, from the lanes (any) on it."""
+    starts, ends, kinds = [], [], []
+    for lane in lanes:
+        if lane.gpu != gpu:
+            continue
+        seg = lane.window(t0, t1) if np.isfinite(t0) or np.isfinite(t1) else lane.segments
+        starts.append(seg.starts)
+        ends.append(seg.ends)
+        kinds.append(seg.phases)
+    s = np.clip(np.concatenate(starts) if starts else np.zeros(0), t0, t1)
+    e = np.clip(np.concatenate(ends) if ends else np.zeros(0), t0, t1)
+    k = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
+    return split_segments(gpu, s, e, k)
 
 
 def whole_run(model: LogModel) -> dict[int, Breakdown]:

@@ -444,7 +444,8 @@ class GapTable(Sequence[Gap]):
         return None
 
     def ranks(self) -> I64:
-        """Each gap's number, 1 for the longest (ties: the earlier, then the lower GPU)."""
+        """Each gap's number, 1 for the longest (ties: the earlier, then the lower GPU): the
+        one numbering of the status line, the gap list, the inspector and the report."""
         order = np.lexsort((self.gpu, self.start, -self.duration))
         ranks = np.empty(len(self), dtype=np.int64)
         ranks[order] = np.arange(1, len(self) + 1)

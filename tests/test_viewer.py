@@ -27,7 +27,7 @@ from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
 from tui.palettes import PALETTES
-from tui.report import NO_TIMELINE, size_ranks
+from tui.report import NO_TIMELINE
 from tui.screens import GapListScreen
 
 SIZE = (120, 36)
@@ -122,7 +122,7 @@ async def test_raising_the_threshold_drops_a_selection_below_it() -> None:
 
 async def test_the_status_line_and_the_gap_list_number_gaps_alike() -> None:
     app = app_for("curio-mixed")
-    ranks = size_ranks(app.model.gaps)
+    ranks = app.model.gaps.ranks()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n")
         view = app.query_one(GanttView)

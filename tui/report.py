@@ -7,7 +7,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from parsers.model import CAUSES, I64, PHASE_KEYS, Gap, GapStats, GapTable, GpuStats, LogModel
+from parsers.model import CAUSES, PHASE_KEYS, Gap, GapStats, GapTable, GpuStats, LogModel
 from parsers.rawlines import LineReader
 from parsers.report import NOT_A_CUZK_LOG, missing_timeline, runs_sentence
 from parsers.sanitize import visible
@@ -35,12 +35,6 @@ def fmt_ms(ms: float) -> str:
         return f"{int(minutes)}m{int(seconds):02d}s"
     hours, minutes = divmod(minutes, 60)
     return f"{int(hours)}h{int(minutes):02d}m"
-
-
-def size_ranks(gaps: GapTable) -> I64:
-    """Each gap's number, 1 for the longest (ties: the earlier first): the one numbering of
-    the status line, the gap list, the inspector and the report's largest gaps."""
-    return gaps.ranks()
 
 
 def fmt_pct(x: float) -> str:
