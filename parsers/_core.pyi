@@ -54,3 +54,16 @@ class Scanner:
 def first_free_rows(
     starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], touching: bool = True
 ) -> npt.NDArray[np.int64]: ...
+def reconstruct_segments(
+    columns: dict[str, npt.NDArray[np.float64]],
+    now: float,
+    failed_end: npt.NDArray[np.float64] | None = None,
+) -> tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+]: ...

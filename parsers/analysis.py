@@ -49,127 +49,6 @@ NAN = float("nan")
 _EMPTY_F = np.zeros(0, dtype=np.float64)
 
 
-def reconstruct_segments(
-    c: dict[str, F64], now: float, failed_end: F64 | None = None
-) -> tuple[F64, F64, np.ndarray, np.ndarray, F64, F64, F64]:
-    """Split every GPU interval into phase segments from its attributed timing lines.
-
-    Args:
-        c: columns (NaN where the log said nothing): gpu_start, gpu_end and the C++
-            durations of `builder.TIMING_FIELDS`.
-        now: where intervals that have not ended yet are drawn to.
-        failed_end: per interval, where a failed prove is drawn to (NaN: not failed).
-
-    Returns:
-        (seg_start, seg_end, seg_phase, seg_part, lock_acquired, unlock, drawn_end):
-        segments in partition order and, within one, in time order. They tile [gpu_start,
-        drawn_end] (drawn_end: gpu_end, or where a failed or running interval is drawn to;
-        NaN without a start); a stretch the log does not explain is `Phase.UNKNOWN`, never
-        guessed.
-    """
-    start = c["gpu_start"]
-    n = len(start)
-    has_start = ~np.isnan(start)
-    is_open = has_start & np.isnan(c["gpu_end"])
-    failed = np.zeros(n, dtype=bool) if failed_end is None else ~np.isnan(failed_end)
-    end = np.where(is_open, np.maximum(now, start), c["gpu_end"])
-    if failed_end is not None:
-        end = np.where(failed, np.maximum(failed_end, start), end)
-    open_kind = np.where(is_open, Phase.IN_FLIGHT, Phase.UNKNOWN).astype(np.int8)
-    open_kind = np.where(failed, Phase.FAILED, open_kind).astype(np.int8)
-
-    pre, wait = c["pre_lock"], c["mutex_wait"]
-    has_pre = ~np.isnan(pre)
-    prestage = c["prestage"]
-    ps0 = np.nan_to_num(prestage)
-    ntt = c["ntt_msm_h"]
-    bt = c["batch_add"] + c["tail_msm"]
-    gpu_total = c["gpu_total"]
-    barrier = c["barrier"]
-    derive = np.isnan(barrier) & ~np.isnan(gpu_total) & ~np.isnan(ntt) & ~np.isnan(bt)
-    barrier = np.where(derive, np.maximum(0.0, gpu_total - ntt - bt), barrier)
-
-    # where the lock was taken: from the lock line, else back from the end of the kernels
-    lock = start + pre + wait
-    kernel_end = np.where(
-        ~np.isnan(c["pre_destructor"]),
-        start + c["pre_destructor"] - np.nan_to_num(c["epilogue"]),
-        c["gpu_end"],
-    )
-    lock = np.where(np.isnan(lock), kernel_end - gpu_total - ps0, lock)
-    valid = has_start & ~np.isnan(lock) & (lock >= start - 1) & (lock <= end)
-
-    alloc_in = c["ntt_alloc"] + np.maximum(0.0, ntt - c["ntt_total"])
-    has_ntt = ~np.isnan(ntt)
-    has_bar = has_ntt & ~np.isnan(barrier)
-    explained = has_bar & ~np.isnan(bt)
-    a0 = np.nan_to_num(alloc_in)
-    c1 = lock + ps0
-    c2 = c1 + ntt
-    c3 = c2 + barrier
-    c4 = c3 + bt
-    cursor = np.where(explained, c4, np.where(has_bar, c3, np.where(has_ntt, c2, c1)))
-    unlock = np.where(
-        ~np.isnan(c["mutex_held"]), lock + c["mutex_held"], np.where(explained, c4, NAN)
-    )
-    has_unlock = ~np.isnan(unlock)
-    # the NTT span less its allocation is kernel; without the allocation line it is unknown,
-    # except in engines that print no allocation at all (no lock line: nothing was lost)
-    ntt_phase = np.where(
-        ~np.isnan(alloc_in) | ~np.isnan(prestage) | ~has_pre, Phase.KERNEL, Phase.UNKNOWN
-    )
-    tail_phase = np.where(
-        has_unlock,
-        np.where(failed, Phase.FAILED, np.where(is_open, Phase.IN_FLIGHT, Phase.CLEANUP)),
-        open_kind,
-    )
-    tail_start = np.where(has_unlock, np.maximum(unlock, cursor), cursor)
-    full = np.full(n, 1, dtype=bool)
-
-    def ph(p: Phase) -> np.ndarray:
-        return np.full(n, int(p), dtype=np.int8)
-
-    # rows in time order: (start, end, phase, shown when)
-    rows = [
-        (start, end, open_kind, has_start & ~valid),
-        (
-            start,
-            np.where(has_pre, start + pre, lock),
-            np.where(has_pre, Phase.PRE_LOCK, Phase.UNKNOWN),
-            full,
-        ),
-        (start + pre, lock, ph(Phase.LOCK_WAIT), has_pre),
-        (lock, c1, ph(Phase.ALLOC), full),
-        (c1, c1 + a0, ph(Phase.ALLOC), has_ntt),
-        (c1 + a0, c2, ntt_phase, has_ntt),
-        (c2, c3, ph(Phase.BARRIER), has_bar),
-        (c3, c4, ph(Phase.KERNEL), explained),
-        (cursor, np.where(has_unlock, unlock, cursor), ph(Phase.UNKNOWN), has_unlock),
-        (tail_start, end, tail_phase, full),
-    ]
-    k = len(rows)
-    s = np.empty((n, k), dtype=np.float64)
-    e = np.empty((n, k), dtype=np.float64)
-    p = np.empty((n, k), dtype=np.int8)
-    for j, (rs, re_, rp, shown) in enumerate(rows):
-        keep = shown & (valid if j else True)
-        s[:, j] = np.where(keep, np.maximum(rs, start), NAN)
-        e[:, j] = np.where(keep, np.minimum(re_, end), NAN)
-        p[:, j] = rp
-    flat_s, flat_e, flat_p = s.ravel(), e.ravel(), p.ravel()
-    part = np.repeat(np.arange(n, dtype=np.int64), k)
-    ok = flat_e > flat_s  # NaN compares False
-    return (
-        flat_s[ok],
-        flat_e[ok],
-        flat_p[ok],
-        part[ok],
-        np.where(valid, lock, NAN),
-        np.where(valid, unlock, NAN),
-        np.where(has_start, end, NAN),
-    )
-
-
 def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
     """Where each failed prove is drawn to (NaN: not failed).
 
@@ -322,7 +201,13 @@ def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -
     c = cols.floats
     n = len(cols)
     failed_end = _failed_proves(c, cols.worker, finished)
-    seg_s, seg_e, seg_p, seg_part, lock, unlock, drawn = reconstruct_segments(c, now, failed_end)
+    # every interval split into phase segments (ANALYSIS.md, "Phase segments"), in record
+    # order and, within one, in time order; they tile [gpu_start, drawn end] (drawn end:
+    # gpu_end, or where a failed or running interval is drawn to), a stretch the log does
+    # not explain is Phase.UNKNOWN, never guessed. The loop is the core's (segments.rs).
+    seg_s, seg_e, seg_p, seg_part, lock, unlock, drawn = _core.reconstruct_segments(
+        c, now, failed_end
+    )
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
     table = PartitionTable(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -102,8 +104,74 @@ def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
     return out
 
 
-def report_dict(model: LogModel, min_gap_ms: int = 0) -> dict[str, Any]:
-    """The whole JSON report. `summary` always counts every gap; `gaps` may be filtered."""
+GAP_ROWS_PER_PIECE = 4096
+
+
+def gaps_json(gaps: GapTable) -> Iterator[str]:
+    """The report's `gaps` list as compact JSON text, in pieces, exactly as `json.dumps`
+    writes `gap_dicts(gaps)` (ensure_ascii), made from the columns without the dicts."""
+    t = gaps.parts
+    n = len(gaps)
+    names: dict[int, str] = {}
+    causes = [json.dumps(c) for c in CAUSES]
+    crosses_all = gaps.crosses
+    yield "["
+    for lo in range(0, n, GAP_ROWS_PER_PIECE):
+        part = slice(lo, min(n, lo + GAP_ROWS_PER_PIECE))
+        m = part.stop - lo
+        sides = np.concatenate([gaps.before[part], gaps.after[part]])
+        jobs = []
+        for j in t.job[sides].tolist():
+            name = names.get(j)
+            if name is None:
+                name = names[j] = json.dumps(t.jobs[j], ensure_ascii=True)
+            jobs.append(name)
+        workers = t.worker[sides].tolist()
+        partitions = ["null" if p < 0 else str(p) for p in t.partition[sides].tolist()]
+        rows = [
+            f'{{"gpu": {gpu}, "start": {start}, "end": {end}, "duration_ms": {end - start}, '
+            f'"before": {{"job": {jobs[k]}, "worker": {workers[k]}, '
+            f'"partition": {partitions[k]}}}, '
+            f'"after": {{"job": {jobs[m + k]}, "worker": {workers[m + k]}, '
+            f'"partition": {partitions[m + k]}}}, '
+            f'"crosses_proof_boundary": {"true" if crosses else "false"}, '
+            f'"cause": {causes[cause]}}}'
+            for k, (gpu, start, end, cause, crosses) in enumerate(
+                zip(
+                    gaps.gpu[part].tolist(),
+                    gaps.start[part].tolist(),
+                    gaps.end[part].tolist(),
+                    gaps.cause[part].tolist(),
+                    crosses_all[part].tolist(),
+                    strict=True,
+                )
+            )
+        ]
+        yield (", " if lo else "") + ", ".join(rows)
+    yield "]"
+
+
+def report_json_pieces(model: LogModel, min_gap_ms: int = 0) -> Iterator[str]:
+    """The whole JSON report as compact text, in pieces: `json.dumps(report_dict(...))`,
+    its gap list written straight from the columns (a long log has tens of thousands)."""
+    doc = report_dict(model, min_gap_ms, gaps=False)
+    for k, (key, value) in enumerate(doc.items()):
+        yield ("{" if k == 0 else ", ") + json.dumps(key) + ": "
+        if key == "gaps":
+            yield from gaps_json(listed_gaps(model, min_gap_ms))
+        else:
+            yield json.dumps(value, ensure_ascii=True)
+    yield "}"
+
+
+def report_json(model: LogModel, min_gap_ms: int = 0) -> str:
+    """The whole JSON report as compact text (see `report_json_pieces`)."""
+    return "".join(report_json_pieces(model, min_gap_ms))
+
+
+def report_dict(model: LogModel, min_gap_ms: int = 0, gaps: bool = True) -> dict[str, Any]:
+    """The whole JSON report. `summary` always counts every gap; `gaps` may be filtered
+    (left empty when not `gaps`: `report_json` writes them)."""
     s = model.summary
     return {
         "schema": SCHEMA,
@@ -131,7 +199,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0) -> dict[str, Any]:
             }
             for w in model.workers
         ],
-        "gaps": gap_dicts(listed_gaps(model, min_gap_ms)),
+        "gaps": gap_dicts(listed_gaps(model, min_gap_ms)) if gaps else [],
         "proofs": [
             {
                 "job": p.job,

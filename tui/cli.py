@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import importlib.metadata
 import io
 import json
 import os
@@ -15,9 +14,8 @@ from typing import NoReturn
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
-from parsers.report import missing_timeline, read_log, read_stream, report_dict
+from parsers.report import missing_timeline, read_log, read_stream, report_dict, report_json_pieces
 from parsers.sanitize import visible
-from parsers.simulate import DEMO_CONFIG, write_log
 from parsers.sources import HEAD_BYTES, UnreadableLog, compression, file_hint, utf16_hint
 from parsers.tail import open_regular
 from tui.palettes import PALETTES
@@ -76,7 +74,7 @@ def make_parser() -> argparse.ArgumentParser:
         help="the daemon log (stderr, or stdout+stderr merged); - reads stdin; several logs "
         "(or a quoted glob) show one group of lanes per host",
     )
-    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    p.add_argument("--version", action=_VersionAction)
     p.add_argument(
         "--demo",
         action="store_true",
@@ -168,7 +166,32 @@ def make_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _VersionAction(argparse.Action):
+    """--version: the installed version, looked up only when asked (a report starts sooner)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings,
+            dest=dest,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="show program's version number and exit",
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        sys.stdout.write(f"{parser.prog} {_version()}\n")
+        parser.exit()
+
+
 def _version() -> str:
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("cuzk-tui")
     except importlib.metadata.PackageNotFoundError:
@@ -177,6 +200,8 @@ def _version() -> str:
 
 def demo_bytes() -> bytes:
     """The built-in demo log."""
+    from parsers.simulate import DEMO_CONFIG, write_log
+
     out = io.StringIO()
     write_log(DEMO_CONFIG, out)
     return out.getvalue().encode()
@@ -250,12 +275,15 @@ def encoding_hint(args: argparse.Namespace) -> str | None:
 
 def _print_report(args: argparse.Namespace, model: LogModel) -> None:
     if args.json:
-        doc = report_dict(model, min_gap_ms=args.min_gap)
-        # indented for a person at a terminal; compact (and encoded by json's C encoder,
-        # ten times faster) for a script. ensure_ascii: log text's controls, C1 and bidi
+        # indented for a person at a terminal; compact (its gap list written straight from
+        # the columns) for a script. ensure_ascii: log text's controls, C1 and bidi
         # characters travel as \u escapes (exact, and valid JSON), never as raw characters
-        indent = 1 if sys.stdout.isatty() else None
-        sys.stdout.write(json.dumps(doc, indent=indent, ensure_ascii=True))
+        if sys.stdout.isatty():
+            doc = report_dict(model, min_gap_ms=args.min_gap)
+            sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=True))
+        else:
+            for piece in report_json_pieces(model, min_gap_ms=args.min_gap):
+                sys.stdout.write(piece)
         sys.stdout.write("\n")
     else:
         from rich.console import Console

@@ -12,7 +12,7 @@
 //! lines have had their say. What a nearly-as-good way would give to another GPU is kept as
 //! doubt about the GPUs' kernel time.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -97,10 +97,10 @@ impl GpuState {
         }
     }
 
-    fn key(&self, out: &mut Vec<u64>) {
+    fn key(&self, out: &mut [u64]) {
         let opt_f = |x: Option<f64>| x.map_or(u64::MAX, f64::to_bits);
         let opt_i = |x: Option<i64>| x.map_or(u64::MAX, |v| v as u64);
-        out.extend_from_slice(&[
+        out.copy_from_slice(&[
             self.holder as u64,
             self.stage as u64,
             opt_f(self.lock),
@@ -310,11 +310,11 @@ struct Cand {
 }
 
 fn entry_hash(g: i64, st: &GpuState) -> u64 {
-    let mut buf = Vec::with_capacity(9);
-    buf.push(g as u64);
-    st.key(&mut buf);
+    let mut key = [0u64; 9];
+    key[0] = g as u64;
+    st.key(&mut key[1..]);
     let mut h = FxHasher::default();
-    buf.hash(&mut h);
+    key.hash(&mut h);
     // spread the bits so that sums of entries rarely collide
     h.finish()
         .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -409,7 +409,7 @@ pub struct Attributor {
     retired: HashMap<usize, f64>,
     last_start: HashMap<i64, usize>,
     ways: Vec<Way>,
-    lines: HashMap<u64, Line>,
+    lines: VecDeque<Line>, // the open lines: line `committed + k` at k
     line_gpus: HashMap<u64, BTreeSet<i64>>,
     epilogue_of: HashMap<u64, usize>,
     starts: Vec<(f64, usize)>,
@@ -443,7 +443,7 @@ impl Default for Attributor {
                 locked: Arc::new(Vec::new()),
                 last: NONE,
             }],
-            lines: HashMap::default(),
+            lines: VecDeque::new(),
             line_gpus: HashMap::default(),
             epilogue_of: HashMap::default(),
             starts: Vec::new(),
@@ -523,7 +523,7 @@ impl Attributor {
         };
         let seq = self.seq;
         self.seq += 1;
-        self.lines.insert(seq, line);
+        self.lines.push_back(line);
         self.extend(r, seq, &line);
         if self.seq - self.committed > COMMIT_LAG_LINES {
             self.commit(r, COMMIT_BATCH_LINES);
@@ -559,7 +559,7 @@ impl Attributor {
             let Ok(i) = usize::try_from(step.interval) else {
                 continue; // given to no interval
             };
-            let Some(line) = self.lines.get(&step.line) else {
+            let Some(line) = self.open_line(step.line) else {
                 continue;
             };
             let c = r.cols_mut();
@@ -579,6 +579,12 @@ impl Attributor {
             c.stage[i] = stage;
         }
         out
+    }
+
+    /// Open line `seq` (read, not committed yet).
+    fn open_line(&self, seq: u64) -> Option<&Line> {
+        let k = usize::try_from(seq.checked_sub(self.committed)?).ok()?;
+        self.lines.get(k)
     }
 
     fn gone(&self, c: &Columns, i: usize) -> f64 {
@@ -634,7 +640,8 @@ impl Attributor {
         index.clear();
         for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
             let parent = &ways[c.parent];
-            let mut hash = changed_hash(parent, &c.change);
+            let way_hash = changed_hash(parent, &c.change);
+            let mut hash = way_hash;
             let slot = loop {
                 match index.get(&hash) {
                     Some(&k) if same_states(&out[k].gpus, parent, &c.change) => break Some(k),
@@ -669,7 +676,7 @@ impl Attributor {
             let way = Way {
                 cost: c.cost,
                 gpus,
-                hash: changed_hash(parent, &c.change),
+                hash: way_hash,
                 clock: c.clock,
                 locked,
                 last: self.arena.push(seq, c.interval, c.gpu, parent.last),
@@ -724,16 +731,17 @@ impl Attributor {
         };
         let c = r.cols();
         for &i in awaiting {
-            if way.locked.contains(&i) || !self.can_lock(c, i, line.win_lo) {
-                continue;
-            }
+            // the cheap tests first: most intervals awaiting started too early or too late
             let t = c.f[col::GPU_START][i] + pre_lock as f64 + wait as f64;
-            if t >= self.gone(c, i) + 1.0 {
-                continue; // it would lock after it ended, or after its worker moved on
-            }
             let mut cost = distance(t, t, line.win_lo, line.win_hi);
             if cost > MATCH_TOLERANCE_MS {
                 continue;
+            }
+            if !self.can_lock(c, i, line.win_lo) || way.locked.contains(&i) {
+                continue;
+            }
+            if t >= self.gone(c, i) + 1.0 {
+                continue; // it would lock after it ended, or after its worker moved on
             }
             let g = r.gpu_of(i64::from(c.worker[i]));
             if let Some(st) = way.get(g) {
@@ -837,10 +845,10 @@ impl Attributor {
         let c = r.cols();
         let mut rank = 0.0;
         for &i in awaiting {
-            if way.locked.contains(&i) || self.gone(c, i) <= line.win_lo {
-                continue; // it ended, or its worker moved on, before this line was printed
+            if c.f[col::GPU_START][i] > line.win_hi || self.gone(c, i) <= line.win_lo {
+                continue; // not started yet, or it ended (its worker moved on) before
             }
-            if c.f[col::GPU_START][i] > line.win_hi {
+            if way.locked.contains(&i) {
                 continue;
             }
             let g = r.gpu_of(i64::from(c.worker[i]));
@@ -966,7 +974,7 @@ impl Attributor {
             let seq = first + j as u64;
             let mut alternatives = self.line_gpus.remove(&seq).unwrap_or_default();
             alternatives.remove(&chosen.gpu);
-            let line = self.lines.remove(&seq).expect("an open line");
+            let line = self.lines.pop_front().expect("an open line");
             self.apply(r, seq, &line, chosen.interval, chosen.gpu, &alternatives);
         }
         self.committed += count as u64;
@@ -1001,7 +1009,7 @@ impl Attributor {
         }
         self.arena = arena;
         self.ways = ways;
-        let win_lo = self.lines.get(&self.committed).map_or(-INF, |l| l.win_lo);
+        let win_lo = self.lines.front().map_or(-INF, |l| l.win_lo);
         self.prune_awaiting(r, win_lo);
         self.prune_starts(r, win_lo);
     }
@@ -1024,7 +1032,7 @@ impl Attributor {
     fn kernel_by_gpu(&self, trail: &[Step]) -> BTreeMap<i64, f64> {
         let mut out = BTreeMap::new();
         for s in trail {
-            let line = &self.lines[&s.line];
+            let line = self.open_line(s.line).expect("an open line");
             if let (true, true, Some(v)) = (s.gpu >= 0, is_kernel_stage(line.stage), line.vals[0]) {
                 *out.entry(s.gpu).or_insert(0.0) += v as f64;
             }

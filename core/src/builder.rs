@@ -1,24 +1,24 @@
 //! The incremental scanner: log bytes in (any chunking), per-partition columns out.
 //!
-//! Physical lines lose their capture prefix (journalctl, container time stamps); a line
-//! that another line cut is rejoined with its rest; each whole line is a TIMELINE event, a
-//! C++ timing line (given to a GPU interval by the attributor), a stdout tracing line (the
-//! worker → GPU map, the wall clock) or something else. Bad input is counted, never raised.
+//! A [`Reader`] turns the bytes into items (whole lines, parsed); the builder applies them
+//! to the run's records: each TIMELINE event to its partition's record, each C++ timing line
+//! to the attributor (which gives it to a GPU interval), each stdout line to the worker →
+//! GPU map and the wall clock. A big feed reads on a second thread while the first applies.
+//! Bad input is counted, never raised.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::mpsc;
 
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::attribution::{Attributor, Records};
 use crate::columns::{self as col, Columns};
-use crate::text::{self, Wall, TIMELINE};
-use crate::timing::{classify, Timing, Values, MAX_GPU};
+use crate::reader::{self, Batch, Event, Item, Reader, MAX_WORKER};
+use crate::text::{self, Wall};
+use crate::timing::{Timing, Values, MAX_GPU};
 
-/// The plausible range of a TIMELINE stamp (ms since engine start: about 31 years), of a
-/// partition number and of a worker id. Outside it a line is malformed: counted, skipped.
-pub const MAX_STAMP_MS: i64 = 1_000_000_000_000;
-pub const MAX_PARTITION: i64 = 1_000_000;
-pub const MAX_WORKER: i64 = 1_000_000;
+pub use crate::reader::{MAX_LINE_BYTES, MAX_PARTITION, MAX_STAMP_MS};
+
 /// Offsets going back by more than this (ms) mean the daemon restarted.
 pub const RESTART_JUMP_MS: i64 = 30_000;
 
@@ -28,15 +28,14 @@ const DEFER_MS: i64 = 10;
 /// How late a stamp can be (taken, then written after the lines below it).
 const WINDOW_SLACK_MS: f64 = 10.0;
 const MAX_PENDING: usize = 20_000;
-/// A cut line waits this many physical lines for its rest, then is taken as it is.
-const FRAGMENT_WAIT_LINES: usize = 16;
-/// A physical line longer than this is no daemon line: it is counted as other and its
-/// bytes are skipped, never held (memory stays bounded whatever the input).
-pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// Prefix clocks read for the wall-clock anchor.
 const ANCHOR_SAMPLES: u32 = 2000;
-/// The capture's form is decided from this many first lines (from four when they agree).
-const CAPTURE_VOTES: u32 = 16;
+/// A feed at least this big is read on a second thread, in pieces of PIECE_BYTES, while
+/// this one applies the pieces read (the items are the same as read in one go).
+const THREADED_FEED_BYTES: usize = 1 << 20;
+const PIECE_BYTES: usize = 1 << 18;
+/// Pieces read ahead of the ones applied.
+const PIECES_AHEAD: usize = 4;
 
 /// How many lines of each sort were read.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -47,19 +46,6 @@ pub struct Counts {
     pub spliced: i64,
     pub malformed: i64,
     pub other: i64,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Capture {
-    Undecided,
-    Plain,
-    Prefixed,
-}
-
-struct Fragment {
-    head: Vec<u8>,
-    line_no: u64,
-    inners: Vec<(Vec<u8>, u64)>,
 }
 
 struct Pending {
@@ -110,36 +96,22 @@ pub struct Builder {
     pub counts: Counts,
     keys: HashMap<u64, u32>, // record_key(job number, partition) -> record
     attempts: HashMap<usize, (u32, usize)>, // job number -> (attempt, its job number)
-    pub bytes_read: u64,
-    pub lines_read: u64,
     pub max_stamp: i64,
     pub engine_seen: bool,
     /// The wall clock of offset 0, when the log gives it.
     pub wall_anchor: Option<Wall>,
     anchor_from_stdout: bool,
     anchor_samples: u32,
-    year: Option<i64>,
-    tail: Vec<u8>,
-    skipping: bool, // inside a line longer than MAX_LINE_BYTES: drop bytes until its newline
-    fragment: Option<Fragment>,
+    /// What belongs to the file, not to a run (moves to the next run at a restart).
+    pub reader: Reader,
+    batch: Batch,                 // reused between small feeds
     prefix: Option<Option<Wall>>, // the capture prefix of the line being read, and its clock
+    inners_from: usize,           // pending lines before the lines inside a cut line
     unbounded: usize,
-    capture: Capture,
-    votes: [u32; 2],
     stamp: i64,
     pending: VecDeque<Pending>,
     pub attributor: Attributor,
 }
-
-const EVENTS: [&[u8]; 7] = [
-    b"SYNTH_START",
-    b"SYNTH_END",
-    b"GPU_QUEUE",
-    b"CHAN_SEND",
-    b"GPU_PICKUP",
-    b"GPU_START",
-    b"GPU_END",
-];
 
 const JOB_KIND_PREFIXES: [(&[u8], &str); 7] = [
     (b"porep-", "porep-c2"),
@@ -161,28 +133,6 @@ fn kind_from_job(job: &[u8], snap: bool) -> &'static str {
         .map_or("porep-c2", |(_, k)| k)
 }
 
-/// The `key=value` items of a TIMELINE detail (a bare word is a key with no value).
-fn detail_pairs(detail: &[u8]) -> Vec<(&[u8], &[u8])> {
-    detail
-        .split(|&b| b == b',')
-        .filter_map(|item| match memchr::memchr(b'=', item) {
-            Some(eq) => Some((text::trim(&item[..eq]), text::trim(&item[eq + 1..]))),
-            None => {
-                let t = text::trim(item);
-                (!t.is_empty()).then_some((t, &b""[..]))
-            }
-        })
-        .collect()
-}
-
-fn current_year() -> i64 {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    // good enough for a guess: 365.2425-day years
-    1970 + secs / 31_556_952
-}
-
 impl Builder {
     /// A builder; `workers_per_gpu` maps workers of stderr-only logs to GPUs.
     pub fn new(workers_per_gpu: Option<i64>) -> Self {
@@ -197,21 +147,16 @@ impl Builder {
             counts: Counts::default(),
             keys: HashMap::default(),
             attempts: HashMap::default(),
-            bytes_read: 0,
-            lines_read: 0,
             max_stamp: -1,
             engine_seen: false,
             wall_anchor: None,
             anchor_from_stdout: false,
             anchor_samples: 0,
-            year: None,
-            tail: Vec::new(),
-            skipping: false,
-            fragment: None,
+            reader: Reader::default(),
+            batch: Batch::default(),
             prefix: None,
+            inners_from: 0,
             unbounded: 0,
-            capture: Capture::Undecided,
-            votes: [0, 0],
             stamp: -1,
             pending: VecDeque::new(),
             attributor: Attributor::default(),
@@ -220,72 +165,66 @@ impl Builder {
 
     /// Bytes of an incomplete last line waiting for its newline.
     pub fn partial_bytes(&self) -> usize {
-        self.tail.len()
+        self.reader.partial_bytes()
     }
 
     /// Take the next bytes of the log (any size, cut anywhere).
     pub fn feed(&mut self, data: &[u8]) {
-        if data.is_empty() {
+        if data.len() >= THREADED_FEED_BYTES {
+            self.feed_threaded(data);
             return;
         }
-        self.bytes_read += data.len() as u64;
-        let mut pos = 0;
-        if self.skipping || !self.tail.is_empty() {
-            // finish the line the last bytes began
-            let Some(nl) = memchr::memchr(b'\n', data) else {
-                self.hold(data);
-                return;
-            };
-            self.hold(&data[..nl]);
-            self.lines_read += 1;
-            if self.skipping {
-                self.skipping = false;
-            } else {
-                let line = std::mem::take(&mut self.tail);
-                self.physical(&line, self.lines_read);
-            }
-            pos = nl + 1;
-        }
-        let rest = &data[pos..];
-        let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', rest) {
-            self.lines_read += 1;
-            let line = &rest[start..nl];
-            if line.len() > MAX_LINE_BYTES {
-                self.counts.other += 1;
-            } else {
-                self.physical(line, self.lines_read);
-            }
-            start = nl + 1;
-        }
-        self.hold(&rest[start..]);
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
+        self.reader.read(data, &mut batch);
+        self.apply(&batch);
+        // a restart may have made a new builder meanwhile: the batch goes to the current one
+        self.batch = batch;
     }
 
-    /// Keep the start of an unfinished line, up to MAX_LINE_BYTES.
-    fn hold(&mut self, bytes: &[u8]) {
-        if self.skipping {
-            return;
-        }
-        if self.tail.len() + bytes.len() > MAX_LINE_BYTES {
-            self.tail = Vec::new();
-            self.skipping = true;
-            self.counts.other += 1;
-            return;
-        }
-        self.tail.extend_from_slice(bytes);
+    /// A big feed: a second thread reads pieces of it while this one applies them.
+    fn feed_threaded(&mut self, data: &[u8]) {
+        let mut reader = std::mem::take(&mut self.reader);
+        let reader = std::thread::scope(|s| {
+            let (full, read) = mpsc::sync_channel::<Batch>(PIECES_AHEAD);
+            let (spent, empty) = mpsc::channel::<Batch>();
+            let reading = s.spawn(move || {
+                for piece in data.chunks(PIECE_BYTES) {
+                    let mut batch = empty.try_recv().unwrap_or_default();
+                    batch.clear();
+                    reader.read(piece, &mut batch);
+                    if full.send(batch).is_err() {
+                        break; // the applying side stopped
+                    }
+                }
+                reader
+            });
+            for batch in read {
+                self.apply(&batch);
+                let _ = spent.send(batch); // the reader may have finished: fine
+            }
+            reading
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        // a restart while applying made a new builder: the reader goes to the current one
+        self.reader = reader;
     }
 
     /// End of input: attribute what waits (a partial last line stays unread).
     pub fn finish(&mut self) {
-        if self.fragment.is_some() {
-            self.flush_fragment();
-        }
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
+        self.reader.finish(&mut batch);
+        self.apply(&batch);
+        self.batch = Batch::default();
         while !self.pending.is_empty() {
             self.resolve_one();
         }
         self.attributor.flush(&mut self.recs);
         self.attributor.finish(&mut self.recs);
         self.recs.cols.shrink();
+        crate::release_free_memory();
     }
 
     /// Run `read` on the records with the attributor's open decisions filled in as they stand
@@ -305,212 +244,83 @@ impl Builder {
         had
     }
 
-    // -- physical lines ---------------------------------------------------------------------
+    // -- items ------------------------------------------------------------------------------
 
-    fn physical(&mut self, raw: &[u8], line_no: u64) {
-        self.prefix = None;
-        let mut line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let capture = self.capture;
-        if capture != Capture::Plain {
-            if !(line.starts_with(TIMELINE)
-                || line.starts_with(b"CUZK_")
-                || line.first() == Some(&0x1b))
-            {
-                line = self.strip_prefix(line);
-            }
-            if capture == Capture::Undecided && !line.is_empty() && !line.starts_with(b"-- ") {
-                self.vote(self.prefix.is_some());
-            }
-        }
-        if let Some(frag) = self.fragment.as_mut() {
-            if !text::line_start_at(line, 0) {
-                // the rest of the cut line (itself perhaps cut again by another line)
-                if let Some(m) = text::find_line_start(line, 1) {
-                    frag.head.extend_from_slice(&line[..m]);
-                    frag.inners.push((line[m..].to_vec(), line_no));
-                    return;
-                }
-                let frag = self.fragment.take().expect("a fragment");
-                self.counts.spliced += 1;
-                let mut whole = frag.head;
-                whole.extend_from_slice(line);
-                self.rejoined(&whole, frag.line_no, frag.inners);
-                return;
-            }
-            let m = text::find_line_start(line, 1);
-            if frag.inners.len() < FRAGMENT_WAIT_LINES
-                && m.is_none_or(|m| !text::plausible_head(&line[..m]))
-            {
-                let rest = match m {
-                    Some(m) => {
-                        self.counts.other += 1;
-                        &line[m..]
+    /// Apply the items read, in order.
+    fn apply(&mut self, batch: &Batch) {
+        for item in &batch.items {
+            match *item {
+                Item::Timeline {
+                    line_no,
+                    first,
+                    event,
+                } => {
+                    // offsets jumping back by more than disorder explains: the daemon restarted
+                    if first.is_some_and(|s| s < self.max_stamp - RESTART_JUMP_MS) {
+                        self.restart(line_no);
                     }
-                    None => line,
-                };
-                self.fragment
-                    .as_mut()
-                    .expect("a fragment")
-                    .inners
-                    .push((rest.to_vec(), line_no));
-                return;
-            }
-            self.flush_fragment();
-        }
-        match text::find_line_start(line, 1) {
-            None => self.logical(line, line_no),
-            Some(m) => {
-                let head = &line[..m];
-                if text::plausible_head(head) {
-                    self.fragment = Some(Fragment {
-                        head: head.to_vec(),
-                        line_no,
-                        inners: vec![(line[m..].to_vec(), line_no)],
-                    });
-                } else {
-                    self.counts.other += 1; // text of something else before a daemon line
-                    self.logical(&line[m..], line_no);
+                    self.counts.timeline += 1;
+                    match event {
+                        Some(e) => self.timeline(&e, batch, line_no),
+                        None => self.malformed(),
+                    }
                 }
+                Item::Timing(Timing::Bad) => self.counts.malformed += 1,
+                Item::Timing(Timing::Other) => self.counts.cuzk_timing += 1,
+                Item::Timing(Timing::Phase(stage, vals)) => {
+                    self.counts.cuzk_timing += 1;
+                    self.pending.push_back(Pending {
+                        stage,
+                        vals,
+                        prev: self.stamp,
+                        next: None,
+                    });
+                    if self.pending.len() > MAX_PENDING {
+                        self.resolve_one();
+                    }
+                }
+                Item::Stdout {
+                    line_no,
+                    engine_start,
+                    cuzk,
+                    text,
+                } => {
+                    if engine_start && self.counts.timeline > 0 {
+                        self.restart(line_no); // the engine started again: a new run begins here
+                    }
+                    self.counts.stdout += 1;
+                    if cuzk {
+                        self.engine_seen = true;
+                    }
+                    if let Some(t) = text {
+                        self.stdout(batch.get(t));
+                    }
+                }
+                Item::Other => self.counts.other += 1,
+                Item::Spliced => self.counts.spliced += 1,
+                Item::Prefix(p) => self.prefix = p,
+                Item::Inners => self.inners_from = self.pending.len(),
+                Item::Outer => self.unbounded = self.pending.len().saturating_sub(self.inners_from),
+                Item::OuterDone => self.unbounded = 0,
             }
         }
     }
-
-    /// Decide from the first lines whether the capture puts a prefix on every line.
-    fn vote(&mut self, prefixed: bool) {
-        self.votes[usize::from(prefixed)] += 1;
-        let n = self.votes[0] + self.votes[1];
-        if n >= CAPTURE_VOTES || (n >= 4 && self.votes.contains(&0)) {
-            self.capture = if self.votes[1] > self.votes[0] {
-                Capture::Prefixed
-            } else {
-                Capture::Plain
-            };
-        }
-    }
-
-    fn strip_prefix<'a>(&mut self, line: &'a [u8]) -> &'a [u8] {
-        let year = self.year.unwrap_or_else(current_year);
-        match text::capture_prefix(line, year) {
-            Some((n, wall)) => {
-                self.prefix = Some(wall);
-                &line[n..]
-            }
-            None => line,
-        }
-    }
-
-    fn flush_fragment(&mut self) {
-        if let Some(frag) = self.fragment.take() {
-            self.rejoined(&frag.head, frag.line_no, frag.inners);
-        }
-    }
-
-    /// A cut line made whole, and the lines that landed inside it. Those were printed while
-    /// it was being written, around its stamp but not necessarily after it: they are read
-    /// first, and its stamp does not bound them.
-    fn rejoined(&mut self, line: &[u8], line_no: u64, inners: Vec<(Vec<u8>, u64)>) {
-        let before = self.pending.len();
-        for (inner, no) in &inners {
-            self.logical(inner, *no);
-        }
-        self.unbounded = self.pending.len() - before;
-        self.logical(line, line_no);
-        self.unbounded = 0;
-    }
-
-    // -- whole lines ------------------------------------------------------------------------
 
     /// The daemon restarted: the run read so far is finished and kept apart; a new one
     /// begins with this line (its offsets start again from 0).
     fn restart(&mut self, line_no: u64) {
         let mut fresh = Builder::new(self.recs.workers_per_gpu);
-        // what belongs to the file, not to a run
-        fresh.bytes_read = self.bytes_read;
-        fresh.lines_read = self.lines_read;
-        fresh.capture = self.capture;
-        fresh.votes = self.votes;
-        fresh.year = self.year;
         fresh.run_first_line = line_no;
-        fresh.tail = std::mem::take(&mut self.tail);
-        fresh.skipping = self.skipping;
+        fresh.reader = std::mem::take(&mut self.reader);
+        fresh.inners_from = self.inners_from.saturating_sub(self.pending.len());
         let mut old = std::mem::replace(self, fresh);
         old.finish();
         self.finished = std::mem::take(&mut old.finished);
         self.finished.push(old);
     }
 
-    fn logical(&mut self, line: &[u8], line_no: u64) {
-        if line.starts_with(TIMELINE) {
-            // offsets jumping back by more than disorder explains: the daemon restarted
-            let stamp = line[TIMELINE.len()..]
-                .split(|&b| b == b',')
-                .next()
-                .and_then(text::parse_int);
-            if stamp.is_some_and(|s| s < self.max_stamp - RESTART_JUMP_MS) {
-                self.restart(line_no);
-            }
-            self.counts.timeline += 1;
-            self.timeline(line, line_no);
-            return;
-        }
-        let parsed = if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
-            classify(body, false)
-        } else if let Some(body) = line.strip_prefix(b"CUZK_NTT_H: ") {
-            classify(body, true)
-        } else {
-            let first = line.first().copied().unwrap_or(0);
-            if first == 0x1b || (first.is_ascii_digit() && text::stdout_start_at(line, 0)) {
-                if self.counts.timeline > 0 && text::contains(line, b"starting cuzk engine") {
-                    self.restart(line_no); // the engine started again: a new run begins here
-                }
-                self.counts.stdout += 1;
-                if !self.engine_seen && text::contains(line, b"cuzk") {
-                    self.engine_seen = true;
-                }
-                if text::contains(line, b"worker started")
-                    || text::contains(line, b"starting cuzk engine")
-                    || text::contains(line, b"gpu_worker")
-                    || self.year.is_none()
-                {
-                    self.stdout(line);
-                }
-            } else {
-                self.counts.other += 1;
-            }
-            return;
-        };
-        match parsed {
-            Timing::Bad => self.counts.malformed += 1,
-            Timing::Other => self.counts.cuzk_timing += 1,
-            Timing::Phase(stage, vals) => {
-                self.counts.cuzk_timing += 1;
-                self.pending.push_back(Pending {
-                    stage,
-                    vals,
-                    prev: self.stamp,
-                    next: None,
-                });
-                if self.pending.len() > MAX_PENDING {
-                    self.resolve_one();
-                }
-            }
-        }
-        let _ = line_no;
-    }
-
-    fn stdout(&mut self, raw: &[u8]) {
-        let stripped;
-        let line = if memchr::memchr(0x1b, raw).is_some() {
-            stripped = text::strip_sgr(raw);
-            &stripped[..]
-        } else {
-            raw
-        };
-        if self.year.is_none() && line.len() >= 4 {
-            if let Some(y) = text::parse_int(&line[..4]) {
-                self.year = Some(y);
-            }
-        }
+    /// A stdout line that may map a worker to its GPU or give the wall clock (SGR removed).
+    fn stdout(&mut self, line: &[u8]) {
         if text::contains(line, b"worker started") {
             let kv = text::kv_pairs(line);
             let w = text::kv_get(&kv, b"worker_id").and_then(text::parse_int);
@@ -610,73 +420,8 @@ impl Builder {
         self.counts.malformed += 1;
     }
 
-    fn timeline(&mut self, line: &[u8], line_no: u64) {
-        let mut fields = line.splitn(5, |&b| b == b',');
-        let (_, Some(stamp_raw), Some(event), Some(job)) =
-            (fields.next(), fields.next(), fields.next(), fields.next())
-        else {
-            self.malformed();
-            return;
-        };
-        let Some(event_id) = EVENTS.iter().position(|e| *e == event) else {
-            self.malformed();
-            return;
-        };
-        let mut detail: &[u8] = fields.next().unwrap_or(b"");
-        let parsed = (|| {
-            let stamp = text::parse_int(stamp_raw)?;
-            let mut partition: Option<i64> = None;
-            let mut worker: Option<i64> = None;
-            let mut snap = false;
-            if let Some(rest) = detail.strip_prefix(b"partition=") {
-                match memchr::memchr(b',', detail) {
-                    Some(comma) if comma > 0 => {
-                        partition = Some(text::parse_int(&detail[10..comma])?);
-                        detail = &detail[comma + 1..];
-                    }
-                    _ => partition = Some(text::parse_int(rest)?),
-                }
-            } else if let Some(rest) = detail.strip_prefix(b"worker=") {
-                match memchr::memchr(b',', detail) {
-                    Some(comma) if comma > 0 => {
-                        worker = Some(text::parse_int(&detail[7..comma])?);
-                        if detail[comma + 1..].starts_with(b"partition=") {
-                            let after = &detail[comma + 11..];
-                            let end =
-                                memchr::memchr(b',', &detail[comma + 1..]).map(|e| e + comma + 1);
-                            partition = Some(text::parse_int(match end {
-                                Some(end) if end > 0 => &detail[comma + 11..end.max(comma + 11)],
-                                _ => after,
-                            })?);
-                        }
-                    }
-                    _ => worker = Some(text::parse_int(rest)?),
-                }
-            }
-            if partition.is_none() && memchr::memchr(b'=', detail).is_some() {
-                let kv = detail_pairs(detail);
-                let raw = kv_last(&kv, b"partition").or_else(|| {
-                    let s = kv_last(&kv, b"snap_partition");
-                    snap = s.is_some();
-                    s
-                });
-                partition = match raw {
-                    Some(raw) => Some(text::parse_int(raw)?),
-                    None => None,
-                };
-                if let Some(raw) = kv_last(&kv, b"worker") {
-                    worker = Some(text::parse_int(raw)?);
-                }
-            }
-            let plausible = (0..=MAX_STAMP_MS).contains(&stamp)
-                && partition.is_none_or(|p| (0..=MAX_PARTITION).contains(&p))
-                && worker.is_none_or(|w| (0..=MAX_WORKER).contains(&w));
-            plausible.then_some((stamp, partition, worker, snap))
-        })();
-        let Some((stamp, partition, worker, snap)) = parsed else {
-            self.malformed();
-            return;
-        };
+    fn timeline(&mut self, e: &Event, batch: &Batch, line_no: u64) {
+        let (stamp, partition) = (e.stamp, e.partition);
         if !self.pending.is_empty() {
             self.advance_pending(stamp);
         }
@@ -685,12 +430,13 @@ impl Builder {
         }
         self.stamp = stamp;
         self.max_stamp = self.max_stamp.max(stamp);
+        let job = batch.get(e.job);
         let j = self.recs.cols.job_id(job);
         let key = record_key(j, partition);
-        let field = match EVENTS[event_id] {
-            b"SYNTH_START" => Some(col::SYNTH_START),
-            b"GPU_PICKUP" => Some(col::PICKUP),
-            b"GPU_START" => Some(col::GPU_START),
+        let field = match e.event {
+            reader::EV_SYNTH_START => Some(col::SYNTH_START),
+            reader::EV_PICKUP => Some(col::PICKUP),
+            reader::EV_GPU_START => Some(col::GPU_START),
             _ => None,
         };
         let i = match self.keys.get(&key).map(|&i| i as usize) {
@@ -711,7 +457,7 @@ impl Builder {
                 let current = self.attempts.get(&j).map_or(j, |a| a.1);
                 let c = &mut self.recs.cols;
                 let i = c.add(current, partition);
-                let k = c.kind_id(kind_from_job(job, snap));
+                let k = c.kind_id(kind_from_job(job, e.snap));
                 c.kind[i] = k;
                 self.keys.insert(key, i as u32);
                 i
@@ -719,17 +465,17 @@ impl Builder {
         };
         let c = &mut self.recs.cols;
         c.touch(i);
-        if let Some(w) = worker {
+        if let Some(w) = e.worker {
             c.worker[i] = w as i32; // within MAX_WORKER: it fits
         }
         let t = stamp as f64;
-        match EVENTS[event_id] {
-            b"GPU_START" => {
+        match e.event {
+            reader::EV_GPU_START => {
                 c.f[col::GPU_START][i] = t;
                 c.start_line[i] = line_no as i64;
                 self.attributor.started(&self.recs, i);
             }
-            b"GPU_END" => {
+            reader::EV_GPU_END => {
                 if c.f[col::GPU_START][i] > t {
                     self.malformed(); // it ends before it started: an impossible interval
                     return;
@@ -738,19 +484,16 @@ impl Builder {
                 c.end_line[i] = line_no as i64;
                 self.attributor.ended(&mut self.recs, i);
             }
-            b"SYNTH_START" => {
+            reader::EV_SYNTH_START => {
                 c.f[col::SYNTH_START][i] = t;
-                if text::contains(detail, b"kind=") {
-                    let kv = detail_pairs(detail);
-                    if let Some(kind) = kv_last(&kv, b"kind").filter(|k| !k.is_empty()) {
-                        let name = String::from_utf8_lossy(kind).into_owned();
-                        let k = c.kind_id(&name);
-                        c.kind[i] = k;
-                    }
+                if let Some(kind) = e.kind {
+                    let name = String::from_utf8_lossy(batch.get(kind)).into_owned();
+                    let k = c.kind_id(&name);
+                    c.kind[i] = k;
                 }
             }
-            b"SYNTH_END" => c.f[col::SYNTH_END][i] = t,
-            b"GPU_PICKUP" => c.f[col::PICKUP][i] = t,
+            reader::EV_SYNTH_END => c.f[col::SYNTH_END][i] = t,
+            reader::EV_PICKUP => c.f[col::PICKUP][i] = t,
             _ => c.f[col::QUEUED][i] = t, // GPU_QUEUE / CHAN_SEND
         }
     }
@@ -791,15 +534,10 @@ impl Builder {
     }
 }
 
-/// The last value of `key` (a TIMELINE detail's later items win).
 /// A record's key: its job number and partition in one number (a partition is within
 /// MAX_PARTITION, a job number below 2^32: the two halves never mix).
 fn record_key(j: usize, partition: Option<i64>) -> u64 {
     ((j as u64) << 32) | partition.map_or(0, |p| p as u64 + 1)
-}
-
-fn kv_last<'a>(kv: &[(&[u8], &'a [u8])], key: &[u8]) -> Option<&'a [u8]> {
-    kv.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
 #[cfg(test)]
@@ -894,6 +632,83 @@ TIMELINE,105,GPU_START,job-a,worker=0
     }
 
     /// A tiny deterministic generator, so that the property test needs no crate.
+    /// `LOG` repeated `n` times with its stamps moved on and its job renamed each time; the
+    /// stamps start again from 0 at block `restart_at` (the daemon restarted); every 7th
+    /// block has a line cut by the one after it.
+    fn long_log(n: usize, restart_at: usize) -> Vec<u8> {
+        let text = std::str::from_utf8(LOG).expect("ASCII");
+        let mut out = String::new();
+        for k in 0..n {
+            let shift = 3000 * (if k < restart_at { k } else { k - restart_at }) as i64;
+            let mut lines: Vec<String> = text
+                .lines()
+                .map(|l| {
+                    let l = l.replace("porep-1000-7", &format!("porep-1000-{k}"));
+                    match l.strip_prefix("TIMELINE,") {
+                        Some(rest) => {
+                            let (stamp, tail) = rest.split_once(',').expect("a stamp");
+                            let stamp: i64 = stamp.parse().expect("a number");
+                            format!("TIMELINE,{},{tail}", stamp + shift)
+                        }
+                        None => l,
+                    }
+                })
+                .collect();
+            if k % 7 == 3 {
+                let (victim, at) = (3, 9 + k % 20);
+                let inner = lines[victim + 1].clone();
+                let whole = lines[victim].clone();
+                lines[victim] = format!("{}{inner}", &whole[..at]);
+                lines[victim + 1] = whole[at..].to_string();
+            }
+            for l in lines {
+                out.push_str(&l);
+                out.push('\n');
+            }
+        }
+        out.push_str("TIMELINE,5,GPU_QUE"); // a partial last line
+        out.into_bytes()
+    }
+
+    fn runs_of(b: &Builder) -> Vec<(Vec<Vec<u64>>, Counts, u64)> {
+        b.finished
+            .iter()
+            .chain(std::iter::once(b))
+            .map(|r| (columns_of(r), r.counts, r.run_first_line))
+            .collect()
+    }
+
+    #[test]
+    fn a_big_feed_read_on_two_threads_gives_what_small_feeds_give() {
+        let data = long_log(3000, 1700);
+        assert!(data.len() > 2 * THREADED_FEED_BYTES);
+        let threaded = whole(&data);
+        assert_eq!(threaded.finished.len(), 1, "the restart is seen");
+        assert_eq!(
+            threaded.counts.spliced + threaded.finished[0].counts.spliced,
+            429
+        );
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut small = Builder::new(None);
+        let mut pos = 0;
+        while pos < data.len() {
+            let end = (pos + 1 + rng.below(THREADED_FEED_BYTES / 16)).min(data.len());
+            small.feed(&data[pos..end]);
+            pos = end;
+        }
+        small.finish();
+        assert_eq!(runs_of(&threaded), runs_of(&small));
+        assert_eq!(threaded.reader.lines_read, small.reader.lines_read);
+        assert_eq!(threaded.partial_bytes(), 18);
+        // and fed in big pieces that cut lines anywhere
+        let mut pieces = Builder::new(None);
+        for piece in data.chunks(THREADED_FEED_BYTES + 12_345) {
+            pieces.feed(piece);
+        }
+        pieces.finish();
+        assert_eq!(runs_of(&pieces), runs_of(&small));
+    }
+
     struct Rng(u64);
     impl Rng {
         fn below(&mut self, n: usize) -> usize {
@@ -1024,7 +839,7 @@ TIMELINE,130,GPU_END,porep-1-5,worker=0,partition=1,gpu_ms=5
         b.finish();
         assert_eq!(b.counts.timeline, 2);
         assert_eq!(b.counts.other, 1);
-        assert_eq!(b.lines_read, 3);
+        assert_eq!(b.reader.lines_read, 3);
     }
 
     #[test]

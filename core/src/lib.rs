@@ -9,6 +9,8 @@ pub mod attribution;
 pub mod builder;
 pub mod columns;
 pub mod packing;
+pub mod reader;
+pub mod segments;
 pub mod text;
 pub mod timing;
 
@@ -333,11 +335,11 @@ mod python {
 
         #[getter]
         fn bytes_read(&self) -> u64 {
-            self.inner.bytes_read
+            self.inner.reader.bytes_read
         }
         #[getter]
         fn lines_read(&self) -> u64 {
-            self.inner.lines_read
+            self.inner.reader.lines_read
         }
         #[getter]
         fn max_stamp(&self) -> i64 {
@@ -386,11 +388,123 @@ mod python {
         ))
     }
 
+    type SegmentArrays<'py> = (
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<i8>>,
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<f64>>,
+    );
+
+    /// Every GPU interval split into phase segments (see `segments::reconstruct`): columns by
+    /// name, `now` (where running intervals are drawn to), per interval where a failed prove
+    /// is drawn to (NaN: not failed). Returns (seg_start, seg_end, seg_phase, seg_part,
+    /// lock_acquired, unlock, drawn_end).
+    #[pyfunction]
+    #[pyo3(signature = (columns, now, failed_end=None))]
+    fn reconstruct_segments<'py>(
+        py: Python<'py>,
+        columns: &Bound<'py, PyDict>,
+        now: f64,
+        failed_end: Option<PyReadonlyArray1<'py, f64>>,
+    ) -> PyResult<SegmentArrays<'py>> {
+        const NAMES: [&str; 15] = [
+            "gpu_start",
+            "gpu_end",
+            "pre_lock",
+            "mutex_wait",
+            "prestage",
+            "ntt_alloc",
+            "ntt_total",
+            "ntt_msm_h",
+            "barrier",
+            "batch_add",
+            "tail_msm",
+            "gpu_total",
+            "mutex_held",
+            "epilogue",
+            "pre_destructor",
+        ];
+        let mut arrays: Vec<PyReadonlyArray1<'py, f64>> = Vec::with_capacity(NAMES.len() + 1);
+        for name in NAMES {
+            let item = columns
+                .get_item(name)?
+                .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(name))?;
+            arrays.push(item.extract()?);
+        }
+        let has_failed = failed_end.is_some();
+        arrays.extend(failed_end);
+        // numpy may hand a strided view: such a column is copied, the others are read in place
+        let copies: Vec<Option<Vec<f64>>> = arrays
+            .iter()
+            .map(|a| {
+                a.as_slice()
+                    .is_err()
+                    .then(|| a.as_array().iter().copied().collect())
+            })
+            .collect();
+        let mut cols: Vec<&[f64]> = Vec::with_capacity(arrays.len());
+        for (a, copy) in arrays.iter().zip(&copies) {
+            cols.push(match copy {
+                Some(v) => v,
+                None => a.as_slice()?,
+            });
+        }
+        if cols.iter().any(|c| c.len() != cols[0].len()) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "columns differ in length",
+            ));
+        }
+        let inputs = crate::segments::Inputs {
+            gpu_start: cols[0],
+            gpu_end: cols[1],
+            pre_lock: cols[2],
+            mutex_wait: cols[3],
+            prestage: cols[4],
+            ntt_alloc: cols[5],
+            ntt_total: cols[6],
+            ntt_msm_h: cols[7],
+            barrier: cols[8],
+            batch_add: cols[9],
+            tail_msm: cols[10],
+            gpu_total: cols[11],
+            mutex_held: cols[12],
+            epilogue: cols[13],
+            pre_destructor: cols[14],
+            failed_end: has_failed.then(|| cols[15]),
+        };
+        let s = py.detach(|| guarded(|| crate::segments::reconstruct(&inputs, now)))?;
+        Ok((
+            PyArray1::from_vec(py, s.start),
+            PyArray1::from_vec(py, s.end),
+            PyArray1::from_vec(py, s.phase),
+            PyArray1::from_vec(py, s.part),
+            PyArray1::from_vec(py, s.lock),
+            PyArray1::from_vec(py, s.unlock),
+            PyArray1::from_vec(py, s.drawn_end),
+        ))
+    }
+
     /// The compiled core of cuzk-tui.
     #[pymodule]
     fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<Scanner>()?;
         m.add_function(wrap_pyfunction!(first_free_rows, m)?)?;
+        m.add_function(wrap_pyfunction!(reconstruct_segments, m)?)?;
         Ok(())
     }
+}
+
+/// The scan makes and drops many small allocations (the attributor's ways): mimalloc makes
+/// them cheap.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Give the pages freed so far back to the system (mimalloc keeps them a while for reuse;
+/// after a big read they would count as memory the scan keeps).
+pub fn release_free_memory() {
+    // SAFETY: mi_collect only walks the allocator's own structures; any thread may call it.
+    unsafe { libmimalloc_sys::mi_collect(true) }
 }

@@ -40,7 +40,7 @@ pub const MAX_DURATION_MS: i64 = 1_000_000_000;
 pub const MAX_GPU: i64 = 4096;
 
 /// What a C++ timing line is.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timing {
     /// A line of a GPU interval's phases, with its numbers.
     Phase(i8, Values),

@@ -1,0 +1,501 @@
+//! The reading half of the scan: bytes in (any chunking), whole lines read into items.
+//!
+//! Physical lines lose their capture prefix (journalctl, container time stamps); a line
+//! that another line cut is rejoined with its rest; each whole line becomes an [`Item`]: a
+//! TIMELINE event with its fields parsed, a C++ timing line classified, a stdout line, or
+//! something else. Nothing here depends on the records of a run, so the reader can run on
+//! its own thread ahead of the builder that applies the items (`Builder::feed`).
+
+use crate::text::{self, Wall, TIMELINE};
+use crate::timing::{classify, Timing};
+
+/// The plausible range of a TIMELINE stamp (ms since engine start: about 31 years), of a
+/// partition number and of a worker id. Outside it a line is malformed: counted, skipped.
+pub const MAX_STAMP_MS: i64 = 1_000_000_000_000;
+pub const MAX_PARTITION: i64 = 1_000_000;
+pub const MAX_WORKER: i64 = 1_000_000;
+/// A cut line waits this many physical lines for its rest, then is taken as it is.
+const FRAGMENT_WAIT_LINES: usize = 16;
+/// A physical line longer than this is no daemon line: it is counted as other and its
+/// bytes are skipped, never held (memory stays bounded whatever the input).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// The capture's form is decided from this many first lines (from four when they agree).
+const CAPTURE_VOTES: u32 = 16;
+
+/// The TIMELINE events, in the order of `Event`'s numbers.
+pub const EVENTS: [&[u8]; 7] = [
+    b"SYNTH_START",
+    b"SYNTH_END",
+    b"GPU_QUEUE",
+    b"CHAN_SEND",
+    b"GPU_PICKUP",
+    b"GPU_START",
+    b"GPU_END",
+];
+pub const EV_SYNTH_START: u8 = 0;
+pub const EV_SYNTH_END: u8 = 1;
+pub const EV_PICKUP: u8 = 4;
+pub const EV_GPU_START: u8 = 5;
+pub const EV_GPU_END: u8 = 6;
+
+/// Bytes kept in a batch's `text`: `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    start: u32,
+    end: u32,
+}
+
+/// The fields of a well-formed TIMELINE line.
+#[derive(Clone, Copy, Debug)]
+pub struct Event {
+    pub stamp: i64,
+    pub event: u8,
+    pub job: Span,
+    pub partition: Option<i64>,
+    pub worker: Option<i64>,
+    /// The partition came as `snap_partition=`.
+    pub snap: bool,
+    /// `kind=` of a SYNTH_START (non-empty).
+    pub kind: Option<Span>,
+}
+
+/// One whole line, read.
+#[derive(Clone, Copy, Debug)]
+pub enum Item {
+    /// A TIMELINE line: its first field as a number (what a restart is told by), and its
+    /// fields when it is well formed (None: malformed).
+    Timeline {
+        line_no: u64,
+        first: Option<i64>,
+        event: Option<Event>,
+    },
+    /// A C++ timing line.
+    Timing(Timing),
+    /// A stdout tracing line: whether it says the engine started and names cuzk, and its
+    /// text when it may map workers to GPUs or give the wall clock.
+    Stdout {
+        line_no: u64,
+        engine_start: bool,
+        cuzk: bool,
+        text: Option<Span>,
+    },
+    /// A line of something else (or a part of one).
+    Other,
+    /// A cut line was rejoined.
+    Spliced,
+    /// The capture prefix of the physical line being read, and its clock (None: no prefix).
+    Prefix(Option<Option<Wall>>),
+    /// The lines that landed inside a cut line follow; then `Outer`, the cut line itself,
+    /// then `OuterDone`.
+    Inners,
+    Outer,
+    OuterDone,
+}
+
+/// Items read from some bytes, with the texts they point into.
+#[derive(Default)]
+pub struct Batch {
+    pub items: Vec<Item>,
+    pub text: Vec<u8>,
+}
+
+impl Batch {
+    pub fn clear(&mut self) {
+        self.items.clear();
+        self.text.clear();
+    }
+
+    /// The bytes of a span of this batch.
+    pub fn get(&self, s: Span) -> &[u8] {
+        &self.text[s.start as usize..s.end as usize]
+    }
+
+    fn keep(&mut self, bytes: &[u8]) -> Span {
+        let start = self.text.len() as u32;
+        self.text.extend_from_slice(bytes);
+        Span {
+            start,
+            end: self.text.len() as u32,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Capture {
+    #[default]
+    Undecided,
+    Plain,
+    Prefixed,
+}
+
+struct Fragment {
+    head: Vec<u8>,
+    line_no: u64,
+    inners: Vec<(Vec<u8>, u64)>,
+}
+
+/// Reads a log's bytes into items; keeps what belongs to the file, not to a run.
+#[derive(Default)]
+pub struct Reader {
+    pub bytes_read: u64,
+    pub lines_read: u64,
+    year: Option<i64>,
+    tail: Vec<u8>,
+    skipping: bool, // inside a line longer than MAX_LINE_BYTES: drop bytes until its newline
+    fragment: Option<Fragment>,
+    prefixed: bool, // the last Prefix item told of a prefix
+    capture: Capture,
+    votes: [u32; 2],
+}
+
+fn current_year() -> i64 {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    // good enough for a guess: 365.2425-day years
+    1970 + secs / 31_556_952
+}
+
+/// The `key=value` items of a TIMELINE detail (a bare word is a key with no value).
+fn detail_pairs(detail: &[u8]) -> Vec<(&[u8], &[u8])> {
+    detail
+        .split(|&b| b == b',')
+        .filter_map(|item| match memchr::memchr(b'=', item) {
+            Some(eq) => Some((text::trim(&item[..eq]), text::trim(&item[eq + 1..]))),
+            None => {
+                let t = text::trim(item);
+                (!t.is_empty()).then_some((t, &b""[..]))
+            }
+        })
+        .collect()
+}
+
+/// The last value of `key` (a TIMELINE detail's later items win).
+fn kv_last<'a>(kv: &[(&[u8], &'a [u8])], key: &[u8]) -> Option<&'a [u8]> {
+    kv.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v)
+}
+
+/// The fields of a TIMELINE line (None: malformed).
+fn timeline_event(line: &[u8], out: &mut Batch) -> Option<Event> {
+    let mut fields = line.splitn(5, |&b| b == b',');
+    let (_, Some(stamp_raw), Some(event), Some(job)) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return None;
+    };
+    let event = EVENTS.iter().position(|e| *e == event)? as u8;
+    let mut detail: &[u8] = fields.next().unwrap_or(b"");
+    let stamp = text::parse_int(stamp_raw)?;
+    let mut partition: Option<i64> = None;
+    let mut worker: Option<i64> = None;
+    let mut snap = false;
+    if let Some(rest) = detail.strip_prefix(b"partition=") {
+        match memchr::memchr(b',', detail) {
+            Some(comma) if comma > 0 => {
+                partition = Some(text::parse_int(&detail[10..comma])?);
+                detail = &detail[comma + 1..];
+            }
+            _ => partition = Some(text::parse_int(rest)?),
+        }
+    } else if let Some(rest) = detail.strip_prefix(b"worker=") {
+        match memchr::memchr(b',', detail) {
+            Some(comma) if comma > 0 => {
+                worker = Some(text::parse_int(&detail[7..comma])?);
+                if detail[comma + 1..].starts_with(b"partition=") {
+                    let after = &detail[comma + 11..];
+                    let end = memchr::memchr(b',', &detail[comma + 1..]).map(|e| e + comma + 1);
+                    partition = Some(text::parse_int(match end {
+                        Some(end) if end > 0 => &detail[comma + 11..end.max(comma + 11)],
+                        _ => after,
+                    })?);
+                }
+            }
+            _ => worker = Some(text::parse_int(rest)?),
+        }
+    }
+    if partition.is_none() && memchr::memchr(b'=', detail).is_some() {
+        let kv = detail_pairs(detail);
+        let raw = kv_last(&kv, b"partition").or_else(|| {
+            let s = kv_last(&kv, b"snap_partition");
+            snap = s.is_some();
+            s
+        });
+        partition = match raw {
+            Some(raw) => Some(text::parse_int(raw)?),
+            None => None,
+        };
+        if let Some(raw) = kv_last(&kv, b"worker") {
+            worker = Some(text::parse_int(raw)?);
+        }
+    }
+    let plausible = (0..=MAX_STAMP_MS).contains(&stamp)
+        && partition.is_none_or(|p| (0..=MAX_PARTITION).contains(&p))
+        && worker.is_none_or(|w| (0..=MAX_WORKER).contains(&w));
+    if !plausible {
+        return None;
+    }
+    let mut kind = None;
+    if event == EV_SYNTH_START && text::contains(detail, b"kind=") {
+        let kv = detail_pairs(detail);
+        if let Some(k) = kv_last(&kv, b"kind").filter(|k| !k.is_empty()) {
+            kind = Some(out.keep(k));
+        }
+    }
+    Some(Event {
+        stamp,
+        event,
+        job: out.keep(job),
+        partition,
+        worker,
+        snap,
+        kind,
+    })
+}
+
+impl Reader {
+    /// Bytes of an incomplete last line waiting for its newline.
+    pub fn partial_bytes(&self) -> usize {
+        self.tail.len()
+    }
+
+    /// Read the next bytes of the log (any size, cut anywhere) into `out`.
+    pub fn read(&mut self, data: &[u8], out: &mut Batch) {
+        if data.is_empty() {
+            return;
+        }
+        self.bytes_read += data.len() as u64;
+        let mut pos = 0;
+        if self.skipping || !self.tail.is_empty() {
+            // finish the line the last bytes began
+            let Some(nl) = memchr::memchr(b'\n', data) else {
+                self.hold(data, out);
+                return;
+            };
+            self.hold(&data[..nl], out);
+            self.lines_read += 1;
+            if self.skipping {
+                self.skipping = false;
+            } else {
+                let line = std::mem::take(&mut self.tail);
+                self.physical(&line, self.lines_read, out);
+            }
+            pos = nl + 1;
+        }
+        let rest = &data[pos..];
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', rest) {
+            self.lines_read += 1;
+            let line = &rest[start..nl];
+            if line.len() > MAX_LINE_BYTES {
+                out.items.push(Item::Other);
+            } else {
+                self.physical(line, self.lines_read, out);
+            }
+            start = nl + 1;
+        }
+        self.hold(&rest[start..], out);
+    }
+
+    /// End of input: a cut line still waiting for its rest is taken as it is (a partial
+    /// last line stays unread).
+    pub fn finish(&mut self, out: &mut Batch) {
+        self.flush_fragment(out);
+    }
+
+    /// Keep the start of an unfinished line, up to MAX_LINE_BYTES.
+    fn hold(&mut self, bytes: &[u8], out: &mut Batch) {
+        if self.skipping {
+            return;
+        }
+        if self.tail.len() + bytes.len() > MAX_LINE_BYTES {
+            self.tail = Vec::new();
+            self.skipping = true;
+            out.items.push(Item::Other);
+            return;
+        }
+        self.tail.extend_from_slice(bytes);
+    }
+
+    // -- physical lines ---------------------------------------------------------------------
+
+    fn physical(&mut self, raw: &[u8], line_no: u64, out: &mut Batch) {
+        if self.prefixed {
+            out.items.push(Item::Prefix(None));
+            self.prefixed = false;
+        }
+        let mut line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let capture = self.capture;
+        if capture != Capture::Plain {
+            let mut found = false;
+            if !(line.starts_with(TIMELINE)
+                || line.starts_with(b"CUZK_")
+                || line.first() == Some(&0x1b))
+            {
+                let year = self.year.unwrap_or_else(current_year);
+                if let Some((n, wall)) = text::capture_prefix(line, year) {
+                    out.items.push(Item::Prefix(Some(wall)));
+                    self.prefixed = true;
+                    found = true;
+                    line = &line[n..];
+                }
+            }
+            if capture == Capture::Undecided && !line.is_empty() && !line.starts_with(b"-- ") {
+                self.vote(found);
+            }
+        }
+        if let Some(frag) = self.fragment.as_mut() {
+            if !text::line_start_at(line, 0) {
+                // the rest of the cut line (itself perhaps cut again by another line)
+                if let Some(m) = text::find_line_start(line, 1) {
+                    frag.head.extend_from_slice(&line[..m]);
+                    frag.inners.push((line[m..].to_vec(), line_no));
+                    return;
+                }
+                let frag = self.fragment.take().expect("a fragment");
+                out.items.push(Item::Spliced);
+                let mut whole = frag.head;
+                whole.extend_from_slice(line);
+                self.rejoined(&whole, frag.line_no, frag.inners, out);
+                return;
+            }
+            let m = text::find_line_start(line, 1);
+            if frag.inners.len() < FRAGMENT_WAIT_LINES
+                && m.is_none_or(|m| !text::plausible_head(&line[..m]))
+            {
+                let rest = match m {
+                    Some(m) => {
+                        out.items.push(Item::Other);
+                        &line[m..]
+                    }
+                    None => line,
+                };
+                frag.inners.push((rest.to_vec(), line_no));
+                return;
+            }
+            self.flush_fragment(out);
+        }
+        match text::find_line_start(line, 1) {
+            None => self.logical(line, line_no, out),
+            Some(m) => {
+                let head = &line[..m];
+                if text::plausible_head(head) {
+                    self.fragment = Some(Fragment {
+                        head: head.to_vec(),
+                        line_no,
+                        inners: vec![(line[m..].to_vec(), line_no)],
+                    });
+                } else {
+                    out.items.push(Item::Other); // text of something else before a daemon line
+                    self.logical(&line[m..], line_no, out);
+                }
+            }
+        }
+    }
+
+    /// Decide from the first lines whether the capture puts a prefix on every line.
+    fn vote(&mut self, prefixed: bool) {
+        self.votes[usize::from(prefixed)] += 1;
+        let n = self.votes[0] + self.votes[1];
+        if n >= CAPTURE_VOTES || (n >= 4 && self.votes.contains(&0)) {
+            self.capture = if self.votes[1] > self.votes[0] {
+                Capture::Prefixed
+            } else {
+                Capture::Plain
+            };
+        }
+    }
+
+    fn flush_fragment(&mut self, out: &mut Batch) {
+        if let Some(frag) = self.fragment.take() {
+            self.rejoined(&frag.head, frag.line_no, frag.inners, out);
+        }
+    }
+
+    /// A cut line made whole, and the lines that landed inside it. Those were printed while
+    /// it was being written, around its stamp but not necessarily after it: they are read
+    /// first, and its stamp does not bound them.
+    fn rejoined(
+        &mut self,
+        line: &[u8],
+        line_no: u64,
+        inners: Vec<(Vec<u8>, u64)>,
+        out: &mut Batch,
+    ) {
+        out.items.push(Item::Inners);
+        for (inner, no) in &inners {
+            self.logical(inner, *no, out);
+        }
+        out.items.push(Item::Outer);
+        self.logical(line, line_no, out);
+        out.items.push(Item::OuterDone);
+    }
+
+    // -- whole lines ------------------------------------------------------------------------
+
+    fn logical(&mut self, line: &[u8], line_no: u64, out: &mut Batch) {
+        if line.starts_with(TIMELINE) {
+            // offsets jumping back by more than disorder explains: the daemon restarted
+            let first = line[TIMELINE.len()..]
+                .split(|&b| b == b',')
+                .next()
+                .and_then(text::parse_int);
+            let event = timeline_event(line, out);
+            out.items.push(Item::Timeline {
+                line_no,
+                first,
+                event,
+            });
+            return;
+        }
+        let timing = if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
+            classify(body, false)
+        } else if let Some(body) = line.strip_prefix(b"CUZK_NTT_H: ") {
+            classify(body, true)
+        } else {
+            let first = line.first().copied().unwrap_or(0);
+            if first == 0x1b || (first.is_ascii_digit() && text::stdout_start_at(line, 0)) {
+                let item = self.stdout(line, line_no, out);
+                out.items.push(item);
+            } else {
+                out.items.push(Item::Other);
+            }
+            return;
+        };
+        out.items.push(Item::Timing(timing));
+    }
+
+    fn stdout(&mut self, raw: &[u8], line_no: u64, out: &mut Batch) -> Item {
+        let engine_start = text::contains(raw, b"starting cuzk engine");
+        let mapping = engine_start
+            || text::contains(raw, b"worker started")
+            || text::contains(raw, b"gpu_worker");
+        if self.year.is_none() || mapping {
+            let stripped;
+            let line = if memchr::memchr(0x1b, raw).is_some() {
+                stripped = text::strip_sgr(raw);
+                &stripped[..]
+            } else {
+                raw
+            };
+            if self.year.is_none() && line.len() >= 4 {
+                if let Some(y) = text::parse_int(&line[..4]) {
+                    self.year = Some(y);
+                }
+            }
+            if mapping {
+                return Item::Stdout {
+                    line_no,
+                    engine_start,
+                    cuzk: text::contains(raw, b"cuzk"),
+                    text: Some(out.keep(line)),
+                };
+            }
+        }
+        Item::Stdout {
+            line_no,
+            engine_start,
+            cuzk: text::contains(raw, b"cuzk"),
+            text: None,
+        }
+    }
+}

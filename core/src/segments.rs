@@ -1,0 +1,335 @@
+//! Every GPU interval split into phase segments from its attributed timing lines
+//! (ANALYSIS.md, "Phase segments"). The arithmetic is numpy's: a NaN (the log said
+//! nothing) spreads through sums, maxima and minima, and a segment with a NaN end is none.
+
+/// The phases, numbered as `parsers.model.Phase`.
+pub const PRE_LOCK: i8 = 0;
+pub const LOCK_WAIT: i8 = 1;
+pub const ALLOC: i8 = 2;
+pub const KERNEL: i8 = 3;
+pub const BARRIER: i8 = 4;
+pub const CLEANUP: i8 = 5;
+pub const UNKNOWN: i8 = 6;
+pub const IN_FLIGHT: i8 = 7;
+pub const FAILED: i8 = 8;
+
+/// The columns the segments are made from, one value per interval (NaN: not in the log).
+pub struct Inputs<'a> {
+    pub gpu_start: &'a [f64],
+    pub gpu_end: &'a [f64],
+    pub pre_lock: &'a [f64],
+    pub mutex_wait: &'a [f64],
+    pub prestage: &'a [f64],
+    pub ntt_alloc: &'a [f64],
+    pub ntt_total: &'a [f64],
+    pub ntt_msm_h: &'a [f64],
+    pub barrier: &'a [f64],
+    pub batch_add: &'a [f64],
+    pub tail_msm: &'a [f64],
+    pub gpu_total: &'a [f64],
+    pub mutex_held: &'a [f64],
+    pub epilogue: &'a [f64],
+    pub pre_destructor: &'a [f64],
+    /// Where a failed prove is drawn to (NaN: not failed).
+    pub failed_end: Option<&'a [f64]>,
+}
+
+/// Segments in interval order and, within one, in time order; and per interval where it
+/// took and released the lock (NaN: unknown) and where it is drawn to.
+#[derive(Default, Debug, PartialEq)]
+pub struct Segments {
+    pub start: Vec<f64>,
+    pub end: Vec<f64>,
+    pub phase: Vec<i8>,
+    pub part: Vec<i64>,
+    pub lock: Vec<f64>,
+    pub unlock: Vec<f64>,
+    pub drawn_end: Vec<f64>,
+}
+
+/// numpy's maximum and minimum: NaN when either is NaN.
+fn max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+fn min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+/// numpy's nan_to_num.
+fn or_zero(a: f64) -> f64 {
+    if a.is_nan() {
+        0.0
+    } else if a == f64::INFINITY {
+        f64::MAX
+    } else if a == f64::NEG_INFINITY {
+        f64::MIN
+    } else {
+        a
+    }
+}
+
+fn known(a: f64) -> bool {
+    !a.is_nan()
+}
+
+/// Split every interval into segments that tile [gpu_start, drawn end] (drawn end: its
+/// GPU_END, or where a failed or running interval is drawn to, `now` for a running one); a
+/// stretch the log does not explain is UNKNOWN, never guessed.
+pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
+    let n = c.gpu_start.len();
+    let mut out = Segments {
+        start: Vec::with_capacity(n * 6),
+        end: Vec::with_capacity(n * 6),
+        phase: Vec::with_capacity(n * 6),
+        part: Vec::with_capacity(n * 6),
+        lock: Vec::with_capacity(n),
+        unlock: Vec::with_capacity(n),
+        drawn_end: Vec::with_capacity(n),
+    };
+    for i in 0..n {
+        let start = c.gpu_start[i];
+        let has_start = known(start);
+        let is_open = has_start && !known(c.gpu_end[i]);
+        let failed_at = c.failed_end.map_or(f64::NAN, |f| f[i]);
+        let failed = known(failed_at);
+        let mut end = if is_open {
+            max(now, start)
+        } else {
+            c.gpu_end[i]
+        };
+        if failed {
+            end = max(failed_at, start);
+        }
+        let open_kind = if failed {
+            FAILED
+        } else if is_open {
+            IN_FLIGHT
+        } else {
+            UNKNOWN
+        };
+
+        let (pre, wait) = (c.pre_lock[i], c.mutex_wait[i]);
+        let has_pre = known(pre);
+        let prestage = c.prestage[i];
+        let ps0 = or_zero(prestage);
+        let ntt = c.ntt_msm_h[i];
+        let bt = c.batch_add[i] + c.tail_msm[i];
+        let gpu_total = c.gpu_total[i];
+        let mut barrier = c.barrier[i];
+        if !known(barrier) && known(gpu_total) && known(ntt) && known(bt) {
+            barrier = max(0.0, gpu_total - ntt - bt);
+        }
+
+        // where the lock was taken: from the lock line, else back from the end of the kernels
+        let mut lock = start + pre + wait;
+        let kernel_end = if known(c.pre_destructor[i]) {
+            start + c.pre_destructor[i] - or_zero(c.epilogue[i])
+        } else {
+            c.gpu_end[i]
+        };
+        if !known(lock) {
+            lock = kernel_end - gpu_total - ps0;
+        }
+        let valid = has_start && known(lock) && lock >= start - 1.0 && lock <= end;
+
+        let alloc_in = c.ntt_alloc[i] + max(0.0, ntt - c.ntt_total[i]);
+        let has_ntt = known(ntt);
+        let has_bar = has_ntt && known(barrier);
+        let explained = has_bar && known(bt);
+        let a0 = or_zero(alloc_in);
+        let c1 = lock + ps0;
+        let c2 = c1 + ntt;
+        let c3 = c2 + barrier;
+        let c4 = c3 + bt;
+        let cursor = if explained {
+            c4
+        } else if has_bar {
+            c3
+        } else if has_ntt {
+            c2
+        } else {
+            c1
+        };
+        let unlock = if known(c.mutex_held[i]) {
+            lock + c.mutex_held[i]
+        } else if explained {
+            c4
+        } else {
+            f64::NAN
+        };
+        let has_unlock = known(unlock);
+        // the NTT span less its allocation is kernel; without the allocation line it is
+        // unknown, except in engines that print no allocation at all (no lock line)
+        let ntt_phase = if known(alloc_in) || known(prestage) || !has_pre {
+            KERNEL
+        } else {
+            UNKNOWN
+        };
+        let tail_phase = if !has_unlock {
+            open_kind
+        } else if failed {
+            FAILED
+        } else if is_open {
+            IN_FLIGHT
+        } else {
+            CLEANUP
+        };
+        let tail_start = if has_unlock {
+            max(unlock, cursor)
+        } else {
+            cursor
+        };
+
+        // (start, end, phase, shown), in time order; all but the first need a valid lock
+        let rows = [
+            (start, end, open_kind, has_start && !valid),
+            (
+                start,
+                if has_pre { start + pre } else { lock },
+                if has_pre { PRE_LOCK } else { UNKNOWN },
+                valid,
+            ),
+            (start + pre, lock, LOCK_WAIT, valid && has_pre),
+            (lock, c1, ALLOC, valid),
+            (c1, c1 + a0, ALLOC, valid && has_ntt),
+            (c1 + a0, c2, ntt_phase, valid && has_ntt),
+            (c2, c3, BARRIER, valid && has_bar),
+            (c3, c4, KERNEL, valid && explained),
+            (
+                cursor,
+                if has_unlock { unlock } else { cursor },
+                UNKNOWN,
+                valid && has_unlock,
+            ),
+            (tail_start, end, tail_phase, valid),
+        ];
+        for (s, e, phase, shown) in rows {
+            if !shown {
+                continue;
+            }
+            let (s, e) = (max(s, start), min(e, end));
+            if e > s {
+                out.start.push(s);
+                out.end.push(e);
+                out.phase.push(phase);
+                out.part.push(i as i64);
+            }
+        }
+        out.lock.push(if valid { lock } else { f64::NAN });
+        out.unlock.push(if valid { unlock } else { f64::NAN });
+        out.drawn_end.push(if has_start { end } else { f64::NAN });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(values: &[(&str, f64)], now: f64, failed: Option<f64>) -> Segments {
+        let get = |name: &str| {
+            vec![values
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map_or(f64::NAN, |(_, v)| *v)]
+        };
+        let cols: Vec<Vec<f64>> = [
+            "gpu_start",
+            "gpu_end",
+            "pre_lock",
+            "mutex_wait",
+            "prestage",
+            "ntt_alloc",
+            "ntt_total",
+            "ntt_msm_h",
+            "barrier",
+            "batch_add",
+            "tail_msm",
+            "gpu_total",
+            "mutex_held",
+            "epilogue",
+            "pre_destructor",
+        ]
+        .iter()
+        .map(|n| get(n))
+        .collect();
+        let failed = failed.map(|f| vec![f]);
+        let inputs = Inputs {
+            gpu_start: &cols[0],
+            gpu_end: &cols[1],
+            pre_lock: &cols[2],
+            mutex_wait: &cols[3],
+            prestage: &cols[4],
+            ntt_alloc: &cols[5],
+            ntt_total: &cols[6],
+            ntt_msm_h: &cols[7],
+            barrier: &cols[8],
+            batch_add: &cols[9],
+            tail_msm: &cols[10],
+            gpu_total: &cols[11],
+            mutex_held: &cols[12],
+            epilogue: &cols[13],
+            pre_destructor: &cols[14],
+            failed_end: failed.as_deref(),
+        };
+        reconstruct(&inputs, now)
+    }
+
+    #[test]
+    fn a_whole_interval_tiles_its_span() {
+        let s = one(
+            &[
+                ("gpu_start", 210.0),
+                ("gpu_end", 2000.0),
+                ("pre_lock", 5.0),
+                ("mutex_wait", 0.0),
+                ("ntt_alloc", 10.0),
+                ("ntt_total", 612.0),
+                ("ntt_msm_h", 612.0),
+                ("barrier", 100.0),
+                ("batch_add", 600.0),
+                ("tail_msm", 80.0),
+                ("gpu_total", 1392.0),
+                ("mutex_held", 1392.0),
+            ],
+            0.0,
+            None,
+        );
+        assert_eq!(
+            s.phase,
+            vec![PRE_LOCK, ALLOC, KERNEL, BARRIER, KERNEL, CLEANUP]
+        );
+        assert_eq!(s.start[0], 210.0);
+        assert_eq!(*s.end.last().unwrap(), 2000.0);
+        for k in 1..s.start.len() {
+            assert_eq!(s.start[k], s.end[k - 1], "segments touch");
+        }
+        assert_eq!((s.lock[0], s.unlock[0]), (215.0, 1607.0));
+    }
+
+    #[test]
+    fn what_the_log_does_not_say_is_unknown_or_running() {
+        // no timing line at all: one unknown segment; running: drawn to now
+        let s = one(&[("gpu_start", 100.0), ("gpu_end", 400.0)], 0.0, None);
+        assert_eq!(
+            (s.phase, s.start, s.end),
+            (vec![UNKNOWN], vec![100.0], vec![400.0])
+        );
+        let s = one(&[("gpu_start", 100.0)], 250.0, None);
+        assert_eq!((s.phase, s.end), (vec![IN_FLIGHT], vec![250.0]));
+        let s = one(&[("gpu_start", 100.0)], 250.0, Some(180.0));
+        assert_eq!((s.phase, s.end), (vec![FAILED], vec![180.0]));
+        // no start: nothing drawn
+        let s = one(&[("gpu_end", 400.0)], 0.0, None);
+        assert!(s.phase.is_empty() && s.drawn_end[0].is_nan());
+    }
+}

@@ -1,0 +1,72 @@
+"""The compact JSON report written from the columns is the text json.dumps makes of the
+report's dict: on every sample, on simulated runs, with filtered gaps and odd job ids."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import build, simulate
+
+from parsers.report import report_dict, report_json
+from parsers.simulate import random_config
+
+SAMPLES = sorted((Path(__file__).parent / "samples").glob("*.log"))
+
+# two intervals on one GPU with a gap between them, named by job ids a log can hold: quotes,
+# backslashes, accents, a control character, a character beyond the BMP, bidi text
+ODD_JOBS = ['porep-"1"', "porep-\\2", "porep-é3", "porep-\x014", "porep-😀5", "porep-\u202e6"]
+
+
+def _odd_log() -> bytes:
+    lines = []
+    t = 1000
+    for k, job in enumerate(ODD_JOBS):
+        lines.append(f"TIMELINE,{t},GPU_START,{job},worker={k % 2},partition={k}")
+        lines.append(f"TIMELINE,{t + 500},GPU_END,{job},worker={k % 2},partition={k}")
+        t += 700 + 50 * k
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _same(model_bytes: bytes, min_gap: int = 0) -> None:
+    model = build(model_bytes)
+    expected = json.dumps(report_dict(model, min_gap_ms=min_gap), ensure_ascii=True)
+    assert report_json(model, min_gap_ms=min_gap) == expected
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_every_sample(path: Path) -> None:
+    _same(path.read_bytes())
+    _same(path.read_bytes(), min_gap=200)
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29, 47])
+def test_simulated_runs(seed: int) -> None:
+    _, data = simulate(random_config(seed))
+    _same(data)
+    _same(data, min_gap=1_000_000)  # no gap listed
+
+
+def test_odd_job_ids_are_escaped_as_json_dumps_does() -> None:
+    data = _odd_log()
+    model = build(data)
+    assert len(model.gaps) == len(ODD_JOBS) - 1
+    _same(data)
+    doc = json.loads(report_json(model))
+    assert [g["before"]["job"] for g in doc["gaps"]] == ODD_JOBS[:-1]
+
+
+def test_the_cli_writes_it_when_piped(tmp_path: Path) -> None:
+    log = tmp_path / "odd.log"
+    log.write_bytes(_odd_log())
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(log), "--report", "--json"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    doc = report_dict(build(_odd_log()))
+    doc["source"] = "odd.log"
+    assert out == json.dumps(doc, ensure_ascii=True) + "\n"
