@@ -262,7 +262,11 @@ impl Arena {
 
     /// A way's open decisions (indices), oldest (line `first`) first.
     fn trail(&self, last: u32, first: u64) -> Vec<u32> {
-        let mut out = Vec::new();
+        let open = self
+            .steps
+            .get(last as usize)
+            .map_or(0, |s| s.line.saturating_sub(first) as usize + 1);
+        let mut out = Vec::with_capacity(open.min(self.steps.len()));
         let mut cur = last;
         while cur != NONE {
             let s = self.steps[cur as usize];
@@ -365,41 +369,32 @@ struct Line {
 /// Started intervals that have not taken a lock, in the order they started.
 #[derive(Default)]
 struct Awaiting {
-    // bumped at every change (insert numbers its entries with it)
-    order: Vec<(usize, u64)>,
-    live: HashMap<usize, u64>,
-    generation: u64,
+    order: Vec<usize>,
+    live: HashSet<usize>,
+    generation: u64, // bumped at every change
 }
 
 impl Awaiting {
     fn insert(&mut self, i: usize) {
-        if !self.live.contains_key(&i) {
+        if self.live.insert(i) {
             self.generation += 1;
-            self.live.insert(i, self.generation);
-            self.order.push((i, self.generation));
+            self.order.push(i);
         }
     }
 
     fn remove(&mut self, i: usize) {
-        if self.live.remove(&i).is_some() {
+        if self.live.remove(&i) {
             self.generation += 1;
-        }
-        if self.order.len() > 64 && self.order.len() > 2 * self.live.len() {
-            let live = &self.live;
-            self.order.retain(|(i, g)| live.get(i) == Some(g));
+            self.order.retain(|&j| j != i);
         }
     }
 
     fn contains(&self, i: usize) -> bool {
-        self.live.contains_key(&i)
+        self.live.contains(&i)
     }
 
     fn list(&self) -> Vec<usize> {
-        self.order
-            .iter()
-            .filter(|(i, g)| self.live.get(i) == Some(g))
-            .map(|(i, _)| *i)
-            .collect()
+        self.order.clone()
     }
 }
 
@@ -427,6 +422,7 @@ pub struct Attributor {
     awaiting_cache: (u64, Vec<usize>), // the awaiting list as of a generation
     cands: Vec<Cand>,                  // reused between lines
     index: HashMap<u64, usize>,        // reused between lines
+    spare: Vec<Way>,                   // reused between lines (emptied)
 }
 
 impl Default for Attributor {
@@ -457,6 +453,7 @@ impl Default for Attributor {
             awaiting_cache: (u64::MAX, Vec::new()),
             cands: Vec::new(),
             index: HashMap::default(),
+            spare: Vec::new(),
         }
     }
 }
@@ -602,7 +599,7 @@ impl Attributor {
     }
 
     fn extend<R: Records>(&mut self, r: &R, seq: u64, line: &Line) {
-        let ways = std::mem::take(&mut self.ways);
+        let mut ways = std::mem::take(&mut self.ways);
         if self.awaiting_cache.0 != self.awaiting.generation {
             self.awaiting_cache = (self.awaiting.generation, self.awaiting.list());
         }
@@ -635,7 +632,7 @@ impl Attributor {
         self.awaiting_cache.1 = awaiting;
         // a way worse than the best by PRUNE_COST is dropped before it is built
         let best = cands.iter().map(|c| c.cost).fold(INF, f64::min);
-        let mut out: Vec<Way> = Vec::new();
+        let mut out: Vec<Way> = std::mem::take(&mut self.spare);
         let mut index = std::mem::take(&mut self.index);
         index.clear();
         for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
@@ -668,7 +665,8 @@ impl Attributor {
             let locked = match c.locks {
                 None => Arc::clone(&parent.locked),
                 Some(i) => {
-                    let mut locked = Vec::clone(&parent.locked);
+                    let mut locked = Vec::with_capacity(parent.locked.len() + 1);
+                    locked.extend_from_slice(&parent.locked);
                     locked.push(i);
                     Arc::new(locked)
                 }
@@ -716,6 +714,8 @@ impl Attributor {
             }
         }
         self.ways = out;
+        ways.clear();
+        self.spare = ways;
     }
 
     fn lock_options<R: Records>(
