@@ -466,7 +466,7 @@ def test_the_viewer_charges_its_redraws_to_the_follower(tmp_path: Path) -> None:
     _, data = simulate(SimConfig(seed=3, proofs=6))
     path.write_bytes(data)
 
-    async def go() -> list[float]:
+    async def go() -> tuple[int, list[float]]:
         live = LiveLog(FileSource(path), lambda _: None)
         app = make_app(LogBuilder(source="g").snapshot(), LineReader(path=path), live)
         async with app.run_test(size=(100, 30)) as pilot:
@@ -483,12 +483,38 @@ def test_the_viewer_charges_its_redraws_to_the_follower(tmp_path: Path) -> None:
                 charge(seconds)
 
             live.budget.charge = record  # type: ignore[method-assign]
+            # the redraw of what the file held is not following it: not charged
+            app.post_message(ModelUpdated(Update(app.model, "", following=False)))
+            await pilot.pause(0.3)
+            unpaid = len(paid)
             app.post_message(ModelUpdated(Update(app.model, "")))
             await pilot.pause(0.3)
             live.halt()
-            return paid
+            return unpaid, paid
 
     import asyncio
 
-    paid = asyncio.run(go())
+    unpaid, paid = asyncio.run(go())
+    assert unpaid == 0
     assert paid and all(p > 0.0 for p in paid)
+
+
+def test_only_updates_of_a_growing_log_are_following_it(tmp_path: Path) -> None:
+    """Reading what the file held (and its first whole model) is not charged as following:
+    its costly first redraw must not hold back the first line appended after it."""
+    path = tmp_path / "h.log"
+    _, data = simulate(SimConfig(seed=4, proofs=8))
+    cut = data.rindex(b"TIMELINE", 0, len(data) // 2)
+    path.write_bytes(data[:cut])
+    c = Collector(path)
+    try:
+        wait_for(lambda: bool(c.updates) and c.last.loading is None)
+        read = list(c.updates)
+        assert not any(u.following for u in read)
+        with path.open("ab") as out:
+            out.write(data[cut:])
+        wait_for(lambda: len(c.updates) > len(read))
+        wait_for(lambda: c.last.model.counts.timeline == data.count(b"TIMELINE,"))
+        assert all(u.following for u in c.updates[len(read) :])
+    finally:
+        c.stop()

@@ -428,8 +428,9 @@ class CuzkApp(App[None]):
         except NoMatches:
             return  # closing: the follower's last word came after the screen went
         live = self.live
-        if live is not None:
+        if live is not None and message.update.following:
             # the update and the redraw it brings are paid from the follower's CPU budget
+            # (not those of reading what the file held: following starts after them)
             self.call_after_refresh(lambda: live.budget.charge(time.thread_time() - start))
 
     def _show_update(self, update: Update) -> None:

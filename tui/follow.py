@@ -54,6 +54,9 @@ class Update:
     restarted: bool = False  # a new run began (truncation, rotation): reset the view
     loading: float | None = None  # share of the file read, while catching up
     finished: bool = False  # the input ended (standard input closed)
+    # an update of the log as it grows, paid from the CPU budget (False: one of reading
+    # what was there, whose redraw is not following it)
+    following: bool = True
 
 
 class Source(Protocol):
@@ -300,7 +303,14 @@ class LiveLog:
             if len(data) > FEED_SLICE:
                 time.sleep(YIELD_S)  # let the screen thread take the interpreter
 
-    def _publish(self, status: str, restarted: bool, loading: float | None, finished: bool) -> None:
+    def _publish(
+        self,
+        status: str,
+        restarted: bool,
+        loading: float | None,
+        finished: bool,
+        following: bool = True,
+    ) -> None:
         start, cpu = time.perf_counter(), time.thread_time()
         try:
             model = self.builder.build() if finished else self.builder.snapshot()
@@ -313,7 +323,7 @@ class LiveLog:
         self.budget.charge(time.thread_time() - cpu)
         if self._error_note:
             status = f"{status} · {self._error_note}" if status else self._error_note
-        self.on_update(Update(model, status, restarted, loading, finished))
+        self.on_update(Update(model, status, restarted, loading, finished, following))
 
     def run(self) -> None:
         """The reading loop (run it in a thread)."""
@@ -373,7 +383,7 @@ class LiveLog:
                 # (a snapshot of a long log costs a second: take few while catching up)
                 if last_publish == 0.0 or now - last_publish >= max(0.25, 10 * self._snapshot_cost):
                     loading = min(1.0, self.builder.bytes_read / size)
-                    self._publish(status, restarted, loading, finished=False)
+                    self._publish(status, restarted, loading, finished=False, following=False)
                     restarted, dirty, last_publish = False, False, time.perf_counter()
                 continue
             # the file read to its end (size still set): its figures at once
@@ -381,7 +391,7 @@ class LiveLog:
                 if not self.follow and not catching_up:
                     self._publish(status, restarted, None, finished=True)
                     return
-                self._publish(status, restarted, None, finished=False)
+                self._publish(status, restarted, None, finished=False, following=size is None)
                 restarted, dirty, last_publish = False, False, time.perf_counter()
                 if size is not None:
                     self.budget.refill()  # the file is read: following starts now
