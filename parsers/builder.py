@@ -203,8 +203,11 @@ class LogBuilder(Run):
             W // workers_per_gpu. None puts every unmapped worker on GPU 0.
     """
 
-    def __init__(self, source: str = "", workers_per_gpu: int | None = None) -> None:
-        super().__init__(Scanner(workers_per_gpu), None, source, workers_per_gpu)
+    def __init__(
+        self, source: str = "", workers_per_gpu: int | None = None, scanner: Scanner | None = None
+    ) -> None:
+        # scanner: one that has already read (some of) the log, e.g. a ReadAhead's
+        super().__init__(scanner or Scanner(workers_per_gpu), None, source, workers_per_gpu)
         self._run_models: dict[int, LogModel] = {}  # finished runs do not change
         self._final: Columns | None = None  # the columns the core handed over
         self.live = LiveAnalysis()

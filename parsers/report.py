@@ -107,6 +107,13 @@ def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
 GAP_ROWS_PER_PIECE = 4096
 
 
+def _json_str(text: str) -> str:
+    """`json.dumps(text, ensure_ascii=True)`, without the encoder for the usual plain id."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return json.dumps(text, ensure_ascii=True)
+
+
 def gaps_json(gaps: GapTable) -> Iterator[str]:
     """The report's `gaps` list as compact JSON text, in pieces, exactly as `json.dumps`
     writes `gap_dicts(gaps)` (ensure_ascii), made from the columns without the dicts."""
@@ -124,7 +131,7 @@ def gaps_json(gaps: GapTable) -> Iterator[str]:
         for j in t.job[sides].tolist():
             name = names.get(j)
             if name is None:
-                name = names[j] = json.dumps(t.jobs[j], ensure_ascii=True)
+                name = names[j] = _json_str(t.jobs[j])
             jobs.append(name)
         workers = t.worker[sides].tolist()
         partitions = ["null" if p < 0 else str(p) for p in t.partition[sides].tolist()]

@@ -9,16 +9,19 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from parsers.builder import LogBuilder
-from parsers.model import LogModel
+# Only what the command line needs before a log is read: the report starts reading its log
+# (parsers.readahead) before the analysis, numpy and the model are loaded.
 from parsers.rawlines import LineReader
-from parsers.report import missing_timeline, read_log, read_stream, report_dict, report_json_pieces
 from parsers.sanitize import visible
 from parsers.sources import HEAD_BYTES, UnreadableLog, compression, file_hint, utf16_hint
 from parsers.tail import open_regular
 from tui.palettes import PALETTES
+
+if TYPE_CHECKING:
+    from parsers.model import LogModel
+    from parsers.readahead import ReadAhead
 
 DEMO_NAME = "demo (built-in simulated run)"
 
@@ -240,8 +243,34 @@ def check_log_path(raw: str) -> Path:
     return path
 
 
-def load_model(args: argparse.Namespace) -> LogModel:
-    """Parse the demo or the named log into a finished model."""
+def read_ahead(args: argparse.Namespace) -> ReadAhead | None:
+    """Start reading a plain log file in the core at once (None: the demo, standard input,
+    a compressed file: `load_model` reads those)."""
+    from parsers.readahead import ReadAhead
+
+    if args.demo or args.log == "-":
+        return None
+    path = check_log_path(args.log)
+    if compression(path) is not None:
+        return None
+    try:
+        return ReadAhead(path, args.workers_per_gpu)
+    except OSError as exc:
+        fail(f"cannot read {args.log}: {exc.strerror or exc}")
+
+
+def load_model(args: argparse.Namespace, ahead: ReadAhead | None = None) -> LogModel:
+    """Parse the demo or the named log into a finished model (`ahead`: the log, being read)."""
+    from parsers.builder import LogBuilder
+    from parsers.report import read_log, read_stream
+
+    if ahead is not None:
+        try:
+            scanner = ahead.scanner()
+        except OSError as exc:
+            fail(f"cannot read {args.log}: {exc.strerror or exc}")
+        builder = LogBuilder(ahead.path.name, args.workers_per_gpu, scanner)
+        return builder.build(release=True)
     if args.demo:
         builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
         builder.feed(demo_bytes())
@@ -274,6 +303,8 @@ def encoding_hint(args: argparse.Namespace) -> str | None:
 
 
 def _print_report(args: argparse.Namespace, model: LogModel) -> None:
+    from parsers.report import report_dict, report_json_pieces
+
     if args.json:
         # indented for a person at a terminal; compact (its gap list written straight from
         # the columns) for a script. ensure_ascii: log text's controls, C1 and bidi
@@ -305,8 +336,11 @@ def _report(args: argparse.Namespace) -> int:
     if sys.stdout is None:  # started with standard output closed (>&-)
         print("cuzk-tui: error: standard output is closed", file=sys.stderr)
         return 1
+    ahead = read_ahead(args)  # the core reads a plain file while the analysis loads
     hint = encoding_hint(args)  # before the read: standard input is peeked at, not re-read
-    model = load_model(args)
+    model = load_model(args, ahead)
+    from parsers.report import missing_timeline
+
     reason = missing_timeline(model)
     if reason is not None:
         reason = hint or reason
@@ -337,10 +371,12 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of `cuzk-tui`."""
     parser = make_parser()
     args = parser.parse_args(argv)
-    from tui.multi import check_multi, run_multi
+    from tui.options import check_multi
 
     check_multi(parser, args)  # sets args.log; several logs, --compare and exports
     if args.multi:
+        from tui.multi import run_multi
+
         return run_multi(args)
     if args.demo and args.log:
         parser.error("give a log or --demo, not both")

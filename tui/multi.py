@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import glob
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,65 +15,6 @@ from parsers.rawlines import LineReader
 from parsers.report import missing_timeline, read_log, read_stream, report_dict
 from parsers.sources import UnreadableLog, compression
 from parsers.why import gap_why
-
-GLOB_CHARS = set("*?[")
-
-
-def expand(raw: list[str], parser: argparse.ArgumentParser) -> list[str]:
-    """Logs as given; a pattern that names no file (the shell left it) is expanded here."""
-    out: list[str] = []
-    for item in raw:
-        if item != "-" and not os.path.exists(item) and GLOB_CHARS & set(item):
-            found = sorted(glob.glob(item))
-            if not found:
-                parser.error(f"no file matches {item}")
-            out.extend(found)
-        else:
-            out.append(item)
-    return out
-
-
-def check_multi(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Check the options of issue 11 and set `args.log` (one log) and `args.multi`."""
-    logs = expand(args.logs, parser)
-    args.logs = logs
-    args.log = logs[0] if len(logs) == 1 else None
-    if args.compare:
-        if logs or args.demo:
-            parser.error("give --compare BEFORE AFTER, or logs, not both")
-        logs = args.compare = expand(args.compare, parser)
-        if len(logs) != 2:
-            parser.error("--compare takes exactly two logs")
-    if "-" in logs and len(logs) > 1:
-        parser.error("standard input (-) can only be read as the one log")
-    if args.name is not None and len(args.name) != max(len(logs), 1):
-        parser.error(f"--name given {len(args.name)} times for {len(logs)} logs (once per log)")
-    exporting = args.export_trace is not None or args.export_csv is not None
-    args.multi = bool(args.compare) or len(logs) > 1 or exporting
-    if not args.multi:
-        return
-    if args.json and not args.report:
-        parser.error("--json goes with --report")
-    if args.replay is not None:
-        parser.error("--replay shows one log (not with several, --compare or an export)")
-    if not logs and not args.demo:
-        parser.error("no log given (try: cuzk-tui --demo)")
-    if args.demo and logs:
-        parser.error("give a log or --demo, not both")
-    if args.export_trace is not None:
-        parent = Path(args.export_trace).expanduser().resolve().parent
-        if not parent.is_dir():
-            parser.error(f"--export-trace: no such folder: {parent}")
-        if Path(args.export_trace).is_dir():
-            parser.error(f"--export-trace: is a folder: {args.export_trace}")
-    if args.export_csv is not None:
-        folder = Path(args.export_csv)
-        if folder.exists() and not folder.is_dir():
-            parser.error(f"--export-csv: not a folder: {args.export_csv}")
-        if not folder.exists() and not folder.expanduser().resolve().parent.is_dir():
-            parser.error(f"--export-csv: no such folder: {folder.parent}")
-    if not Path(args.screenshot_dir).is_dir():
-        parser.error(f"--screenshot-dir: not a directory: {args.screenshot_dir}")
 
 
 def names_for(logs: list[str], given: list[str] | None) -> list[str]:

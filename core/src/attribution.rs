@@ -982,7 +982,7 @@ impl Attributor {
         // a new arena with the open decisions of the ways kept (shared ones stay shared)
         let old_ways = std::mem::take(&mut self.ways);
         let mut arena = Arena::default();
-        let mut moved: HashMap<u32, u32> = HashMap::default();
+        let mut moved: Vec<u32> = vec![NONE; self.arena.steps.len()]; // old step -> new
         let mut ways = Vec::with_capacity(kept.len());
         for (k, mut way) in old_ways.into_iter().enumerate() {
             if !kept.contains(&k) {
@@ -990,10 +990,12 @@ impl Attributor {
             }
             let mut prev = NONE;
             for idx in self.arena.trail(way.last, self.committed) {
-                prev = *moved.entry(idx).or_insert_with(|| {
+                let slot = &mut moved[idx as usize];
+                if *slot == NONE {
                     let s = self.arena.steps[idx as usize];
-                    arena.push(s.line, s.interval, s.gpu, prev)
-                });
+                    *slot = arena.push(s.line, s.interval, s.gpu, prev);
+                }
+                prev = *slot;
             }
             way.last = prev;
             if way.locked.iter().any(|&i| done.contains(&(i as i64))) {

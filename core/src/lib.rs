@@ -84,6 +84,22 @@ mod python {
         Ok((floats, ints))
     }
 
+    /// An OSError as Python raises it: errno and strerror set (its subclass by errno).
+    fn os_error(e: std::io::Error) -> PyErr {
+        match e.raw_os_error() {
+            Some(code) => {
+                let text = e.to_string();
+                let suffix = format!(" (os error {code})");
+                let strerror = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
+                pyo3::exceptions::PyOSError::new_err((code, strerror))
+            }
+            None => pyo3::exceptions::PyOSError::new_err(e.to_string()),
+        }
+    }
+
+    /// What `feed_fd` reads at a time.
+    const FD_PIECE_BYTES: usize = 1 << 22;
+
     /// Columns of a live view with the records its open decisions changed.
     type LiveRows<'py> = (Bound<'py, PyDict>, Bound<'py, PyDict>, Vec<i64>);
 
@@ -154,6 +170,43 @@ mod python {
             let out = py.detach(|| guarded(|| inner.feed(bytes)));
             self.broken = out.is_err();
             out
+        }
+
+        /// Read an open file from where it stands to its end (in pieces of 4 MB, without
+        /// the GIL: the interpreter goes on meanwhile). The descriptor stays the caller's.
+        /// Returns the bytes read; a read error is raised as OSError.
+        fn feed_fd(&mut self, py: Python<'_>, fd: i32) -> PyResult<u64> {
+            use std::io::Read;
+            use std::os::fd::FromRawFd;
+            self.check()?;
+            if fd < 0 {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "not a file descriptor",
+                ));
+            }
+            // SAFETY: the caller keeps `fd` open during the call and closes it after; the
+            // File is never dropped (ManuallyDrop), so it does not close it.
+            let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+            let inner = &mut self.inner;
+            let out = py.detach(|| {
+                guarded(|| -> std::io::Result<u64> {
+                    let mut buf = vec![0u8; FD_PIECE_BYTES];
+                    let mut total = 0u64;
+                    loop {
+                        match file.read(&mut buf) {
+                            Ok(0) => return Ok(total),
+                            Ok(n) => {
+                                inner.feed(&buf[..n]);
+                                total += n as u64;
+                            }
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                })
+            });
+            self.broken = out.is_err();
+            out?.map_err(os_error)
         }
 
         /// End of input: attribute everything still waiting.

@@ -1,0 +1,66 @@
+"""The report's read-ahead: the core reads a plain file on its own thread while the analysis
+loads; what it reads is what feeding the file gives, and a read error reaches the caller."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+from helpers import simulate
+
+import parsers.readahead
+import tui.cli
+from parsers._core import Scanner
+from parsers.builder import LogBuilder
+from parsers.readahead import ReadAhead
+from parsers.report import read_log, report_dict
+from parsers.simulate import random_config
+
+SAMPLES = sorted((Path(__file__).parent / "samples").glob("*.log"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+def test_a_file_read_ahead_gives_the_fed_model(path: Path) -> None:
+    ahead = ReadAhead(path, None)
+    model = LogBuilder(path.name, None, ahead.scanner()).build(release=True)
+    assert report_dict(model) == report_dict(read_log(path))
+
+
+def test_a_log_bigger_than_a_read_is_read_whole(tmp_path: Path) -> None:
+    _, data = simulate(random_config(7))
+    path = tmp_path / "big.log"
+    with path.open("wb") as out:
+        while out.tell() < 9 << 20:  # more than two of the core's 4 MB reads, cut anywhere
+            out.write(data)
+    scanner = ReadAhead(path).scanner()
+    assert scanner.bytes_read == path.stat().st_size
+    assert report_dict(LogBuilder("big.log", None, scanner).build(release=True)) == report_dict(
+        read_log(path)
+    )
+
+
+def test_a_read_error_is_raised_in_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        with pytest.raises(OSError) as raised:
+            Scanner().feed_fd(fd)
+        assert raised.value.errno == errno.EISDIR
+        assert raised.value.strerror == os.strerror(errno.EISDIR)
+    finally:
+        os.close(fd)
+    log = tmp_path / "x.log"
+    log.write_bytes(b"TIMELINE,1,GPU_START,j,worker=0,partition=0\n")
+    # the file turns out unreadable once the reading thread reads it
+    monkeypatch.setattr(parsers.readahead, "open_regular", lambda _: os.open(folder, os.O_RDONLY))
+    with pytest.raises(OSError):
+        ReadAhead(log).scanner()
+    with pytest.raises(SystemExit) as exited:
+        tui.cli.main([str(log), "--report", "--json"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == f"cuzk-tui: error: cannot read {log}: Is a directory\n"
