@@ -421,7 +421,6 @@ pub struct Attributor {
     pub kernel_doubt: BTreeMap<i64, [f64; 2]>,
     awaiting_cache: (u64, Vec<usize>), // the awaiting list as of a generation
     cands: Vec<Cand>,                  // reused between lines
-    index: HashMap<u64, usize>,        // reused between lines
     spare: Vec<Way>,                   // reused between lines (emptied)
 }
 
@@ -452,7 +451,6 @@ impl Default for Attributor {
             kernel_doubt: BTreeMap::new(),
             awaiting_cache: (u64::MAX, Vec::new()),
             cands: Vec::new(),
-            index: HashMap::default(),
             spare: Vec::new(),
         }
     }
@@ -633,19 +631,14 @@ impl Attributor {
         // a way worse than the best by PRUNE_COST is dropped before it is built
         let best = cands.iter().map(|c| c.cost).fold(INF, f64::min);
         let mut out: Vec<Way> = std::mem::take(&mut self.spare);
-        let mut index = std::mem::take(&mut self.index);
-        index.clear();
         for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
             let parent = &ways[c.parent];
             let way_hash = changed_hash(parent, &c.change);
-            let mut hash = way_hash;
-            let slot = loop {
-                match index.get(&hash) {
-                    Some(&k) if same_states(&out[k].gpus, parent, &c.change) => break Some(k),
-                    Some(_) => hash = hash.wrapping_add(0x9e37_79b9_7f4a_7c15), // a collision
-                    None => break None,
-                }
-            };
+            // a way already made with the same GPU states (the same hash, then compared):
+            // the beam holds a few ways, a scan finds it
+            let slot = out
+                .iter()
+                .position(|w| w.hash == way_hash && same_states(&w.gpus, parent, &c.change));
             if let Some(k) = slot {
                 if c.cost >= out[k].cost {
                     continue;
@@ -681,13 +674,9 @@ impl Attributor {
             };
             match slot {
                 Some(k) => out[k] = way,
-                None => {
-                    index.insert(hash, out.len());
-                    out.push(way);
-                }
+                None => out.push(way),
             }
         }
-        self.index = index;
         self.cands = cands;
         out.sort_by(|a, b| {
             a.cost
@@ -786,7 +775,8 @@ impl Attributor {
         offer: &mut impl FnMut(Cand),
     ) {
         let (stage, vals) = (line.stage, &line.vals);
-        for &(g, st) in way.gpus.iter() {
+        for (g, st) in way.gpus.iter() {
+            let g = *g;
             if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
                 continue;
             }
@@ -795,7 +785,7 @@ impl Attributor {
             {
                 continue; // printed by the GPU it names, right after its holder locked
             }
-            let (lo, hi) = predict(&st, stage, vals);
+            let (lo, hi) = predict(st, stage, vals);
             let mut cost = distance(lo, hi, line.win_lo, line.win_hi);
             if cost > MATCH_TOLERANCE_MS {
                 continue;
@@ -808,9 +798,9 @@ impl Attributor {
                 }
                 cost += late;
             }
-            cost += SKIP_COST * skipped(&st, stage) as f64;
+            cost += SKIP_COST * skipped(st, stage) as f64;
             if stage == STAGE_TAIL {
-                cost += sum_error(&st, vals);
+                cost += sum_error(st, vals);
             } else if stage == STAGE_NTT_MSM {
                 if let Some(v) = vals[0] {
                     // ntt_msm_h spans every CUZK_NTT_H block before it
@@ -821,7 +811,7 @@ impl Attributor {
                 parent: 0,
                 cost: way.cost + cost,
                 clock: way.clock.max(lo), // printed no earlier than its prediction
-                change: Some((g, took(&st, stage, vals))),
+                change: Some((g, took(st, stage, vals))),
                 locks: None,
                 interval: st.holder as i64,
                 gpu: g,
