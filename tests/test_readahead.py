@@ -64,3 +64,20 @@ def test_a_read_error_is_raised_in_the_caller(
         tui.cli.main([str(log), "--report", "--json"])
     assert exited.value.code == 2
     assert capsys.readouterr().err == f"cuzk-tui: error: cannot read {log}: Is a directory\n"
+
+
+def test_a_failure_of_the_core_is_one_line_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "x.log"
+    log.write_bytes(b"TIMELINE,1,GPU_START,j,worker=0,partition=0\n")
+
+    def broken(self: ReadAhead) -> Scanner:
+        raise RuntimeError("cuzk-tui core: internal error while reading the log")
+
+    monkeypatch.setattr(ReadAhead, "scanner", broken)
+    assert tui.cli.main([str(log), "--report", "--json"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "cuzk-tui: error: cuzk-tui core: internal error while reading the log (please report it)\n"
+    )

@@ -338,7 +338,12 @@ def _report(args: argparse.Namespace) -> int:
         return 1
     ahead = read_ahead(args)  # the core reads a plain file while the analysis loads
     hint = encoding_hint(args)  # before the read: standard input is peeked at, not re-read
-    model = load_model(args, ahead)
+    try:
+        model = load_model(args, ahead)
+    except RuntimeError as exc:
+        # the core failed (a bug, caught at its boundary): one line, never a traceback
+        print(f"cuzk-tui: error: {visible(str(exc))} (please report it)", file=sys.stderr)
+        return 1
     from parsers.report import missing_timeline
 
     reason = missing_timeline(model)
