@@ -81,3 +81,21 @@ def test_a_failure_of_the_core_is_one_line_not_a_traceback(
     assert err == (
         "cuzk-tui: error: cuzk-tui core: internal error while reading the log (please report it)\n"
     )
+
+
+def test_a_file_that_cannot_be_read_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "x.log"
+    log.write_bytes(b"TIMELINE,1,GPU_START,j,worker=0,partition=0\n")
+
+    def eio(_: Path) -> str | None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(tui.cli, "compression", eio)  # its first bytes cannot be read
+    with pytest.raises(SystemExit) as exited:
+        tui.cli.main([str(log), "--report", "--json"])
+    assert exited.value.code == 2
+    assert (
+        capsys.readouterr().err == f"cuzk-tui: error: cannot read {log}: {os.strerror(errno.EIO)}\n"
+    )

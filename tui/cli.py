@@ -251,9 +251,9 @@ def read_ahead(args: argparse.Namespace) -> ReadAhead | None:
     if args.demo or args.log == "-":
         return None
     path = check_log_path(args.log)
-    if compression(path) is not None:
-        return None
     try:
+        if compression(path) is not None:  # reads the file's first bytes
+            return None
         return ReadAhead(path, args.workers_per_gpu)
     except OSError as exc:
         fail(f"cannot read {args.log}: {exc.strerror or exc}")

@@ -389,6 +389,12 @@ impl Awaiting {
         }
     }
 
+    fn remove_all(&mut self, gone: &HashSet<usize>) {
+        self.generation += 1;
+        self.order.retain(|i| !gone.contains(i));
+        self.live.retain(|i| !gone.contains(i));
+    }
+
     fn contains(&self, i: usize) -> bool {
         self.live.contains(&i)
     }
@@ -921,10 +927,17 @@ impl Attributor {
             .flat_map(|w| w.locked.iter().copied())
             .collect();
         let c = r.cols();
-        for i in self.awaiting.list() {
-            if !self.can_lock(c, i, win_lo) && !pending.contains(&i) {
-                self.awaiting.remove(i);
-                self.retired.remove(&i);
+        let gone: HashSet<usize> = self
+            .awaiting
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| !self.can_lock(c, i, win_lo) && !pending.contains(&i))
+            .collect();
+        if !gone.is_empty() {
+            self.awaiting.remove_all(&gone); // one pass, however many
+            for i in &gone {
+                self.retired.remove(i);
             }
         }
     }

@@ -106,7 +106,7 @@ pub struct Builder {
     pub reader: Reader,
     batch: Batch,                 // reused between small feeds
     prefix: Option<Option<Wall>>, // the capture prefix of the line being read, and its clock
-    inners_from: usize,           // pending lines before the lines inside a cut line
+    inners: Option<usize>,        // reading the lines inside a cut line: timing lines pushed
     unbounded: usize,
     stamp: i64,
     pending: VecDeque<Pending>,
@@ -155,7 +155,7 @@ impl Builder {
             reader: Reader::default(),
             batch: Batch::default(),
             prefix: None,
-            inners_from: 0,
+            inners: None,
             unbounded: 0,
             stamp: -1,
             pending: VecDeque::new(),
@@ -269,6 +269,9 @@ impl Builder {
                 Item::Timing(Timing::Other) => self.counts.cuzk_timing += 1,
                 Item::Timing(Timing::Phase(stage, vals)) => {
                     self.counts.cuzk_timing += 1;
+                    if let Some(n) = self.inners.as_mut() {
+                        *n += 1;
+                    }
                     self.pending.push_back(Pending {
                         stage,
                         vals,
@@ -299,8 +302,12 @@ impl Builder {
                 Item::Other => self.counts.other += 1,
                 Item::Spliced => self.counts.spliced += 1,
                 Item::Prefix(p) => self.prefix = p,
-                Item::Inners => self.inners_from = self.pending.len(),
-                Item::Outer => self.unbounded = self.pending.len().saturating_sub(self.inners_from),
+                Item::Inners => self.inners = Some(0),
+                Item::Outer => {
+                    // the newest pending lines; some may have been attributed already
+                    let pushed = self.inners.take().unwrap_or(0);
+                    self.unbounded = pushed.min(self.pending.len());
+                }
                 Item::OuterDone => self.unbounded = 0,
             }
         }
@@ -312,7 +319,8 @@ impl Builder {
         let mut fresh = Builder::new(self.recs.workers_per_gpu);
         fresh.run_first_line = line_no;
         fresh.reader = std::mem::take(&mut self.reader);
-        fresh.inners_from = self.inners_from.saturating_sub(self.pending.len());
+        // inside a cut line: its lines read before the restart went with the old run
+        fresh.inners = self.inners.map(|_| 0);
         let mut old = std::mem::replace(self, fresh);
         old.finish();
         self.finished = std::mem::take(&mut old.finished);
@@ -707,6 +715,47 @@ TIMELINE,105,GPU_START,job-a,worker=0
         }
         pieces.finish();
         assert_eq!(runs_of(&pieces), runs_of(&small));
+    }
+
+    #[test]
+    fn timing_lines_inside_a_cut_line_are_not_bounded_by_its_stamp() {
+        // the cut line's stamp (2000) comes after a TIMELINE line inside it (1900) that
+        // attributes the lines before; the batch line inside the cut was printed while the
+        // cut line was being written, so the cut line's stamp must not bound it
+        let log = b"TIMELINE,1000,GPU_START,porep-1-1,worker=0,partition=0
+CUZK_TIMING: pre_lock_cpu_ms=5 mutex_wait_ms=0
+TIMELINE,1600,GPU_QUEUE,porep-1-2,partition=0
+CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=612
+CUZK_TIMING: gpu_tid=0 barrier_wait_ms=0
+TIMELINE,1605,GPU_QUEUE,porep-1-3,partition=0
+TIMELINE,2000,GPU_QUEUE,porep-1-4,partTIMELINE,1900,GPU_QUEUE,porep-1-5,partition=0
+CUZK_TIMING: gpu_tid=0 batch_add_ms=600
+ition=0
+CUZK_TIMING: gpu_tid=0 tail_msm_ms=80 gpu_total_ms=1292
+CUZK_TIMING: mutex_held_ms=1292 total_start_fn_ms=1297
+TIMELINE,2500,GPU_END,porep-1-1,worker=0,partition=0,gpu_ms=1500
+";
+        let b = whole(log);
+        assert_eq!(b.counts.spliced, 1);
+        assert_eq!(b.attributor.unattributed, 0);
+        let c = &b.recs.cols;
+        let i = (0..c.len())
+            .find(|&i| c.known(col::GPU_START, i))
+            .expect("the interval");
+        assert_eq!(c.f[col::BATCH_ADD][i], 600.0);
+        assert_eq!(c.f[col::MUTEX_HELD][i], 1292.0);
+    }
+
+    #[test]
+    fn the_first_stdout_line_is_read_without_its_colours() {
+        // the year is not known yet: the line is read as the colours leave it, even when a
+        // colour code splits the words that say what it is
+        let log = b"\x1b[2m2026-03-16T09:12:37.123456Z\x1b[0m \x1b[32m INFO\x1b[0m cuzk_core::engine: pipeline GPU worker\x1b[1m started\x1b[0m worker_id=0 gpu=3 sub_id=0
+TIMELINE,100,GPU_START,porep-1-1,worker=0,partition=0
+TIMELINE,200,GPU_END,porep-1-1,worker=0,partition=0
+";
+        let b = whole(log);
+        assert_eq!(b.recs.worker_gpu.get(&0), Some(&3));
     }
 
     struct Rng(u64);

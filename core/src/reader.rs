@@ -466,10 +466,16 @@ impl Reader {
 
     fn stdout(&mut self, raw: &[u8], line_no: u64, out: &mut Batch) -> Item {
         let engine_start = text::contains(raw, b"starting cuzk engine");
-        let mapping = engine_start
-            || text::contains(raw, b"worker started")
-            || text::contains(raw, b"gpu_worker");
-        if self.year.is_none() || mapping {
+        let cuzk = text::contains(raw, b"cuzk");
+        let mapping = |line: &[u8]| {
+            text::contains(line, b"starting cuzk engine")
+                || text::contains(line, b"worker started")
+                || text::contains(line, b"gpu_worker")
+        };
+        let mut kept = None;
+        // the year is read off the first stdout line (colours removed); after that, only
+        // lines that may map workers to GPUs or give the wall clock are kept for the builder
+        if self.year.is_none() || mapping(raw) {
             let stripped;
             let line = if memchr::memchr(0x1b, raw).is_some() {
                 stripped = text::strip_sgr(raw);
@@ -482,20 +488,15 @@ impl Reader {
                     self.year = Some(y);
                 }
             }
-            if mapping {
-                return Item::Stdout {
-                    line_no,
-                    engine_start,
-                    cuzk: text::contains(raw, b"cuzk"),
-                    text: Some(out.keep(line)),
-                };
+            if mapping(line) {
+                kept = Some(out.keep(line));
             }
         }
         Item::Stdout {
             line_no,
             engine_start,
-            cuzk: text::contains(raw, b"cuzk"),
-            text: None,
+            cuzk,
+            text: kept,
         }
     }
 }

@@ -47,20 +47,25 @@ pub struct Segments {
     pub drawn_end: Vec<f64>,
 }
 
-/// numpy's maximum and minimum: NaN when either is NaN.
+/// numpy's maximum and minimum: NaN when either is NaN; of two equal values (0 and -0) the
+/// second.
 fn max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
+    } else if a > b {
+        a
     } else {
-        a.max(b)
+        b
     }
 }
 
 fn min(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
+    } else if a < b {
+        a
     } else {
-        a.min(b)
+        b
     }
 }
 
