@@ -25,12 +25,12 @@ from parsers.tail import LogTail, TailRead, TailState
 MIN_UPDATE_S = 0.1  # at most ten screen updates a second
 # ...and no more than the viewer can afford: updates (the snapshot and the screen's redraw)
 # take this share of a core on average, with bursts of up to CPU_BURST_S seconds of CPU. A
-# line now and then is shown at once (a dozen updates of a 68-hour log fit in a burst, ~50 ms
-# each); a log that keeps growing is shown as often as the share allows (every second or two
-# on a 68-hour log, many times a second on a short one). Over any 30 s its updates take at
-# most 2.5 % + 0.6 s / 30 s = 4.5 % of a core.
-CPU_SHARE = 0.025
-CPU_BURST_S = 0.6
+# line now and then is shown at once (ten updates in a row of a 68-hour log fit in a burst,
+# 50-90 ms each with the redraw); a log that keeps growing is shown as often as the share
+# allows (every few seconds on a 68-hour log, many times a second on a short one). Over any
+# 30 s its updates take at most 2 % + 0.9 s / 30 s = 5 % of a core, 2 % in the long run.
+CPU_SHARE = 0.02
+CPU_BURST_S = 0.9
 IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
