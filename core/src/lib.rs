@@ -24,7 +24,7 @@ mod python {
     use pyo3::types::{PyBytes, PyDict};
 
     use crate::builder::Builder;
-    use crate::columns::{Columns, FLOAT_FIELDS, I32_FIELDS, I64_FIELDS};
+    use crate::columns::{Columns, FLOAT_COUNT, FLOAT_FIELDS, I32_FIELDS, I64_FIELDS};
 
     /// A panic is a bug, never the user's problem: it reaches Python as one RuntimeError
     /// (the builder is then unusable), not as an abort.
@@ -463,25 +463,8 @@ mod python {
         now: f64,
         failed_end: Option<PyReadonlyArray1<'py, f64>>,
     ) -> PyResult<SegmentArrays<'py>> {
-        const NAMES: [&str; 15] = [
-            "gpu_start",
-            "gpu_end",
-            "pre_lock",
-            "mutex_wait",
-            "prestage",
-            "ntt_alloc",
-            "ntt_total",
-            "ntt_msm_h",
-            "barrier",
-            "batch_add",
-            "tail_msm",
-            "gpu_total",
-            "mutex_held",
-            "epilogue",
-            "pre_destructor",
-        ];
-        let mut arrays: Vec<PyReadonlyArray1<'py, f64>> = Vec::with_capacity(NAMES.len() + 1);
-        for name in NAMES {
+        let mut arrays: Vec<PyReadonlyArray1<'py, f64>> = Vec::with_capacity(FLOAT_COUNT + 1);
+        for name in FLOAT_FIELDS {
             let item = columns
                 .get_item(name)?
                 .ok_or_else(|| pyo3::exceptions::PyKeyError::new_err(name))?;
@@ -511,22 +494,8 @@ mod python {
             ));
         }
         let inputs = crate::segments::Inputs {
-            gpu_start: cols[0],
-            gpu_end: cols[1],
-            pre_lock: cols[2],
-            mutex_wait: cols[3],
-            prestage: cols[4],
-            ntt_alloc: cols[5],
-            ntt_total: cols[6],
-            ntt_msm_h: cols[7],
-            barrier: cols[8],
-            batch_add: cols[9],
-            tail_msm: cols[10],
-            gpu_total: cols[11],
-            mutex_held: cols[12],
-            epilogue: cols[13],
-            pre_destructor: cols[14],
-            failed_end: has_failed.then(|| cols[15]),
+            f: std::array::from_fn(|k| cols[k]),
+            failed_end: has_failed.then(|| cols[FLOAT_COUNT]),
         };
         let s = py.detach(|| guarded(|| crate::segments::reconstruct(&inputs, now)))?;
         Ok((

@@ -2,6 +2,8 @@
 //! (ANALYSIS.md, "Phase segments"). The arithmetic is numpy's: a NaN (the log said
 //! nothing) spreads through sums, maxima and minima, and a segment with a NaN end is none.
 
+use crate::columns::{self as col, FLOAT_COUNT};
+
 /// The phases, numbered as `parsers.model.Phase`.
 pub const PRE_LOCK: i8 = 0;
 pub const LOCK_WAIT: i8 = 1;
@@ -13,24 +15,11 @@ pub const UNKNOWN: i8 = 6;
 pub const IN_FLIGHT: i8 = 7;
 pub const FAILED: i8 = 8;
 
-/// The columns the segments are made from, one value per interval (NaN: not in the log).
+/// The columns the segments are made from (by `columns` index: gpu_start, gpu_end and the
+/// timing fields; NaN where the log said nothing), and where each failed prove is drawn to
+/// (NaN: not failed).
 pub struct Inputs<'a> {
-    pub gpu_start: &'a [f64],
-    pub gpu_end: &'a [f64],
-    pub pre_lock: &'a [f64],
-    pub mutex_wait: &'a [f64],
-    pub prestage: &'a [f64],
-    pub ntt_alloc: &'a [f64],
-    pub ntt_total: &'a [f64],
-    pub ntt_msm_h: &'a [f64],
-    pub barrier: &'a [f64],
-    pub batch_add: &'a [f64],
-    pub tail_msm: &'a [f64],
-    pub gpu_total: &'a [f64],
-    pub mutex_held: &'a [f64],
-    pub epilogue: &'a [f64],
-    pub pre_destructor: &'a [f64],
-    /// Where a failed prove is drawn to (NaN: not failed).
+    pub f: [&'a [f64]; FLOAT_COUNT],
     pub failed_end: Option<&'a [f64]>,
 }
 
@@ -90,7 +79,7 @@ fn known(a: f64) -> bool {
 /// GPU_END, or where a failed or running interval is drawn to, `now` for a running one); a
 /// stretch the log does not explain is UNKNOWN, never guessed.
 pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
-    let n = c.gpu_start.len();
+    let n = c.f[col::GPU_START].len();
     let mut out = Segments {
         start: Vec::with_capacity(n * 6),
         end: Vec::with_capacity(n * 6),
@@ -101,15 +90,15 @@ pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
         drawn_end: Vec::with_capacity(n),
     };
     for i in 0..n {
-        let start = c.gpu_start[i];
+        let start = c.f[col::GPU_START][i];
         let has_start = known(start);
-        let is_open = has_start && !known(c.gpu_end[i]);
+        let is_open = has_start && !known(c.f[col::GPU_END][i]);
         let failed_at = c.failed_end.map_or(f64::NAN, |f| f[i]);
         let failed = known(failed_at);
         let mut end = if is_open {
             max(now, start)
         } else {
-            c.gpu_end[i]
+            c.f[col::GPU_END][i]
         };
         if failed {
             end = max(failed_at, start);
@@ -122,31 +111,31 @@ pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
             UNKNOWN
         };
 
-        let (pre, wait) = (c.pre_lock[i], c.mutex_wait[i]);
+        let (pre, wait) = (c.f[col::PRE_LOCK][i], c.f[col::MUTEX_WAIT][i]);
         let has_pre = known(pre);
-        let prestage = c.prestage[i];
+        let prestage = c.f[col::PRESTAGE][i];
         let ps0 = or_zero(prestage);
-        let ntt = c.ntt_msm_h[i];
-        let bt = c.batch_add[i] + c.tail_msm[i];
-        let gpu_total = c.gpu_total[i];
-        let mut barrier = c.barrier[i];
+        let ntt = c.f[col::NTT_MSM_H][i];
+        let bt = c.f[col::BATCH_ADD][i] + c.f[col::TAIL_MSM][i];
+        let gpu_total = c.f[col::GPU_TOTAL][i];
+        let mut barrier = c.f[col::BARRIER][i];
         if !known(barrier) && known(gpu_total) && known(ntt) && known(bt) {
             barrier = max(0.0, gpu_total - ntt - bt);
         }
 
         // where the lock was taken: from the lock line, else back from the end of the kernels
         let mut lock = start + pre + wait;
-        let kernel_end = if known(c.pre_destructor[i]) {
-            start + c.pre_destructor[i] - or_zero(c.epilogue[i])
+        let kernel_end = if known(c.f[col::PRE_DESTRUCTOR][i]) {
+            start + c.f[col::PRE_DESTRUCTOR][i] - or_zero(c.f[col::EPILOGUE][i])
         } else {
-            c.gpu_end[i]
+            c.f[col::GPU_END][i]
         };
         if !known(lock) {
             lock = kernel_end - gpu_total - ps0;
         }
         let valid = has_start && known(lock) && lock >= start - 1.0 && lock <= end;
 
-        let alloc_in = c.ntt_alloc[i] + max(0.0, ntt - c.ntt_total[i]);
+        let alloc_in = c.f[col::NTT_ALLOC][i] + max(0.0, ntt - c.f[col::NTT_TOTAL][i]);
         let has_ntt = known(ntt);
         let has_bar = has_ntt && known(barrier);
         let explained = has_bar && known(bt);
@@ -164,8 +153,8 @@ pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
         } else {
             c1
         };
-        let unlock = if known(c.mutex_held[i]) {
-            lock + c.mutex_held[i]
+        let unlock = if known(c.f[col::MUTEX_HELD][i]) {
+            lock + c.f[col::MUTEX_HELD][i]
         } else if explained {
             c4
         } else {
@@ -241,49 +230,16 @@ mod tests {
     use super::*;
 
     fn one(values: &[(&str, f64)], now: f64, failed: Option<f64>) -> Segments {
-        let get = |name: &str| {
-            vec![values
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map_or(f64::NAN, |(_, v)| *v)]
-        };
-        let cols: Vec<Vec<f64>> = [
-            "gpu_start",
-            "gpu_end",
-            "pre_lock",
-            "mutex_wait",
-            "prestage",
-            "ntt_alloc",
-            "ntt_total",
-            "ntt_msm_h",
-            "barrier",
-            "batch_add",
-            "tail_msm",
-            "gpu_total",
-            "mutex_held",
-            "epilogue",
-            "pre_destructor",
-        ]
-        .iter()
-        .map(|n| get(n))
-        .collect();
+        let cols: Vec<Vec<f64>> = col::FLOAT_FIELDS
+            .iter()
+            .map(|name| {
+                let v = values.iter().find(|(k, _)| k == name);
+                vec![v.map_or(f64::NAN, |(_, v)| *v)]
+            })
+            .collect();
         let failed = failed.map(|f| vec![f]);
         let inputs = Inputs {
-            gpu_start: &cols[0],
-            gpu_end: &cols[1],
-            pre_lock: &cols[2],
-            mutex_wait: &cols[3],
-            prestage: &cols[4],
-            ntt_alloc: &cols[5],
-            ntt_total: &cols[6],
-            ntt_msm_h: &cols[7],
-            barrier: &cols[8],
-            batch_add: &cols[9],
-            tail_msm: &cols[10],
-            gpu_total: &cols[11],
-            mutex_held: &cols[12],
-            epilogue: &cols[13],
-            pre_destructor: &cols[14],
+            f: std::array::from_fn(|k| &cols[k][..]),
             failed_end: failed.as_deref(),
         };
         reconstruct(&inputs, now)
