@@ -26,8 +26,14 @@ class ReadAhead:
         self._scanner = Scanner(workers_per_gpu)
         self._error: BaseException | None = None
         self._fd = open_regular(path)
-        self._thread = threading.Thread(target=self._read, name="cuzk-tui-read", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = threading.Thread(
+            target=self._read, name="cuzk-tui-read", daemon=True
+        )
+        try:
+            self._thread.start()
+        except RuntimeError:  # no thread to be had (a process limit): read it now
+            self._thread = None
+            self._read()
 
     def _read(self) -> None:
         try:
@@ -42,7 +48,8 @@ class ReadAhead:
 
         Raises: what reading the file raised (OSError).
         """
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
         if self._error is not None:
             raise self._error
         return self._scanner

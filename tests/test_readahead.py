@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from helpers import simulate
@@ -99,3 +100,19 @@ def test_a_file_that_cannot_be_read_is_one_line(
     assert (
         capsys.readouterr().err == f"cuzk-tui: error: cannot read {log}: {os.strerror(errno.EIO)}\n"
     )
+
+
+def test_without_a_thread_to_start_the_file_is_read_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class NoThread:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(parsers.readahead, "threading", SimpleNamespace(Thread=NoThread))
+    path = SAMPLES[0]
+    model = LogBuilder(path.name, None, ReadAhead(path).scanner()).build(release=True)
+    assert report_dict(model) == report_dict(read_log(path))

@@ -7,7 +7,7 @@
 //! Bad input is counted, never raised.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex, MutexGuard, PoisonError};
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -111,6 +111,8 @@ pub struct Builder {
     stamp: i64,
     pending: VecDeque<Pending>,
     pub attributor: Attributor,
+    #[cfg(test)]
+    no_threads: bool, // a big feed finds no thread to start (a test of the fallback)
 }
 
 const JOB_KIND_PREFIXES: [(&[u8], &str); 7] = [
@@ -160,6 +162,8 @@ impl Builder {
             stamp: -1,
             pending: VecDeque::new(),
             attributor: Attributor::default(),
+            #[cfg(test)]
+            no_threads: false,
         }
     }
 
@@ -170,10 +174,13 @@ impl Builder {
 
     /// Take the next bytes of the log (any size, cut anywhere).
     pub fn feed(&mut self, data: &[u8]) {
-        if data.len() >= THREADED_FEED_BYTES {
-            self.feed_threaded(data);
-            return;
+        if data.len() < THREADED_FEED_BYTES || !self.feed_threaded(data) {
+            self.feed_here(data);
         }
+    }
+
+    /// Read and apply on this thread.
+    fn feed_here(&mut self, data: &[u8]) {
         let mut batch = std::mem::take(&mut self.batch);
         batch.clear();
         self.reader.read(data, &mut batch);
@@ -182,33 +189,52 @@ impl Builder {
         self.batch = batch;
     }
 
-    /// A big feed: a second thread reads pieces of it while this one applies them.
-    fn feed_threaded(&mut self, data: &[u8]) {
-        let mut reader = std::mem::take(&mut self.reader);
-        let reader = std::thread::scope(|s| {
+    /// A big feed: a second thread reads pieces of it while this one applies them. False
+    /// (nothing read) when no thread could be started.
+    fn feed_threaded(&mut self, data: &[u8]) -> bool {
+        fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+            m.lock().unwrap_or_else(PoisonError::into_inner)
+        }
+        let slot = Mutex::new(Some(std::mem::take(&mut self.reader)));
+        let shared = &slot;
+        #[cfg(test)]
+        let no_threads = self.no_threads;
+        let started = std::thread::scope(|s| {
             let (full, read) = mpsc::sync_channel::<Batch>(PIECES_AHEAD);
             let (spent, empty) = mpsc::channel::<Batch>();
-            let reading = s.spawn(move || {
-                for piece in data.chunks(PIECE_BYTES) {
-                    let mut batch = empty.try_recv().unwrap_or_default();
-                    batch.clear();
-                    reader.read(piece, &mut batch);
-                    if full.send(batch).is_err() {
-                        break; // the applying side stopped
+            #[cfg(test)]
+            if no_threads {
+                return false; // a test of the fallback: as if the system had no thread to give
+            }
+            let reading = std::thread::Builder::new()
+                .name("cuzk-tui-read".into())
+                .spawn_scoped(s, move || {
+                    let mut reader = lock(shared).take().expect("the reader");
+                    for piece in data.chunks(PIECE_BYTES) {
+                        let mut batch = empty.try_recv().unwrap_or_default();
+                        batch.clear();
+                        reader.read(piece, &mut batch);
+                        if full.send(batch).is_err() {
+                            break; // the applying side stopped
+                        }
                     }
-                }
-                reader
-            });
+                    *lock(shared) = Some(reader);
+                });
+            let Ok(reading) = reading else {
+                return false; // no thread to be had: the reader is still in its slot
+            };
             for batch in read {
                 self.apply(&batch);
                 let _ = spent.send(batch); // the reader may have finished: fine
             }
-            reading
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            if let Err(panic) = reading.join() {
+                std::panic::resume_unwind(panic);
+            }
+            true
         });
         // a restart while applying made a new builder: the reader goes to the current one
-        self.reader = reader;
+        self.reader = lock(&slot).take().unwrap_or_default();
+        started
     }
 
     /// End of input: attribute what waits (a partial last line stays unread).
@@ -319,6 +345,10 @@ impl Builder {
         let mut fresh = Builder::new(self.recs.workers_per_gpu);
         fresh.run_first_line = line_no;
         fresh.reader = std::mem::take(&mut self.reader);
+        #[cfg(test)]
+        {
+            fresh.no_threads = self.no_threads;
+        }
         // inside a cut line: its lines read before the restart went with the old run
         fresh.inners = self.inners.map(|_| 0);
         let mut old = std::mem::replace(self, fresh);
@@ -715,6 +745,20 @@ TIMELINE,105,GPU_START,job-a,worker=0
         }
         pieces.finish();
         assert_eq!(runs_of(&pieces), runs_of(&small));
+    }
+
+    #[test]
+    fn a_big_feed_without_a_thread_to_start_is_read_here() {
+        let data = long_log(2000, 1100);
+        assert!(data.len() > THREADED_FEED_BYTES);
+        let threaded = whole(&data);
+        let mut here = Builder::new(None);
+        here.no_threads = true;
+        here.feed(&data);
+        here.finish();
+        assert_eq!(here.finished.len(), 1, "the restart is seen");
+        assert_eq!(runs_of(&here), runs_of(&threaded));
+        assert_eq!(here.reader.lines_read, threaded.reader.lines_read);
     }
 
     #[test]
