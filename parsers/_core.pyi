@@ -1,5 +1,6 @@
 """Typed interface of the compiled core (core/src/lib.rs)."""
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -68,3 +69,17 @@ def reconstruct_segments(
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
 ]: ...
+def gap_rows_json(
+    gpu: npt.NDArray[np.int32],
+    start: npt.NDArray[np.int64],
+    end: npt.NDArray[np.int64],
+    cause: npt.NDArray[np.int8],
+    crosses: npt.NDArray[np.bool_],
+    before: npt.NDArray[np.int64],
+    after: npt.NDArray[np.int64],
+    job: npt.NDArray[np.int32],
+    worker: npt.NDArray[np.int32],
+    partition: npt.NDArray[np.int32],
+    jobs: Sequence[str],
+    causes: Sequence[str | None],
+) -> str: ...

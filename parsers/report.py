@@ -9,6 +9,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from parsers import _core
 from parsers.builder import LogBuilder
 from parsers.model import CAUSES, GapTable, LogModel
 from parsers.sources import open_log
@@ -107,54 +108,29 @@ def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
 GAP_ROWS_PER_PIECE = 4096
 
 
-def _json_str(text: str) -> str:
-    """`json.dumps(text, ensure_ascii=True)`, without the encoder for the usual plain id."""
-    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return f'"{text}"'
-    return json.dumps(text, ensure_ascii=True)
-
-
 def gaps_json(gaps: GapTable) -> Iterator[str]:
     """The report's `gaps` list as compact JSON text, in pieces, exactly as `json.dumps`
-    writes `gap_dicts(gaps)` (ensure_ascii), made from the columns without the dicts."""
+    writes `gap_dicts(gaps)` (ensure_ascii): the core writes it from the columns."""
     t = gaps.parts
-    n = len(gaps)
-    names: dict[int, str] = {}
-    causes = [json.dumps(c) for c in CAUSES]
-    crosses_all = gaps.crosses
+    crosses = gaps.crosses
     yield "["
-    for lo in range(0, n, GAP_ROWS_PER_PIECE):
-        part = slice(lo, min(n, lo + GAP_ROWS_PER_PIECE))
-        m = part.stop - lo
-        sides = np.concatenate([gaps.before[part], gaps.after[part]])
-        jobs = []
-        for j in t.job[sides].tolist():
-            name = names.get(j)
-            if name is None:
-                name = names[j] = _json_str(t.jobs[j])
-            jobs.append(name)
-        workers = t.worker[sides].tolist()
-        partitions = ["null" if p < 0 else str(p) for p in t.partition[sides].tolist()]
-        rows = [
-            f'{{"gpu": {gpu}, "start": {start}, "end": {end}, "duration_ms": {end - start}, '
-            f'"before": {{"job": {jobs[k]}, "worker": {workers[k]}, '
-            f'"partition": {partitions[k]}}}, '
-            f'"after": {{"job": {jobs[m + k]}, "worker": {workers[m + k]}, '
-            f'"partition": {partitions[m + k]}}}, '
-            f'"crosses_proof_boundary": {"true" if crosses else "false"}, '
-            f'"cause": {causes[cause]}}}'
-            for k, (gpu, start, end, cause, crosses) in enumerate(
-                zip(
-                    gaps.gpu[part].tolist(),
-                    gaps.start[part].tolist(),
-                    gaps.end[part].tolist(),
-                    gaps.cause[part].tolist(),
-                    crosses_all[part].tolist(),
-                    strict=True,
-                )
-            )
-        ]
-        yield (", " if lo else "") + ", ".join(rows)
+    for lo in range(0, len(gaps), GAP_ROWS_PER_PIECE):
+        part = slice(lo, lo + GAP_ROWS_PER_PIECE)
+        rows = _core.gap_rows_json(
+            gaps.gpu[part],
+            gaps.start[part],
+            gaps.end[part],
+            gaps.cause[part],
+            crosses[part],
+            gaps.before[part],
+            gaps.after[part],
+            t.job,
+            t.worker,
+            t.partition,
+            t.jobs,
+            CAUSES,
+        )
+        yield (", " if lo else "") + rows
     yield "]"
 
 

@@ -17,8 +17,18 @@ from parsers.simulate import random_config
 SAMPLES = sorted((Path(__file__).parent / "samples").glob("*.log"))
 
 # two intervals on one GPU with a gap between them, named by job ids a log can hold: quotes,
-# backslashes, accents, a control character, a character beyond the BMP, bidi text
-ODD_JOBS = ['porep-"1"', "porep-\\2", "porep-é3", "porep-\x014", "porep-😀5", "porep-\u202e6"]
+# backslashes, accents, control characters, a character beyond the BMP, bidi text, a tab, DEL
+ODD_JOBS = [
+    'porep-"1"',
+    "porep-\\2",
+    "porep-é3",
+    "porep-\x014",
+    "porep-😀5",
+    "porep-\u202e6",
+    "porep-\t7",
+    "porep-\x7f8",
+    "porep-\x0c9",
+]
 
 
 def _odd_log() -> bytes:

@@ -8,6 +8,7 @@
 pub mod attribution;
 pub mod builder;
 pub mod columns;
+pub mod json;
 pub mod packing;
 pub mod reader;
 pub mod segments;
@@ -509,12 +510,122 @@ mod python {
         ))
     }
 
+    /// Gaps as JSON text (`json::push_gap` each, joined by ", "): the gaps' columns (gpu,
+    /// start, end, cause, crosses, and the record before and after each), the records' job,
+    /// worker and partition columns, the job names (a sequence) and the causes' names (None:
+    /// null).
+    #[pyfunction]
+    #[allow(clippy::too_many_arguments)]
+    fn gap_rows_json<'py>(
+        gpu: PyReadonlyArray1<'py, i32>,
+        start: PyReadonlyArray1<'py, i64>,
+        end: PyReadonlyArray1<'py, i64>,
+        cause: PyReadonlyArray1<'py, i8>,
+        crosses: PyReadonlyArray1<'py, bool>,
+        before: PyReadonlyArray1<'py, i64>,
+        after: PyReadonlyArray1<'py, i64>,
+        job: PyReadonlyArray1<'py, i32>,
+        worker: PyReadonlyArray1<'py, i32>,
+        partition: PyReadonlyArray1<'py, i32>,
+        jobs: &Bound<'py, pyo3::PyAny>,
+        causes: Vec<Option<String>>,
+    ) -> PyResult<String> {
+        let (gpu, start, end) = (gpu.as_array(), start.as_array(), end.as_array());
+        let (cause, crosses) = (cause.as_array(), crosses.as_array());
+        let (before, after) = (before.as_array(), after.as_array());
+        let (job, worker, partition) = (job.as_array(), worker.as_array(), partition.as_array());
+        let n = gpu.len();
+        if [
+            start.len(),
+            end.len(),
+            cause.len(),
+            crosses.len(),
+            before.len(),
+            after.len(),
+        ]
+        .iter()
+        .any(|&k| k != n)
+            || worker.len() != job.len()
+            || partition.len() != job.len()
+        {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "gap columns differ in length",
+            ));
+        }
+        let bad = || pyo3::exceptions::PyIndexError::new_err("a gap names no such record");
+        let causes: Vec<String> = causes
+            .iter()
+            .map(|c| match c {
+                Some(c) => {
+                    let mut t = String::new();
+                    crate::json::push_str(&mut t, c);
+                    t
+                }
+                None => "null".to_string(),
+            })
+            .collect();
+        // each job's JSON text once (a job has many partitions, so many gaps)
+        let mut names: std::collections::HashMap<i32, String> = Default::default();
+        let mut name = |j: i32| -> PyResult<String> {
+            if let Some(t) = names.get(&j) {
+                return Ok(t.clone());
+            }
+            let raw: String = jobs
+                .get_item(usize::try_from(j).map_err(|_| bad())?)?
+                .extract()?;
+            let mut t = String::new();
+            crate::json::push_str(&mut t, &raw);
+            names.insert(j, t.clone());
+            Ok(t)
+        };
+        let mut out = String::with_capacity(n * 300);
+        for k in 0..n {
+            let side = |r: i64| -> PyResult<(i32, i64, i64)> {
+                let r = usize::try_from(r).map_err(|_| bad())?;
+                let j = *job.get(r).ok_or_else(bad)?;
+                Ok((j, i64::from(worker[r]), i64::from(partition[r])))
+            };
+            let (bj, bw, bp) = side(before[k])?;
+            let (aj, aw, ap) = side(after[k])?;
+            let (bname, aname) = (name(bj)?, name(aj)?);
+            let cause = usize::try_from(cause[k])
+                .ok()
+                .and_then(|c| causes.get(c))
+                .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such cause"))?;
+            if k > 0 {
+                out.push_str(", ");
+            }
+            crate::json::push_gap(
+                &mut out,
+                &crate::json::Gap {
+                    gpu: i64::from(gpu[k]),
+                    start: start[k],
+                    end: end[k],
+                    before: crate::json::Side {
+                        job: &bname,
+                        worker: bw,
+                        partition: bp,
+                    },
+                    after: crate::json::Side {
+                        job: &aname,
+                        worker: aw,
+                        partition: ap,
+                    },
+                    crosses: crosses[k],
+                    cause,
+                },
+            );
+        }
+        Ok(out)
+    }
+
     /// The compiled core of cuzk-tui.
     #[pymodule]
     fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<Scanner>()?;
         m.add_function(wrap_pyfunction!(first_free_rows, m)?)?;
         m.add_function(wrap_pyfunction!(reconstruct_segments, m)?)?;
+        m.add_function(wrap_pyfunction!(gap_rows_json, m)?)?;
         Ok(())
     }
 }
