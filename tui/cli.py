@@ -265,6 +265,9 @@ def load_model(args: argparse.Namespace, ahead: ReadAhead | None = None) -> LogM
     from parsers.report import read_log, read_stream
 
     if ahead is not None:
+        # loaded while the core reads: numpy.unique imports it on first use (~15 ms)
+        import numpy.ma  # noqa: F401
+
         try:
             scanner = ahead.scanner()
         except OSError as exc:
