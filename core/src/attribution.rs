@@ -949,39 +949,47 @@ impl Attributor {
             return;
         }
         let first = self.committed;
-        let trails: Vec<Vec<Step>> = self
+        // each way's open decisions, oldest first (one a line: every line extended every way)
+        let trails: Vec<Vec<u32>> = self
             .ways
             .iter()
-            .map(|w| {
-                self.arena
-                    .trail(w.last, first)
-                    .iter()
-                    .map(|&k| self.arena.steps[k as usize])
-                    .collect()
-            })
+            .map(|w| self.arena.trail(w.last, first))
             .collect();
+        let steps = |k: usize| -> Vec<Step> {
+            trails[k]
+                .iter()
+                .map(|&i| self.arena.steps[i as usize])
+                .collect()
+        };
+        let interval = |i: u32| self.arena.steps[i as usize].interval;
         let best_cost = self.ways[0].cost;
         let mut kept = Vec::new();
         let mut rivals = Vec::new();
         for (k, t) in trails.iter().enumerate() {
-            if (0..count).all(|j| t[j].interval == trails[0][j].interval) {
+            if (0..count).all(|j| interval(t[j]) == interval(trails[0][j])) {
                 kept.push(k);
             } else if self.ways[k].cost <= best_cost + AMBIGUITY_MARGIN {
                 rivals.push(k);
             }
         }
+        let best = steps(0);
         if !rivals.is_empty() {
-            self.doubt(&trails[0], rivals.iter().map(|&k| &trails[k]));
+            let rival_steps: Vec<Vec<Step>> = rivals.iter().map(|&k| steps(k)).collect();
+            self.doubt(&best, rival_steps.iter());
         }
-        for (j, &chosen) in trails[0][..count].iter().enumerate() {
+        for (j, &chosen) in best[..count].iter().enumerate() {
             let seq = first + j as u64;
-            let mut alternatives = self.line_gpus.remove(&seq).unwrap_or_default();
+            let mut alternatives = if self.line_gpus.is_empty() {
+                BTreeSet::new() // engines with lock lines keep none
+            } else {
+                self.line_gpus.remove(&seq).unwrap_or_default()
+            };
             alternatives.remove(&chosen.gpu);
             let line = self.lines.pop_front().expect("an open line");
             self.apply(r, seq, &line, chosen.interval, chosen.gpu, &alternatives);
         }
         self.committed += count as u64;
-        let done: HashSet<i64> = (0..count).map(|j| trails[0][j].interval).collect();
+        let done: HashSet<i64> = best[..count].iter().map(|s| s.interval).collect();
         // a new arena with the open decisions of the ways kept (shared ones stay shared)
         let old_ways = std::mem::take(&mut self.ways);
         let mut arena = Arena::default();
@@ -992,7 +1000,7 @@ impl Attributor {
                 continue;
             }
             let mut prev = NONE;
-            for idx in self.arena.trail(way.last, self.committed) {
+            for &idx in &trails[k][count..] {
                 let slot = &mut moved[idx as usize];
                 if *slot == NONE {
                     let s = self.arena.steps[idx as usize];
