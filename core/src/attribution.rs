@@ -371,36 +371,28 @@ struct Line {
 struct Awaiting {
     order: Vec<usize>,
     live: HashSet<usize>,
-    generation: u64, // bumped at every change
 }
 
 impl Awaiting {
     fn insert(&mut self, i: usize) {
         if self.live.insert(i) {
-            self.generation += 1;
             self.order.push(i);
         }
     }
 
     fn remove(&mut self, i: usize) {
         if self.live.remove(&i) {
-            self.generation += 1;
             self.order.retain(|&j| j != i);
         }
     }
 
     fn remove_all(&mut self, gone: &HashSet<usize>) {
-        self.generation += 1;
         self.order.retain(|i| !gone.contains(i));
         self.live.retain(|i| !gone.contains(i));
     }
 
     fn contains(&self, i: usize) -> bool {
         self.live.contains(&i)
-    }
-
-    fn list(&self) -> Vec<usize> {
-        self.order.clone()
     }
 }
 
@@ -425,9 +417,8 @@ pub struct Attributor {
     pub lock_lines_seen: bool,
     /// Per GPU: kernel ms given to it that another GPU could own, and the converse.
     pub kernel_doubt: BTreeMap<i64, [f64; 2]>,
-    awaiting_cache: (u64, Vec<usize>), // the awaiting list as of a generation
-    cands: Vec<Cand>,                  // reused between lines
-    spare: Vec<Way>,                   // reused between lines (emptied)
+    cands: Vec<Cand>, // reused between lines
+    spare: Vec<Way>,  // reused between lines (emptied)
 }
 
 impl Default for Attributor {
@@ -455,7 +446,6 @@ impl Default for Attributor {
             unattributed_kernel_ms: 0.0,
             lock_lines_seen: false,
             kernel_doubt: BTreeMap::new(),
-            awaiting_cache: (u64::MAX, Vec::new()),
             cands: Vec::new(),
             spare: Vec::new(),
         }
@@ -604,10 +594,7 @@ impl Attributor {
 
     fn extend<R: Records>(&mut self, r: &R, seq: u64, line: &Line) {
         let mut ways = std::mem::take(&mut self.ways);
-        if self.awaiting_cache.0 != self.awaiting.generation {
-            self.awaiting_cache = (self.awaiting.generation, self.awaiting.list());
-        }
-        let awaiting = std::mem::take(&mut self.awaiting_cache.1);
+        let awaiting = &self.awaiting.order;
         let mut cands = std::mem::take(&mut self.cands);
         cands.clear();
         for (k, way) in ways.iter().enumerate() {
@@ -628,12 +615,11 @@ impl Attributor {
             });
             let mut offer = |c: Cand| cands.push(Cand { parent: k, ..c });
             match line.stage {
-                STAGE_LOCK => self.lock_options(r, way, line, &awaiting, &mut offer),
+                STAGE_LOCK => self.lock_options(r, way, line, awaiting, &mut offer),
                 STAGE_EPILOGUE => self.epilogue_option(r, way, seq, &mut offer),
-                _ => self.line_options(r, way, line, &awaiting, &mut offer),
+                _ => self.line_options(r, way, line, awaiting, &mut offer),
             }
         }
-        self.awaiting_cache.1 = awaiting;
         // a way worse than the best by PRUNE_COST is dropped before it is built
         let best = cands.iter().map(|c| c.cost).fold(INF, f64::min);
         let mut out: Vec<Way> = std::mem::take(&mut self.spare);

@@ -30,6 +30,13 @@ pub fn push_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// `s` as a JSON string (see `push_str`).
+pub fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_str(&mut out, s);
+    out
+}
+
 /// One side of a gap: the interval's job (JSON text), worker and partition (< 0: none).
 pub struct Side<'a> {
     pub job: &'a str,
@@ -85,12 +92,6 @@ pub fn push_gap(out: &mut String, g: &Gap) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn quoted(s: &str) -> String {
-        let mut out = String::new();
-        push_str(&mut out, s);
-        out
-    }
 
     #[test]
     fn strings_are_escaped_as_python_does() {

@@ -555,29 +555,10 @@ mod python {
         let bad = || pyo3::exceptions::PyIndexError::new_err("a gap names no such record");
         let causes: Vec<String> = causes
             .iter()
-            .map(|c| match c {
-                Some(c) => {
-                    let mut t = String::new();
-                    crate::json::push_str(&mut t, c);
-                    t
-                }
-                None => "null".to_string(),
-            })
+            .map(|c| c.as_deref().map_or("null".to_string(), crate::json::quoted))
             .collect();
         // each job's JSON text once (a job has many partitions, so many gaps)
         let mut names: std::collections::HashMap<i32, String> = Default::default();
-        let mut name = |j: i32| -> PyResult<String> {
-            if let Some(t) = names.get(&j) {
-                return Ok(t.clone());
-            }
-            let raw: String = jobs
-                .get_item(usize::try_from(j).map_err(|_| bad())?)?
-                .extract()?;
-            let mut t = String::new();
-            crate::json::push_str(&mut t, &raw);
-            names.insert(j, t.clone());
-            Ok(t)
-        };
         let mut out = String::with_capacity(n * 300);
         for k in 0..n {
             let side = |r: i64| -> PyResult<(i32, i64, i64)> {
@@ -587,7 +568,15 @@ mod python {
             };
             let (bj, bw, bp) = side(before[k])?;
             let (aj, aw, ap) = side(after[k])?;
-            let (bname, aname) = (name(bj)?, name(aj)?);
+            for j in [bj, aj] {
+                if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(j) {
+                    let raw: String = jobs
+                        .get_item(usize::try_from(j).map_err(|_| bad())?)?
+                        .extract()?;
+                    slot.insert(crate::json::quoted(&raw));
+                }
+            }
+            let (bname, aname) = (&names[&bj], &names[&aj]);
             let cause = usize::try_from(cause[k])
                 .ok()
                 .and_then(|c| causes.get(c))
@@ -602,12 +591,12 @@ mod python {
                     start: start[k],
                     end: end[k],
                     before: crate::json::Side {
-                        job: &bname,
+                        job: bname,
                         worker: bw,
                         partition: bp,
                     },
                     after: crate::json::Side {
-                        job: &aname,
+                        job: aname,
                         worker: aw,
                         partition: ap,
                     },
