@@ -359,7 +359,7 @@ impl Builder {
 
     /// A stdout line that may map a worker to its GPU or give the wall clock (SGR removed).
     fn stdout(&mut self, line: &[u8]) {
-        if text::contains(line, b"worker started") {
+        if crate::contains!(line, b"worker started") {
             let kv = text::kv_pairs(line);
             let w = text::kv_get(&kv, b"worker_id").and_then(text::parse_int);
             let g = text::kv_get(&kv, b"gpu").and_then(text::parse_int);
@@ -386,7 +386,7 @@ impl Builder {
                     }
                 }
             }
-        } else if text::contains(line, b"starting cuzk engine") && !self.anchor_from_stdout {
+        } else if crate::contains!(line, b"starting cuzk engine") && !self.anchor_from_stdout {
             let first = line
                 .split(u8::is_ascii_whitespace)
                 .find(|t| !t.is_empty())

@@ -235,7 +235,7 @@ fn timeline_event(line: &[u8], out: &mut Batch) -> Option<Event> {
         return None;
     }
     let mut kind = None;
-    if event == EV_SYNTH_START && text::contains(detail, b"kind=") {
+    if event == EV_SYNTH_START && crate::contains!(detail, b"kind=") {
         let kv = detail_pairs(detail);
         if let Some(k) = kv_last(&kv, b"kind").filter(|k| !k.is_empty()) {
             kind = Some(out.keep(k));
@@ -465,12 +465,12 @@ impl Reader {
     }
 
     fn stdout(&mut self, raw: &[u8], line_no: u64, out: &mut Batch) -> Item {
-        let engine_start = text::contains(raw, b"starting cuzk engine");
-        let cuzk = text::contains(raw, b"cuzk");
+        let engine_start = crate::contains!(raw, b"starting cuzk engine");
+        let cuzk = crate::contains!(raw, b"cuzk");
         let mapping = |line: &[u8]| {
-            text::contains(line, b"starting cuzk engine")
-                || text::contains(line, b"worker started")
-                || text::contains(line, b"gpu_worker")
+            crate::contains!(line, b"starting cuzk engine")
+                || crate::contains!(line, b"worker started")
+                || crate::contains!(line, b"gpu_worker")
         };
         let mut kept = None;
         // the year is read off the first stdout line (colours removed); after that, only

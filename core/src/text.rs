@@ -44,9 +44,15 @@ pub fn trim(raw: &[u8]) -> &[u8] {
     &raw[start..end.max(start)]
 }
 
-/// Whether `needle` occurs in `hay`.
-pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    memchr::memmem::find(hay, needle).is_some()
+/// Whether the literal `needle` occurs in `hay`. Its searcher is built once, on first use:
+/// `memmem::find` would build one per call, which costs more than searching a log line.
+#[macro_export]
+macro_rules! contains {
+    ($hay:expr, $needle:literal) => {{
+        static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new($needle));
+        FINDER.find($hay).is_some()
+    }};
 }
 
 fn digits_at(line: &[u8], at: usize, n: usize) -> bool {

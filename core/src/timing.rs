@@ -1,7 +1,7 @@
 //! The C++ prover's timing lines (`CUZK_TIMING: ` / `CUZK_NTT_H: `): which line of a GPU
 //! interval each one is, and its numbers.
 
-use crate::text::{kv_get, parse_ms, trim};
+use crate::text::{parse_ms, trim};
 
 // The lines of one GPU interval, in the order they are printed (LOG-FORMAT.md, "What
 // happens inside one GPU interval"). A holder moves forward through these stages.
@@ -19,19 +19,17 @@ pub const STAGE_EPILOGUE: i8 = 9; // epilogue_ms=.. pre_destructor_ms=.. (Februa
 /// A line's numbers (the second is absent for most stages).
 pub type Values = [Option<i64>; 2];
 
-/// Whitespace-separated `key=value` tokens.
-fn pairs(body: &[u8]) -> Vec<(&[u8], &[u8])> {
+/// The value of the last whitespace-separated `key=value` token naming `key` (a token's
+/// key ends at its first `=`). Read in place: a line has a handful of tokens.
+fn value_of<'a>(body: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     body.split(u8::is_ascii_whitespace)
-        .filter(|t| !t.is_empty())
-        .filter_map(|t| {
-            let eq = memchr::memchr(b'=', t)?;
-            Some((&t[..eq], &t[eq + 1..]))
-        })
-        .collect()
+        .filter(|t| t.len() > key.len() && t[key.len()] == b'=' && t.starts_with(key))
+        .last()
+        .map(|t| &t[key.len() + 1..])
 }
 
-fn need(kv: &[(&[u8], &[u8])], key: &[u8]) -> Option<i64> {
-    parse_ms(kv_get(kv, key)?)
+fn need(body: &[u8], key: &[u8]) -> Option<i64> {
+    parse_ms(value_of(body, key)?)
 }
 
 /// The longest duration a timing line can plausibly carry (ms: about eleven days).
@@ -57,14 +55,10 @@ pub fn classify(body: &[u8], ntt_h: bool) -> Timing {
         || matches!(head, b"pre_lo" | b"mutex_" | b"d_a_ca" | b"epilog")
         || body.starts_with(b"prestage_setup=")
         || (head == b"gpu_ti"
-            && [
-                &b"ntt_msm_h_ms="[..],
-                b"barrier_wait_ms=",
-                b"batch_add_ms=",
-                b"tail_msm_ms=",
-            ]
-            .iter()
-            .any(|k| memchr::memmem::find(body, k).is_some()));
+            && (crate::contains!(body, b"ntt_msm_h_ms=")
+                || crate::contains!(body, b"barrier_wait_ms=")
+                || crate::contains!(body, b"batch_add_ms=")
+                || crate::contains!(body, b"tail_msm_ms=")));
     if !phase_line {
         return Timing::Other;
     }
@@ -91,12 +85,11 @@ pub fn classify(body: &[u8], ntt_h: bool) -> Timing {
 /// dealloc, one-off messages) and for lines that do not parse.
 pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
     if ntt_h {
-        let kv = pairs(body);
-        let alloc = need(&kv, b"d_b_alloc")?.checked_add(match kv_get(&kv, b"msm_init") {
+        let alloc = need(body, b"d_b_alloc")?.checked_add(match value_of(body, b"msm_init") {
             Some(v) => parse_ms(v)?,
             None => 0,
         })?;
-        return Some((STAGE_NTT_H, [Some(alloc), Some(need(&kv, b"total")?)]));
+        return Some((STAGE_NTT_H, [Some(alloc), Some(need(body, b"total")?)]));
     }
     let head = &body[..body.len().min(6)];
     match head {
@@ -116,7 +109,7 @@ pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
                 b"batch_add_ms" => Some((STAGE_BATCH, [Some(parse_ms(value)?), None])),
                 b"tail_msm_ms" => {
                     let tail = parse_ms(value)?;
-                    let total = match kv_get(&pairs(body), b"gpu_total_ms") {
+                    let total = match value_of(body, b"gpu_total_ms") {
                         Some(v) => Some(parse_ms(v)?),
                         None => None,
                     };
@@ -125,34 +118,27 @@ pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
                 _ => None,
             }
         }
-        b"pre_lo" => {
-            let kv = pairs(body);
-            Some((
-                STAGE_LOCK,
-                [
-                    Some(need(&kv, b"pre_lock_cpu_ms")?),
-                    Some(need(&kv, b"mutex_wait_ms")?),
-                ],
-            ))
-        }
-        b"mutex_" => Some((
-            STAGE_HELD,
-            [Some(need(&pairs(body), b"mutex_held_ms")?), None],
+        b"pre_lo" => Some((
+            STAGE_LOCK,
+            [
+                Some(need(body, b"pre_lock_cpu_ms")?),
+                Some(need(body, b"mutex_wait_ms")?),
+            ],
         )),
+        b"mutex_" => Some((STAGE_HELD, [Some(need(body, b"mutex_held_ms")?), None])),
         b"presta" if body.starts_with(b"prestage_setup=") => {
-            let kv = pairs(body);
             let keys: [&[u8]; 4] = [b"sync_ms", b"trim_ms", b"alloc_ms", b"upload_ms"];
-            if keys.iter().all(|k| kv_get(&kv, k).is_some()) {
+            if keys.iter().all(|k| value_of(body, k).is_some()) {
                 let mut sum = 0i64;
                 for k in keys {
-                    sum = sum.checked_add(need(&kv, k)?)?;
+                    sum = sum.checked_add(need(body, k)?)?;
                 }
                 return Some((STAGE_PRESTAGE, [Some(sum), None]));
             }
-            if kv_get(&kv, b"prestage_setup")?.starts_with(b"skip") {
+            if value_of(body, b"prestage_setup")?.starts_with(b"skip") {
                 return Some((STAGE_PRESTAGE, [Some(0), None]));
             }
-            let total = match kv_get(&kv, b"total_ps_ms") {
+            let total = match value_of(body, b"total_ps_ms") {
                 Some(v) => Some(parse_ms(v)?),
                 None => None,
             };
@@ -164,12 +150,11 @@ pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
             Some((STAGE_POOL, [Some(crate::text::parse_int(last)?), None]))
         }
         b"epilog" => {
-            let kv = pairs(body);
-            let pre = match kv_get(&kv, b"pre_destructor_ms") {
+            let pre = match value_of(body, b"pre_destructor_ms") {
                 Some(v) => Some(parse_ms(v)?),
                 None => None,
             };
-            Some((STAGE_EPILOGUE, [Some(need(&kv, b"epilogue_ms")?), pre]))
+            Some((STAGE_EPILOGUE, [Some(need(body, b"epilogue_ms")?), pre]))
         }
         _ => None,
     }
