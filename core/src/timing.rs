@@ -22,9 +22,8 @@ pub type Values = [Option<i64>; 2];
 /// The value of the last whitespace-separated `key=value` token naming `key` (a token's
 /// key ends at its first `=`). Read in place: a line has a handful of tokens.
 fn value_of<'a>(body: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-    body.split(u8::is_ascii_whitespace)
-        .filter(|t| t.len() > key.len() && t[key.len()] == b'=' && t.starts_with(key))
-        .last()
+    body.rsplit(u8::is_ascii_whitespace)
+        .find(|t| t.len() > key.len() && t[key.len()] == b'=' && t.starts_with(key))
         .map(|t| &t[key.len() + 1..])
 }
 
