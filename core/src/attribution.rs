@@ -281,9 +281,56 @@ impl Arena {
     }
 }
 
+/// One GPU's holder as a way sees it, with the hash of the pair (a way's hash is the sum of
+/// its entries' hashes: a change costs one new hash).
+#[derive(Clone, Copy)]
+struct Entry {
+    gpu: i64,
+    st: GpuState,
+    hash: u64,
+}
+
+impl Entry {
+    fn new(gpu: i64, st: GpuState) -> Self {
+        Entry {
+            gpu,
+            st,
+            hash: entry_hash(gpu, &st),
+        }
+    }
+}
+
+/// The intervals that took a lock in each way's open decisions: one list per way, newest
+/// first, its older cells shared with the ways it came from (a way holds its newest cell).
+/// A way is made for every line: sharing by index costs nothing, where a shared pointer
+/// would cost two atomic operations a way.
+#[derive(Default)]
+struct Locks {
+    cells: Vec<(usize, u32)>, // (interval, the cell before it or NONE)
+}
+
+impl Locks {
+    fn push(&mut self, interval: usize, prev: u32) -> u32 {
+        self.cells.push((interval, prev));
+        (self.cells.len() - 1) as u32
+    }
+
+    fn iter(&self, mut head: u32) -> impl Iterator<Item = usize> + '_ {
+        std::iter::from_fn(move || {
+            let (i, prev) = *self.cells.get(head as usize)?;
+            head = prev;
+            Some(i)
+        })
+    }
+
+    fn contains(&self, head: u32, i: usize) -> bool {
+        self.iter(head).any(|j| j == i)
+    }
+}
+
 /// Per GPU, its holder's state, in the order the GPUs first took a holder (shared between
 /// ways until one changes it).
-type Gpus = Arc<Vec<(i64, GpuState)>>;
+type Gpus = Arc<[Entry]>;
 
 #[derive(Clone)]
 struct Way {
@@ -291,14 +338,64 @@ struct Way {
     gpus: Gpus,
     hash: u64, // of the GPUs' states, whatever their order (ways that agree predict alike)
     clock: f64,
-    locked: Arc<Vec<usize>>, // intervals that took a lock in the decisions not yet committed
+    locked: u32, // the intervals that took a lock in its open decisions (in `Locks`)
     last: u32,
 }
 
 impl Way {
     fn get(&self, g: i64) -> Option<&GpuState> {
-        self.gpus.iter().find(|(k, _)| *k == g).map(|(_, s)| s)
+        self.gpus.iter().find(|e| e.gpu == g).map(|e| &e.st)
     }
+}
+
+/// What a line changes of a way: a GPU's holder after it. Kept small (most candidates are
+/// pruned before they are built): the new state is made only for the ones kept.
+#[derive(Clone, Copy)]
+enum Change {
+    Nothing,
+    /// The holder of `gpu` printed the line.
+    Took(i64),
+    /// Interval `interval` locked `gpu` at `at`.
+    Lock {
+        gpu: i64,
+        interval: usize,
+        at: f64,
+    },
+    /// Interval `interval` became the holder of `gpu` at this line (no lock line).
+    Open {
+        gpu: i64,
+        interval: usize,
+    },
+}
+
+impl Change {
+    /// The GPU and its holder's state after `line`, as `parent` would have them.
+    fn entry(self, parent: &Way, line: &Line) -> Option<Entry> {
+        let (gpu, st) = match self {
+            Change::Nothing => return None,
+            Change::Took(gpu) => (gpu, took(parent.get(gpu)?, line.stage, &line.vals)),
+            Change::Lock { gpu, interval, at } => {
+                let mut st = GpuState::new(interval, STAGE_LOCK);
+                st.lock = Some(at);
+                st.lock_line = true;
+                (gpu, st)
+            }
+            Change::Open { gpu, interval } => (
+                gpu,
+                took(&GpuState::new(interval, -1), line.stage, &line.vals),
+            ),
+        };
+        Some(Entry::new(gpu, st))
+    }
+}
+
+/// An interval that could have printed a lock line, and what that would say.
+#[derive(Clone, Copy)]
+struct LockFit {
+    interval: usize,
+    at: f64,   // the lock's time
+    cost: f64, // how far it falls outside the stamps around the line
+    gpu: i64,
 }
 
 /// A way one line could extend another by: its cost and what it changes.
@@ -307,9 +404,9 @@ struct Cand {
     parent: usize,
     cost: f64,
     clock: f64,
-    change: Option<(i64, GpuState)>, // a GPU's holder after the line
-    locks: Option<usize>,            // the interval that took a lock (or opened a holder)
-    interval: i64,                   // the step: who printed the line (-1: nobody)
+    change: Change,
+    locks: Option<usize>, // the interval that took a lock (or opened a holder)
+    interval: i64,        // the step: who printed the line (-1: nobody)
     gpu: i64,
 }
 
@@ -325,36 +422,33 @@ fn entry_hash(g: i64, st: &GpuState) -> u64 {
         .rotate_left(29)
 }
 
-/// The order-insensitive hash of a way's GPUs after `change`.
-fn changed_hash(parent: &Way, change: &Option<(i64, GpuState)>) -> u64 {
+/// The order-insensitive hash of a way's GPUs after `change` (its new entry made).
+fn changed_hash(parent: &Way, change: &Option<Entry>) -> u64 {
     match change {
         None => parent.hash,
-        Some((g, st)) => {
-            let old = parent.get(*g).map_or(0, |o| entry_hash(*g, o));
-            parent
-                .hash
-                .wrapping_sub(old)
-                .wrapping_add(entry_hash(*g, st))
+        Some(new) => {
+            let old = parent
+                .gpus
+                .iter()
+                .find(|e| e.gpu == new.gpu)
+                .map_or(0, |e| e.hash);
+            parent.hash.wrapping_sub(old).wrapping_add(new.hash)
         }
     }
 }
 
 /// Do `existing`'s GPUs equal `parent`'s after `change`?
-fn same_states(
-    existing: &[(i64, GpuState)],
-    parent: &Way,
-    change: &Option<(i64, GpuState)>,
-) -> bool {
-    let added = change.is_some_and(|(g, _)| parent.get(g).is_none());
+fn same_states(existing: &[Entry], parent: &Way, change: &Option<Entry>) -> bool {
+    let added = change.is_some_and(|c| parent.get(c.gpu).is_none());
     if existing.len() != parent.gpus.len() + usize::from(added) {
         return false;
     }
-    existing.iter().all(|(g, st)| {
+    existing.iter().all(|e| {
         let want = match change {
-            Some((cg, cst)) if cg == g => Some(cst),
-            _ => parent.get(*g),
+            Some(c) if c.gpu == e.gpu => Some(&c.st),
+            _ => parent.get(e.gpu),
         };
-        want == Some(st)
+        want == Some(&e.st)
     })
 }
 
@@ -407,6 +501,7 @@ pub struct Attributor {
     epilogue_of: HashMap<u64, usize>,
     starts: Vec<(f64, usize)>,
     arena: Arena,
+    locks: Locks,
     seq: u64,
     committed: u64,
     /// Timing lines given to no interval.
@@ -417,8 +512,9 @@ pub struct Attributor {
     pub lock_lines_seen: bool,
     /// Per GPU: kernel ms given to it that another GPU could own, and the converse.
     pub kernel_doubt: BTreeMap<i64, [f64; 2]>,
-    cands: Vec<Cand>, // reused between lines
-    spare: Vec<Way>,  // reused between lines (emptied)
+    cands: Vec<Cand>,   // reused between lines
+    fits: Vec<LockFit>, // reused between lines
+    spare: Vec<Way>,    // reused between lines (emptied)
 }
 
 impl Default for Attributor {
@@ -429,10 +525,10 @@ impl Default for Attributor {
             last_start: HashMap::default(),
             ways: vec![Way {
                 cost: 0.0,
-                gpus: Arc::new(Vec::new()),
+                gpus: Arc::new([]),
                 hash: 0,
                 clock: -INF,
-                locked: Arc::new(Vec::new()),
+                locked: NONE,
                 last: NONE,
             }],
             lines: VecDeque::new(),
@@ -440,6 +536,7 @@ impl Default for Attributor {
             epilogue_of: HashMap::default(),
             starts: Vec::new(),
             arena: Arena::default(),
+            locks: Locks::default(),
             seq: 0,
             committed: 0,
             unattributed: 0,
@@ -447,6 +544,7 @@ impl Default for Attributor {
             lock_lines_seen: false,
             kernel_doubt: BTreeMap::new(),
             cands: Vec::new(),
+            fits: Vec::new(),
             spare: Vec::new(),
         }
     }
@@ -597,6 +695,10 @@ impl Attributor {
         let awaiting = &self.awaiting.order;
         let mut cands = std::mem::take(&mut self.cands);
         cands.clear();
+        let mut fits = std::mem::take(&mut self.fits);
+        if line.stage == STAGE_LOCK {
+            self.lock_fits(r, line, &mut fits);
+        }
         for (k, way) in ways.iter().enumerate() {
             let skip = if line.stage == STAGE_LOCK {
                 LOCK_SKIP_COST
@@ -608,14 +710,14 @@ impl Attributor {
                 parent: k,
                 cost: way.cost + skip,
                 clock: way.clock,
-                change: None,
+                change: Change::Nothing,
                 locks: None,
                 interval: -1,
                 gpu: -1,
             });
             let mut offer = |c: Cand| cands.push(Cand { parent: k, ..c });
             match line.stage {
-                STAGE_LOCK => self.lock_options(r, way, line, awaiting, &mut offer),
+                STAGE_LOCK => self.lock_options(way, line, &fits, &mut offer),
                 STAGE_EPILOGUE => self.epilogue_option(r, way, seq, &mut offer),
                 _ => self.line_options(r, way, line, awaiting, &mut offer),
             }
@@ -625,36 +727,36 @@ impl Attributor {
         let mut out: Vec<Way> = std::mem::take(&mut self.spare);
         for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
             let parent = &ways[c.parent];
-            let way_hash = changed_hash(parent, &c.change);
+            let change = c.change.entry(parent, line);
+            let way_hash = changed_hash(parent, &change);
             // a way already made with the same GPU states (the same hash, then compared):
             // the beam holds a few ways, a scan finds it
             let slot = out
                 .iter()
-                .position(|w| w.hash == way_hash && same_states(&w.gpus, parent, &c.change));
+                .position(|w| w.hash == way_hash && same_states(&w.gpus, parent, &change));
             if let Some(k) = slot {
                 if c.cost >= out[k].cost {
                     continue;
                 }
             }
-            let gpus = match c.change {
+            // one allocation: the entries are written straight into the new shared slice
+            let gpus: Gpus = match change {
                 None => Arc::clone(&parent.gpus),
-                Some((g, st)) => {
-                    let mut gpus = Vec::clone(&parent.gpus);
-                    match gpus.iter_mut().find(|(k, _)| *k == g) {
-                        Some(entry) => entry.1 = st,
-                        None => gpus.push((g, st)),
-                    }
-                    Arc::new(gpus)
-                }
+                Some(new) if parent.gpus.iter().any(|e| e.gpu == new.gpu) => parent
+                    .gpus
+                    .iter()
+                    .map(|e| if e.gpu == new.gpu { new } else { *e })
+                    .collect(),
+                Some(new) => parent
+                    .gpus
+                    .iter()
+                    .copied()
+                    .chain(std::iter::once(new))
+                    .collect(),
             };
             let locked = match c.locks {
-                None => Arc::clone(&parent.locked),
-                Some(i) => {
-                    let mut locked = Vec::with_capacity(parent.locked.len() + 1);
-                    locked.extend_from_slice(&parent.locked);
-                    locked.push(i);
-                    Arc::new(locked)
-                }
+                None => parent.locked,
+                Some(i) => self.locks.push(i, parent.locked),
             };
             let way = Way {
                 cost: c.cost,
@@ -670,6 +772,7 @@ impl Attributor {
             }
         }
         self.cands = cands;
+        self.fits = fits;
         out.sort_by(|a, b| {
             a.cost
                 .partial_cmp(&b.cost)
@@ -699,32 +802,43 @@ impl Attributor {
         self.spare = ways;
     }
 
-    fn lock_options<R: Records>(
-        &self,
-        r: &R,
-        way: &Way,
-        line: &Line,
-        awaiting: &[usize],
-        offer: &mut impl FnMut(Cand),
-    ) {
+    /// The intervals awaiting a lock that could have printed lock line `line`, whatever the
+    /// way (in the order they started): most started too early or too late. Found once a
+    /// line, not once a way.
+    fn lock_fits<R: Records>(&self, r: &R, line: &Line, out: &mut Vec<LockFit>) {
+        out.clear();
         let [Some(pre_lock), Some(wait)] = line.vals else {
             return;
         };
         let c = r.cols();
-        for &i in awaiting {
-            // the cheap tests first: most intervals awaiting started too early or too late
+        for &i in &self.awaiting.order {
             let t = c.f[col::GPU_START][i] + pre_lock as f64 + wait as f64;
-            let mut cost = distance(t, t, line.win_lo, line.win_hi);
-            if cost > MATCH_TOLERANCE_MS {
-                continue;
-            }
-            if !self.can_lock(c, i, line.win_lo) || way.locked.contains(&i) {
+            let cost = distance(t, t, line.win_lo, line.win_hi);
+            if cost > MATCH_TOLERANCE_MS || !self.can_lock(c, i, line.win_lo) {
                 continue;
             }
             if t >= self.gone(c, i) + 1.0 {
                 continue; // it would lock after it ended, or after its worker moved on
             }
-            let g = r.gpu_of(i64::from(c.worker[i]));
+            let gpu = r.gpu_of(i64::from(c.worker[i]));
+            out.push(LockFit {
+                interval: i,
+                at: t,
+                cost,
+                gpu,
+            });
+        }
+    }
+
+    fn lock_options(&self, way: &Way, line: &Line, fits: &[LockFit], offer: &mut impl FnMut(Cand)) {
+        let [Some(_), Some(wait)] = line.vals else {
+            return;
+        };
+        for fit in fits {
+            let (i, t, mut cost, g) = (fit.interval, fit.at, fit.cost, fit.gpu);
+            if self.locks.contains(way.locked, i) {
+                continue;
+            }
             if let Some(st) = way.get(g) {
                 if st.stage < STAGE_HELD && st.lock_line {
                     cost += SKIP_COST; // the GPU's mutex is still held: its holder lost lines
@@ -743,14 +857,15 @@ impl Attributor {
                 }
                 cost += way.clock - t;
             }
-            let mut st = GpuState::new(i, STAGE_LOCK);
-            st.lock = Some(t);
-            st.lock_line = true;
             offer(Cand {
                 parent: 0,
                 cost: way.cost + cost,
                 clock: way.clock.max(t),
-                change: Some((g, st)),
+                change: Change::Lock {
+                    gpu: g,
+                    interval: i,
+                    at: t,
+                },
                 locks: Some(i),
                 interval: i as i64,
                 gpu: g,
@@ -767,8 +882,8 @@ impl Attributor {
         offer: &mut impl FnMut(Cand),
     ) {
         let (stage, vals) = (line.stage, &line.vals);
-        for (g, st) in way.gpus.iter() {
-            let g = *g;
+        for e in way.gpus.iter() {
+            let (g, st) = (e.gpu, &e.st);
             if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
                 continue;
             }
@@ -803,7 +918,7 @@ impl Attributor {
                 parent: 0,
                 cost: way.cost + cost,
                 clock: way.clock.max(lo), // printed no earlier than its prediction
-                change: Some((g, took(st, stage, vals))),
+                change: Change::Took(g),
                 locks: None,
                 interval: st.holder as i64,
                 gpu: g,
@@ -830,19 +945,21 @@ impl Attributor {
             if c.f[col::GPU_START][i] > line.win_hi || self.gone(c, i) <= line.win_lo {
                 continue; // not started yet, or it ended (its worker moved on) before
             }
-            if way.locked.contains(&i) {
+            if self.locks.contains(way.locked, i) {
                 continue;
             }
             let g = r.gpu_of(i64::from(c.worker[i]));
             if way.get(g).is_some_and(|st| st.stage < STAGE_TAIL) {
                 continue;
             }
-            let st = took(&GpuState::new(i, -1), line.stage, &line.vals);
             offer(Cand {
                 parent: 0,
                 cost: way.cost + 0.01 * rank,
                 clock: way.clock,
-                change: Some((g, st)),
+                change: Change::Open {
+                    gpu: g,
+                    interval: i,
+                },
                 locks: Some(i),
                 interval: i as i64,
                 gpu: g,
@@ -892,14 +1009,14 @@ impl Attributor {
     ) {
         let i = self.epilogue_of[&seq];
         let c = r.cols();
-        let ran = way.locked.contains(&i)
+        let ran = self.locks.contains(way.locked, i)
             || c.known(col::NTT_MSM_H, i)
-            || way.gpus.iter().any(|(_, s)| s.holder == i);
+            || way.gpus.iter().any(|e| e.st.holder == i);
         offer(Cand {
             parent: 0,
             cost: way.cost + if ran { 0.0 } else { SKIP_COST },
             clock: way.clock,
-            change: None,
+            change: Change::Nothing,
             locks: None,
             interval: i as i64,
             gpu: r.gpu_of(i64::from(c.worker[i])),
@@ -910,7 +1027,7 @@ impl Attributor {
         let pending: HashSet<usize> = self
             .ways
             .iter()
-            .flat_map(|w| w.locked.iter().copied())
+            .flat_map(|w| self.locks.iter(w.locked))
             .collect();
         let c = r.cols();
         let gone: HashSet<usize> = self
@@ -980,6 +1097,7 @@ impl Attributor {
         let old_ways = std::mem::take(&mut self.ways);
         let mut arena = Arena::default();
         let mut moved: Vec<u32> = vec![NONE; self.arena.steps.len()]; // old step -> new
+        let mut locks = Locks::default();
         let mut ways = Vec::with_capacity(kept.len());
         for (k, mut way) in old_ways.into_iter().enumerate() {
             if !kept.contains(&k) {
@@ -995,18 +1113,18 @@ impl Attributor {
                 prev = *slot;
             }
             way.last = prev;
-            if way.locked.iter().any(|&i| done.contains(&(i as i64))) {
-                way.locked = Arc::new(
-                    way.locked
-                        .iter()
-                        .copied()
-                        .filter(|&i| !done.contains(&(i as i64)))
-                        .collect(),
-                );
-            }
+            // its locks still open, oldest first, in a new list (lists are short)
+            let mut open: Vec<usize> = self
+                .locks
+                .iter(way.locked)
+                .filter(|&i| !done.contains(&(i as i64)))
+                .collect();
+            open.reverse();
+            way.locked = open.into_iter().fold(NONE, |prev, i| locks.push(i, prev));
             ways.push(way);
         }
         self.arena = arena;
+        self.locks = locks;
         self.ways = ways;
         let win_lo = self.lines.front().map_or(-INF, |l| l.win_lo);
         self.prune_awaiting(r, win_lo);
@@ -1142,20 +1260,20 @@ impl Attributor {
                 let c = r.cols();
                 for way in &mut self.ways {
                     let gpus = Arc::make_mut(&mut way.gpus);
-                    for (_, st) in gpus.iter_mut() {
-                        if st.holder == i || st.holder == j {
-                            let k = if st.holder == i { j } else { i };
+                    for e in gpus.iter_mut() {
+                        if e.st.holder == i || e.st.holder == j {
+                            let k = if e.st.holder == i { j } else { i };
+                            let mut st = e.st;
                             st.holder = k;
                             st.lock = Some(
                                 c.f[col::GPU_START][k]
                                     + c.f[col::PRE_LOCK][k]
                                     + c.f[col::MUTEX_WAIT][k],
                             );
+                            *e = Entry::new(e.gpu, st);
                         }
                     }
-                    way.hash = gpus
-                        .iter()
-                        .fold(0u64, |h, (g, st)| h.wrapping_add(entry_hash(*g, st)));
+                    way.hash = gpus.iter().fold(0u64, |h, e| h.wrapping_add(e.hash));
                 }
                 return;
             }
