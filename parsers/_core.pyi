@@ -56,6 +56,18 @@ class Scanner:
 def first_free_rows(
     starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], touching: bool = True
 ) -> npt.NDArray[np.int64]: ...
+def worker_sums(
+    gpu_start: npt.NDArray[np.float64],
+    gpu_end: npt.NDArray[np.float64],
+    worker: npt.NDArray[np.int32],
+    seg_start: npt.NDArray[np.float64],
+    seg_end: npt.NDArray[np.float64],
+    seg_phase: npt.NDArray[np.int8],
+    seg_part: npt.NDArray[np.int64],
+    phases: int,
+) -> tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]
+]: ...
 def reconstruct_segments(
     columns: dict[str, npt.NDArray[np.float64]],
     now: float,

@@ -300,8 +300,9 @@ class Piece:
     gpu_workers: dict[int, frozenset[int]]  # the workers its records put on each GPU
 
 
-def make_piece(rows: Rows, with_split: bool) -> Piece:
-    """Everything `rows` gives on their own."""
+def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
+    """Everything `rows` gives on their own (`drawn`: lay the intervals out in lanes, for
+    the viewer; a report draws nothing)."""
     t = rows.table
     c = rows.floats
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
@@ -346,7 +347,7 @@ def make_piece(rows: Rows, with_split: bool) -> Piece:
                 float(np.sum(2.0 * n_blocks)),
             ),
         )
-    lanes = _lanes(rows)
+    lanes = _lanes(rows) if drawn else {}
     split = None
     if with_split:
         split = {g: lanes_breakdown(g, lanes.values()) for g in gpus}
@@ -354,7 +355,7 @@ def make_piece(rows: Rows, with_split: bool) -> Piece:
         rows=rows,
         gpus=gpus,
         lanes=lanes,
-        workers=_worker_sums(t, rows.seg_part, seg_done),
+        workers=_worker_sums(t, rows.seg_part),
         jobs=_jobs(rows),
         synth=_synth(t),
         gaps=_sorted_gaps(gap_cols),
@@ -419,26 +420,23 @@ def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
     return lanes
 
 
-def _worker_sums(
-    t: PartitionTable, seg_part: I64, seg_done: npt.NDArray[np.bool_]
-) -> dict[int, tuple[int, int, F64]]:
-    done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end) & (t.worker >= 0)
-    done_idx = np.flatnonzero(done)
-    # worker ids are sparse: slots by searchsorted, nothing sized by the largest id
-    ids, first_at = np.unique(t.worker[done_idx], return_index=True)
-    if len(ids) == 0:
-        return {}
-    seg_p, k = t.seg_phase, len(PHASE_KEYS)
-    keep = seg_done & (seg_p < k) & (t.worker[seg_part] >= 0)
-    slot = np.searchsorted(ids, t.worker[seg_part[keep]])
-    cell = slot * k + seg_p[keep]
-    lengths = (t.seg_end - t.seg_start)[keep]
-    sums = np.bincount(cell, weights=lengths, minlength=len(ids) * k).reshape(len(ids), k)
-    counts = np.bincount(np.searchsorted(ids, t.worker[done_idx]), minlength=len(ids))
-    return {
-        int(w): (max(int(t.gpu[first]), 0), int(counts[j]), sums[j])
-        for j, (w, first) in enumerate(zip(ids.tolist(), done_idx[first_at].tolist(), strict=True))
-    }
+def _worker_sums(t: PartitionTable, seg_part: I64) -> dict[int, tuple[int, int, F64]]:
+    """Per worker: its GPU, how many intervals it ended, and their length per phase (the
+    core's one pass over the segments)."""
+    c = np.ascontiguousarray
+    ids, first, counts, sums = _core.worker_sums(
+        c(t.gpu_start),
+        c(t.gpu_end),
+        c(t.worker),
+        c(t.seg_start),
+        c(t.seg_end),
+        c(t.seg_phase),
+        c(seg_part),
+        len(PHASE_KEYS),
+    )
+    table = sums.reshape(len(ids), len(PHASE_KEYS))
+    rows = zip(ids.tolist(), first.tolist(), counts.tolist(), strict=True)
+    return {int(w): (max(int(t.gpu[f]), 0), int(n), table[j]) for j, (w, f, n) in enumerate(rows)}
 
 
 def _jobs(rows: Rows) -> Jobs:
@@ -960,13 +958,14 @@ def _merge_steps(at: F64, ad: I64, bt: F64, bd: I64) -> tuple[F64, I64]:
 # -- the model, whole or live ----------------------------------------------------------------
 
 
-def build_model(builder: Run, finished: bool) -> LogModel:
-    """Freeze what `builder` has read into a `LogModel` (every record analysed)."""
+def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
+    """Freeze what `builder` has read into a `LogModel` (every record analysed; `drawn`:
+    with the lanes the viewer draws, which a report does without)."""
     cols = builder.columns()
     now = float(max(builder.max_stamp, 0))
     gpu = builder.gpus_of(cols.worker).astype(np.int32)
     rows = make_rows(cols, gpu, now, finished, np.arange(len(cols), dtype=np.int64))
-    piece = make_piece(rows, with_split=False)
+    piece = make_piece(rows, with_split=False, drawn=drawn)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
 
 

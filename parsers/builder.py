@@ -230,16 +230,18 @@ class LogBuilder(Run):
         """
         return self._core.flush_pending()
 
-    def snapshot(self, finished: bool = False) -> LogModel:
+    def snapshot(self, finished: bool = False, drawn: bool = True) -> LogModel:
         """The model of what was read so far.
 
         Args:
             finished: the log is complete: partitions picked up but never ended count
                 as failed.
+            drawn: with the lanes the viewer draws (a finished model for a report does
+                without: its `lanes` are empty).
         """
         runs = self._core.run_count()
         current = (
-            build_model(self, finished=True)
+            build_model(self, finished=True, drawn=drawn)
             if finished or self._final is not None
             else self.live.model(self, self._core, self._wrap)
         )
@@ -248,30 +250,35 @@ class LogBuilder(Run):
         # the daemon restarted: each run apart, one after the other on the time axis
         from parsers.hosts import RUNS, merge
 
+        models = []
         for k in range(runs - 1):
-            if k not in self._run_models:
+            model = self._run_models.get(k)
+            if model is None:
                 run = Run(self._core, k, self.source, self.workers_per_gpu)
-                self._run_models[k] = build_model(run, finished=True)
-        models = [self._run_models[k] for k in range(runs - 1)]
+                model = build_model(run, finished=True, drawn=drawn)
+                if drawn:  # kept for the snapshots to come
+                    self._run_models[k] = model
+            models.append(model)
         models.append(current)
         names = [f"run {k + 1}" for k in range(runs)]
         merged = merge(models, names, align=RUNS).model
         lines = tuple(self._core.run_first_line(k) for k in range(runs - 1))
         return replace(merged, source=self.source, run_lines=(*lines, self._core.run_first_line()))
 
-    def build(self, release: bool = False) -> LogModel:
+    def build(self, release: bool = False, drawn: bool = True) -> LogModel:
         """End of input: attribute what waits and return the finished model.
 
         Args:
             release: the log is read once (the report): the core hands its columns over
                 instead of copying them, so the analysis does not run beside a second copy;
                 the builder cannot be fed again.
+            drawn: with the lanes the viewer draws (a report does without them).
         """
         if release and self._final is None and self._core.run_count() == 1:
             self._final = self._wrap(*self._core.hand_over())
         else:
             self.finish()
-        return self.snapshot(finished=True)
+        return self.snapshot(finished=True, drawn=drawn)
 
     def columns(self) -> Columns:
         """The records: a copy, or what the core handed over (`build(release=True)`)."""

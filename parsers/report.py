@@ -18,18 +18,22 @@ SCHEMA = 1
 CHUNK_BYTES = 1 << 22
 
 
-def read_stream(stream: BinaryIO, source: str, workers_per_gpu: int | None = None) -> LogModel:
-    """Parse everything a binary stream holds and return its finished model."""
+def read_stream(
+    stream: BinaryIO, source: str, workers_per_gpu: int | None = None, drawn: bool = True
+) -> LogModel:
+    """Parse everything a binary stream holds and return its finished model (`drawn`: with
+    the lanes the viewer draws; a report does without them)."""
     builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
     while chunk := stream.read(CHUNK_BYTES):
         builder.feed(chunk)
-    return builder.build(release=True)
+    return builder.build(release=True, drawn=drawn)
 
 
-def read_log(path: Path, workers_per_gpu: int | None = None) -> LogModel:
-    """Parse a whole log file (read-only, decompressed if need be) and return its finished model."""
+def read_log(path: Path, workers_per_gpu: int | None = None, drawn: bool = True) -> LogModel:
+    """Parse a whole log file (read-only, decompressed if need be) and return its finished
+    model (`drawn`: as for `read_stream`)."""
     with open_log(path) as fh:
-        return read_stream(fh, path.name, workers_per_gpu)
+        return read_stream(fh, path.name, workers_per_gpu, drawn)
 
 
 NOT_A_CUZK_LOG = "no TIMELINE lines: is this a cuzk daemon log?"

@@ -80,3 +80,22 @@ def test_the_cli_writes_it_when_piped(tmp_path: Path) -> None:
     doc = report_dict(build(_odd_log()))
     doc["source"] = "odd.log"
     assert out == json.dumps(doc, ensure_ascii=True) + "\n"
+
+
+@pytest.mark.parametrize("seed", [5, 17])
+def test_the_report_s_model_without_lanes_reports_the_same(seed: int) -> None:
+    """The report draws nothing: its model skips the viewer's lanes, and says the same, on
+    one run and across a restart (each run's model made apart)."""
+    from parsers.builder import LogBuilder
+    from parsers.simulate import SimConfig
+
+    _, data = simulate(random_config(seed))
+    _, other = simulate(SimConfig(seed=seed + 1, proofs=3, gpus=1, gw=2, stdout="plain"))
+    for log, runs in ((data, 1), (data + other, 2)):
+        drawn = build(log)
+        assert len(drawn.run_lines or (1,)) == runs
+        undrawn_builder = LogBuilder(source="t")
+        undrawn_builder.feed(log)
+        undrawn = undrawn_builder.build(release=True, drawn=False)
+        assert drawn.lanes and not undrawn.lanes
+        assert report_json(undrawn) == report_json(drawn)

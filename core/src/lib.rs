@@ -12,6 +12,7 @@ pub mod json;
 pub mod packing;
 pub mod reader;
 pub mod segments;
+pub mod sums;
 pub mod text;
 pub mod timing;
 
@@ -442,6 +443,48 @@ mod python {
         ))
     }
 
+    type WorkerSumArrays<'py> = (
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<f64>>,
+    );
+
+    /// Per worker, what its ended intervals add up to (see `sums::worker_sums`): per record
+    /// gpu_start, gpu_end and worker, per segment start, end, phase and record, and how many
+    /// phases to sum. Returns (worker ids, each one's lowest record, its interval count, the
+    /// sums: `phases` a worker, row after row).
+    #[pyfunction]
+    #[allow(clippy::too_many_arguments)]
+    fn worker_sums<'py>(
+        py: Python<'py>,
+        gpu_start: PyReadonlyArray1<'py, f64>,
+        gpu_end: PyReadonlyArray1<'py, f64>,
+        worker: PyReadonlyArray1<'py, i32>,
+        seg_start: PyReadonlyArray1<'py, f64>,
+        seg_end: PyReadonlyArray1<'py, f64>,
+        seg_phase: PyReadonlyArray1<'py, i8>,
+        seg_part: PyReadonlyArray1<'py, i64>,
+        phases: usize,
+    ) -> PyResult<WorkerSumArrays<'py>> {
+        let inputs = crate::sums::Inputs {
+            gpu_start: gpu_start.as_slice()?,
+            gpu_end: gpu_end.as_slice()?,
+            worker: worker.as_slice()?,
+            seg_start: seg_start.as_slice()?,
+            seg_end: seg_end.as_slice()?,
+            seg_phase: seg_phase.as_slice()?,
+            seg_part: seg_part.as_slice()?,
+        };
+        let s = py.detach(|| guarded(|| crate::sums::worker_sums(&inputs, phases)))?;
+        Ok((
+            PyArray1::from_vec(py, s.ids),
+            PyArray1::from_vec(py, s.first),
+            PyArray1::from_vec(py, s.counts),
+            PyArray1::from_vec(py, s.sums),
+        ))
+    }
+
     type SegmentArrays<'py> = (
         Bound<'py, PyArray1<f64>>,
         Bound<'py, PyArray1<f64>>,
@@ -615,6 +658,7 @@ mod python {
         m.add_function(wrap_pyfunction!(first_free_rows, m)?)?;
         m.add_function(wrap_pyfunction!(reconstruct_segments, m)?)?;
         m.add_function(wrap_pyfunction!(gap_rows_json, m)?)?;
+        m.add_function(wrap_pyfunction!(worker_sums, m)?)?;
         Ok(())
     }
 }
