@@ -307,11 +307,13 @@ impl Entry {
 #[derive(Default)]
 struct Locks {
     cells: Vec<(usize, u32)>, // (interval, the cell before it or NONE)
+    any: HashSet<usize>,      // every interval in a cell: most asked for are in none
 }
 
 impl Locks {
     fn push(&mut self, interval: usize, prev: u32) -> u32 {
         self.cells.push((interval, prev));
+        self.any.insert(interval);
         (self.cells.len() - 1) as u32
     }
 
@@ -324,7 +326,7 @@ impl Locks {
     }
 
     fn contains(&self, head: u32, i: usize) -> bool {
-        self.iter(head).any(|j| j == i)
+        self.any.contains(&i) && self.iter(head).any(|j| j == i)
     }
 }
 
