@@ -14,7 +14,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet, FxHasher};
 
@@ -330,24 +329,29 @@ impl Locks {
     }
 }
 
-/// Per GPU, its holder's state, in the order the GPUs first took a holder (shared between
-/// ways until one changes it).
-type Gpus = Arc<[Entry]>;
-
-#[derive(Clone)]
+/// A way of giving the lines so far: its cost, what it says of the GPUs, its decisions.
+#[derive(Clone, Copy)]
 struct Way {
     cost: f64,
-    gpus: Gpus,
     hash: u64, // of the GPUs' states, whatever their order (ways that agree predict alike)
     clock: f64,
     locked: u32, // the intervals that took a lock in its open decisions (in `Locks`)
     last: u32,
+    // per GPU, its holder's state, in the order the GPUs first took a holder: the run
+    // `from..from + len` of the attributor's `holders`. A way is made for every line, and
+    // copying its few entries costs less than a shared allocation to make and to free.
+    from: u32,
+    len: u32,
 }
 
-impl Way {
-    fn get(&self, g: i64) -> Option<&GpuState> {
-        self.gpus.iter().find(|e| e.gpu == g).map(|e| &e.st)
-    }
+/// A way's entries, in `holders`.
+fn entries<'a>(holders: &'a [Entry], way: &Way) -> &'a [Entry] {
+    &holders[way.from as usize..(way.from + way.len) as usize]
+}
+
+/// The state of GPU `g`'s holder among a way's entries.
+fn get(gpus: &[Entry], g: i64) -> Option<&GpuState> {
+    gpus.iter().find(|e| e.gpu == g).map(|e| &e.st)
 }
 
 /// What a line changes of a way: a GPU's holder after it. Kept small (most candidates are
@@ -371,11 +375,12 @@ enum Change {
 }
 
 impl Change {
-    /// The GPU and its holder's state after `line`, as `parent` would have them.
-    fn entry(self, parent: &Way, line: &Line) -> Option<Entry> {
+    /// The GPU and its holder's state after `line`, as a way with `parent`'s entries would
+    /// have them.
+    fn entry(self, parent: &[Entry], line: &Line) -> Option<Entry> {
         let (gpu, st) = match self {
             Change::Nothing => return None,
-            Change::Took(gpu) => (gpu, took(parent.get(gpu)?, line.stage, &line.vals)),
+            Change::Took(gpu) => (gpu, took(get(parent, gpu)?, line.stage, &line.vals)),
             Change::Lock { gpu, interval, at } => {
                 let mut st = GpuState::new(interval, STAGE_LOCK);
                 st.lock = Some(at);
@@ -424,31 +429,31 @@ fn entry_hash(g: i64, st: &GpuState) -> u64 {
         .rotate_left(29)
 }
 
-/// The order-insensitive hash of a way's GPUs after `change` (its new entry made).
-fn changed_hash(parent: &Way, change: &Option<Entry>) -> u64 {
+/// The order-insensitive hash of a way's GPUs after `change` (its new entry made), from its
+/// parent's hash and entries.
+fn changed_hash(hash: u64, parent: &[Entry], change: &Option<Entry>) -> u64 {
     match change {
-        None => parent.hash,
+        None => hash,
         Some(new) => {
             let old = parent
-                .gpus
                 .iter()
                 .find(|e| e.gpu == new.gpu)
                 .map_or(0, |e| e.hash);
-            parent.hash.wrapping_sub(old).wrapping_add(new.hash)
+            hash.wrapping_sub(old).wrapping_add(new.hash)
         }
     }
 }
 
 /// Do `existing`'s GPUs equal `parent`'s after `change`?
-fn same_states(existing: &[Entry], parent: &Way, change: &Option<Entry>) -> bool {
-    let added = change.is_some_and(|c| parent.get(c.gpu).is_none());
-    if existing.len() != parent.gpus.len() + usize::from(added) {
+fn same_states(existing: &[Entry], parent: &[Entry], change: &Option<Entry>) -> bool {
+    let added = change.is_some_and(|c| get(parent, c.gpu).is_none());
+    if existing.len() != parent.len() + usize::from(added) {
         return false;
     }
     existing.iter().all(|e| {
         let want = match change {
             Some(c) if c.gpu == e.gpu => Some(&c.st),
-            _ => parent.get(e.gpu),
+            _ => get(parent, e.gpu),
         };
         want == Some(&e.st)
     })
@@ -514,9 +519,11 @@ pub struct Attributor {
     pub lock_lines_seen: bool,
     /// Per GPU: kernel ms given to it that another GPU could own, and the converse.
     pub kernel_doubt: BTreeMap<i64, [f64; 2]>,
-    cands: Vec<Cand>,   // reused between lines
-    fits: Vec<LockFit>, // reused between lines
-    spare: Vec<Way>,    // reused between lines (emptied)
+    cands: Vec<Cand>,          // reused between lines
+    fits: Vec<LockFit>,        // reused between lines
+    spare: Vec<Way>,           // reused between lines (emptied)
+    holders: Vec<Entry>,       // the ways' entries (`Way::from`)
+    spare_holders: Vec<Entry>, // reused between lines (emptied)
 }
 
 impl Default for Attributor {
@@ -527,12 +534,15 @@ impl Default for Attributor {
             last_start: HashMap::default(),
             ways: vec![Way {
                 cost: 0.0,
-                gpus: Arc::new([]),
                 hash: 0,
                 clock: -INF,
                 locked: NONE,
                 last: NONE,
+                from: 0,
+                len: 0,
             }],
+            holders: Vec::new(),
+            spare_holders: Vec::new(),
             lines: VecDeque::new(),
             line_gpus: HashMap::default(),
             epilogue_of: HashMap::default(),
@@ -727,46 +737,48 @@ impl Attributor {
         // a way worse than the best by PRUNE_COST is dropped before it is built
         let best = cands.iter().map(|c| c.cost).fold(INF, f64::min);
         let mut out: Vec<Way> = std::mem::take(&mut self.spare);
+        let mut next = std::mem::take(&mut self.spare_holders); // the new ways' entries
         for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
             let parent = &ways[c.parent];
-            let change = c.change.entry(parent, line);
-            let way_hash = changed_hash(parent, &change);
+            let parent_gpus = entries(&self.holders, parent);
+            let change = c.change.entry(parent_gpus, line);
+            let way_hash = changed_hash(parent.hash, parent_gpus, &change);
             // a way already made with the same GPU states (the same hash, then compared):
             // the beam holds a few ways, a scan finds it
-            let slot = out
-                .iter()
-                .position(|w| w.hash == way_hash && same_states(&w.gpus, parent, &change));
+            let slot = out.iter().position(|w| {
+                w.hash == way_hash && same_states(entries(&next, w), parent_gpus, &change)
+            });
             if let Some(k) = slot {
                 if c.cost >= out[k].cost {
                     continue;
                 }
             }
-            // one allocation: the entries are written straight into the new shared slice
-            let gpus: Gpus = match change {
-                None => Arc::clone(&parent.gpus),
-                Some(new) if parent.gpus.iter().any(|e| e.gpu == new.gpu) => parent
-                    .gpus
-                    .iter()
-                    .map(|e| if e.gpu == new.gpu { new } else { *e })
-                    .collect(),
-                Some(new) => parent
-                    .gpus
-                    .iter()
-                    .copied()
-                    .chain(std::iter::once(new))
-                    .collect(),
-            };
+            let from = next.len();
+            match change {
+                None => next.extend_from_slice(parent_gpus),
+                Some(new) => {
+                    next.extend(
+                        parent_gpus
+                            .iter()
+                            .map(|e| if e.gpu == new.gpu { new } else { *e }),
+                    );
+                    if get(parent_gpus, new.gpu).is_none() {
+                        next.push(new);
+                    }
+                }
+            }
             let locked = match c.locks {
                 None => parent.locked,
                 Some(i) => self.locks.push(i, parent.locked),
             };
             let way = Way {
                 cost: c.cost,
-                gpus,
                 hash: way_hash,
                 clock: c.clock,
                 locked,
                 last: self.arena.push(seq, c.interval, c.gpu, parent.last),
+                from: from as u32,
+                len: (next.len() - from) as u32,
             };
             match slot {
                 Some(k) => out[k] = way,
@@ -775,6 +787,9 @@ impl Attributor {
         }
         self.cands = cands;
         self.fits = fits;
+        next = std::mem::replace(&mut self.holders, next);
+        next.clear();
+        self.spare_holders = next;
         out.sort_by(|a, b| {
             a.cost
                 .partial_cmp(&b.cost)
@@ -841,7 +856,7 @@ impl Attributor {
             if self.locks.contains(way.locked, i) {
                 continue;
             }
-            if let Some(st) = way.get(g) {
+            if let Some(st) = get(entries(&self.holders, way), g) {
                 if st.stage < STAGE_HELD && st.lock_line {
                     cost += SKIP_COST; // the GPU's mutex is still held: its holder lost lines
                 }
@@ -884,7 +899,7 @@ impl Attributor {
         offer: &mut impl FnMut(Cand),
     ) {
         let (stage, vals) = (line.stage, &line.vals);
-        for e in way.gpus.iter() {
+        for e in entries(&self.holders, way) {
             let (g, st) = (e.gpu, &e.st);
             if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
                 continue;
@@ -951,7 +966,7 @@ impl Attributor {
                 continue;
             }
             let g = r.gpu_of(i64::from(c.worker[i]));
-            if way.get(g).is_some_and(|st| st.stage < STAGE_TAIL) {
+            if get(entries(&self.holders, way), g).is_some_and(|st| st.stage < STAGE_TAIL) {
                 continue;
             }
             offer(Cand {
@@ -1013,7 +1028,7 @@ impl Attributor {
         let c = r.cols();
         let ran = self.locks.contains(way.locked, i)
             || c.known(col::NTT_MSM_H, i)
-            || way.gpus.iter().any(|e| e.st.holder == i);
+            || entries(&self.holders, way).iter().any(|e| e.st.holder == i);
         offer(Cand {
             parent: 0,
             cost: way.cost + if ran { 0.0 } else { SKIP_COST },
@@ -1261,7 +1276,7 @@ impl Attributor {
                 r.cols_mut().swap_timing(i, j);
                 let c = r.cols();
                 for way in &mut self.ways {
-                    let gpus = Arc::make_mut(&mut way.gpus);
+                    let gpus = &mut self.holders[way.from as usize..(way.from + way.len) as usize];
                     for e in gpus.iter_mut() {
                         if e.st.holder == i || e.st.holder == j {
                             let k = if e.st.holder == i { j } else { i };
