@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from parsers.tail import open_regular
+from parsers.regular import open_regular
 
 BLOCK_BYTES = 1 << 20
 

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from parsers._core import Scanner
-from parsers.tail import open_regular
+from parsers.regular import open_regular
 
 
 class ReadAhead:

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
-from parsers.tail import open_regular
+from parsers.regular import open_regular
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"

@@ -12,6 +12,7 @@ from test_follow import Collector, wait_for
 
 from parsers import rawlines, tail
 from parsers.rawlines import LineReader
+from parsers.regular import NotARegularFile, open_regular
 from parsers.tail import LogTail, TailState
 
 LINES = (
@@ -69,11 +70,11 @@ def test_the_follower_says_an_unreadable_file_and_recovers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # root reads a chmod 000 file all the same: refuse the open as the kernel would for others
-    real_open = tail.open_regular
+    real_open = open_regular
     refused = threading.Event()
     refused.set()
 
-    def open_regular(path: Path) -> int:
+    def refusing_open(path: Path) -> int:
         if refused.is_set():
             raise PermissionError(13, "Permission denied")
         return real_open(path)
@@ -81,7 +82,7 @@ def test_the_follower_says_an_unreadable_file_and_recovers(
     log = tmp_path / "u.log"
     log.write_bytes(LINES)
     c = Collector(log)
-    monkeypatch.setattr(tail, "open_regular", open_regular)
+    monkeypatch.setattr(tail, "open_regular", refusing_open)
     try:
         wait_for(lambda: bool(c.updates) and c.last.model.counts.timeline == 3)
         log.unlink()
@@ -101,7 +102,7 @@ def test_the_follower_says_an_unreadable_file_and_recovers(
 def test_opening_a_fifo_never_blocks(tmp_path: Path) -> None:
     fifo = tmp_path / "p"
     os.mkfifo(fifo)
-    with pytest.raises(tail.NotARegularFile, match="FIFO"):
+    with pytest.raises(NotARegularFile, match="FIFO"):
         LogTail(fifo)
     with pytest.raises(OSError, match="FIFO"):
         LineReader(path=fifo).lines(1, 3)

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, NoReturn
 
 # Only what the command line needs before a log is read: the report starts reading its log
 # (parsers.readahead) before the analysis, numpy and the model are loaded.
-from parsers.rawlines import LineReader
+from parsers.regular import open_regular
 from parsers.sanitize import visible
 from parsers.sources import HEAD_BYTES, UnreadableLog, compression, file_hint, utf16_hint
-from parsers.tail import open_regular
 from tui.palettes import PALETTES
 
 if TYPE_CHECKING:
@@ -323,6 +322,7 @@ def _print_report(args: argparse.Namespace, model: LogModel) -> None:
     else:
         from rich.console import Console
 
+        from parsers.rawlines import LineReader
         from tui.report import print_report
 
         # piped or redirected: full lines (a reader greps them), not 80 columns

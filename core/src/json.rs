@@ -55,38 +55,62 @@ pub struct Gap<'a> {
     pub cause: &'a str, // JSON text
 }
 
+/// `v` in decimal (a report writes a hundred thousand of them: no formatting machinery).
+pub fn push_int(out: &mut String, v: i64) {
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut n = v.unsigned_abs();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    for &d in &digits[k..] {
+        out.push(char::from(d));
+    }
+}
+
 fn push_side(out: &mut String, key: &str, side: &Side) {
-    let _ = write!(
-        out,
-        "\"{key}\": {{\"job\": {}, \"worker\": {}, \"partition\": ",
-        side.job, side.worker
-    );
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\": {\"job\": ");
+    out.push_str(side.job);
+    out.push_str(", \"worker\": ");
+    push_int(out, side.worker);
+    out.push_str(", \"partition\": ");
     if side.partition < 0 {
         out.push_str("null");
     } else {
-        let _ = write!(out, "{}", side.partition);
+        push_int(out, side.partition);
     }
     out.push('}');
 }
 
 /// Append one gap's object.
 pub fn push_gap(out: &mut String, g: &Gap) {
-    let _ = write!(
-        out,
-        "{{\"gpu\": {}, \"start\": {}, \"end\": {}, \"duration_ms\": {}, ",
-        g.gpu,
-        g.start,
-        g.end,
-        g.end - g.start
-    );
+    out.push_str("{\"gpu\": ");
+    push_int(out, g.gpu);
+    out.push_str(", \"start\": ");
+    push_int(out, g.start);
+    out.push_str(", \"end\": ");
+    push_int(out, g.end);
+    out.push_str(", \"duration_ms\": ");
+    push_int(out, g.end.wrapping_sub(g.start));
+    out.push_str(", ");
     push_side(out, "before", &g.before);
     out.push_str(", ");
     push_side(out, "after", &g.after);
-    let _ = write!(
-        out,
-        ", \"crosses_proof_boundary\": {}, \"cause\": {}}}",
-        g.crosses, g.cause
-    );
+    out.push_str(", \"crosses_proof_boundary\": ");
+    out.push_str(if g.crosses { "true" } else { "false" });
+    out.push_str(", \"cause\": ");
+    out.push_str(g.cause);
+    out.push('}');
 }
 
 #[cfg(test)]
@@ -100,6 +124,15 @@ mod tests {
         assert_eq!(quoted("\n\r\t\u{8}\u{c}"), "\"\\n\\r\\t\\b\\f\"");
         assert_eq!(quoted("\u{1}\u{7f}"), "\"\\u0001\\u007f\"");
         assert_eq!(quoted("é😀\u{202e}"), "\"\\u00e9\\ud83d\\ude00\\u202e\"");
+    }
+
+    #[test]
+    fn integers_as_python_writes_them() {
+        for v in [0, 7, -7, 10, 1234567890, i64::MAX, i64::MIN, -1] {
+            let mut out = String::new();
+            push_int(&mut out, v);
+            assert_eq!(out, v.to_string());
+        }
     }
 
     #[test]
