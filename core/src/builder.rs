@@ -7,6 +7,7 @@
 //! Bad input is counted, never raised.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::io::Read;
 use std::sync::{mpsc, Mutex, MutexGuard, PoisonError};
 
 use rustc_hash::FxHashMap as HashMap;
@@ -25,6 +26,8 @@ pub const RESTART_JUMP_MS: i64 = 30_000;
 /// Pending C++ lines wait this long (ms of stamps) so that a stamp written a little late
 /// (disorder) is read before they are attributed.
 const DEFER_MS: i64 = 10;
+/// No number yet (`job_of`).
+const NONE: u32 = u32::MAX;
 /// How late a stamp can be (taken, then written after the lines below it).
 const WINDOW_SLACK_MS: f64 = 10.0;
 const MAX_PENDING: usize = 20_000;
@@ -86,6 +89,27 @@ impl Records for Recs {
     }
 }
 
+/// The reading side of a threaded feed: batches to fill (spent ones come back) and the way
+/// to the applying side.
+struct Pipe {
+    full: mpsc::SyncSender<Batch>,
+    empty: mpsc::Receiver<Batch>,
+}
+
+impl Pipe {
+    /// An empty batch to read into.
+    fn batch(&self) -> Batch {
+        let mut batch = self.empty.try_recv().unwrap_or_default();
+        batch.clear();
+        batch
+    }
+
+    /// Hand a batch over; false when the applying side has stopped.
+    fn send(&self, batch: Batch) -> bool {
+        self.full.send(batch).is_ok()
+    }
+}
+
 /// Feed bytes as they come; read the columns at any time.
 pub struct Builder {
     /// The runs before a daemon restart, finished (the current run is this builder).
@@ -95,6 +119,7 @@ pub struct Builder {
     pub recs: Recs,
     pub counts: Counts,
     keys: HashMap<u64, u32>, // record_key(job number, partition) -> record
+    job_of: Vec<u32>,        // per job number of the reader's, this run's (NONE: not seen)
     attempts: HashMap<usize, (u32, usize)>, // job number -> (attempt, its job number)
     pub max_stamp: i64,
     pub engine_seen: bool,
@@ -148,6 +173,7 @@ impl Builder {
             },
             counts: Counts::default(),
             keys: HashMap::default(),
+            job_of: Vec::new(),
             attempts: HashMap::default(),
             max_stamp: -1,
             engine_seen: false,
@@ -192,6 +218,65 @@ impl Builder {
     /// A big feed: a second thread reads pieces of it while this one applies them. False
     /// (nothing read) when no thread could be started.
     fn feed_threaded(&mut self, data: &[u8]) -> bool {
+        self.threaded(|reader, pipe| {
+            for piece in data.chunks(PIECE_BYTES) {
+                let mut batch = pipe.batch();
+                reader.read(piece, &mut batch);
+                if !pipe.send(batch) {
+                    break; // the applying side stopped
+                }
+            }
+        })
+        .is_some()
+    }
+
+    /// Everything `source` gives, to its end: read (the system calls too) on a second thread
+    /// while this one applies, or here when no thread can be started. Returns the bytes read.
+    pub fn feed_from(&mut self, source: &mut (impl Read + Send)) -> std::io::Result<u64> {
+        fn read_piece(source: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+            loop {
+                match source.read(buf) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    done => return done,
+                }
+            }
+        }
+        let mut total = 0u64;
+        let read = self.threaded(|reader, pipe| -> std::io::Result<()> {
+            let mut buf = vec![0u8; PIECE_BYTES];
+            loop {
+                let n = read_piece(source, &mut buf)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                total += n as u64;
+                let mut batch = pipe.batch();
+                reader.read(&buf[..n], &mut batch);
+                if !pipe.send(batch) {
+                    return Ok(()); // the applying side stopped
+                }
+            }
+        });
+        if let Some(done) = read {
+            return done.map(|()| total);
+        }
+        let mut buf = vec![0u8; PIECE_BYTES]; // no thread to be had: read here
+        loop {
+            let n = read_piece(source, &mut buf)?;
+            if n == 0 {
+                return Ok(total);
+            }
+            total += n as u64;
+            self.feed_here(&buf[..n]);
+        }
+    }
+
+    /// Run `produce` on a second thread with the reader and a pipe of batches, and apply the
+    /// batches on this one as they come. None (nothing run) when no thread could be started.
+    fn threaded<T: Send>(
+        &mut self,
+        produce: impl FnOnce(&mut Reader, &Pipe) -> T + Send,
+    ) -> Option<T> {
         fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
             m.lock().unwrap_or_else(PoisonError::into_inner)
         }
@@ -199,42 +284,36 @@ impl Builder {
         let shared = &slot;
         #[cfg(test)]
         let no_threads = self.no_threads;
-        let started = std::thread::scope(|s| {
+        let out = std::thread::scope(|s| {
             let (full, read) = mpsc::sync_channel::<Batch>(PIECES_AHEAD);
             let (spent, empty) = mpsc::channel::<Batch>();
             #[cfg(test)]
             if no_threads {
-                return false; // a test of the fallback: as if the system had no thread to give
+                return None; // a test of the fallback: as if the system had no thread to give
             }
             let reading = std::thread::Builder::new()
                 .name("cuzk-tui-read".into())
                 .spawn_scoped(s, move || {
                     let mut reader = lock(shared).take().expect("the reader");
-                    for piece in data.chunks(PIECE_BYTES) {
-                        let mut batch = empty.try_recv().unwrap_or_default();
-                        batch.clear();
-                        reader.read(piece, &mut batch);
-                        if full.send(batch).is_err() {
-                            break; // the applying side stopped
-                        }
-                    }
+                    let out = produce(&mut reader, &Pipe { full, empty });
                     *lock(shared) = Some(reader);
+                    out
                 });
             let Ok(reading) = reading else {
-                return false; // no thread to be had: the reader is still in its slot
+                return None; // no thread to be had: the reader is still in its slot
             };
             for batch in read {
                 self.apply(&batch);
                 let _ = spent.send(batch); // the reader may have finished: fine
             }
-            if let Err(panic) = reading.join() {
-                std::panic::resume_unwind(panic);
+            match reading.join() {
+                Ok(out) => Some(out),
+                Err(panic) => std::panic::resume_unwind(panic),
             }
-            true
         });
         // a restart while applying made a new builder: the reader goes to the current one
         self.reader = lock(&slot).take().unwrap_or_default();
-        started
+        out
     }
 
     /// End of input: attribute what waits (a partial last line stays unread).
@@ -469,7 +548,18 @@ impl Builder {
         self.stamp = stamp;
         self.max_stamp = self.max_stamp.max(stamp);
         let job = batch.get(e.job);
-        let j = self.recs.cols.job_id(job);
+        let j = match self.job_of.get(e.job_no as usize) {
+            Some(&j) if j != NONE => j as usize,
+            _ => {
+                let j = self.recs.cols.job_id(job);
+                let at = e.job_no as usize;
+                if self.job_of.len() <= at {
+                    self.job_of.resize(at + 1, NONE);
+                }
+                self.job_of[at] = j as u32;
+                j
+            }
+        };
         let key = record_key(j, partition);
         let field = match e.event {
             reader::EV_SYNTH_START => Some(col::SYNTH_START),
@@ -759,6 +849,73 @@ TIMELINE,105,GPU_START,job-a,worker=0
         assert_eq!(here.finished.len(), 1, "the restart is seen");
         assert_eq!(runs_of(&here), runs_of(&threaded));
         assert_eq!(here.reader.lines_read, threaded.reader.lines_read);
+    }
+
+    /// A source that gives odd amounts, is interrupted now and then, and may fail at a point.
+    struct Stutter<'a> {
+        data: &'a [u8],
+        pos: usize,
+        rng: Rng,
+        fail_at: Option<usize>,
+    }
+
+    impl Read for Stutter<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.rng.below(7) == 0 {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            if self.fail_at.is_some_and(|at| self.pos >= at) {
+                return Err(std::io::Error::other("the disk went away"));
+            }
+            let n = (1 + self.rng.below(3 * PIECE_BYTES))
+                .min(buf.len())
+                .min(self.data.len() - self.pos);
+            buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+            self.pos += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_source_read_on_the_second_thread_gives_what_a_whole_feed_gives() {
+        let data = long_log(3000, 1700);
+        let whole_feed = whole(&data);
+        for no_threads in [false, true] {
+            let mut from = Builder::new(None);
+            from.no_threads = no_threads;
+            let mut source = Stutter {
+                data: &data,
+                pos: 0,
+                rng: Rng(0x9e37_79b9_7f4a_7c15),
+                fail_at: None,
+            };
+            assert_eq!(from.feed_from(&mut source).unwrap(), data.len() as u64);
+            from.finish();
+            assert_eq!(runs_of(&from), runs_of(&whole_feed));
+            assert_eq!(from.reader.lines_read, whole_feed.reader.lines_read);
+        }
+    }
+
+    #[test]
+    fn a_read_error_ends_the_feed_with_what_was_read_applied() {
+        let data = long_log(2000, 1100);
+        let at = data.len() / 2;
+        let mut from = Builder::new(None);
+        let mut source = Stutter {
+            data: &data,
+            pos: 0,
+            rng: Rng(0x2545_f491_4f6c_dd1d),
+            fail_at: Some(at),
+        };
+        let err = from.feed_from(&mut source).unwrap_err();
+        assert_eq!(err.to_string(), "the disk went away");
+        assert!(source.pos >= at);
+        assert!(
+            from.reader.bytes_read >= at as u64,
+            "what was read before is kept"
+        );
+        let timeline: i64 = from.finished.iter().map(|r| r.counts.timeline).sum();
+        assert!(from.counts.timeline + timeline > 0);
     }
 
     #[test]

@@ -99,9 +99,6 @@ mod python {
         }
     }
 
-    /// What `feed_fd` reads at a time.
-    const FD_PIECE_BYTES: usize = 1 << 22;
-
     /// Columns of a live view with the records its open decisions changed.
     type LiveRows<'py> = (Bound<'py, PyDict>, Bound<'py, PyDict>, Vec<i64>);
 
@@ -178,7 +175,6 @@ mod python {
         /// the GIL: the interpreter goes on meanwhile). The descriptor stays the caller's.
         /// Returns the bytes read; a read error is raised as OSError.
         fn feed_fd(&mut self, py: Python<'_>, fd: i32) -> PyResult<u64> {
-            use std::io::Read;
             use std::os::fd::FromRawFd;
             self.check()?;
             if fd < 0 {
@@ -190,23 +186,8 @@ mod python {
             // File is never dropped (ManuallyDrop), so it does not close it.
             let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
             let inner = &mut self.inner;
-            let out = py.detach(|| {
-                guarded(|| -> std::io::Result<u64> {
-                    let mut buf = vec![0u8; FD_PIECE_BYTES];
-                    let mut total = 0u64;
-                    loop {
-                        match file.read(&mut buf) {
-                            Ok(0) => return Ok(total),
-                            Ok(n) => {
-                                inner.feed(&buf[..n]);
-                                total += n as u64;
-                            }
-                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
-                })
-            });
+            // read on the core's second thread, system calls and all, while this one applies
+            let out = py.detach(|| guarded(|| inner.feed_from(&mut *file)));
             self.broken = out.is_err();
             out?.map_err(os_error)
         }

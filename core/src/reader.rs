@@ -6,6 +6,8 @@
 //! something else. Nothing here depends on the records of a run, so the reader can run on
 //! its own thread ahead of the builder that applies the items (`Builder::feed`).
 
+use rustc_hash::FxHashMap as HashMap;
+
 use crate::text::{self, Wall, TIMELINE};
 use crate::timing::{classify, Timing};
 
@@ -51,6 +53,8 @@ pub struct Event {
     pub stamp: i64,
     pub event: u8,
     pub job: Span,
+    /// The job's number in the file (the reader's, first seen first, whatever the run).
+    pub job_no: u32,
     pub partition: Option<i64>,
     pub worker: Option<i64>,
     /// The partition came as `snap_partition=`.
@@ -146,6 +150,23 @@ pub struct Reader {
     prefixed: bool, // the last Prefix item told of a prefix
     capture: Capture,
     votes: [u32; 2],
+    jobs: JobNumbers,
+}
+
+/// A number for each job id of the file, first seen first. Looked up here, on the thread
+/// that reads, so that the thread that builds the records (the busier one) indexes a vector.
+#[derive(Default)]
+struct JobNumbers(HashMap<Vec<u8>, u32>);
+
+impl JobNumbers {
+    fn number(&mut self, job: &[u8]) -> u32 {
+        if let Some(&n) = self.0.get(job) {
+            return n;
+        }
+        let n = self.0.len() as u32;
+        self.0.insert(job.to_vec(), n);
+        n
+    }
 }
 
 fn current_year() -> i64 {
@@ -176,7 +197,7 @@ fn kv_last<'a>(kv: &[(&[u8], &'a [u8])], key: &[u8]) -> Option<&'a [u8]> {
 }
 
 /// The fields of a TIMELINE line (None: malformed).
-fn timeline_event(line: &[u8], out: &mut Batch) -> Option<Event> {
+fn timeline_event(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option<Event> {
     let mut fields = line.splitn(5, |&b| b == b',');
     let (_, Some(stamp_raw), Some(event), Some(job)) =
         (fields.next(), fields.next(), fields.next(), fields.next())
@@ -244,6 +265,7 @@ fn timeline_event(line: &[u8], out: &mut Batch) -> Option<Event> {
     Some(Event {
         stamp,
         event,
+        job_no: jobs.number(job),
         job: out.keep(job),
         partition,
         worker,
@@ -439,7 +461,7 @@ impl Reader {
                 .split(|&b| b == b',')
                 .next()
                 .and_then(text::parse_int);
-            let event = timeline_event(line, out);
+            let event = timeline_event(line, out, &mut self.jobs);
             out.items.push(Item::Timeline {
                 line_no,
                 first,
