@@ -75,16 +75,22 @@ fn known(a: f64) -> bool {
     !a.is_nan()
 }
 
+/// The most segments an interval is split into.
+const MOST_PER_INTERVAL: usize = 10;
+
 /// Split every interval into segments that tile [gpu_start, drawn end] (drawn end: its
 /// GPU_END, or where a failed or running interval is drawn to, `now` for a running one); a
 /// stretch the log does not explain is UNKNOWN, never guessed.
 pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
     let n = c.f[col::GPU_START].len();
+    // room for the most an interval can have: memory is only taken where it is written,
+    // and the columns never grow (growing would copy them, and touch twice the memory)
+    let most = n * MOST_PER_INTERVAL;
     let mut out = Segments {
-        start: Vec::with_capacity(n * 6),
-        end: Vec::with_capacity(n * 6),
-        phase: Vec::with_capacity(n * 6),
-        part: Vec::with_capacity(n * 6),
+        start: Vec::with_capacity(most),
+        end: Vec::with_capacity(most),
+        phase: Vec::with_capacity(most),
+        part: Vec::with_capacity(most),
         lock: Vec::with_capacity(n),
         unlock: Vec::with_capacity(n),
         drawn_end: Vec::with_capacity(n),
@@ -184,7 +190,7 @@ pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
         };
 
         // (start, end, phase, shown), in time order; all but the first need a valid lock
-        let rows = [
+        let rows: [(f64, f64, i8, bool); MOST_PER_INTERVAL] = [
             (start, end, open_kind, has_start && !valid),
             (
                 start,
