@@ -848,13 +848,13 @@ def _make_proofs(j: Jobs, t: PartitionTable) -> list[Proof]:
     kinds = t.kinds
     return [
         Proof(
-            job=t.jobs[job],
-            kind=kinds[k] if k >= 0 else "",
-            partitions=parts,
-            first_synth_start=None if first != first else int(first),
-            last_gpu_end=None if last != last else int(last),
-            completed=open_parts == 0,
-            last_seen=None if seen != seen else int(seen),
+            t.jobs[job],
+            kinds[k] if k >= 0 else "",
+            parts,
+            None if first != first else int(first),
+            None if last != last else int(last),
+            open_parts == 0,
+            None if seen != seen else int(seen),
         )
         for job, k, parts, first, last, open_parts, seen in zip(
             j.ids.tolist(),

@@ -235,8 +235,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         )
         kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
         proofs.extend(
-            replace(
-                p,
+            p._replace(
                 first_synth_start=_shift_opt(p.first_synth_start, off),
                 last_gpu_end=_shift_opt(p.last_gpu_end, off),
                 last_seen=_shift_opt(p.last_seen, off),

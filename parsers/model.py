@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import IntEnum
-from typing import overload
+from typing import NamedTuple, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -540,9 +540,9 @@ class WorkerStats:
     phases_ms: dict[str, float]
 
 
-@dataclass(frozen=True, slots=True)
-class Proof:
-    """All partitions of one job id."""
+class Proof(NamedTuple):
+    """All partitions of one job id (a tuple: a long log has tens of thousands, made at
+    every snapshot, and a tuple is made four times faster than a frozen dataclass)."""
 
     job: str
     kind: str
