@@ -319,8 +319,17 @@ def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
         busy = union_blocks(t.gpu_start[done], t.gpu_end[done])
         kmask = (seg_p == Phase.KERNEL) & seg_done & on_gpu[rows.seg_part]
         holes = _holes(busy)
-        before = _first_with(t.gpu_end, t.worker, done, holes.starts)
-        after = _first_with(t.gpu_start, t.worker, done, holes.ends)
+        # the intervals around each hole, and those opening and closing the busy span (one
+        # sort by end and one by start)
+        if len(done):
+            ends_at = _first_with(t.gpu_end, t.worker, done, np.append(holes.starts, busy.ends[-1]))
+            starts_at = _first_with(
+                t.gpu_start, t.worker, done, np.append(holes.ends, busy.starts[0])
+            )
+            before, last_before = ends_at[:-1], int(ends_at[-1])
+            after, first_after = starts_at[:-1], int(starts_at[-1])
+        else:
+            before, after, first_after, last_before = done, done, -1, -1
         gap_cols.append((g, holes.starts, holes.ends, before, after))
         mine = on_gpu & done_mask & (kernel_ms > 0)
         n_blocks = blocks[mine]
@@ -329,14 +338,8 @@ def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
             kernel=union_blocks(seg_s[kmask], seg_e[kmask]),
             gap_before=before,
             gap_after=after,
-            first_after=(
-                int(_first_with(t.gpu_start, t.worker, done, busy.starts[:1])[0])
-                if len(done)
-                else -1
-            ),
-            last_before=(
-                int(_first_with(t.gpu_end, t.worker, done, busy.ends[-1:])[0]) if len(done) else -1
-            ),
+            first_after=first_after,
+            last_before=last_before,
             span=(
                 (int(t.gpu_start[done].min()), int(t.gpu_end[done].max())) if len(done) else None
             ),
@@ -819,26 +822,31 @@ def _combine_jobs(parts: list[Jobs]) -> Jobs:
 
 def _reduce_jobs(j: Jobs) -> Jobs:
     """The entries of `j` with the same job number as one (the first record's kind)."""
-    ids, inverse = np.unique(j.ids, return_inverse=True)
-    n = len(ids)
-    first = np.full(n, np.nan)
-    np.fmin.at(first, inverse, j.first)
-    last = np.full(n, np.nan)
-    np.fmax.at(last, inverse, j.last)
-    seen = np.full(n, np.nan)
-    np.fmax.at(seen, inverse, j.seen)
-    first_row = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first_row, inverse, j.first_row)
+    n_in = len(j.ids)
+    if n_in == 0:
+        return j
+    # the entries by job number: each job's a run, reduced at once (min and max are exact
+    # whatever the order; the counts are sums of small integers)
+    order = np.argsort(j.ids, kind="stable")
+    sorted_ids = j.ids[order]
+    new = np.empty(n_in, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_ids[1:], sorted_ids[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    n = len(starts)
+    inverse = np.empty(n_in, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    first_row = np.minimum.reduceat(j.first_row[order], starts)
     kind = np.zeros(n, dtype=np.int64)
     winner = j.first_row == first_row[inverse]
     kind[inverse[winner]] = j.kind[winner]
     return Jobs(
-        ids,
-        np.bincount(inverse, weights=j.parts, minlength=n).astype(np.int64),
-        np.bincount(inverse, weights=j.open_parts, minlength=n).astype(np.int64),
-        first,
-        last,
-        seen,
+        sorted_ids[starts],
+        np.add.reduceat(j.parts[order], starts),
+        np.add.reduceat(j.open_parts[order], starts),
+        np.fmin.reduceat(j.first[order], starts),
+        np.fmax.reduceat(j.last[order], starts),
+        np.fmax.reduceat(j.seen[order], starts),
         first_row,
         kind,
     )
