@@ -47,17 +47,36 @@ pub enum Timing {
     Bad,
 }
 
+/// The keys of the `gpu_tid=` lines about the phases.
+const GPU_TID_KEYS: [&[u8]; 4] = [
+    b"ntt_msm_h_ms=",
+    b"barrier_wait_ms=",
+    b"batch_add_ms=",
+    b"tail_msm_ms=",
+];
+
+/// Whether a `gpu_tid=` line holds one of GPU_TID_KEYS anywhere. The daemon prints it
+/// second: that token is looked at first, the whole line searched only if it is not one.
+fn names_a_kernel_phase(body: &[u8]) -> bool {
+    let second = body
+        .split(u8::is_ascii_whitespace)
+        .filter(|t| !t.is_empty())
+        .nth(1)
+        .unwrap_or(b"");
+    GPU_TID_KEYS.iter().any(|k| second.starts_with(k))
+        || crate::contains!(body, b"ntt_msm_h_ms=")
+        || crate::contains!(body, b"barrier_wait_ms=")
+        || crate::contains!(body, b"batch_add_ms=")
+        || crate::contains!(body, b"tail_msm_ms=")
+}
+
 /// Classify the text after `CUZK_TIMING: ` / `CUZK_NTT_H: `.
 pub fn classify(body: &[u8], ntt_h: bool) -> Timing {
     let head = &body[..body.len().min(6)];
     let phase_line = ntt_h
         || matches!(head, b"pre_lo" | b"mutex_" | b"d_a_ca" | b"epilog")
         || body.starts_with(b"prestage_setup=")
-        || (head == b"gpu_ti"
-            && (crate::contains!(body, b"ntt_msm_h_ms=")
-                || crate::contains!(body, b"barrier_wait_ms=")
-                || crate::contains!(body, b"batch_add_ms=")
-                || crate::contains!(body, b"tail_msm_ms=")));
+        || (head == b"gpu_ti" && names_a_kernel_phase(body));
     if !phase_line {
         return Timing::Other;
     }
@@ -202,6 +221,13 @@ mod tests {
             Timing::Bad
         );
         assert_eq!(classify(b"prep_msm_ms=1917", false), Timing::Other);
+        // a key not in second place is found all the same (the line is then read by its
+        // second token: not a phase it knows, so a bad line, not another kind of line)
+        assert!(names_a_kernel_phase(b"gpu_tid=0 ntt_msm_h_ms=5"));
+        assert!(names_a_kernel_phase(b"gpu_tid=0  x=1 batch_add_ms=5"));
+        assert!(!names_a_kernel_phase(b"gpu_tid=0 msm_h_ms=5"));
+        assert_eq!(classify(b"gpu_tid=0 x=1 tail_msm_ms=5", false), Timing::Bad);
+        assert_eq!(classify(b"gpu_tid=0 x=1", false), Timing::Other);
         assert_eq!(
             classify(b"d_a_cache allocated 4096 MiB on gpu 3000000000", false),
             Timing::Bad
