@@ -99,3 +99,35 @@ def test_the_report_s_model_without_lanes_reports_the_same(seed: int) -> None:
         undrawn = undrawn_builder.build(release=True, drawn=False)
         assert drawn.lanes and not undrawn.lanes
         assert report_json(undrawn) == report_json(drawn)
+
+
+@pytest.mark.parametrize("sample", ["p9-c6.log", "journal-2gpu.log"])
+def test_the_text_report_says_what_each_worker_was_doing(sample: str) -> None:
+    """The text report reads the lanes (each worker's state when a gap began): the command
+    builds them for it, and prints what a drawn model prints, from a file and from stdin."""
+    import io
+
+    from rich.console import Console
+
+    from parsers.rawlines import LineReader
+    from parsers.report import read_log
+    from tui.report import print_report
+
+    path = Path(__file__).parent / "samples" / sample
+    out = io.StringIO()
+    print_report(read_log(path), Console(width=10_000, file=out), reader=LineReader(path=path))
+    expected = out.getvalue()
+    states = [line for line in expected.splitlines() if "workers " in line]
+    assert states
+    if sample == "p9-c6.log":  # a gap where a worker was busy
+        assert any("running kernels" in line for line in states)
+    cmd = [sys.executable, "-m", "tui.cli", str(path), "--report"]
+    assert subprocess.run(cmd, capture_output=True, check=True).stdout.decode() == expected
+    piped = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-", "--report"],
+        input=path.read_bytes(),
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    # from stdin there is no file to read raw lines from: the same workers' states
+    assert [line for line in piped.splitlines() if "workers " in line] == states

@@ -259,8 +259,10 @@ def read_ahead(args: argparse.Namespace) -> ReadAhead | None:
 
 
 def load_model(args: argparse.Namespace, ahead: ReadAhead | None = None) -> LogModel:
-    """Parse the demo or the named log into a finished model for the report, which draws
-    nothing: without the viewer's lanes (`ahead`: the log, being read)."""
+    """Parse the demo or the named log into a finished model for the report (`ahead`: the
+    log, being read). The JSON report does without the viewer's lanes; the text report
+    reads them (what each worker was doing when a gap began)."""
+    drawn = not args.json
     from parsers.builder import LogBuilder
     from parsers.report import read_log, read_stream
 
@@ -273,18 +275,18 @@ def load_model(args: argparse.Namespace, ahead: ReadAhead | None = None) -> LogM
         except OSError as exc:
             fail(f"cannot read {args.log}: {exc.strerror or exc}")
         builder = LogBuilder(ahead.path.name, args.workers_per_gpu, scanner)
-        return builder.build(release=True, drawn=False)
+        return builder.build(release=True, drawn=drawn)
     if args.demo:
         builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
         builder.feed(demo_bytes())
-        return builder.build(release=True, drawn=False)
+        return builder.build(release=True, drawn=drawn)
     if args.log == "-":
         if sys.stdin is None:  # started with standard input closed (<&-)
             fail("standard input is closed: nothing to read (give a log file)")
-        return read_stream(sys.stdin.buffer, "stdin", args.workers_per_gpu, drawn=False)
+        return read_stream(sys.stdin.buffer, "stdin", args.workers_per_gpu, drawn=drawn)
     path = check_log_path(args.log)
     try:
-        return read_log(path, workers_per_gpu=args.workers_per_gpu, drawn=False)
+        return read_log(path, workers_per_gpu=args.workers_per_gpu, drawn=drawn)
     except UnreadableLog as exc:
         fail(str(exc))
     except (OSError, EOFError) as exc:  # EOFError: a gzip file cut short

@@ -26,8 +26,6 @@ pub const RESTART_JUMP_MS: i64 = 30_000;
 /// Pending C++ lines wait this long (ms of stamps) so that a stamp written a little late
 /// (disorder) is read before they are attributed.
 const DEFER_MS: i64 = 10;
-/// No number yet (`job_of`).
-const NONE: u32 = u32::MAX;
 /// How late a stamp can be (taken, then written after the lines below it).
 const WINDOW_SLACK_MS: f64 = 10.0;
 const MAX_PENDING: usize = 20_000;
@@ -119,7 +117,9 @@ pub struct Builder {
     pub recs: Recs,
     pub counts: Counts,
     keys: HashMap<u64, u32>, // record_key(job number, partition) -> record
-    job_of: Vec<u32>,        // per job number of the reader's, this run's (NONE: not seen)
+    // per job number of the reader's (counted over the whole file), this run's: a run holds
+    // only its own jobs, whatever came before it
+    job_of: HashMap<u32, u32>,
     attempts: HashMap<usize, (u32, usize)>, // job number -> (attempt, its job number)
     pub max_stamp: i64,
     pub engine_seen: bool,
@@ -173,7 +173,7 @@ impl Builder {
             },
             counts: Counts::default(),
             keys: HashMap::default(),
-            job_of: Vec::new(),
+            job_of: HashMap::default(),
             attempts: HashMap::default(),
             max_stamp: -1,
             engine_seen: false,
@@ -431,6 +431,7 @@ impl Builder {
         // inside a cut line: its lines read before the restart went with the old run
         fresh.inners = self.inners.map(|_| 0);
         let mut old = std::mem::replace(self, fresh);
+        old.job_of = HashMap::default(); // the run is over: its names stay in its columns
         old.finish();
         self.finished = std::mem::take(&mut old.finished);
         self.finished.push(old);
@@ -548,15 +549,11 @@ impl Builder {
         self.stamp = stamp;
         self.max_stamp = self.max_stamp.max(stamp);
         let job = batch.get(e.job);
-        let j = match self.job_of.get(e.job_no as usize) {
-            Some(&j) if j != NONE => j as usize,
-            _ => {
+        let j = match self.job_of.get(&e.job_no) {
+            Some(&j) => j as usize,
+            None => {
                 let j = self.recs.cols.job_id(job);
-                let at = e.job_no as usize;
-                if self.job_of.len() <= at {
-                    self.job_of.resize(at + 1, NONE);
-                }
-                self.job_of[at] = j as u32;
+                self.job_of.insert(e.job_no, j as u32);
                 j
             }
         };
@@ -916,6 +913,37 @@ TIMELINE,105,GPU_START,job-a,worker=0
         );
         let timeline: i64 = from.finished.iter().map(|r| r.counts.timeline).sum();
         assert!(from.counts.timeline + timeline > 0);
+    }
+
+    #[test]
+    fn a_run_maps_only_its_own_jobs() {
+        // a daemon in a crash loop: many short runs, each with a job of its own and one that
+        // every run has (its number in the file is an early one)
+        let mut log = Vec::new();
+        for r in 0..500 {
+            for (w, job) in [format!("porep-1-{r}"), "porep-1-0".to_string()]
+                .iter()
+                .enumerate()
+            {
+                log.extend_from_slice(
+                    format!(
+                        "TIMELINE,{},GPU_START,{job},worker={w},partition=0\n",
+                        1000 + w
+                    )
+                    .as_bytes(),
+                );
+            }
+            log.extend_from_slice(b"TIMELINE,100000,GPU_END,porep-1-0,worker=1,partition=0\n");
+        }
+        let b = whole(&log);
+        assert_eq!(b.finished.len(), 499);
+        assert!(
+            b.finished.iter().all(|run| run.job_of.is_empty()),
+            "ended runs keep none"
+        );
+        assert_eq!(b.job_of.len(), 2);
+        assert_eq!(b.recs.cols.jobs, vec!["porep-1-499", "porep-1-0"]);
+        assert_eq!(b.finished[7].recs.cols.jobs, vec!["porep-1-7", "porep-1-0"]);
     }
 
     #[test]
