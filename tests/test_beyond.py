@@ -296,6 +296,26 @@ def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]
     assert "host curio-mixed.log" in out and "all 2 hosts: aligned on the wall clock" in out
 
 
+def test_a_log_whose_daemon_restarted_exports_alone_and_is_refused_beside_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, first = simulate(SimConfig(seed=71, proofs=3, gpus=2, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=72, proofs=2, gpus=2, gw=2, stdout="plain"))
+    log = tmp_path / "restarted.log"
+    log.write_bytes(first + second)
+    assert cli.main([str(log), "--export-csv", str(tmp_path)]) == 0
+    with open(tmp_path / "intervals.csv", newline="") as f:
+        gpus = {row["gpu"] for row in csv.DictReader(f)}
+    assert len(gpus) == 4, "both runs' two GPUs"
+    capsys.readouterr()
+    other = str(SAMPLES / "tiny.log")
+    for args in ([str(log), other, "--report", "--json"], ["--compare", str(log), other]):
+        assert cli.main(args) == 2
+        err = capsys.readouterr().err
+        assert "restarted.log: the daemon restarted in this log" in err
+        assert err.count("\n") == 1, "one line, no traceback"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -159,8 +159,21 @@ def run_multi(args: argparse.Namespace) -> int:
             print(f"cuzk-tui: {m.source}: {reason}", file=sys.stderr)
     names = names_for(logs, args.name)
     single = len(models) == 1
-    merged = merge(models, names, START if args.compare else None)
-    model = models[0] if single else merged.model
+    if not single:
+        # a log whose daemon restarted is already several runs side by side (their GPUs
+        # numbered as hosts are): it is not put beside other logs
+        for m, name in zip(models, names, strict=True):
+            if m.run_lines is not None and len(m.run_lines) > 1:
+                lines = ", ".join(str(n) for n in m.run_lines[1:])
+                print(
+                    f"cuzk-tui: error: {name}: the daemon restarted in this log (runs begin "
+                    f"at lines 1, {lines}); with other logs or --compare, give one run each "
+                    "(cut the log at a run's first line)",
+                    file=sys.stderr,
+                )
+                return 2
+    merged = merge(models, names, START if args.compare else None) if not single else None
+    model = merged.model if merged is not None else models[0]
     if args.export_trace is not None or args.export_csv is not None:
         _export(args, model)
         if not args.report:
@@ -169,7 +182,7 @@ def run_multi(args: argparse.Namespace) -> int:
         from tui.cli import _print_report, _silence_stdout
 
         try:
-            if single:
+            if merged is None:
                 _print_report(args, model)
             else:
                 readers = [r for _, r in loaded]
@@ -186,6 +199,8 @@ def run_multi(args: argparse.Namespace) -> int:
         return 0
     from tui.app import run_static
 
+    if merged is None:  # one log in the viewer (the command line opens it with run_app)
+        merged = merge(models, names, None)
     reader = HostLines(merged, _plain([r for _, r in loaded]))
     compared = (models[0], models[1]) if args.compare else None
     if not args.compare:
