@@ -344,9 +344,16 @@ struct Way {
     len: u32,
 }
 
+impl Way {
+    /// Where its entries are in `holders`.
+    fn run(&self) -> std::ops::Range<usize> {
+        self.from as usize..(self.from + self.len) as usize
+    }
+}
+
 /// A way's entries, in `holders`.
 fn entries<'a>(holders: &'a [Entry], way: &Way) -> &'a [Entry] {
-    &holders[way.from as usize..(way.from + way.len) as usize]
+    &holders[way.run()]
 }
 
 /// The state of GPU `g`'s holder among a way's entries.
@@ -429,25 +436,52 @@ fn entry_hash(g: i64, st: &GpuState) -> u64 {
         .rotate_left(29)
 }
 
-/// The order-insensitive hash of a way's GPUs after `change` (its new entry made), from its
-/// parent's hash and entries.
-fn changed_hash(hash: u64, parent: &[Entry], change: &Option<Entry>) -> u64 {
-    match change {
-        None => hash,
-        Some(new) => {
-            let old = parent
-                .iter()
-                .find(|e| e.gpu == new.gpu)
-                .map_or(0, |e| e.hash);
-            hash.wrapping_sub(old).wrapping_add(new.hash)
+/// A way's entries after a line: its parent's, with the entry the line changed (`new`),
+/// which replaces the parent's entry `at` for that GPU, or is added (`at` None).
+struct Changed<'a> {
+    parent: &'a [Entry],
+    new: Option<Entry>,
+    at: Option<usize>,
+}
+
+impl<'a> Changed<'a> {
+    fn new(parent: &'a [Entry], new: Option<Entry>) -> Self {
+        let at = new.and_then(|n| parent.iter().position(|e| e.gpu == n.gpu));
+        Changed { parent, new, at }
+    }
+
+    /// The order-insensitive hash of the entries, from the parent's.
+    fn hash(&self, parent_hash: u64) -> u64 {
+        match self.new {
+            None => parent_hash,
+            Some(new) => {
+                let old = self.at.map_or(0, |k| self.parent[k].hash);
+                parent_hash.wrapping_sub(old).wrapping_add(new.hash)
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.parent.len() + usize::from(self.new.is_some() && self.at.is_none())
+    }
+
+    /// Write the entries at the end of `out`.
+    fn write(&self, out: &mut Vec<Entry>) {
+        let from = out.len();
+        out.extend_from_slice(self.parent);
+        if let Some(new) = self.new {
+            match self.at {
+                Some(k) => out[from + k] = new,
+                None => out.push(new),
+            }
         }
     }
 }
 
-/// Do `existing`'s GPUs equal `parent`'s after `change`?
-fn same_states(existing: &[Entry], parent: &[Entry], change: &Option<Entry>) -> bool {
-    let added = change.is_some_and(|c| get(parent, c.gpu).is_none());
-    if existing.len() != parent.len() + usize::from(added) {
+/// Do `existing`'s GPUs equal `changed`'s (whatever the order the GPUs came in)?
+fn same_states(existing: &[Entry], changed: &Changed) -> bool {
+    let (parent, change) = (changed.parent, &changed.new);
+    if existing.len() != changed.len() {
         return false;
     }
     existing.iter().all(|e| {
@@ -741,32 +775,20 @@ impl Attributor {
         for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
             let parent = &ways[c.parent];
             let parent_gpus = entries(&self.holders, parent);
-            let change = c.change.entry(parent_gpus, line);
-            let way_hash = changed_hash(parent.hash, parent_gpus, &change);
+            let changed = Changed::new(parent_gpus, c.change.entry(parent_gpus, line));
+            let way_hash = changed.hash(parent.hash);
             // a way already made with the same GPU states (the same hash, then compared):
             // the beam holds a few ways, a scan finds it
-            let slot = out.iter().position(|w| {
-                w.hash == way_hash && same_states(entries(&next, w), parent_gpus, &change)
-            });
+            let slot = out
+                .iter()
+                .position(|w| w.hash == way_hash && same_states(entries(&next, w), &changed));
             if let Some(k) = slot {
                 if c.cost >= out[k].cost {
                     continue;
                 }
             }
             let from = next.len();
-            match change {
-                None => next.extend_from_slice(parent_gpus),
-                Some(new) => {
-                    next.extend(
-                        parent_gpus
-                            .iter()
-                            .map(|e| if e.gpu == new.gpu { new } else { *e }),
-                    );
-                    if get(parent_gpus, new.gpu).is_none() {
-                        next.push(new);
-                    }
-                }
-            }
+            changed.write(&mut next);
             let locked = match c.locks {
                 None => parent.locked,
                 Some(i) => self.locks.push(i, parent.locked),
@@ -1276,7 +1298,7 @@ impl Attributor {
                 r.cols_mut().swap_timing(i, j);
                 let c = r.cols();
                 for way in &mut self.ways {
-                    let gpus = &mut self.holders[way.from as usize..(way.from + way.len) as usize];
+                    let gpus = &mut self.holders[way.run()];
                     for e in gpus.iter_mut() {
                         if e.st.holder == i || e.st.holder == j {
                             let k = if e.st.holder == i { j } else { i };
