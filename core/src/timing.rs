@@ -1,6 +1,10 @@
 //! The C++ prover's timing lines (`CUZK_TIMING: ` / `CUZK_NTT_H: `): which line of a GPU
 //! interval each one is, and its numbers.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use crate::text::{parse_ms, trim};
 
 // The lines of one GPU interval, in the order they are printed (LOG-FORMAT.md, "What
@@ -56,18 +60,18 @@ const GPU_TID_KEYS: [&[u8]; 4] = [
 ];
 
 /// Whether a `gpu_tid=` line holds one of GPU_TID_KEYS anywhere. The daemon prints it
-/// second: that token is looked at first, the whole line searched only if it is not one.
+/// second: that token is looked at first, the whole line searched only if it is not one
+/// (with searchers built once).
 fn names_a_kernel_phase(body: &[u8]) -> bool {
+    static FINDERS: LazyLock<[Finder<'static>; 4]> =
+        LazyLock::new(|| GPU_TID_KEYS.map(Finder::new));
     let second = body
         .split(u8::is_ascii_whitespace)
         .filter(|t| !t.is_empty())
         .nth(1)
         .unwrap_or(b"");
     GPU_TID_KEYS.iter().any(|k| second.starts_with(k))
-        || crate::contains!(body, b"ntt_msm_h_ms=")
-        || crate::contains!(body, b"barrier_wait_ms=")
-        || crate::contains!(body, b"batch_add_ms=")
-        || crate::contains!(body, b"tail_msm_ms=")
+        || FINDERS.iter().any(|f| f.find(body).is_some())
 }
 
 /// Classify the text after `CUZK_TIMING: ` / `CUZK_NTT_H: `.
