@@ -302,7 +302,7 @@ class Piece:
 
 def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
     """Everything `rows` gives on their own (`drawn`: lay the intervals out in lanes, for
-    the viewer; a report draws nothing)."""
+    the viewer and the text report; the JSON report does without them)."""
     t = rows.table
     c = rows.floats
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
@@ -968,7 +968,7 @@ def _merge_steps(at: F64, ad: I64, bt: F64, bd: I64) -> tuple[F64, I64]:
 
 def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
     """Freeze what `builder` has read into a `LogModel` (every record analysed; `drawn`:
-    with the lanes the viewer draws, which a report does without)."""
+    with the lanes, which the JSON report does without)."""
     cols = builder.columns()
     now = float(max(builder.max_stamp, 0))
     gpu = builder.gpus_of(cols.worker).astype(np.int32)

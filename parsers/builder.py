@@ -236,8 +236,8 @@ class LogBuilder(Run):
         Args:
             finished: the log is complete: partitions picked up but never ended count
                 as failed.
-            drawn: with the lanes the viewer draws (a finished model for a report does
-                without: its `lanes` are empty).
+            drawn: with the lanes (a finished model for the JSON report does without:
+                its `lanes` are empty).
         """
         runs = self._core.run_count()
         current = (
@@ -272,7 +272,7 @@ class LogBuilder(Run):
             release: the log is read once (the report): the core hands its columns over
                 instead of copying them, so the analysis does not run beside a second copy;
                 the builder cannot be fed again.
-            drawn: with the lanes the viewer draws (a report does without them).
+            drawn: with the lanes (the JSON report does without them).
         """
         if release and self._final is None and self._core.run_count() == 1:
             self._final = self._wrap(*self._core.hand_over())

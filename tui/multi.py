@@ -164,10 +164,10 @@ def run_multi(args: argparse.Namespace) -> int:
         # numbered as hosts are): it is not put beside other logs
         for m, name in zip(models, names, strict=True):
             if m.run_lines is not None and len(m.run_lines) > 1:
-                lines = ", ".join(str(n) for n in m.run_lines[1:])
+                lines = ", ".join(str(n) for n in m.run_lines)
                 print(
                     f"cuzk-tui: error: {name}: the daemon restarted in this log (runs begin "
-                    f"at lines 1, {lines}); with other logs or --compare, give one run each "
+                    f"at lines {lines}); with other logs or --compare, give one run each "
                     "(cut the log at a run's first line)",
                     file=sys.stderr,
                 )
@@ -199,8 +199,8 @@ def run_multi(args: argparse.Namespace) -> int:
         return 0
     from tui.app import run_static
 
-    if merged is None:  # one log in the viewer (the command line opens it with run_app)
-        merged = merge(models, names, None)
+    # one log comes here only to be exported (check_multi), and went above
+    assert merged is not None
     reader = HostLines(merged, _plain([r for _, r in loaded]))
     compared = (models[0], models[1]) if args.compare else None
     if not args.compare:

@@ -154,7 +154,8 @@ pub struct Reader {
 }
 
 /// A number for each job id of the file, first seen first. Looked up here, on the thread
-/// that reads, so that the thread that builds the records (the busier one) indexes a vector.
+/// that reads, so that the thread that builds the records (the busier one) looks up a
+/// number rather than hashing and comparing the name.
 #[derive(Default)]
 struct JobNumbers(HashMap<Vec<u8>, u32>);
 
