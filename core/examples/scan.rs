@@ -28,7 +28,7 @@ fn main() {
         data.len() / 1_000_000,
         b.recs.cols.len(),
         b.counts,
-        b.attributor.unattributed,
+        b.attributor().unattributed,
         secs,
         data.len() as f64 / 1e6 / secs
     );

@@ -598,7 +598,11 @@ impl Default for Attributor {
 
 /// What the attributor needs to know of the records and the worker → GPU map.
 pub trait Records {
+    /// The columns it reads and writes (the stamps and workers of intervals it was told
+    /// of, and the C++ durations and stages it writes).
     fn cols(&self) -> &Columns;
+    /// How many records it was told of.
+    fn record_count(&self) -> usize;
     fn cols_mut(&mut self) -> &mut Columns;
     fn gpu_of(&self, worker: i64) -> i64;
     fn ordinals_known(&self) -> bool;
@@ -682,13 +686,13 @@ impl Attributor {
     pub fn with_open_decisions<R: Records, T>(
         &self,
         r: &mut R,
-        read: impl FnOnce(&R, &[usize]) -> T,
+        read: impl FnOnce(&mut R, &[usize]) -> T,
     ) -> T {
         let Some(best) = self.ways.first() else {
             return read(r, &[]);
         };
         let trail = self.arena.trail(best.last, self.committed);
-        let mut saved: Vec<(usize, [f64; col::FLOAT_COUNT], i32)> = Vec::new();
+        let mut saved: Vec<(usize, [f64; col::TIMING.end - col::TIMING.start], i32)> = Vec::new();
         for &k in &trail {
             let step = self.arena.steps[k as usize];
             let Ok(i) = usize::try_from(step.interval) else {
@@ -699,7 +703,11 @@ impl Attributor {
             };
             let c = r.cols_mut();
             if !saved.iter().any(|(j, _, _)| *j == i) {
-                saved.push((i, std::array::from_fn(|f| c.f[f][i]), c.stage[i]));
+                saved.push((
+                    i,
+                    std::array::from_fn(|k| c.f[col::TIMING.start + k][i]),
+                    c.stage[i],
+                ));
             }
             store(c, i, line.stage, &line.vals);
             c.stage[i] = i32::from(line.stage);
@@ -708,8 +716,8 @@ impl Attributor {
         let out = read(r, &open);
         let c = r.cols_mut();
         for (i, row, stage) in saved {
-            for (f, v) in row.into_iter().enumerate() {
-                c.f[f][i] = v;
+            for (k, v) in row.into_iter().enumerate() {
+                c.f[col::TIMING.start + k][i] = v;
             }
             c.stage[i] = stage;
         }
@@ -1287,7 +1295,7 @@ impl Attributor {
         }
         let g = r.gpu_of(i64::from(c.worker[i]));
         let lo = i.saturating_sub(4096);
-        for j in (lo..c.len()).rev() {
+        for j in (lo..r.record_count()).rev() {
             if j == i || !c.known(col::PRE_LOCK, j) || r.gpu_of(i64::from(c.worker[j])) != g {
                 continue;
             }
@@ -1326,7 +1334,7 @@ impl Attributor {
         if self.lock_lines_seen {
             return;
         }
-        let n = r.cols().len();
+        let n = r.record_count();
         let mut bare: Vec<usize> = (0..n)
             .filter(|&i| r.cols().known(col::GPU_END, i) && !r.cols().known(col::NTT_MSM_H, i))
             .collect();

@@ -3,7 +3,8 @@
 //! A [`Reader`] turns the bytes into items (whole lines, parsed); the builder applies them
 //! to the run's records: each TIMELINE event to its partition's record, each C++ timing line
 //! to the attributor (which gives it to a GPU interval), each stdout line to the worker →
-//! GPU map and the wall clock. A big feed reads on a second thread while the first applies.
+//! GPU map and the wall clock. A big feed reads on a second thread while the first applies,
+//! and the attribution runs on a third, told of the records by messages (`mirror`).
 //! Bad input is counted, never raised.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -12,8 +13,9 @@ use std::sync::{mpsc, Mutex, MutexGuard, PoisonError};
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::attribution::{Attributor, Records};
+use crate::attribution::Attributor;
 use crate::columns::{self as col, Columns};
+use crate::mirror::{self, Attribution, Link, Msg};
 use crate::reader::{self, Batch, Event, Item, Reader, MAX_WORKER};
 use crate::text::{self, Wall};
 use crate::timing::{Timing, Values, MAX_GPU};
@@ -56,34 +58,17 @@ struct Pending {
     next: Option<i64>,
 }
 
-/// What the attributor reads: the records and the worker → GPU map.
+/// The run's records and the worker → GPU map.
 pub struct Recs {
     pub cols: Columns,
     pub worker_gpu: BTreeMap<i64, i64>,
     pub workers_per_gpu: Option<i64>,
 }
 
-impl Records for Recs {
-    fn cols(&self) -> &Columns {
-        &self.cols
-    }
-    fn cols_mut(&mut self) -> &mut Columns {
-        &mut self.cols
-    }
-    fn gpu_of(&self, worker: i64) -> i64 {
-        if worker < 0 {
-            return 0;
-        }
-        if let Some(&g) = self.worker_gpu.get(&worker) {
-            return g;
-        }
-        match self.workers_per_gpu {
-            Some(n) if n > 0 => worker / n,
-            _ => 0,
-        }
-    }
-    fn ordinals_known(&self) -> bool {
-        !self.worker_gpu.is_empty()
+impl Recs {
+    /// The GPU a worker runs on.
+    pub fn gpu_of(&self, worker: i64) -> i64 {
+        mirror::gpu_of(&self.worker_gpu, self.workers_per_gpu, worker)
     }
 }
 
@@ -135,9 +120,16 @@ pub struct Builder {
     unbounded: usize,
     stamp: i64,
     pending: VecDeque<Pending>,
-    pub attributor: Attributor,
+    // the attribution: here, or on its own thread during a big feed (`link`); told of the
+    // records by messages (`msgs`: those not handed over yet)
+    attribution: Option<Box<Attribution>>,
+    link: Option<Link>,
+    msgs: Vec<Msg>,
+    merged: bool, // the attributed columns are in `recs.cols` (a finished run)
     #[cfg(test)]
     no_threads: bool, // a big feed finds no thread to start (a test of the fallback)
+    #[cfg(test)]
+    apart: bool, // the attribution ran on its own thread
 }
 
 const JOB_KIND_PREFIXES: [(&[u8], &str); 7] = [
@@ -187,9 +179,14 @@ impl Builder {
             unbounded: 0,
             stamp: -1,
             pending: VecDeque::new(),
-            attributor: Attributor::default(),
+            attribution: Some(Box::new(Attribution::new(workers_per_gpu))),
+            link: None,
+            msgs: Vec::new(),
+            merged: false,
             #[cfg(test)]
             no_threads: false,
+            #[cfg(test)]
+            apart: false,
         }
     }
 
@@ -213,6 +210,7 @@ impl Builder {
         self.apply(&batch);
         // a restart may have made a new builder meanwhile: the batch goes to the current one
         self.batch = batch;
+        self.dispatch();
     }
 
     /// A big feed: a second thread reads pieces of it while this one applies them. False
@@ -302,10 +300,13 @@ impl Builder {
             let Ok(reading) = reading else {
                 return None; // no thread to be had: the reader is still in its slot
             };
+            self.attribute_apart();
             for batch in read {
                 self.apply(&batch);
+                self.dispatch();
                 let _ = spent.send(batch); // the reader may have finished: fine
             }
+            self.home(); // a restart made a new builder: the link was the old one's
             match reading.join() {
                 Ok(out) => Some(out),
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -316,7 +317,8 @@ impl Builder {
         out
     }
 
-    /// End of input: attribute what waits (a partial last line stays unread).
+    /// End of input: attribute what waits (a partial last line stays unread). The run's
+    /// attributed columns join its records.
     pub fn finish(&mut self) {
         let mut batch = std::mem::take(&mut self.batch);
         batch.clear();
@@ -326,27 +328,149 @@ impl Builder {
         while !self.pending.is_empty() {
             self.resolve_one();
         }
-        self.attributor.flush(&mut self.recs);
-        self.attributor.finish(&mut self.recs);
+        self.home();
+        let a = self.here();
+        a.attributor.flush(&mut a.mirror);
+        a.attributor.finish(&mut a.mirror);
+        let a = self
+            .attribution
+            .as_deref_mut()
+            .expect("the attribution, home");
+        let m = &mut a.mirror.cols;
+        m.grow_attributed(self.recs.cols.len());
+        self.recs.cols.swap_attributed(m);
+        // what it kept of the records is not needed again (`home` makes it again if so)
+        for k in [col::GPU_START, col::GPU_END] {
+            m.f[k] = Vec::new();
+        }
+        m.worker = Vec::new();
+        self.merged = true;
         self.recs.cols.shrink();
         crate::release_free_memory();
+    }
+
+    /// The attributor (its counts and doubts; outside a feed).
+    pub fn attributor(&self) -> &Attributor {
+        &self
+            .attribution
+            .as_ref()
+            .expect("the attribution, home")
+            .attributor
     }
 
     /// Run `read` on the records with the attributor's open decisions filled in as they stand
     /// (what a live view shows); the records are left as they were.
     pub fn with_open_decisions<T>(&mut self, read: impl FnOnce(&Columns, &[usize]) -> T) -> T {
-        self.attributor
-            .with_open_decisions(&mut self.recs, |recs, open| read(&recs.cols, open))
+        let n = self.recs.cols.len();
+        self.home();
+        let a = self
+            .attribution
+            .as_deref_mut()
+            .expect("the attribution, home");
+        let recs = &mut self.recs;
+        a.attributor.with_open_decisions(&mut a.mirror, |m, open| {
+            m.cols.grow_attributed(n);
+            recs.cols.swap_attributed(&mut m.cols);
+            let out = read(&recs.cols, open);
+            recs.cols.swap_attributed(&mut m.cols);
+            out
+        })
+    }
+
+    /// The records written since the last call (see `Columns::take_touched`).
+    pub fn take_touched(&mut self) -> Option<Vec<usize>> {
+        self.home();
+        let a = self
+            .attribution
+            .as_deref_mut()
+            .expect("the attribution, home");
+        self.recs.cols.take_touched(&mut a.mirror.cols)
     }
 
     /// Attribute the timing lines kept back for the lines after them (the input went quiet).
     pub fn flush_pending(&mut self) -> bool {
-        let had = !self.pending.is_empty() || self.attributor.has_open_lines();
+        let had_pending = !self.pending.is_empty();
         while !self.pending.is_empty() {
             self.resolve_one();
         }
-        self.attributor.flush(&mut self.recs);
+        let a = self.home();
+        let had = had_pending || a.attributor.has_open_lines();
+        a.attributor.flush(&mut a.mirror);
         had
+    }
+
+    // -- the attribution ----------------------------------------------------------------------
+
+    /// Tell the attribution of a change (in file order).
+    fn tell(&mut self, msg: Msg) {
+        self.msgs.push(msg);
+    }
+
+    /// Hand the messages told so far to the attribution, here or on its thread.
+    fn dispatch(&mut self) {
+        if self.msgs.is_empty() {
+            return;
+        }
+        if let Some(link) = &self.link {
+            if link.send(&mut self.msgs) {
+                return;
+            }
+            self.home(); // its thread stopped: a panic there goes on here
+        }
+        let a = self.attribution.as_mut().expect("the attribution, home");
+        for msg in self.msgs.drain(..) {
+            a.take(msg);
+        }
+    }
+
+    /// Run the attribution on its own thread from now on (if a thread can be had).
+    fn attribute_apart(&mut self) {
+        #[cfg(test)]
+        if self.no_threads {
+            return;
+        }
+        if let Some(a) = self.attribution.take() {
+            match Link::start(a) {
+                Ok(link) => {
+                    self.link = Some(link);
+                    #[cfg(test)]
+                    {
+                        self.apart = true;
+                    }
+                }
+                Err(a) => self.attribution = Some(a),
+            }
+        }
+    }
+
+    /// The attribution, here (see `home`).
+    fn here(&mut self) -> &mut Attribution {
+        self.attribution
+            .as_deref_mut()
+            .expect("the attribution, home")
+    }
+
+    /// The attribution, here, up to date, and with its own columns.
+    fn home(&mut self) -> &mut Attribution {
+        self.dispatch();
+        if let Some(link) = self.link.take() {
+            self.attribution = Some(link.stop());
+        }
+        let a = self
+            .attribution
+            .as_mut()
+            .expect("the attribution, home or linked");
+        if self.merged {
+            // a finished run read again: its columns go back, what it knew is made again
+            self.merged = false;
+            let m = &mut a.mirror.cols;
+            self.recs.cols.swap_attributed(m);
+            let c = &self.recs.cols;
+            m.f[col::GPU_START] = c.f[col::GPU_START].clone();
+            m.f[col::GPU_END] = c.f[col::GPU_END].clone();
+            m.worker = c.worker.clone();
+        }
+        a
     }
 
     // -- items ------------------------------------------------------------------------------
@@ -448,6 +572,7 @@ impl Builder {
                     if (0..=MAX_WORKER).contains(&w) && (0..=MAX_GPU).contains(&g) =>
                 {
                     self.recs.worker_gpu.insert(w, g);
+                    self.tell(Msg::Map { w, g, first: false });
                 }
                 _ => {
                     self.counts.stdout -= 1;
@@ -463,6 +588,7 @@ impl Builder {
                 if let (Some(w), Some(g)) = (w, g) {
                     if (0..=MAX_WORKER).contains(&w) && (0..=MAX_GPU).contains(&g) {
                         self.recs.worker_gpu.entry(w).or_insert(g);
+                        self.tell(Msg::Map { w, g, first: true });
                     }
                 }
             }
@@ -591,14 +717,19 @@ impl Builder {
         let c = &mut self.recs.cols;
         c.touch(i);
         if let Some(w) = e.worker {
-            c.worker[i] = w as i32; // within MAX_WORKER: it fits
+            let w = w as i32; // within MAX_WORKER: it fits
+            if c.worker[i] != w {
+                c.worker[i] = w;
+                self.tell(Msg::Worker { i: i as u32, w });
+            }
         }
+        let c = &mut self.recs.cols;
         let t = stamp as f64;
         match e.event {
             reader::EV_GPU_START => {
                 c.f[col::GPU_START][i] = t;
                 c.start_line[i] = line_no as i64;
-                self.attributor.started(&self.recs, i);
+                self.tell(Msg::Started { i: i as u32, at: t });
             }
             reader::EV_GPU_END => {
                 if c.f[col::GPU_START][i] > t {
@@ -607,7 +738,7 @@ impl Builder {
                 }
                 c.f[col::GPU_END][i] = t;
                 c.end_line[i] = line_no as i64;
-                self.attributor.ended(&mut self.recs, i);
+                self.tell(Msg::Ended { i: i as u32, at: t });
             }
             reader::EV_SYNTH_START => {
                 c.f[col::SYNTH_START][i] = t;
@@ -654,8 +785,12 @@ impl Builder {
             p.prev as f64
         };
         let hi = p.next.map_or(f64::INFINITY, |n| n as f64 + WINDOW_SLACK_MS);
-        self.attributor
-            .push(&mut self.recs, p.stage, p.vals, lo, hi);
+        self.tell(Msg::Line {
+            stage: p.stage,
+            vals: p.vals,
+            lo,
+            hi,
+        });
     }
 }
 
@@ -669,17 +804,17 @@ fn record_key(j: usize, partition: Option<i64>) -> u64 {
 mod tests {
     use super::*;
 
+    /// Every column of the run's records (the attributed ones where they are).
     fn columns_of(b: &Builder) -> Vec<Vec<u64>> {
-        let c = &b.recs.cols;
-        let mut out: Vec<Vec<u64>> =
-            c.f.iter()
-                .map(|v| v.iter().map(|x| x.to_bits()).collect())
-                .collect();
-        for v in c.i32s() {
-            out.push(v.iter().map(|x| *x as u64).collect());
-        }
-        for v in c.i64s() {
-            out.push(v.iter().map(|x| *x as u64).collect());
+        let mut out = Vec::new();
+        for c in [&b.recs.cols, &b.attribution.as_ref().unwrap().mirror.cols] {
+            out.extend(c.f.iter().map(|v| v.iter().map(|x| x.to_bits()).collect()));
+            for v in c.i32s() {
+                out.push(v.iter().map(|x| *x as u64).collect());
+            }
+            for v in c.i64s() {
+                out.push(v.iter().map(|x| *x as u64).collect());
+            }
         }
         out
     }
@@ -715,7 +850,7 @@ TIMELINE,2000,GPU_END,porep-1000-7,worker=0,partition=0,gpu_ms=1790
         assert_eq!(c.f[col::MUTEX_HELD][0], 1392.0);
         assert_eq!(b.recs.gpu_of(0), 3);
         assert_eq!(b.counts.timeline, 5);
-        assert_eq!(b.attributor.unattributed, 0);
+        assert_eq!(b.attributor().unattributed, 0);
     }
 
     #[test]
@@ -723,14 +858,15 @@ TIMELINE,2000,GPU_END,porep-1000-7,worker=0,partition=0,gpu_ms=1790
         let mut live = Builder::new(None);
         live.feed(LOG);
         // too few lines after them: the attributor keeps its decisions open
-        assert!(live.attributor.has_open_lines());
+        assert!(live.attributor().has_open_lines());
         let before = columns_of(&live);
-        assert!(live.recs.cols.f[col::NTT_MSM_H][0].is_nan());
+        let attributed = &live.attribution.as_ref().unwrap().mirror.cols;
+        assert!(attributed.f[col::NTT_MSM_H][0].is_nan());
         let shown = live.with_open_decisions(|c, _| {
             (c.f[col::NTT_MSM_H][0], c.f[col::MUTEX_HELD][0], c.stage[0])
         });
         assert_eq!(columns_of(&live), before, "the records are put back");
-        assert!(live.attributor.has_open_lines(), "nothing was decided");
+        assert!(live.attributor().has_open_lines(), "nothing was decided");
         let done = whole(LOG);
         let c = &done.recs.cols;
         assert_eq!(
@@ -809,6 +945,7 @@ TIMELINE,105,GPU_START,job-a,worker=0
         assert!(data.len() > 2 * THREADED_FEED_BYTES);
         let threaded = whole(&data);
         assert_eq!(threaded.finished.len(), 1, "the restart is seen");
+        assert!(threaded.finished[0].apart, "attributed on a third thread");
         assert_eq!(
             threaded.counts.spliced + threaded.finished[0].counts.spliced,
             429
@@ -844,6 +981,7 @@ TIMELINE,105,GPU_START,job-a,worker=0
         here.feed(&data);
         here.finish();
         assert_eq!(here.finished.len(), 1, "the restart is seen");
+        assert!(!here.finished[0].apart, "attributed here");
         assert_eq!(runs_of(&here), runs_of(&threaded));
         assert_eq!(here.reader.lines_read, threaded.reader.lines_read);
     }
@@ -966,7 +1104,7 @@ TIMELINE,2500,GPU_END,porep-1-1,worker=0,partition=0,gpu_ms=1500
 ";
         let b = whole(log);
         assert_eq!(b.counts.spliced, 1);
-        assert_eq!(b.attributor.unattributed, 0);
+        assert_eq!(b.attributor().unattributed, 0);
         let c = &b.recs.cols;
         let i = (0..c.len())
             .find(|&i| c.known(col::GPU_START, i))
@@ -1077,7 +1215,7 @@ CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=123456789012345678901234567890
         assert_eq!(b.recs.cols.len(), 1);
         assert_eq!(b.recs.cols.f[col::NTT_MSM_H][0], 612.0);
         assert_eq!(b.run_first_line, 15);
-        assert_eq!(b.attributor.unattributed, 0);
+        assert_eq!(b.attributor().unattributed, 0);
     }
 
     #[test]

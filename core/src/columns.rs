@@ -79,6 +79,33 @@ pub const PRE_DESTRUCTOR: usize = 18;
 pub const NTT_BLOCKS: usize = 19;
 /// The C++ durations (everything a twin swap exchanges).
 pub const TIMING: std::ops::Range<usize> = PRE_LOCK..NTT_BLOCKS + 1;
+/// The stamps (written by the builder).
+pub const STAMPS: std::ops::Range<usize> = SYNTH_START..PRE_LOCK;
+/// The float columns the attribution keeps: the stamps it reads, the durations it writes.
+const ATTRIBUTED_FLOATS: [usize; 16] = [
+    GPU_START,
+    GPU_END,
+    PRE_LOCK,
+    MUTEX_WAIT,
+    PRESTAGE,
+    NTT_ALLOC,
+    NTT_TOTAL,
+    NTT_MSM_H,
+    BARRIER,
+    BATCH_ADD,
+    TAIL_MSM,
+    GPU_TOTAL,
+    MUTEX_HELD,
+    EPILOGUE,
+    PRE_DESTRUCTOR,
+    NTT_BLOCKS,
+];
+
+/// How many more records a full column makes room for: a quarter, not double (the columns
+/// are most of what a long log keeps).
+fn more_room(capacity: usize) -> usize {
+    (capacity / 4).max(1024)
+}
 
 impl Default for Columns {
     fn default() -> Self {
@@ -112,15 +139,20 @@ impl Columns {
         }
     }
 
-    /// The records written since the last call (sorted, once each), or None if there were
-    /// more than `TOUCH_CAP` writes.
-    pub fn take_touched(&mut self) -> Option<Vec<usize>> {
-        let out = self.touched.replace(Vec::new());
-        out.map(|mut v| {
-            v.sort_unstable();
-            v.dedup();
-            v
-        })
+    /// The records written since the last call (sorted, once each), with those `other`
+    /// lists (the attribution's columns), or None if there were more than `TOUCH_CAP`
+    /// writes in all.
+    pub fn take_touched(&mut self, other: &mut Columns) -> Option<Vec<usize>> {
+        let mine = self.touched.replace(Vec::new());
+        let theirs = other.touched.replace(Vec::new());
+        let (mut v, more) = mine.zip(theirs)?;
+        if v.len() + more.len() > TOUCH_CAP {
+            return None;
+        }
+        v.extend(more);
+        v.sort_unstable();
+        v.dedup();
+        Some(v)
     }
 
     /// How many records.
@@ -191,22 +223,28 @@ impl Columns {
         }
     }
 
-    /// A new record of job number `j`; returns its index.
+    /// A new record of job number `j`; returns its index. Its stamps and ids only: the
+    /// attributed columns (`TIMING`, `stage`) are the attribution's until the run is
+    /// finished (`swap_attributed`).
     pub fn add(&mut self, j: usize, partition: Option<i64>) -> usize {
         if self.job.len() == self.job.capacity() {
-            // grow by a quarter, not double: the columns are most of what a long log keeps
-            let more = (self.job.capacity() / 4).max(1024);
-            for col in &mut self.f {
+            let more = more_room(self.job.capacity());
+            for col in &mut self.f[STAMPS] {
                 col.reserve_exact(more);
             }
-            for col in self.i32s_mut() {
+            for col in [
+                &mut self.job,
+                &mut self.partition,
+                &mut self.kind,
+                &mut self.worker,
+            ] {
                 col.reserve_exact(more);
             }
             for col in self.i64s_mut() {
                 col.reserve_exact(more);
             }
         }
-        for col in &mut self.f {
+        for col in &mut self.f[STAMPS] {
             col.push(f64::NAN);
         }
         self.job.push(j as i32);
@@ -214,10 +252,39 @@ impl Columns {
         self.partition.push(partition.map_or(-1, |p| p as i32));
         self.kind.push(-1);
         self.worker.push(-1);
-        self.stage.push(-1);
         self.start_line.push(0);
         self.end_line.push(0);
         self.len() - 1
+    }
+
+    /// The attribution's columns grow to `n` records: the interval stamps and the workers
+    /// it is told of, and the attributed columns it writes (NaN / -1: not said).
+    pub fn grow_attributed(&mut self, n: usize) {
+        let have = self.worker.len();
+        if have >= n {
+            return;
+        }
+        if n > self.worker.capacity() {
+            let more = more_room(self.worker.capacity()).max(n - have);
+            for k in ATTRIBUTED_FLOATS {
+                self.f[k].reserve_exact(more);
+            }
+            self.worker.reserve_exact(more);
+            self.stage.reserve_exact(more);
+        }
+        for k in ATTRIBUTED_FLOATS {
+            self.f[k].resize(n, f64::NAN);
+        }
+        self.worker.resize(n, -1);
+        self.stage.resize(n, -1);
+    }
+
+    /// Exchange the attributed columns (`TIMING`, `stage`) with `other`'s.
+    pub fn swap_attributed(&mut self, other: &mut Columns) {
+        for k in TIMING {
+            std::mem::swap(&mut self.f[k], &mut other.f[k]);
+        }
+        std::mem::swap(&mut self.stage, &mut other.stage);
     }
 
     /// The number of a kind name.

@@ -9,6 +9,7 @@ pub mod attribution;
 pub mod builder;
 pub mod columns;
 pub mod json;
+pub mod mirror;
 pub mod packing;
 pub mod reader;
 pub mod segments;
@@ -186,7 +187,8 @@ mod python {
             // File is never dropped (ManuallyDrop), so it does not close it.
             let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
             let inner = &mut self.inner;
-            // read on the core's second thread, system calls and all, while this one applies
+            // read on a second thread, system calls and all, while this one applies and a third
+            // attributes
             let out = py.detach(|| guarded(|| inner.feed_from(&mut *file)));
             self.broken = out.is_err();
             out?.map_err(os_error)
@@ -272,9 +274,7 @@ mod python {
         /// written).
         fn take_touched(&mut self) -> PyResult<Option<Vec<i64>>> {
             self.run(|b| {
-                b.recs
-                    .cols
-                    .take_touched()
+                b.take_touched()
                     .map(|v| v.into_iter().map(|i| i as i64).collect())
             })
         }
@@ -350,7 +350,7 @@ mod python {
         /// (kernel ms another GPU could own, kernel ms it could own) for a GPU.
         #[pyo3(signature = (gpu, run=None))]
         fn kernel_doubt(&self, gpu: i64, run: Option<usize>) -> (f64, f64) {
-            let doubt = &self.at(run).attributor.kernel_doubt;
+            let doubt = &self.at(run).attributor().kernel_doubt;
             doubt.get(&gpu).map_or((0.0, 0.0), |d| (d[0], d[1]))
         }
 
@@ -359,7 +359,7 @@ mod python {
         #[pyo3(signature = (run=None))]
         fn run_facts(&self, run: Option<usize>) -> (i64, bool, bool, u64, f64) {
             let b = self.at(run);
-            let a = &b.attributor;
+            let a = b.attributor();
             (
                 b.max_stamp,
                 b.engine_seen,
@@ -391,15 +391,15 @@ mod python {
         }
         #[getter]
         fn lock_lines_seen(&self) -> bool {
-            self.inner.attributor.lock_lines_seen
+            self.inner.attributor().lock_lines_seen
         }
         #[getter]
         fn unattributed(&self) -> u64 {
-            self.inner.attributor.unattributed
+            self.inner.attributor().unattributed
         }
         #[getter]
         fn unattributed_kernel_ms(&self) -> f64 {
-            self.inner.attributor.unattributed_kernel_ms
+            self.inner.attributor().unattributed_kernel_ms
         }
     }
 
