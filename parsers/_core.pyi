@@ -95,3 +95,13 @@ def gap_rows_json(
     jobs: Sequence[str],
     causes: Sequence[str | None],
 ) -> str: ...
+def proof_rows_json(
+    job: npt.NDArray[np.int64],
+    kind: npt.NDArray[np.int64],
+    partitions: npt.NDArray[np.int64],
+    first: npt.NDArray[np.float64],
+    last: npt.NDArray[np.float64],
+    completed: npt.NDArray[np.bool_],
+    jobs: Sequence[str],
+    kinds: Sequence[str],
+) -> str: ...

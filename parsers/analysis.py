@@ -7,6 +7,7 @@ the few things (GPUs, workers, gaps, proofs).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -33,7 +34,9 @@ from parsers.model import (
     PartitionTable,
     Phase,
     Proof,
+    ProofList,
     ProofSpans,
+    ProofTable,
     Segments,
     Summary,
     WorkerStats,
@@ -524,8 +527,12 @@ class Listed:
     spans: ProofSpans  # their columns
 
 
+# where a proof without a SYNTH_START sorts
+NO_FIRST = 1 << 62
+
+
 def _proof_key(p: Proof) -> tuple[int, str]:
-    return (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job)
+    return (p.first_synth_start if p.first_synth_start is not None else NO_FIRST, p.job)
 
 
 def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) -> LogModel:
@@ -755,7 +762,7 @@ def _merge_workers(pieces: list[Piece]) -> tuple[WorkerStats, ...]:
 
 def _proofs(
     pieces: list[Piece], t: PartitionTable, listed: Listed | None
-) -> tuple[tuple[Proof, ...], ProofSpans, int]:
+) -> tuple[Sequence[Proof], ProofSpans, int]:
     """Every job's proof, by first SYNTH_START (then job id), their spans' columns, and how
     many completed."""
     jobs = [p.jobs for p in pieces]
@@ -777,11 +784,11 @@ def _proofs(
             kept_done = sum(1 for p in kept if p.completed)
     else:
         kept, kept_done = [], 0
-    made = _make_proofs(_combine_jobs(jobs), t)
-    completed = kept_done + sum(1 for p in made if p.completed)
-    made.sort(key=_proof_key)
+    table = _proof_table(_combine_jobs(jobs), t)
+    completed = kept_done + int(np.count_nonzero(table.completed))
     if not kept:
-        return tuple(made), ProofSpans.of(made), completed
+        return ProofList(table), table.spans(), completed
+    made = table.proofs()
     # each made proof goes after the kept ones with a key up to its own (as insort would)
     at = [bisect.bisect_right(kept, _proof_key(p), key=_proof_key) for p in made]
     out: list[Proof] = []
@@ -792,7 +799,27 @@ def _proofs(
         prev = pos
     out.extend(kept[prev:])
     spans = listed.spans if listed is not None and kept is listed.proofs else ProofSpans.of(kept)
-    return tuple(out), spans.insert(at, ProofSpans.of(made)), completed
+    return tuple(out), spans.insert(at, table.spans()), completed
+
+
+def _proof_table(j: Jobs, t: PartitionTable) -> ProofTable:
+    """The proofs of jobs `j` as columns, by first SYNTH_START, then job id (`_proof_key`)."""
+    names = [t.jobs[k] for k in j.ids.tolist()]
+    by_name = np.empty(len(names), dtype=np.int64)
+    by_name[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    # stamps are whole ms: as floats they sort as the key's integers do
+    order = np.lexsort((by_name, np.where(np.isnan(j.first), float(NO_FIRST), j.first)))
+    return ProofTable(
+        job=j.ids[order],
+        kind=j.kind[order],
+        partitions=j.parts[order],
+        first=j.first[order],
+        last=j.last[order],
+        completed=(j.open_parts == 0)[order],
+        seen=j.seen[order],
+        jobs=t.jobs,
+        kinds=t.kinds,
+    )
 
 
 def _in_mask(mask: npt.NDArray[np.bool_], ids: I64) -> npt.NDArray[np.bool_]:
@@ -850,31 +877,6 @@ def _reduce_jobs(j: Jobs) -> Jobs:
         first_row,
         kind,
     )
-
-
-def _make_proofs(j: Jobs, t: PartitionTable) -> list[Proof]:
-    kinds = t.kinds
-    return [
-        Proof(
-            t.jobs[job],
-            kinds[k] if k >= 0 else "",
-            parts,
-            None if first != first else int(first),
-            None if last != last else int(last),
-            open_parts == 0,
-            None if seen != seen else int(seen),
-        )
-        for job, k, parts, first, last, open_parts, seen in zip(
-            j.ids.tolist(),
-            j.kind.tolist(),
-            j.parts.tolist(),
-            j.first.tolist(),
-            j.last.tolist(),
-            j.open_parts.tolist(),
-            j.seen.tolist(),
-            strict=True,
-        )
-    ]
 
 
 def _line_kernel_ms(c: dict[str, F64]) -> F64:
@@ -1112,14 +1114,16 @@ class LiveAnalysis:
         elsewhere = np.unique(t.job[~settled].astype(np.int64))
         only_here[np.isin(piece.jobs.ids, elsewhere)] = False
         listed_ids = piece.jobs.ids[only_here]
-        proofs = _make_proofs(_take_jobs(piece.jobs, only_here), piece.rows.table)
-        proofs.sort(key=_proof_key)
+        table = _proof_table(_take_jobs(piece.jobs, only_here), piece.rows.table)
         mask = np.zeros(int(listed_ids.max()) + 1 if len(listed_ids) else 0, dtype=bool)
         mask[listed_ids] = True
         base = _Base(
             piece=piece,
             listed=Listed(
-                proofs, mask, sum(1 for p in proofs if p.completed), ProofSpans.of(proofs)
+                list(table.proofs()),
+                mask,
+                int(np.count_nonzero(table.completed)),
+                table.spans(),
             ),
             settled=settled,
             unsettled=np.flatnonzero(~settled).astype(np.int64),

@@ -554,6 +554,115 @@ class Proof(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class ProofTable:
+    """A list of proofs as columns, in its order: a long log has tens of thousands, and a
+    report writes them without making one object each (`ProofList` makes them if asked)."""
+
+    job: I64  # job number, into `jobs`
+    kind: I64  # into `kinds` (-1: not said)
+    partitions: I64
+    first: F64  # first SYNTH_START (NaN: none)
+    last: F64  # last GPU_END (NaN: none)
+    completed: npt.NDArray[np.bool_]
+    seen: F64  # latest stamp of any of its partitions (NaN: none)
+    jobs: tuple[str, ...]
+    kinds: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.job)
+
+    def proofs(self) -> tuple[Proof, ...]:
+        """One object each."""
+        jobs, kinds = self.jobs, self.kinds
+        return tuple(
+            Proof(
+                jobs[job],
+                kinds[k] if k >= 0 else "",
+                parts,
+                None if first != first else int(first),
+                None if last != last else int(last),
+                done,
+                None if seen != seen else int(seen),
+            )
+            for job, k, parts, first, last, done, seen in zip(
+                self.job.tolist(),
+                self.kind.tolist(),
+                self.partitions.tolist(),
+                self.first.tolist(),
+                self.last.tolist(),
+                self.completed.tolist(),
+                self.seen.tolist(),
+                strict=True,
+            )
+        )
+
+    def spans(self) -> ProofSpans:
+        """The columns a drawing reads."""
+        return ProofSpans(self.first, self.last, self.completed, self.seen)
+
+    @staticmethod
+    def of(proofs: Sequence[Proof]) -> ProofTable:
+        """The columns of `proofs` (each its own job and kind name)."""
+        if isinstance(proofs, ProofList):
+            return proofs.table
+        spans = ProofSpans.of(proofs)
+        n = len(proofs)
+        index = np.arange(n, dtype=np.int64)
+        return ProofTable(
+            job=index,
+            kind=index,
+            partitions=np.array([p.partitions for p in proofs], dtype=np.int64),
+            first=spans.first,
+            last=spans.last,
+            completed=spans.completed,
+            seen=spans.seen,
+            jobs=tuple(p.job for p in proofs),
+            kinds=tuple(p.kind for p in proofs),
+        )
+
+
+class ProofList(Sequence[Proof]):
+    """A model's proofs over their columns: each `Proof` is made the first time one is
+    asked for (the JSON report reads only the columns). Equal to any sequence of the same
+    proofs, a tuple among them."""
+
+    __slots__ = ("_made", "table")
+
+    def __init__(self, table: ProofTable) -> None:
+        self.table = table
+        self._made: tuple[Proof, ...] | None = None
+
+    def _all(self) -> tuple[Proof, ...]:
+        if self._made is None:
+            self._made = self.table.proofs()
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    @overload
+    def __getitem__(self, k: int) -> Proof: ...
+    @overload
+    def __getitem__(self, k: slice) -> tuple[Proof, ...]: ...
+    def __getitem__(self, k: int | slice) -> Proof | tuple[Proof, ...]:
+        return self._all()[k]
+
+    def __iter__(self) -> Iterator[Proof]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ProofList | tuple | list):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"ProofList({len(self)} proofs)"
+
+
+@dataclass(frozen=True, slots=True)
 class ProofSpans:
     """Columns of a list of proofs, in its order (for drawing them without their objects)."""
 
@@ -680,7 +789,7 @@ class LogModel:
     workers: tuple[WorkerStats, ...]
     gaps: GapTable  # every gap, all GPUs, by start
     kernel_gaps: dict[int, Blocks]  # per GPU: idle stretches between kernel blocks
-    proofs: tuple[Proof, ...]
+    proofs: Sequence[Proof]  # a tuple, or a ProofList over their columns
     summary: Summary
     synth_times: F64  # step function of partitions in synthesis: at synth_times[i]...
     synth_counts: I64  # ...the count becomes synth_counts[i]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from parsers import _core
 from parsers.builder import LogBuilder
-from parsers.model import CAUSES, GapTable, LogModel
+from parsers.model import CAUSES, GapTable, LogModel, Proof, ProofTable
 from parsers.sources import open_log
 
 SCHEMA = 1
@@ -138,14 +138,27 @@ def gaps_json(gaps: GapTable) -> Iterator[str]:
     yield "]"
 
 
+def proofs_json(proofs: Sequence[Proof]) -> str:
+    """The report's `proofs` list as compact JSON text, exactly as `json.dumps` writes its
+    dicts (ensure_ascii): the core writes it from the proofs' columns."""
+    t = ProofTable.of(proofs)
+    rows = _core.proof_rows_json(
+        t.job, t.kind, t.partitions, t.first, t.last, t.completed, t.jobs, t.kinds
+    )
+    return "[" + rows + "]"
+
+
 def report_json_pieces(model: LogModel, min_gap_ms: int = 0) -> Iterator[str]:
     """The whole JSON report as compact text, in pieces: `json.dumps(report_dict(...))`,
-    its gap list written straight from the columns (a long log has tens of thousands)."""
-    doc = report_dict(model, min_gap_ms, gaps=False)
+    its gap and proof lists written straight from the columns (a long log has tens of
+    thousands of each)."""
+    doc = report_dict(model, min_gap_ms, lists=False)
     for k, (key, value) in enumerate(doc.items()):
         yield ("{" if k == 0 else ", ") + json.dumps(key) + ": "
         if key == "gaps":
             yield from gaps_json(listed_gaps(model, min_gap_ms))
+        elif key == "proofs":
+            yield proofs_json(model.proofs)
         else:
             yield json.dumps(value, ensure_ascii=True)
     yield "}"
@@ -156,9 +169,9 @@ def report_json(model: LogModel, min_gap_ms: int = 0) -> str:
     return "".join(report_json_pieces(model, min_gap_ms))
 
 
-def report_dict(model: LogModel, min_gap_ms: int = 0, gaps: bool = True) -> dict[str, Any]:
+def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dict[str, Any]:
     """The whole JSON report. `summary` always counts every gap; `gaps` may be filtered
-    (left empty when not `gaps`: `report_json` writes them)."""
+    (`gaps` and `proofs` are left empty when not `lists`: `report_json` writes them)."""
     s = model.summary
     return {
         "schema": SCHEMA,
@@ -186,7 +199,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, gaps: bool = True) -> dict
             }
             for w in model.workers
         ],
-        "gaps": gap_dicts(listed_gaps(model, min_gap_ms)) if gaps else [],
+        "gaps": gap_dicts(listed_gaps(model, min_gap_ms)) if lists else [],
         "proofs": [
             {
                 "job": p.job,
@@ -196,7 +209,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, gaps: bool = True) -> dict
                 "last_gpu_end": p.last_gpu_end,
                 "completed": p.completed,
             }
-            for p in model.proofs
+            for p in (model.proofs if lists else ())
         ],
         "summary": {
             "proofs_started": s.proofs_started,

@@ -67,6 +67,39 @@ def test_odd_job_ids_are_escaped_as_json_dumps_does() -> None:
     _same(data)
     doc = json.loads(report_json(model))
     assert [g["before"]["job"] for g in doc["gaps"]] == ODD_JOBS[:-1]
+    assert sorted(p["job"] for p in doc["proofs"]) == sorted(ODD_JOBS)
+
+
+def test_a_model_s_proofs_are_made_from_their_columns_only_when_asked_for() -> None:
+    """A finished model keeps its proofs as columns: the list behaves as the tuple of
+    Proofs it stands for, in the report's order (first SYNTH_START, then job id; none last)."""
+    from parsers.analysis import _proof_key
+    from parsers.model import Proof, ProofList, ProofTable
+
+    lines = [
+        "TIMELINE,1000,SYNTH_START,b-job,partition=0",
+        "TIMELINE,1000,SYNTH_START,a-job,partition=0",  # a tie: by job id
+        "TIMELINE,900,SYNTH_START,c-job,partition=0",
+        "TIMELINE,1100,GPU_START,zz-none,worker=0,partition=0",  # none: last, by job id
+        "TIMELINE,1200,GPU_START,aa-none,worker=1,partition=0",
+        "TIMELINE,1300,GPU_END,aa-none,worker=1,partition=0",
+    ]
+    model = build(("\n".join(lines) + "\n").encode())
+    assert [p.job for p in model.proofs] == ["c-job", "a-job", "b-job", "aa-none", "zz-none"]
+    _, data = simulate(random_config(23))
+    model = build(data)
+    proofs = model.proofs
+    assert isinstance(proofs, ProofList) and proofs._made is None
+    made = tuple(proofs)
+    assert list(made) == sorted(made, key=_proof_key) and len(made) == len(proofs) > 3
+    assert proofs == made and proofs == list(made) and made == tuple(proofs)
+    assert proofs[0] == made[0] and proofs[-1] == made[-1] and proofs[1:3] == made[1:3]
+    assert proofs != made[:-1] and proofs != () and (proofs == 3) is False
+    assert all(isinstance(p, Proof) for p in proofs) and hash(proofs) == hash(made)
+    # the columns of a plain tuple say the same
+    table = ProofTable.of(made)
+    assert table.proofs() == made
+    assert ProofTable.of(proofs) is proofs.table
 
 
 def test_the_cli_writes_it_when_piped(tmp_path: Path) -> None:

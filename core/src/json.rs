@@ -1,4 +1,4 @@
-//! The report's gap list as JSON text, written as Python's `json.dumps(..., ensure_ascii=True)`
+//! The report's gap and proof lists as JSON text, written as Python's `json.dumps(..., ensure_ascii=True)`
 //! writes it with its default separators (`, ` and `: `), so that a report made here and one
 //! made from dicts are the same bytes.
 
@@ -113,6 +113,40 @@ pub fn push_gap(out: &mut String, g: &Gap) {
     out.push('}');
 }
 
+/// One proof of the report's list.
+pub struct ProofRow<'a> {
+    pub job: &'a str,  // JSON text
+    pub kind: &'a str, // JSON text
+    pub partitions: i64,
+    pub first: Option<i64>,
+    pub last: Option<i64>,
+    pub completed: bool,
+}
+
+fn push_opt(out: &mut String, v: Option<i64>) {
+    match v {
+        Some(v) => push_int(out, v),
+        None => out.push_str("null"),
+    }
+}
+
+/// Append one proof's object.
+pub fn push_proof(out: &mut String, p: &ProofRow) {
+    out.push_str("{\"job\": ");
+    out.push_str(p.job);
+    out.push_str(", \"kind\": ");
+    out.push_str(p.kind);
+    out.push_str(", \"partitions\": ");
+    push_int(out, p.partitions);
+    out.push_str(", \"first_synth_start\": ");
+    push_opt(out, p.first);
+    out.push_str(", \"last_gpu_end\": ");
+    push_opt(out, p.last);
+    out.push_str(", \"completed\": ");
+    out.push_str(if p.completed { "true" } else { "false" });
+    out.push('}');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +195,29 @@ mod tests {
              \"before\": {\"job\": \"j\", \"worker\": 1, \"partition\": 3}, \
              \"after\": {\"job\": \"j\", \"worker\": 1, \"partition\": null}, \
              \"crosses_proof_boundary\": false, \"cause\": \"lock\"}"
+        );
+    }
+
+    #[test]
+    fn a_proof_is_one_object() {
+        let mut out = String::new();
+        let row = |first, completed| ProofRow {
+            job: "\"p\"",
+            kind: "\"porep-c2\"",
+            partitions: 10,
+            first,
+            last: None,
+            completed,
+        };
+        push_proof(&mut out, &row(Some(-5), true));
+        out.push_str(", ");
+        push_proof(&mut out, &row(None, false));
+        assert_eq!(
+            out,
+            "{\"job\": \"p\", \"kind\": \"porep-c2\", \"partitions\": 10, \
+             \"first_synth_start\": -5, \"last_gpu_end\": null, \"completed\": true}, \
+             {\"job\": \"p\", \"kind\": \"porep-c2\", \"partitions\": 10, \
+             \"first_synth_start\": null, \"last_gpu_end\": null, \"completed\": false}"
         );
     }
 }

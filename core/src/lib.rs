@@ -632,12 +632,78 @@ mod python {
         Ok(out)
     }
 
+    /// The report's proof list as JSON text (without its brackets), exactly as
+    /// `json.dumps(..., ensure_ascii=True)` writes the dicts: proof k is job `jobs[job[k]]`
+    /// of kind `kinds[kind[k]]` (-1: ""), its stamps NaN when not said (null).
+    #[pyfunction]
+    #[allow(clippy::too_many_arguments)]
+    fn proof_rows_json<'py>(
+        job: PyReadonlyArray1<'py, i64>,
+        kind: PyReadonlyArray1<'py, i64>,
+        partitions: PyReadonlyArray1<'py, i64>,
+        first: PyReadonlyArray1<'py, f64>,
+        last: PyReadonlyArray1<'py, f64>,
+        completed: PyReadonlyArray1<'py, bool>,
+        jobs: &Bound<'py, pyo3::PyAny>,
+        kinds: Vec<String>,
+    ) -> PyResult<String> {
+        let (job, kind, partitions) = (job.as_array(), kind.as_array(), partitions.as_array());
+        let (first, last, completed) = (first.as_array(), last.as_array(), completed.as_array());
+        let n = job.len();
+        if [
+            kind.len(),
+            partitions.len(),
+            first.len(),
+            last.len(),
+            completed.len(),
+        ]
+        .iter()
+        .any(|&k| k != n)
+        {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "proof columns differ in length",
+            ));
+        }
+        let kinds: Vec<String> = kinds.iter().map(|k| crate::json::quoted(k)).collect();
+        let unknown = crate::json::quoted("");
+        // a stamp is a whole number of ms (Python's int() of it: truncated)
+        let stamp = |v: f64| (!v.is_nan()).then_some(v as i64);
+        let mut out = String::with_capacity(n * 160);
+        for k in 0..n {
+            let j = usize::try_from(job[k])
+                .map_err(|_| pyo3::exceptions::PyIndexError::new_err("no such job"))?;
+            let name: String = jobs.get_item(j)?.extract()?;
+            let kind = match usize::try_from(kind[k]) {
+                Ok(c) => kinds
+                    .get(c)
+                    .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such kind"))?,
+                Err(_) => &unknown,
+            };
+            if k > 0 {
+                out.push_str(", ");
+            }
+            crate::json::push_proof(
+                &mut out,
+                &crate::json::ProofRow {
+                    job: &crate::json::quoted(&name),
+                    kind,
+                    partitions: partitions[k],
+                    first: stamp(first[k]),
+                    last: stamp(last[k]),
+                    completed: completed[k],
+                },
+            );
+        }
+        Ok(out)
+    }
+
     /// The compiled core of cuzk-tui.
     #[pymodule]
     fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<Scanner>()?;
         m.add_function(wrap_pyfunction!(first_free_rows, m)?)?;
         m.add_function(wrap_pyfunction!(reconstruct_segments, m)?)?;
+        m.add_function(wrap_pyfunction!(proof_rows_json, m)?)?;
         m.add_function(wrap_pyfunction!(gap_rows_json, m)?)?;
         m.add_function(wrap_pyfunction!(worker_sums, m)?)?;
         Ok(())
