@@ -7,10 +7,11 @@ the few things (GPUs, workers, gaps, proofs).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,7 @@ from parsers import _core
 from parsers.breakdown import add_breakdowns, lanes_breakdown
 from parsers.model import (
     F64,
+    I8,
     I32,
     I64,
     NO_STAMP,
@@ -43,13 +45,19 @@ from parsers.model import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from parsers._core import Scanner
     from parsers.builder import Columns, Run
 
 NAN = float("nan")
 _EMPTY_F = np.zeros(0, dtype=np.float64)
+_EMPTY_I = np.zeros(0, dtype=np.int64)
+_NO_PHASES = np.zeros(0, dtype=np.int8)
+T = TypeVar("T")
+# the core's segments: start, end, phase, row, then each row's lock, unlock and drawn end
+SegmentArrays = tuple[F64, F64, I8, I64, F64, F64, F64]
+# From how many records the whole-log build makes the segments on a thread of their own
+# while it reads the stamps (below, the thread costs more than it saves).
+SEGMENTS_APART_ROWS = 50_000
 
 
 def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
@@ -201,18 +209,44 @@ ROW_FIELDS = (
 
 def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -> Rows:
     """What each record of `cols` alone gives (`gpu`: each one's GPU, -1 unknown)."""
-    c = cols.floats
-    n = len(cols)
-    failed_end = _failed_proves(c, cols.worker, finished)
-    # every interval split into phase segments (ANALYSIS.md, "Phase segments"), in record
-    # order and, within one, in time order; they tile [gpu_start, drawn end] (drawn end:
-    # gpu_end, or where a failed or running interval is drawn to), a stretch the log does
-    # not explain is Phase.UNKNOWN, never guessed. The loop is the core's (segments.rs).
-    seg_s, seg_e, seg_p, seg_part, lock, unlock, drawn = _core.reconstruct_segments(
-        c, now, failed_end
-    )
+    table, failed_end = _stamp_rows(cols, gpu, finished)
+    return _with_segments(table, failed_end, _segments(cols, now, failed_end), index, cols.floats)
+
+
+def _segments(cols: Columns, now: float, failed_end: F64) -> SegmentArrays:
+    """Every interval split into phase segments (ANALYSIS.md, "Phase segments"), in record
+    order and, within one, in time order; they tile [gpu_start, drawn end] (drawn end:
+    gpu_end, or where a failed or running interval is drawn to), a stretch the log does not
+    explain is Phase.UNKNOWN, never guessed. The loop is the core's (segments.rs), which
+    runs without the GIL."""
+    return _core.reconstruct_segments(cols.floats, now, failed_end)
+
+
+def _with_segments(
+    table: PartitionTable, failed_end: F64, segments: SegmentArrays, index: I64, c: dict[str, F64]
+) -> Rows:
+    """The rows of a table of stamps (`_stamp_rows`) with their segments."""
+    seg_s, seg_e, seg_p, seg_part, lock, unlock, drawn = segments
+    n = len(index)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
+    table = replace(
+        table,
+        lock_acquired=lock,
+        unlock=unlock,
+        seg_start=seg_s,
+        seg_end=seg_e,
+        seg_phase=seg_p,
+        seg_offsets=offsets,
+    )
+    return Rows(table, seg_part, drawn, failed_end, index, c)
+
+
+def _stamp_rows(cols: Columns, gpu: I32, finished: bool) -> tuple[PartitionTable, F64]:
+    """The records' table without what their segments give (no segments, lock or unlock
+    yet), and where each failed prove is drawn to."""
+    c = cols.floats
+    failed_end = _failed_proves(c, cols.worker, finished)
     table = PartitionTable(
         jobs=cols.jobs,
         kinds=cols.kinds,
@@ -227,8 +261,8 @@ def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -
         pickup=c["pickup"],
         gpu_start=c["gpu_start"],
         gpu_end=c["gpu_end"],
-        lock_acquired=lock,
-        unlock=unlock,
+        lock_acquired=_EMPTY_F,
+        unlock=_EMPTY_F,
         # picked up (or started) but never ended, in a finished log; or a prove whose
         # worker moved on without it
         failed=(
@@ -237,12 +271,12 @@ def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -
         | ~np.isnan(failed_end),
         start_line=cols.start_line,
         end_line=cols.end_line,
-        seg_start=seg_s,
-        seg_end=seg_e,
-        seg_phase=seg_p,
-        seg_offsets=offsets,
+        seg_start=_EMPTY_F,
+        seg_end=_EMPTY_F,
+        seg_phase=_NO_PHASES,
+        seg_offsets=_EMPTY_I,
     )
-    return Rows(table, seg_part, drawn, failed_end, index, c)
+    return table, failed_end
 
 
 # -- pieces: what a set of rows gives, to be put together with the rows after it ----------
@@ -303,14 +337,22 @@ class Piece:
     gpu_workers: dict[int, frozenset[int]]  # the workers its records put on each GPU
 
 
-def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
-    """Everything `rows` gives on their own (`drawn`: lay the intervals out in lanes, for
-    the viewer and the text report; the JSON report does without them)."""
-    t = rows.table
-    c = rows.floats
+@dataclass(frozen=True, slots=True)
+class _Stamped:
+    """What the stamps of a piece's rows give (`make_piece` adds what the segments give):
+    each GPU's figures but its kernel blocks (`GpuPart.kernel` empty), jobs, synthesis,
+    gaps and workers."""
+
+    gpus: dict[int, GpuPart]
+    jobs: Jobs
+    synth: Synth
+    gaps: tuple[I32, I64, I64, I64, I64]
+    gpu_workers: dict[int, frozenset[int]]
+
+
+def _stamped(t: PartitionTable, c: dict[str, F64], index: I64) -> _Stamped:
+    """What the stamps of rows give (`t`'s segment columns are not read: `_stamp_rows`)."""
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
-    seg_done = done_mask[rows.seg_part]
-    seg_p, seg_s, seg_e = t.seg_phase, t.seg_start, t.seg_end
     kernel_ms = _line_kernel_ms(c)
     blocks = np.nan_to_num(c["ntt_blocks"])
     started = ~np.isnan(t.gpu_start)
@@ -320,7 +362,6 @@ def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
         on_gpu = t.gpu == g
         done = np.flatnonzero(on_gpu & done_mask).astype(np.int64)
         busy = union_blocks(t.gpu_start[done], t.gpu_end[done])
-        kmask = (seg_p == Phase.KERNEL) & seg_done & on_gpu[rows.seg_part]
         holes = _holes(busy)
         # the intervals around each hole, and those opening and closing the busy span (one
         # sort by end and one by start)
@@ -338,7 +379,7 @@ def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
         n_blocks = blocks[mine]
         gpus[g] = GpuPart(
             busy=busy,
-            kernel=union_blocks(seg_s[kmask], seg_e[kmask]),
+            kernel=Blocks(_EMPTY_F, _EMPTY_F),
             gap_before=before,
             gap_after=after,
             first_after=first_after,
@@ -353,6 +394,24 @@ def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
                 float(np.sum(2.0 * n_blocks)),
             ),
         )
+    return _Stamped(gpus, _jobs(t, index), _synth(t), _sorted_gaps(gap_cols), _gpu_workers(t))
+
+
+def make_piece(
+    rows: Rows, with_split: bool, drawn: bool = True, stamped: _Stamped | None = None
+) -> Piece:
+    """Everything `rows` gives on their own (`drawn`: lay the intervals out in lanes, for
+    the viewer and the text report; the JSON report does without them; `stamped`: what
+    their stamps give, when made already)."""
+    t = rows.table
+    if stamped is None:
+        stamped = _stamped(t, rows.floats, rows.index)
+    seg_done = (~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))[rows.seg_part]
+    kernel_segs = (t.seg_phase == Phase.KERNEL) & seg_done
+    gpus = {}
+    for g, part in stamped.gpus.items():
+        kmask = kernel_segs & (t.gpu == g)[rows.seg_part]
+        gpus[g] = replace(part, kernel=union_blocks(t.seg_start[kmask], t.seg_end[kmask]))
     lanes = _lanes(rows) if drawn else {}
     split = None
     if with_split:
@@ -362,11 +421,11 @@ def make_piece(rows: Rows, with_split: bool, drawn: bool = True) -> Piece:
         gpus=gpus,
         lanes=lanes,
         workers=_worker_sums(t, rows.seg_part),
-        jobs=_jobs(rows),
-        synth=_synth(t),
-        gaps=_sorted_gaps(gap_cols),
+        jobs=stamped.jobs,
+        synth=stamped.synth,
+        gaps=stamped.gaps,
         split=split,
-        gpu_workers=_gpu_workers(t),
+        gpu_workers=stamped.gpu_workers,
     )
 
 
@@ -445,8 +504,7 @@ def _worker_sums(t: PartitionTable, seg_part: I64) -> dict[int, tuple[int, int, 
     return {int(w): (max(int(t.gpu[f]), 0), int(n), table[j]) for j, (w, f, n) in enumerate(rows)}
 
 
-def _jobs(rows: Rows) -> Jobs:
-    t = rows.table
+def _jobs(t: PartitionTable, index: I64) -> Jobs:
     seen = t.synth_start
     for column in (t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
         seen = np.fmax(seen, column)
@@ -459,7 +517,7 @@ def _jobs(rows: Rows) -> Jobs:
             first=t.synth_start,
             last=t.gpu_end,
             seen=seen,
-            first_row=rows.index,
+            first_row=index,
             kind=t.kind.astype(np.int64),
         )
     )
@@ -974,9 +1032,42 @@ def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
     cols = builder.columns()
     now = float(max(builder.max_stamp, 0))
     gpu = builder.gpus_of(cols.worker).astype(np.int32)
-    rows = make_rows(cols, gpu, now, finished, np.arange(len(cols), dtype=np.int64))
-    piece = make_piece(rows, with_split=False, drawn=drawn)
+    index = np.arange(len(cols), dtype=np.int64)
+    table, failed_end = _stamp_rows(cols, gpu, finished)
+    # the core makes the segments (without the GIL) while this thread reads the stamps
+    apart = len(cols) >= SEGMENTS_APART_ROWS
+    segments = _Later(_segments, cols, now, failed_end) if apart else None
+    stamped = _stamped(table, cols.floats, index)
+    made = segments.result() if segments is not None else _segments(cols, now, failed_end)
+    rows = _with_segments(table, failed_end, made, index, cols.floats)
+    piece = make_piece(rows, with_split=False, drawn=drawn, stamped=stamped)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
+
+
+class _Later(Generic[T]):
+    """`fn(*args)` run on a thread of its own; `result` waits for it (and raises what it
+    raised)."""
+
+    def __init__(self, fn: Callable[..., T], *args: object) -> None:
+        self._out: T | None = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._out = fn(*args)
+            except BaseException as exc:  # handed to the caller of result()
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="cuzk-tui-segments", daemon=True)
+        self._thread.start()
+
+    def result(self) -> T:
+        """What `fn` returned."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._out is not None
+        return self._out
 
 
 # How long (log time) after its end an interval is taken as settled: the timing lines and

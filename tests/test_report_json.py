@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import build, simulate
 
@@ -164,3 +165,38 @@ def test_the_text_report_says_what_each_worker_was_doing(sample: str) -> None:
     ).stdout.decode()
     # from stdin there is no file to read raw lines from: the same workers' states
     assert [line for line in piped.splitlines() if "workers " in line] == states
+
+
+@pytest.mark.parametrize("seed", [7, 31])
+def test_segments_made_on_a_thread_of_their_own_give_the_same_model(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long log's segments are made on a second thread while the stamps are read: the
+    model is the one made on one thread (a log of any size is made both ways here)."""
+    import parsers.analysis as analysis
+
+    _, data = simulate(random_config(seed))
+    monkeypatch.setattr(analysis, "SEGMENTS_APART_ROWS", 10**12)
+    alone = build(data)
+    monkeypatch.setattr(analysis, "SEGMENTS_APART_ROWS", 0)
+    apart = build(data)
+    assert report_json(apart) == report_json(alone)
+    assert apart.lanes and len(apart.lanes) == len(alone.lanes)
+    for a, b in zip(apart.lanes, alone.lanes, strict=True):
+        assert (a.gpu, a.worker, a.sub_row) == (b.gpu, b.worker, b.sub_row)
+        for f in ("starts", "ends", "phases", "partition"):
+            assert np.array_equal(getattr(a.segments, f), getattr(b.segments, f))
+    for name in ("seg_start", "seg_end", "seg_phase", "seg_offsets", "lock_acquired", "unlock"):
+        ours, theirs = getattr(apart.parts, name), getattr(alone.parts, name)
+        assert len(ours) and np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f")
+
+
+def test_a_failure_on_the_segments_thread_is_raised_by_the_build() -> None:
+    from parsers.analysis import _Later
+
+    def broken() -> int:
+        raise ValueError("segments failed")
+
+    with pytest.raises(ValueError, match="segments failed"):
+        _Later(broken).result()
+    assert _Later(lambda: 5).result() == 5
