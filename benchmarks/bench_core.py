@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_report import AWK_GAPS
-from benchmarks.common import big_log
+from benchmarks.common import big_log, byte_compile
 
 TIME = "/usr/bin/time"  # GNU time: a child's own peak RSS (a fork would count ours too)
 
@@ -116,6 +116,7 @@ def main() -> int:
     ap.add_argument("--scales", default="10000,100000,1000000,3000000")  # events
     args = ap.parse_args()
     log = big_log()
+    byte_compile()
     report = [sys.executable, "-m", "tui.cli", str(log), "--report", "--json"]
     habit = f"LC_ALL=C grep TIMELINE, {log} | LC_ALL=C sort -t, -k2 -n | awk -F, '{AWK_GAPS}'"
     print(f"log: {log} ({log.stat().st_size / 1e6:.0f} MB)")

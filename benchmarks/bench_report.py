@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import big_log
+from benchmarks.common import big_log, byte_compile
 
 # The habit: TIMELINE lines sorted by stamp; a gap opens when the last running
 # interval ends and closes at the next GPU_START (one GPU, workers pooled).
@@ -54,6 +54,7 @@ def main() -> int:
     ap.add_argument("--log", type=Path, default=None)
     args = ap.parse_args()
     log = args.log or big_log()
+    byte_compile()
     size_mb = log.stat().st_size / 1e6
     timeline = int(
         subprocess.run(
