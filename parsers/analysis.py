@@ -350,6 +350,22 @@ class _Stamped:
     gpu_workers: dict[int, frozenset[int]]
 
 
+@dataclass(frozen=True, slots=True)
+class _Segmented:
+    """What the segments of a piece's rows give: each GPU's kernel blocks, and per worker
+    its GPU, intervals ended and time per phase."""
+
+    kernel: dict[int, Blocks]
+    workers: dict[int, tuple[int, int, F64]]
+
+
+def _gpus_of(t: PartitionTable) -> list[int]:
+    """The GPUs the rows started intervals on."""
+    started = ~np.isnan(t.gpu_start)
+    gpus: list[int] = np.unique(t.gpu[started & (t.gpu >= 0)]).tolist()
+    return gpus
+
+
 def _stamped(t: PartitionTable, c: dict[str, F64], index: I64) -> _Stamped:
     """What the stamps of rows give (`t`'s segment columns are not read: `_stamp_rows`)."""
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
@@ -358,7 +374,7 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64) -> _Stamped:
     started = ~np.isnan(t.gpu_start)
     gpus: dict[int, GpuPart] = {}
     gap_cols: list[tuple[int, F64, F64, I64, I64]] = []
-    for g in np.unique(t.gpu[started & (t.gpu >= 0)]).tolist():
+    for g in _gpus_of(t):
         on_gpu = t.gpu == g
         done = np.flatnonzero(on_gpu & done_mask).astype(np.int64)
         busy = union_blocks(t.gpu_start[done], t.gpu_end[done])
@@ -397,21 +413,33 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64) -> _Stamped:
     return _Stamped(gpus, _jobs(t, index), _synth(t), _sorted_gaps(gap_cols), _gpu_workers(t))
 
 
+def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
+    """What the segments of rows give."""
+    seg_done = (~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))[seg_part]
+    kernel_segs = (t.seg_phase == Phase.KERNEL) & seg_done
+    kernel = {}
+    for g in _gpus_of(t):
+        kmask = kernel_segs & (t.gpu == g)[seg_part]
+        kernel[g] = union_blocks(t.seg_start[kmask], t.seg_end[kmask])
+    return _Segmented(kernel, _worker_sums(t, seg_part))
+
+
 def make_piece(
-    rows: Rows, with_split: bool, drawn: bool = True, stamped: _Stamped | None = None
+    rows: Rows,
+    with_split: bool,
+    drawn: bool = True,
+    stamped: _Stamped | None = None,
+    segmented: _Segmented | None = None,
 ) -> Piece:
     """Everything `rows` gives on their own (`drawn`: lay the intervals out in lanes, for
-    the viewer and the text report; the JSON report does without them; `stamped`: what
-    their stamps give, when made already)."""
+    the viewer and the text report; the JSON report does without them; `stamped` and
+    `segmented`: what their stamps and their segments give, when made already)."""
     t = rows.table
     if stamped is None:
         stamped = _stamped(t, rows.floats, rows.index)
-    seg_done = (~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))[rows.seg_part]
-    kernel_segs = (t.seg_phase == Phase.KERNEL) & seg_done
-    gpus = {}
-    for g, part in stamped.gpus.items():
-        kmask = kernel_segs & (t.gpu == g)[rows.seg_part]
-        gpus[g] = replace(part, kernel=union_blocks(t.seg_start[kmask], t.seg_end[kmask]))
+    if segmented is None:
+        segmented = _segmented(t, rows.seg_part)
+    gpus = {g: replace(part, kernel=segmented.kernel[g]) for g, part in stamped.gpus.items()}
     lanes = _lanes(rows) if drawn else {}
     split = None
     if with_split:
@@ -420,7 +448,7 @@ def make_piece(
         rows=rows,
         gpus=gpus,
         lanes=lanes,
-        workers=_worker_sums(t, rows.seg_part),
+        workers=segmented.workers,
         jobs=stamped.jobs,
         synth=stamped.synth,
         gaps=stamped.gaps,
@@ -1034,13 +1062,18 @@ def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
     gpu = builder.gpus_of(cols.worker).astype(np.int32)
     index = np.arange(len(cols), dtype=np.int64)
     table, failed_end = _stamp_rows(cols, gpu, finished)
-    # the core makes the segments (without the GIL) while this thread reads the stamps
-    apart = len(cols) >= SEGMENTS_APART_ROWS
-    segments = _Later(_segments, cols, now, failed_end) if apart else None
-    stamped = _stamped(table, cols.floats, index)
-    made = segments.result() if segments is not None else _segments(cols, now, failed_end)
-    rows = _with_segments(table, failed_end, made, index, cols.floats)
-    piece = make_piece(rows, with_split=False, drawn=drawn, stamped=stamped)
+
+    def segment() -> tuple[Rows, _Segmented]:
+        rows = _with_segments(table, failed_end, _segments(cols, now, failed_end), index, c)
+        return rows, _segmented(rows.table, rows.seg_part)
+
+    c = cols.floats
+    # the segments and what they give are made on a second thread (the core's loops run
+    # without the GIL, numpy's sorts too) while this one reads the stamps
+    later = _Later(segment) if len(cols) >= SEGMENTS_APART_ROWS else None
+    stamped = _stamped(table, c, index)
+    rows, segmented = later.result() if later is not None else segment()
+    piece = make_piece(rows, False, drawn, stamped, segmented)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
 
 
