@@ -178,6 +178,30 @@ fn current_year() -> i64 {
     1970 + secs / 31_556_952
 }
 
+/// Where another daemon line could first begin inside `line`: past the head of a TIMELINE
+/// line (`TIMELINE,<stamp>,<EVENT>,`) or the name of a timing line, where none can (no
+/// `TI`, `CU`, ESC, or digits followed by `-` there), else at 1. Most of the capital T and
+/// C a line start is searched by are in those heads.
+fn inner_search_from(line: &[u8]) -> usize {
+    if let Some(rest) = line.strip_prefix(TIMELINE) {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 && rest.get(digits) == Some(&b',') {
+            let event = &rest[digits + 1..];
+            if let Some(e) = EVENTS
+                .iter()
+                .find(|e| event.starts_with(e) && event.get(e.len()) == Some(&b','))
+            {
+                return TIMELINE.len() + digits + 1 + e.len() + 1;
+            }
+        }
+        return 1;
+    }
+    [&b"CUZK_TIMING: "[..], b"CUZK_NTT_H: "]
+        .iter()
+        .find(|name| line.starts_with(name))
+        .map_or(1, |name| name.len())
+}
+
 /// The `key=value` items of a TIMELINE detail (a bare word is a key with no value).
 fn detail_pairs(detail: &[u8]) -> Vec<(&[u8], &[u8])> {
     detail
@@ -397,7 +421,7 @@ impl Reader {
             }
             self.flush_fragment(out);
         }
-        match text::find_line_start(line, 1) {
+        match text::find_line_start(line, inner_search_from(line)) {
             None => self.logical(line, line_no, out),
             Some(m) => {
                 let head = &line[..m];
@@ -521,5 +545,48 @@ impl Reader {
             cuzk,
             text: kept,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_start_is_searched_past_heads_that_cannot_hold_one() {
+        let head = b"TIMELINE,1301,GPU_START,";
+        for tail in [
+            &b"porep-1-2,worker=0,partition=3"[..],
+            b"TIMELINE,5,GPU_END,j",
+        ] {
+            let line = [&head[..], tail].concat();
+            assert_eq!(inner_search_from(&line), head.len());
+            // whatever begins right after the head is still found
+            let found = text::find_line_start(&line, inner_search_from(&line));
+            assert_eq!(found, text::find_line_start(&line, 1));
+        }
+        assert_eq!(
+            inner_search_from(b"CUZK_TIMING: gpu_tid=0 tail_msm_ms=5"),
+            13
+        );
+        assert_eq!(inner_search_from(b"CUZK_NTT_H: total=5ms"), 12);
+        // a head that is not one of those: searched from the second byte
+        for line in [
+            &b"TIMELINE,12,GPU_STTIMELINE,7,GPU_END,j"[..],
+            b"TIMELINE,,GPU_START,j",
+            b"TIMELINE,1x,GPU_START,j",
+            b"TIMELINE,12,GPU_START",
+            b"CUZK_TIMING:x",
+            b"2026-03-16T09:12:37Z  INFO cuzk",
+        ] {
+            assert_eq!(
+                inner_search_from(line),
+                1,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let cut = b"TIMELINE,12,GPU_STTIMELINE,7,GPU_END,j";
+        assert_eq!(text::find_line_start(cut, inner_search_from(cut)), Some(18));
     }
 }
