@@ -559,23 +559,16 @@ mod python {
         let (before, after) = (before.as_array(), after.as_array());
         let (job, worker, partition) = (job.as_array(), worker.as_array(), partition.as_array());
         let n = gpu.len();
-        if [
+        let lengths = [
             start.len(),
             end.len(),
-            cause.len(),
-            crosses.len(),
             before.len(),
             after.len(),
-        ]
-        .iter()
-        .any(|&k| k != n)
-            || worker.len() != job.len()
-            || partition.len() != job.len()
-        {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "gap columns differ in length",
-            ));
-        }
+            cause.len(),
+            crosses.len(),
+        ];
+        same_lengths("gap", n, &lengths)?;
+        same_lengths("record", job.len(), &[worker.len(), partition.len()])?;
         let bad = || pyo3::exceptions::PyIndexError::new_err("a gap names no such record");
         let causes: Vec<String> = causes
             .iter()
@@ -650,20 +643,14 @@ mod python {
         let (job, kind, partitions) = (job.as_array(), kind.as_array(), partitions.as_array());
         let (first, last, completed) = (first.as_array(), last.as_array(), completed.as_array());
         let n = job.len();
-        if [
+        let lengths = [
             kind.len(),
             partitions.len(),
             first.len(),
             last.len(),
             completed.len(),
-        ]
-        .iter()
-        .any(|&k| k != n)
-        {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "proof columns differ in length",
-            ));
-        }
+        ];
+        same_lengths("proof", n, &lengths)?;
         let kinds: Vec<String> = kinds.iter().map(|k| crate::json::quoted(k)).collect();
         let unknown = crate::json::quoted("");
         // a stamp is a whole number of ms (Python's int() of it: truncated)
@@ -695,6 +682,16 @@ mod python {
             );
         }
         Ok(out)
+    }
+
+    /// ValueError unless every length of `others` is `n` (the columns of one `what` list).
+    fn same_lengths(what: &str, n: usize, others: &[usize]) -> PyResult<()> {
+        if others.iter().all(|&k| k == n) {
+            return Ok(());
+        }
+        Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{what} columns differ in length"
+        )))
     }
 
     /// The compiled core of cuzk-tui.
