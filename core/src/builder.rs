@@ -415,12 +415,14 @@ impl Builder {
             if link.send(&mut self.msgs) {
                 return;
             }
-            self.home(); // its thread stopped: a panic there goes on here
+            self.recall(); // its thread stopped: a panic there goes on here
         }
-        let a = self.attribution.as_mut().expect("the attribution, home");
-        for msg in self.msgs.drain(..) {
+        let mut msgs = std::mem::take(&mut self.msgs);
+        let a = self.here();
+        for msg in msgs.drain(..) {
             a.take(msg);
         }
+        self.msgs = msgs;
     }
 
     /// Run the attribution on its own thread from now on (if a thread can be had).
@@ -429,6 +431,7 @@ impl Builder {
         if self.no_threads {
             return;
         }
+        self.here(); // with its own columns (a finished run fed again)
         if let Some(a) = self.attribution.take() {
             match Link::start(a) {
                 Ok(link) => {
@@ -443,40 +446,62 @@ impl Builder {
         }
     }
 
-    /// The attribution, here (see `home`).
+    /// The attribution on this thread, with its own columns (see `unmerge`).
     fn here(&mut self) -> &mut Attribution {
+        self.unmerge();
         self.attribution
             .as_deref_mut()
-            .expect("the attribution, home")
+            .expect("the attribution, here")
+    }
+
+    /// A finished run fed or read again: its attributed columns go back to the attribution,
+    /// and what it knew of the records is made again from them. Done before any record
+    /// changes (`apply` asks first), so that it knows them as they were when it finished.
+    fn unmerge(&mut self) {
+        if !self.merged {
+            return;
+        }
+        self.merged = false;
+        let a = self
+            .attribution
+            .as_deref_mut()
+            .expect("the attribution, here when finished");
+        let m = &mut a.mirror.cols;
+        self.recs.cols.swap_attributed(m);
+        let c = &self.recs.cols;
+        m.f[col::GPU_START] = c.f[col::GPU_START].clone();
+        m.f[col::GPU_END] = c.f[col::GPU_END].clone();
+        m.worker = c.worker.clone();
+    }
+
+    /// Stop the attribution's thread, if it runs, and take it back. A panic there goes on
+    /// here, a fresh attribution left in its place (the reader is broken then, but what it
+    /// is asked answers).
+    fn recall(&mut self) {
+        if let Some(link) = self.link.take() {
+            match link.stop() {
+                Ok(a) => self.attribution = Some(a),
+                Err(panic) => {
+                    let fresh = Attribution::new(self.recs.workers_per_gpu);
+                    self.attribution = Some(Box::new(fresh));
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
     }
 
     /// The attribution, here, up to date, and with its own columns.
     fn home(&mut self) -> &mut Attribution {
         self.dispatch();
-        if let Some(link) = self.link.take() {
-            self.attribution = Some(link.stop());
-        }
-        let a = self
-            .attribution
-            .as_mut()
-            .expect("the attribution, home or linked");
-        if self.merged {
-            // a finished run read again: its columns go back, what it knew is made again
-            self.merged = false;
-            let m = &mut a.mirror.cols;
-            self.recs.cols.swap_attributed(m);
-            let c = &self.recs.cols;
-            m.f[col::GPU_START] = c.f[col::GPU_START].clone();
-            m.f[col::GPU_END] = c.f[col::GPU_END].clone();
-            m.worker = c.worker.clone();
-        }
-        a
+        self.recall();
+        self.here()
     }
 
     // -- items ------------------------------------------------------------------------------
 
     /// Apply the items read, in order.
     fn apply(&mut self, batch: &Batch) {
+        self.unmerge();
         for item in &batch.items {
             match *item {
                 Item::Timeline {
@@ -984,6 +1009,56 @@ TIMELINE,105,GPU_START,job-a,worker=0
         assert!(!here.finished[0].apart, "attributed here");
         assert_eq!(runs_of(&here), runs_of(&threaded));
         assert_eq!(here.reader.lines_read, threaded.reader.lines_read);
+    }
+
+    #[test]
+    fn a_finished_run_fed_again_goes_on_as_if_read_in_between() {
+        // the finished run's attributed columns go back to the attribution before it takes
+        // anything more, on this thread (small feeds) or its own (a big feed)
+        let data = long_log(3000, usize::MAX);
+        let cut = data.len() / 3;
+        for tail in [&data[cut..cut + 5000], &data[cut..]] {
+            let mut fed = Builder::new(None);
+            fed.feed(&data[..cut]);
+            fed.finish();
+            fed.feed(tail);
+            fed.finish();
+            let mut read = Builder::new(None);
+            read.feed(&data[..cut]);
+            read.finish();
+            read.with_open_decisions(|_, _| ());
+            read.feed(tail);
+            read.finish();
+            assert_eq!(runs_of(&fed), runs_of(&read));
+            assert_eq!(
+                fed.attributor().unattributed,
+                read.attributor().unattributed
+            );
+            let known = |b: &Builder| {
+                b.recs.cols.f[col::NTT_MSM_H]
+                    .iter()
+                    .filter(|v| !v.is_nan())
+                    .count()
+            };
+            assert!(
+                known(&fed) > 100,
+                "the durations before the first finish are kept"
+            );
+        }
+    }
+
+    #[test]
+    fn a_failed_attribution_thread_leaves_a_reader_that_answers() {
+        let mut b = Builder::new(None);
+        b.feed(LOG);
+        b.attribute_apart();
+        assert!(b.link.is_some());
+        b.tell(Msg::Panic);
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.finish()));
+        assert!(failed.is_err(), "the panic goes on to the caller");
+        assert!(b.link.is_none());
+        assert_eq!(b.attributor().unattributed, 0);
+        assert!(!b.attributor().lock_lines_seen);
     }
 
     /// A source that gives odd amounts, is interrupted now and then, and may fail at a point.

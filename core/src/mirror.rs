@@ -33,6 +33,9 @@ pub enum Msg {
         lo: f64,
         hi: f64,
     },
+    /// A test's way to make the attribution fail.
+    #[cfg(test)]
+    Panic,
 }
 
 /// The GPU of `worker` by a worker → GPU map, else by `workers_per_gpu`, else 0.
@@ -126,6 +129,8 @@ impl Attribution {
                 lo,
                 hi,
             } => self.attributor.push(m, stage, vals, lo, hi),
+            #[cfg(test)]
+            Msg::Panic => panic!("the attribution failed (a test)"),
         }
     }
 }
@@ -184,13 +189,10 @@ impl Link {
         self.full.send(batch).is_ok()
     }
 
-    /// Wait for the messages sent to be taken; the attribution comes back. A panic on its
-    /// thread goes on here.
-    pub fn stop(self) -> Box<Attribution> {
+    /// Wait for the messages sent to be taken; the attribution comes back, or what its
+    /// thread panicked with.
+    pub fn stop(self) -> std::thread::Result<Box<Attribution>> {
         drop(self.full);
-        match self.thread.join() {
-            Ok(attribution) => attribution,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        self.thread.join()
     }
 }
