@@ -130,6 +130,8 @@ pub struct Builder {
     no_threads: bool, // a big feed finds no thread to start (a test of the fallback)
     #[cfg(test)]
     apart: bool, // the attribution ran on its own thread
+    #[cfg(test)]
+    fail_at: Option<u64>, // applying a line from this one panics (a test of a failure)
 }
 
 const JOB_KIND_PREFIXES: [(&[u8], &str); 7] = [
@@ -187,6 +189,8 @@ impl Builder {
             no_threads: false,
             #[cfg(test)]
             apart: false,
+            #[cfg(test)]
+            fail_at: None,
         }
     }
 
@@ -301,10 +305,20 @@ impl Builder {
                 return None; // no thread to be had: the reader is still in its slot
             };
             self.attribute_apart();
-            for batch in read {
-                self.apply(&batch);
-                self.dispatch();
-                let _ = spent.send(batch); // the reader may have finished: fine
+            let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                for batch in read {
+                    self.apply(&batch);
+                    self.dispatch();
+                    let _ = spent.send(batch); // the reader may have finished: fine
+                }
+            }));
+            if let Err(panic) = applied {
+                // the attribution's thread ends once its way in is dropped; a fresh one stays
+                if self.link.take().is_some() {
+                    let fresh = Attribution::new(self.recs.workers_per_gpu);
+                    self.attribution = Some(Box::new(fresh));
+                }
+                std::panic::resume_unwind(panic);
             }
             self.home(); // a restart made a new builder: the link was the old one's
             match reading.join() {
@@ -509,6 +523,8 @@ impl Builder {
                     first,
                     event,
                 } => {
+                    #[cfg(test)]
+                    assert!(self.fail_at.is_none_or(|n| line_no < n), "a test's failure");
                     // offsets jumping back by more than disorder explains: the daemon restarted
                     if first.is_some_and(|s| s < self.max_stamp - RESTART_JUMP_MS) {
                         self.restart(line_no);
@@ -1045,6 +1061,20 @@ TIMELINE,105,GPU_START,job-a,worker=0
                 "the durations before the first finish are kept"
             );
         }
+    }
+
+    #[test]
+    fn a_failure_while_applying_a_big_feed_ends_the_attribution_s_thread() {
+        let data = long_log(3000, usize::MAX);
+        let mut b = Builder::new(None);
+        b.fail_at = Some(20_000);
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.feed(&data)));
+        assert!(failed.is_err(), "the panic goes on to the caller");
+        assert!(
+            b.apart && b.link.is_none(),
+            "the link is dropped: its thread ends"
+        );
+        assert_eq!(b.attributor().unattributed, 0);
     }
 
     #[test]
