@@ -157,15 +157,34 @@ pub struct Reader {
 /// that reads, so that the thread that builds the records (the busier one) looks up a
 /// number rather than hashing and comparing the name.
 #[derive(Default)]
-struct JobNumbers(HashMap<Vec<u8>, u32>);
+struct JobNumbers {
+    numbers: HashMap<Vec<u8>, u32>,
+    last: Option<(Vec<u8>, u32)>, // the job of the line before: lines of a job come in runs
+}
 
 impl JobNumbers {
     fn number(&mut self, job: &[u8]) -> u32 {
-        if let Some(&n) = self.0.get(job) {
-            return n;
+        if let Some((last, n)) = &self.last {
+            if last == job {
+                return *n;
+            }
         }
-        let n = self.0.len() as u32;
-        self.0.insert(job.to_vec(), n);
+        let n = match self.numbers.get(job) {
+            Some(&n) => n,
+            None => {
+                let n = self.numbers.len() as u32;
+                self.numbers.insert(job.to_vec(), n);
+                n
+            }
+        };
+        match &mut self.last {
+            Some((last, m)) => {
+                last.clear();
+                last.extend_from_slice(job);
+                *m = n;
+            }
+            None => self.last = Some((job.to_vec(), n)),
+        }
         n
     }
 }
@@ -481,12 +500,15 @@ impl Reader {
 
     fn logical(&mut self, line: &[u8], line_no: u64, out: &mut Batch) {
         if line.starts_with(TIMELINE) {
-            // offsets jumping back by more than disorder explains: the daemon restarted
-            let first = line[TIMELINE.len()..]
-                .split(|&b| b == b',')
-                .next()
-                .and_then(text::parse_int);
             let event = timeline_event(line, out, &mut self.jobs);
+            // offsets jumping back by more than disorder explains: the daemon restarted (the
+            // stamp is the first field, read again only when the line is malformed)
+            let first = event.map(|e| e.stamp).or_else(|| {
+                line[TIMELINE.len()..]
+                    .split(|&b| b == b',')
+                    .next()
+                    .and_then(text::parse_int)
+            });
             out.items.push(Item::Timeline {
                 line_no,
                 first,
