@@ -329,3 +329,16 @@ async def test_a_long_gap_list_lists_every_gap_and_opens_at_once() -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert app.query_one(GanttView).selected == rows.gap_at(n - 2)
+
+
+async def test_the_header_clock_ticking_after_the_screen_went_is_harmless() -> None:
+    """A live log's header clock ticks each second: a tick between the screen's removal and
+    the app's end (closing) draws nothing and raises nothing."""
+    from textual.css.query import NoMatches
+
+    app, _ = app_for("curio-mixed")
+    async with app.run_test(size=SIZE):
+        await app.query_one(GanttView).remove()
+        with pytest.raises(NoMatches):
+            app._refresh_text()  # what the tick drew, unguarded
+        app._tick_clock()

@@ -248,7 +248,7 @@ class CuzkApp(App[None]):
             self._switch_interval = sys.getswitchinterval()
             sys.setswitchinterval(SWITCH_INTERVAL_S)
             self.run_worker(self._follow, thread=True, exclusive=True, group="tail", name="tail")
-            self.set_interval(1.0, self._refresh_text)  # the idle clock in the header
+            self.set_interval(1.0, self._tick_clock)  # the idle clock in the header
 
     def request_exit(self) -> None:
         """End as `q` does, now or as soon as the app is up (a signal while it starts)."""
@@ -359,6 +359,15 @@ class CuzkApp(App[None]):
         if cached is None or cached[0] is not self.model or cached[1] != window:
             cached = self._view_split = (self.model, window, busy_breakdown(self.model, *window))
         return self._run_split[1], cached[2]
+
+    def _tick_clock(self) -> None:
+        """The header's idle clock, each second while the screen is up."""
+        if self._closing:
+            return
+        try:
+            self._refresh_text()
+        except NoMatches:
+            return  # closing: the tick came after the screen went
 
     def _refresh_text(self) -> None:
         state = self.state_text()
