@@ -342,18 +342,13 @@ impl Builder {
         while !self.pending.is_empty() {
             self.resolve_one();
         }
-        self.home();
-        let a = self.here();
+        let (recs, a) = self.home_with_records();
         a.attributor.flush(&mut a.mirror);
         a.attributor.finish(&mut a.mirror);
-        let a = self
-            .attribution
-            .as_deref_mut()
-            .expect("the attribution, home");
         let m = &mut a.mirror.cols;
-        m.grow_attributed(self.recs.cols.len());
-        self.recs.cols.swap_attributed(m);
-        // what it kept of the records is not needed again (`home` makes it again if so)
+        m.grow_attributed(recs.cols.len());
+        recs.cols.swap_attributed(m);
+        // what it kept of the records is not needed again (`unmerge` makes it again if so)
         for k in [col::GPU_START, col::GPU_END] {
             m.f[k] = Vec::new();
         }
@@ -375,13 +370,8 @@ impl Builder {
     /// Run `read` on the records with the attributor's open decisions filled in as they stand
     /// (what a live view shows); the records are left as they were.
     pub fn with_open_decisions<T>(&mut self, read: impl FnOnce(&Columns, &[usize]) -> T) -> T {
-        let n = self.recs.cols.len();
-        self.home();
-        let a = self
-            .attribution
-            .as_deref_mut()
-            .expect("the attribution, home");
-        let recs = &mut self.recs;
+        let (recs, a) = self.home_with_records();
+        let n = recs.cols.len();
         a.attributor.with_open_decisions(&mut a.mirror, |m, open| {
             m.cols.grow_attributed(n);
             recs.cols.swap_attributed(&mut m.cols);
@@ -393,12 +383,8 @@ impl Builder {
 
     /// The records written since the last call (see `Columns::take_touched`).
     pub fn take_touched(&mut self) -> Option<Vec<usize>> {
-        self.home();
-        let a = self
-            .attribution
-            .as_deref_mut()
-            .expect("the attribution, home");
-        self.recs.cols.take_touched(&mut a.mirror.cols)
+        let (recs, a) = self.home_with_records();
+        recs.cols.take_touched(&mut a.mirror.cols)
     }
 
     /// Attribute the timing lines kept back for the lines after them (the input went quiet).
@@ -509,6 +495,16 @@ impl Builder {
         self.dispatch();
         self.recall();
         self.here()
+    }
+
+    /// The records and the attribution (`home`), to be read or written together.
+    fn home_with_records(&mut self) -> (&mut Recs, &mut Attribution) {
+        self.home();
+        let a = self
+            .attribution
+            .as_deref_mut()
+            .expect("the attribution, home");
+        (&mut self.recs, a)
     }
 
     // -- items ------------------------------------------------------------------------------
