@@ -3,8 +3,9 @@
 //! A [`Reader`] turns the bytes into items (whole lines, parsed); the builder applies them
 //! to the run's records: each TIMELINE event to its partition's record, each C++ timing line
 //! to the attributor (which gives it to a GPU interval), each stdout line to the worker →
-//! GPU map and the wall clock. A big feed reads on a second thread while the first applies,
-//! and the attribution runs on a third, told of the records by messages (`mirror`).
+//! GPU map and the wall clock. A big feed reads on a second thread while the first applies;
+//! a source read to its end (`feed_from`) also attributes on a third, told of the records by
+//! messages (`mirror`).
 //! Bad input is counted, never raised.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -220,7 +221,9 @@ impl Builder {
     /// A big feed: a second thread reads pieces of it while this one applies them. False
     /// (nothing read) when no thread could be started.
     fn feed_threaded(&mut self, data: &[u8]) -> bool {
-        self.threaded(|reader, pipe| {
+        // pieces fed one by one (a viewer's slices) do without the attribution's thread:
+        // starting it and waiting for it to catch up at each one costs more than it gives
+        self.threaded(false, |reader, pipe| {
             for piece in data.chunks(PIECE_BYTES) {
                 let mut batch = pipe.batch();
                 reader.read(piece, &mut batch);
@@ -244,7 +247,7 @@ impl Builder {
             }
         }
         let mut total = 0u64;
-        let read = self.threaded(|reader, pipe| -> std::io::Result<()> {
+        let read = self.threaded(true, |reader, pipe| -> std::io::Result<()> {
             let mut buf = vec![0u8; PIECE_BYTES];
             loop {
                 let n = read_piece(source, &mut buf)?;
@@ -274,9 +277,11 @@ impl Builder {
     }
 
     /// Run `produce` on a second thread with the reader and a pipe of batches, and apply the
-    /// batches on this one as they come. None (nothing run) when no thread could be started.
+    /// batches on this one as they come (`apart`: the attribution on a third). None (nothing
+    /// run) when no thread could be started.
     fn threaded<T: Send>(
         &mut self,
+        apart: bool,
         produce: impl FnOnce(&mut Reader, &Pipe) -> T + Send,
     ) -> Option<T> {
         fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -304,7 +309,9 @@ impl Builder {
             let Ok(reading) = reading else {
                 return None; // no thread to be had: the reader is still in its slot
             };
-            self.attribute_apart();
+            if apart {
+                self.attribute_apart();
+            }
             let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 for batch in read {
                     self.apply(&batch);
@@ -982,7 +989,10 @@ TIMELINE,105,GPU_START,job-a,worker=0
         assert!(data.len() > 2 * THREADED_FEED_BYTES);
         let threaded = whole(&data);
         assert_eq!(threaded.finished.len(), 1, "the restart is seen");
-        assert!(threaded.finished[0].apart, "attributed on a third thread");
+        assert!(
+            !threaded.finished[0].apart,
+            "pieces fed one by one are attributed here"
+        );
         assert_eq!(
             threaded.counts.spliced + threaded.finished[0].counts.spliced,
             429
@@ -1026,14 +1036,20 @@ TIMELINE,105,GPU_START,job-a,worker=0
     #[test]
     fn a_finished_run_fed_again_goes_on_as_if_read_in_between() {
         // the finished run's attributed columns go back to the attribution before it takes
-        // anything more, on this thread (small feeds) or its own (a big feed)
+        // anything more, on this thread (feeds) or its own (a source read to its end)
         let data = long_log(3000, usize::MAX);
         let cut = data.len() / 3;
-        for tail in [&data[cut..cut + 5000], &data[cut..]] {
+        let small = &data[cut..cut + 5000];
+        for (tail, from_source) in [(small, false), (&data[cut..], false), (&data[cut..], true)] {
             let mut fed = Builder::new(None);
             fed.feed(&data[..cut]);
             fed.finish();
-            fed.feed(tail);
+            if from_source {
+                fed.feed_from(&mut &tail[..]).expect("a slice reads");
+                assert!(fed.apart);
+            } else {
+                fed.feed(tail);
+            }
             fed.finish();
             let mut read = Builder::new(None);
             read.feed(&data[..cut]);
@@ -1064,7 +1080,9 @@ TIMELINE,105,GPU_START,job-a,worker=0
         let data = long_log(3000, usize::MAX);
         let mut b = Builder::new(None);
         b.fail_at = Some(20_000);
-        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.feed(&data)));
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            b.feed_from(&mut &data[..]).map(|_| ())
+        }));
         assert!(failed.is_err(), "the panic goes on to the caller");
         assert!(
             b.apart && b.link.is_none(),
@@ -1127,6 +1145,8 @@ TIMELINE,105,GPU_START,job-a,worker=0
             };
             assert_eq!(from.feed_from(&mut source).unwrap(), data.len() as u64);
             from.finish();
+            // a source read to its end is attributed on a third thread (up to the restart)
+            assert_eq!(from.finished[0].apart, !no_threads);
             assert_eq!(runs_of(&from), runs_of(&whole_feed));
             assert_eq!(from.reader.lines_read, whole_feed.reader.lines_read);
         }
