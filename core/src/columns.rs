@@ -82,24 +82,9 @@ pub const TIMING: std::ops::Range<usize> = PRE_LOCK..NTT_BLOCKS + 1;
 /// The stamps (written by the builder).
 pub const STAMPS: std::ops::Range<usize> = SYNTH_START..PRE_LOCK;
 /// The float columns the attribution keeps: the stamps it reads, the durations it writes.
-const ATTRIBUTED_FLOATS: [usize; 16] = [
-    GPU_START,
-    GPU_END,
-    PRE_LOCK,
-    MUTEX_WAIT,
-    PRESTAGE,
-    NTT_ALLOC,
-    NTT_TOTAL,
-    NTT_MSM_H,
-    BARRIER,
-    BATCH_ADD,
-    TAIL_MSM,
-    GPU_TOTAL,
-    MUTEX_HELD,
-    EPILOGUE,
-    PRE_DESTRUCTOR,
-    NTT_BLOCKS,
-];
+fn attributed_floats() -> impl Iterator<Item = usize> {
+    [GPU_START, GPU_END].into_iter().chain(TIMING)
+}
 
 /// How many more records a full column makes room for: a quarter, not double (the columns
 /// are most of what a long log keeps).
@@ -266,13 +251,13 @@ impl Columns {
         }
         if n > self.worker.capacity() {
             let more = more_room(self.worker.capacity()).max(n - have);
-            for k in ATTRIBUTED_FLOATS {
+            for k in attributed_floats() {
                 self.f[k].reserve_exact(more);
             }
             self.worker.reserve_exact(more);
             self.stage.reserve_exact(more);
         }
-        for k in ATTRIBUTED_FLOATS {
+        for k in attributed_floats() {
             self.f[k].resize(n, f64::NAN);
         }
         self.worker.resize(n, -1);
