@@ -7,17 +7,17 @@ the few things (GPUs, workers, gaps, proofs).
 from __future__ import annotations
 
 import bisect
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from parsers import _core
 from parsers.breakdown import add_breakdowns, lanes_breakdown
+from parsers.later import Later
 from parsers.model import (
     F64,
     I8,
@@ -45,6 +45,8 @@ from parsers.model import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from parsers._core import Scanner
     from parsers.builder import Columns, Run
 
@@ -52,7 +54,6 @@ NAN = float("nan")
 _EMPTY_F = np.zeros(0, dtype=np.float64)
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 _NO_PHASES = np.zeros(0, dtype=np.int8)
-T = TypeVar("T")
 # the core's segments: start, end, phase, row, then each row's lock, unlock and drawn end
 SegmentArrays = tuple[F64, F64, I8, I64, F64, F64, F64]
 # From how many records the whole-log build makes the segments on a thread of their own
@@ -1071,37 +1072,11 @@ def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
 
     # the segments and what they give are made on a second thread (the core's loops run
     # without the GIL, numpy's sorts too) while this one reads the stamps
-    later = _Later(segment) if len(cols) >= SEGMENTS_APART_ROWS else None
+    later = Later(segment, name="cuzk-tui-segments") if len(cols) >= SEGMENTS_APART_ROWS else None
     stamped = _stamped(table, c, index)
     rows, segmented = later.result() if later is not None else segment()
     piece = make_piece(rows, False, drawn, stamped, segmented)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
-
-
-class _Later(Generic[T]):
-    """`fn(*args)` run on a thread of its own; `result` waits for it (and raises what it
-    raised)."""
-
-    def __init__(self, fn: Callable[..., T], *args: object) -> None:
-        self._out: T | None = None
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self._out = fn(*args)
-            except BaseException as exc:  # handed to the caller of result()
-                self._error = exc
-
-        self._thread = threading.Thread(target=run, name="cuzk-tui-segments", daemon=True)
-        self._thread.start()
-
-    def result(self) -> T:
-        """What `fn` returned."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._out is not None
-        return self._out
 
 
 # How long (log time) after its end an interval is taken as settled: the timing lines and

@@ -8,10 +8,10 @@ only once the file is read. This module imports the core alone.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 from parsers._core import Scanner
+from parsers.later import Later
 from parsers.regular import open_regular
 
 
@@ -24,22 +24,12 @@ class ReadAhead:
     def __init__(self, path: Path, workers_per_gpu: int | None = None) -> None:
         self.path = path
         self._scanner = Scanner(workers_per_gpu)
-        self._error: BaseException | None = None
         self._fd = open_regular(path)
-        self._thread: threading.Thread | None = threading.Thread(
-            target=self._read, name="cuzk-tui-read", daemon=True
-        )
-        try:
-            self._thread.start()
-        except RuntimeError:  # no thread to be had (a process limit): read it now
-            self._thread = None
-            self._read()
+        self._reading = Later(self._read, name="cuzk-tui-read")
 
     def _read(self) -> None:
         try:
             self._scanner.feed_fd(self._fd)
-        except BaseException as exc:  # raised again in the caller's thread by scanner()
-            self._error = exc
         finally:
             os.close(self._fd)
 
@@ -48,8 +38,5 @@ class ReadAhead:
 
         Raises: what reading the file raised (OSError).
         """
-        if self._thread is not None:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
+        self._reading.result()
         return self._scanner

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 from helpers import simulate
 
+import parsers.later
 import parsers.readahead
 import tui.cli
 from parsers._core import Scanner
@@ -112,7 +113,7 @@ def test_without_a_thread_to_start_the_file_is_read_at_once(
         def start(self) -> None:
             raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(parsers.readahead, "threading", SimpleNamespace(Thread=NoThread))
+    monkeypatch.setattr(parsers.later, "threading", SimpleNamespace(Thread=NoThread))
     path = SAMPLES[0]
     model = LogBuilder(path.name, None, ReadAhead(path).scanner()).build(release=True)
     assert report_dict(model) == report_dict(read_log(path))

@@ -192,11 +192,11 @@ def test_segments_made_on_a_thread_of_their_own_give_the_same_model(
 
 
 def test_a_failure_on_the_segments_thread_is_raised_by_the_build() -> None:
-    from parsers.analysis import _Later
+    from parsers.later import Later
 
     def broken() -> int:
         raise ValueError("segments failed")
 
     with pytest.raises(ValueError, match="segments failed"):
-        _Later(broken).result()
-    assert _Later(lambda: 5).result() == 5
+        Later(broken, name="t").result()
+    assert Later(lambda: 5, name="t").result() == 5
