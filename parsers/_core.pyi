@@ -53,6 +53,9 @@ class Scanner:
     @property
     def unattributed_kernel_ms(self) -> float: ...
 
+def numpy_api() -> None:
+    """Load numpy's C API, raising what loading it raised (an interrupt, a signal's exit)."""
+
 def first_free_rows(
     starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], touching: bool = True
 ) -> npt.NDArray[np.int64]: ...

@@ -50,6 +50,10 @@ if TYPE_CHECKING:
     from parsers._core import Scanner
     from parsers.builder import Columns, Run
 
+# the core's arrays need numpy's C API: loaded here, where an interrupt raised while it loads
+# is raised as itself (later, inside the core, it could only be an internal error)
+_core.numpy_api()
+
 NAN = float("nan")
 _EMPTY_F = np.zeros(0, dtype=np.float64)
 _EMPTY_I = np.zeros(0, dtype=np.int64)

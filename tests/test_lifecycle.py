@@ -113,3 +113,54 @@ def test_the_exit_watchdog_cleans_up_and_ends_a_stuck_process(tmp_path: Path) ->
     )
     assert proc.returncode == 129
     assert marker.exists()
+
+
+# Loading numpy's C API runs Python code. A signal's handler may raise there (SIGTERM while the
+# viewer starts raises SystemExit; Ctrl-C raises KeyboardInterrupt): the core must pass that
+# exception on, where rust-numpy would panic and the user see "internal error" and a traceback.
+INTERRUPTED_LOAD = """
+import sys
+import numpy.lib
+
+real = numpy.lib.NumpyVersion
+
+def interrupted(*args):
+    raise {exc}
+
+numpy.lib.NumpyVersion = interrupted
+from parsers import _core
+
+scanner = _core.Scanner()
+scanner.feed(b"TIMELINE,1000,GPU_START,porep-1-1,worker=0\\n")
+for what, call in [
+    ("columns", scanner.columns),
+    ("live rows", scanner.live_rows),
+    ("analysis import", lambda: __import__("parsers.analysis")),
+]:
+    try:
+        call()
+    except {exc_name}:
+        print(what, "raised as itself")
+numpy.lib.NumpyVersion = real
+floats, ints = scanner.columns()  # once loaded, as always
+print("then", len(floats["gpu_start"]), "record")
+"""
+
+
+@pytest.mark.parametrize(
+    "exc,name", [("SystemExit(143)", "SystemExit"), ("KeyboardInterrupt", "KeyboardInterrupt")]
+)
+def test_an_interrupt_while_numpy_loads_is_raised_as_itself(exc: str, name: str) -> None:
+    code = INTERRUPTED_LOAD.format(exc=exc, exc_name=name)
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "columns raised as itself",
+        "live rows raised as itself",
+        "analysis import raised as itself",
+        "then 1 record",
+    ]
+    assert "panicked" not in done.stderr

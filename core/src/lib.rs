@@ -20,6 +20,7 @@ pub mod timing;
 #[cfg(feature = "python")]
 mod python {
     use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use numpy::{PyArray1, PyReadonlyArray1, ToPyArray};
     use pyo3::exceptions::PyRuntimeError;
@@ -35,6 +36,21 @@ mod python {
         catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
             PyRuntimeError::new_err("cuzk-tui core: internal error while reading the log")
         })
+    }
+
+    /// Load numpy's C API where a failure can still be returned. rust-numpy loads it on first
+    /// use and panics if that fails; loading it runs Python code, where a signal's handler may
+    /// raise (SIGTERM while the viewer starts, Ctrl-C), and that exception must reach the
+    /// caller as itself, not as a panic. Once loaded, no Python code runs to reach it.
+    #[pyfunction]
+    fn numpy_api(py: Python<'_>) -> PyResult<()> {
+        static READY: AtomicBool = AtomicBool::new(false);
+        if !READY.load(Ordering::Acquire) {
+            numpy::get_array_module(py)?; // the version check and the import, fallible
+            PyArray1::<u8>::zeros(py, 0, false); // the API table itself, now cached
+            READY.store(true, Ordering::Release);
+        }
+        Ok(())
     }
 
     /// Numpy copies of every column, by name: (float64, int64 columns).
@@ -238,6 +254,7 @@ mod python {
             py: Python<'py>,
             run: Option<usize>,
         ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+            numpy_api(py)?;
             match run {
                 Some(k) if k < self.inner.finished.len() => {
                     self.check()?;
@@ -256,6 +273,7 @@ mod python {
             py: Python<'py>,
             rows: Option<PyReadonlyArray1<'py, i64>>,
         ) -> PyResult<LiveRows<'py>> {
+            numpy_api(py)?;
             let rows: Option<Vec<i64>> = rows.map(|r| r.as_array().to_vec());
             self.run(|b| {
                 b.with_open_decisions(|c, open| {
@@ -292,6 +310,7 @@ mod python {
             &mut self,
             py: Python<'py>,
         ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+            numpy_api(py)?;
             self.run(Builder::finish)?;
             let c = &mut self.inner.recs.cols;
             let floats = PyDict::new(py);
@@ -698,6 +717,7 @@ mod python {
     #[pymodule]
     fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<Scanner>()?;
+        m.add_function(wrap_pyfunction!(numpy_api, m)?)?;
         m.add_function(wrap_pyfunction!(first_free_rows, m)?)?;
         m.add_function(wrap_pyfunction!(reconstruct_segments, m)?)?;
         m.add_function(wrap_pyfunction!(proof_rows_json, m)?)?;
