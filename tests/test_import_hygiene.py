@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pkgutil
 import subprocess
 import sys
@@ -28,3 +29,26 @@ def test_parsers_module_imports_no_ui(module: str) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("preset", [None, "2"])
+def test_the_command_keeps_blas_to_one_thread_before_numpy_loads(preset: str | None) -> None:
+    """The command asks OpenBLAS for one thread (its spinning threads took CPU from the core's)
+    before anything loads numpy, and keeps a user's own setting."""
+    code = (
+        "import os, sys\n"
+        "import tui.cli\n"
+        "print('numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'])\n"
+        "import numpy\n"
+        "print(len(os.listdir('/proc/self/task')))\n"  # OpenBLAS's threads, if any
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    loaded, setting, threads = out.stdout.split()
+    assert (loaded, setting) == ("False", preset or "1")
+    if preset is None:
+        assert threads == "1"

@@ -18,6 +18,11 @@ from parsers.sanitize import visible
 from parsers.sources import HEAD_BYTES, UnreadableLog, compression, file_hint, utf16_hint
 from tui.palettes import PALETTES
 
+# numpy's OpenBLAS starts a thread per core when numpy is loaded, and they spin for a while;
+# nothing here uses BLAS, and on a small machine they take CPU from the core's threads
+# (~60 ms of CPU on a 1 M-event report on 2 cores). A user's own setting is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 if TYPE_CHECKING:
     from parsers.model import LogModel
     from parsers.readahead import ReadAhead
