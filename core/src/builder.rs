@@ -40,6 +40,12 @@ const THREADED_FEED_BYTES: usize = 1 << 20;
 const PIECE_BYTES: usize = 1 << 18;
 /// Pieces read ahead of the ones applied.
 const PIECES_AHEAD: usize = 4;
+/// Bytes of log a record takes at least, for the room made ahead of a file (`expect_bytes`):
+/// logs take 680 to 3,700 bytes a record (every line counted); a denser one grows its columns.
+const RECORD_BYTES_HINT: u64 = 512;
+/// The most records room is made for ahead: ~1.3 GB of address space (~330 bytes a record,
+/// the attribution's columns with the records'), memory only as it is written.
+const MAX_RECORDS_HINT: usize = 4 << 20;
 
 /// How many lines of each sort were read.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -233,6 +239,21 @@ impl Builder {
             }
         })
         .is_some()
+    }
+
+    /// `bytes` of log are coming (a file read to its end): make room for the records they may
+    /// hold, so that the columns are not copied as they grow.
+    pub fn expect_bytes(&mut self, bytes: u64) {
+        let records = usize::try_from(bytes / RECORD_BYTES_HINT)
+            .unwrap_or(usize::MAX)
+            .min(MAX_RECORDS_HINT);
+        if records < 4096 {
+            return; // growing costs nothing worth it
+        }
+        self.recs.cols.reserve_records(records);
+        if let Some(a) = &mut self.attribution {
+            a.mirror.cols.reserve_attributed(records);
+        }
     }
 
     /// Everything `source` gives, to its end: read (the system calls too) on a second thread
@@ -1149,6 +1170,31 @@ TIMELINE,105,GPU_START,job-a,worker=0
             assert_eq!(from.finished[0].apart, !no_threads);
             assert_eq!(runs_of(&from), runs_of(&whole_feed));
             assert_eq!(from.reader.lines_read, whole_feed.reader.lines_read);
+        }
+    }
+
+    #[test]
+    fn room_made_ahead_of_a_file_changes_nothing_but_the_room() {
+        let data = long_log(3000, 1700);
+        let as_ever = whole(&data);
+        for hint in [0, data.len() as u64, u64::MAX] {
+            let mut ahead = Builder::new(None);
+            ahead.expect_bytes(hint);
+            let room = ahead.recs.cols.job.capacity();
+            let mirror = &ahead.attribution.as_ref().unwrap().mirror.cols;
+            let expected = usize::try_from(hint / RECORD_BYTES_HINT)
+                .unwrap_or(usize::MAX)
+                .min(MAX_RECORDS_HINT);
+            if expected >= 4096 {
+                assert!(room >= expected && mirror.worker.capacity() >= expected);
+                assert!(mirror.job.capacity() == 0); // the attribution keeps no job column
+            } else {
+                assert_eq!(room, 0);
+            }
+            let mut source = data.as_slice();
+            ahead.feed_from(&mut source).unwrap();
+            ahead.finish();
+            assert_eq!(runs_of(&ahead), runs_of(&as_ever));
         }
     }
 

@@ -86,6 +86,12 @@ fn attributed_floats() -> impl Iterator<Item = usize> {
     [GPU_START, GPU_END].into_iter().chain(TIMING)
 }
 
+/// Room in `col` for `records` in all, if the system gives it: a refusal (strict overcommit,
+/// a huge hint) leaves the growth as it was.
+fn room<T>(col: &mut Vec<T>, records: usize) {
+    let _ = col.try_reserve_exact(records.saturating_sub(col.len()));
+}
+
 /// How many more records a full column makes room for: a quarter, not double (the columns
 /// are most of what a long log keeps).
 fn more_room(capacity: usize) -> usize {
@@ -180,6 +186,30 @@ impl Columns {
     /// The 64-bit integer columns, in the order of `I64_FIELDS`.
     pub fn i64s(&self) -> [&Vec<i64>; 2] {
         [&self.start_line, &self.end_line]
+    }
+
+    /// Make room for `records` records in all, if the system gives it (a hint: more records
+    /// grow the columns as ever). Room not written is address space, not memory: its pages
+    /// are touched when written, and the columns are not copied as they grow.
+    pub fn reserve_records(&mut self, records: usize) {
+        for col in &mut self.f {
+            room(col, records);
+        }
+        for col in self.i32s_mut() {
+            room(col, records);
+        }
+        for col in self.i64s_mut() {
+            room(col, records);
+        }
+    }
+
+    /// `reserve_records` for the columns an attribution keeps (`grow_attributed`).
+    pub fn reserve_attributed(&mut self, records: usize) {
+        for k in attributed_floats() {
+            room(&mut self.f[k], records);
+        }
+        room(&mut self.worker, records);
+        room(&mut self.stage, records);
     }
 
     /// Give back what growing left unused (the input is finished).

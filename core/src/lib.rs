@@ -103,6 +103,13 @@ mod python {
         Ok((floats, ints))
     }
 
+    /// What is left to read of a regular file from where it stands (None: not a file).
+    fn bytes_left(file: &mut std::fs::File) -> Option<u64> {
+        use std::io::Seek;
+        let meta = file.metadata().ok().filter(std::fs::Metadata::is_file)?;
+        Some(meta.len().saturating_sub(file.stream_position().ok()?))
+    }
+
     /// An OSError as Python raises it: errno and strerror set (its subclass by errno).
     fn os_error(e: std::io::Error) -> PyErr {
         match e.raw_os_error() {
@@ -202,6 +209,9 @@ mod python {
             // SAFETY: the caller keeps `fd` open during the call and closes it after; the
             // File is never dropped (ManuallyDrop), so it does not close it.
             let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+            if let Some(left) = bytes_left(&mut file) {
+                self.inner.expect_bytes(left);
+            }
             let inner = &mut self.inner;
             // read on a second thread, system calls and all, while this one applies and a third
             // attributes
