@@ -63,20 +63,68 @@ pub fn is_kernel_stage(stage: i8) -> bool {
     stage == STAGE_NTT_MSM || stage == STAGE_BATCH || stage == STAGE_TAIL
 }
 
+/// An `Option<f64>` in 8 bytes: none is a NaN no arithmetic makes (a way's states are
+/// copied for every line: their size is what the attribution moves most).
+#[derive(Clone, Copy, Debug)]
+struct MaybeF64(f64);
+
+const NO_F64: u64 = 0x7ff8_0000_dead_beef;
+
+impl MaybeF64 {
+    const NONE: MaybeF64 = MaybeF64(f64::from_bits(NO_F64));
+
+    fn get(self) -> Option<f64> {
+        (self.0.to_bits() != NO_F64).then_some(self.0)
+    }
+}
+
+impl From<Option<f64>> for MaybeF64 {
+    fn from(v: Option<f64>) -> Self {
+        v.map_or(MaybeF64::NONE, MaybeF64)
+    }
+}
+
+impl PartialEq for MaybeF64 {
+    /// As `Option<f64>` compares.
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// An `Option<i64>` in 8 bytes: none is `i64::MIN`, which no number read is (they are
+/// positive, read as such: `text::parse_int`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct MaybeI64(i64);
+
+impl MaybeI64 {
+    const NONE: MaybeI64 = MaybeI64(i64::MIN);
+
+    fn get(self) -> Option<i64> {
+        (self.0 != i64::MIN).then_some(self.0)
+    }
+}
+
+impl From<Option<i64>> for MaybeI64 {
+    fn from(v: Option<i64>) -> Self {
+        debug_assert!(v != Some(i64::MIN));
+        v.map_or(MaybeI64::NONE, MaybeI64)
+    }
+}
+
 /// One GPU's mutex holder as a way of giving the lines sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuState {
     holder: usize,
     stage: i8,
-    lock: Option<f64>,
     lock_line: bool,
     pool: bool,
+    lock: MaybeF64,
     prestage: i64,
     ntt_h: i64,
-    ntt: Option<i64>,
-    barrier: Option<i64>,
-    batch: Option<i64>,
-    unlock: Option<f64>,
+    ntt: MaybeI64,
+    barrier: MaybeI64,
+    batch: MaybeI64,
+    unlock: MaybeF64,
 }
 
 impl GpuState {
@@ -84,15 +132,15 @@ impl GpuState {
         GpuState {
             holder,
             stage,
-            lock: None,
             lock_line: false,
             pool: false,
+            lock: MaybeF64::NONE,
             prestage: 0,
             ntt_h: 0,
-            ntt: None,
-            barrier: None,
-            batch: None,
-            unlock: None,
+            ntt: MaybeI64::NONE,
+            barrier: MaybeI64::NONE,
+            batch: MaybeI64::NONE,
+            unlock: MaybeF64::NONE,
         }
     }
 
@@ -102,19 +150,19 @@ impl GpuState {
         out.copy_from_slice(&[
             self.holder as u64,
             self.stage as u64,
-            opt_f(self.lock),
+            opt_f(self.lock.get()),
             self.ntt_h as u64,
-            opt_i(self.ntt),
-            opt_i(self.barrier),
-            opt_i(self.batch),
-            opt_f(self.unlock),
+            opt_i(self.ntt.get()),
+            opt_i(self.barrier.get()),
+            opt_i(self.batch.get()),
+            opt_f(self.unlock.get()),
         ]);
     }
 }
 
 /// The window of times at which `st`'s holder would print a line of `stage` with `vals`.
 fn predict(st: &GpuState, stage: i8, vals: &Values) -> (f64, f64) {
-    let Some(lock) = st.lock else {
+    let Some(lock) = st.lock.get() else {
         return (-INF, INF);
     };
     let v = vals[0];
@@ -143,7 +191,7 @@ fn predict(st: &GpuState, stage: i8, vals: &Values) -> (f64, f64) {
         STAGE_HELD => return (lock + v as f64, lock + v as f64),
         _ => {}
     }
-    let Some(ntt) = st.ntt else {
+    let Some(ntt) = st.ntt.get() else {
         return (-INF, INF);
     };
     match stage {
@@ -152,8 +200,8 @@ fn predict(st: &GpuState, stage: i8, vals: &Values) -> (f64, f64) {
             (at, at)
         }
         STAGE_BATCH => {
-            let at = base + ntt as f64 + st.barrier.unwrap_or(0) as f64 + v as f64;
-            if st.barrier.is_some() {
+            let at = base + ntt as f64 + st.barrier.get().unwrap_or(0) as f64 + v as f64;
+            if st.barrier.get().is_some() {
                 (at, at)
             } else {
                 (at, INF)
@@ -182,12 +230,13 @@ fn skipped(st: &GpuState, stage: i8) -> usize {
 
 /// For a tail line: how far gpu_total is from ntt + barrier + batch + tail.
 fn sum_error(st: &GpuState, vals: &Values) -> f64 {
-    let (Some(tail), Some(total), Some(ntt), Some(batch)) = (vals[0], vals[1], st.ntt, st.batch)
+    let (Some(tail), Some(total), Some(ntt), Some(batch)) =
+        (vals[0], vals[1], st.ntt.get(), st.batch.get())
     else {
         return 0.0;
     };
     let sum = |parts: &[i64]| parts.iter().try_fold(0i64, |a, &b| a.checked_add(b));
-    match st.barrier {
+    match st.barrier.get() {
         None => sum(&[ntt, batch, tail])
             .map_or(INF, |s| (s as f64 - total as f64 - SUM_SLACK_MS).max(0.0)),
         Some(barrier) => sum(&[ntt, barrier, batch, tail]).map_or(INF, |s| {
@@ -205,17 +254,18 @@ fn took(st: &GpuState, stage: i8, vals: &Values) -> GpuState {
         STAGE_POOL => n.pool = true,
         STAGE_PRESTAGE => n.prestage = v.unwrap_or(0),
         STAGE_NTT_H => n.ntt_h = st.ntt_h.saturating_add(vals[1].unwrap_or(0)),
-        STAGE_NTT_MSM => n.ntt = v,
-        STAGE_BARRIER => n.barrier = v,
-        STAGE_BATCH => n.batch = v,
+        STAGE_NTT_MSM => n.ntt = v.into(),
+        STAGE_BARRIER => n.barrier = v.into(),
+        STAGE_BATCH => n.batch = v.into(),
         STAGE_TAIL => {
-            if let (Some(lock), Some(total)) = (st.lock, vals[1]) {
+            if let (Some(lock), Some(total)) = (st.lock.get(), vals[1]) {
                 if !st.lock_line {
-                    n.unlock = Some(lock + st.prestage as f64 + total as f64); // no unlock line
+                    // no unlock line
+                    n.unlock = MaybeF64(lock + st.prestage as f64 + total as f64);
                 }
             }
         }
-        STAGE_HELD => n.unlock = st.lock.zip(v).map(|(l, v)| l + v as f64),
+        STAGE_HELD => n.unlock = st.lock.get().zip(v).map(|(l, v)| l + v as f64).into(),
         _ => {}
     }
     n
@@ -390,7 +440,7 @@ impl Change {
             Change::Took(gpu) => (gpu, took(get(parent, gpu)?, line.stage, &line.vals)),
             Change::Lock { gpu, interval, at } => {
                 let mut st = GpuState::new(interval, STAGE_LOCK);
-                st.lock = Some(at);
+                st.lock = MaybeF64(at);
                 st.lock_line = true;
                 (gpu, st)
             }
@@ -890,7 +940,7 @@ impl Attributor {
                 if st.stage < STAGE_HELD && st.lock_line {
                     cost += SKIP_COST; // the GPU's mutex is still held: its holder lost lines
                 }
-                if let Some(u) = st.unlock {
+                if let Some(u) = st.unlock.get() {
                     if wait >= 2 {
                         cost += (t - u).abs();
                     } else {
@@ -1312,7 +1362,7 @@ impl Attributor {
                             let k = if e.st.holder == i { j } else { i };
                             let mut st = e.st;
                             st.holder = k;
-                            st.lock = Some(
+                            st.lock = MaybeF64(
                                 c.f[col::GPU_START][k]
                                     + c.f[col::PRE_LOCK][k]
                                     + c.f[col::MUTEX_WAIT][k],
@@ -1413,5 +1463,51 @@ fn store(c: &mut Columns, i: usize, stage: i8, vals: &Values) {
             c.f[col::PRE_DESTRUCTOR][i] = v1;
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_small_options_read_and_compare_as_options_do() {
+        let floats = [
+            None,
+            Some(0.0),
+            Some(-0.0),
+            Some(1.5),
+            Some(f64::NAN),
+            Some(-f64::INFINITY),
+        ];
+        for a in floats {
+            let m = MaybeF64::from(a);
+            assert_eq!(m.get().map(f64::to_bits), a.map(f64::to_bits));
+            for b in floats {
+                assert_eq!(m == MaybeF64::from(b), a == b, "{a:?} {b:?}");
+            }
+        }
+        let ints = [
+            None,
+            Some(0),
+            Some(-1),
+            Some(MAX_DURATION_MS),
+            Some(i64::MAX),
+        ];
+        for a in ints {
+            let m = MaybeI64::from(a);
+            assert_eq!(m.get(), a);
+            for b in ints {
+                assert_eq!(m == MaybeI64::from(b), a == b);
+            }
+        }
+        // a holder's state keeps its hash key: none is u64::MAX as before
+        let st = GpuState::new(3, STAGE_LOCK);
+        let mut key = [0u64; 8];
+        st.key(&mut key);
+        assert_eq!(
+            key[2..],
+            [u64::MAX, 0, u64::MAX, u64::MAX, u64::MAX, u64::MAX]
+        );
     }
 }
