@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_report import AWK_GAPS
-from benchmarks.common import big_log, byte_compile
+from benchmarks.common import big_log, byte_compile, event_counts, positive_int
 
 TIME = "/usr/bin/time"  # GNU time: a child's own peak RSS (a fork would count ours too)
 
@@ -112,8 +112,10 @@ def scaled_log(base: Path, events: int) -> Path:
 def main() -> int:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scales", default="10000,100000,1000000,3000000")  # events
+    ap.add_argument("--runs", type=positive_int, default=3)
+    ap.add_argument(
+        "--scales", type=event_counts, default="10000,100000,1000000,3000000", help="events"
+    )
     args = ap.parse_args()
     log = big_log()
     byte_compile()
@@ -142,7 +144,7 @@ def main() -> int:
         f"per TIMELINE event ({events:,} events; goal <= 64)"
     )
     print("scaling (report --json):")
-    for events in (int(x) for x in args.scales.split(",")):
+    for events in args.scales:
         path = scaled_log(log, events)
         wall, peak = run_timed([sys.executable, "-m", "tui.cli", str(path), "--report", "--json"])
         size = path.stat().st_size / 1e6

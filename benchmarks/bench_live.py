@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import big_log
+from benchmarks.common import big_log, positive_float, positive_int
 from parsers.builder import LogBuilder
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
@@ -133,8 +133,8 @@ async def ingest(tmp: Path, megabytes: int) -> tuple[float, int, float, list[flo
 def main() -> int:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--idle-seconds", type=float, default=30.0)
-    ap.add_argument("--ingest-mb", type=int, default=60)
+    ap.add_argument("--idle-seconds", type=positive_float, default=30.0)
+    ap.add_argument("--ingest-mb", type=positive_int, default=60)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cuzk-tui-bench-") as d:
         tmp = Path(d)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import BIG_CONFIG, big_log
+from benchmarks.common import BIG_CONFIG, big_log, positive_int
 from parsers.rawlines import LineReader
 from parsers.report import read_log
 from parsers.simulate import write_log
@@ -85,7 +85,7 @@ def _line(name: str, f: Figures) -> str:
 def main() -> int:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--repeats", type=positive_int, default=20)
     args = ap.parse_args()
     big_path = big_log()
     if not SMALL.exists():

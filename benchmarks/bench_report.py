@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import big_log, byte_compile
+from benchmarks.common import big_log, byte_compile, positive_int
 
 # The habit: TIMELINE lines sorted by stamp; a gap opens when the last running
 # interval ends and closes at the next GPU_START (one GPU, workers pooled).
@@ -50,10 +50,12 @@ def _runs(values: list[float]) -> str:
 def main() -> int:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=positive_int, default=3)
     ap.add_argument("--log", type=Path, default=None)
     args = ap.parse_args()
     log = args.log or big_log()
+    if not log.is_file():
+        ap.error(f"not a file: {log}")
     byte_compile()
     size_mb = log.stat().st_size / 1e6
     timeline = int(

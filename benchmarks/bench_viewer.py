@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import big_log
+from benchmarks.common import big_log, positive_float
 from parsers.builder import LogBuilder
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
@@ -120,7 +120,7 @@ async def run(path: Path, cpu_seconds: float) -> None:
 def main() -> int:
     """Print the figures."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--cpu-seconds", type=float, default=30.0)
+    ap.add_argument("--cpu-seconds", type=positive_float, default=30.0)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cuzk-tui-bench-") as d:
         path = Path(d) / "big.log"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import resource
 import sys
 import time
@@ -59,3 +60,30 @@ def byte_compile() -> None:
 def peak_rss_mb_children() -> float:
     """Peak resident set of the largest child process waited for so far (MB)."""
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a bad one is argparse's one-line error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be above 0: {text}")
+    return value
+
+
+def event_counts(text: str) -> list[int]:
+    """An argparse type: comma-separated event counts (empty: none)."""
+    return [positive_int(part.strip()) for part in text.split(",") if part.strip()]

@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.common import positive_float
 from parsers.builder import LogBuilder
 from parsers.report import report_dict
 from parsers.simulate import DEMO_CONFIG, EngineSim
@@ -105,8 +106,8 @@ def comparable(model: Any) -> dict[str, Any]:
 def main() -> int:
     """Run the soak; print the figures; exit 1 when the follower was wrong or failed."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=600.0, help="how long (default 600)")
-    ap.add_argument("--rate", type=float, default=70.0, help="lines a second (default 70)")
+    ap.add_argument("--seconds", type=positive_float, default=600.0, help="how long (default 600)")
+    ap.add_argument("--rate", type=positive_float, default=70.0, help="lines a second (default 70)")
     args = ap.parse_args()
     errors: list[str] = []
     statuses: set[str] = set()

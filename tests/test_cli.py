@@ -245,3 +245,28 @@ def test_a_file_that_is_not_a_cuzk_log_says_so(tmp_path: Path) -> None:
     assert proc.stderr == "cuzk-tui: no TIMELINE lines: is this a cuzk daemon log?\n"
     proc = run(str(SAMPLES / "tiny.log"), "--report")
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "script,args",
+    [
+        ("bench_core.py", ["--scales", "10000,x"]),
+        ("bench_core.py", ["--runs", "0"]),
+        ("bench_viewer.py", ["--cpu-seconds", "-1"]),
+        ("bench_live.py", ["--ingest-mb", "0"]),
+        ("bench_render.py", ["--repeats", "z"]),
+        ("bench_report.py", ["--log", "/no/such/log"]),
+        ("soak_follow.py", ["--rate", "nan"]),
+    ],
+)
+def test_a_benchmark_refuses_a_bad_option_before_any_work(script: str, args: list[str]) -> None:
+    root = Path(__file__).parent.parent
+    done = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith(f"{script}: error: ")
