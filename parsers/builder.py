@@ -239,17 +239,24 @@ class LogBuilder(Run):
             drawn: with the lanes (a finished model for the JSON report does without:
                 its `lanes` are empty).
         """
+        models = self._runs(finished, drawn)
+        if len(models) == 1:
+            return models[0]
+        # the daemon restarted: each run apart, one after the other on the time axis
+        from parsers.hosts import RUNS, merge
+
+        names = [f"run {k + 1}" for k in range(len(models))]
+        merged = merge(models, names, align=RUNS).model
+        return replace(merged, source=self.source, run_lines=self.run_lines())
+
+    def _runs(self, finished: bool, drawn: bool) -> list[LogModel]:
+        """Each run's model, the current one last (as `snapshot`)."""
         runs = self._core.run_count()
         current = (
             build_model(self, finished=True, drawn=drawn)
             if finished or self._final is not None
             else self.live.model(self, self._core, self._wrap)
         )
-        if runs == 1:
-            return current
-        # the daemon restarted: each run apart, one after the other on the time axis
-        from parsers.hosts import RUNS, merge
-
         models = []
         for k in range(runs - 1):
             model = self._run_models.get(k)
@@ -259,11 +266,21 @@ class LogBuilder(Run):
                 if drawn:  # kept for the snapshots to come
                     self._run_models[k] = model
             models.append(model)
-        models.append(current)
-        names = [f"run {k + 1}" for k in range(runs)]
-        merged = merge(models, names, align=RUNS).model
-        lines = tuple(self._core.run_first_line(k) for k in range(runs - 1))
-        return replace(merged, source=self.source, run_lines=(*lines, self._core.run_first_line()))
+        return [*models, current]
+
+    def run_lines(self) -> tuple[int, ...]:
+        """The physical line each run begins at."""
+        runs = self._core.run_count()
+        return (
+            *(self._core.run_first_line(k) for k in range(runs - 1)),
+            self._core.run_first_line(),
+        )
+
+    def build_runs(self, drawn: bool = True) -> list[LogModel]:
+        """End of input: each run's finished model apart, in file order (one for a log whose
+        daemon never restarted); to put the runs beside other logs' (parsers/hosts.py)."""
+        self.finish()
+        return self._runs(finished=True, drawn=drawn)
 
     def build(self, release: bool = False, drawn: bool = True) -> LogModel:
         """End of input: attribute what waits and return the finished model.

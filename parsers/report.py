@@ -29,6 +29,15 @@ def read_stream(
     return builder.build(release=True, drawn=drawn)
 
 
+def read_runs(stream: BinaryIO, source: str, workers_per_gpu: int | None = None) -> list[LogModel]:
+    """Parse everything a binary stream holds: each run's finished model apart (the daemon
+    restarted between them; one model when it did not)."""
+    builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
+    while chunk := stream.read(CHUNK_BYTES):
+        builder.feed(chunk)
+    return builder.build_runs()
+
+
 def read_log(path: Path, workers_per_gpu: int | None = None, drawn: bool = True) -> LogModel:
     """Parse a whole log file (read-only, decompressed if need be) and return its finished
     model (`drawn`: as for `read_stream`)."""

@@ -296,7 +296,7 @@ def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]
     assert "host curio-mixed.log" in out and "all 2 hosts: aligned on the wall clock" in out
 
 
-def test_a_log_whose_daemon_restarted_exports_alone_and_is_refused_beside_others(
+def test_a_log_whose_daemon_restarted_is_one_host_a_run_beside_others(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, first = simulate(SimConfig(seed=71, proofs=3, gpus=2, gw=2, stdout="plain"))
@@ -308,12 +308,28 @@ def test_a_log_whose_daemon_restarted_exports_alone_and_is_refused_beside_others
         gpus = {row["gpu"] for row in csv.DictReader(f)}
     assert len(gpus) == 4, "both runs' two GPUs"
     capsys.readouterr()
-    other = str(SAMPLES / "tiny.log")
-    for args in ([str(log), other, "--report", "--json"], ["--compare", str(log), other]):
-        assert cli.main(args) == 2
-        err = capsys.readouterr().err
-        assert "restarted.log: the daemon restarted in this log" in err
-        assert err.count("\n") == 1, "one line, no traceback"
+    other = SAMPLES / "tiny.log"
+    assert cli.main([str(log), str(other), "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [h["name"] for h in doc["hosts"]] == [
+        "restarted.log run 1",
+        "restarted.log run 2",
+        "tiny.log",
+    ]
+    # each run as its own log would be, the other log as alone
+    alone = read_log(log)
+    for k, host in enumerate(doc["hosts"][:2]):
+        run_gaps = alone.gaps.take(np.flatnonzero(alone.gaps.gpu // HOST_STRIDE == k))
+        assert len(host["gaps"]) == len(run_gaps)
+        assert [g["duration_ms"] for g in host["gaps"]] == run_gaps.duration.tolist()
+        assert {g["gpu"] % HOST_STRIDE for g in host["gaps"]} <= {0, 1}
+    assert len(doc["hosts"][2]["gaps"]) == len(read_log(other).gaps)
+    assert len(doc["all"]["gaps"]) == sum(len(h["gaps"]) for h in doc["hosts"])
+    # two runs are compared: a log of two is refused, in one line
+    assert cli.main(["--compare", str(log), str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "restarted.log: the daemon restarted in this log" in err
+    assert err.count("\n") == 1, "one line, no traceback"
 
 
 @pytest.mark.parametrize(

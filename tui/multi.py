@@ -12,8 +12,8 @@ from parsers.export import write_csv, write_trace
 from parsers.hosts import START, HostLines, Merged, merge
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
-from parsers.report import missing_timeline, read_log, read_stream, report_dict
-from parsers.sources import UnreadableLog, compression
+from parsers.report import missing_timeline, read_log, read_runs, read_stream, report_dict
+from parsers.sources import UnreadableLog, compression, open_log
 from parsers.why import gap_why
 
 
@@ -25,22 +25,31 @@ def names_for(logs: list[str], given: list[str] | None) -> list[str]:
     return [b if base.count(b) == 1 else x for b, x in zip(base, logs, strict=True)]
 
 
-def load(raw: str, workers_per_gpu: int | None) -> tuple[LogModel, LineReader | None]:
-    """A finished model of one log and a reader of its raw lines (None: not re-readable)."""
+def load(
+    raw: str, workers_per_gpu: int | None, apart: bool = False
+) -> tuple[list[LogModel], LineReader | None]:
+    """A finished model of one log (`apart`: one per run, when the daemon restarted in it)
+    and a reader of its raw lines (None: not re-readable)."""
     from tui.cli import check_log_path, fail
 
     if raw == "-":
-        return read_stream(sys.stdin.buffer, "stdin", workers_per_gpu), None
+        if apart:
+            return read_runs(sys.stdin.buffer, "stdin", workers_per_gpu), None
+        return [read_stream(sys.stdin.buffer, "stdin", workers_per_gpu)], None
     path = check_log_path(raw)
     try:
-        model = read_log(path, workers_per_gpu=workers_per_gpu)
+        if apart:
+            with open_log(path) as fh:
+                models = read_runs(fh, path.name, workers_per_gpu)
+        else:
+            models = [read_log(path, workers_per_gpu=workers_per_gpu)]
         packed = compression(path)
     except UnreadableLog as exc:
         fail(str(exc))
     except (OSError, EOFError) as exc:  # EOFError: a gzip file cut short
         fail(f"cannot read {raw}: {getattr(exc, 'strerror', None) or exc}")
     # a compressed log's line numbers are those of its text: no reader on its bytes
-    return model, None if packed is not None else LineReader(path=path)
+    return models, None if packed is not None else LineReader(path=path)
 
 
 def _export(args: argparse.Namespace, model: LogModel) -> None:
@@ -146,29 +155,38 @@ def run_multi(args: argparse.Namespace) -> int:
         builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
         data = demo_bytes()
         builder.feed(data)
-        loaded: list[tuple[LogModel, LineReader | None]] = [
-            (builder.build(), LineReader(data=data))
+        loaded: list[tuple[list[LogModel], LineReader | None]] = [
+            ([builder.build()], LineReader(data=data))
         ]
         logs = ["demo"]
     else:
         logs = args.compare or args.logs
-        loaded = [load(x, args.workers_per_gpu) for x in logs]
-    models = [m for m, _ in loaded]
-    for m in models:
-        if (reason := missing_timeline(m)) is not None:
-            print(f"cuzk-tui: {m.source}: {reason}", file=sys.stderr)
-    names = names_for(logs, args.name)
+        # beside other logs, a log whose daemon restarted is one host per run: its runs are
+        # placed as any logs are (on the wall clock they carry, else each on its own clock)
+        apart = len(logs) > 1 and not args.compare
+        loaded = [load(x, args.workers_per_gpu, apart) for x in logs]
+    for runs, _ in loaded:
+        if all((reason := missing_timeline(m)) is not None for m in runs):
+            print(f"cuzk-tui: {runs[0].source}: {reason}", file=sys.stderr)
+    models: list[LogModel] = []
+    names: list[str] = []
+    readers: list[LineReader | None] = []
+    for (runs, reader), name in zip(loaded, names_for(logs, args.name), strict=True):
+        models.extend(runs)
+        readers.extend([reader] * len(runs))
+        names.extend(
+            [name] if len(runs) == 1 else [f"{name} run {k + 1}" for k in range(len(runs))]
+        )
     single = len(models) == 1
-    if not single:
-        # a log whose daemon restarted is already several runs side by side (their GPUs
-        # numbered as hosts are): it is not put beside other logs
+    if args.compare:
+        # two runs are compared: a log whose daemon restarted holds several
         for m, name in zip(models, names, strict=True):
             if m.run_lines is not None and len(m.run_lines) > 1:
                 lines = ", ".join(str(n) for n in m.run_lines)
                 print(
                     f"cuzk-tui: error: {name}: the daemon restarted in this log (runs begin "
-                    f"at lines {lines}); with other logs or --compare, give one run each "
-                    "(cut the log at a run's first line)",
+                    f"at lines {lines}); --compare takes one run each (cut the log at a "
+                    "run's first line)",
                     file=sys.stderr,
                 )
                 return 2
@@ -185,7 +203,6 @@ def run_multi(args: argparse.Namespace) -> int:
             if merged is None:
                 _print_report(args, model)
             else:
-                readers = [r for _, r in loaded]
                 _print(args, merged, models, readers, HostLines(merged, _plain(readers)))
             sys.stdout.flush()
         except BrokenPipeError:
@@ -201,7 +218,7 @@ def run_multi(args: argparse.Namespace) -> int:
 
     # one log comes here only to be exported (check_multi), and went above
     assert merged is not None
-    reader = HostLines(merged, _plain([r for _, r in loaded]))
+    reader = HostLines(merged, _plain(readers))
     compared = (models[0], models[1]) if args.compare else None
     if not args.compare:
         print(f"cuzk-tui: {len(models)} logs, {merged.note}", file=sys.stderr)
