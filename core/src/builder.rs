@@ -132,7 +132,8 @@ pub struct Builder {
     attribution: Option<Box<Attribution>>,
     link: Option<Link>,
     msgs: Vec<Msg>,
-    merged: bool, // the attributed columns are in `recs.cols` (a finished run)
+    merged: bool,    // the attributed columns are in `recs.cols` (a finished run)
+    room_made: bool, // `expect_bytes` made room in the columns: not given back at the end
     #[cfg(test)]
     no_threads: bool, // a big feed finds no thread to start (a test of the fallback)
     #[cfg(test)]
@@ -192,6 +193,7 @@ impl Builder {
             link: None,
             msgs: Vec::new(),
             merged: false,
+            room_made: false,
             #[cfg(test)]
             no_threads: false,
             #[cfg(test)]
@@ -254,6 +256,7 @@ impl Builder {
         if let Some(a) = &mut self.attribution {
             a.mirror.cols.reserve_attributed(records);
         }
+        self.room_made = true;
     }
 
     /// Everything `source` gives, to its end: read (the system calls too) on a second thread
@@ -382,7 +385,11 @@ impl Builder {
         }
         m.worker = Vec::new();
         self.merged = true;
-        self.recs.cols.shrink();
+        if !self.room_made {
+            // room made ahead is address space never written, not memory: shrinking it would
+            // copy every column
+            self.recs.cols.shrink();
+        }
         crate::release_free_memory();
     }
 
@@ -1195,6 +1202,14 @@ TIMELINE,105,GPU_START,job-a,worker=0
             ahead.feed_from(&mut source).unwrap();
             ahead.finish();
             assert_eq!(runs_of(&ahead), runs_of(&as_ever));
+            // the room is kept (address space, never written), not copied away at the end;
+            // without it the run's columns are made as small as they can be
+            let first = &ahead.finished[0].recs.cols;
+            if expected >= 4096 {
+                assert!(first.job.capacity() >= expected);
+            } else {
+                assert_eq!(first.job.capacity(), first.job.len());
+            }
         }
     }
 
