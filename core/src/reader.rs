@@ -242,14 +242,16 @@ fn kv_last<'a>(kv: &[(&[u8], &'a [u8])], key: &[u8]) -> Option<&'a [u8]> {
 
 /// The fields of a TIMELINE line (None: malformed).
 fn timeline_event(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option<Event> {
-    let mut fields = line.splitn(5, |&b| b == b',');
-    let (_, Some(stamp_raw), Some(event), Some(job)) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    else {
+    // the first four fields and the rest (as `splitn(5, ',')` gives them), found with memchr
+    let mut commas = memchr::memchr_iter(b',', line);
+    let (Some(c1), Some(c2), Some(c3)) = (commas.next(), commas.next(), commas.next()) else {
         return None;
     };
+    let c4 = commas.next();
+    let (stamp_raw, event) = (&line[c1 + 1..c2], &line[c2 + 1..c3]);
+    let job = &line[c3 + 1..c4.unwrap_or(line.len())];
     let event = EVENTS.iter().position(|e| *e == event)? as u8;
-    let mut detail: &[u8] = fields.next().unwrap_or(b"");
+    let mut detail: &[u8] = c4.map_or(&[][..], |c| &line[c + 1..]);
     let stamp = text::parse_int(stamp_raw)?;
     let mut partition: Option<i64> = None;
     let mut worker: Option<i64> = None;
@@ -534,17 +536,23 @@ impl Reader {
     }
 
     fn stdout(&mut self, raw: &[u8], line_no: u64, out: &mut Batch) -> Item {
-        let engine_start = crate::contains!(raw, b"starting cuzk engine");
+        // each search reads the line through: none is made whose answer is known
         let cuzk = crate::contains!(raw, b"cuzk");
+        let engine_start = cuzk && crate::contains!(raw, b"starting cuzk engine");
         let mapping = |line: &[u8]| {
             crate::contains!(line, b"starting cuzk engine")
                 || crate::contains!(line, b"worker started")
                 || crate::contains!(line, b"gpu_worker")
         };
+        let raw_maps = || {
+            engine_start
+                || crate::contains!(raw, b"worker started")
+                || crate::contains!(raw, b"gpu_worker")
+        };
         let mut kept = None;
         // the year is read off the first stdout line (colours removed); after that, only
         // lines that may map workers to GPUs or give the wall clock are kept for the builder
-        if self.year.is_none() || mapping(raw) {
+        if self.year.is_none() || raw_maps() {
             let stripped;
             let line = if memchr::memchr(0x1b, raw).is_some() {
                 stripped = text::strip_sgr(raw);
