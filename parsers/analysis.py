@@ -25,6 +25,7 @@ from parsers.model import (
     I64,
     NO_STAMP,
     PHASE_KEYS,
+    ROW_FIELDS,
     Blocks,
     Breakdown,
     GapStats,
@@ -192,27 +193,6 @@ class Rows:
         )
 
 
-# the per-row columns of a PartitionTable (the segment columns aside)
-ROW_FIELDS = (
-    "job",
-    "partition",
-    "kind",
-    "worker",
-    "gpu",
-    "synth_start",
-    "synth_end",
-    "queued",
-    "pickup",
-    "gpu_start",
-    "gpu_end",
-    "lock_acquired",
-    "unlock",
-    "failed",
-    "start_line",
-    "end_line",
-)
-
-
 def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -> Rows:
     """What each record of `cols` alone gives (`gpu`: each one's GPU, -1 unknown)."""
     table, failed_end = _stamp_rows(cols, gpu, finished)
@@ -236,8 +216,7 @@ def _with_segments(
     n = len(index)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
-    table = replace(
-        table,
+    table = table.replaced(
         lock_acquired=lock,
         unlock=unlock,
         seg_start=seg_s,
@@ -631,7 +610,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
     """The model of the pieces' rows (`pieces` in time order; `listed`: proofs of the first
     piece made before)."""
     offsets = np.cumsum([0] + [len(p.rows) for p in pieces]).tolist()
-    table = _concat_tables([p.rows.table for p in pieces])
+    table = PartitionTable.joined([p.rows.table for p in pieces])
     gpu_ids = sorted(set().union(*(p.gpus for p in pieces)) | set(facts.worker_gpu.values()))
     gpus: list[GpuStats] = []
     kernel_gaps: dict[int, Blocks] = {}
@@ -792,25 +771,6 @@ def _merge_gaps(
         np.insert(a[2], pos, b[2]),
         np.insert(a[3], pos, b[3]),
         np.insert(a[4], pos, b[4]),
-    )
-
-
-def _concat_tables(tables: list[PartitionTable]) -> PartitionTable:
-    if len(tables) == 1:
-        return tables[0]
-    seg_offsets = [np.zeros(1, dtype=np.int64)]
-    base = 0
-    for t in tables:
-        seg_offsets.append(t.seg_offsets[1:] + base)
-        base += int(t.seg_offsets[-1])
-    return PartitionTable(
-        jobs=tables[-1].jobs,
-        kinds=tables[-1].kinds,
-        **{name: np.concatenate([getattr(t, name) for t in tables]) for name in ROW_FIELDS},
-        seg_start=np.concatenate([t.seg_start for t in tables]),
-        seg_end=np.concatenate([t.seg_end for t in tables]),
-        seg_phase=np.concatenate([t.seg_phase for t in tables]),
-        seg_offsets=np.concatenate(seg_offsets),
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import IntEnum
-from typing import NamedTuple, overload
+from typing import Generic, NamedTuple, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -119,36 +119,177 @@ def _opt_int(x: float) -> int | None:
     return None if x != x else int(x)
 
 
-@dataclass(frozen=True, slots=True)
-class PartitionTable:
-    """Every partition as columns. Missing stamps are NaN; missing ids are -1."""
+# the columns of a PartitionTable: one value per row, then the phase segments
+ROW_FIELDS = (
+    "job",
+    "partition",
+    "kind",
+    "worker",
+    "gpu",
+    "synth_start",
+    "synth_end",
+    "queued",
+    "pickup",
+    "gpu_start",
+    "gpu_end",
+    "lock_acquired",
+    "unlock",
+    "failed",
+    "start_line",
+    "end_line",
+)
+SEGMENT_FIELDS = ("seg_start", "seg_end", "seg_phase", "seg_offsets")
+A = TypeVar("A", bound=np.ndarray)
 
-    jobs: tuple[str, ...]  # job id strings
-    kinds: tuple[str, ...]
-    job: I32  # index into jobs
-    partition: I32  # -1: a whole-proof job
-    kind: I32
-    worker: I32
-    gpu: I32
-    synth_start: F64
-    synth_end: F64
-    queued: F64
-    pickup: F64
-    gpu_start: F64
-    gpu_end: F64
-    lock_acquired: F64
-    unlock: F64
-    failed: npt.NDArray[np.bool_]
-    start_line: I64
-    end_line: I64
+
+class _Column(Generic[A]):
+    """A column of a PartitionTable: the table's own, or its parts' put together when it is
+    first read."""
+
+    name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, table: None, owner: type) -> _Column[A]: ...
+    @overload
+    def __get__(self, table: PartitionTable, owner: type) -> A: ...
+    def __get__(self, table: PartitionTable | None, owner: type) -> _Column[A] | A:
+        if table is None:
+            return self
+        value = table._cols.get(self.name)
+        if value is None:
+            value = table._join(self.name)
+        return value  # type: ignore[return-value]
+
+
+class PartitionTable:
+    """Every partition as columns. Missing stamps are NaN; missing ids are -1.
+
+    A live model's table is its settled part's rows, then the live ones (`joined`): each
+    column is put together when first read, so an update copies only the columns something
+    reads (the screen reads few), not every column of a long log.
+    """
+
+    __slots__ = ("_cols", "_parts", "_rows", "jobs", "kinds")
+
+    job = _Column[I32]()  # index into jobs
+    partition = _Column[I32]()  # -1: a whole-proof job
+    kind = _Column[I32]()
+    worker = _Column[I32]()
+    gpu = _Column[I32]()
+    synth_start = _Column[F64]()
+    synth_end = _Column[F64]()
+    queued = _Column[F64]()
+    pickup = _Column[F64]()
+    gpu_start = _Column[F64]()
+    gpu_end = _Column[F64]()
+    lock_acquired = _Column[F64]()
+    unlock = _Column[F64]()
+    failed = _Column[npt.NDArray[np.bool_]]()
+    start_line = _Column[I64]()
+    end_line = _Column[I64]()
     # phase segments of every interval, grouped by partition (seg_offsets[i]..[i+1])
-    seg_start: F64
-    seg_end: F64
-    seg_phase: I8
-    seg_offsets: I64
+    seg_start = _Column[F64]()
+    seg_end = _Column[F64]()
+    seg_phase = _Column[I8]()
+    seg_offsets = _Column[I64]()
+
+    def __init__(
+        self,
+        *,
+        jobs: tuple[str, ...],
+        kinds: tuple[str, ...],
+        job: I32,
+        partition: I32,
+        kind: I32,
+        worker: I32,
+        gpu: I32,
+        synth_start: F64,
+        synth_end: F64,
+        queued: F64,
+        pickup: F64,
+        gpu_start: F64,
+        gpu_end: F64,
+        lock_acquired: F64,
+        unlock: F64,
+        failed: npt.NDArray[np.bool_],
+        start_line: I64,
+        end_line: I64,
+        seg_start: F64,
+        seg_end: F64,
+        seg_phase: I8,
+        seg_offsets: I64,
+    ) -> None:
+        self.jobs = jobs  # job id strings
+        self.kinds = kinds
+        cols: dict[str, np.ndarray] = {
+            "job": job,
+            "partition": partition,
+            "kind": kind,
+            "worker": worker,
+            "gpu": gpu,
+            "synth_start": synth_start,
+            "synth_end": synth_end,
+            "queued": queued,
+            "pickup": pickup,
+            "gpu_start": gpu_start,
+            "gpu_end": gpu_end,
+            "lock_acquired": lock_acquired,
+            "unlock": unlock,
+            "failed": failed,
+            "start_line": start_line,
+            "end_line": end_line,
+            "seg_start": seg_start,
+            "seg_end": seg_end,
+            "seg_phase": seg_phase,
+            "seg_offsets": seg_offsets,
+        }
+        self._cols = cols
+        self._parts: tuple[PartitionTable, ...] = ()
+        self._rows = len(job)
+
+    @classmethod
+    def joined(cls, tables: Sequence[PartitionTable]) -> PartitionTable:
+        """The tables' rows one after the other (the last one's names: each table's names
+        begin with the one's before)."""
+        if len(tables) == 1:
+            return tables[0]
+        table = cls.__new__(cls)
+        table.jobs, table.kinds = tables[-1].jobs, tables[-1].kinds
+        table._cols = {}
+        table._parts = tuple(tables)
+        table._rows = sum(len(t) for t in tables)
+        return table
+
+    def _join(self, name: str) -> np.ndarray:
+        """Column `name` of the parts, put together (kept: a table never changes)."""
+        if name == "seg_offsets":
+            offsets = [np.zeros(1, dtype=np.int64)]
+            base = 0
+            for t in self._parts:
+                offsets.append(t.seg_offsets[1:] + base)
+                base += int(t.seg_offsets[-1])
+            value = np.concatenate(offsets)
+        else:
+            value = np.concatenate([getattr(t, name) for t in self._parts])
+        # two threads may put it together at once: both get the same columns
+        self._cols[name] = value
+        return value
 
     def __len__(self) -> int:
-        return len(self.job)
+        return self._rows
+
+    def replaced(self, **columns: np.ndarray) -> PartitionTable:
+        """This table with `columns` in place of its own."""
+        table = PartitionTable.__new__(PartitionTable)
+        table.jobs, table.kinds = self.jobs, self.kinds
+        names = ROW_FIELDS + SEGMENT_FIELDS
+        table._cols = {name: columns.get(name, getattr(self, name)) for name in names}
+        table._parts = ()
+        table._rows = len(table._cols["job"])
+        return table
 
     def job_of(self, i: int) -> str:
         """The job id of partition `i`."""

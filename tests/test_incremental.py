@@ -8,13 +8,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import simulate
+from helpers import build, simulate
 
 from parsers import analysis
 from parsers.analysis import build_model
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from parsers.builder import LogBuilder
-from parsers.model import LogModel
+from parsers.model import ROW_FIELDS, LogModel, PartitionTable
 from parsers.simulate import SimConfig
 
 
@@ -26,7 +26,7 @@ def _rows(model: LogModel) -> list[tuple[Any, ...]]:
         a, b = int(t.seg_offsets[i]), int(t.seg_offsets[i + 1])
         row = tuple(
             np.nan_to_num(np.asarray(getattr(t, name)[i], dtype=np.float64), nan=-1.0).item()
-            for name in analysis.ROW_FIELDS
+            for name in ROW_FIELDS
         )
         segs = tuple(
             zip(
@@ -334,3 +334,25 @@ def test_a_failed_snapshot_makes_the_settled_part_again(monkeypatch: pytest.Monk
     with pytest.raises(RuntimeError):
         b.snapshot()
     assert b.live._base is None
+
+
+def test_a_joined_table_puts_each_column_together_when_it_is_read() -> None:
+    """A live model's table is its parts' rows one after the other; a column is copied only
+    when something reads it (the screen reads few of a long log's)."""
+    parts = [build(simulate(SimConfig(seed=seed, proofs=2, gpus=2))[1]).parts for seed in (81, 82)]
+    table = PartitionTable.joined(parts)
+    assert len(table) == sum(len(t) for t in parts)
+    assert not table._cols, "nothing is copied before it is read"
+    assert table.gpu_start.tolist() == np.concatenate([t.gpu_start for t in parts]).tolist()
+    assert list(table._cols) == ["gpu_start"]
+    for name in (*ROW_FIELDS, "seg_start", "seg_end", "seg_phase"):
+        joined = np.concatenate([getattr(t, name) for t in parts])
+        assert np.array_equal(getattr(table, name), joined, equal_nan=joined.dtype.kind == "f")
+    # each row's segments are where its offsets say
+    first = len(parts[0])
+    for i in (0, first - 1, first, len(table) - 1):
+        t, k = (parts[0], i) if i < first else (parts[1], i - first)
+        a, b = int(table.seg_offsets[i]), int(table.seg_offsets[i + 1])
+        c, d = int(t.seg_offsets[k]), int(t.seg_offsets[k + 1])
+        assert table.seg_start[a:b].tolist() == t.seg_start[c:d].tolist()
+    assert PartitionTable.joined(parts[:1]) is parts[0]
