@@ -26,11 +26,17 @@ MIN_UPDATE_S = 0.1  # at most ten screen updates a second
 # ...and no more than the viewer can afford: updates (the snapshot and the screen's redraw)
 # take this share of a core on average, with bursts of up to CPU_BURST_S seconds of CPU. A
 # line now and then is shown at once (ten updates in a row of a 68-hour log fit in a burst,
-# 50-90 ms each with the redraw); a log that keeps growing is shown as often as the share
-# allows (every few seconds on a 68-hour log, many times a second on a short one). Over any
-# 30 s its updates take at most 2 % + 0.9 s / 30 s = 5 % of a core, 2 % in the long run.
+# 30-60 ms each with the redraw); a log that keeps growing is shown as often as the share
+# allows (every second or two on a 68-hour log, many times a second on a short one). Over
+# any 30 s its updates take at most 2 % + 0.9 s / 30 s = 5 % of a core, 2 % in the long run,
+# as long as an update costs at most CPU_SHARE * MAX_WAIT_S (60 ms).
 CPU_SHARE = 0.02
 CPU_BURST_S = 0.9
+# A costly update (the settled part made again, ~0.7 s on a 68-hour log) is not paid back
+# by waiting: an update never waits longer than this. Paid back in full at 2 %, one made the
+# next line wait up to 45 s (seen: 12.5 s). The price: updates that each cost more than
+# 60 ms (a far longer log) are shown every MAX_WAIT_S, at their cost / MAX_WAIT_S of a core.
+MAX_WAIT_S = 3.0
 IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
@@ -217,9 +223,12 @@ class CpuBudget:
     new model). Reading the log is not counted: a log that grows fast is read at once all
     the same; only its screen updates are spaced."""
 
-    def __init__(self, share: float = CPU_SHARE, burst: float = CPU_BURST_S) -> None:
+    def __init__(
+        self, share: float = CPU_SHARE, burst: float = CPU_BURST_S, max_wait: float = MAX_WAIT_S
+    ) -> None:
         self.share = share
         self.burst = burst
+        self.debt = min(burst, share * max_wait)  # the most it owes: a wait of max_wait
         self._lock = threading.Lock()
         self.refill()
 
@@ -232,7 +241,7 @@ class CpuBudget:
     def charge(self, seconds: float) -> None:
         """An update cost this much CPU (any thread)."""
         with self._lock:
-            self.tokens = max(-self.burst, self.tokens - seconds)
+            self.tokens = max(-self.debt, self.tokens - seconds)
 
     def wait_s(self) -> float:
         """How long until an update may go (0: now)."""
