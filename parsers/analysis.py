@@ -306,6 +306,9 @@ class Synth:
     open_starts: F64  # SYNTH_START without SYNTH_END
 
 
+NO_SYNTH = Synth(_EMPTY_F, _EMPTY_I, _EMPTY_F, _EMPTY_F)
+
+
 @dataclass(frozen=True, slots=True)
 class Piece:
     """What a set of rows gives. The pieces of a live model are split in time: every
@@ -351,8 +354,10 @@ def _gpus_of(t: PartitionTable) -> list[int]:
     return gpus
 
 
-def _stamped(t: PartitionTable, c: dict[str, F64], index: I64) -> _Stamped:
-    """What the stamps of rows give (`t`'s segment columns are not read: `_stamp_rows`)."""
+def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = True) -> _Stamped:
+    """What the stamps of rows give (`t`'s segment columns are not read: `_stamp_rows`;
+    `synth`: with the synthesis steps, which only the viewer, the text report and the
+    export read)."""
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
     kernel_ms = _line_kernel_ms(c)
     blocks = np.nan_to_num(c["ntt_blocks"])
@@ -395,7 +400,8 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64) -> _Stamped:
                 float(np.sum(2.0 * n_blocks)),
             ),
         )
-    return _Stamped(gpus, _jobs(t, index), _synth(t), _sorted_gaps(gap_cols), _gpu_workers(t))
+    steps = _synth(t) if synth else NO_SYNTH
+    return _Stamped(gpus, _jobs(t, index), steps, _sorted_gaps(gap_cols), _gpu_workers(t))
 
 
 def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
@@ -1022,7 +1028,7 @@ def _merge_steps(at: F64, ad: I64, bt: F64, bd: I64) -> tuple[F64, I64]:
 
 def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
     """Freeze what `builder` has read into a `LogModel` (every record analysed; `drawn`:
-    with the lanes, which the JSON report does without)."""
+    with the lanes and the synthesis steps, which the JSON report does without)."""
     cols = builder.columns()
     now = float(max(builder.max_stamp, 0))
     gpu = builder.gpus_of(cols.worker).astype(np.int32)
@@ -1037,7 +1043,7 @@ def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
     # the segments and what they give are made on a second thread (the core's loops run
     # without the GIL, numpy's sorts too) while this one reads the stamps
     later = Later(segment, name="cuzk-tui-segments") if len(cols) >= SEGMENTS_APART_ROWS else None
-    stamped = _stamped(table, c, index)
+    stamped = _stamped(table, c, index, synth=drawn)
     rows, segmented = later.result() if later is not None else segment()
     piece = make_piece(rows, False, drawn, stamped, segmented)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))

@@ -236,8 +236,8 @@ class LogBuilder(Run):
         Args:
             finished: the log is complete: partitions picked up but never ended count
                 as failed.
-            drawn: with the lanes (a finished model for the JSON report does without:
-                its `lanes` are empty).
+            drawn: with the lanes and the synthesis steps (a finished model for the JSON
+                report does without: its `lanes` and `synth_times` are empty).
         """
         models = self._runs(finished, drawn)
         if len(models) == 1:
@@ -289,7 +289,7 @@ class LogBuilder(Run):
             release: the log is read once (the report): the core hands its columns over
                 instead of copying them, so the analysis does not run beside a second copy;
                 the builder cannot be fed again.
-            drawn: with the lanes (the JSON report does without them).
+            drawn: with the lanes and the synthesis steps (the JSON report does without).
         """
         if release and self._final is None and self._core.run_count() == 1:
             self._final = self._wrap(*self._core.hand_over())

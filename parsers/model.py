@@ -932,8 +932,10 @@ class LogModel:
     kernel_gaps: dict[int, Blocks]  # per GPU: idle stretches between kernel blocks
     proofs: Sequence[Proof]  # a tuple, or a ProofList over their columns
     summary: Summary
-    synth_times: F64  # step function of partitions in synthesis: at synth_times[i]...
-    synth_counts: I64  # ...the count becomes synth_counts[i]
+    # step function of partitions in synthesis: at synth_times[i] the count becomes
+    # synth_counts[i] (empty in a model made for the JSON report, which has no lanes either)
+    synth_times: F64
+    synth_counts: I64
     unattributed_timing_lines: int = 0
     partial_bytes: int = 0
     engine_seen: bool = False  # stdout lines of the cuzk engine were read

@@ -22,7 +22,7 @@ def read_stream(
     stream: BinaryIO, source: str, workers_per_gpu: int | None = None, drawn: bool = True
 ) -> LogModel:
     """Parse everything a binary stream holds and return its finished model (`drawn`: with
-    the lanes; the JSON report does without them)."""
+    the lanes and the synthesis steps; the JSON report does without them)."""
     builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
     while chunk := stream.read(CHUNK_BYTES):
         builder.feed(chunk)

@@ -118,8 +118,8 @@ def test_the_cli_writes_it_when_piped(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", [5, 17])
 def test_the_report_s_model_without_lanes_reports_the_same(seed: int) -> None:
-    """The report draws nothing: its model skips the viewer's lanes, and says the same, on
-    one run and across a restart (each run's model made apart)."""
+    """The report draws nothing: its model skips the viewer's lanes and the synthesis steps,
+    and says the same, on one run and across a restart (each run's model made apart)."""
     from parsers.builder import LogBuilder
     from parsers.simulate import SimConfig
 
@@ -132,6 +132,7 @@ def test_the_report_s_model_without_lanes_reports_the_same(seed: int) -> None:
         undrawn_builder.feed(log)
         undrawn = undrawn_builder.build(release=True, drawn=False)
         assert drawn.lanes and not undrawn.lanes
+        assert len(drawn.synth_times) and not len(undrawn.synth_times)
         assert report_json(undrawn) == report_json(drawn)
 
 
