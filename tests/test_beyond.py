@@ -287,7 +287,10 @@ def test_cli_compare_report_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]) -> None:
     pattern = str(SAMPLES / "[cj]*-*.log")  # a glob the shell did not expand
     assert cli.main([pattern, "--report", "--json", "--name", "a", "--name", "b"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    doc = json.loads(out)
+    assert out.count("\n") == 1, "compact for a script, as one log's report"
+    assert out == json.dumps(doc, ensure_ascii=True) + "\n"
     assert [h["name"] for h in doc["hosts"]] == ["a", "b"]
     assert doc["alignment"] == WALL
     assert len(doc["all"]["gaps"]) == sum(len(h["gaps"]) for h in doc["hosts"])

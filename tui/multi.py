@@ -125,7 +125,8 @@ def _print(
             doc = compare_dict(models[0], models[1])
         else:
             doc = multi_report_dict(merged, models, args.min_gap)
-        json.dump(doc, sys.stdout, indent=1)
+        # as one log's report: indented for a person at a terminal, compact for a script
+        json.dump(doc, sys.stdout, indent=1 if sys.stdout.isatty() else None, ensure_ascii=True)
         sys.stdout.write("\n")
         return
     console = Console(width=None if sys.stdout.isatty() else 10_000)
