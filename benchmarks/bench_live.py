@@ -27,10 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import big_log, positive_float, positive_int
+from benchmarks.common import big_log, positive_float
 from parsers.builder import LogBuilder
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
+from tui.cli import positive_int
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from parsers.simulate import SimConfig, write_log
+from tui.cli import positive_int
 
 BIG_LOG = Path("/tmp/cuzk-tui-bench/big-1m.log")
 # ~1,000,000 TIMELINE lines: 6 per partition, 10 partitions per proof, plus a few
@@ -62,17 +63,6 @@ def peak_rss_mb_children() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (a bad one is argparse's one-line error)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
-    return value
-
-
 def positive_float(text: str) -> float:
     """An argparse type: a finite number above 0."""
     try:
@@ -85,5 +75,5 @@ def positive_float(text: str) -> float:
 
 
 def event_counts(text: str) -> list[int]:
-    """An argparse type: comma-separated event counts (empty: none)."""
+    """An argparse type: comma-separated event counts, each 1 or more (empty: none)."""
     return [positive_int(part.strip()) for part in text.split(",") if part.strip()]

@@ -36,7 +36,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"cuzk-tui: error: {visible(message)} (see cuzk-tui --help)\n")
 
 
-def _non_negative_int(text: str) -> int:
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number, 0 or more (a bad one: argparse's one-line error)."""
     try:
         value = int(text)
     except ValueError:
@@ -46,8 +47,9 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number, 1 or more."""
+    value = non_negative_int(text)
     if value == 0:
         raise argparse.ArgumentTypeError("must be 1 or more")
     return value
@@ -99,21 +101,21 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--min-gap",
-        type=_non_negative_int,
+        type=non_negative_int,
         default=0,
         metavar="MS",
         help="list only gaps of at least MS milliseconds (summary counts all)",
     )
     p.add_argument(
         "--top",
-        type=_non_negative_int,
+        type=non_negative_int,
         default=10,
         metavar="N",
         help="how many of the largest gaps the text report lists (default 10)",
     )
     p.add_argument(
         "--workers-per-gpu",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="for logs without the stdout worker lines: worker W is on GPU W // N",
