@@ -435,7 +435,7 @@ def test_the_cpu_budget_lets_bursts_through_and_spaces_a_steady_stream(
 ) -> None:
     clock = [100.0]
     monkeypatch.setattr(time, "monotonic", lambda: clock[0])
-    budget = CpuBudget(share=0.03, burst=1.0, max_wait=5.0)
+    budget = CpuBudget(share=0.03, burst=1.0, max_wait=5.0, max_share=0.1)
     # updates of 0.1 s CPU: ten go at once, the eleventh waits for what they overspent
     for _ in range(10):
         assert budget.wait_s() == 0.0
@@ -454,18 +454,26 @@ def test_the_cpu_budget_lets_bursts_through_and_spaces_a_steady_stream(
             budget.charge(0.1)
             spent += 0.1
     assert spent / (clock[0] - start) <= 0.03 + 1.0 / 600
-    # a debt is bounded: after any burst of work the screen waits at most max_wait
-    budget.charge(100.0)
-    assert budget.wait_s() == pytest.approx(5.0)
-    # updates that each cost more than share * max_wait go every max_wait, at their cost
-    clock[0] += 5.0
-    spent, start = 0.0, clock[0]
-    while clock[0] - start < 600:
-        clock[0] += max(budget.wait_s(), 0.2)
-        if budget.wait_s() == 0.0:
-            budget.charge(0.5)
-            spent += 0.5
-    assert spent / (clock[0] - start) == pytest.approx(0.5 / 5.0, rel=0.05)
+    # a costly update is paid back by waiting max_wait, or its cost / max_share if longer
+    for cost, waited in ((0.3, 5.0), (2.0, 2.0 / 0.1), (100.0, 100.0 / 0.1)):
+        clock[0] += 100.0
+        assert budget.wait_s() == 0.0  # full again
+        budget.charge(budget.tokens)  # the burst spent...
+        assert budget.wait_s() == 0.0  # ...by updates that went
+        budget.charge(cost)
+        assert budget.wait_s() == pytest.approx(waited)
+    # updates that each cost more than share * max_wait: shown every max_wait, or less
+    # often, never taking more than max_share of a core
+    for cost in (0.2, 0.5, 2.0, 4.0):
+        budget.refill()
+        spent, start = 0.0, clock[0]
+        while clock[0] - start < 600:
+            clock[0] += max(budget.wait_s(), 0.2)
+            if budget.wait_s() == 0.0:
+                budget.charge(cost)
+                spent += cost
+        expected = cost / max(5.0, cost / 0.1)  # and the burst once: 1 s in 600
+        assert spent / (clock[0] - start) == pytest.approx(expected + 1.0 / 600, rel=0.05)
 
 
 def test_the_viewer_charges_its_redraws_to_the_follower(tmp_path: Path) -> None:

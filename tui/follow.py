@@ -32,11 +32,13 @@ MIN_UPDATE_S = 0.1  # at most ten screen updates a second
 # as long as an update costs at most CPU_SHARE * MAX_WAIT_S (60 ms).
 CPU_SHARE = 0.02
 CPU_BURST_S = 0.9
-# A costly update (the settled part made again, ~0.7 s on a 68-hour log) is not paid back
-# by waiting: an update never waits longer than this. Paid back in full at 2 %, one made the
-# next line wait up to 45 s (seen: 12.5 s). The price: updates that each cost more than
-# 60 ms (a far longer log) are shown every MAX_WAIT_S, at their cost / MAX_WAIT_S of a core.
+# A costly update (the settled part made again, ~0.7 s on a 68-hour log) is not paid back in
+# full at CPU_SHARE: that made the next line wait up to 45 s (12.5 s seen). An update waits
+# at most MAX_WAIT_S, or the time that keeps it to MAX_SHARE of a core if it cost more
+# (0.7 s: 7 s). So updates that each cost more than 60 ms (a far longer log) take up to
+# MAX_SHARE of a core, shown every MAX_WAIT_S or more.
 MAX_WAIT_S = 3.0
+MAX_SHARE = 0.10
 IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
@@ -224,11 +226,16 @@ class CpuBudget:
     the same; only its screen updates are spaced."""
 
     def __init__(
-        self, share: float = CPU_SHARE, burst: float = CPU_BURST_S, max_wait: float = MAX_WAIT_S
+        self,
+        share: float = CPU_SHARE,
+        burst: float = CPU_BURST_S,
+        max_wait: float = MAX_WAIT_S,
+        max_share: float = MAX_SHARE,
     ) -> None:
         self.share = share
         self.burst = burst
-        self.debt = min(burst, share * max_wait)  # the most it owes: a wait of max_wait
+        self.max_wait = max_wait
+        self.max_share = max_share
         self._lock = threading.Lock()
         self.refill()
 
@@ -237,11 +244,15 @@ class CpuBudget:
         with self._lock:
             self.tokens = self.burst
             self._wall = time.monotonic()
+            self._spent = 0.0  # charged since an update last could go
 
     def charge(self, seconds: float) -> None:
-        """An update cost this much CPU (any thread)."""
+        """An update cost this much CPU (any thread). What it owes is paid back by waiting
+        max_wait at most, or spent / max_share if longer."""
         with self._lock:
-            self.tokens = max(-self.debt, self.tokens - seconds)
+            self._spent += seconds
+            wait = max(self.max_wait, self._spent / self.max_share)
+            self.tokens = max(-self.share * wait, self.tokens - seconds)
 
     def wait_s(self) -> float:
         """How long until an update may go (0: now)."""
@@ -249,7 +260,10 @@ class CpuBudget:
             wall = time.monotonic()
             self.tokens = min(self.burst, self.tokens + self.share * (wall - self._wall))
             self._wall = wall
-            return 0.0 if self.tokens >= 0 else -self.tokens / self.share
+            if self.tokens >= 0:
+                self._spent = 0.0
+                return 0.0
+            return -self.tokens / self.share
 
 
 class LiveLog:
