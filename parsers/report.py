@@ -18,24 +18,26 @@ SCHEMA = 1
 CHUNK_BYTES = 1 << 22
 
 
+def _fed(stream: BinaryIO, source: str, workers_per_gpu: int | None) -> LogBuilder:
+    """A builder fed everything a binary stream holds."""
+    builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
+    while chunk := stream.read(CHUNK_BYTES):
+        builder.feed(chunk)
+    return builder
+
+
 def read_stream(
     stream: BinaryIO, source: str, workers_per_gpu: int | None = None, drawn: bool = True
 ) -> LogModel:
     """Parse everything a binary stream holds and return its finished model (`drawn`: with
     the lanes and the synthesis steps; the JSON report does without them)."""
-    builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
-    while chunk := stream.read(CHUNK_BYTES):
-        builder.feed(chunk)
-    return builder.build(release=True, drawn=drawn)
+    return _fed(stream, source, workers_per_gpu).build(release=True, drawn=drawn)
 
 
 def read_runs(stream: BinaryIO, source: str, workers_per_gpu: int | None = None) -> list[LogModel]:
     """Parse everything a binary stream holds: each run's finished model apart (the daemon
     restarted between them; one model when it did not)."""
-    builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
-    while chunk := stream.read(CHUNK_BYTES):
-        builder.feed(chunk)
-    return builder.build_runs()
+    return _fed(stream, source, workers_per_gpu).build_runs()
 
 
 def read_log(path: Path, workers_per_gpu: int | None = None, drawn: bool = True) -> LogModel:

@@ -328,6 +328,16 @@ def test_a_log_whose_daemon_restarted_is_one_host_a_run_beside_others(
         assert {g["gpu"] % HOST_STRIDE for g in host["gaps"]} <= {0, 1}
     assert len(doc["hosts"][2]["gaps"]) == len(read_log(other).gaps)
     assert len(doc["all"]["gaps"]) == sum(len(h["gaps"]) for h in doc["hosts"])
+    # a run that did no work (the daemon started as the capture ended) is left out, and said
+    idle = tmp_path / "idle.log"
+    lines = first.split(b"\n")
+    start = lines[: next(k for k, line in enumerate(lines) if line.startswith(b"TIMELINE"))]
+    assert any(b"starting cuzk engine" in line for line in start)
+    idle.write_bytes(first + b"\n".join(start) + b"\n")
+    assert cli.main([str(idle), str(other), "--report", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [h["name"] for h in json.loads(captured.out)["hosts"]] == ["idle.log run 1", "tiny.log"]
+    assert captured.err == "cuzk-tui: idle.log run 2: no TIMELINE lines, left out\n"
     # two runs are compared: a log of two is refused, in one line
     assert cli.main(["--compare", str(log), str(other)]) == 2
     err = capsys.readouterr().err

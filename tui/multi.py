@@ -32,9 +32,7 @@ def load(
     and a reader of its raw lines (None: not re-readable)."""
     from tui.cli import check_log_path, fail
 
-    if raw == "-":
-        if apart:
-            return read_runs(sys.stdin.buffer, "stdin", workers_per_gpu), None
+    if raw == "-":  # alone: standard input is never put beside other logs
         return [read_stream(sys.stdin.buffer, "stdin", workers_per_gpu)], None
     path = check_log_path(raw)
     try:
@@ -173,11 +171,19 @@ def run_multi(args: argparse.Namespace) -> int:
     names: list[str] = []
     readers: list[LineReader | None] = []
     for (runs, reader), name in zip(loaded, names_for(logs, args.name), strict=True):
-        models.extend(runs)
-        readers.extend([reader] * len(runs))
-        names.extend(
-            [name] if len(runs) == 1 else [f"{name} run {k + 1}" for k in range(len(runs))]
-        )
+        if len(runs) == 1:
+            models.append(runs[0])
+            readers.append(reader)
+            names.append(name)
+            continue
+        for k, run in enumerate(runs):
+            if run.counts.timeline == 0 and any(r.counts.timeline for r in runs):
+                # a daemon started and stopped (or not yet at work when the log ends)
+                print(f"cuzk-tui: {name} run {k + 1}: no TIMELINE lines, left out", file=sys.stderr)
+                continue
+            models.append(run)
+            readers.append(reader)
+            names.append(f"{name} run {k + 1}")
     single = len(models) == 1
     if args.compare:
         # two runs are compared: a log whose daemon restarted holds several
