@@ -120,6 +120,7 @@ def test_the_exit_watchdog_cleans_up_and_ends_a_stuck_process(tmp_path: Path) ->
 # exception on, where rust-numpy would panic and the user see "internal error" and a traceback.
 INTERRUPTED_LOAD = """
 import sys
+import numpy
 import numpy.lib
 
 real = numpy.lib.NumpyVersion
@@ -135,6 +136,7 @@ scanner.feed(b"TIMELINE,1000,GPU_START,porep-1-1,worker=0\\n")
 for what, call in [
     ("columns", scanner.columns),
     ("live rows", scanner.live_rows),
+    ("some live rows", lambda: scanner.live_rows(numpy.arange(1))),
     ("analysis import", lambda: __import__("parsers.analysis")),
 ]:
     try:
@@ -160,6 +162,7 @@ def test_an_interrupt_while_numpy_loads_is_raised_as_itself(exc: str, name: str)
     assert done.stdout.splitlines() == [
         "columns raised as itself",
         "live rows raised as itself",
+        "some live rows raised as itself",
         "analysis import raised as itself",
         "then 1 record",
     ]

@@ -91,8 +91,8 @@ impl PartialEq for MaybeF64 {
     }
 }
 
-/// An `Option<i64>` in 8 bytes: none is `i64::MIN`, which no number read is (they are
-/// positive, read as such: `text::parse_int`).
+/// An `Option<i64>` in 8 bytes: none is `i64::MIN`, which no value of a timing line is
+/// (`timing::classify` keeps 0..=MAX_DURATION_MS; `text::parse_int` cannot even read it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct MaybeI64(i64);
 

@@ -246,17 +246,21 @@ impl Builder {
     /// `bytes` of log are coming (a file read to its end): make room for the records they may
     /// hold, so that the columns are not copied as they grow.
     pub fn expect_bytes(&mut self, bytes: u64) {
-        let records = usize::try_from(bytes / RECORD_BYTES_HINT)
-            .unwrap_or(usize::MAX)
-            .min(MAX_RECORDS_HINT);
-        if records < 4096 {
+        let more = usize::try_from(bytes / RECORD_BYTES_HINT).unwrap_or(usize::MAX);
+        if more < 4096 {
             return; // growing costs nothing worth it
         }
-        self.recs.cols.reserve_records(records);
+        let records = self
+            .recs
+            .cols
+            .len()
+            .saturating_add(more)
+            .min(MAX_RECORDS_HINT);
+        // kept to the end only when every column got it (else it shrinks as ever)
+        self.room_made = self.recs.cols.reserve_records(records);
         if let Some(a) = &mut self.attribution {
             a.mirror.cols.reserve_attributed(records);
         }
-        self.room_made = true;
     }
 
     /// Everything `source` gives, to its end: read (the system calls too) on a second thread

@@ -86,10 +86,11 @@ fn attributed_floats() -> impl Iterator<Item = usize> {
     [GPU_START, GPU_END].into_iter().chain(TIMING)
 }
 
-/// Room in `col` for `records` in all, if the system gives it: a refusal (strict overcommit,
-/// a huge hint) leaves the growth as it was.
-fn room<T>(col: &mut Vec<T>, records: usize) {
-    let _ = col.try_reserve_exact(records.saturating_sub(col.len()));
+/// Room in `col` for `records` in all, if the system gives it (whether it did): a refusal
+/// (strict overcommit, a huge hint) leaves the growth as it was.
+fn room<T>(col: &mut Vec<T>, records: usize) -> bool {
+    col.try_reserve_exact(records.saturating_sub(col.len()))
+        .is_ok()
 }
 
 /// How many more records a full column makes room for: a quarter, not double (the columns
@@ -190,17 +191,20 @@ impl Columns {
 
     /// Make room for `records` records in all, if the system gives it (a hint: more records
     /// grow the columns as ever). Room not written is address space, not memory: its pages
-    /// are touched when written, and the columns are not copied as they grow.
-    pub fn reserve_records(&mut self, records: usize) {
+    /// are touched when written, and the columns are not copied as they grow. Whether every
+    /// column got it.
+    pub fn reserve_records(&mut self, records: usize) -> bool {
+        let mut all = true;
         for col in &mut self.f {
-            room(col, records);
+            all &= room(col, records);
         }
         for col in self.i32s_mut() {
-            room(col, records);
+            all &= room(col, records);
         }
         for col in self.i64s_mut() {
-            room(col, records);
+            all &= room(col, records);
         }
+        all
     }
 
     /// `reserve_records` for the columns an attribution keeps (`grow_attributed`).

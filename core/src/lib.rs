@@ -281,10 +281,17 @@ mod python {
         fn live_rows<'py>(
             &mut self,
             py: Python<'py>,
-            rows: Option<PyReadonlyArray1<'py, i64>>,
+            rows: Option<Bound<'py, PyAny>>,
         ) -> PyResult<LiveRows<'py>> {
-            numpy_api(py)?;
-            let rows: Option<Vec<i64>> = rows.map(|r| r.as_array().to_vec());
+            numpy_api(py)?; // before the array is read: reading it needs the API
+            let rows: Option<Vec<i64>> = match rows {
+                Some(r) => Some(
+                    r.extract::<PyReadonlyArray1<'py, i64>>()?
+                        .as_array()
+                        .to_vec(),
+                ),
+                None => None,
+            };
             self.run(|b| {
                 b.with_open_decisions(|c, open| {
                     let open: Vec<i64> = open.iter().map(|&i| i as i64).collect();
