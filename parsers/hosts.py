@@ -23,6 +23,7 @@ from parsers.model import (
     Segments,
     Summary,
     WorkerStats,
+    joined_offsets,
 )
 from parsers.rawlines import LineReader
 
@@ -119,14 +120,11 @@ def _table(models: Sequence[LogModel], offsets: list[int]) -> PartitionTable:
     ts = [m.parts for m in models]
     jobs: list[str] = []
     kinds: list[str] = []
-    job_cols, kind_cols, gpu_cols, seg_offsets = [], [], [], [np.zeros(1, dtype=np.int64)]
-    seg_base = 0
+    job_cols, kind_cols, gpu_cols = [], [], []
     for k, t in enumerate(ts):
         job_cols.append(t.job + len(jobs))
         kind_cols.append(np.where(t.kind >= 0, t.kind + len(kinds), -1).astype(np.int32))
         gpu_cols.append(np.where(t.gpu >= 0, t.gpu + k * HOST_STRIDE, -1).astype(np.int32))
-        seg_offsets.append(t.seg_offsets[1:] + seg_base)
-        seg_base += int(t.seg_offsets[-1])
         jobs.extend(t.jobs)
         kinds.extend(t.kinds)
 
@@ -157,7 +155,7 @@ def _table(models: Sequence[LogModel], offsets: list[int]) -> PartitionTable:
         seg_start=cat("seg_start") + seg_shift,
         seg_end=cat("seg_end") + seg_shift,
         seg_phase=cat("seg_phase"),
-        seg_offsets=np.concatenate(seg_offsets),
+        seg_offsets=joined_offsets(ts),
     )
 
 

@@ -266,12 +266,7 @@ class PartitionTable:
     def _join(self, name: str) -> np.ndarray:
         """Column `name` of the parts, put together (kept: a table never changes)."""
         if name == "seg_offsets":
-            offsets = [np.zeros(1, dtype=np.int64)]
-            base = 0
-            for t in self._parts:
-                offsets.append(t.seg_offsets[1:] + base)
-                base += int(t.seg_offsets[-1])
-            value = np.concatenate(offsets)
+            value = joined_offsets(self._parts)
         else:
             value = np.concatenate([getattr(t, name) for t in self._parts])
         # two threads may put it together at once: both get the same columns
@@ -333,6 +328,16 @@ class PartitionTable:
             phases_ms=phases,
             segments=segments,
         )
+
+
+def joined_offsets(tables: Sequence[PartitionTable]) -> I64:
+    """The segment offsets of the tables' rows one after the other."""
+    offsets = [np.zeros(1, dtype=np.int64)]
+    base = 0
+    for t in tables:
+        offsets.append(t.seg_offsets[1:] + base)
+        base += int(t.seg_offsets[-1])
+    return np.concatenate(offsets)
 
 
 @dataclass(frozen=True, slots=True)
