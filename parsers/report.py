@@ -34,17 +34,18 @@ def read_stream(
     return _fed(stream, source, workers_per_gpu).build(release=True, drawn=drawn)
 
 
-def read_runs(stream: BinaryIO, source: str, workers_per_gpu: int | None = None) -> list[LogModel]:
-    """Parse everything a binary stream holds: each run's finished model apart (the daemon
-    restarted between them; one model when it did not)."""
-    return _fed(stream, source, workers_per_gpu).build_runs()
-
-
 def read_log(path: Path, workers_per_gpu: int | None = None, drawn: bool = True) -> LogModel:
     """Parse a whole log file (read-only, decompressed if need be) and return its finished
     model (`drawn`: as for `read_stream`)."""
     with open_log(path) as fh:
         return read_stream(fh, path.name, workers_per_gpu, drawn)
+
+
+def read_runs(path: Path, workers_per_gpu: int | None = None) -> list[LogModel]:
+    """As `read_log`, each run's finished model apart (the daemon restarted between them; one
+    model when it did not)."""
+    with open_log(path) as fh:
+        return _fed(fh, path.name, workers_per_gpu).build_runs()
 
 
 NOT_A_CUZK_LOG = "no TIMELINE lines: is this a cuzk daemon log?"

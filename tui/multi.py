@@ -13,7 +13,7 @@ from parsers.hosts import START, HostLines, Merged, merge
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline, read_log, read_runs, read_stream, report_dict
-from parsers.sources import UnreadableLog, compression, open_log
+from parsers.sources import UnreadableLog, compression
 from parsers.why import gap_why
 
 
@@ -36,11 +36,7 @@ def load(
         return [read_stream(sys.stdin.buffer, "stdin", workers_per_gpu)], None
     path = check_log_path(raw)
     try:
-        if apart:
-            with open_log(path) as fh:
-                models = read_runs(fh, path.name, workers_per_gpu)
-        else:
-            models = [read_log(path, workers_per_gpu=workers_per_gpu)]
+        models = read_runs(path, workers_per_gpu) if apart else [read_log(path, workers_per_gpu)]
         packed = compression(path)
     except UnreadableLog as exc:
         fail(str(exc))

@@ -539,16 +539,12 @@ impl Reader {
         // each search reads the line through: none is made whose answer is known
         let cuzk = crate::contains!(raw, b"cuzk");
         let engine_start = cuzk && crate::contains!(raw, b"starting cuzk engine");
-        let mapping = |line: &[u8]| {
-            crate::contains!(line, b"starting cuzk engine")
-                || crate::contains!(line, b"worker started")
-                || crate::contains!(line, b"gpu_worker")
+        let names_worker = |line: &[u8]| {
+            crate::contains!(line, b"worker started") || crate::contains!(line, b"gpu_worker")
         };
-        let raw_maps = || {
-            engine_start
-                || crate::contains!(raw, b"worker started")
-                || crate::contains!(raw, b"gpu_worker")
-        };
+        let mapping =
+            |line: &[u8]| crate::contains!(line, b"starting cuzk engine") || names_worker(line);
+        let raw_maps = || engine_start || names_worker(raw);
         let mut kept = None;
         // the year is read off the first stdout line (colours removed); after that, only
         // lines that may map workers to GPUs or give the wall clock are kept for the builder
