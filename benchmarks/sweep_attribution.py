@@ -8,23 +8,29 @@ how often the truth falls inside kernel_util_range, and the runs whose gaps diff
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import reference as ref
 from helpers import build, simulate
 
 from parsers.simulate import random_config
+from tui.cli import non_negative_int, positive_int
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    first = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
-    only = sys.argv[3] if len(sys.argv) > 3 else None
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("count", nargs="?", type=positive_int, default=100, help="runs")
+    ap.add_argument("first", nargs="?", type=non_negative_int, default=1000, help="first seed")
+    ap.add_argument("era", nargs="?", default=None, help="only the runs of this engine era")
+    args = ap.parse_args()
+    count, first, only = args.count, args.first, args.era
     errors: dict[str, list[float]] = defaultdict(list)
     outside: dict[str, int] = defaultdict(int)
     widths: dict[str, list[float]] = defaultdict(list)

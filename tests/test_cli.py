@@ -257,6 +257,7 @@ def test_a_file_that_is_not_a_cuzk_log_says_so(tmp_path: Path) -> None:
         ("bench_render.py", ["--repeats", "z"]),
         ("bench_report.py", ["--log", "/no/such/log"]),
         ("soak_follow.py", ["--rate", "nan"]),
+        ("sweep_attribution.py", ["ten"]),
     ],
 )
 def test_a_benchmark_refuses_a_bad_option_before_any_work(script: str, args: list[str]) -> None:
