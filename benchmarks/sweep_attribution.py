@@ -35,7 +35,7 @@ def main() -> None:
     outside: dict[str, int] = defaultdict(int)
     widths: dict[str, list[float]] = defaultdict(list)
     bad_gaps: list[int] = []
-    misses: list[str] = []
+    misses: list[tuple[float, str]] = []  # (how far outside, what)
     worst: list[tuple[float, int, int]] = []
     t0 = time.perf_counter()
     for seed in range(first, first + count):
@@ -62,7 +62,10 @@ def main() -> None:
             widths[cfg.era].append(hi - lo)
             if not lo - 1e-9 <= truth <= hi + 1e-9:
                 outside[cfg.era] += 1
-                misses.append(f"seed {seed} gpu {g.gpu}: {truth:.4f} not in [{lo:.4f}, {hi:.4f}]")
+                by = max(lo - truth, truth - hi)
+                misses.append(
+                    (by, f"seed {seed} gpu {g.gpu}: {truth:.4f} not in [{lo:.4f}, {hi:.4f}]")
+                )
             worst.append((err, seed, g.gpu))
     elapsed = time.perf_counter() - t0
     print(f"{count} runs (seeds {first}..{first + count - 1}) in {elapsed:.1f} s")
@@ -82,8 +85,15 @@ def main() -> None:
     worst.sort(reverse=True)
     print("  worst:", ", ".join(f"seed {s} gpu {g}: {e:.3f}" for e, s, g in worst[:5]))
     print(f"  runs whose gaps differ from the truth: {bad_gaps or 'none'}")
-    for miss in misses[:8]:
-        print("  outside:", miss)
+    misses.sort(reverse=True)
+    far = [by for by, _ in misses]
+    print(
+        f"  truth outside its range by > 0.002: {sum(b > 0.002 for b in far)}, "
+        f"by 0.0005..0.002: {sum(0.0005 < b <= 0.002 for b in far)}, "
+        f"by <= 0.0005: {sum(b <= 0.0005 for b in far)}"
+    )
+    for by, miss in misses[:8]:
+        print(f"  outside by {by:.4f}:", miss)
 
 
 if __name__ == "__main__":

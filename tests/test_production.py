@@ -223,6 +223,35 @@ def test_a_line_cut_at_any_character_is_rejoined() -> None:
     assert checked > 200
 
 
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "2026-03-16T09:12:37.123456000Z ",
+        "2026-03-16T09:12:37+0000 gpu-host-1 cuzk[41231]: ",
+        "Mar 16 09:12:37 gpu-host-1 cuzk[41231]: ",
+    ],
+    ids=["docker", "journal-iso", "journal"],
+)
+def test_a_window_post_line_cut_inside_its_id_is_rejoined_under_a_capture(prefix: str) -> None:
+    """A window-PoSt id holds spaces: `TIMELINE,..,wdpost-1000-4-[225 CUZK_TIMING: ..` after
+    a capture's time is not a journal's `host ident: `, and the line is rejoined."""
+    run = [
+        line.replace("porep-1000-7", "wdpost-1000-4-[225 215 213 252 38 208 234 67]")
+        for line in _RUN
+    ]
+
+    def captured(lines: list[str]) -> bytes:
+        return "".join(prefix + line + "\n" for line in lines).encode()
+
+    expected = model_fingerprint(build(captured(run)))
+    for at in range(1, len(run[3])):
+        got = build(captured(_cut(run, 3, at, 4).decode().splitlines()))
+        fp = model_fingerprint(got)
+        assert fp["report"]["gpus"] == expected["report"]["gpus"], at
+        assert fp["parts"] == expected["parts"], at
+        assert got.counts.spliced == 1, at
+
+
 def test_a_stdout_line_cut_with_a_timeline_line_inside() -> None:
     run = list(_RUN)
     run.insert(13, run.pop(8))  # the stdout line just before GPU_END
@@ -258,7 +287,8 @@ RANDOM_RUNS = range(5000, 5120)
 def test_random_configurations() -> None:
     """120 random runs (eras, 1-4 GPUs x 1-3 workers, starved to GPU-bound, splices, jitter,
     failures, captures): gaps and TIMELINE figures exact; the current engine's kernel
-    figure within 0.015 and its range (nearly always) a point; every era's truth inside."""
+    figure within 0.015 and its range (nearly always) a point; every era's truth inside
+    (ANALYSIS.md: a narrow range that misses it is a bug)."""
     errors: list[float] = []
     estimates = 0
     for seed in RANDOM_RUNS:
@@ -278,7 +308,7 @@ def test_random_configurations() -> None:
             truth = ref.gpu_figures(sim, g.gpu + base)
             assert abs(g.timeline_util - truth["timeline_util"]) < 1e-9, seed
             lo, hi = g.kernel_util_range
-            assert lo - 0.002 <= truth["kernel_util"] <= hi + 0.002, (seed, g.gpu)
+            assert lo - 1e-9 <= truth["kernel_util"] <= hi + 1e-9, (seed, g.gpu)
             if cfg.era == "p12":
                 err = abs(g.kernel_util - truth["kernel_util"])
                 errors.append(err)
@@ -289,6 +319,39 @@ def test_random_configurations() -> None:
     # a range wider than a point only where two GPUs' holders locked within a few ms and
     # their lines fit either GPU within the truncation of the durations
     assert estimates <= 0.03 * len(errors)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        # lines under a lock given to an interval after its GPU_END (two GPUs locked 3-12 ms
+        # apart); a worker's failed interval locking after the worker picked up its next
+        71156,
+        72240,
+        72889,
+        # same states reached by ways that gave two GPUs' lines the other way round, or
+        # swapped first-use CUZK_NTT_H blocks (allocation differs): doubt not kept
+        71664,
+        72597,
+        73888,
+        73999,
+        # a window-PoSt TIMELINE line cut inside its id by a timing line in a docker capture
+        72976,
+    ],
+)
+def test_the_truth_lies_inside_the_kernel_range_where_lines_fit_two_gpus(seed: int) -> None:
+    """Runs found by benchmarks/sweep_attribution.py whose truth fell outside a range
+    (four of them shown as exact, off by 0.02-0.03)."""
+    cfg = random_config(seed)
+    sim, data = simulate(cfg)
+    model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+    base = cfg.gpu_base if cfg.stdout == "none" else 0
+    assert [g.duration_ms for g in model.gaps] == [g.end - g.start for g in ref.gaps(sim)]
+    for g in model.gpus:
+        truth = ref.gpu_figures(sim, g.gpu + base)["kernel_util"]
+        lo, hi = g.kernel_util_range
+        assert lo - 1e-9 <= truth <= hi + 1e-9, (g.gpu, truth, lo, hi)
+        assert abs(g.kernel_util - truth) < 0.01 or g.kernel_is_estimate, g.gpu
 
 
 def test_the_february_engine_on_one_gpu_is_near_exact() -> None:

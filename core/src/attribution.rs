@@ -10,7 +10,9 @@
 //! A beam search keeps the few best ways of giving the lines so far to the GPUs' holders
 //! (each a per-GPU state and a cost), and commits the oldest decisions once the following
 //! lines have had their say. What a nearly-as-good way would give to another GPU is kept as
-//! doubt about the GPUs' kernel time.
+//! doubt about the GPUs' kernel time: the ways still in the beam when their lines are
+//! committed, and those merged into a way that reached the same states (each way tallies
+//! what it gave every GPU, so what a merged way disagreed on is not lost with it).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::hash::{Hash, Hasher};
@@ -39,8 +41,9 @@ const BEAM_WIDTH: usize = 64;
 const PRUNE_COST: f64 = 150.0;
 const COMMIT_LAG_LINES: u64 = 256;
 const COMMIT_BATCH_LINES: u64 = 128;
-/// A decision for another GPU this close to the best makes the line ambiguous.
-const AMBIGUITY_MARGIN: f64 = 4.0;
+/// A way this close to a better one is nearly as good: the durations' truncation (a few ms
+/// a line, about CLOCK_SLACK_MS) can make the true way cost this much more.
+const AMBIGUITY_MARGIN: f64 = 10.0;
 /// An unlock may not come after GPU_END (truncated durations add up to a few ms).
 const UNLOCK_SLACK_MS: f64 = 10.0;
 /// Two intervals of one GPU that started this close print lock lines that fit either.
@@ -61,6 +64,23 @@ const EXPECTED_WITHOUT_LOCK: [i8; 3] = [STAGE_NTT_MSM, STAGE_BATCH, STAGE_TAIL];
 /// Lines whose values are kernel time.
 pub fn is_kernel_stage(stage: i8) -> bool {
     stage == STAGE_NTT_MSM || stage == STAGE_BATCH || stage == STAGE_TAIL
+}
+
+/// The kernel time a line adds to its holder's interval, as the phase segments count it
+/// (segments.rs): a CUZK_NTT_H block's total less its allocation; ntt_msm_h only what its
+/// blocks do not cover (none: the rest is the first use's allocation), or all of it
+/// without blocks; batch and tail all of theirs.
+fn kernel_part(st: Option<&GpuState>, stage: i8, vals: &Values) -> i64 {
+    let ms = |v: Option<i64>| v.unwrap_or(0);
+    match stage {
+        STAGE_NTT_H => ms(vals[1]).saturating_sub(ms(vals[0])),
+        STAGE_NTT_MSM => match st.map_or(0, |st| st.ntt_h) {
+            0 => ms(vals[0]),
+            blocks => ms(vals[0]).saturating_sub(blocks).min(0),
+        },
+        STAGE_BATCH | STAGE_TAIL => ms(vals[0]),
+        _ => 0,
+    }
 }
 
 /// An `Option<f64>` in 8 bytes: none is a NaN no arithmetic makes (a way's states are
@@ -114,7 +134,7 @@ impl From<Option<i64>> for MaybeI64 {
 /// One GPU's mutex holder as a way of giving the lines sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuState {
-    holder: usize,
+    holder: u32, // an interval: records are far fewer than 2^32 (each costs ~100 bytes)
     stage: i8,
     lock_line: bool,
     pool: bool,
@@ -130,7 +150,7 @@ pub struct GpuState {
 impl GpuState {
     fn new(holder: usize, stage: i8) -> Self {
         GpuState {
-            holder,
+            holder: holder as u32,
             stage,
             lock_line: false,
             pool: false,
@@ -144,11 +164,15 @@ impl GpuState {
         }
     }
 
+    fn holder(&self) -> usize {
+        self.holder as usize
+    }
+
     fn key(&self, out: &mut [u64]) {
         let opt_f = |x: Option<f64>| x.map_or(u64::MAX, f64::to_bits);
         let opt_i = |x: Option<i64>| x.map_or(u64::MAX, |v| v as u64);
         out.copy_from_slice(&[
-            self.holder as u64,
+            u64::from(self.holder),
             self.stage as u64,
             opt_f(self.lock.get()),
             self.ntt_h as u64,
@@ -337,14 +361,41 @@ struct Entry {
     gpu: i64,
     st: GpuState,
     hash: u64,
+    /// What the way says of the GPU beyond its holder's state (neither hashed nor compared).
+    tally: Tally,
+}
+
+/// A way's kernel time for one GPU, and its doubt about it: what nearly-as-good ways it
+/// absorbed (same states, other decisions) would take from the GPU or give it.
+/// Whole ms, as the lines print them (a state's size is what the attribution moves most).
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    kernel: i64, // every kernel ms the way gave the GPU
+    less: u32,   // since the last commit
+    more: u32,
+}
+
+impl Tally {
+    /// The doubt of a way with this tally that absorbs one with `other`'s: the larger of
+    /// the two ways' doubts, and what they disagree on.
+    fn absorb(&mut self, other: &Tally) {
+        let d = other.kernel.saturating_sub(self.kernel);
+        let part = |d: i64| u32::try_from(d.max(0)).unwrap_or(u32::MAX);
+        self.less = self
+            .less
+            .max(other.less)
+            .saturating_add(part(d.saturating_neg()));
+        self.more = self.more.max(other.more).saturating_add(part(d));
+    }
 }
 
 impl Entry {
-    fn new(gpu: i64, st: GpuState) -> Self {
+    fn new(gpu: i64, st: GpuState, tally: Tally) -> Self {
         Entry {
             gpu,
             st,
             hash: entry_hash(gpu, &st),
+            tally,
         }
     }
 }
@@ -435,21 +486,36 @@ impl Change {
     /// The GPU and its holder's state after `line`, as a way with `parent`'s entries would
     /// have them.
     fn entry(self, parent: &[Entry], line: &Line) -> Option<Entry> {
-        let (gpu, st) = match self {
+        let find = |gpu: i64| parent.iter().find(|e| e.gpu == gpu);
+        let (gpu, st, before, old) = match self {
             Change::Nothing => return None,
-            Change::Took(gpu) => (gpu, took(get(parent, gpu)?, line.stage, &line.vals)),
+            Change::Took(gpu) => {
+                let old = find(gpu)?;
+                let st = took(&old.st, line.stage, &line.vals);
+                (gpu, st, Some(Some(&old.st)), Some(old))
+            }
             Change::Lock { gpu, interval, at } => {
                 let mut st = GpuState::new(interval, STAGE_LOCK);
                 st.lock = MaybeF64(at);
                 st.lock_line = true;
-                (gpu, st)
+                (gpu, st, None, find(gpu))
             }
             Change::Open { gpu, interval } => (
                 gpu,
                 took(&GpuState::new(interval, -1), line.stage, &line.vals),
+                Some(None),
+                find(gpu),
             ),
         };
-        Some(Entry::new(gpu, st))
+        // the GPU's tally goes on whoever holds it
+        let mut tally = old.map_or(Tally::default(), |e| e.tally);
+        if let Some(st) = before {
+            // the holder printed it
+            tally.kernel = tally
+                .kernel
+                .saturating_add(kernel_part(st, line.stage, &line.vals));
+        }
+        Some(Entry::new(gpu, st, tally))
     }
 }
 
@@ -516,6 +582,14 @@ impl<'a> Changed<'a> {
     }
 
     /// Write the entries at the end of `out`.
+    /// The entry of GPU `gpu` among them.
+    fn get(&self, gpu: i64) -> Option<&Entry> {
+        match &self.new {
+            Some(n) if n.gpu == gpu => Some(n),
+            _ => self.parent.iter().find(|e| e.gpu == gpu),
+        }
+    }
+
     fn write(&self, out: &mut Vec<Entry>) {
         let from = out.len();
         out.extend_from_slice(self.parent);
@@ -659,8 +733,9 @@ pub trait Records {
 }
 
 impl Attributor {
-    /// A GPU_START was read: interval `i` may take the lock from now on.
-    pub fn started<R: Records>(&mut self, r: &R, i: usize) {
+    /// A GPU_START was read: interval `i` may take the lock from now on. Its worker picked
+    /// it up at `picked_up` (NaN: not read).
+    pub fn started<R: Records>(&mut self, r: &R, i: usize, picked_up: f64) {
         self.awaiting.insert(i);
         let c = r.cols();
         let start = c.f[col::GPU_START][i];
@@ -673,8 +748,8 @@ impl Attributor {
             if let Some(&prev) = self.last_start.get(&w) {
                 if self.awaiting.contains(prev) {
                     // a worker proves one partition at a time: its earlier interval, still
-                    // without a lock, failed before taking it
-                    self.retired.insert(prev, start);
+                    // without a lock, failed before it picked this one up
+                    self.retired.insert(prev, picked_up.min(start));
                 }
             }
             self.last_start.insert(w, i);
@@ -790,6 +865,21 @@ impl Attributor {
         }
     }
 
+    /// Did another interval start on `i`'s GPU so close to it that either could have
+    /// printed the other's lock line?
+    fn has_twin<R: Records>(&self, r: &R, i: usize) -> bool {
+        let c = r.cols();
+        let start = c.f[col::GPU_START][i];
+        let g = r.gpu_of(i64::from(c.worker[i]));
+        let k = self
+            .starts
+            .partition_point(|&(s, _)| s < start - TWIN_LOCK_MS);
+        self.starts[k..]
+            .iter()
+            .take_while(|&&(s, _)| s <= start + TWIN_LOCK_MS)
+            .any(|&(_, j)| j != i && r.gpu_of(i64::from(c.worker[j])) == g)
+    }
+
     fn can_lock(&self, c: &Columns, i: usize, win_lo: f64) -> bool {
         self.gone(c, i) >= win_lo - MATCH_TOLERANCE_MS
     }
@@ -842,11 +932,30 @@ impl Attributor {
                 .position(|w| w.hash == way_hash && same_states(entries(&next, w), &changed));
             if let Some(k) = slot {
                 if c.cost >= out[k].cost {
+                    if c.cost - out[k].cost <= AMBIGUITY_MARGIN {
+                        // nearly as good, and what it gave each GPU may differ
+                        for e in &mut next[out[k].run()] {
+                            if let Some(theirs) = changed.get(e.gpu) {
+                                e.tally.absorb(&theirs.tally);
+                            }
+                        }
+                    }
                     continue;
                 }
             }
             let from = next.len();
             changed.write(&mut next);
+            if let Some(k) = slot {
+                if out[k].cost - c.cost <= AMBIGUITY_MARGIN {
+                    let old = out[k].run();
+                    for j in from..next.len() {
+                        let theirs = next[old.clone()].iter().find(|e| e.gpu == next[j].gpu);
+                        if let Some(t) = theirs.map(|e| e.tally) {
+                            next[j].tally.absorb(&t);
+                        }
+                    }
+                }
+            }
             let locked = match c.locks {
                 None => parent.locked,
                 Some(i) => self.locks.push(i, parent.locked),
@@ -979,9 +1088,24 @@ impl Attributor {
         offer: &mut impl FnMut(Cand),
     ) {
         let (stage, vals) = (line.stage, &line.vals);
+        // a holder took its GPU by a lock line, or was opened at a guess (engines without
+        // them, where the GPU matters more than which of its intervals holds it)
+        let ends: &[f64] = if self.lock_lines_seen {
+            &r.cols().f[col::GPU_END]
+        } else {
+            &[]
+        };
+        let end_of = |i: usize| ends.get(i).copied().unwrap_or(f64::NAN);
         for e in entries(&self.holders, way) {
             let (g, st) = (e.gpu, &e.st);
             if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
+                continue;
+            }
+            if line.win_lo > end_of(st.holder()) + UNLOCK_SLACK_MS && !self.has_twin(r, st.holder())
+            {
+                // printed after a TIMELINE stamp later than its holder's GPU_END: a line
+                // under the lock comes before the unlock, which comes before GPU_END (but
+                // a twin may have its lock line: check_unlock gives each its own lines)
                 continue;
             }
             if stage == STAGE_POOL
@@ -990,6 +1114,9 @@ impl Attributor {
                 continue; // printed by the GPU it names, right after its holder locked
             }
             let (lo, hi) = predict(st, stage, vals);
+            if lo > end_of(st.holder()) + UNLOCK_SLACK_MS && !self.has_twin(r, st.holder()) {
+                continue; // its holder would print it after its own GPU_END
+            }
             let mut cost = distance(lo, hi, line.win_lo, line.win_hi);
             if cost > MATCH_TOLERANCE_MS {
                 continue;
@@ -1017,7 +1144,7 @@ impl Attributor {
                 clock: way.clock.max(lo), // printed no earlier than its prediction
                 change: Change::Took(g),
                 locks: None,
-                interval: st.holder as i64,
+                interval: i64::from(st.holder),
                 gpu: g,
             });
         }
@@ -1108,7 +1235,9 @@ impl Attributor {
         let c = r.cols();
         let ran = self.locks.contains(way.locked, i)
             || c.known(col::NTT_MSM_H, i)
-            || entries(&self.holders, way).iter().any(|e| e.st.holder == i);
+            || entries(&self.holders, way)
+                .iter()
+                .any(|e| e.st.holder() == i);
         offer(Cand {
             parent: 0,
             cost: way.cost + if ran { 0.0 } else { SKIP_COST },
@@ -1174,8 +1303,7 @@ impl Attributor {
         }
         let best = steps(0);
         if !rivals.is_empty() {
-            let rival_steps: Vec<Vec<Step>> = rivals.iter().map(|&k| steps(k)).collect();
-            self.doubt(&best, rival_steps.iter());
+            self.doubt(&rivals);
         }
         for (j, &chosen) in best[..count].iter().enumerate() {
             let seq = first + j as u64;
@@ -1223,6 +1351,7 @@ impl Attributor {
         self.arena = arena;
         self.locks = locks;
         self.ways = ways;
+        self.settle_tallies();
         let win_lo = self.lines.front().map_or(-INF, |l| l.win_lo);
         self.prune_awaiting(r, win_lo);
         self.prune_starts(r, win_lo);
@@ -1243,36 +1372,53 @@ impl Attributor {
         }
     }
 
-    fn kernel_by_gpu(&self, trail: &[Step]) -> BTreeMap<i64, f64> {
-        let mut out = BTreeMap::new();
-        for s in trail {
-            let line = self.open_line(s.line).expect("an open line");
-            if let (true, true, Some(v)) = (s.gpu >= 0, is_kernel_stage(line.stage), line.vals[0]) {
-                *out.entry(s.gpu).or_insert(0.0) += v as f64;
+    /// Move the doubt the ways kept absorbed into `kernel_doubt`: the most any of them
+    /// holds for each GPU (whichever wins, its doubt is counted once).
+    fn settle_tallies(&mut self) {
+        let mut most: BTreeMap<i64, [u32; 2]> = BTreeMap::new();
+        for way in &self.ways {
+            for e in &mut self.holders[way.run()] {
+                let m = most.entry(e.gpu).or_insert([0, 0]);
+                m[0] = m[0].max(e.tally.less);
+                m[1] = m[1].max(e.tally.more);
+                (e.tally.less, e.tally.more) = (0, 0);
             }
         }
-        out
+        for (g, [less, more]) in most {
+            if less > 0 || more > 0 {
+                let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
+                doubt[0] += f64::from(less);
+                doubt[1] += f64::from(more);
+            }
+        }
     }
 
-    /// What rival ways would change of each GPU's kernel time over their open decisions.
-    fn doubt<'a>(&mut self, best: &[Step], rivals: impl Iterator<Item = &'a Vec<Step>>) {
-        let mine = self.kernel_by_gpu(best);
-        let mut less: BTreeMap<i64, f64> = BTreeMap::new();
-        let mut more: BTreeMap<i64, f64> = BTreeMap::new();
-        for t in rivals {
-            let theirs = self.kernel_by_gpu(t);
-            for g in mine.keys().chain(theirs.keys()) {
-                let d = theirs.get(g).copied().unwrap_or(0.0) - mine.get(g).copied().unwrap_or(0.0);
-                let l = less.entry(*g).or_insert(0.0);
-                *l = l.max(-d);
-                let m = more.entry(*g).or_insert(0.0);
-                *m = m.max(d);
-            }
+    /// What rival ways would change of each GPU's kernel time: they share every decision
+    /// before the open ones with the best way, so their tallies differ by those.
+    fn doubt(&mut self, rivals: &[usize]) {
+        let tally = |k: usize, g: i64| {
+            entries(&self.holders, &self.ways[k])
+                .iter()
+                .find(|e| e.gpu == g)
+                .map_or(0, |e| e.tally.kernel)
+        };
+        let mut gpus: BTreeSet<i64> = BTreeSet::new();
+        for &k in rivals.iter().chain(std::iter::once(&0)) {
+            gpus.extend(entries(&self.holders, &self.ways[k]).iter().map(|e| e.gpu));
         }
-        for (g, l) in less {
-            let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
-            doubt[0] += l;
-            doubt[1] += more[&g];
+        for g in gpus {
+            let mine = tally(0, g);
+            let (mut less, mut more) = (0.0f64, 0.0f64);
+            for &k in rivals {
+                let d = tally(k, g).saturating_sub(mine) as f64;
+                less = less.max(-d);
+                more = more.max(d);
+            }
+            if less > 0.0 || more > 0.0 {
+                let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
+                doubt[0] += less;
+                doubt[1] += more;
+            }
         }
     }
 
@@ -1358,16 +1504,16 @@ impl Attributor {
                 for way in &mut self.ways {
                     let gpus = &mut self.holders[way.run()];
                     for e in gpus.iter_mut() {
-                        if e.st.holder == i || e.st.holder == j {
-                            let k = if e.st.holder == i { j } else { i };
+                        if e.st.holder() == i || e.st.holder() == j {
+                            let k = if e.st.holder() == i { j } else { i };
                             let mut st = e.st;
-                            st.holder = k;
+                            st.holder = k as u32;
                             st.lock = MaybeF64(
                                 c.f[col::GPU_START][k]
                                     + c.f[col::PRE_LOCK][k]
                                     + c.f[col::MUTEX_WAIT][k],
                             );
-                            *e = Entry::new(e.gpu, st);
+                            *e = Entry::new(e.gpu, st, e.tally);
                         }
                     }
                     way.hash = gpus.iter().fold(0u64, |h, e| h.wrapping_add(e.hash));
@@ -1509,5 +1655,59 @@ mod tests {
             key[2..],
             [u64::MAX, 0, u64::MAX, u64::MAX, u64::MAX, u64::MAX]
         );
+    }
+
+    #[test]
+    fn a_way_absorbing_another_keeps_both_doubts_and_their_difference() {
+        let mut a = Tally {
+            kernel: 1000,
+            less: 5,
+            more: 0,
+        };
+        let b = Tally {
+            kernel: 1030,
+            less: 2,
+            more: 7,
+        };
+        a.absorb(&b); // b gave this GPU 30 ms more
+        assert_eq!((a.kernel, a.less, a.more), (1000, 5, 37));
+        let mut c = b;
+        c.absorb(&a); // a gave it 30 ms less
+        assert_eq!((c.kernel, c.less, c.more), (1030, 35, 37));
+        let huge = Tally {
+            kernel: i64::MIN,
+            less: u32::MAX,
+            more: 0,
+        };
+        c.absorb(&huge); // saturates, never wraps or panics
+        assert_eq!((c.less, c.more), (u32::MAX, 37));
+    }
+
+    #[test]
+    fn a_lines_kernel_part_is_what_the_segments_count() {
+        let st = |blocks: i64| {
+            let mut s = GpuState::new(0, STAGE_LOCK);
+            s.ntt_h = blocks;
+            s
+        };
+        // a CUZK_NTT_H block: its total less its allocation
+        assert_eq!(kernel_part(None, STAGE_NTT_H, &[Some(12), Some(700)]), 688);
+        // ntt_msm_h over its blocks is the first use's allocation; under them, less kernel
+        assert_eq!(
+            kernel_part(Some(&st(700)), STAGE_NTT_MSM, &[Some(790), None]),
+            0
+        );
+        assert_eq!(
+            kernel_part(Some(&st(700)), STAGE_NTT_MSM, &[Some(698), None]),
+            -2
+        );
+        // without blocks (older engines) it is all kernel, as batch and tail are
+        assert_eq!(
+            kernel_part(Some(&st(0)), STAGE_NTT_MSM, &[Some(690), None]),
+            690
+        );
+        assert_eq!(kernel_part(None, STAGE_BATCH, &[Some(655), None]), 655);
+        assert_eq!(kernel_part(None, STAGE_TAIL, &[Some(84), Some(1500)]), 84);
+        assert_eq!(kernel_part(None, STAGE_BARRIER, &[Some(300), None]), 0);
     }
 }

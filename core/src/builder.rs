@@ -805,7 +805,12 @@ impl Builder {
             reader::EV_GPU_START => {
                 c.f[col::GPU_START][i] = t;
                 c.start_line[i] = line_no as i64;
-                self.tell(Msg::Started { i: i as u32, at: t });
+                let picked_up = c.f[col::PICKUP][i];
+                self.tell(Msg::Started {
+                    i: i as u32,
+                    at: t,
+                    picked_up,
+                });
             }
             reader::EV_GPU_END => {
                 if c.f[col::GPU_START][i] > t {

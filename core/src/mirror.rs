@@ -21,7 +21,7 @@ pub enum Msg {
     /// Record `i` names worker `w`.
     Worker { i: u32, w: i32 },
     /// Record `i`'s interval started (GPU_START) at `at`.
-    Started { i: u32, at: f64 },
+    Started { i: u32, at: f64, picked_up: f64 },
     /// Record `i`'s interval ended (GPU_END) at `at`.
     Ended { i: u32, at: f64 },
     /// Worker `w` runs on GPU `g` (`first`: unless the map already has `w`).
@@ -104,11 +104,11 @@ impl Attribution {
                 m.cols.grow_attributed(i as usize + 1);
                 m.cols.worker[i as usize] = w;
             }
-            Msg::Started { i, at } => {
+            Msg::Started { i, at, picked_up } => {
                 let i = i as usize;
                 m.cols.grow_attributed(i + 1);
                 m.cols.f[col::GPU_START][i] = at;
-                self.attributor.started(m, i);
+                self.attributor.started(m, i, picked_up);
             }
             Msg::Ended { i, at } => {
                 let i = i as usize;

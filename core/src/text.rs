@@ -348,8 +348,10 @@ fn fraction(line: &[u8], at: usize, commas: bool) -> (i64, usize) {
 
 /// `host ident[pid]: ` at `at` (the tail of a journalctl prefix): its end.
 fn host_ident_end(line: &[u8], at: usize) -> Option<usize> {
+    // a host name is letters, digits, `-`, `.` and `_` (a TIMELINE line cut inside a
+    // window-PoSt id, `TIMELINE,..,wdpost-1000-4-[225 CUZK_TIMING: ..`, is not a host)
     let mut k = at;
-    while k < line.len() && !line[k].is_ascii_whitespace() {
+    while k < line.len() && (line[k].is_ascii_alphanumeric() || b"-._".contains(&line[k])) {
         k += 1;
     }
     if k == at || line.get(k) != Some(&b' ') {
@@ -538,6 +540,9 @@ mod tests {
         assert_eq!(w.unwrap().us % 1_000_000, 338_119);
         let (_, w) = capture_prefix(b"2026-03-16T09:12:37+0100 h cuzk[1]: x", 0).unwrap();
         assert!(w.unwrap().aware);
+        // a TIMELINE line cut inside a window-PoSt id (its spaces) by a timing line
+        let cut = b"2026-03-16T09:12:37.1Z TIMELINE,8561,GPU_START,w-[225 CUZK_TIMING: a=1";
+        assert_eq!(capture_prefix(cut, 0).unwrap().0, 23);
         let (n, _) = capture_prefix(b"2026-03-16T09:12:37.123456789Z TIMELINE,1", 0).unwrap();
         assert_eq!(n, 31);
         assert!(capture_prefix(b"2026-03-16T09:12:37.123456Z  INFO cuzk: x", 0).is_none());
