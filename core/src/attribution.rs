@@ -371,8 +371,8 @@ struct Entry {
 #[derive(Clone, Copy, Default)]
 struct Tally {
     kernel: i64, // every kernel ms the way gave the GPU
-    less: u32,   // since the last commit
-    more: u32,
+    less: u64,   // since the last commit
+    more: u64,
 }
 
 impl Tally {
@@ -380,7 +380,7 @@ impl Tally {
     /// the two ways' doubts, and what they disagree on.
     fn absorb(&mut self, other: &Tally) {
         let d = other.kernel.saturating_sub(self.kernel);
-        let part = |d: i64| u32::try_from(d.max(0)).unwrap_or(u32::MAX);
+        let part = |d: i64| d.max(0).unsigned_abs();
         self.less = self
             .less
             .max(other.less)
@@ -1375,51 +1375,100 @@ impl Attributor {
     /// Move the doubt the ways kept absorbed into `kernel_doubt`: the most any of them
     /// holds for each GPU (whichever wins, its doubt is counted once).
     fn settle_tallies(&mut self) {
-        let mut most: BTreeMap<i64, [u32; 2]> = BTreeMap::new();
+        let all: Vec<usize> = (0..self.ways.len()).collect();
+        for (g, [less, more]) in self.most_absorbed(&all) {
+            let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
+            doubt[0] += less as f64;
+            doubt[1] += more as f64;
+        }
         for way in &self.ways {
             for e in &mut self.holders[way.run()] {
-                let m = most.entry(e.gpu).or_insert([0, 0]);
-                m[0] = m[0].max(e.tally.less);
-                m[1] = m[1].max(e.tally.more);
                 (e.tally.less, e.tally.more) = (0, 0);
-            }
-        }
-        for (g, [less, more]) in most {
-            if less > 0 || more > 0 {
-                let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
-                doubt[0] += f64::from(less);
-                doubt[1] += f64::from(more);
             }
         }
     }
 
+    /// Per GPU, the most doubt any of the ways `kept` absorbed.
+    fn most_absorbed(&self, kept: &[usize]) -> BTreeMap<i64, [u64; 2]> {
+        let mut most: BTreeMap<i64, [u64; 2]> = BTreeMap::new();
+        for &k in kept {
+            for e in entries(&self.holders, &self.ways[k]) {
+                let m = most.entry(e.gpu).or_insert([0, 0]);
+                m[0] = m[0].max(e.tally.less);
+                m[1] = m[1].max(e.tally.more);
+            }
+        }
+        most.retain(|_, m| m[0] > 0 || m[1] > 0);
+        most
+    }
+
     /// What rival ways would change of each GPU's kernel time: they share every decision
-    /// before the open ones with the best way, so their tallies differ by those.
+    /// before the open ones with the best way, so their tallies differ by those; and what
+    /// the ways they absorbed would (their own doubt).
     fn doubt(&mut self, rivals: &[usize]) {
+        for (g, [less, more]) in self.rival_doubt(rivals) {
+            let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
+            doubt[0] += less;
+            doubt[1] += more;
+        }
+    }
+
+    /// Per GPU, the most the ways `rivals` would take from its kernel time and give it,
+    /// against the best way (none: not in doubt).
+    fn rival_doubt(&self, rivals: &[usize]) -> BTreeMap<i64, [f64; 2]> {
         let tally = |k: usize, g: i64| {
             entries(&self.holders, &self.ways[k])
                 .iter()
                 .find(|e| e.gpu == g)
-                .map_or(0, |e| e.tally.kernel)
+                .map_or(Tally::default(), |e| e.tally)
         };
         let mut gpus: BTreeSet<i64> = BTreeSet::new();
         for &k in rivals.iter().chain(std::iter::once(&0)) {
             gpus.extend(entries(&self.holders, &self.ways[k]).iter().map(|e| e.gpu));
         }
+        let mut out = BTreeMap::new();
         for g in gpus {
-            let mine = tally(0, g);
+            let mine = tally(0, g).kernel;
             let (mut less, mut more) = (0.0f64, 0.0f64);
             for &k in rivals {
-                let d = tally(k, g).saturating_sub(mine) as f64;
-                less = less.max(-d);
-                more = more.max(d);
+                let t = tally(k, g);
+                let d = t.kernel.saturating_sub(mine) as f64;
+                less = less.max(-d + t.less as f64);
+                more = more.max(d + t.more as f64);
             }
             if less > 0.0 || more > 0.0 {
-                let doubt = self.kernel_doubt.entry(g).or_insert([0.0, 0.0]);
-                doubt[0] += less;
-                doubt[1] += more;
+                out.insert(g, [less, more]);
             }
         }
+        out
+    }
+
+    /// Per GPU, the doubt the decisions still open would add if they were committed now
+    /// (a live snapshot): what `commit` adds, read without changing anything.
+    pub fn open_doubt(&self) -> BTreeMap<i64, [f64; 2]> {
+        let Some(best) = self.ways.first() else {
+            return BTreeMap::new();
+        };
+        let count = (self.seq - self.committed) as usize;
+        let interval = |i: u32| self.arena.steps[i as usize].interval;
+        let mine = self.arena.trail(best.last, self.committed);
+        let mut kept = Vec::new();
+        let mut rivals = Vec::new();
+        for (k, w) in self.ways.iter().enumerate() {
+            let t = self.arena.trail(w.last, self.committed);
+            if (0..count).all(|j| interval(t[j]) == interval(mine[j])) {
+                kept.push(k);
+            } else if w.cost <= best.cost + AMBIGUITY_MARGIN {
+                rivals.push(k);
+            }
+        }
+        let mut out = self.rival_doubt(&rivals);
+        for (g, [less, more]) in self.most_absorbed(&kept) {
+            let d = out.entry(g).or_insert([0.0, 0.0]);
+            d[0] += less as f64;
+            d[1] += more as f64;
+        }
+        out
     }
 
     fn apply<R: Records>(
@@ -1468,6 +1517,30 @@ impl Attributor {
 
     /// A GPU_END was read for interval `i`.
     pub fn ended<R: Records>(&mut self, r: &mut R, i: usize) {
+        if self.lock_lines_seen && !r.cols().known(col::PRE_LOCK, i) {
+            // it ended, so it took its GPU's lock: a way in which it never did gave its
+            // lock line to another (a twin that failed before locking, say) or lost it
+            let mut changed = false;
+            for way in &mut self.ways {
+                let ran = self.locks.contains(way.locked, i)
+                    || self.holders[way.run()].iter().any(|e| e.st.holder() == i);
+                if !ran {
+                    way.cost += SKIP_COST;
+                    changed = true;
+                }
+            }
+            if changed {
+                self.ways.sort_by(|a, b| {
+                    a.cost
+                        .partial_cmp(&b.cost)
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+                let base = self.ways[0].cost;
+                for w in &mut self.ways {
+                    w.cost -= base;
+                }
+            }
+        }
         self.check_unlock(r, i);
     }
 
@@ -1676,11 +1749,11 @@ mod tests {
         assert_eq!((c.kernel, c.less, c.more), (1030, 35, 37));
         let huge = Tally {
             kernel: i64::MIN,
-            less: u32::MAX,
+            less: u64::MAX - 1,
             more: 0,
         };
         c.absorb(&huge); // saturates, never wraps or panics
-        assert_eq!((c.less, c.more), (u32::MAX, 37));
+        assert_eq!((c.less, c.more), (u64::MAX, 37));
     }
 
     #[test]

@@ -383,11 +383,14 @@ mod python {
             self.at(run).wall_anchor.map(|w| (w.us, w.aware))
         }
 
-        /// (kernel ms another GPU could own, kernel ms it could own) for a GPU.
+        /// (kernel ms another GPU could own, kernel ms it could own) for a GPU: of the
+        /// decisions taken, and (a live snapshot) of those still open.
         #[pyo3(signature = (gpu, run=None))]
         fn kernel_doubt(&self, gpu: i64, run: Option<usize>) -> (f64, f64) {
-            let doubt = &self.at(run).attributor().kernel_doubt;
-            doubt.get(&gpu).map_or((0.0, 0.0), |d| (d[0], d[1]))
+            let a = self.at(run).attributor();
+            let [less, more] = a.kernel_doubt.get(&gpu).copied().unwrap_or_default();
+            let [open_less, open_more] = a.open_doubt().get(&gpu).copied().unwrap_or_default();
+            (less + open_less, more + open_more)
         }
 
         /// (max_stamp, engine_seen, lock_lines_seen, unattributed, unattributed_kernel_ms)
