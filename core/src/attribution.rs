@@ -1365,7 +1365,11 @@ impl Attributor {
         let old = self
             .starts
             .iter()
-            .take_while(|&&(s, i)| s < before && c.f[col::GPU_END][i] < before)
+            // a failed interval never ends: its start goes with the ended ones around it
+            .take_while(|&&(s, i)| {
+                let end = c.f[col::GPU_END][i];
+                s < before && (end.is_nan() || end < before)
+            })
             .count();
         if old >= 1024 {
             self.starts.drain(..old);
