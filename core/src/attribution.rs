@@ -485,6 +485,7 @@ enum Change {
 impl Change {
     /// The GPU and its holder's state after `line`, as a way with `parent`'s entries would
     /// have them.
+    #[inline]
     fn entry(self, parent: &[Entry], line: &Line) -> Option<Entry> {
         let find = |gpu: i64| parent.iter().find(|e| e.gpu == gpu);
         let (gpu, st, before, old) = match self {
