@@ -427,6 +427,46 @@ def test_a_live_snapshot_of_the_whole_log_has_the_finished_ranges(seed: int) -> 
     assert any(g.kernel_util_range[1] - g.kernel_util_range[0] > 1e-4 for g in finished.gpus)
 
 
+def test_eight_gpus_in_lockstep_whose_lines_fit_any_of_them() -> None:
+    """Eight GPUs start, lock and print identical lines at the same moments: every way of
+    giving the lines to them fits, and the beam holds more ways than it scans one by one (it
+    finds a way's twin by its hash). Each GPU's figure is what every one of them ran."""
+    lines = [
+        f"2026-03-16T09:12:37.000000Z  INFO cuzk_core::engine: pipeline GPU worker started "
+        f"worker_id={w} gpu={w} sub_id=0"
+        for w in range(8)
+    ]
+    each = [
+        "CUZK_TIMING: pre_lock_cpu_ms=10 mutex_wait_ms=0",
+        "CUZK_NTT_H: d_b_alloc=10ms ntt_kernels=300ms coset_intt_sync=100ms msm_init=1ms "
+        "msm_invoke=200ms msm_dtor=1ms total=612ms",
+        "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=612",
+        "CUZK_TIMING: gpu_tid=0 barrier_wait_ms=0",
+        "CUZK_TIMING: gpu_tid=0 batch_add_ms=600",
+        "CUZK_TIMING: gpu_tid=0 tail_msm_ms=80 gpu_total_ms=1292",
+        "CUZK_TIMING: mutex_held_ms=1293 total_start_fn_ms=1303",
+    ]
+    rounds = 30
+    for r in range(rounds):
+        t = r * 1320
+        lines += [f"TIMELINE,{t},GPU_START,job-{r},worker={w},partition={w}" for w in range(8)]
+        for line in each:
+            lines += [line] * 8
+        lines += [
+            f"TIMELINE,{t + 1310},GPU_END,job-{r},worker={w},partition={w},gpu_ms=1310"
+            for w in range(8)
+        ]
+    model = build(("\n".join(lines) + "\n").encode())
+    assert model.unattributed_timing_lines == 0
+    span = (rounds - 1) * 1320 + 1310
+    truth = rounds * (612 - 11 + 600 + 80) / span  # NTT less its allocation, batch, tail
+    assert len(model.gpus) == 8
+    for g in model.gpus:
+        lo, hi = g.kernel_util_range
+        assert lo - 1e-9 <= truth <= hi + 1e-9, g.gpu
+        assert g.kernel_util == pytest.approx(truth, abs=1e-4), g.gpu
+
+
 def test_the_february_engine_on_one_gpu_is_near_exact() -> None:
     for seed in (61, 62, 63):
         cfg = SimConfig(

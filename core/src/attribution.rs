@@ -36,10 +36,12 @@ const SKIP_COST: f64 = 100.0;
 /// Losing a lock line loses every line of its holder.
 const LOCK_SKIP_COST: f64 = 3.0 * SKIP_COST;
 /// Ways of giving the lines kept at once, and how many lines a decision waits.
-const BEAM_WIDTH: usize = 64;
+const BEAM_WIDTH: usize = 128;
 /// A way this much worse than the best is dropped (it would have to lose lines to win).
 const PRUNE_COST: f64 = 150.0;
 const COMMIT_LAG_LINES: u64 = 256;
+/// Ways made for a line past which the one with the same states is looked up by its hash.
+const INDEX_WAYS: usize = 16;
 const COMMIT_BATCH_LINES: u64 = 128;
 /// A way this close to a better one is nearly as good: the durations' truncation (a few ms
 /// a line, about CLOCK_SLACK_MS) can make the true way cost this much more.
@@ -678,11 +680,12 @@ pub struct Attributor {
     pub lock_lines_seen: bool,
     /// Per GPU: kernel ms given to it that another GPU could own, and the converse.
     pub kernel_doubt: BTreeMap<i64, [f64; 2]>,
-    cands: Vec<Cand>,          // reused between lines
-    fits: Vec<LockFit>,        // reused between lines
-    spare: Vec<Way>,           // reused between lines (emptied)
-    holders: Vec<Entry>,       // the ways' entries (`Way::from`)
-    spare_holders: Vec<Entry>, // reused between lines (emptied)
+    cands: Vec<Cand>,           // reused between lines
+    fits: Vec<LockFit>,         // reused between lines
+    spare: Vec<Way>,            // reused between lines (emptied)
+    holders: Vec<Entry>,        // the ways' entries (`Way::from`)
+    spare_holders: Vec<Entry>,  // reused between lines (emptied)
+    by_hash: HashMap<u64, u32>, // reused between lines (emptied)
 }
 
 impl Default for Attributor {
@@ -717,6 +720,7 @@ impl Default for Attributor {
             cands: Vec::new(),
             fits: Vec::new(),
             spare: Vec::new(),
+            by_hash: HashMap::default(),
         }
     }
 }
@@ -921,16 +925,30 @@ impl Attributor {
         let best = cands.iter().map(|c| c.cost).fold(INF, f64::min);
         let mut out: Vec<Way> = std::mem::take(&mut self.spare);
         let mut next = std::mem::take(&mut self.spare_holders); // the new ways' entries
+        let mut by_hash = std::mem::take(&mut self.by_hash);
         for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
             let parent = &ways[c.parent];
             let parent_gpus = entries(&self.holders, parent);
             let changed = Changed::new(parent_gpus, c.change.entry(parent_gpus, line));
             let way_hash = changed.hash(parent.hash);
             // a way already made with the same GPU states (the same hash, then compared):
-            // the beam holds a few ways, a scan finds it
-            let slot = out
-                .iter()
-                .position(|w| w.hash == way_hash && same_states(entries(&next, w), &changed));
+            // the beam mostly holds a few ways, a scan finds it; past a few dozen (GPUs
+            // whose lines fit each other's), the first way of each hash is looked up
+            let same = |w: &Way| w.hash == way_hash && same_states(entries(&next, w), &changed);
+            let slot = if out.len() < INDEX_WAYS {
+                out.iter().position(same)
+            } else {
+                if by_hash.is_empty() {
+                    for (k, w) in out.iter().enumerate() {
+                        by_hash.entry(w.hash).or_insert(k as u32);
+                    }
+                }
+                match by_hash.get(&way_hash) {
+                    None => None,
+                    Some(&k) if same(&out[k as usize]) => Some(k as usize),
+                    Some(_) => out.iter().position(same), // another state, the same hash
+                }
+            };
             if let Some(k) = slot {
                 if c.cost >= out[k].cost {
                     if c.cost - out[k].cost <= AMBIGUITY_MARGIN {
@@ -972,9 +990,16 @@ impl Attributor {
             };
             match slot {
                 Some(k) => out[k] = way,
-                None => out.push(way),
+                None => {
+                    if !by_hash.is_empty() {
+                        by_hash.entry(way.hash).or_insert(out.len() as u32);
+                    }
+                    out.push(way);
+                }
             }
         }
+        by_hash.clear();
+        self.by_hash = by_hash;
         self.cands = cands;
         self.fits = fits;
         next = std::mem::replace(&mut self.holders, next);
