@@ -18,7 +18,7 @@ from helpers import build, model_fingerprint, simulate
 from parsers.builder import LogBuilder
 from parsers.model import LogModel, Phase
 from parsers.report import NOT_A_CUZK_LOG, PIPELINE_DISABLED, missing_timeline, report_dict
-from parsers.simulate import HEAVY_CONFIG, SimConfig, random_config
+from parsers.simulate import HEAVY_CONFIG, EngineSim, SimConfig, random_config
 
 
 def _figures(model: LogModel) -> dict[str, object]:
@@ -281,6 +281,16 @@ def test_heavy_load_on_three_gpus_is_exact() -> None:
         assert lo <= truth["kernel_util"] <= hi and hi - lo < 0.005
 
 
+def _random_run(seed: int) -> tuple[SimConfig, EngineSim, LogModel, int]:
+    """Random run `seed`, simulated and read: a log without stdout names no GPU, so its
+    workers map to GPUs 0, 1, .. by --workers-per-gpu, and `base` gives the simulator's
+    number of the model's GPU 0."""
+    cfg = random_config(seed)
+    sim, data = simulate(cfg)
+    model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+    return cfg, sim, model, cfg.gpu_base if cfg.stdout == "none" else 0
+
+
 RANDOM_RUNS = range(5000, 5120)
 
 
@@ -292,10 +302,7 @@ def test_random_configurations() -> None:
     errors: list[float] = []
     estimates = 0
     for seed in RANDOM_RUNS:
-        cfg = random_config(seed)
-        sim, data = simulate(cfg)
-        model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
-        base = cfg.gpu_base if cfg.stdout == "none" else 0
+        cfg, sim, model, base = _random_run(seed)
         got = [
             (g.gpu + base, g.start, g.end, g.before.job, g.after.job, g.cause) for g in model.gaps
         ]
@@ -341,11 +348,8 @@ def test_random_configurations() -> None:
 )
 def test_the_truth_lies_inside_the_kernel_range_where_lines_fit_two_gpus(seed: int) -> None:
     """Runs found by benchmarks/sweep_attribution.py whose truth fell outside a range
-    (four of them shown as exact, off by 0.02-0.03)."""
-    cfg = random_config(seed)
-    sim, data = simulate(cfg)
-    model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
-    base = cfg.gpu_base if cfg.stdout == "none" else 0
+    (three of them shown as exact, off by 0.024-0.028)."""
+    _, sim, model, base = _random_run(seed)
     assert [g.duration_ms for g in model.gaps] == [g.end - g.start for g in ref.gaps(sim)]
     for g in model.gpus:
         truth = ref.gpu_figures(sim, g.gpu + base)["kernel_util"]
@@ -359,10 +363,7 @@ def test_a_line_printed_after_an_intervals_gpu_end_is_not_its_own(seed: int) -> 
     """Two GPUs' holders locked a few ms apart: their lines fit either GPU, until one printed
     after the GPU_END of the interval the other reading gives it to. The log then pins the
     figure (without that rule: estimates off by up to 0.028)."""
-    cfg = random_config(seed)
-    sim, data = simulate(cfg)
-    model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
-    base = cfg.gpu_base if cfg.stdout == "none" else 0
+    _, sim, model, base = _random_run(seed)
     for g in model.gpus:
         truth = ref.gpu_figures(sim, g.gpu + base)["kernel_util"]
         assert abs(g.kernel_util - truth) < 0.001, g.gpu

@@ -454,6 +454,20 @@ impl Way {
     }
 }
 
+/// Sort ways best first and measure their costs from the best (only differences matter:
+/// kept small).
+fn rank(ways: &mut [Way]) {
+    ways.sort_by(|a, b| {
+        a.cost
+            .partial_cmp(&b.cost)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let base = ways[0].cost;
+    for w in ways.iter_mut() {
+        w.cost -= base;
+    }
+}
+
 /// A way's entries, in `holders`.
 fn entries<'a>(holders: &'a [Entry], way: &Way) -> &'a [Entry] {
     &holders[way.run()]
@@ -584,7 +598,6 @@ impl<'a> Changed<'a> {
         self.parent.len() + usize::from(self.new.is_some() && self.at.is_none())
     }
 
-    /// Write the entries at the end of `out`.
     /// The entry of GPU `gpu` among them.
     fn get(&self, gpu: i64) -> Option<&Entry> {
         match &self.new {
@@ -593,6 +606,7 @@ impl<'a> Changed<'a> {
         }
     }
 
+    /// Write the entries at the end of `out`.
     fn write(&self, out: &mut Vec<Entry>) {
         let from = out.len();
         out.extend_from_slice(self.parent);
@@ -870,6 +884,15 @@ impl Attributor {
         }
     }
 
+    /// Did interval `i` take its GPU's lock in `way`'s open decisions (it holds it, or
+    /// held it before the holder now)?
+    fn took_lock(&self, way: &Way, i: usize) -> bool {
+        self.locks.contains(way.locked, i)
+            || entries(&self.holders, way)
+                .iter()
+                .any(|e| e.st.holder() == i)
+    }
+
     /// Did another interval start on `i`'s GPU so close to it that either could have
     /// printed the other's lock line?
     fn has_twin<R: Records>(&self, r: &R, i: usize) -> bool {
@@ -1005,16 +1028,8 @@ impl Attributor {
         next = std::mem::replace(&mut self.holders, next);
         next.clear();
         self.spare_holders = next;
-        out.sort_by(|a, b| {
-            a.cost
-                .partial_cmp(&b.cost)
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+        rank(&mut out);
         out.truncate(BEAM_WIDTH);
-        let base = out[0].cost;
-        for w in &mut out {
-            w.cost -= base; // keep costs small; only differences matter
-        }
         if !self.lock_lines_seen && is_kernel_stage(line.stage) {
             // without lock lines the evidence is weak: a line that nearly-as-good ways give
             // to different GPUs stays in doubt even if the beam later drops one of them
@@ -1127,21 +1142,19 @@ impl Attributor {
             if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
                 continue;
             }
-            if line.win_lo > end_of(st.holder()) + UNLOCK_SLACK_MS && !self.has_twin(r, st.holder())
-            {
-                // printed after a TIMELINE stamp later than its holder's GPU_END: a line
-                // under the lock comes before the unlock, which comes before GPU_END (but
-                // a twin may have its lock line: check_unlock gives each its own lines)
-                continue;
-            }
             if stage == STAGE_POOL
                 && (st.stage != STAGE_LOCK || (vals[0] != Some(g) && r.ordinals_known()))
             {
                 continue; // printed by the GPU it names, right after its holder locked
             }
             let (lo, hi) = predict(st, stage, vals);
-            if lo > end_of(st.holder()) + UNLOCK_SLACK_MS && !self.has_twin(r, st.holder()) {
-                continue; // its holder would print it after its own GPU_END
+            if line.win_lo.max(lo) > end_of(st.holder()) + UNLOCK_SLACK_MS
+                && !self.has_twin(r, st.holder())
+            {
+                // printed (or predicted) after its holder's GPU_END: a line under the lock
+                // comes before the unlock, which comes before GPU_END (but a twin may have
+                // taken its lock line: check_unlock gives each its own lines)
+                continue;
             }
             let mut cost = distance(lo, hi, line.win_lo, line.win_hi);
             if cost > MATCH_TOLERANCE_MS {
@@ -1259,11 +1272,7 @@ impl Attributor {
     ) {
         let i = self.epilogue_of[&seq];
         let c = r.cols();
-        let ran = self.locks.contains(way.locked, i)
-            || c.known(col::NTT_MSM_H, i)
-            || entries(&self.holders, way)
-                .iter()
-                .any(|e| e.st.holder() == i);
+        let ran = self.took_lock(way, i) || c.known(col::NTT_MSM_H, i);
         offer(Cand {
             parent: 0,
             cost: way.cost + if ran { 0.0 } else { SKIP_COST },
@@ -1297,6 +1306,27 @@ impl Attributor {
         }
     }
 
+    /// Each way's open decisions, oldest first (one a line: every line extended every way),
+    /// and the ways that agree with the best on the `count` oldest (kept) or, disagreeing,
+    /// are nearly as good (rivals).
+    fn sort_out(&self, count: usize) -> (Vec<Vec<u32>>, Vec<usize>, Vec<usize>) {
+        let trails: Vec<Vec<u32>> = self
+            .ways
+            .iter()
+            .map(|w| self.arena.trail(w.last, self.committed))
+            .collect();
+        let interval = |i: u32| self.arena.steps[i as usize].interval;
+        let (mut kept, mut rivals) = (Vec::new(), Vec::new());
+        for (k, t) in trails.iter().enumerate() {
+            if (0..count).all(|j| interval(t[j]) == interval(trails[0][j])) {
+                kept.push(k);
+            } else if self.ways[k].cost <= self.ways[0].cost + AMBIGUITY_MARGIN {
+                rivals.push(k);
+            }
+        }
+        (trails, kept, rivals)
+    }
+
     /// Commit the `count` oldest open decisions of the best way; drop the ways that disagree.
     fn commit<R: Records>(&mut self, r: &mut R, count: u64) {
         let count = count.min(self.seq - self.committed) as usize;
@@ -1304,30 +1334,11 @@ impl Attributor {
             return;
         }
         let first = self.committed;
-        // each way's open decisions, oldest first (one a line: every line extended every way)
-        let trails: Vec<Vec<u32>> = self
-            .ways
+        let (trails, kept, rivals) = self.sort_out(count);
+        let best: Vec<Step> = trails[0]
             .iter()
-            .map(|w| self.arena.trail(w.last, first))
+            .map(|&i| self.arena.steps[i as usize])
             .collect();
-        let steps = |k: usize| -> Vec<Step> {
-            trails[k]
-                .iter()
-                .map(|&i| self.arena.steps[i as usize])
-                .collect()
-        };
-        let interval = |i: u32| self.arena.steps[i as usize].interval;
-        let best_cost = self.ways[0].cost;
-        let mut kept = Vec::new();
-        let mut rivals = Vec::new();
-        for (k, t) in trails.iter().enumerate() {
-            if (0..count).all(|j| interval(t[j]) == interval(trails[0][j])) {
-                kept.push(k);
-            } else if self.ways[k].cost <= best_cost + AMBIGUITY_MARGIN {
-                rivals.push(k);
-            }
-        }
-        let best = steps(0);
         if !rivals.is_empty() {
             self.doubt(&rivals);
         }
@@ -1476,22 +1487,10 @@ impl Attributor {
     /// Per GPU, the doubt the decisions still open would add if they were committed now
     /// (a live snapshot): what `commit` adds, read without changing anything.
     pub fn open_doubt(&self) -> BTreeMap<i64, [f64; 2]> {
-        let Some(best) = self.ways.first() else {
+        if self.ways.is_empty() {
             return BTreeMap::new();
-        };
-        let count = (self.seq - self.committed) as usize;
-        let interval = |i: u32| self.arena.steps[i as usize].interval;
-        let mine = self.arena.trail(best.last, self.committed);
-        let mut kept = Vec::new();
-        let mut rivals = Vec::new();
-        for (k, w) in self.ways.iter().enumerate() {
-            let t = self.arena.trail(w.last, self.committed);
-            if (0..count).all(|j| interval(t[j]) == interval(mine[j])) {
-                kept.push(k);
-            } else if w.cost <= best.cost + AMBIGUITY_MARGIN {
-                rivals.push(k);
-            }
         }
+        let (_, kept, rivals) = self.sort_out((self.seq - self.committed) as usize);
         let mut out = self.rival_doubt(&rivals);
         for (g, [less, more]) in self.most_absorbed(&kept) {
             let d = out.entry(g).or_insert([0.0, 0.0]);
@@ -1550,25 +1549,14 @@ impl Attributor {
         if self.lock_lines_seen && !r.cols().known(col::PRE_LOCK, i) {
             // it ended, so it took its GPU's lock: a way in which it never did gave its
             // lock line to another (a twin that failed before locking, say) or lost it
-            let mut changed = false;
-            for way in &mut self.ways {
-                let ran = self.locks.contains(way.locked, i)
-                    || self.holders[way.run()].iter().any(|e| e.st.holder() == i);
-                if !ran {
-                    way.cost += SKIP_COST;
-                    changed = true;
+            let missed: Vec<usize> = (0..self.ways.len())
+                .filter(|&k| !self.took_lock(&self.ways[k], i))
+                .collect();
+            if !missed.is_empty() {
+                for k in missed {
+                    self.ways[k].cost += SKIP_COST;
                 }
-            }
-            if changed {
-                self.ways.sort_by(|a, b| {
-                    a.cost
-                        .partial_cmp(&b.cost)
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                });
-                let base = self.ways[0].cost;
-                for w in &mut self.ways {
-                    w.cost -= base;
-                }
+                rank(&mut self.ways);
             }
         }
         self.check_unlock(r, i);
