@@ -344,11 +344,14 @@ def test_random_configurations() -> None:
         73999,
         # a window-PoSt TIMELINE line cut inside its id by a timing line in a docker capture
         72976,
+        # a worker's failed interval took the lock line of the interval it picked up next
+        # (28 ms later) and every line after it: shown as exact, 0.010 off
+        102216,
     ],
 )
 def test_the_truth_lies_inside_the_kernel_range_where_lines_fit_two_gpus(seed: int) -> None:
     """Runs found by benchmarks/sweep_attribution.py whose truth fell outside a range
-    (three of them shown as exact, off by 0.024-0.028)."""
+    (four of them shown as exact, off by 0.010-0.028)."""
     _, sim, model, base = _random_run(seed)
     assert [g.duration_ms for g in model.gaps] == [g.end - g.start for g in ref.gaps(sim)]
     for g in model.gpus:

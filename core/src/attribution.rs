@@ -39,6 +39,11 @@ const LOCK_SKIP_COST: f64 = 3.0 * SKIP_COST;
 const BEAM_WIDTH: usize = 128;
 /// A way this much worse than the best is dropped (it would have to lose lines to win).
 const PRUNE_COST: f64 = 150.0;
+/// Where lock lines name each interval and stdout names each worker's GPU, a way that lost
+/// a line more than the best is dropped at once: the lines that follow decide between the
+/// ways that gave it, and the lost-line ways only slowed the beam (about a third of the
+/// scan). Without either, they are how the beam gets back from a wrong early choice.
+const PRUNE_COST_PINNED: f64 = SKIP_COST - 1.0;
 const COMMIT_LAG_LINES: u64 = 256;
 /// Ways made for a line past which the one with the same states is looked up by its hash.
 const INDEX_WAYS: usize = 16;
@@ -896,16 +901,27 @@ impl Attributor {
     /// Did another interval start on `i`'s GPU so close to it that either could have
     /// printed the other's lock line?
     fn has_twin<R: Records>(&self, r: &R, i: usize) -> bool {
+        self.twin_of(r, i, false)
+    }
+
+    /// Has `i` a twin (as `has_twin`) that another worker started (`other_worker`), or
+    /// any twin?
+    fn twin_of<R: Records>(&self, r: &R, i: usize, other_worker: bool) -> bool {
         let c = r.cols();
         let start = c.f[col::GPU_START][i];
-        let g = r.gpu_of(i64::from(c.worker[i]));
+        let w = c.worker[i];
+        let g = r.gpu_of(i64::from(w));
         let k = self
             .starts
             .partition_point(|&(s, _)| s < start - TWIN_LOCK_MS);
         self.starts[k..]
             .iter()
             .take_while(|&&(s, _)| s <= start + TWIN_LOCK_MS)
-            .any(|&(_, j)| j != i && r.gpu_of(i64::from(c.worker[j])) == g)
+            .any(|&(_, j)| {
+                j != i
+                    && r.gpu_of(i64::from(c.worker[j])) == g
+                    && !(other_worker && c.worker[j] == w)
+            })
     }
 
     fn can_lock(&self, c: &Columns, i: usize, win_lo: f64) -> bool {
@@ -946,10 +962,15 @@ impl Attributor {
         }
         // a way worse than the best by PRUNE_COST is dropped before it is built
         let best = cands.iter().map(|c| c.cost).fold(INF, f64::min);
+        let prune = if self.lock_lines_seen && r.ordinals_known() {
+            PRUNE_COST_PINNED
+        } else {
+            PRUNE_COST
+        };
         let mut out: Vec<Way> = std::mem::take(&mut self.spare);
         let mut next = std::mem::take(&mut self.spare_holders); // the new ways' entries
         let mut by_hash = std::mem::take(&mut self.by_hash);
-        for c in cands.iter().filter(|c| c.cost - best <= PRUNE_COST) {
+        for c in cands.iter().filter(|c| c.cost - best <= prune) {
             let parent = &ways[c.parent];
             let parent_gpus = entries(&self.holders, parent);
             let changed = Changed::new(parent_gpus, c.change.entry(parent_gpus, line));
@@ -1148,12 +1169,23 @@ impl Attributor {
                 continue; // printed by the GPU it names, right after its holder locked
             }
             let (lo, hi) = predict(st, stage, vals);
-            if line.win_lo.max(lo) > end_of(st.holder()) + UNLOCK_SLACK_MS
-                && !self.has_twin(r, st.holder())
-            {
+            let (printed, holder) = (line.win_lo.max(lo), st.holder());
+            if printed > end_of(holder) + UNLOCK_SLACK_MS && !self.has_twin(r, holder) {
                 // printed (or predicted) after its holder's GPU_END: a line under the lock
                 // comes before the unlock, which comes before GPU_END (but a twin may have
                 // taken its lock line: check_unlock gives each its own lines)
+                continue;
+            }
+            if self.lock_lines_seen
+                && self
+                    .retired
+                    .get(&holder)
+                    .is_some_and(|&gone| printed > gone + UNLOCK_SLACK_MS)
+                && !self.twin_of(r, holder, true)
+            {
+                // printed after its worker moved on to its next interval (this one failed):
+                // a holder's lines come before its worker is free. A twin of the same
+                // worker is the interval that moved it on, and never gives lines back
                 continue;
             }
             let mut cost = distance(lo, hi, line.win_lo, line.win_hi);
@@ -1706,6 +1738,7 @@ fn store(c: &mut Columns, i: usize, stage: i8, vals: &Values) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mirror::{Attribution, Msg};
 
     #[test]
     fn the_small_options_read_and_compare_as_options_do() {
@@ -1800,5 +1833,100 @@ mod tests {
         assert_eq!(kernel_part(None, STAGE_BATCH, &[Some(655), None]), 655);
         assert_eq!(kernel_part(None, STAGE_TAIL, &[Some(84), Some(1500)]), 84);
         assert_eq!(kernel_part(None, STAGE_BARRIER, &[Some(300), None]), 0);
+    }
+
+    /// Lines of one GPU's intervals told as the builder tells them: worker 0 on GPU 0 (the
+    /// map known or not), interval 0 started at 100 and locked at 124 (lock line), then
+    /// `then` (more messages), then a CUZK_NTT_H block printed around 750.
+    fn attribution_after(known: bool, then: &[Msg]) -> Attribution {
+        let mut a = Attribution::new(Some(1));
+        if known {
+            a.take(Msg::Map {
+                w: 0,
+                g: 0,
+                first: true,
+            });
+        }
+        a.take(Msg::Worker { i: 0, w: 0 });
+        a.take(Msg::Started {
+            i: 0,
+            at: 100.0,
+            picked_up: 99.0,
+        });
+        a.take(Msg::Line {
+            stage: STAGE_LOCK,
+            vals: [Some(24), Some(0)],
+            lo: 120.0,
+            hi: 126.0,
+        });
+        for &m in then {
+            a.take(m);
+        }
+        a.take(Msg::Line {
+            stage: STAGE_NTT_H,
+            vals: [Some(10), Some(612)],
+            lo: 700.0,
+            hi: 800.0,
+        });
+        a
+    }
+
+    /// Who the best way gave the last line to (-1: nobody).
+    fn last_given(a: &Attribution) -> i64 {
+        let best = a.attributor.ways[0];
+        a.attributor.arena.steps[best.last as usize].interval
+    }
+
+    #[test]
+    fn a_lost_line_way_is_dropped_at_once_where_lock_lines_and_stdout_pin_the_lines() {
+        // with the GPU's ordinal known, the way that lost the block (cost SKIP_COST) goes
+        for (known, ways) in [(false, 2), (true, 1)] {
+            let a = attribution_after(known, &[]);
+            assert_eq!(a.attributor.ways.len(), ways, "known {known}");
+            assert_eq!(last_given(&a), 0);
+        }
+    }
+
+    #[test]
+    fn a_line_printed_after_its_holders_worker_moved_on_is_not_its_own() {
+        // worker 0 picks up interval 1 at 124 (started at 128): interval 0, whose lock line
+        // came first, was over by then, and a block printed at 750 is not its own
+        let moved_on = [
+            Msg::Worker { i: 1, w: 0 },
+            Msg::Started {
+                i: 1,
+                at: 128.0,
+                picked_up: 124.0,
+            },
+        ];
+        let a = attribution_after(true, &moved_on);
+        assert_eq!(last_given(&a), -1);
+        // another worker's interval started beside it (a twin, whose lines may be taken
+        // for its own until its GPU_END swaps them back): the rule stands aside
+        let mut twin = vec![
+            Msg::Map {
+                w: 1,
+                g: 0,
+                first: true,
+            },
+            Msg::Worker { i: 1, w: 1 },
+            Msg::Started {
+                i: 1,
+                at: 110.0,
+                picked_up: 110.0,
+            },
+        ];
+        twin.extend([
+            Msg::Worker { i: 2, w: 0 },
+            Msg::Started {
+                i: 2,
+                at: 128.0,
+                picked_up: 124.0,
+            },
+        ]);
+        let a = attribution_after(true, &twin);
+        assert_eq!(last_given(&a), 0);
+        // nobody moved on: the block is the holder's
+        assert_eq!(last_given(&attribution_after(true, &[])), 0);
     }
 }
