@@ -1887,43 +1887,30 @@ mod tests {
         }
     }
 
+    /// Worker `w` picked up interval `i` at `picked_up` and started it at `at`.
+    fn started(i: u32, w: i32, at: f64, picked_up: f64) -> [Msg; 2] {
+        [Msg::Worker { i, w }, Msg::Started { i, at, picked_up }]
+    }
+
     #[test]
     fn a_line_printed_after_its_holders_worker_moved_on_is_not_its_own() {
         // worker 0 picks up interval 1 at 124 (started at 128): interval 0, whose lock line
         // came first, was over by then, and a block printed at 750 is not its own
-        let moved_on = [
-            Msg::Worker { i: 1, w: 0 },
-            Msg::Started {
-                i: 1,
-                at: 128.0,
-                picked_up: 124.0,
-            },
-        ];
-        let a = attribution_after(true, &moved_on);
+        let a = attribution_after(true, &started(1, 0, 128.0, 124.0));
         assert_eq!(last_given(&a), -1);
         // another worker's interval started beside it (a twin, whose lines may be taken
         // for its own until its GPU_END swaps them back): the rule stands aside
-        let mut twin = vec![
-            Msg::Map {
-                w: 1,
-                g: 0,
-                first: true,
-            },
-            Msg::Worker { i: 1, w: 1 },
-            Msg::Started {
-                i: 1,
-                at: 110.0,
-                picked_up: 110.0,
-            },
-        ];
-        twin.extend([
-            Msg::Worker { i: 2, w: 0 },
-            Msg::Started {
-                i: 2,
-                at: 128.0,
-                picked_up: 124.0,
-            },
-        ]);
+        let map = Msg::Map {
+            w: 1,
+            g: 0,
+            first: true,
+        };
+        let twin = [
+            &[map][..],
+            &started(1, 1, 110.0, 110.0),
+            &started(2, 0, 128.0, 124.0),
+        ]
+        .concat();
         let a = attribution_after(true, &twin);
         assert_eq!(last_given(&a), 0);
         // nobody moved on: the block is the holder's
