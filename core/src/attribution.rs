@@ -1112,11 +1112,15 @@ impl Attributor {
                     cost += SKIP_COST; // the GPU's mutex is still held: its holder lost lines
                 }
                 if let Some(u) = st.unlock.get() {
-                    if wait >= 2 {
-                        cost += (t - u).abs();
+                    let off = if wait >= 2 {
+                        (t - u).abs()
                     } else {
-                        cost += (u - t - HANDOFF_SLACK_MS).max(0.0);
-                    }
+                        (u - t - HANDOFF_SLACK_MS).max(0.0)
+                    };
+                    // far from the unlock before it, the GPU's lines in between were lost (a
+                    // holder's lock line, or the unlock): no more than a lost line, or the
+                    // GPU's next locks would all cost more than skipping them
+                    cost += off.min(SKIP_COST);
                 }
             }
             if t < way.clock {
@@ -1180,12 +1184,14 @@ impl Attributor {
                 && self
                     .retired
                     .get(&holder)
-                    .is_some_and(|&gone| printed > gone + UNLOCK_SLACK_MS)
+                    .is_some_and(|&gone| line.win_lo > gone + UNLOCK_SLACK_MS)
                 && !self.twin_of(r, holder, true)
             {
-                // printed after its worker moved on to its next interval (this one failed):
-                // a holder's lines come before its worker is free. A twin of the same
-                // worker is the interval that moved it on, and never gives lines back
+                // stamped after its worker moved on to its next interval: a holder's lines
+                // come before its worker is free (the stamps bound it; a prediction would
+                // be late wherever the way took another GPU's lock line for this one). A
+                // twin of the same worker is the interval that moved it on, and never gives
+                // lines back
                 continue;
             }
             let mut cost = distance(lo, hi, line.win_lo, line.win_hi);
