@@ -258,6 +258,8 @@ def test_a_file_that_is_not_a_cuzk_log_says_so(tmp_path: Path) -> None:
         ("bench_report.py", ["--log", "/no/such/log"]),
         ("soak_follow.py", ["--rate", "nan"]),
         ("sweep_attribution.py", ["ten"]),
+        ("sweep_attribution.py", ["--drop", "cpp", "--rate", "1.5"]),
+        ("sweep_attribution.py", ["--drop", "stdout"]),
     ],
 )
 def test_a_benchmark_refuses_a_bad_option_before_any_work(script: str, args: list[str]) -> None:
