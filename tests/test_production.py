@@ -7,6 +7,7 @@ import json
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -373,6 +374,20 @@ def test_a_line_printed_after_an_intervals_gpu_end_is_not_its_own(seed: int) -> 
         assert not g.kernel_is_estimate, g.gpu
 
 
+def _interval_lines() -> list[str]:
+    """The timing lines of one GPU interval under its lock (NTT to unlock): 1,392 ms held,
+    of which 602 + 600 + 80 ms of kernels."""
+    return [
+        "CUZK_NTT_H: d_b_alloc=10ms ntt_kernels=300ms coset_intt_sync=100ms msm_init=1ms "
+        "msm_invoke=200ms msm_dtor=1ms total=612ms",
+        "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=612",
+        "CUZK_TIMING: gpu_tid=0 barrier_wait_ms=100",
+        "CUZK_TIMING: gpu_tid=0 batch_add_ms=600",
+        "CUZK_TIMING: gpu_tid=0 tail_msm_ms=80 gpu_total_ms=1392",
+        "CUZK_TIMING: mutex_held_ms=1392 total_start_fn_ms=1412",
+    ]
+
+
 def test_an_interval_that_failed_before_its_lock_does_not_take_its_twins() -> None:
     """Two intervals start on one GPU 10 ms apart; the first fails before the lock (no
     GPU_END), the second locks and ends. The one lock line fits both: it is the second's,
@@ -394,13 +409,7 @@ def test_an_interval_that_failed_before_its_lock_does_not_take_its_twins() -> No
         "TIMELINE,110,GPU_PICKUP,porep-1000-7,worker=1,partition=1",
         "TIMELINE,110,GPU_START,porep-1000-7,worker=1,partition=1",
         "CUZK_TIMING: pre_lock_cpu_ms=20 mutex_wait_ms=0",
-        "CUZK_NTT_H: d_b_alloc=10ms ntt_kernels=300ms coset_intt_sync=100ms msm_init=1ms "
-        "msm_invoke=200ms msm_dtor=1ms total=612ms",
-        "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=612",
-        "CUZK_TIMING: gpu_tid=0 barrier_wait_ms=100",
-        "CUZK_TIMING: gpu_tid=0 batch_add_ms=600",
-        "CUZK_TIMING: gpu_tid=0 tail_msm_ms=80 gpu_total_ms=1392",
-        "CUZK_TIMING: mutex_held_ms=1392 total_start_fn_ms=1412",
+        *_interval_lines(),
         "TIMELINE,1600,GPU_END,porep-1000-7,worker=1,partition=1,gpu_ms=1490",
     ]
     model = build(("\n".join(log) + "\n").encode())
@@ -413,20 +422,6 @@ def test_an_interval_that_failed_before_its_lock_does_not_take_its_twins() -> No
     ended = [i for i in range(len(t)) if t.gpu_end[i] == t.gpu_end[i]]
     assert [int(t.partition[i]) for i in ended] == [1]
     assert t.lock_acquired[ended[0]] == 130
-
-
-def _interval_lines() -> list[str]:
-    """The timing lines of one GPU interval under its lock (NTT to unlock): 1,392 ms held,
-    of which 602 + 600 + 80 ms of kernels."""
-    return [
-        "CUZK_NTT_H: d_b_alloc=10ms ntt_kernels=300ms coset_intt_sync=100ms msm_init=1ms "
-        "msm_invoke=200ms msm_dtor=1ms total=612ms",
-        "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=612",
-        "CUZK_TIMING: gpu_tid=0 barrier_wait_ms=100",
-        "CUZK_TIMING: gpu_tid=0 batch_add_ms=600",
-        "CUZK_TIMING: gpu_tid=0 tail_msm_ms=80 gpu_total_ms=1392",
-        "CUZK_TIMING: mutex_held_ms=1392 total_start_fn_ms=1500",
-    ]
 
 
 def test_a_lost_lock_line_does_not_lose_the_gpus_later_locks() -> None:
@@ -480,30 +475,16 @@ def test_a_line_is_placed_after_a_worker_moved_on_by_its_stamps_not_a_prediction
     late. Where those predictions (not the stamps) said a line came after the holder's
     worker had moved on, the ways that kept the doubt were dropped: two ranges 0.0007 wide
     missed the truth by 0.0003-0.0004."""
-    cfg = SimConfig(
-        seed=341978,
-        proofs=3,
-        concurrency=9,
-        partitions=10,
+    # a random current-engine run made busier (as benchmarks/sweep_attribution.py's twin
+    # sweeps were): more GPUs of one worker each, synthesis as fast as the GPUs
+    cfg = replace(
+        random_config(341978, era="p12"),
         gpus=3,
         gw=1,
         pw=30,
         synth_ms=2000.0,
         synth_sd=166.0,
-        era="p12",
-        stdout="ansi",
-        splice=0.02,
-        jitter=True,
-        ids="uuid",
-        fail=0.02,
-        mix=0.2,
-        gpu_scale=2.0,
-        splice_at="any",
-        splice_stdout=0.03,
-        capture="file",
-        spans=True,
-        gpu_base=2,
-        fail_prove=0.03,
+        concurrency=9,
     )
     sim, data = simulate(cfg)
     model = build(data)
