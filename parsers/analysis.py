@@ -280,6 +280,9 @@ class GpuPart:
     span: tuple[int, int] | None
     in_flight: int
     kernel_sums: tuple[float, float, float]  # line kernel ms, truncation longer, shorter
+    # the time its ended intervals' segments leave unexplained (UNKNOWN), as a union: kernels
+    # may have run there, printed in lines the log lost
+    unknown_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +348,7 @@ class _Segmented:
 
     kernel: dict[int, Blocks]
     workers: dict[int, tuple[int, int, F64]]
+    unknown_ms: dict[int, float]  # per GPU, as GpuPart.unknown_ms
 
 
 def _gpus_of(t: PartitionTable) -> list[int]:
@@ -404,15 +408,28 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
     return _Stamped(gpus, _jobs(t, index), steps, _sorted_gaps(gap_cols), _gpu_workers(t))
 
 
+# The shortest stretch of an interval its lines leave unexplained that may hide kernels
+# printed in lost lines (shorter ones are the sum of durations truncated to whole ms).
+UNEXPLAINED_MIN_MS = 10.0
+
+
 def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
     """What the segments of rows give."""
     seg_done = (~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))[seg_part]
     kernel_segs = (t.seg_phase == Phase.KERNEL) & seg_done
+    # a few ms between phases is the durations' truncation to whole ms, not a lost line
+    unknown_segs = (
+        (t.seg_phase == Phase.UNKNOWN) & seg_done & (t.seg_end - t.seg_start > UNEXPLAINED_MIN_MS)
+    )
     kernel = {}
+    unknown = {}
     for g in _gpus_of(t):
-        kmask = kernel_segs & (t.gpu == g)[seg_part]
+        on_gpu = (t.gpu == g)[seg_part]
+        kmask = kernel_segs & on_gpu
         kernel[g] = union_blocks(t.seg_start[kmask], t.seg_end[kmask])
-    return _Segmented(kernel, _worker_sums(t, seg_part))
+        umask = unknown_segs & on_gpu
+        unknown[g] = union_blocks(t.seg_start[umask], t.seg_end[umask]).total_ms
+    return _Segmented(kernel, _worker_sums(t, seg_part), unknown)
 
 
 def make_piece(
@@ -430,7 +447,10 @@ def make_piece(
         stamped = _stamped(t, rows.floats, rows.index)
     if segmented is None:
         segmented = _segmented(t, rows.seg_part)
-    gpus = {g: replace(part, kernel=segmented.kernel[g]) for g, part in stamped.gpus.items()}
+    gpus = {
+        g: replace(part, kernel=segmented.kernel[g], unknown_ms=segmented.unknown_ms[g])
+        for g, part in stamped.gpus.items()
+    }
     lanes = _lanes(rows) if drawn else {}
     split = None
     if with_split:
@@ -724,6 +744,11 @@ def _gpu_of_pieces(
     longer = sum(part.kernel_sums[1] for _, part, _ in mine)
     shorter = sum(part.kernel_sums[2] for _, part, _ in mine)
     lo_ms, hi_ms = _kernel_range(total, longer, shorter, facts, g, busy.total_ms)
+    if facts.lock_lines_seen:
+        # a stretch of a holder's interval its lines leave unexplained: where they were lost
+        # (a rate limit), kernels may have run (older engines print too few lines to tell)
+        unknown = sum(part.unknown_ms for _, part, _ in mine)
+        hi_ms = min(hi_ms + unknown, max(hi_ms, busy.total_ms))
     # the estimate is the union of the segments as drawn; without lock lines their place is
     # inferred (back from the end), so the sum of the intervals' kernel lines (one holder at
     # a time) is the better figure when the two differ

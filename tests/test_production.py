@@ -495,6 +495,46 @@ def test_a_line_is_placed_after_a_worker_moved_on_by_its_stamps_not_a_prediction
         assert lo - 1e-9 <= truth <= hi + 1e-9, (g.gpu, truth, lo, hi)
 
 
+def test_a_lost_kernel_line_leaves_the_figure_an_estimate_with_the_truth_inside() -> None:
+    """Two intervals hold one GPU in turn; the second's `batch_add_ms` line is lost (a rate
+    limit). Its 600 ms of kernels are in no line: the stretch its lines leave unexplained
+    may hold them, so the figure is an estimate whose range holds the truth (it was shown
+    as exact, 600 ms short)."""
+    job = "porep-1000-7"
+    log = [
+        "2026-03-16T09:12:37.000000Z  INFO cuzk_core::engine: pipeline GPU worker started "
+        f"worker_id={w} gpu=0 sub_id={w}"
+        for w in (0, 1)
+    ]
+    for p in range(2):
+        log += [
+            f"TIMELINE,0,SYNTH_START,{job},partition={p}",
+            f"TIMELINE,90,SYNTH_END,{job},partition={p},synth_ms=90",
+            f"TIMELINE,90,GPU_QUEUE,{job},partition={p}",
+        ]
+    lost = [x for x in _interval_lines() if "batch_add_ms" not in x]
+    log += [
+        f"TIMELINE,100,GPU_PICKUP,{job},worker=0,partition=0",
+        f"TIMELINE,100,GPU_START,{job},worker=0,partition=0",
+        "CUZK_TIMING: pre_lock_cpu_ms=20 mutex_wait_ms=0",  # locks at 120, unlocks at 1512
+        f"TIMELINE,200,GPU_PICKUP,{job},worker=1,partition=1",
+        f"TIMELINE,200,GPU_START,{job},worker=1,partition=1",
+        *_interval_lines(),
+        "CUZK_TIMING: pre_lock_cpu_ms=20 mutex_wait_ms=1292",  # locks at 1512
+        f"TIMELINE,1600,GPU_END,{job},worker=0,partition=0,gpu_ms=1500",
+        *lost,
+        f"TIMELINE,3000,GPU_END,{job},worker=1,partition=1,gpu_ms=2800",
+    ]
+    model = build(("\n".join(log) + "\n").encode())
+    (g,) = model.gpus
+    lo, hi = g.kernel_util_range
+    truth = 2 * (602 + 600 + 80) / 2900
+    assert g.kernel_is_estimate
+    assert lo <= truth <= hi, (lo, truth, hi)
+    # the estimate is still what the lines print, without the lost 600 ms
+    assert g.kernel_util < truth - 500 / 2900
+
+
 @pytest.mark.parametrize("seed", [72914, 72930, 72947, 73888])
 def test_a_live_snapshot_of_the_whole_log_has_the_finished_ranges(seed: int) -> None:
     """The decisions still open (the last lines) carry their doubt into a snapshot: read
