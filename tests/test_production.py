@@ -424,23 +424,30 @@ def test_an_interval_that_failed_before_its_lock_does_not_take_its_twins() -> No
     assert t.lock_acquired[ended[0]] == 130
 
 
+def _two_workers_one_gpu(job: str, partitions: int) -> list[str]:
+    """The head of a hand-made log: workers 0 and 1 on GPU 0, and `partitions` partitions
+    of `job` synthesized and queued by 90 ms."""
+    log = [
+        "2026-03-16T09:12:37.000000Z  INFO cuzk_core::engine: pipeline GPU worker started "
+        f"worker_id={w} gpu=0 sub_id={w}"
+        for w in (0, 1)
+    ]
+    for p in range(partitions):
+        log += [
+            f"TIMELINE,0,SYNTH_START,{job},partition={p}",
+            f"TIMELINE,90,SYNTH_END,{job},partition={p},synth_ms=90",
+            f"TIMELINE,90,GPU_QUEUE,{job},partition={p}",
+        ]
+    return log
+
+
 def test_a_lost_lock_line_does_not_lose_the_gpus_later_locks() -> None:
     """Four intervals hold one GPU in turn; the second's lock line is lost. The third locks
     1.4 s after the unlock the log last gave: the lines in between were lost, which costs
     one lost line. (It cost that distance: every later lock on the GPU was further from it
     and cost more than losing it, so the GPU's kernels stopped at the lost line.)"""
     job = "porep-1000-7"
-    log = [
-        "2026-03-16T09:12:37.000000Z  INFO cuzk_core::engine: pipeline GPU worker started "
-        f"worker_id={w} gpu=0 sub_id={w}"
-        for w in (0, 1)
-    ]
-    for p in range(4):
-        log += [
-            f"TIMELINE,0,SYNTH_START,{job},partition={p}",
-            f"TIMELINE,90,SYNTH_END,{job},partition={p},synth_ms=90",
-            f"TIMELINE,90,GPU_QUEUE,{job},partition={p}",
-        ]
+    log = _two_workers_one_gpu(job, partitions=4)
 
     def start(t: int, w: int, p: int) -> list[str]:
         return [
@@ -501,17 +508,7 @@ def test_a_lost_kernel_line_leaves_the_figure_an_estimate_with_the_truth_inside(
     may hold them, so the figure is an estimate whose range holds the truth (it was shown
     as exact, 600 ms short)."""
     job = "porep-1000-7"
-    log = [
-        "2026-03-16T09:12:37.000000Z  INFO cuzk_core::engine: pipeline GPU worker started "
-        f"worker_id={w} gpu=0 sub_id={w}"
-        for w in (0, 1)
-    ]
-    for p in range(2):
-        log += [
-            f"TIMELINE,0,SYNTH_START,{job},partition={p}",
-            f"TIMELINE,90,SYNTH_END,{job},partition={p},synth_ms=90",
-            f"TIMELINE,90,GPU_QUEUE,{job},partition={p}",
-        ]
+    log = _two_workers_one_gpu(job, partitions=2)
     lost = [x for x in _interval_lines() if "batch_add_ms" not in x]
     log += [
         f"TIMELINE,100,GPU_PICKUP,{job},worker=0,partition=0",
