@@ -41,7 +41,7 @@ const BEAM_WIDTH: usize = 128;
 const PRUNE_COST: f64 = 150.0;
 /// Where lock lines name each interval and stdout names each worker's GPU, a way that lost
 /// a line more than the best is dropped at once: the lines that follow decide between the
-/// ways that gave it, and the lost-line ways only slowed the beam (about a third of the
+/// ways that gave it, and the lost-line ways only slowed the beam (over a quarter of the
 /// scan). Without either, they are how the beam gets back from a wrong early choice.
 const PRUNE_COST_PINNED: f64 = SKIP_COST - 1.0;
 const COMMIT_LAG_LINES: u64 = 256;
@@ -924,6 +924,30 @@ impl Attributor {
             })
     }
 
+    /// Was `line` (its holder's prediction `lo`) printed after interval `holder` could print
+    /// it? Only where lock lines name the holders: without them a holder is opened at a
+    /// guess, where the GPU matters more than which of its intervals holds it.
+    fn after_its_holder<R: Records>(&self, r: &R, line: &Line, lo: f64, holder: usize) -> bool {
+        let end = r.cols().f[col::GPU_END]
+            .get(holder)
+            .copied()
+            .unwrap_or(f64::NAN);
+        if line.win_lo.max(lo) > end + UNLOCK_SLACK_MS && !self.has_twin(r, holder) {
+            // printed (or predicted) after its GPU_END: a line under the lock comes before
+            // the unlock, which comes before GPU_END (but a twin may have taken its lock
+            // line: check_unlock gives each its own lines)
+            return true;
+        }
+        // stamped after its worker moved on to its next interval: a holder's lines come
+        // before its worker is free (the stamps bound it; a prediction would be late
+        // wherever the way took another GPU's lock line for this one). A twin of the same
+        // worker is the interval that moved it on, and never gives lines back
+        self.retired
+            .get(&holder)
+            .is_some_and(|&gone| line.win_lo > gone + UNLOCK_SLACK_MS)
+            && !self.twin_of(r, holder, true)
+    }
+
     fn can_lock(&self, c: &Columns, i: usize, win_lo: f64) -> bool {
         self.gone(c, i) >= win_lo - MATCH_TOLERANCE_MS
     }
@@ -1154,14 +1178,6 @@ impl Attributor {
         offer: &mut impl FnMut(Cand),
     ) {
         let (stage, vals) = (line.stage, &line.vals);
-        // a holder took its GPU by a lock line, or was opened at a guess (engines without
-        // them, where the GPU matters more than which of its intervals holds it)
-        let ends: &[f64] = if self.lock_lines_seen {
-            &r.cols().f[col::GPU_END]
-        } else {
-            &[]
-        };
-        let end_of = |i: usize| ends.get(i).copied().unwrap_or(f64::NAN);
         for e in entries(&self.holders, way) {
             let (g, st) = (e.gpu, &e.st);
             if st.stage >= stage && !(stage == STAGE_NTT_H && st.stage == STAGE_NTT_H) {
@@ -1173,25 +1189,7 @@ impl Attributor {
                 continue; // printed by the GPU it names, right after its holder locked
             }
             let (lo, hi) = predict(st, stage, vals);
-            let (printed, holder) = (line.win_lo.max(lo), st.holder());
-            if printed > end_of(holder) + UNLOCK_SLACK_MS && !self.has_twin(r, holder) {
-                // printed (or predicted) after its holder's GPU_END: a line under the lock
-                // comes before the unlock, which comes before GPU_END (but a twin may have
-                // taken its lock line: check_unlock gives each its own lines)
-                continue;
-            }
-            if self.lock_lines_seen
-                && self
-                    .retired
-                    .get(&holder)
-                    .is_some_and(|&gone| line.win_lo > gone + UNLOCK_SLACK_MS)
-                && !self.twin_of(r, holder, true)
-            {
-                // stamped after its worker moved on to its next interval: a holder's lines
-                // come before its worker is free (the stamps bound it; a prediction would
-                // be late wherever the way took another GPU's lock line for this one). A
-                // twin of the same worker is the interval that moved it on, and never gives
-                // lines back
+            if self.lock_lines_seen && self.after_its_holder(r, line, lo, st.holder()) {
                 continue;
             }
             let mut cost = distance(lo, hi, line.win_lo, line.win_hi);
