@@ -743,12 +743,8 @@ def _gpu_of_pieces(
     total = sum(part.kernel_sums[0] for _, part, _ in mine)
     longer = sum(part.kernel_sums[1] for _, part, _ in mine)
     shorter = sum(part.kernel_sums[2] for _, part, _ in mine)
-    lo_ms, hi_ms = _kernel_range(total, longer, shorter, facts, g, busy.total_ms)
-    if facts.lock_lines_seen:
-        # a stretch of a holder's interval its lines leave unexplained: where they were lost
-        # (a rate limit), kernels may have run (older engines print too few lines to tell)
-        unknown = sum(part.unknown_ms for _, part, _ in mine)
-        hi_ms = min(hi_ms + unknown, max(hi_ms, busy.total_ms))
+    unknown = sum(part.unknown_ms for _, part, _ in mine)
+    lo_ms, hi_ms = _kernel_range(total, longer, shorter, unknown, facts, g, busy.total_ms)
     # the estimate is the union of the segments as drawn; without lock lines their place is
     # inferred (back from the end), so the sum of the intervals' kernel lines (one holder at
     # a time) is the better figure when the two differ
@@ -978,7 +974,13 @@ TRUNCATION_SIGMAS = 5.0
 
 
 def _kernel_range(
-    total: float, longer: float, shorter: float, facts: Facts, g: int, busy_ms: float
+    total: float,
+    longer: float,
+    shorter: float,
+    unexplained: float,
+    facts: Facts,
+    g: int,
+    busy_ms: float,
 ) -> tuple[float, float]:
     """The kernel busy time of GPU `g` the log allows (ANALYSIS.md, kernel_util_range).
 
@@ -989,13 +991,18 @@ def _kernel_range(
     duration being truncated to whole ms: each NTT total, batch and tail duration hides up
     to 1 ms of kernel, each allocation figure up to 1 ms that is not kernel (`longer`,
     `shorter`: the most the truncations can add and take); summed as independent errors
-    (within TRUNCATION_SIGMAS, and never past the worst case).
+    (within TRUNCATION_SIGMAS, and never past the worst case). High also adds, on an engine
+    that prints lock lines, the time its intervals' lines leave unexplained (`unexplained`:
+    kernels may have run there, printed in lines the log lost; older engines print too few
+    lines to tell).
     """
     mean = 0.5 * (longer - shorter)
     spread = TRUNCATION_SIGMAS * float(np.sqrt((longer + shorter) / 12.0))
     minus, plus = facts.kernel_doubt.get(g, (0.0, 0.0))
     lo = total + max(-shorter, mean - spread) - minus
     hi = total + min(longer, mean + spread) + plus + facts.unattributed_kernel_ms
+    if facts.lock_lines_seen:
+        hi += unexplained
     lo = max(0.0, lo)
     return lo, max(lo, min(hi, busy_ms))
 
