@@ -6,7 +6,7 @@ import csv
 import itertools
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,8 @@ import numpy as np
 
 from parsers.analysis import first_free_rows
 from parsers.model import PHASE_KEYS, PHASE_NAMES, LogModel, Phase
+from parsers.sanitize import visible
+from parsers.writing import OutputBatch, atomic_output, check_folder, check_target
 
 BUSY_TID = 0  # each GPU's busy track: busy blocks and gaps
 
@@ -263,10 +265,22 @@ def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf)
     }
 
 
-def write_trace(model: LogModel, path: Path, t0: float = -math.inf, t1: float = math.inf) -> int:
-    """Write the trace to `path`; returns how many events it holds."""
+def write_trace(
+    model: LogModel,
+    path: Path,
+    t0: float = -math.inf,
+    t1: float = math.inf,
+    inputs: Sequence[Path] = (),
+    exclusive: bool = False,
+) -> int:
+    """Write the trace to `path` (whole or not at all; never over one of `inputs`;
+    `exclusive`: only as a new file).
+
+    Returns:
+        How many events it holds.
+    """
     doc = trace_document(model, t0, t1)
-    with path.open("w", encoding="utf-8") as fh:
+    with atomic_output(path, inputs, exclusive=exclusive) as fh:
         json.dump(doc, fh, separators=(",", ":"))
         fh.write("\n")
     return len(doc["traceEvents"])
@@ -276,15 +290,47 @@ def _num(x: float) -> float | str:
     return "" if x != x else x
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text: str) -> str:
+    """A text cell safe to open in a spreadsheet and to `cat`: controls made visible, and a
+    cell a spreadsheet would take for a formula (OWASP: one starting with = + - @, a tab or
+    a carriage return) led by an apostrophe, which spreadsheets show as text."""
+    text = visible(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv")
 
 
-def write_csv(model: LogModel, folder: Path) -> list[Path]:
-    """Write intervals, phase segments, gaps and proofs as CSV files in `folder`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    t = model.parts
+def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
+    """The CSV files `write_csv` would write in `folder`, each checked as a target.
+
+    Raises:
+        WriteRefused: `folder` is not a folder, or one of its files is an input or not a
+            regular file.
+    """
+    check_folder(folder)
     out = [folder / name for name in CSV_FILES]
-    with out[0].open("w", newline="", encoding="utf-8") as fh:
+    for path in out:
+        check_target(path, inputs)
+    return out
+
+
+def write_csv(model: LogModel, folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
+    """Write intervals, phase segments, gaps and proofs as CSV files in `folder` (each whole
+    or not at all; every target is checked against `inputs` before anything is written)."""
+    out = check_csv_targets(folder, inputs)
+    folder.mkdir(parents=True, exist_ok=True)
+    with OutputBatch(inputs) as batch:
+        _write_csv_files(model, out, batch)
+    return out
+
+
+def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> None:
+    t = model.parts
+    with batch.open(out[0]) as fh:
         w = csv.writer(fh)
         times = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
         w.writerow(
@@ -304,11 +350,11 @@ def write_csv(model: LogModel, folder: Path) -> list[Path]:
             w.writerow(
                 [
                     i,
-                    t.job_of(i),
+                    csv_text(t.job_of(i)),
                     "" if t.partition[i] < 0 else int(t.partition[i]),
-                    t.kinds[int(t.kind[i])] if t.kind[i] >= 0 else "",
+                    csv_text(t.kinds[int(t.kind[i])]) if t.kind[i] >= 0 else "",
                     "" if t.worker[i] < 0 else int(t.worker[i]),
-                    "" if gpu < 0 else model.gpu_label(gpu),
+                    "" if gpu < 0 else csv_text(model.gpu_label(gpu)),
                     *(_num(float(getattr(t, name)[i])) for name in times),
                     int(bool(t.failed[i])),
                     _num(float(t.lock_acquired[i])),
@@ -318,7 +364,7 @@ def write_csv(model: LogModel, folder: Path) -> list[Path]:
                     *(round(float(phases[k]), 3) for k in range(len(PHASE_KEYS))),
                 ]
             )
-    with out[1].open("w", newline="", encoding="utf-8") as fh:
+    with batch.open(out[1]) as fh:
         w = csv.writer(fh)
         w.writerow(["index", "job", "partition", "worker", "gpu", "phase", "start", "end", "ms"])
         part = np.repeat(np.arange(len(t)), np.diff(t.seg_offsets))
@@ -329,10 +375,10 @@ def write_csv(model: LogModel, folder: Path) -> list[Path]:
             w.writerow(
                 [
                     i,
-                    t.job_of(i),
+                    csv_text(t.job_of(i)),
                     "" if t.partition[i] < 0 else int(t.partition[i]),
                     "" if t.worker[i] < 0 else int(t.worker[i]),
-                    "" if gpu < 0 else model.gpu_label(gpu),
+                    "" if gpu < 0 else csv_text(model.gpu_label(gpu)),
                     PHASE_NAMES[Phase(int(t.seg_phase[k]))],
                     s,
                     e,
@@ -340,7 +386,7 @@ def write_csv(model: LogModel, folder: Path) -> list[Path]:
                 ]
             )
     ranks = _rank(model)
-    with out[2].open("w", newline="", encoding="utf-8") as fh:
+    with batch.open(out[2]) as fh:
         w = csv.writer(fh)
         w.writerow(
             [
@@ -353,33 +399,32 @@ def write_csv(model: LogModel, folder: Path) -> list[Path]:
             w.writerow(
                 [
                     rank,
-                    model.gpu_label(gap.gpu),
+                    csv_text(model.gpu_label(gap.gpu)),
                     gap.start,
                     gap.end,
                     gap.duration_ms,
                     gap.cause or "",
                     int(gap.crosses_proof_boundary),
-                    gap.before.job,
+                    csv_text(gap.before.job),
                     gap.before.worker,
                     "" if gap.before.partition is None else gap.before.partition,
-                    gap.after.job,
+                    csv_text(gap.after.job),
                     gap.after.worker,
                     "" if gap.after.partition is None else gap.after.partition,
                     "" if gap.after_queued is None else gap.after_queued,
                 ]
             )
-    with out[3].open("w", newline="", encoding="utf-8") as fh:
+    with batch.open(out[3]) as fh:
         w = csv.writer(fh)
         w.writerow(["job", "kind", "partitions", "first_synth_start", "last_gpu_end", "completed"])
         for p in model.proofs:
             w.writerow(
                 [
-                    p.job,
-                    p.kind,
+                    csv_text(p.job),
+                    csv_text(p.kind),
                     p.partitions,
                     "" if p.first_synth_start is None else p.first_synth_start,
                     "" if p.last_gpu_end is None else p.last_gpu_end,
                     int(p.completed),
                 ]
             )
-    return out

@@ -33,6 +33,7 @@ from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sanitize import visible
 from parsers.sources import UnreadableLog, compression, file_hint, open_log
+from parsers.writing import STDIN, write_new, write_text_new
 from tui.axis import format_span
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, Source, StreamSource, Update
@@ -195,6 +196,7 @@ class CuzkApp(App[None]):
         self._on_exit = on_exit
         self.palette = palette
         self.screenshot_dir = screenshot_dir or Path.cwd()
+        self.inputs: tuple[Path, ...] = ()  # the files read: no export or screenshot over them
         self.status = ""  # what happened to the file, in words
         self.encoding_hint: str | None = None  # a UTF-16 log: said instead of "no TIMELINE"
         self.loading: float | None = 0.0 if live is not None else None
@@ -596,14 +598,23 @@ class CuzkApp(App[None]):
         path: str | None = None,
         time_format: str | None = None,
     ) -> str | None:
-        """Save the screen as SVG in the screenshot folder (default: here) and say where."""
+        """Save the screen as SVG in the screenshot folder (default: here) as a new file (never
+        over another, nor through a symlink) and say where."""
+        folder = Path(path) if path is not None else self.screenshot_dir
+        if filename is not None:
+            stem, suffix = os.path.splitext(os.path.basename(filename))
+        else:
+            stem, suffix = f"cuzk-tui-{time.strftime('%Y%m%d-%H%M%S')}", ".svg"
         try:
-            saved = self.save_screenshot(filename, path or str(self.screenshot_dir), time_format)
+            svg = self.export_screenshot()
+            saved, _ = write_new(
+                folder, stem, suffix or ".svg", lambda p: write_text_new(p, svg, self.inputs)
+            )
         except OSError as exc:
-            self.notify(f"cannot save the screenshot: {exc}", severity="error")
+            self.notify(f"cannot save the screenshot: {exc.strerror or exc}", severity="error")
             return None
-        self.notify(f"saved {os.path.abspath(saved)}", title="Screenshot")
-        return saved
+        self.notify(f"saved {saved}", title="Screenshot")
+        return str(saved)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The viewer's own commands in the command palette (ctrl+p), after Textual's."""
@@ -757,6 +768,18 @@ def _open_source(
         fail(f"cannot read {args.log}: {exc.strerror or exc}")
 
 
+def _inputs(args: argparse.Namespace, reader: LineReader) -> tuple[Path, ...]:
+    """What the viewer reads: the log (or standard input), and the file its lines come from."""
+    found: list[Path] = []
+    if args.log == "-":
+        found.append(STDIN)
+    elif args.log is not None:
+        found.append(Path(args.log))
+    if reader.path is not None:
+        found.append(reader.path)
+    return tuple(found)
+
+
 def run_app(args: argparse.Namespace) -> int:
     """Open the viewer as the command line asks; whatever ends it, remove what it made."""
     cleanups: list[Callable[[], None]] = []
@@ -792,6 +815,7 @@ def run_app(args: argparse.Namespace) -> int:
         )
         if args.log not in (None, "-") and not args.demo:
             app.encoding_hint = file_hint(Path(args.log))
+        app.inputs = _inputs(args, reader)
         ending.app = app
         app.run()
     finally:
@@ -821,5 +845,6 @@ def run_static(
         compared=compared,
     )
     app.status = note + (" · c: the comparison" if compared is not None else "")
+    app.inputs = tuple(STDIN if x == "-" else Path(x) for x in args.compare or args.logs)
     app.run()
     return app.return_code or 0

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 from parsers.export import write_trace
+from parsers.writing import safe_stem, write_new
 
 if TYPE_CHECKING:
     from tui.app import CuzkApp
@@ -60,9 +61,14 @@ def export_visible(app: CuzkApp) -> None:
     gantt = app.gantt
     t0 = gantt.t0
     t1 = t0 + gantt.timeline_width * gantt.scale
-    path = app.screenshot_dir / f"cuzk-trace-{max(0, round(t0))}-{round(t1)}ms.json"
+    stem = f"cuzk-trace-{safe_stem(app.model.source)}-{max(0, round(t0))}-{round(t1)}ms"
     try:
-        n = write_trace(app.model, path, t0, t1)
+        path, n = write_new(
+            app.screenshot_dir,
+            stem,
+            ".json",
+            lambda p: write_trace(app.model, p, t0, t1, app.inputs, exclusive=True),
+        )
     except OSError as exc:
         app.notify(f"cannot write the trace: {exc.strerror or exc}", severity="error")
         return

@@ -400,6 +400,18 @@ def _silence_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `cuzk-tui`."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # ctrl+c while a report is made or an export written: quietly, with the shell's
+        # status for SIGINT (an export is renamed into place only once whole: nothing is
+        # left half-written)
+        if argv is None:
+            _exit_now(130)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
     from tui.options import check_multi
@@ -422,8 +434,9 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:  # the command itself, not a caller in this process
             _exit_now(rc)
         return rc
-    if not Path(args.screenshot_dir).is_dir():
-        parser.error(f"--screenshot-dir: not a directory: {args.screenshot_dir}")
+    from tui.options import check_screenshot_dir
+
+    check_screenshot_dir(parser, args)
     from tui.app import run_app
 
     return run_app(args)

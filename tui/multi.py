@@ -13,8 +13,11 @@ from parsers.hosts import START, HostLines, Merged, merge
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline, read_log, read_runs, read_stream, report_dict
+from parsers.sanitize import visible
 from parsers.sources import UnreadableLog, compression
 from parsers.why import gap_why
+from parsers.writing import WriteRefused
+from tui.options import input_paths
 
 
 def names_for(logs: list[str], given: list[str] | None) -> list[str]:
@@ -46,19 +49,23 @@ def load(
     return models, None if packed is not None else LineReader(path=path)
 
 
-def _export(args: argparse.Namespace, model: LogModel) -> None:
+def _export(args: argparse.Namespace, model: LogModel, inputs: list[Path]) -> None:
+    """Write the exports asked for; none over a log read (`inputs`), each whole or not at all."""
     from tui.cli import fail
 
     try:
         if args.export_trace is not None:
-            n = write_trace(model, Path(args.export_trace))
-            print(f"cuzk-tui: wrote {args.export_trace} ({n} trace events)", file=sys.stderr)
+            n = write_trace(model, Path(args.export_trace), inputs=inputs)
+            shown = visible(args.export_trace)
+            print(f"cuzk-tui: wrote {shown} ({n} trace events)", file=sys.stderr)
         if args.export_csv is not None:
-            files = write_csv(model, Path(args.export_csv))
+            files = write_csv(model, Path(args.export_csv), inputs)
             names = ", ".join(f.name for f in files)
-            print(f"cuzk-tui: wrote {names} in {args.export_csv}", file=sys.stderr)
+            print(f"cuzk-tui: wrote {names} in {visible(args.export_csv)}", file=sys.stderr)
+    except WriteRefused as exc:
+        fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write the export: {exc.strerror or exc}")
+        fail(f"cannot write the export: {exc.strerror or exc} (nothing was replaced)")
 
 
 def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -> dict[str, Any]:
@@ -196,7 +203,7 @@ def run_multi(args: argparse.Namespace) -> int:
     merged = merge(models, names, START if args.compare else None) if not single else None
     model = merged.model if merged is not None else models[0]
     if args.export_trace is not None or args.export_csv is not None:
-        _export(args, model)
+        _export(args, model, input_paths([] if args.demo else logs))
         if not args.report:
             return 0
     if args.report:

@@ -8,6 +8,8 @@ import glob
 import os
 from pathlib import Path
 
+from parsers.writing import STDIN
+
 GLOB_CHARS = set("*?[")
 
 
@@ -52,17 +54,51 @@ def check_multi(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         parser.error("no log given (try: cuzk-tui --demo)")
     if args.demo and logs:
         parser.error("give a log or --demo, not both")
-    if args.export_trace is not None:
-        parent = Path(args.export_trace).expanduser().resolve().parent
-        if not parent.is_dir():
-            parser.error(f"--export-trace: no such folder: {parent}")
-        if Path(args.export_trace).is_dir():
-            parser.error(f"--export-trace: is a folder: {args.export_trace}")
-    if args.export_csv is not None:
-        folder = Path(args.export_csv)
-        if folder.exists() and not folder.is_dir():
-            parser.error(f"--export-csv: not a folder: {args.export_csv}")
-        if not folder.exists() and not folder.expanduser().resolve().parent.is_dir():
-            parser.error(f"--export-csv: no such folder: {folder.parent}")
-    if not Path(args.screenshot_dir).is_dir():
+    check_outputs(parser, args, logs)
+    check_screenshot_dir(parser, args)
+
+
+def input_paths(logs: list[str]) -> list[Path]:
+    """The files the command reads (`-`: standard input), which nothing it writes may be."""
+    return [STDIN if x == "-" else Path(x) for x in logs]
+
+
+def check_outputs(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, logs: list[str]
+) -> None:
+    """Expand `~` in the export paths and make them absolute, and refuse, before anything is
+    read or written, a target that is one of the logs or not a regular file."""
+    from parsers.export import check_csv_targets
+    from parsers.writing import WriteRefused, check_target, output_path
+
+    inputs = input_paths(logs)
+    try:
+        if args.export_trace is not None:
+            trace = output_path(args.export_trace)
+            if trace.is_dir():
+                parser.error(f"--export-trace: is a folder: {args.export_trace}")
+            if not trace.parent.is_dir():
+                parser.error(f"--export-trace: no such folder: {trace.parent}")
+            check_target(trace, inputs)
+            args.export_trace = str(trace)
+        if args.export_csv is not None:
+            folder = output_path(args.export_csv)
+            if not folder.exists() and not folder.parent.is_dir():
+                parser.error(f"--export-csv: no such folder: {folder.parent}")
+            check_csv_targets(folder, inputs)
+            args.export_csv = str(folder)
+    except WriteRefused as exc:
+        parser.error(str(exc))
+
+
+def check_screenshot_dir(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """`--screenshot-dir`, `~` expanded and absolute: an existing folder."""
+    from parsers.writing import WriteRefused, output_path
+
+    try:
+        folder = output_path(args.screenshot_dir)
+    except WriteRefused as exc:
+        parser.error(f"--screenshot-dir: {exc}")
+    if not folder.is_dir():
         parser.error(f"--screenshot-dir: not a directory: {args.screenshot_dir}")
+    args.screenshot_dir = str(folder)

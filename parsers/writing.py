@@ -1,0 +1,269 @@
+"""The files the tool writes (exports, screenshots): never over a file it reads, never half
+written, never through a symlink or into a FIFO.
+
+Every file is written to a temporary file in the target's own folder, flushed to disk, then
+renamed over the target: a failure (a full disk, an interrupt) leaves the old file whole and
+the temporary one removed. A target that is, by path, symlink or hard link, the same file as
+an input is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from parsers.regular import kind_of
+
+STDIN = Path("-")  # an input read from standard input (its descriptor is compared)
+T = TypeVar("T")
+NEW_NAME_TRIES = 1000  # `name-2.json` … before an exclusive new file gives up
+
+
+class WriteRefused(OSError):
+    """A target the tool will not write: an input, not a regular file, or a bad path.
+
+    Its message is one line that names the target.
+    """
+
+
+def output_path(raw: str) -> Path:
+    """The path the user gave for an output, `~` expanded, made absolute.
+
+    Raises:
+        WriteRefused: the current folder no longer exists (a relative path means nothing).
+    """
+    path = Path(raw).expanduser()
+    if path.is_absolute():
+        return path
+    try:
+        return Path(os.getcwd()) / path
+    except OSError:  # FileNotFoundError: the working directory was deleted
+        raise WriteRefused(
+            f"{raw}: the current folder no longer exists (give an absolute path)"
+        ) from None
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of what `path` names, through symlinks; None when it cannot be seen."""
+    try:
+        st = os.fstat(0) if path == STDIN else os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def check_target(target: Path, inputs: Sequence[Path]) -> None:
+    """Refuse a target that is an input (by path, symlink or hard link) or that exists and
+    is not a regular file (a FIFO would block for ever, a device is no place for a file).
+
+    Raises:
+        WriteRefused: with a one-line reason.
+    """
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise WriteRefused(f"cannot write {target}: {exc.strerror or exc}") from None
+    if st is not None:
+        what = kind_of(st.st_mode)
+        if what is not None:
+            raise WriteRefused(f"will not write {target}: it is {what}, not a regular file")
+    ident = (st.st_dev, st.st_ino) if st is not None else None
+    for source in inputs:
+        same = ident is not None and _identity(source) == ident
+        if same or _resolved(source) == _resolved(target):
+            shown = "standard input" if source == STDIN else str(source)
+            raise WriteRefused(
+                f"will not write {target}: it is the log being read ({shown}); choose another name"
+            )
+
+
+def _resolved(path: Path) -> Path | None:
+    if path == STDIN:
+        return None
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+def check_folder(folder: Path) -> None:
+    """Refuse a folder to write into that exists and is not a folder.
+
+    Raises:
+        WriteRefused: with a one-line reason.
+    """
+    if folder.exists() and not folder.is_dir():
+        raise WriteRefused(f"not a folder: {folder}")
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (other threads may be creating files)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+class OutputBatch:
+    """Files written as one: each to a temporary file beside its target, and all of them
+    renamed into place only once every one is written whole (a failure in the third leaves
+    the first two targets as they were, not a mix of old and new files).
+
+    Use as a context manager: leaving it normally commits, an exception discards.
+
+    Args:
+        inputs: the files read, which no target may be.
+        exclusive: every target must be new (never replace a file, nor follow a symlink).
+    """
+
+    def __init__(self, inputs: Sequence[Path] = (), exclusive: bool = False) -> None:
+        self.inputs = tuple(inputs)
+        self.exclusive = exclusive
+        self._written: list[tuple[Path, Path]] = []  # (temporary, target)
+
+    def __enter__(self) -> OutputBatch:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+
+    @contextlib.contextmanager
+    def open(self, target: Path, binary: bool = False) -> Iterator[IO[Any]]:
+        """A file to write `target` through (text: UTF-8, newlines as written).
+
+        Raises:
+            WriteRefused: `target` is an input, or not a regular file.
+            FileExistsError: `exclusive` and `target` exists.
+            OSError: the write failed (the temporary file is removed).
+        """
+        import tempfile  # here: the report's start does not pay for its imports
+
+        check_target(target, self.inputs)
+        if self.exclusive and os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, "file exists", str(target))
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)  # a replaced file keeps its mode
+        except OSError:
+            mode = 0o666 & ~_umask()
+        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        tmp = Path(tmp_name)
+        try:
+            fh: IO[Any] = (
+                os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
+            )
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        try:
+            with fh:
+                os.fchmod(fh.fileno(), mode)
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        self._written.append((tmp, target))
+
+    def commit(self) -> None:
+        """Put every written file in its target's place."""
+        try:
+            for _, target in self._written:
+                check_target(target, self.inputs)  # again: it may have changed meanwhile
+            for tmp, target in self._written:
+                if self.exclusive:
+                    _link_new(tmp, target)
+                    tmp.unlink()
+                else:
+                    os.replace(tmp, target)
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Remove every temporary file not yet in place."""
+        for tmp, _ in self._written:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        self._written.clear()
+
+
+@contextlib.contextmanager
+def atomic_output(
+    target: Path,
+    inputs: Sequence[Path] = (),
+    *,
+    binary: bool = False,
+    exclusive: bool = False,
+) -> Iterator[IO[Any]]:
+    """One file written through an OutputBatch: whole at `target` once the body ends, or
+    not at all (the old file, if any, left whole).
+
+    Raises:
+        WriteRefused: `target` is an input, or not a regular file.
+        FileExistsError: `exclusive` and `target` exists.
+        OSError: the write failed.
+    """
+    with OutputBatch(inputs, exclusive) as batch, batch.open(target, binary) as fh:
+        yield fh
+
+
+def _link_new(tmp: Path, target: Path) -> None:
+    """Give the written file the name `target`, which must not exist (a symlink planted
+    there is not followed: link() fails on any existing name)."""
+    try:
+        os.link(tmp, target)
+    except OSError as exc:
+        if exc.errno == errno.EEXIST:
+            raise
+        # no hard links on this file system (FAT, some FUSE): claim the name exclusively,
+        # then rename over our own empty claim
+        claim = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        os.close(claim)
+        os.replace(tmp, target)
+
+
+def safe_stem(text: str) -> str:
+    """`text` as part of a file name: letters, digits, `.`, `_` and `-` kept, the rest `_`."""
+    kept = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in text)
+    return kept.strip(".")[:80] or "log"
+
+
+def write_new(folder: Path, stem: str, suffix: str, write: Callable[[Path], T]) -> tuple[Path, T]:
+    """`write(path)` with the first free name of `folder/stem.suffix`, `stem-2.suffix` …;
+    `write` creates its file exclusively (atomic_output's `exclusive`), so a name taken
+    between the look and the write is never overwritten: the next one is tried.
+
+    Returns:
+        The path written, and what `write` returned.
+    """
+    for n in range(1, NEW_NAME_TRIES + 1):
+        path = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+        if os.path.lexists(path):
+            continue
+        try:
+            return path, write(path)
+        except FileExistsError:
+            continue  # taken meanwhile
+    raise WriteRefused(f"no free name for {stem}{suffix} in {folder}")
+
+
+def write_text_new(path: Path, text: str, inputs: Sequence[Path] = ()) -> None:
+    """Write `text` as the new file `path` (see write_new)."""
+    with atomic_output(path, inputs, exclusive=True) as fh:
+        fh.write(text)

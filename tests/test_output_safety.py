@@ -1,0 +1,419 @@
+"""What the tool writes never costs the user a file: no export over a log it reads (by path,
+symlink or hard link), no half-written file after a failure, no write through a planted
+symlink or into a FIFO, no literal `~` folder, no spreadsheet formula from a log's ids."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import errno
+import gzip
+import hashlib
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES
+from hostile import job_line_set
+
+from parsers.export import CSV_FILES, csv_text, write_csv, write_trace
+from parsers.report import read_log
+from parsers.writing import (
+    STDIN,
+    OutputBatch,
+    WriteRefused,
+    atomic_output,
+    check_target,
+    output_path,
+    write_new,
+    write_text_new,
+)
+
+TINY = SAMPLES / "tiny.log"
+BIG = SAMPLES / "p12-c15-gw1.log"  # its exports are tens of kB: they fill a 64 kB disk
+ROOT = Path(__file__).parent.parent
+
+
+def run(*args: str, cwd: Path | None = None, **kw: object) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def only_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    assert "Traceback" not in text
+    return lines[0]
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "v.log"
+    shutil.copy(TINY, path)
+    return path
+
+
+# -- an export never replaces what it reads -------------------------------------------------
+
+
+def _refused(result: subprocess.CompletedProcess[str], log: Path, before: str) -> None:
+    assert result.returncode == 2, result
+    assert "will not write" in only_line(result.stderr)
+    assert digest(log) == before
+
+
+def test_an_export_over_its_own_log_is_refused(log: Path) -> None:
+    before = digest(log)
+    _refused(run(str(log), "--export-trace", str(log)), log, before)
+
+
+def test_an_export_through_a_symlink_or_hard_link_to_the_log_is_refused(log: Path) -> None:
+    before = digest(log)
+    (log.parent / "sym.json").symlink_to(log.name)
+    os.link(log, log.parent / "hard.json")
+    _refused(run(str(log), "--export-trace", str(log.parent / "sym.json")), log, before)
+    _refused(run(str(log), "--export-trace", str(log.parent / "hard.json")), log, before)
+    # the log named through a symlink, the export by its real name
+    (log.parent / "alias.log").symlink_to(log)
+    _refused(run(str(log.parent / "alias.log"), "--export-trace", str(log)), log, before)
+
+
+def test_a_csv_folder_that_holds_the_log_is_refused_before_any_file_is_written(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    log = folder / "gaps.csv"
+    shutil.copy(TINY, log)
+    before = digest(log)
+    _refused(run(str(log), "--export-csv", str(folder)), log, before)
+    assert sorted(p.name for p in folder.iterdir()) == ["gaps.csv"]  # intervals.csv not made
+    # intervals.csv a symlink to the log
+    log2 = tmp_path / "x.log"
+    shutil.copy(TINY, log2)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "intervals.csv").symlink_to(log2)
+    _refused(run(str(log2), "--export-csv", str(other)), log2, digest(log2))
+
+
+def test_compare_gzip_and_stdin_inputs_are_protected(tmp_path: Path, log: Path) -> None:
+    b = tmp_path / "b.log"
+    shutil.copy(TINY, b)
+    before = digest(b)
+    _refused(run("--compare", str(log), str(b), "--export-trace", str(b)), b, before)
+    gz = tmp_path / "v.log.gz"
+    gz.write_bytes(gzip.compress(TINY.read_bytes()))
+    _refused(run(str(gz), "--export-trace", str(gz)), gz, digest(gz))
+    with log.open("rb") as stdin:
+        result = run("-", "--export-trace", str(log), stdin=stdin)
+    _refused(result, log, digest(TINY))
+
+
+def test_check_target_in_process(log: Path) -> None:
+    with pytest.raises(WriteRefused, match="being read"):
+        check_target(log, [log])
+    (log.parent / "h").hardlink_to(log)
+    with pytest.raises(WriteRefused, match="being read"):
+        check_target(log.parent / "h", [log])
+    with log.open("rb") as fh:
+        saved = os.dup(0)
+        try:
+            os.dup2(fh.fileno(), 0)
+            with pytest.raises(WriteRefused, match="standard input"):
+                check_target(log, [STDIN])
+        finally:
+            os.dup2(saved, 0)
+            os.close(saved)
+    check_target(log.parent / "new.json", [log, STDIN])  # a new file: fine
+
+
+# -- a failed write leaves the old file whole ------------------------------------------------
+
+
+@contextlib.contextmanager
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 kB tmpfs (we are root on the project's machines)."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
+    )
+    assert done.returncode == 0, f"cannot mount a small tmpfs: {done.stderr!r}"
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_full_disk_leaves_the_previous_exports_whole(tmp_path: Path) -> None:
+    with small_disk(tmp_path) as disk:
+        trace, folder = disk / "t.json", disk / "csv"
+        first = run(str(TINY), "--export-trace", str(trace), "--export-csv", str(folder))
+        assert first.returncode == 0, first.stderr
+        before = {p.name: digest(p) for p in [trace, *folder.iterdir()]}
+        for args in (["--export-trace", str(trace)], ["--export-csv", str(folder)]):
+            result = run(str(BIG), *args)
+            assert result.returncode == 2
+            assert "No space left on device" in only_line(result.stderr)
+        after = {p.name: digest(p) for p in [trace, *folder.iterdir()]}
+        assert after == before  # every old file whole, and no temporary file left
+        json.loads(trace.read_text())
+        assert sorted(os.listdir(disk)) == ["csv", "t.json"]
+
+
+def test_a_file_size_limit_midway_leaves_the_old_trace_whole(tmp_path: Path) -> None:
+    """The same promise without a mount: the kernel refuses the write past a size limit."""
+    trace = tmp_path / "t.json"
+    assert run(str(TINY), "--export-trace", str(trace)).returncode == 0
+    before = digest(trace)
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    result = run(str(BIG), "--export-trace", str(trace), preexec_fn=limit)
+    assert result.returncode == 2 and "cannot write the export" in only_line(result.stderr)
+    assert digest(trace) == before
+    assert os.listdir(tmp_path) == ["t.json"]
+
+
+def test_a_batch_puts_nothing_in_place_when_one_file_fails(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("old a")
+    b.write_text("old b")
+    with pytest.raises(OSError, match="disk full"), OutputBatch() as batch:
+        with batch.open(a) as fh:
+            fh.write("new a")
+        with batch.open(b) as fh:
+            fh.write("new")
+            raise OSError(errno.ENOSPC, "disk full")
+    assert (a.read_text(), b.read_text()) == ("old a", "old b")
+    assert sorted(os.listdir(tmp_path)) == ["a.csv", "b.csv"]
+
+
+def test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path: Path) -> None:
+    old = tmp_path / "old.json"
+    old.write_text("x")
+    old.chmod(0o600)
+    with atomic_output(old) as fh:
+        fh.write("y")
+    assert old.stat().st_mode & 0o777 == 0o600 and old.read_text() == "y"
+    mask = os.umask(0o027)
+    try:
+        with atomic_output(tmp_path / "new.json") as fh:
+            fh.write("z")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640
+
+
+def test_ctrl_c_during_an_export_is_quiet_and_leaves_nothing(tmp_path: Path) -> None:
+    """SIGINT while the trace is being written: status 130, no traceback, the old file whole
+    and no temporary file (a slow disk is stood in for by a stopped writer)."""
+    trace = tmp_path / "t.json"
+    trace.write_text("{}")
+    code = (
+        "import os, sys, time\n"
+        "import parsers.writing as w\n"
+        "flag = sys.argv[1] + '.started'\n"
+        "def slow(fd):\n"
+        "    open(flag, 'w').close()\n"
+        "    time.sleep(60)\n"
+        "os.fsync = slow\n"
+        "from tui.cli import main\n"
+        "sys.argv = ['cuzk-tui', sys.argv[2], '--export-trace', sys.argv[1]]\n"
+        "raise SystemExit(main())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(trace), str(BIG)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    started = Path(str(trace) + ".started")
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started.exists()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == ""
+    assert trace.read_text() == "{}"
+    assert sorted(os.listdir(tmp_path)) == ["t.json", "t.json.started"]
+
+
+# -- never through a symlink, never into a FIFO, never a literal ~ ---------------------------
+
+
+def test_the_palette_export_never_follows_a_planted_symlink(tmp_path: Path) -> None:
+    """A shared folder where someone planted the predictable name as a symlink to a file of
+    root's: the export goes to a new name and the file is untouched."""
+    secret = tmp_path / "secret"
+    secret.write_text("keep me")
+    secret.chmod(0o600)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "trace.json").symlink_to(secret)
+    model = read_log(TINY)
+    path, n = write_new(shared, "trace", ".json", lambda p: write_trace(model, p, exclusive=True))
+    assert path == shared / "trace-2.json" and n > 0
+    assert secret.read_text() == "keep me"
+    assert (shared / "trace.json").is_symlink()
+    json.loads(path.read_text())
+    # a second export of the same range is a third file, not the second one overwritten
+    again, _ = write_new(shared, "trace", ".json", lambda p: write_trace(model, p, exclusive=True))
+    assert again == shared / "trace-3.json"
+
+
+def test_an_exclusive_write_refuses_a_name_taken_meanwhile(tmp_path: Path) -> None:
+    target = tmp_path / "x.svg"
+    with pytest.raises(FileExistsError), atomic_output(target, exclusive=True) as fh:
+        fh.write("mine")
+        target.symlink_to(tmp_path / "elsewhere")  # planted while we wrote
+    assert target.is_symlink() and not (tmp_path / "elsewhere").exists()
+    assert os.listdir(tmp_path) == ["x.svg"]
+    write_text_new(tmp_path / "y.svg", "<svg/>")
+    with pytest.raises(FileExistsError):
+        write_text_new(tmp_path / "y.svg", "<svg/>")
+
+
+def test_a_fifo_or_a_device_as_a_target_is_refused_at_once(tmp_path: Path, log: Path) -> None:
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+    for target in (str(fifo), "/dev/null"):
+        result = run(str(log), "--export-trace", target)
+        assert result.returncode == 2
+        assert "not a regular file" in only_line(result.stderr)
+    folder = tmp_path / "csv"
+    folder.mkdir()
+    os.mkfifo(folder / "gaps.csv")
+    result = run(str(log), "--export-csv", str(folder))
+    assert result.returncode == 2 and "FIFO" in only_line(result.stderr)
+    assert sorted(os.listdir(folder)) == ["gaps.csv"]
+
+
+def test_a_tilde_is_the_home_folder_and_a_deleted_working_folder_is_one_line(
+    tmp_path: Path, log: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "HOME": str(home)}
+    result = run(str(log), "--export-csv", "~/x", cwd=work, env=env)
+    assert result.returncode == 0, result.stderr
+    assert sorted(os.listdir(home / "x")) == sorted(CSV_FILES)
+    assert os.listdir(work) == []  # no literal ./~
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.run(
+        [
+            "sh",
+            "-c",
+            f'cd "{gone}" && rmdir "{gone}" && exec "{sys.executable}" -m tui.cli '
+            f'"{log}" --export-trace t.json',
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 2
+    assert "current folder no longer exists" in only_line(proc.stderr)
+    cwd = os.getcwd()
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    os.chdir(spare)
+    try:
+        spare.rmdir()
+        with pytest.raises(WriteRefused, match="no longer exists"):
+            output_path("relative.json")
+        assert output_path("/abs/x.json") == Path("/abs/x.json")
+    finally:
+        os.chdir(cwd)
+
+
+# -- CSV cells --------------------------------------------------------------------------------
+
+
+def test_csv_cells_carry_no_formula_and_no_control(tmp_path: Path) -> None:
+    hostile = [
+        '=HYPERLINK("http://evil.example","x")',
+        "+cmd|' /C calc'!A0",
+        "-2+3",
+        "@SUM(A1)",
+        "\tlead",
+        "job\x1b]0;t\x07\r",
+        "plain-job",
+    ]
+    log = tmp_path / "h.log"
+    data = b"pipeline GPU worker started worker_id=0 gpu=0\n" + b"".join(
+        job_line_set(job, 1000 + 1000 * k) for k, job in enumerate(hostile)
+    )
+    log.write_bytes(data)
+    folder = tmp_path / "csv"
+    write_csv(read_log(log), folder, [log])
+    raw = "".join((folder / name).read_text(encoding="utf-8") for name in CSV_FILES)
+    assert "\x1b" not in raw and "\x07" not in raw
+    assert "\r" not in raw.replace("\r\n", "")  # only the rows' own CSV line ends
+    jobs = set()
+    for name in ("intervals.csv", "phases.csv", "proofs.csv"):
+        with (folder / name).open(newline="", encoding="utf-8") as fh:
+            jobs |= {row["job"] for row in csv.DictReader(fh)}
+    for cell in jobs:
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    assert '\'=HYPERLINK("http://evil.example","x")' in jobs
+    assert "'-2+3" in jobs and "plain-job" in jobs and "job␛]0;t␇␍" in jobs
+    assert csv_text("a=b") == "a=b" and csv_text("-") == "'-"
+
+
+# -- the viewer's own files ---------------------------------------------------------------------
+
+
+async def test_the_viewers_exports_and_screenshots_are_new_files_each_time(tmp_path: Path) -> None:
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.beyond import export_visible
+
+    model = read_log(TINY)
+    app = make_app(model, LineReader(path=TINY), screenshot_dir=tmp_path)
+    app.inputs = (TINY,)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        export_visible(app)
+        (first,) = tmp_path.glob("cuzk-trace-*.json")
+        assert first.name.startswith("cuzk-trace-tiny.log-")
+        # the next export's name, planted as a symlink by someone else
+        (tmp_path / f"{first.stem}-2.json").symlink_to(victim)
+        export_visible(app)
+        names = {p.name for p in tmp_path.glob("cuzk-trace-*.json")}
+        assert names == {first.name, f"{first.stem}-2.json", f"{first.stem}-3.json"}
+        assert victim.read_text() == "keep me"
+        assert app.deliver_screenshot("shot.svg") == str(tmp_path / "shot.svg")
+        assert app.deliver_screenshot("shot.svg") == str(tmp_path / "shot-2.svg")
+        assert (tmp_path / "shot.svg").read_text().startswith("<svg")
+    assert not list(tmp_path.glob(".*.tmp"))
