@@ -417,3 +417,15 @@ async def test_the_viewers_exports_and_screenshots_are_new_files_each_time(tmp_p
         assert app.deliver_screenshot("shot.svg") == str(tmp_path / "shot-2.svg")
         assert (tmp_path / "shot.svg").read_text().startswith("<svg")
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_non_utf8_file_name_exports_to_valid_utf8_csv(tmp_path: Path) -> None:
+    odd = os.fsdecode(b"a\xff.log")
+    shutil.copy(TINY, tmp_path / odd)
+    shutil.copy(TINY, tmp_path / "b.log")
+    folder = tmp_path / "csv"
+    result = run(odd, "b.log", "--export-csv", str(folder), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    gpus = (folder / "gaps.csv").read_bytes().decode("utf-8")  # valid UTF-8, or this raises
+    assert "a<U+DCFF>.log:GPU0" in gpus and "b.log:GPU0" in gpus
