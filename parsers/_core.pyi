@@ -71,6 +71,17 @@ def worker_sums(
 ) -> tuple[
     npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]
 ]: ...
+def busy_split(
+    gpu_start: npt.NDArray[np.float64],
+    gpu_end: npt.NDArray[np.float64],
+    gpu: npt.NDArray[np.int32],
+    seg_start: npt.NDArray[np.float64],
+    seg_end: npt.NDArray[np.float64],
+    seg_phase: npt.NDArray[np.int8],
+    seg_part: npt.NDArray[np.int64],
+    order: list[int],
+    phases: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def reconstruct_segments(
     columns: dict[str, npt.NDArray[np.float64]],
     now: float,

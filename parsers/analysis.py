@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers import _core
-from parsers.breakdown import add_breakdowns, lanes_breakdown
+from parsers.breakdown import add_breakdowns, segments_split
 from parsers.later import Later
 from parsers.model import (
     F64,
@@ -324,7 +324,7 @@ class Piece:
     jobs: Jobs
     synth: Synth
     gaps: tuple[I32, I64, I64, I64, I64]  # gpu, start, end, before, after: by (start, gpu)
-    split: dict[int, Breakdown] | None  # busy split per GPU (None: not asked for)
+    split: dict[int, Breakdown]  # per GPU, where its busy time went
     gpu_workers: dict[int, frozenset[int]]  # the workers its records put on each GPU
 
 
@@ -349,6 +349,7 @@ class _Segmented:
     kernel: dict[int, Blocks]
     workers: dict[int, tuple[int, int, F64]]
     unknown_ms: dict[int, float]  # per GPU, as GpuPart.unknown_ms
+    split: dict[int, Breakdown]  # per GPU, where its busy time went
 
 
 def _gpus_of(t: PartitionTable) -> list[int]:
@@ -429,12 +430,12 @@ def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
         kernel[g] = union_blocks(t.seg_start[kmask], t.seg_end[kmask])
         umask = unknown_segs & on_gpu
         unknown[g] = union_blocks(t.seg_start[umask], t.seg_end[umask]).total_ms
-    return _Segmented(kernel, _worker_sums(t, seg_part), unknown)
+    split = segments_split(t, seg_part)
+    return _Segmented(kernel, _worker_sums(t, seg_part), unknown, split)
 
 
 def make_piece(
     rows: Rows,
-    with_split: bool,
     drawn: bool = True,
     stamped: _Stamped | None = None,
     segmented: _Segmented | None = None,
@@ -452,9 +453,6 @@ def make_piece(
         for g, part in stamped.gpus.items()
     }
     lanes = _lanes(rows) if drawn else {}
-    split = None
-    if with_split:
-        split = {g: lanes_breakdown(g, lanes.values()) for g in gpus}
     return Piece(
         rows=rows,
         gpus=gpus,
@@ -463,7 +461,7 @@ def make_piece(
         jobs=stamped.jobs,
         synth=stamped.synth,
         gaps=stamped.gaps,
-        split=split,
+        split={g: segmented.split.get(g, Breakdown(g, 0.0, {})) for g in gpus},
         gpu_workers=stamped.gpu_workers,
     )
 
@@ -669,14 +667,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         last_gpu_end=None if last_end != last_end else int(last_end),
         gaps=GapStats.of(gaps.duration),
     )
-    split = None
-    if all(p.split is not None for p in pieces):
-        split = {
-            g: add_breakdowns(
-                g, [p.split[g] for p in pieces if p.split is not None and g in p.split]
-            )
-            for g in gpu_ids
-        }
+    split = {g: add_breakdowns(g, [p.split[g] for p in pieces if g in p.split]) for g in gpu_ids}
     return LogModel(
         source=facts.source,
         counts=facts.counts,
@@ -1077,7 +1068,7 @@ def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
     later = Later(segment, name="cuzk-tui-segments") if len(cols) >= SEGMENTS_APART_ROWS else None
     stamped = _stamped(table, c, index, synth=drawn)
     rows, segmented = later.result() if later is not None else segment()
-    piece = make_piece(rows, False, drawn, stamped, segmented)
+    piece = make_piece(rows, drawn, stamped, segmented)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
 
 
@@ -1186,7 +1177,7 @@ class LiveAnalysis:
             base, live = self._settle(every, now, np.asarray(open_rows, np.int64), builder)
             self._base = base
             self.rebuilds += 1
-        tail = make_piece(live, with_split=True)
+        tail = make_piece(live)
         facts = facts_of(builder, False, set(base.piece.gpus) | set(tail.gpus))
         return assemble([base.piece, tail], facts, base.listed)
 
@@ -1211,7 +1202,7 @@ class LiveAnalysis:
         may &= ~(np.isnan(t.gpu_end) & np.isnan(every.failed_end))  # running
         may[open_rows[(open_rows >= 0) & (open_rows < n)]] = False
         settled, cuts = _cuts(t.gpu_start, every.drawn_end, may, t.gpu, now - SETTLE_MS)
-        piece = make_piece(every.take(settled), with_split=True)
+        piece = make_piece(every.take(settled))
         only_here = np.ones(len(piece.jobs.ids), dtype=bool)
         elsewhere = np.unique(t.job[~settled].astype(np.int64))
         only_here[np.isin(piece.jobs.ids, elsewhere)] = False

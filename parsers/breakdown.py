@@ -11,7 +11,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from parsers.model import Breakdown, Lane, LogModel, Phase
+from parsers import _core
+from parsers.model import Breakdown, Lane, LogModel, PartitionTable, Phase
 
 __all__ = [
     "BUSY_ORDER",
@@ -19,6 +20,7 @@ __all__ = [
     "add_breakdowns",
     "busy_breakdown",
     "lanes_breakdown",
+    "segments_split",
     "split_segments",
     "whole_run",
 ]
@@ -37,22 +39,32 @@ BUSY_ORDER = (
 def busy_breakdown(
     model: LogModel, t0: float = -np.inf, t1: float = np.inf
 ) -> dict[int, Breakdown]:
-    """Per GPU, its completed intervals' time in [t0, t1) split by phase (see BUSY_ORDER)."""
-    return {g.gpu: lanes_breakdown(g.gpu, model.lanes, t0, t1) for g in model.gpus}
+    """Per GPU, its ended intervals' time in [t0, t1) split by phase (see BUSY_ORDER)."""
+    if not (np.isfinite(t0) or np.isfinite(t1)) and model.run_split is not None:
+        return model.run_split
+    t = model.parts
+    done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
+    return {g.gpu: lanes_breakdown(g.gpu, model.lanes, t0, t1, done) for g in model.gpus}
 
 
 def lanes_breakdown(
-    gpu: int, lanes: Iterable[Lane], t0: float = -np.inf, t1: float = np.inf
+    gpu: int,
+    lanes: Iterable[Lane],
+    t0: float = -np.inf,
+    t1: float = np.inf,
+    done: np.ndarray | None = None,
 ) -> Breakdown:
-    """GPU `gpu`'s busy time in [t0, t1) split by phase, from the lanes (any) on it."""
+    """GPU `gpu`'s busy time in [t0, t1) split by phase, from the lanes (any) on it (`done`:
+    per record, whether its interval ended; the segments of the others are not busy time)."""
     starts, ends, kinds = [], [], []
     for lane in lanes:
         if lane.gpu != gpu:
             continue
         seg = lane.window(t0, t1) if np.isfinite(t0) or np.isfinite(t1) else lane.segments
-        starts.append(seg.starts)
-        ends.append(seg.ends)
-        kinds.append(seg.phases)
+        keep = done[seg.partition] if done is not None else slice(None)
+        starts.append(seg.starts[keep])
+        ends.append(seg.ends[keep])
+        kinds.append(seg.phases[keep])
     s = np.clip(np.concatenate(starts) if starts else np.zeros(0), t0, t1)
     e = np.clip(np.concatenate(ends) if ends else np.zeros(0), t0, t1)
     k = np.concatenate(kinds) if kinds else np.zeros(0, dtype=np.int8)
@@ -60,10 +72,33 @@ def lanes_breakdown(
 
 
 def whole_run(model: LogModel) -> dict[int, Breakdown]:
-    """`busy_breakdown` over the whole run (made by the analysis for a live model)."""
-    if model.run_split is not None:
-        return model.run_split
+    """Per GPU, where its busy time went over the whole run (made by the analysis: the one
+    figure the screen, the reports and the exports show)."""
     return busy_breakdown(model)
+
+
+def segments_split(t: PartitionTable, seg_part: np.ndarray) -> dict[int, Breakdown]:
+    """Per GPU, its ended intervals' segments split as BUSY_ORDER says (the core's sweep over
+    the segments' ends in time order)."""
+    c = np.ascontiguousarray
+    gpus, sums = _core.busy_split(
+        c(t.gpu_start),
+        c(t.gpu_end),
+        c(t.gpu, dtype=np.int32),
+        c(t.seg_start),
+        c(t.seg_end),
+        c(t.seg_phase),
+        c(seg_part, dtype=np.int64),
+        [int(p) for p in BUSY_ORDER],
+        len(Phase),
+    )
+    table = sums.reshape(len(gpus), len(Phase))
+    out: dict[int, Breakdown] = {}
+    for k, g in enumerate(gpus.tolist()):
+        row = table[k]
+        phases = {p: float(row[p]) for p in BUSY_ORDER}
+        out[int(g)] = Breakdown(int(g), float(sum(phases.values())), phases)
+    return out
 
 
 def add_breakdowns(gpu: int, parts: list[Breakdown]) -> Breakdown:

@@ -9,9 +9,11 @@ from datetime import datetime
 
 import numpy as np
 
+from parsers.breakdown import whole_run
 from parsers.model import (
     NO_STAMP,
     Blocks,
+    Breakdown,
     GapStats,
     GapTable,
     GpuStats,
@@ -174,6 +176,15 @@ def _synthesis(models: Sequence[LogModel], offsets: list[int]) -> tuple[np.ndarr
     return t[order], np.cumsum(d[order])
 
 
+def _run_split(models: Sequence[LogModel]) -> dict[int, Breakdown]:
+    """Each log's busy split, under its GPUs' merged ids (time shifts change no length)."""
+    out: dict[int, Breakdown] = {}
+    for k, m in enumerate(models):
+        for g, b in whole_run(m).items():
+            out[g + k * HOST_STRIDE] = Breakdown(g + k * HOST_STRIDE, b.busy_ms, b.phase_ms)
+    return out
+
+
 def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = None) -> Merged:
     """One model of several logs: host k's GPU G becomes k * HOST_STRIDE + G, its times are
     shifted by its offset; gaps, proofs and lanes of every log are kept as they are."""
@@ -294,6 +305,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         unattributed_timing_lines=sum(m.unattributed_timing_lines for m in models),
         partial_bytes=sum(m.partial_bytes for m in models),
         engine_seen=any(m.engine_seen for m in models),
+        run_split=_run_split(models),
         synth_by_gpu={
             g.gpu: (models[k].synth_times + offsets[k], models[k].synth_counts)
             for g in gpus

@@ -17,8 +17,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 from conftest import SAMPLES
@@ -42,16 +43,22 @@ BIG = SAMPLES / "p12-c15-gw1.log"  # its exports are tens of kB: they fill a 64 
 ROOT = Path(__file__).parent.parent
 
 
-def run(*args: str, cwd: Path | None = None, **kw: object) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def run(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: IO[bytes] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tui.cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=env,
+        env={**(env or os.environ), "PYTHONPATH": str(ROOT)},
+        stdin=stdin,
+        preexec_fn=preexec_fn,
         timeout=120,
-        **kw,  # type: ignore[arg-type]
     )
 
 

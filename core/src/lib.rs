@@ -505,6 +505,42 @@ mod python {
         ))
     }
 
+    type BusySplitArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>);
+
+    /// Per GPU, its busy time split by phase (see `sums::busy_split`): per record gpu_start,
+    /// gpu_end and GPU, per segment start, end, phase and record, the phases by precedence
+    /// and how many phases there are. Returns (GPU ordinals, the sums: `phases` a GPU).
+    #[pyfunction]
+    #[allow(clippy::too_many_arguments)]
+    fn busy_split<'py>(
+        py: Python<'py>,
+        gpu_start: PyReadonlyArray1<'py, f64>,
+        gpu_end: PyReadonlyArray1<'py, f64>,
+        gpu: PyReadonlyArray1<'py, i32>,
+        seg_start: PyReadonlyArray1<'py, f64>,
+        seg_end: PyReadonlyArray1<'py, f64>,
+        seg_phase: PyReadonlyArray1<'py, i8>,
+        seg_part: PyReadonlyArray1<'py, i64>,
+        order: Vec<i8>,
+        phases: usize,
+    ) -> PyResult<BusySplitArrays<'py>> {
+        let inputs = crate::sums::Inputs {
+            gpu_start: gpu_start.as_slice()?,
+            gpu_end: gpu_end.as_slice()?,
+            worker: &[],
+            seg_start: seg_start.as_slice()?,
+            seg_end: seg_end.as_slice()?,
+            seg_phase: seg_phase.as_slice()?,
+            seg_part: seg_part.as_slice()?,
+        };
+        let gpu = gpu.as_slice()?;
+        let s = py.detach(|| guarded(|| crate::sums::busy_split(&inputs, gpu, &order, phases)))?;
+        Ok((
+            PyArray1::from_vec(py, s.gpus),
+            PyArray1::from_vec(py, s.sums),
+        ))
+    }
+
     type SegmentArrays<'py> = (
         Bound<'py, PyArray1<f64>>,
         Bound<'py, PyArray1<f64>>,
@@ -743,6 +779,7 @@ mod python {
         m.add_function(wrap_pyfunction!(proof_rows_json, m)?)?;
         m.add_function(wrap_pyfunction!(gap_rows_json, m)?)?;
         m.add_function(wrap_pyfunction!(worker_sums, m)?)?;
+        m.add_function(wrap_pyfunction!(busy_split, m)?)?;
         Ok(())
     }
 }
