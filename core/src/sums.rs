@@ -3,6 +3,9 @@
 //! adds the segments in their order: the same additions in the same order give the same
 //! figures to the last bit.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
 /// Per worker (by id, ascending): the lowest record of an ended interval of its, how many
 /// such intervals it has, and the length of its segments of each phase.
 #[derive(Debug, Default, PartialEq)]
@@ -93,13 +96,17 @@ pub struct BusySplit {
 
 /// The busy split of the ended intervals' segments (see `BusySplit`); `gpu` per record (-1:
 /// none), `order` the phases by precedence (a phase not in it is not busy time).
+///
+/// Per GPU its ended intervals, by start, feed a merge of their segments' ends: a heap holds
+/// the next end of each interval under way, so the memory is that of the records (not of
+/// the segments) and the time O(segments × log of the intervals under way at once).
 pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusySplit {
     let n = x.gpu_start.len().min(x.gpu_end.len()).min(gpu.len());
     let done = |i: usize| i < n && !x.gpu_start[i].is_nan() && !x.gpu_end[i].is_nan();
-    let mut rank = vec![u8::MAX; phases.max(1)];
+    let mut rank = vec![u8::MAX; phases];
     for (r, &p) in order.iter().enumerate() {
-        if p >= 0 && (p as usize) < phases {
-            rank[p as usize] = u8::try_from(r).unwrap_or(u8::MAX);
+        if let Some(slot) = usize::try_from(p).ok().and_then(|p| rank.get_mut(p)) {
+            *slot = u8::try_from(r).unwrap_or(u8::MAX);
         }
     }
     let segs = x
@@ -108,48 +115,200 @@ pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusyS
         .min(x.seg_end.len())
         .min(x.seg_phase.len())
         .min(x.seg_part.len());
-    // (gpu, instant, rank, +1 opens / -1 closes): each segment opens and closes its rank
-    let mut edges: Vec<(i32, f64, u8, i8)> = Vec::new();
-    for s in 0..segs {
-        let phase = x.seg_phase[s];
-        if phase < 0 || phase as usize >= phases || rank[phase as usize] == u8::MAX {
-            continue;
+    let busy = |s: usize| -> Option<u8> {
+        let r = *usize::try_from(x.seg_phase[s])
+            .ok()
+            .and_then(|p| rank.get(p))?;
+        let long = x.seg_end[s].partial_cmp(&x.seg_start[s]) == Some(Ordering::Greater);
+        (r != u8::MAX && long).then_some(r)
+    };
+    let by_record = SegmentsOf::new(x.seg_part, x.seg_start, segs, n);
+    // the ended intervals with a busy segment, by (GPU, start)
+    let mut records: Vec<(i32, f64, u32)> = Vec::new();
+    for (i, &g) in gpu.iter().enumerate().take(n) {
+        if done(i) && g >= 0 && by_record.of(i).any(|s| busy(s).is_some()) {
+            records.push((g, x.gpu_start[i], i as u32));
         }
-        let Some(i) = usize::try_from(x.seg_part[s]).ok().filter(|&i| done(i)) else {
-            continue;
-        };
-        let (a, b) = (x.seg_start[s], x.seg_end[s]);
-        if gpu[i] < 0 || b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
-            continue; // empty, or a NaN end
-        }
-        edges.push((gpu[i], a, rank[phase as usize], 1));
-        edges.push((gpu[i], b, rank[phase as usize], -1));
     }
-    edges.sort_unstable_by(|p, q| p.0.cmp(&q.0).then(p.1.total_cmp(&q.1)));
+    records.sort_unstable_by(|p, q| p.0.cmp(&q.0).then(p.1.total_cmp(&q.1)));
     let mut out = BusySplit::default();
     let mut open = vec![0i64; order.len()];
+    let mut heap: BinaryHeap<Edge> = BinaryHeap::new();
     let mut k = 0;
-    while k < edges.len() {
-        let g = edges[k].0;
+    while k < records.len() {
+        let g = records[k].0;
         out.gpus.push(i64::from(g));
         out.sums.extend(std::iter::repeat_n(0.0, phases));
         let row = out.sums.len() - phases;
         open.iter_mut().for_each(|c| *c = 0);
-        let mut at = edges[k].1;
-        while k < edges.len() && edges[k].0 == g {
-            let t = edges[k].1;
-            if t > at {
-                if let Some(r) = open.iter().position(|&c| c > 0) {
-                    out.sums[row + order[r] as usize] += t - at;
+        let mut at = f64::NEG_INFINITY;
+        loop {
+            // the next edge: of an interval under way, or the next interval's first one
+            let next_start = records.get(k).filter(|r| r.0 == g).map(|r| r.1);
+            let from_heap = heap.peek().map(|e| e.time);
+            if next_start.is_some_and(|t| from_heap.is_none_or(|h| t <= h)) {
+                let i = records[k].2 as usize;
+                k += 1;
+                let mut segs = by_record.of(i).filter_map(|s| busy(s).map(|r| (s, r)));
+                if let Some((s, r)) = segs.next() {
+                    heap.push(Edge::open(x.seg_start[s], s, r, i));
                 }
-                at = t;
+                continue;
             }
-            let (_, _, r, d) = edges[k];
-            open[r as usize] += i64::from(d);
-            k += 1;
+            let Some(edge) = heap.pop() else { break };
+            if edge.time > at {
+                if let Some(r) = open.iter().position(|&c| c > 0) {
+                    out.sums[row + order[r] as usize] += edge.time - at;
+                }
+                at = edge.time;
+            }
+            if edge.closes {
+                open[edge.rank as usize] -= 1;
+                // the interval's next busy segment, if any
+                let next = by_record
+                    .after(edge.record, edge.seg)
+                    .find_map(|s| busy(s).map(|r| (s, r)));
+                if let Some((s, r)) = next {
+                    heap.push(Edge::open(x.seg_start[s], s, r, edge.record));
+                }
+            } else {
+                open[edge.rank as usize] += 1;
+                heap.push(Edge {
+                    time: x.seg_end[edge.seg],
+                    closes: true,
+                    ..edge
+                });
+            }
         }
     }
     out
+}
+
+/// One end of a segment in the merge: its time, whether it closes the segment, the
+/// segment, its phase's rank and its record. The heap gives the earliest first.
+#[derive(Clone, Copy)]
+struct Edge {
+    time: f64,
+    closes: bool,
+    seg: usize,
+    rank: u8,
+    record: usize,
+}
+
+impl Edge {
+    fn open(time: f64, seg: usize, rank: u8, record: usize) -> Edge {
+        Edge {
+            time,
+            closes: false,
+            seg,
+            rank,
+            record,
+        }
+    }
+}
+
+impl PartialEq for Edge {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Edge {}
+
+impl PartialOrd for Edge {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Edge {
+    /// Reversed (BinaryHeap is a max-heap): the earliest time first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .time
+            .total_cmp(&self.time)
+            .then(other.seg.cmp(&self.seg))
+            .then(other.closes.cmp(&self.closes))
+    }
+}
+
+/// Each record's segments in time order: a range of the segment columns when they come
+/// record by record (as the core makes them, each record's in time order), else an index
+/// grouped by record and sorted by start.
+struct SegmentsOf {
+    offsets: Vec<usize>, // n + 1
+    index: Option<Vec<u32>>,
+}
+
+impl SegmentsOf {
+    fn new(part: &[i64], start: &[f64], segs: usize, n: usize) -> SegmentsOf {
+        let record = |s: usize| usize::try_from(part[s]).ok().filter(|&i| i < n);
+        let mut counts = vec![0usize; n + 1];
+        for s in 0..segs {
+            if let Some(i) = record(s) {
+                counts[i + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        // record by record, each record's segments by start
+        let in_order = (0..segs).all(|s| record(s).is_some())
+            && (1..segs).all(|s| {
+                part[s - 1] < part[s] || (part[s - 1] == part[s] && start[s - 1] <= start[s])
+            });
+        if in_order {
+            return SegmentsOf {
+                offsets: counts,
+                index: None,
+            };
+        }
+        let mut fill = counts.clone();
+        let mut index = vec![0u32; counts[n]];
+        for s in 0..segs {
+            if let Some(i) = record(s) {
+                index[fill[i]] = s as u32;
+                fill[i] += 1;
+            }
+        }
+        for i in 0..n {
+            index[counts[i]..counts[i + 1]]
+                .sort_by(|&a, &b| start[a as usize].total_cmp(&start[b as usize]));
+        }
+        SegmentsOf {
+            offsets: counts,
+            index: Some(index),
+        }
+    }
+
+    /// Record `i`'s segments, in the columns' order.
+    fn of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.slots(i, self.offsets[i])
+    }
+
+    /// Record `i`'s segments after segment `seg`.
+    fn after(&self, i: usize, seg: usize) -> impl Iterator<Item = usize> + '_ {
+        let from = match &self.index {
+            None => seg + 1,
+            Some(index) => {
+                let slots = &index[self.offsets[i]..self.offsets[i + 1]];
+                self.offsets[i]
+                    + slots
+                        .iter()
+                        .position(|&s| s as usize == seg)
+                        .map_or(0, |p| p + 1)
+            }
+        };
+        self.slots(i, from)
+    }
+
+    fn slots(&self, i: usize, from: usize) -> impl Iterator<Item = usize> + '_ {
+        let to = self.offsets[i + 1];
+        (from.min(to)..to).map(move |k| match &self.index {
+            None => k,
+            Some(index) => index[k] as usize,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -213,5 +372,98 @@ mod tests {
         // GPU 0: kernel 2..6 = 4; barrier 6..12 = 6; lock wait 0..2 = 2 (12 ms busy in all)
         assert_eq!(s.sums[0..6].to_vec(), vec![0.0, 2.0, 0.0, 4.0, 6.0, 0.0]);
         assert_eq!(s.sums[6..12].to_vec(), vec![0.0, 0.0, 0.0, 0.0, 0.0, 3.0]);
+    }
+
+    /// The split by a plain sort of every segment end, as an oracle.
+    fn split_by_sorting(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusySplit {
+        let mut rank = vec![usize::MAX; phases];
+        for (r, &p) in order.iter().enumerate() {
+            rank[p as usize] = r;
+        }
+        let mut edges: Vec<(i32, f64, usize, i64)> = Vec::new();
+        for s in 0..x.seg_start.len() {
+            let i = x.seg_part[s] as usize;
+            let ended = !x.gpu_start[i].is_nan() && !x.gpu_end[i].is_nan();
+            let r = rank[x.seg_phase[s] as usize];
+            if ended && gpu[i] >= 0 && r != usize::MAX && x.seg_end[s] > x.seg_start[s] {
+                edges.push((gpu[i], x.seg_start[s], r, 1));
+                edges.push((gpu[i], x.seg_end[s], r, -1));
+            }
+        }
+        edges.sort_by(|p, q| p.0.cmp(&q.0).then(p.1.total_cmp(&q.1)));
+        let mut out = BusySplit::default();
+        let mut open = vec![0i64; order.len()];
+        let mut at = 0.0;
+        for (k, &(g, t, r, d)) in edges.iter().enumerate() {
+            if k == 0 || edges[k - 1].0 != g {
+                out.gpus.push(i64::from(g));
+                out.sums.extend(std::iter::repeat_n(0.0, phases));
+                open.iter_mut().for_each(|c| *c = 0);
+                at = t;
+            }
+            let row = out.sums.len() - phases;
+            if let Some(first) = open.iter().position(|&c| c > 0) {
+                out.sums[row + order[first] as usize] += t - at;
+            }
+            at = t;
+            open[r] += d;
+        }
+        out
+    }
+
+    #[test]
+    fn the_merge_gives_what_sorting_every_end_gives() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for round in 0..200 {
+            let records = 1 + next(40) as usize;
+            let (mut gs, mut ge, mut gpu) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut ss, mut se, mut sp, mut spart) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for i in 0..records {
+                let start = next(1000) as f64;
+                let mut t = start;
+                for _ in 0..1 + next(6) {
+                    let len = next(50) as f64;
+                    ss.push(t);
+                    se.push(t + len);
+                    sp.push(next(9) as i8);
+                    spart.push(i as i64);
+                    t += len + if next(4) == 0 { next(5) as f64 } else { 0.0 };
+                }
+                gs.push(start);
+                ge.push(if next(10) == 0 { f64::NAN } else { t });
+                gpu.push(next(3) as i32 - i32::from(next(20) == 0));
+            }
+            if round % 2 == 1 {
+                // segments not record by record: the index path
+                let k = ss.len() / 2;
+                ss.rotate_left(k);
+                se.rotate_left(k);
+                sp.rotate_left(k);
+                spart.rotate_left(k);
+            }
+            let inputs = Inputs {
+                gpu_start: &gs,
+                gpu_end: &ge,
+                worker: &[],
+                seg_start: &ss,
+                seg_end: &se,
+                seg_phase: &sp,
+                seg_part: &spart,
+            };
+            let order = [3, 4, 2, 5, 1, 0, 6];
+            let got = busy_split(&inputs, &gpu, &order, 9);
+            let want = split_by_sorting(&inputs, &gpu, &order, 9);
+            assert_eq!(got.gpus, want.gpus, "round {round}");
+            for (a, b) in got.sums.iter().zip(&want.sums) {
+                assert!((a - b).abs() < 1e-9, "round {round}: {a} against {b}");
+            }
+        }
     }
 }
