@@ -12,10 +12,11 @@ from collections.abc import Iterable
 import numpy as np
 
 from parsers import _core
-from parsers.model import Breakdown, Lane, LogModel, PartitionTable, Phase
+from parsers.model import PHASE_KEYS, Breakdown, Lane, LogModel, PartitionTable, Phase
 
 __all__ = [
     "BUSY_ORDER",
+    "busy_split_ms",
     "Breakdown",
     "add_breakdowns",
     "busy_breakdown",
@@ -34,6 +35,12 @@ BUSY_ORDER = (
     Phase.PRE_LOCK,
     Phase.UNKNOWN,
 )
+
+
+def busy_split_ms(b: Breakdown) -> dict[str, float]:
+    """A GPU's busy split as the JSON report, the CSV and the trace write it: ms per phase
+    (`kernel`, `barrier`, `alloc`, `cleanup`, `lock_wait`, `pre_lock`, `unknown`), to the µs."""
+    return {PHASE_KEYS[p]: round(b.phase_ms.get(p, 0.0), 3) for p in BUSY_ORDER}
 
 
 def busy_breakdown(

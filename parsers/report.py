@@ -10,8 +10,9 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from parsers import _core
+from parsers.breakdown import busy_split_ms, whole_run
 from parsers.builder import LogBuilder
-from parsers.model import CAUSES, GapTable, LogModel, Proof, ProofTable
+from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable
 from parsers.sources import open_log
 
 SCHEMA = 1
@@ -185,6 +186,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
     """The whole JSON report. `summary` always counts every gap; `gaps` may be filtered
     (`gaps` and `proofs` are left empty when not `lists`: `report_json` writes them)."""
     s = model.summary
+    split = whole_run(model)
     return {
         "schema": SCHEMA,
         "source": model.source,
@@ -199,6 +201,8 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "kernel_busy_ms": round(g.kernel_busy_ms, 3),
                 "kernel_util": round(g.kernel_util, 6),
                 "kernel_util_range": [round(x, 6) for x in g.kernel_util_range],
+                # each instant of busy time given to one phase: sums to timeline_busy_ms
+                "busy_split_ms": busy_split_ms(split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))),
             }
             for g in model.gpus
         ],
