@@ -7,7 +7,17 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from parsers.model import CAUSES, PHASE_KEYS, Gap, GapStats, GapTable, GpuStats, LogModel
+from parsers.breakdown import BUSY_ORDER, whole_run
+from parsers.model import (
+    CAUSES,
+    PHASE_KEYS,
+    PHASE_NAMES,
+    Gap,
+    GapStats,
+    GapTable,
+    GpuStats,
+    LogModel,
+)
 from parsers.rawlines import LineReader
 from parsers.report import NOT_A_CUZK_LOG, missing_timeline, runs_sentence
 from parsers.sanitize import visible
@@ -102,6 +112,16 @@ NO_GPU_LINES = (
 )
 
 
+BUSY_SPLIT_TITLE = (
+    "Where each GPU's busy time went: shares of its TIMELINE busy time, "
+    "each instant given to one phase"
+)
+WORKER_PHASES_TITLE = (
+    "Time in each phase of the GPU intervals, per worker: shares of the worker's interval "
+    "time (overlapping intervals each count in full)"
+)
+
+
 def _heading(title: str) -> Text:
     return Text(f"\n{title}", style="bold")
 
@@ -120,6 +140,27 @@ def _gpu_table(model: LogModel) -> Table:
             Text(fmt_pct(g.timeline_util), style="yellow"),
             fmt_ms_short(g.kernel_busy_ms),
             Text(kernel_figure(g), style="bold green"),
+        )
+    return table
+
+
+def busy_split_table(model: LogModel) -> Table:
+    """Phases down, GPUs across: each GPU's TIMELINE busy time split by phase (each instant
+    given to one phase, docs/analysis.md), as a share of that busy time."""
+    split = whole_run(model)
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("phase")
+    shown = [g for g in model.gpus if g.gpu in split]
+    for g in shown:
+        table.add_column(model.gpu_label(g.gpu), justify="right")
+    for phase in BUSY_ORDER:
+        table.add_row(
+            PHASE_NAMES[phase],
+            *(
+                f"{fmt_ms_short(split[g.gpu].phase_ms.get(phase, 0.0))} "
+                f"{100 * split[g.gpu].share(phase):4.1f}%"
+                for g in shown
+            ),
         )
     return table
 
@@ -214,9 +255,14 @@ def report_renderables(
         head.append(f"\n{reason}", style="bold yellow")
     out: list[RenderableType] = [
         head,
-        _heading("GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels"),
+        _heading(
+            "GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels, "
+            "as shares of each GPU's span"
+        ),
         _gpu_table(model),
-        _heading("Time in each phase of the GPU intervals, per worker"),
+        _heading(BUSY_SPLIT_TITLE),
+        busy_split_table(model),
+        _heading(WORKER_PHASES_TITLE),
         _phase_table(model),
         _heading("Gaps: a GPU idle inside its span"),
         _gap_stats_table(gaps, s.gaps),
