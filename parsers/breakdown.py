@@ -16,10 +16,10 @@ from parsers.model import PHASE_KEYS, Breakdown, Lane, LogModel, PartitionTable,
 
 __all__ = [
     "BUSY_ORDER",
-    "busy_split_ms",
     "Breakdown",
     "add_breakdowns",
     "busy_breakdown",
+    "busy_split_ms",
     "lanes_breakdown",
     "segments_split",
     "split_segments",

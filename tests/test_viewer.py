@@ -209,12 +209,13 @@ async def test_the_header_splits_busy_time_for_the_run_and_the_view() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         header = text_of(app, "#summary")
-        assert "\n  run " in header and "view" not in header
+        assert "\n  busy:" in header and "view" not in header
+        assert "of span: TIMELINE" in header
         for name in ("kernel", "barrier", "cleanup", "lock wait", "alloc", "pre-lock", "unknown"):
             assert name in header
         await pilot.press("plus", "plus")
         header = text_of(app, "#summary")
-        assert "view" in header
+        assert "\n  busy, run:" in header and "\n  busy, view:" in header
         await pilot.press("b")
         assert "barrier" not in text_of(app, "#summary")
 

@@ -60,8 +60,9 @@ SHORT_PHASES = {
 
 
 def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: bool) -> Text:
-    """`  run: kernel 49 % barrier 20 % …`: the phases' shares of the busy time."""
-    text = Text(f"  {title:<5}", style="dim")
+    """`  busy: kernel 49% barrier 20% …`: the phases' shares of the GPU's busy time (`title`:
+    `busy`, or `busy, run` and `busy, view` when a zoomed view has its own)."""
+    text = Text(f"  {title + ':':<{len('busy, view:') if ',' in title else 0}}", style="dim")
     for phase in BUSY_ORDER:
         name = SHORT_PHASES[phase] if short else PHASE_NAMES[phase]
         text.append(f" {name}", style=styles.get(phase, ""))
@@ -92,6 +93,7 @@ def header_text(
     short = width < 100
     for g in model.gpus:
         text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")
+        text.append("of span: ", style="dim")
         text.append("TIMELINE ")
         text.append(f"{fmt_pct(g.timeline_util):>7}", style="bold yellow")
         text.append("  kernel ")
@@ -100,12 +102,14 @@ def header_text(
         text.append(f"{model.gaps.how_many(gpu=g.gpu)} gaps", style="dim")
         if g.in_flight:
             text.append(f"  +{g.in_flight} running", style="italic")
+        zoomed = view is not None and g.gpu in view
         if run is not None and g.gpu in run:
             text.append("\n")
-            text.append_text(breakdown_text("run", run[g.gpu], styles or {}, short))
-        if view is not None and g.gpu in view:
+            title = "busy, run" if zoomed else "busy"
+            text.append_text(breakdown_text(title, run[g.gpu], styles or {}, short))
+        if view is not None and zoomed:
             text.append("\n")
-            text.append_text(breakdown_text("view", view[g.gpu], styles or {}, short))
+            text.append_text(breakdown_text("busy, view", view[g.gpu], styles or {}, short))
     if not model.gpus:
         if model.counts.timeline and model.finished:
             text.append(f"\n{NO_GPU_LINES}", style="bold yellow")
@@ -573,9 +577,15 @@ class CuzkApp(App[None]):
         show_compare(self)
 
     def action_toggle_breakdown(self) -> None:
-        """Show or hide where the busy time went."""
+        """Show or hide where the busy time went, saying what its shares are of."""
         self.show_breakdown = not self.show_breakdown
         self._refresh_text()
+        if self.show_breakdown:
+            self.notify(
+                "busy: each phase's share of the GPU's TIMELINE busy time (each instant given "
+                "to one phase); TIMELINE and kernel above are shares of the span (? for more)",
+                title="busy split",
+            )
 
     def notify(
         self,

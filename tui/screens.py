@@ -60,7 +60,7 @@ KEYS = [
     ("0", "fit the whole run"),
     ("r", "next run of a log where the daemon restarted"),
     ("f / End", "follow the end of a growing log again"),
-    ("b", "show / hide where each GPU's busy time went"),
+    ("b", "show / hide where each GPU's busy time went (shares of its busy time)"),
     ("y", "copy the found job's id, or the selected gap's job id (OSC 52)"),
     ("c", "with --compare: every figure before and after, and what moved"),
     ("ctrl+p", "command palette (screenshot, export the visible range as a trace, theme, …)"),
@@ -140,6 +140,17 @@ def help_text() -> Group:
         "kernel lane: ▁…█ how full of kernels; synthesis: ▁…█ partitions in synthesis\n"
         "proofs: ┣ first synthesis … last GPU_END ┫, ▶ still running, ✗ never completed; "
         "▼ now (live)\n",
+        style="dim",
+    )
+    glyphs.append("\nWhat each percentage is a share of\n", style="bold")
+    glyphs.append(
+        "of span: TIMELINE (time inside GPU intervals) and kernel (time kernels ran), each of "
+        "the GPU's span, its first GPU_START to its last GPU_END\n"
+        "busy: each phase's share of the GPU's TIMELINE busy time, each instant given to one "
+        "phase (kernel first, then barrier, alloc, cleanup, lock wait, pre-lock, unknown): "
+        "they add up to 100 %\n"
+        "the text report's per-worker table: shares of the worker's interval time, where "
+        "overlapping intervals each count in full (lock wait is high there, low in busy)\n",
         style="dim",
     )
     return Group(keys, glyphs)
