@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers import _core
-from parsers.breakdown import add_breakdowns, segments_split
+from parsers.breakdown import add_breakdowns, segments_split, with_kernel
 from parsers.later import Later
 from parsers.model import (
     F64,
@@ -667,7 +667,13 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         last_gpu_end=None if last_end != last_end else int(last_end),
         gaps=GapStats.of(gaps.duration),
     )
-    split = {g: add_breakdowns(g, [p.split[g] for p in pieces if g in p.split]) for g in gpu_ids}
+    split = {
+        g.gpu: with_kernel(
+            add_breakdowns(g.gpu, [p.split[g.gpu] for p in pieces if g.gpu in p.split]),
+            g.kernel_busy_ms,
+        )
+        for g in gpus
+    }
     return LogModel(
         source=facts.source,
         counts=facts.counts,

@@ -15,6 +15,7 @@ from parsers import _core
 from parsers.model import PHASE_KEYS, Breakdown, Lane, LogModel, PartitionTable, Phase
 
 __all__ = [
+    "BUSY_KEYS",
     "BUSY_ORDER",
     "Breakdown",
     "add_breakdowns",
@@ -24,6 +25,7 @@ __all__ = [
     "segments_split",
     "split_segments",
     "whole_run",
+    "with_kernel",
 ]
 
 BUSY_ORDER = (
@@ -35,6 +37,9 @@ BUSY_ORDER = (
     Phase.PRE_LOCK,
     Phase.UNKNOWN,
 )
+
+
+BUSY_KEYS = tuple(PHASE_KEYS[p] for p in BUSY_ORDER)  # busy_split_ms's keys, in its order
 
 
 def busy_split_ms(b: Breakdown) -> dict[str, float]:
@@ -82,6 +87,25 @@ def whole_run(model: LogModel) -> dict[int, Breakdown]:
     """Per GPU, where its busy time went over the whole run (made by the analysis: the one
     figure the screen, the reports and the exports show)."""
     return busy_breakdown(model)
+
+
+def with_kernel(b: Breakdown, kernel_ms: float) -> Breakdown:
+    """`b` with its kernel time made the GPU's kernel figure (`kernel_ms`). They differ only
+    where the log has no lock lines and the kernels' places are inferred: two workers'
+    kernels drawn overlapping count once in the segments, while the kernel lines' sum says
+    they ran one after the other. The difference is taken from the time the log leaves
+    unexplained first, then from the other phases, last in BUSY_ORDER first."""
+    have = b.phase_ms.get(Phase.KERNEL, 0.0)
+    more = min(kernel_ms, b.busy_ms) - have
+    if more <= 0 or not b.phase_ms:
+        return b
+    phases = dict(b.phase_ms)
+    phases[Phase.KERNEL] = have + more
+    for phase in reversed(BUSY_ORDER[1:]):
+        taken = min(more, phases.get(phase, 0.0))
+        phases[phase] = phases.get(phase, 0.0) - taken
+        more -= taken
+    return Breakdown(b.gpu, b.busy_ms, phases)
 
 
 def segments_split(t: PartitionTable, seg_part: np.ndarray) -> dict[int, Breakdown]:

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from parsers.analysis import first_free_rows
-from parsers.model import PHASE_KEYS, PHASE_NAMES, LogModel, Phase
+from parsers.breakdown import BUSY_KEYS, busy_split_ms, whole_run
+from parsers.model import PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase
 from parsers.sanitize import visible
 from parsers.writing import OutputBatch, atomic_output, check_folder, check_target
 
@@ -251,6 +252,15 @@ def _proof_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, 
             yield _x(p.job, "proof", pid, slot + 1, *c, args)
 
 
+def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
+    """Per GPU (by label), its busy split in ms: the JSON report's `busy_split_ms`."""
+    split = whole_run(model)
+    return {
+        model.gpu_label(g.gpu): busy_split_ms(split.get(g.gpu, Breakdown(g.gpu, 0.0, {})))
+        for g in model.gpus
+    }
+
+
 def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf) -> dict[str, Any]:
     """The whole JSON object Perfetto UI and chrome://tracing open."""
     return {
@@ -261,6 +271,8 @@ def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf)
             "source": model.source,
             "clock": "ms since the engine started (TIMELINE offsets), as µs",
             "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else "",
+            # per GPU, where its busy time went over the whole run (as the JSON report)
+            "busy_split_ms": busy_splits(model),
         },
     }
 
@@ -301,7 +313,7 @@ def csv_text(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
-CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv")
+CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv", "busy_split.csv")
 
 
 def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
@@ -428,3 +440,10 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                     int(p.completed),
                 ]
             )
+    with batch.open(out[4]) as fh:
+        w = csv.writer(fh)
+        w.writerow(["gpu", "timeline_busy_ms", *(f"{k}_ms" for k in BUSY_KEYS)])
+        splits = busy_splits(model)
+        for g in model.gpus:
+            label = model.gpu_label(g.gpu)
+            w.writerow([csv_text(label), g.busy_ms, *splits[label].values()])

@@ -372,6 +372,7 @@ def test_cli_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert cli.main([log, "--export-trace", str(out), "--export-csv", str(tmp_path / "csv")]) == 0
     validate_trace(json.loads(out.read_text()))
     assert sorted(p.name for p in (tmp_path / "csv").iterdir()) == [
+        "busy_split.csv",
         "gaps.csv",
         "intervals.csv",
         "phases.csv",

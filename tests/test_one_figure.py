@@ -1,0 +1,106 @@
+"""One figure, one meaning: each GPU's busy split is the same number in the model, the JSON
+report, the text report, the CSV, the trace and the viewer's header, on random simulated runs
+(several GPUs and workers, so workers contend for the lock)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+from helpers import simulate
+from textual.widgets import Static
+
+from parsers.breakdown import BUSY_KEYS, BUSY_ORDER, whole_run
+from parsers.model import PHASE_NAMES, LogModel
+from parsers.rawlines import LineReader
+from parsers.report import read_log
+from parsers.simulate import random_config
+from tui import cli
+from tui.app import make_app
+
+# random runs with more than one worker on a GPU (lock contention) and several GPUs
+SEEDS = [s for s in range(5000, 5200) if (c := random_config(s)).gw >= 2 and c.gpus >= 2][:8]
+
+
+def test_the_seeds_cover_what_they_claim() -> None:
+    assert len(SEEDS) == 8
+    assert {random_config(s).era for s in SEEDS} >= {"p12"}
+
+
+def _log(tmp_path: Path, seed: int) -> Path:
+    _, data = simulate(random_config(seed))
+    path = tmp_path / f"run-{seed}.log"
+    path.write_bytes(data)
+    return path
+
+
+def _text_shares(out: str, model: LogModel) -> dict[str, dict[str, str]]:
+    """The text report's busy split table: per GPU label, per phase name, its `56.5%`."""
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("Where each GPU's busy"))
+    labels = [model.gpu_label(g.gpu) for g in model.gpus]
+    shares: dict[str, dict[str, str]] = {label: {} for label in labels}
+    for line in lines[head + 1 : head + 14]:
+        for phase in BUSY_ORDER:
+            name = PHASE_NAMES[phase]
+            if line.strip().startswith(name + " "):
+                cells = re.findall(r"(\d+\.\d)%", line)
+                assert len(cells) == len(labels), line
+                for label, cell in zip(labels, cells, strict=True):
+                    shares[label][name] = cell
+    return shares
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+async def test_the_busy_split_is_one_figure_everywhere(
+    seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _log(tmp_path, seed)
+    model = read_log(path)
+    split = whole_run(model)
+    assert model.gpus
+
+    assert cli.main([str(path), "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert cli.main([str(path), "--report"]) == 0
+    text = _text_shares(capsys.readouterr().out, model)
+    out = tmp_path / "csv"
+    trace = tmp_path / "t.json"
+    assert cli.main([str(path), "--export-csv", str(out), "--export-trace", str(trace)]) == 0
+    capsys.readouterr()
+    with (out / "busy_split.csv").open(newline="") as fh:
+        rows = {row["gpu"]: row for row in csv.DictReader(fh)}
+    traced = json.loads(trace.read_text())["otherData"]["busy_split_ms"]
+
+    for g, gj in zip(model.gpus, doc["gpus"], strict=True):
+        b = split[g.gpu]
+        label = model.gpu_label(g.gpu)
+        ms = gj["busy_split_ms"]
+        assert list(ms) == list(BUSY_KEYS)
+        assert ms == {
+            k: round(b.phase_ms[p], 3) for k, p in zip(BUSY_KEYS, BUSY_ORDER, strict=True)
+        }
+        # the seven phases are the busy time; kernel first: the kernel busy figure
+        assert abs(sum(ms.values()) - gj["timeline_busy_ms"]) <= 0.01
+        assert ms["kernel"] == gj["kernel_busy_ms"]
+        assert {k: float(rows[label][f"{k}_ms"]) for k in BUSY_KEYS} == ms
+        assert float(rows[label]["timeline_busy_ms"]) == gj["timeline_busy_ms"]
+        assert traced[label] == ms
+        for phase in BUSY_ORDER:
+            assert text[label][PHASE_NAMES[phase]] == f"{100 * b.share(phase):.1f}"
+
+    # the screen: the header's `busy:` line per GPU
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        header = str(app.query_one("#summary", Static).render())
+    busy_lines = [line for line in header.splitlines() if line.startswith("  busy:")]
+    assert len(busy_lines) == len(model.gpus)
+    for g, line in zip(model.gpus, busy_lines, strict=True):
+        b = split[g.gpu]
+        for phase in BUSY_ORDER:
+            name = PHASE_NAMES[phase]
+            assert f" {name} {100 * b.share(phase):.0f}%" in line, (name, line)
