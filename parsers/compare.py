@@ -189,7 +189,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
         figures.append(
             Figure(
                 section,
-                "TIMELINE util",
+                "TIMELINE % of span",
                 "%",
                 100 * ga.timeline_util,
                 100 * gb.timeline_util,
@@ -202,7 +202,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
         figures.append(
             Figure(
                 section,
-                "kernel util",
+                "kernel % of span",
                 "%",
                 100 * ga.kernel_util,
                 100 * gb.kernel_util,

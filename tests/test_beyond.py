@@ -220,7 +220,7 @@ def test_more_gpu_workers_show_as_verdicts() -> None:
     one = build(simulate(SimConfig(seed=5, proofs=8, gpus=1, gw=1, stdout="plain"))[1])
     two = build(simulate(SimConfig(seed=5, proofs=8, gpus=1, gw=2, stdout="plain"))[1])
     doc = compare_dict(one, two)
-    util = next(f for f in doc["figures"] if f["figure"] == "TIMELINE util")
+    util = next(f for f in doc["figures"] if f["figure"] == "TIMELINE % of span")
     assert util["delta"] == pytest.approx(
         100 * (two.gpus[0].timeline_util - one.gpus[0].timeline_util), abs=1e-4
     )
