@@ -91,16 +91,21 @@ def whole_run(model: LogModel) -> dict[int, Breakdown]:
 
 def with_kernel(b: Breakdown, kernel_ms: float) -> Breakdown:
     """`b` with its kernel time made the GPU's kernel figure (`kernel_ms`). They differ only
-    where the log has no lock lines and the kernels' places are inferred: two workers'
+    where the log leaves the kernel time to inference: without lock lines two workers'
     kernels drawn overlapping count once in the segments, while the kernel lines' sum says
-    they ran one after the other. The difference is taken from the time the log leaves
-    unexplained first, then from the other phases, last in BUSY_ORDER first."""
+    they ran one after the other (the difference is taken from the time the log leaves
+    unexplained first, then from the other phases, last in BUSY_ORDER first); on an engine
+    that prints no allocation line, the NTT blocks drawn as kernel hide allocation (what the
+    figure takes out of them is allocation)."""
     have = b.phase_ms.get(Phase.KERNEL, 0.0)
     more = min(kernel_ms, b.busy_ms) - have
-    if more <= 0 or not b.phase_ms:
+    if not b.phase_ms or more == 0:
         return b
     phases = dict(b.phase_ms)
     phases[Phase.KERNEL] = have + more
+    if more < 0:
+        phases[Phase.ALLOC] = phases.get(Phase.ALLOC, 0.0) - more
+        return Breakdown(b.gpu, b.busy_ms, phases)
     for phase in reversed(BUSY_ORDER[1:]):
         taken = min(more, phases.get(phase, 0.0))
         phases[phase] = phases.get(phase, 0.0) - taken
