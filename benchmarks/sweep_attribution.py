@@ -11,7 +11,6 @@ how often the truth falls inside kernel_util_range, and the runs whose gaps diff
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from collections import defaultdict
@@ -21,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import reference as ref
-from helpers import build, simulate
+from helpers import build, lose_lines, simulate
 
 from parsers.simulate import random_config
 from tui.cli import non_negative_int, positive_int
@@ -38,17 +37,6 @@ def _share(text: str) -> float:
     return value
 
 
-def _lose_lines(data: bytes, kind: str, rate: float, seed: int) -> bytes:
-    """`data` without a share `rate` of its C++ lines (`kind` cpp) or lock lines (lock); a
-    line that also holds a piece of a TIMELINE line (a splice) is kept."""
-    rng = random.Random(seed)
-    marker = b"CUZK_" if kind == "cpp" else b"pre_lock_cpu_ms="
-    lines = data.split(b"\n")
-    return b"\n".join(
-        x for x in lines if not (marker in x and b"TIMELINE," not in x and rng.random() < rate)
-    )
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("count", nargs="?", type=positive_int, default=100, help="runs")
@@ -62,6 +50,7 @@ def main() -> None:
     outside: dict[str, int] = defaultdict(int)
     exact_misses: dict[str, int] = defaultdict(int)  # of those outside, shown as one number
     widths: dict[str, list[float]] = defaultdict(list)
+    bias: dict[str, list[float]] = defaultdict(list)  # estimate - truth, where an estimate
     bad_gaps: list[int] = []
     misses: list[tuple[float, str]] = []  # (how far outside, what)
     worst: list[tuple[float, int, int]] = []
@@ -72,7 +61,7 @@ def main() -> None:
             continue
         sim, data = simulate(cfg)
         if args.drop is not None:
-            data = _lose_lines(data, args.drop, args.rate, seed)
+            data = lose_lines(data, args.drop, args.rate, seed)
         model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
         # stderr-only logs name no GPU: workers map to 0, 1, .. by --workers-per-gpu
         base = cfg.gpu_base if cfg.stdout == "none" else 0
@@ -90,6 +79,8 @@ def main() -> None:
             errors[cfg.era].append(err)
             lo, hi = g.kernel_util_range
             widths[cfg.era].append(hi - lo)
+            if g.kernel_is_estimate:
+                bias[cfg.era].append(g.kernel_util - truth)
             if not lo - 1e-9 <= truth <= hi + 1e-9:
                 outside[cfg.era] += 1
                 exact_misses[cfg.era] += not g.kernel_is_estimate
@@ -113,6 +104,12 @@ def main() -> None:
             f"        range width median {w[n // 2]:.4f}  max {w[-1]:.4f}  "
             f"shown as an estimate (> 0.005): {sum(x > 0.005 for x in w)}"
         )
+        b = sorted(bias[era])
+        if b:
+            print(
+                f"        estimates - truth: median {b[len(b) // 2]:+.4f}  "
+                f"below {sum(x < 0 for x in b)}  above {sum(x > 0 for x in b)} of {len(b)}"
+            )
     worst.sort(reverse=True)
     print("  worst:", ", ".join(f"seed {s} gpu {g}: {e:.3f}" for e, s, g in worst[:5]))
     print(f"  runs whose gaps differ from the truth: {bad_gaps or 'none'}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -60,6 +61,18 @@ def build(data: bytes, chunks: list[int] | None = None, **kw: Any) -> LogModel:
             pos += size
         b.feed(data[pos:])
     return b.build()
+
+
+def lose_lines(data: bytes, kind: str, rate: float, seed: int) -> bytes:
+    """`data` without a share `rate` of its C++ lines (`kind` cpp) or lock lines (lock), as a
+    rate limit would lose them; a line that also holds a piece of a TIMELINE line (a splice)
+    is kept."""
+    rng = random.Random(seed)
+    marker = b"CUZK_" if kind == "cpp" else b"pre_lock_cpu_ms="
+    lines = data.split(b"\n")
+    return b"\n".join(
+        x for x in lines if not (marker in x and b"TIMELINE," not in x and rng.random() < rate)
+    )
 
 
 def simulate(config: SimConfig) -> tuple[EngineSim, bytes]:

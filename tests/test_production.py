@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import reference as ref
 from conftest import SAMPLES
-from helpers import build, model_fingerprint, simulate
+from helpers import build, lose_lines, model_fingerprint, simulate
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel, Phase
@@ -528,8 +528,9 @@ def test_a_lost_kernel_line_leaves_the_figure_an_estimate_with_the_truth_inside(
     truth = 2 * (602 + 600 + 80) / 2900
     assert g.kernel_is_estimate
     assert lo <= truth <= hi, (lo, truth, hi)
-    # the estimate is still what the lines print, without the lost 600 ms
-    assert g.kernel_util < truth - 500 / 2900
+    # the estimate takes half the unexplained stretch (the middle of what the log allows):
+    # nearer the truth than the lines alone (600 ms short), yet not all of it
+    assert truth - 600 / 2900 + 0.05 < g.kernel_util < truth
 
 
 @pytest.mark.parametrize("seed", [72914, 72930, 72947, 73888])
@@ -735,3 +736,27 @@ async def test_r_on_a_log_of_one_run_says_so() -> None:
         await pilot.pause()
         assert app.query_one(GanttView).t0 == before
         assert any("one run" in str(n.message) for n in app._notifications)
+
+
+def test_estimates_after_lost_lines_sit_in_the_middle_not_at_the_bottom() -> None:
+    """With 0.5 % of the C++ lines lost, the estimates of the current engine's kernel
+    figure lie on both sides of the truth (the segments alone put 473 of 483 below it,
+    median 0.0115 below, on seeds 40000-40999)."""
+    errors = []
+    for seed in range(40000, 40300):
+        cfg = random_config(seed)
+        if cfg.era != "p12":
+            continue
+        sim, data = simulate(cfg)
+        model = build(
+            lose_lines(data, "cpp", 0.005, seed),
+            workers_per_gpu=cfg.gw if cfg.stdout == "none" else None,
+        )
+        base = cfg.gpu_base if cfg.stdout == "none" else 0
+        for g in model.gpus:
+            if g.span is not None and g.kernel_is_estimate:
+                errors.append(g.kernel_util - ref.gpu_figures(sim, g.gpu + base)["kernel_util"])
+    errors.sort()
+    assert len(errors) >= 60
+    assert abs(errors[len(errors) // 2]) < 0.005
+    assert sum(e > 0 for e in errors) > 0.15 * len(errors)
