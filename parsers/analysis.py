@@ -1,4 +1,6 @@
-"""From the builder's columns to the model: phase segments, unions, gaps, proofs (ANALYSIS.md).
+"""From the builder's columns to the model: phase segments, unions, gaps, proofs.
+
+The figures are defined in docs/analysis.md, from docs/analysis.md#phase-segments on.
 
 Everything here is vectorized over all intervals at once; Python loops run only over
 the few things (GPUs, workers, gaps, proofs).
@@ -200,7 +202,7 @@ def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -
 
 
 def _segments(cols: Columns, now: float, failed_end: F64) -> SegmentArrays:
-    """Every interval split into phase segments (ANALYSIS.md, "Phase segments"), in record
+    """Every interval split into phase segments (docs/analysis.md#phase-segments), in record
     order and, within one, in time order; they tile [gpu_start, drawn end] (drawn end:
     gpu_end, or where a failed or running interval is drawn to), a stretch the log does not
     explain is Phase.UNKNOWN, never guessed. The loop is the core's (segments.rs), which
@@ -1022,7 +1024,7 @@ def _kernel_range(
     g: int,
     busy_ms: float,
 ) -> tuple[float, float]:
-    """The kernel busy time of GPU `g` the log allows (ANALYSIS.md, kernel_util_range).
+    """The kernel busy time of GPU `g` the log allows (docs/analysis.md#kernel_util_range).
 
     The GPU's mutex lets one interval run kernels at a time, so its kernel time is the
     sum of its intervals' as their lines print it (`total`). Low: less what nearly-as-good

@@ -1,4 +1,7 @@
-"""Two runs side by side: each figure before and after, its difference, a verdict (ANALYSIS.md)."""
+"""Two runs side by side: each figure before and after, its difference, a verdict.
+
+Defined in docs/analysis.md#comparing-two-runs---compare-before-after.
+"""
 
 from __future__ import annotations
 

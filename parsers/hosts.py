@@ -1,4 +1,7 @@
-"""Several logs as one model: one group of GPUs per log, on a shared time axis (ANALYSIS.md)."""
+"""Several logs as one model: one group of GPUs per log, on a shared time axis.
+
+Defined in docs/analysis.md#several-logs-cuzk-tui-host1log-host2log-.
+"""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ I32 = npt.NDArray[np.int32]
 
 
 class Phase(IntEnum):
-    """A segment of one GPU interval (ANALYSIS.md, "Phase segments")."""
+    """A segment of one GPU interval (docs/analysis.md#phase-segments)."""
 
     PRE_LOCK = 0
     LOCK_WAIT = 1
@@ -49,7 +49,8 @@ PHASE_NAMES = {
     Phase.FAILED: "failed",
 }
 
-# A kernel_util_range narrower than this is shown as one number (ANALYSIS.md).
+# A kernel_util_range narrower than this is shown as one number
+# (docs/analysis.md#kernel_util_range).
 KERNEL_EXACT_WIDTH = 0.005
 
 PHASE_KEYS = ("pre_lock", "lock_wait", "alloc", "kernel", "barrier", "cleanup", "unknown")
@@ -458,7 +459,7 @@ class GapSide:
 
 @dataclass(frozen=True, slots=True)
 class Gap:
-    """A stretch of a GPU's span that no GPU interval covers (ANALYSIS.md, "Gap")."""
+    """A stretch of a GPU's span that no GPU interval covers (docs/analysis.md#gaps)."""
 
     gpu: int
     start: int
@@ -621,7 +622,7 @@ class GapTable(Sequence[Gap]):
 
 @dataclass(frozen=True, slots=True)
 class GpuStats:
-    """Per-GPU figures (ANALYSIS.md, "Per GPU")."""
+    """Per-GPU figures (docs/analysis.md#per-gpu)."""
 
     gpu: int
     workers: tuple[int, ...]
@@ -629,7 +630,7 @@ class GpuStats:
     busy: Blocks  # union of completed GPU intervals
     kernel: Blocks  # union of kernel segments
     in_flight: int  # intervals started and not ended
-    # the kernel busy time the log allows (ANALYSIS.md, kernel_util_range): certain .. possible
+    # the kernel busy time the log allows (docs/analysis.md#kernel_util_range): certain .. possible
     kernel_range_ms: tuple[float, float] = (0.0, 0.0)
     kernel_estimate_ms: float | None = None  # None: the union of the kernel segments
 
@@ -896,7 +897,7 @@ class Breakdown:
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """Per-run figures (ANALYSIS.md, "Per run")."""
+    """Per-run figures (docs/analysis.md#per-run)."""
 
     proofs_started: int
     proofs_completed: int

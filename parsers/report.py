@@ -1,4 +1,4 @@
-"""The JSON report document (ANALYSIS.md, "The JSON report"), built from the model."""
+"""The JSON report document (docs/analysis.md#the-json-report), built from the model."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A seeded simulator of the cuzk engine that writes daemon logs in the real formats.
 
-It models what LOG-FORMAT.md describes: a pool of synthesis workers, a shared GPU
+It models what docs/log-format.md describes: a pool of synthesis workers, a shared GPU
 queue, GPU workers that take a per-GPU mutex, the C++ prover's timing lines, split
 proving (the worker moves on while a finalizer ends the partition), failed
 partitions, whole-proof jobs, stdout tracing lines (plain or ANSI), splices and

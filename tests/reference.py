@@ -1,4 +1,4 @@
-"""An independent, naive reference for the figures of ANALYSIS.md, from the simulator's truth.
+"""An independent, naive reference for the figures of docs/analysis.md, from the simulator's truth.
 
 Written plainly (sorted lists, no numpy) so that it checks the model rather than
 repeating it.

@@ -299,7 +299,7 @@ def test_random_configurations() -> None:
     """120 random runs (eras, 1-4 GPUs x 1-3 workers, starved to GPU-bound, splices, jitter,
     failures, captures): gaps and TIMELINE figures exact; the current engine's kernel
     figure within 0.015 and its range (nearly always) a point; every era's truth inside
-    (ANALYSIS.md: a narrow range that misses it is a bug)."""
+    (docs/analysis.md#kernel_util_range: a narrow range that misses it is a bug)."""
     errors: list[float] = []
     estimates = 0
     for seed in RANDOM_RUNS:

@@ -1,4 +1,4 @@
-"""The report matches every sample's truth file (ANALYSIS.md's figures)."""
+"""The report matches every sample's truth file (docs/analysis.md#the-json-report)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ def test_report_matches_truth(sample_name: str) -> None:
     expected = truth(sample_name)
     got = report_dict(read_log(SAMPLES / f"{sample_name}.log"))
 
-    # ANALYSIS.md lists gaps by start over all GPUs; the truth files group them by GPU
+    # the report lists gaps by start over all GPUs (docs/analysis.md#the-json-report); the
+    # truth files group them by GPU
     assert sorted(map(_gap_key, got["gaps"])) == sorted(map(_gap_key, expected["gaps"]))
     assert [g["start"] for g in got["gaps"]] == sorted(g["start"] for g in got["gaps"])
     assert len(got["gpus"]) == len(expected["gpus"])

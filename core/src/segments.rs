@@ -1,5 +1,5 @@
 //! Every GPU interval split into phase segments from its attributed timing lines
-//! (ANALYSIS.md, "Phase segments"). The arithmetic is numpy's: a NaN (the log said
+//! (docs/analysis.md#phase-segments). The arithmetic is numpy's: a NaN (the log said
 //! nothing) spreads through sums, maxima and minima, and a segment with a NaN end is none.
 
 use crate::columns::{self as col, FLOAT_COUNT};

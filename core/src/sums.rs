@@ -1,5 +1,5 @@
-//! What each worker's ended intervals add up to, per phase (ANALYSIS.md, per-worker phase
-//! sums): one pass over the segments. The sums are numpy's `bincount` with weights, which
+//! What each worker's ended intervals add up to, per phase (docs/analysis.md#per-worker):
+//! one pass over the segments. The sums are numpy's `bincount` with weights, which
 //! adds the segments in their order: the same additions in the same order give the same
 //! figures to the last bit.
 

@@ -7,8 +7,8 @@ use memchr::memmem::Finder;
 
 use crate::text::{parse_ms, trim};
 
-// The lines of one GPU interval, in the order they are printed (LOG-FORMAT.md, "What
-// happens inside one GPU interval"). A holder moves forward through these stages.
+// The lines of one GPU interval, in the order they are printed
+// (docs/log-format.md#the-lines-of-one-gpu-interval). A holder moves forward through these stages.
 pub const STAGE_LOCK: i8 = 0; // pre_lock_cpu_ms=.. mutex_wait_ms=..
 pub const STAGE_POOL: i8 = 1; // d_a_cache allocated N MiB on gpu G (a GPU's first use)
 pub const STAGE_PRESTAGE: i8 = 2; // prestage_setup=.. (phase-9 engines)
