@@ -1,0 +1,126 @@
+"""The project's own documents: every `docs/<file>.md#section` cited in the repository names a
+document in docs/ and a heading of it, and nothing cites the documents kept outside it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).parent.parent
+DOCS = ROOT / "docs"
+# what is read for citations: the code, the tests, the benchmarks and the documents
+SOURCE_SUFFIXES = (".py", ".pyi", ".rs", ".md", ".toml")
+SKIPPED_DIRS = {".git", "target", "__pycache__", "samples", "__snapshots__", "build", "dist"}
+# `docs/analysis.md#per-gpu`, `docs/log-format.md`
+CITATION = re.compile(r"docs/([\w.-]+?\.md)(?:#([\w-]+))?")
+# inside docs/: `[text](analysis.md#per-gpu)`, `[text](#splices)`
+RELATIVE_LINK = re.compile(r"\]\(([\w.-]+\.md)?(?:#([\w-]+))?\)")
+HEADING = re.compile(r"^#{1,6} +(.+?) *#* *$")
+# the documents that stood outside the repository, named by a line that cites one
+OUTSIDE = re.compile(r"\b(?:LOG-FORMAT|ANALYSIS)\.md\b")
+# a line that checks such a name is absent cites nothing
+ABSENCE_CHECK = re.compile(r"""["'](?:LOG-FORMAT|ANALYSIS)\.md["'] not in """)
+
+
+class Citation(NamedTuple):
+    """One reference to a document: where it is, which document and which section."""
+
+    where: str  # path:line
+    doc: str
+    anchor: str | None
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: its text as shown (a link shows its words), lower
+    case, every character but letters, digits, `_`, `-` and spaces dropped, spaces as `-`."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(doc: Path) -> set[str]:
+    """Every heading anchor of a Markdown document (outside code blocks; a repeated heading
+    gets `-1`, `-2`, … as on GitHub)."""
+    seen: dict[str, int] = {}
+    out: set[str] = set()
+    fenced = False
+    for line in doc.read_text().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        match = None if fenced else HEADING.match(line)
+        if match is None:
+            continue
+        base = github_anchor(match.group(1))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.add(base if n == 0 else f"{base}-{n}")
+    return out
+
+
+def source_files() -> list[Path]:
+    """The repository's text files that may cite a document."""
+    return sorted(
+        p
+        for p in ROOT.rglob("*")
+        if p.is_file()
+        and p.suffix in SOURCE_SUFFIXES
+        and not SKIPPED_DIRS.intersection(p.relative_to(ROOT).parts[:-1])
+        and p != Path(__file__)  # its citations are examples
+    )
+
+
+def citations() -> list[Citation]:
+    """Every reference to a document of docs/, anywhere in the repository."""
+    out = []
+    for path in source_files():
+        rel = path.relative_to(ROOT)
+        for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            where = f"{rel}:{no}"
+            for m in CITATION.finditer(line):
+                out.append(Citation(where, m.group(1), m.group(2)))
+            if rel.parts[0] == "docs":
+                for m in RELATIVE_LINK.finditer(line):
+                    if m.group(1) or m.group(2):
+                        out.append(Citation(where, m.group(1) or rel.name, m.group(2)))
+    return out
+
+
+def test_the_anchor_rule_is_githubs() -> None:
+    # the README's links, which GitHub resolves, and headings of each kind the documents use
+    assert github_anchor("The trace (`--export-trace`)") == "the-trace---export-trace"
+    assert (
+        github_anchor("Comparing two runs (`--compare BEFORE AFTER`)")
+        == "comparing-two-runs---compare-before-after"
+    )
+    assert github_anchor("kernel_util_range") == "kernel_util_range"
+    assert github_anchor("C++ timing lines") == "c-timing-lines"
+    assert github_anchor("What each figure means ([docs/analysis.md](docs/analysis.md))") == (
+        "what-each-figure-means-docsanalysismd"
+    )
+
+
+def test_every_cited_section_is_a_heading_of_a_document() -> None:
+    cited = citations()
+    wrong = []
+    for c in cited:
+        doc = DOCS / c.doc
+        if not doc.is_file():
+            wrong.append(f"{c.where}: no docs/{c.doc}")
+        elif c.anchor is not None and c.anchor not in anchors(doc):
+            wrong.append(f"{c.where}: docs/{c.doc} has no heading #{c.anchor}")
+    assert wrong == []
+    # the code, the tests, the core and the README cite both documents by section
+    by_section = [c for c in cited if c.anchor is not None]
+    assert {c.doc for c in by_section} >= {"analysis.md", "log-format.md"}
+    places = {c.where.split("/")[0].split(":")[0] for c in by_section}
+    assert places >= {"parsers", "core", "tests", "README.md", "docs"}
+
+
+def test_nothing_cites_the_documents_that_were_outside_the_repository() -> None:
+    named = []
+    for path in source_files():
+        for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if OUTSIDE.search(line) and not ABSENCE_CHECK.search(line):
+                named.append(f"{path.relative_to(ROOT)}:{no}: {line.strip()}")
+    assert named == []
