@@ -289,6 +289,9 @@ class GpuPart:
     # (see hidden_alloc_ms): each block's share, and the first block's ms (a first use)
     hidden_alloc_ms: float = 0.0
     first_hidden_ntt_ms: float = 0.0
+    # the kernel ms of lines given to its intervals that never ended: kernels that ran, on
+    # one GPU or another, had the lines gone to an interval that ended
+    unended_kernel_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +419,7 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
             ),
             hidden_alloc_ms=float(HIDDEN_ALLOC_SHARE * ntt[hidden].sum()),
             first_hidden_ntt_ms=float(ntt[first]) if first >= 0 and hidden[first] else 0.0,
+            unended_kernel_ms=float(kernel_ms[on_gpu & started & ~done_mask].sum()),
         )
     steps = _synth(t) if synth else NO_SYNTH
     return _Stamped(gpus, _jobs(t, index), steps, _sorted_gaps(gap_cols), _gpu_workers(t))
@@ -724,6 +728,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         partial_bytes=facts.partial_bytes,
         engine_seen=facts.engine_seen,
         run_split=split,
+        unattributed_kernel_ms=facts.unattributed_kernel_ms,
         proof_spans=spans,
     )
 
@@ -806,6 +811,10 @@ def _gpu_of_pieces(
         sum(part.in_flight for _, part, _ in mine),
         (min(lo_ms, est, drawn), max(hi_ms, est, drawn)),
         est,
+        (
+            max(0.0, total - hidden - shorter),
+            total + longer + sum(part.unended_kernel_ms for _, part, _ in mine),
+        ),
     )
     return stats, more, _holes(kernel)
 

@@ -633,6 +633,10 @@ class GpuStats:
     # the kernel busy time the log allows (docs/analysis.md#kernel_util_range): certain .. possible
     kernel_range_ms: tuple[float, float] = (0.0, 0.0)
     kernel_estimate_ms: float | None = None  # None: the union of the kernel segments
+    # the least and most kernel time the lines attributed to its intervals print, wherever
+    # their kernels ran: the sum less the allocation the NTT blocks may hide and what
+    # truncation to whole ms may take, and plus what it may add (docs/analysis.md#all-gpus)
+    kernel_lines_ms: tuple[float, float] = (0.0, 0.0)
 
     @property
     def span_ms(self) -> int:
@@ -954,8 +958,23 @@ class LogModel:
     # per GPU, where its busy time went over the whole run, when the analysis made it
     # (a live model: parsers/breakdown.py makes it otherwise)
     run_split: dict[int, Breakdown] | None = None
+    unattributed_kernel_ms: float = 0.0  # kernel ms of the timing lines given to no interval
     # the columns of `proofs`, when the analysis made them with the proofs
     proof_spans: ProofSpans | None = None
+
+    @property
+    def all_gpus_kernel_ms(self) -> tuple[float, float]:
+        """The kernel time of all the GPUs together as the log pins it, (least, most): each
+        kernel line is some GPU's, whichever GPU the attribution gives it to, so the sum is
+        known where each GPU's share is not (docs/analysis.md#all-gpus)."""
+        lo = sum(g.kernel_lines_ms[0] for g in self.gpus) + self.unattributed_kernel_ms
+        hi = sum(g.kernel_lines_ms[1] for g in self.gpus) + self.unattributed_kernel_ms
+        return lo, hi
+
+    @property
+    def all_gpus_span_ms(self) -> int:
+        """The GPUs' spans added up: what all_gpus_kernel_ms is a share of."""
+        return sum(g.span_ms for g in self.gpus)
 
     def gpu_label(self, gpu: int) -> str:
         """`GPU2`, or `host:GPU2` when the model holds several logs."""

@@ -245,6 +245,14 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 ">500ms": s.gaps.over_500,
             },
             "unattributed_timing_lines": model.unattributed_timing_lines,
+            # every GPU together: each kernel line is some GPU's, so the sum is pinned
+            # down where a GPU's share is not (docs/analysis.md#all-gpus)
+            "all_gpus_span_ms": model.all_gpus_span_ms,
+            "all_gpus_kernel_busy_ms_range": [round(x, 3) for x in model.all_gpus_kernel_ms],
+            "all_gpus_kernel_util_range": [
+                round(x / model.all_gpus_span_ms, 6) if model.all_gpus_span_ms else 0.0
+                for x in model.all_gpus_kernel_ms
+            ],
         },
         "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else None,
         # the daemon restarted: the physical line each run begins at (GPUs are run k's

@@ -127,3 +127,25 @@ def test_the_oldest_engines_hidden_allocation_is_inside_the_range() -> None:
             lo, hi = g.kernel_util_range
             assert lo <= truth <= hi, (seed, g.gpu, truth, (lo, hi))
             assert lo <= g.kernel_util <= hi
+
+
+def test_all_gpus_together_the_kernel_time_is_pinned_down() -> None:
+    """Where the log cannot tell which GPU ran a kernel (no lock lines: ranges up to 0-100 %),
+    every kernel line is still some GPU's: the range of all GPUs together holds the truth
+    and is narrow."""
+    widths = []
+    for seed in range(50000, 50300):
+        cfg = random_config(seed)
+        if cfg.gpus < 2:
+            continue
+        sim, data = simulate(cfg)
+        workers_per_gpu = cfg.gw if cfg.stdout == "none" else None
+        model = build(data, workers_per_gpu=workers_per_gpu)
+        base = cfg.gpu_base if workers_per_gpu else 0
+        figures = [ref.gpu_figures(sim, g.gpu + base) for g in model.gpus if g.span]
+        truth = sum(f["kernel_util"] * f["span"] for f in figures)
+        lo, hi = model.all_gpus_kernel_ms
+        assert lo - 1e-6 <= truth <= hi + 1e-6, (seed, truth, (lo, hi))
+        widths.append((hi - lo) / model.all_gpus_span_ms)
+    widths.sort()
+    assert len(widths) > 150 and widths[len(widths) // 2] < 0.005

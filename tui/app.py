@@ -41,7 +41,7 @@ from tui.gantt import GanttView
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
 from tui.replay import demo_writer, replay_writer
-from tui.report import NO_GPU_LINES, fmt_ms, fmt_pct, kernel_figure
+from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_ms, fmt_pct, kernel_figure
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
 from tui.terminal import exit_watchdog, hangup_safe
 
@@ -110,6 +110,9 @@ def header_text(
         if view is not None and zoomed:
             text.append("\n")
             text.append_text(breakdown_text("busy, view", view[g.gpu], styles or {}, short))
+    figure = all_gpus_figure(model)
+    if figure is not None and any(g.kernel_is_estimate for g in model.gpus):
+        text.append(f"\n{figure}", style="bold green")
     if not model.gpus:
         if model.counts.timeline and model.finished:
             text.append(f"\n{NO_GPU_LINES}", style="bold yellow")

@@ -10,6 +10,7 @@ from rich.text import Text
 from parsers.breakdown import BUSY_ORDER, whole_run
 from parsers.model import (
     CAUSES,
+    KERNEL_EXACT_WIDTH,
     PHASE_KEYS,
     PHASE_NAMES,
     Gap,
@@ -106,6 +107,21 @@ def kernel_figure(g: GpuStats) -> str:
     return fmt_pct(g.kernel_util)
 
 
+def all_gpus_figure(model: LogModel) -> str | None:
+    """`all 3 GPUs: kernel 32.6 % of their spans` (with its range when wider than half a
+    point): the figure the log pins down where each GPU's is an estimate; None for one GPU."""
+    span = model.all_gpus_span_ms
+    if len(model.gpus) < 2 or not span:
+        return None
+    lo, hi = (x / span for x in model.all_gpus_kernel_ms)
+    mid = 0.5 * (lo + hi)
+    if hi - lo > KERNEL_EXACT_WIDTH:
+        shown = f"≈{100 * mid:.1f} % ({100 * lo:.1f}–{100 * hi:.1f} %)"
+    else:
+        shown = fmt_pct(mid)
+    return f"all {len(model.gpus)} GPUs: kernel {shown} of their spans added up"
+
+
 NO_GPU_LINES = (
     "no GPU_START/GPU_END lines in this log: the engine does not write them when "
     "CUZK_DISABLE_SPLIT_PROVE=1 is set"
@@ -120,6 +136,20 @@ WORKER_PHASES_TITLE = (
     "Time in each phase of the GPU intervals, per worker: shares of the worker's interval "
     "time (overlapping intervals each count in full)"
 )
+
+
+def _all_gpus_lines(model: LogModel) -> list[RenderableType]:
+    figure = all_gpus_figure(model)
+    if figure is None:
+        return []
+    text = Text(f"  {figure}", style="bold")
+    if any(g.kernel_is_estimate for g in model.gpus):
+        text.append(
+            "\n  (each kernel line is some GPU's: the log pins the sum down where it "
+            "cannot tell which GPU ran each)",
+            style="dim",
+        )
+    return [text]
 
 
 def _heading(title: str) -> Text:
@@ -260,6 +290,7 @@ def report_renderables(
             "as shares of each GPU's span"
         ),
         _gpu_table(model),
+        *_all_gpus_lines(model),
         _heading(BUSY_SPLIT_TITLE),
         busy_split_table(model),
         _heading(WORKER_PHASES_TITLE),
