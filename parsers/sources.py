@@ -39,11 +39,17 @@ def _open_binary(path: Path) -> BinaryIO:
     return os.fdopen(open_regular(path), "rb")
 
 
+def _head(path: Path, n: int) -> bytes:
+    """The file's first `n` bytes at most. A file with nothing to read yet (`/proc/kmsg`: its
+    non-blocking read returns None rather than bytes) has no head."""
+    with _open_binary(path) as fh:
+        return fh.read(n) or b""
+
+
 def file_hint(path: Path) -> str | None:
     """utf16_hint of a file's first bytes (None when it cannot be read)."""
     try:
-        with _open_binary(path) as fh:
-            return utf16_hint(fh.read(HEAD_BYTES))
+        return utf16_hint(_head(path, HEAD_BYTES))
     except OSError:
         return None
 
@@ -54,8 +60,7 @@ class UnreadableLog(OSError):
 
 def compression(path: Path) -> str | None:
     """`"gzip"`, `"zstd"` or None (plain), from the file's first bytes, not its name."""
-    with _open_binary(path) as fh:
-        head = fh.read(4)
+    head = _head(path, 4)
     if head.startswith(GZIP_MAGIC):
         return "gzip"
     if head.startswith(ZSTD_MAGIC):

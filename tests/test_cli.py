@@ -145,7 +145,7 @@ def test_the_log_is_never_written(tmp_path: Path) -> None:
     [
         (["--replay", "2"], "--replay needs a log file"),
         (["-", "--replay", "2"], "--replay needs a log file"),
-        (["x.log", "--replay", "0"], "must be more than 0"),
+        (["x.log", "--replay", "0"], "must be from 0.01 to 10000: 0"),
         (["x.log", "--replay", "fast"], "not a number"),
     ],
 )

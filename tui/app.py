@@ -36,7 +36,7 @@ from parsers.sources import UnreadableLog, compression, file_hint, open_log
 from parsers.writing import STDIN, write_new, write_text_new
 from tui.axis import format_span
 from tui.find import ProofScreen, find_jobs
-from tui.follow import FileSource, LiveLog, Source, StreamSource, Update
+from tui.follow import FileSource, LiveLog, NoTemporaryFile, Source, StreamSource, Update
 from tui.gantt import GanttView
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
@@ -695,17 +695,13 @@ def make_app(
 
 def _stdin_for_data() -> int:
     """Keep the piped standard input for the log; read the keys from the terminal."""
-    try:
-        data_fd = os.dup(0)
-    except OSError:
-        from tui.cli import fail
+    from tui.cli import check_stdin, fail
 
-        fail("standard input is closed: nothing to read (give a log file)")
+    check_stdin()
+    data_fd = os.dup(0)
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:
-        from tui.cli import fail
-
         fail("reading the log from standard input needs a terminal for the keys (/dev/tty)")
     os.dup2(tty, 0)
     os.close(tty)
@@ -814,6 +810,10 @@ def run_app(args: argparse.Namespace) -> int:
         signal.pthread_sigmask(signal.SIG_BLOCK, ENDING_SIGNALS)
         try:
             source, reader, ended = _open_source(args, cleanups)
+        except NoTemporaryFile as exc:
+            from tui.cli import fail
+
+            fail(str(exc))
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
         live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import fcntl
 import io
 import json
 import os
@@ -55,13 +56,32 @@ def positive_int(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
+# a GPU runs a handful of workers; the core keeps worker numbers in 64 bits
+MAX_WORKERS_PER_GPU = 1 << 16
+
+
+def workers_per_gpu(text: str) -> int:
+    """An argparse type: --workers-per-gpu, 1 to MAX_WORKERS_PER_GPU."""
+    value = positive_int(text)
+    if value > MAX_WORKERS_PER_GPU:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WORKERS_PER_GPU}")
+    return value
+
+
+# --replay: slower than a hundredth of real time shows nothing for hours; faster than ten
+# thousand times writes a long log at once (and a speed near 0 would wait for ever)
+MIN_SPEED = 0.01
+MAX_SPEED = 10_000.0
+
+
+def replay_speed(text: str) -> float:
+    """An argparse type: --replay's SPEED, MIN_SPEED to MAX_SPEED."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+    if not MIN_SPEED <= value <= MAX_SPEED:
+        raise argparse.ArgumentTypeError(f"must be from {MIN_SPEED:g} to {MAX_SPEED:g}: {text}")
     return value
 
 
@@ -115,7 +135,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--workers-per-gpu",
-        type=positive_int,
+        type=workers_per_gpu,
         default=None,
         metavar="N",
         help="for logs without the stdout worker lines: worker W is on GPU W // N",
@@ -139,10 +159,10 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--replay",
-        type=_positive_float,
+        type=replay_speed,
         default=None,
         metavar="SPEED",
-        help="replay a recorded log as if live, SPEED times real time",
+        help="replay a recorded log as if live, SPEED times real time (0.01 to 10000)",
     )
     # issue 11: beyond one log (tui/multi.py)
     p.add_argument(
@@ -221,6 +241,17 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def check_stdin() -> None:
+    """Standard input open for reading, or a one-line error and exit 2 (closed: `<&-`;
+    write-only: `0>file`)."""
+    try:
+        flags = fcntl.fcntl(0, fcntl.F_GETFL)
+    except OSError:
+        fail("standard input is closed: nothing to read (give a log file)")
+    if flags & os.O_ACCMODE == os.O_WRONLY:
+        fail("standard input is open for writing only: nothing to read (give a log file)")
+
+
 def check_log_path(raw: str) -> Path:
     """A readable regular file, or a one-line error and exit 2."""
     path = Path(raw)
@@ -288,9 +319,11 @@ def load_model(args: argparse.Namespace, ahead: ReadAhead | None = None) -> LogM
         builder.feed(demo_bytes())
         return builder.build(release=True, drawn=drawn)
     if args.log == "-":
-        if sys.stdin is None:  # started with standard input closed (<&-)
-            fail("standard input is closed: nothing to read (give a log file)")
-        return read_stream(sys.stdin.buffer, "stdin", args.workers_per_gpu, drawn=drawn)
+        check_stdin()
+        try:
+            return read_stream(sys.stdin.buffer, "stdin", args.workers_per_gpu, drawn=drawn)
+        except OSError as exc:
+            fail(f"cannot read standard input: {exc.strerror or exc}")
     path = check_log_path(args.log)
     try:
         return read_log(path, workers_per_gpu=args.workers_per_gpu, drawn=drawn)

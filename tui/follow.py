@@ -16,11 +16,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Protocol, TypeVar
 
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.tail import LogTail, TailRead, TailState
+
+T = TypeVar("T")
 
 MIN_UPDATE_S = 0.1  # at most ten screen updates a second
 # ...and no more than the viewer can afford: updates (the snapshot and the screen's redraw)
@@ -159,6 +161,25 @@ class FileSource:
         self.tail.close()
 
 
+class NoTemporaryFile(Exception):
+    """No folder for temporary files can be written (TMPDIR, /tmp, /var/tmp, the current one)."""
+
+
+def temporary_file(make: Callable[[], T]) -> T:
+    """`make()`, tempfile.mkstemp or mkdtemp, its failure said in a sentence.
+
+    Raises:
+        NoTemporaryFile: nowhere to make it.
+    """
+    try:
+        return make()
+    except OSError as exc:
+        raise NoTemporaryFile(
+            f"cannot make a temporary file ({exc.strerror or exc}): "
+            "set TMPDIR to a folder that can be written"
+        ) from None
+
+
 class StreamSource:
     """A pipe (standard input) or a decompressing reader: read to its end, spooled to a
     temporary file for the raw lines.
@@ -172,7 +193,9 @@ class StreamSource:
         self.name = name
         self.fd = stream if isinstance(stream, int) else -1
         self.stream = None if isinstance(stream, int) else stream
-        fd_spool, spool_name = tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
+        fd_spool, spool_name = temporary_file(
+            lambda: tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
+        )
         self.spool_path = Path(spool_name)
         self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from parsers.simulate import DEMO_CONFIG, EngineSim
+from tui.follow import temporary_file
 
 DEMO_SPEED = 20.0
 _STAMP = re.compile(rb"TIMELINE,(\d+),")
@@ -43,7 +44,7 @@ class PacedWriter:
     ) -> None:
         self.lines = lines
         self.speed = speed
-        self.dir = Path(tempfile.mkdtemp(prefix="cuzk-tui-"))
+        self.dir = Path(temporary_file(lambda: tempfile.mkdtemp(prefix="cuzk-tui-")))
         self.path = self.dir / name
         self.path.touch()
         self.stop = threading.Event()
