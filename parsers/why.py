@@ -25,6 +25,8 @@ PHASE_WORDS = {
     Phase.FAILED: "in a failed prove",
 }
 _CPU = re.compile(rb"(prep_msm_ms|b_g2_msm_ms)=(\d+)")
+# the core's cap on a line (MAX_LINE_BYTES): a longer one is skipped, never held
+LONGEST_LINE_BYTES = 1 << 20
 MAX_LINES = 20_000  # a gap's neighbourhood read for its CPU lines is never longer than this
 SLOW = 1.25  # a CPU figure this many times its run median is called slow
 
@@ -171,12 +173,22 @@ def cpu_medians(reader: LineReader) -> tuple[float | None, float | None]:
     prep: list[int] = []
     b_g2: list[int] = []
     tail = b""
+    skipping = False  # inside a line longer than LONGEST_LINE_BYTES: to its newline
     for block in _blocks(reader):
+        if skipping:
+            newline = block.find(b"\n")
+            if newline < 0:
+                continue
+            block, skipping = block[newline + 1 :], False
         chunk = tail + block
         cut = chunk.rfind(b"\n") + 1
         for key, value in _CPU.findall(chunk[:cut]):
             (prep if key == b"prep_msm_ms" else b_g2).append(int(value))
         tail = chunk[cut:]
+        if len(tail) > LONGEST_LINE_BYTES:
+            # no daemon line (a hole of NULs that copytruncate left): held, it would be
+            # copied again with every block
+            tail, skipping = b"", True
     result = (
         float(np.median(prep)) if prep else None,
         float(np.median(b_g2)) if b_g2 else None,

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from parsers.simulate import DEMO_CONFIG, EngineSim
 from tui.follow import temporary_file
@@ -22,10 +23,28 @@ _STAMP = re.compile(rb"TIMELINE,(\d+),")
 BATCH_S = 0.02  # lines due within this much are written together
 
 
+# the core's cap on a line (MAX_LINE_BYTES): a longer one is no daemon line
+LONGEST_LINE_BYTES = 1 << 20
+
+
+def _bounded_lines(fh: BinaryIO) -> Iterator[bytes]:
+    """The file's lines, each with its newline; a line longer than LONGEST_LINE_BYTES (a hole
+    of NULs that copytruncate left) is read past, never held, and given as an empty line (the
+    line numbers stay those of the recorded log)."""
+    while line := fh.readline(LONGEST_LINE_BYTES + 1):
+        if len(line) <= LONGEST_LINE_BYTES or line.endswith(b"\n"):
+            yield line
+            continue
+        while (rest := fh.readline(LONGEST_LINE_BYTES)) and not rest.endswith(b"\n"):
+            pass
+        if rest:
+            yield b"\n"
+
+
 def timed_lines(path: Path) -> Iterator[tuple[float | None, bytes]]:
     """A recorded log as (ms stamp or None, line with its newline)."""
     with path.open("rb") as fh:
-        for line in fh:
+        for line in _bounded_lines(fh):
             m = _STAMP.search(line)
             yield (float(m.group(1)) if m else None), line
 
