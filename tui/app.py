@@ -36,7 +36,15 @@ from parsers.sources import UnreadableLog, compression, file_hint, open_log
 from parsers.writing import STDIN, write_new, write_text_new
 from tui.axis import format_span
 from tui.find import ProofScreen, find_jobs
-from tui.follow import FileSource, LiveLog, NoTemporaryFile, Source, StreamSource, Update
+from tui.follow import (
+    STOPPED,
+    FileSource,
+    LiveLog,
+    NoTemporaryFile,
+    Source,
+    StreamSource,
+    Update,
+)
 from tui.gantt import GanttView
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
@@ -396,7 +404,9 @@ class CuzkApp(App[None]):
             self._show_text("#legend", self._legend())
         reason = None
         if self.loading is None and missing_timeline(self.model) is not None:
-            reason = self.encoding_hint or missing_timeline(self.model)
+            # why the log shows nothing: its encoding, the read that stopped, or no TIMELINE
+            stopped = self.status if self.status.startswith(STOPPED) else None
+            reason = self.encoding_hint or stopped or missing_timeline(self.model)
         gantt.empty_message = reason or ""
         self._show_text("#status", status_text(gantt))
 

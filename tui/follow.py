@@ -45,9 +45,15 @@ IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for 
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
 STDIN_READ = 1 << 20
+# the spool (standard input, a decompressed file) leaves this share of its file system free,
+# and never more than SPOOL_KEEP_MAX: a gzip bomb or `cat /dev/zero |` must not fill /tmp,
+# and a small /tmp (a tmpfs of a few hundred MB) still takes a spool
+SPOOL_KEEP_SHARE = 0.10
+SPOOL_KEEP_MAX = 1 << 30
 # a rename (logrotate) and a deletion look alike from here: the path names nothing now
 MOVED = "file moved or deleted — showing what was read"
 UNREADABLE = "cannot read the log: "
+STOPPED = "stopped reading: "  # a stream read no further (its spool, a cut compressed file)
 # The reader shares the interpreter with the screen: it feeds the builder in slices and
 # yields between them, so keys are answered during a burst.
 # the core scans without holding the interpreter, so big slices cost the screen nothing
@@ -199,25 +205,52 @@ class StreamSource:
         self.spool_path = Path(spool_name)
         self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False
+        self.stopped = ""  # why reading stopped before the input's end, in words
         self._last_data: float | None = None
+
+    def _stop(self, why: str) -> TailRead:
+        """Read no more: the model keeps what the spool holds, and `why` is shown."""
+        self.closed, self.stopped = True, why
+        return TailRead(b"", TailState.DELETED)
+
+    def _room_for(self, size: int) -> bool:
+        """The spool may grow by `size` bytes and leave its file system enough free."""
+        st = os.statvfs(self.spool_path.parent)
+        keep = min(SPOOL_KEEP_MAX, SPOOL_KEEP_SHARE * st.f_blocks * st.f_frsize)
+        return st.f_bavail * st.f_frsize - size >= keep
+
+    def _read(self) -> bytes | None:
+        """The next bytes (empty: the end; None: nothing yet from the pipe)."""
+        if self.stream is not None:
+            return self.stream.read(STDIN_READ) or b""
+        ready, _, _ = select.select([self.fd], [], [], POLL_S)
+        return os.read(self.fd, STDIN_READ) if ready else None
 
     def poll(self) -> TailRead:
         """Whatever the input has now (a pipe is waited on at most a poll interval)."""
         if self.closed:
             return TailRead(b"", TailState.GROWING)
-        if self.stream is not None:
-            data = self.stream.read(STDIN_READ)
-        else:
-            ready, _, _ = select.select([self.fd], [], [], POLL_S)
-            if not ready:
-                return TailRead(b"", TailState.GROWING)
-            data = os.read(self.fd, STDIN_READ)
+        try:
+            data = self._read()
+        except Exception as exc:
+            # a compressed file cut short (EOFError) or corrupt (each decompressor has its
+            # own error), a pipe that failed: what was read is shown, and why it stopped
+            what = "standard input" if self.stream is None else self.name
+            return self._stop(f"{STOPPED}cannot read {what}: {_reason(exc)}")
+        if data is None:
+            return TailRead(b"", TailState.GROWING)
         if not data:
             self.closed = True
             return TailRead(b"", TailState.DELETED)
         self._last_data = time.time()
-        self._spool.write(data)
-        self._spool.flush()
+        folder = self.spool_path.parent
+        try:
+            if not self._room_for(len(data)):
+                return self._stop(f"{STOPPED}the spool would fill {folder}")
+            self._spool.write(data)
+            self._spool.flush()
+        except OSError as exc:  # ENOSPC, EIO: the spool is short of what was read
+            return self._stop(f"{STOPPED}cannot write the spool in {folder}: {_reason(exc)}")
         return TailRead(data, TailState.GROWING, more=True)
 
     def wait(self, seconds: float) -> None:
@@ -235,11 +268,23 @@ class StreamSource:
         return self._last_data
 
     def close(self) -> None:
-        """Remove the spool (and close a decompressing reader)."""
-        self._spool.close()
-        self.spool_path.unlink(missing_ok=True)
-        if self.stream is not None:
-            self.stream.close()
+        """Remove the spool (and close a decompressing reader), whatever its last flush does
+        (a full disk fails it: the spool must go all the same)."""
+        try:
+            self._spool.close()
+        except OSError:
+            pass  # what was not written is not needed: the file goes
+        finally:
+            self.spool_path.unlink(missing_ok=True)
+            if self.stream is not None:
+                self.stream.close()
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception in words: an OSError's strerror, else its message, else its type."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
 
 
 class CpuBudget:
@@ -402,8 +447,9 @@ class LiveLog:
                     else "log was rotated — new run"
                 )
             elif read.state is TailState.DELETED and isinstance(self.source, StreamSource):
-                # a pipe closed, or a compressed file read to its end
-                self._publish("input closed" if self.source.fd >= 0 else "", False, None, True)
+                # a pipe closed, or a compressed file read to its end (or reading stopped)
+                said = "input closed" if self.source.fd >= 0 else ""
+                self._publish(self.source.stopped or said, False, None, True)
                 return
             elif read.state is TailState.DELETED:
                 if status != MOVED:
