@@ -1,36 +1,52 @@
-"""Opening a log for reading whether it is plain, gzip- or zstd-compressed (by its magic bytes)."""
+"""Opening a log for reading whether it is plain or compressed (gzip, zstd, bzip2, xz: by its
+magic bytes), and saying when its encoding is one the parser cannot read (UTF-16, UTF-32)."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import importlib
+import io
+import lzma
 import os
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from parsers.regular import open_regular
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+BZIP2_MAGIC = b"BZh"
+XZ_MAGIC = b"\xfd7zXZ\x00"
 
 
 UTF16_HINT = "this file is UTF-16: convert it with iconv -f UTF-16 -t UTF-8"
+UTF32_HINT = "this file is UTF-32: convert it with iconv -f UTF-32 -t UTF-8"
 HEAD_BYTES = 64
 
 
+def _nul_every(head: bytes, width: int) -> bool:
+    """ASCII text in `width`-byte characters, either byte order: in every character all the
+    bytes but one are NUL, and most characters are not NUL."""
+    units = len(head) // width
+    if units < 4:
+        return False
+    chars = [head[width * k : width * (k + 1)] for k in range(units)]
+    for low in (0, width - 1):  # little- or big-endian: where the character's byte is
+        zeros = all(c[:low] + c[low + 1 :] == bytes(width - 1) for c in chars)
+        if zeros and sum(1 for c in chars if c[low]) >= units * 3 // 4:
+            return True
+    return False
+
+
 def utf16_hint(head: bytes) -> str | None:
-    """The sentence for a log saved as UTF-16 (a Windows editor, PowerShell's `>`), from its
-    first bytes: a UTF-16 byte order mark, or a NUL in every other byte of ASCII text."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    """The sentence for a log saved as UTF-16 or UTF-32 (a Windows editor, PowerShell's `>`),
+    from its first bytes: a byte order mark, or a NUL in every other byte of ASCII text (in
+    three bytes of every four: UTF-32)."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")) or _nul_every(head, 4):
+        return UTF32_HINT
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or _nul_every(head, 2):
         return UTF16_HINT
-    pairs = len(head) // 2
-    if pairs < 4:
-        return None
-    for zero in (0, 1):  # big- or little-endian
-        nul = sum(1 for k in range(pairs) if head[2 * k + zero] == 0)
-        other = sum(1 for k in range(pairs) if head[2 * k + 1 - zero] != 0)
-        if nul == pairs and other >= pairs * 3 // 4:
-            return UTF16_HINT
     return None
 
 
@@ -58,18 +74,75 @@ class UnreadableLog(OSError):
     """The file is compressed in a way this installation cannot read."""
 
 
+# what reading a log may raise, besides OSError: a compressed file cut short (EOFError), or
+# corrupt xz data (gzip and bzip2 raise OSError; the zstd reader does too)
+READ_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, lzma.LZMAError)
+
+MAGICS = {"gzip": GZIP_MAGIC, "zstd": ZSTD_MAGIC, "bzip2": BZIP2_MAGIC, "xz": XZ_MAGIC}
+
+
 def compression(path: Path) -> str | None:
-    """`"gzip"`, `"zstd"` or None (plain), from the file's first bytes, not its name."""
-    head = _head(path, 4)
-    if head.startswith(GZIP_MAGIC):
-        return "gzip"
-    if head.startswith(ZSTD_MAGIC):
-        return "zstd"
-    return None
+    """`"gzip"`, `"zstd"`, `"bzip2"`, `"xz"` or None (plain), from the file's first bytes,
+    not its name."""
+    head = _head(path, 6)
+    return next((kind for kind, magic in MAGICS.items() if head.startswith(magic)), None)
+
+
+ZSTD_FEED_BYTES = 256  # compressed bytes given to the decompressor at a time (see _ZstdRaw)
+ZSTD_READ_BYTES = 1 << 16
+
+
+class _ZstdRaw(io.RawIOBase):
+    """A zstd file's decompressed bytes, as gzip reads a .gz: every frame, and EOFError when
+    the file ends inside one (a copy cut short), where zstandard's stream reader just stops.
+
+    The decompressor is given ZSTD_FEED_BYTES at a time: what one call gives back is bounded
+    by that times zstd's largest ratio (about 32 000: 8 MB), whatever the file holds.
+    """
+
+    def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
+        self._raw = raw
+        self._new = zstandard.ZstdDecompressor().decompressobj
+        self._error: type[Exception] = zstandard.ZstdError
+        self._frame = self._new()
+        self._in_frame = False  # bytes of a frame were given since the last one ended
+        self._input = memoryview(b"")
+        self._output = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._output:
+            if not self._input:
+                self._input = memoryview(self._raw.read(ZSTD_READ_BYTES) or b"")
+                if not self._input:
+                    if self._in_frame:
+                        raise EOFError("Compressed file ended before the end of its zstd frame")
+                    return 0
+            piece, self._input = self._input[:ZSTD_FEED_BYTES], self._input[ZSTD_FEED_BYTES:]
+            self._in_frame = True
+            try:
+                self._output = memoryview(self._frame.decompress(piece))
+            except self._error as exc:  # corrupt data: an OSError, as gzip's BadGzipFile
+                raise OSError(f"not valid zstd data ({exc})") from None
+            if self._frame.eof:  # a frame ended: what follows it begins the next
+                self._input = memoryview(self._frame.unused_data + bytes(self._input))
+                self._frame, self._in_frame = self._new(), False
+        n = min(len(buffer), len(self._output))
+        buffer[:n] = self._output[:n]
+        self._output = self._output[n:]
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def open_log(path: Path) -> BinaryIO:
     """The log's bytes, decompressed when it is compressed (read-only).
+
+    Reading it raises EOFError when a compressed file is cut short.
 
     Raises:
         UnreadableLog: a zstd file without the optional `zstandard` package.
@@ -78,6 +151,10 @@ def open_log(path: Path) -> BinaryIO:
     kind = compression(path)
     if kind == "gzip":
         return gzip.open(path, "rb")  # type: ignore[return-value]
+    if kind == "bzip2":
+        return bz2.open(path, "rb")  # type: ignore[return-value]
+    if kind == "xz":
+        return lzma.open(path, "rb")  # type: ignore[return-value]
     if kind == "zstd":
         try:
             zstandard = importlib.import_module("zstandard")
@@ -86,7 +163,5 @@ def open_log(path: Path) -> BinaryIO:
                 f"{path.name} is zstd-compressed: install the optional zstandard package "
                 "(pip install 'cuzk-tui[zstd]') or decompress it with zstd -d"
             ) from None
-        raw = _open_binary(path)
-        reader: BinaryIO = zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-        return reader
+        return io.BufferedReader(_ZstdRaw(_open_binary(path), zstandard))
     return _open_binary(path)

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, NoReturn
 # (parsers.readahead) before the analysis, numpy and the model are loaded.
 from parsers.regular import open_regular
 from parsers.sanitize import visible
-from parsers.sources import HEAD_BYTES, UnreadableLog, compression, file_hint, utf16_hint
+from parsers.sources import (
+    HEAD_BYTES,
+    READ_ERRORS,
+    UnreadableLog,
+    compression,
+    file_hint,
+    utf16_hint,
+)
 from tui.palettes import PALETTES
 
 # numpy's OpenBLAS starts a thread per core when numpy is loaded, and they spin for a while;
@@ -329,7 +336,7 @@ def load_model(args: argparse.Namespace, ahead: ReadAhead | None = None) -> LogM
         return read_log(path, workers_per_gpu=args.workers_per_gpu, drawn=drawn)
     except UnreadableLog as exc:
         fail(str(exc))
-    except (OSError, EOFError) as exc:  # EOFError: a gzip file cut short
+    except READ_ERRORS as exc:  # EOFError: a compressed file cut short
         fail(f"cannot read {args.log}: {getattr(exc, 'strerror', None) or exc}")
 
 

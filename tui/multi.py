@@ -14,7 +14,7 @@ from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline, read_log, read_runs, read_stream, report_dict
 from parsers.sanitize import visible
-from parsers.sources import UnreadableLog, compression
+from parsers.sources import READ_ERRORS, UnreadableLog, compression, file_hint
 from parsers.why import gap_why
 from parsers.writing import WriteRefused
 from tui.options import input_paths
@@ -43,8 +43,12 @@ def load(
         packed = compression(path)
     except UnreadableLog as exc:
         fail(str(exc))
-    except (OSError, EOFError) as exc:  # EOFError: a gzip file cut short
+    except READ_ERRORS as exc:  # EOFError: a compressed file cut short
         fail(f"cannot read {raw}: {getattr(exc, 'strerror', None) or exc}")
+    hint = file_hint(path)
+    if hint is not None and all(missing_timeline(m) is not None for m in models):
+        # why a log shows nothing, as for a single log (UTF-16, UTF-32)
+        print(f"cuzk-tui: {path.name}: {hint}", file=sys.stderr)
     # a compressed log's line numbers are those of its text: no reader on its bytes
     return models, None if packed is not None else LineReader(path=path)
 

@@ -1,0 +1,130 @@
+"""Compressed logs (gzip, zstd, bzip2, xz) read like the plain log, a copy cut short or corrupt
+is said in one line, and an encoding the parser cannot read is named (UTF-16, UTF-32)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import zstandard
+from conftest import SAMPLES
+from test_viewer import SIZE, live_app, text_of, until_finished
+
+from parsers.sources import UTF16_HINT, UTF32_HINT, open_log, utf16_hint
+from tui.follow import StreamSource
+
+ROOT = Path(__file__).parent.parent
+PLAIN = SAMPLES / "curio-mixed.log"
+COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
+    "gz": gzip.compress,
+    "zst": zstandard.ZstdCompressor().compress,
+    "bz2": bz2.compress,
+    "xz": lzma.compress,
+}
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+def compressed(tmp_path: Path, suffix: str, cut: int = 0) -> Path:
+    """The plain sample compressed, its last `cut` bytes dropped (a copy cut short)."""
+    path = tmp_path / f"daemon.log.{suffix}"
+    data = COMPRESSORS[suffix](PLAIN.read_bytes())
+    path.write_bytes(data[: len(data) - cut])
+    return path
+
+
+def json_report(path: Path) -> dict[str, object]:
+    proc = run(str(path), "--report", "--json")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    doc: dict[str, object] = json.loads(proc.stdout)
+    doc.pop("source")
+    return doc
+
+
+@pytest.mark.parametrize("suffix", ["bz2", "xz"])
+def test_bzip2_and_xz_logs_read_like_the_plain_log(tmp_path: Path, suffix: str) -> None:
+    assert json_report(compressed(tmp_path, suffix)) == json_report(PLAIN)
+
+
+def test_a_zstd_log_of_several_frames_is_read_to_its_end(tmp_path: Path) -> None:
+    lines = PLAIN.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    compress = zstandard.ZstdCompressor().compress
+    path = tmp_path / "two-frames.log.zst"  # as `cat a.zst b.zst`
+    path.write_bytes(compress(b"".join(lines[:half])) + compress(b"".join(lines[half:])))
+    assert json_report(path) == json_report(PLAIN)
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+def test_a_compressed_log_cut_short_is_one_line(tmp_path: Path, suffix: str) -> None:
+    path = compressed(tmp_path, suffix, cut=40)
+    proc = run(str(path), "--report")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.startswith(f"cuzk-tui: error: cannot read {path}: Compressed file ended")
+    assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix", ["zst", "xz"])
+def test_a_corrupt_compressed_log_is_one_line(tmp_path: Path, suffix: str) -> None:
+    path = compressed(tmp_path, suffix)
+    data = bytearray(path.read_bytes())
+    data[60:400] = bytes(range(256)) + bytes(84)
+    path.write_bytes(bytes(data))
+    proc = run(str(path), "--report")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith(f"cuzk-tui: error: cannot read {path}: ")
+    assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix", ["zst", "gz", "xz"])
+async def test_the_viewer_says_a_compressed_log_is_cut_short(tmp_path: Path, suffix: str) -> None:
+    path = compressed(tmp_path, suffix, cut=40)
+    source = StreamSource(open_log(path), name=path.name)
+    app = live_app(source, True, source.spool_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        header = text_of(app, "#summary")
+        assert "FINISHED" in header
+        assert f"stopped reading: cannot read {path.name}: Compressed file ended" in header
+    source.close()
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-le", "utf-32-be"])
+def test_a_utf32_log_is_called_utf32(tmp_path: Path, encoding: str) -> None:
+    log = tmp_path / "u.log"
+    log.write_bytes(PLAIN.read_text().encode(encoding))
+    proc = run(str(log), "--report")
+    assert proc.returncode == 0
+    assert proc.stderr == f"cuzk-tui: {UTF32_HINT}\n"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "hint"),
+    [("utf-16", UTF16_HINT), ("utf-16-be", UTF16_HINT), ("utf-32-le", UTF32_HINT), ("utf-8", None)],
+)
+def test_the_hint_names_the_encoding(encoding: str, hint: str | None) -> None:
+    head = "TIMELINE,1163,SYNTH_START,j,partition=0\n".encode(encoding)[:64]
+    assert utf16_hint(head) == hint
+
+
+def test_compare_of_a_utf16_log_gives_the_hint(tmp_path: Path) -> None:
+    log = tmp_path / "u.log"
+    log.write_bytes(PLAIN.read_text().encode("utf-16"))
+    proc = run("--compare", str(log), str(PLAIN), "--report")
+    assert f"cuzk-tui: u.log: {UTF16_HINT}\n" in proc.stderr
