@@ -106,6 +106,7 @@ class FileSource:
         self.name = path.name
         self.path = path
         self.tail = LogTail(path)
+        self._last_data = time.time()  # when a poll last read bytes (opened: now)
         self._wake = threading.Event()
         self._observer: object | None = None
         self.watching = self._start_watch()
@@ -137,7 +138,10 @@ class FileSource:
 
     def poll(self) -> TailRead:
         """New bytes, and what happened to the file."""
-        return self.tail.poll()
+        read = self.tail.poll()
+        if read.data:
+            self._last_data = time.time()
+        return read
 
     def wait(self, seconds: float) -> None:
         """Sleep until watchdog says the file changed, or the poll interval passes."""
@@ -153,11 +157,14 @@ class FileSource:
         return self.tail.size()
 
     def last_change(self) -> float | None:
-        """The file's modification time: a log finished yesterday is idle from the start."""
+        """The file's modification time: a log finished yesterday is idle from the start. A
+        time in the future (a clock set wrong, `touch -d tomorrow`) says nothing of now: then
+        when bytes last came."""
         try:
-            return os.stat(self.path).st_mtime
+            mtime = os.stat(self.path).st_mtime
         except OSError:
             return None
+        return mtime if mtime <= time.time() else self._last_data
 
     def close(self) -> None:
         """Stop watching; close the file."""
@@ -466,6 +473,10 @@ class LiveLog:
             elif time.perf_counter() - last_data >= IDLE_FLUSH_S and self.builder.flush_pending():
                 dirty = True
             catching_up = read.more
+            if catching_up and size is None:
+                # behind a log that grows faster than it is read (or that grew by more than a
+                # read at once): say how far at once, as when it was opened, not LIVE or IDLE
+                size, last_publish = self.source.size_hint(), 0.0
             now = time.perf_counter()
             # updates as often as the CPU budget allows (a snapshot of a long log costs ~10 ms,
             # the screen's update a few times that)

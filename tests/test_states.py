@@ -1,0 +1,63 @@
+"""States that tell the truth: `reading N %` while behind a growing log, a modification time
+in the future is not "now"."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from conftest import SAMPLES
+from helpers import wait_for
+
+from tui.follow import FileSource, LiveLog, Update
+
+BURST_BYTES = 40 << 20  # five reads' worth: the follower is behind for a while
+
+
+def test_the_follower_says_how_far_it_is_while_behind(tmp_path: Path) -> None:
+    path = tmp_path / "fast.log"
+    sample = (SAMPLES / "p9-c6.log").read_bytes()
+    path.write_bytes(sample)
+    updates: list[Update] = []
+    live = LiveLog(FileSource(path), updates.append)
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: updates and updates[-1].loading is None, "the log read")
+        time.sleep(0.5)  # the follower is idle, its last update well behind it
+        seen = len(updates)
+        filler = b"INFO a busy daemon writes many lines that are no TIMELINE line at all\n"
+        lines = BURST_BYTES // len(filler)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, filler * lines)  # one write: five reads' worth are there at once
+        finally:
+            os.close(fd)
+        os.utime(path, (time.time() - 3600, time.time() - 3600))  # its writer is done
+        wait_for(
+            lambda: updates[-1].loading is None and updates[-1].model.counts.other == lines,
+            "the burst read",
+        )
+        behind = [u.loading for u in updates[seen:] if u.loading is not None]
+        assert behind and all(0.0 < share < 1.0 for share in behind)
+        assert updates[-1].model.counts.timeline == sample.count(b"TIMELINE,")
+    finally:
+        live.halt()
+        thread.join(10)
+        live.source.close()
+
+
+def test_a_modification_time_in_the_future_is_not_now(tmp_path: Path) -> None:
+    path = tmp_path / "future.log"
+    path.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    tomorrow = time.time() + 86400
+    os.utime(path, (tomorrow, tomorrow))
+    source = FileSource(path)
+    try:
+        assert source.poll().data
+        last = source.last_change()
+        assert last is not None and last <= time.time()
+    finally:
+        source.close()
