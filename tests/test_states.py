@@ -1,18 +1,27 @@
 """States that tell the truth: `reading N %` while behind a growing log, a modification time
-in the future is not "now"."""
+in the future is not "now", a report in a terminal is never cut to nothing (COLUMNS=0)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
 import threading
 import time
 from pathlib import Path
 
+import pytest
 from conftest import SAMPLES
-from helpers import wait_for
+from helpers import drain, wait_for
 
 from tui.follow import FileSource, LiveLog, Update
 
+ROOT = Path(__file__).parent.parent
 BURST_BYTES = 40 << 20  # five reads' worth: the follower is behind for a while
 
 
@@ -61,3 +70,40 @@ def test_a_modification_time_in_the_future_is_not_now(tmp_path: Path) -> None:
         assert last is not None and last <= time.time()
     finally:
         source.close()
+
+
+def report_in_a_terminal(columns: int, env_columns: str) -> str:
+    """The text report of tiny.log in a pty `columns` wide, with COLUMNS=`env_columns`."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {**os.environ, "COLUMNS": env_columns, "TERM": "xterm-256color"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", str(SAMPLES / "tiny.log"), "--report"],
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+    )
+    os.close(slave)
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    try:
+        assert proc.wait(60) == 0
+        reader.join(10)
+    finally:
+        os.close(master)
+    return re.sub(r"\x1b\[[0-9;]*m", "", b"".join(out).decode()).replace("\r", "")
+
+
+@pytest.mark.parametrize("env_columns", ["0", "3", "-5", "wide"])
+def test_a_report_in_a_terminal_is_never_cut_to_nothing(env_columns: str) -> None:
+    text = report_in_a_terminal(100, env_columns)
+    assert "proofs 1 completed / 1 started   run span 1m11s" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_a_terminal_narrower_than_forty_columns_gets_forty() -> None:
+    text = report_in_a_terminal(20, "")
+    assert max(len(line) for line in text.splitlines()) == 40

@@ -354,6 +354,29 @@ def encoding_hint(args: argparse.Namespace) -> str | None:
     return file_hint(Path(args.log))
 
 
+MIN_COLUMNS = 40  # narrower, the report's lines are cut to nothing (COLUMNS=0: an empty report)
+
+
+def report_width() -> int | None:
+    """The text report's width: the terminal's (None: rich reads COLUMNS or asks the
+    terminal), never under MIN_COLUMNS; piped or redirected, full lines (a reader greps
+    them), not 80 columns."""
+    if not sys.stdout.isatty():
+        return 10_000
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns >= MIN_COLUMNS:
+        return None
+    try:
+        # COLUMNS unset, or too small to be meant: the terminal says
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns
+    except OSError:
+        columns = 80
+    return max(MIN_COLUMNS, columns)
+
+
 def _print_report(args: argparse.Namespace, model: LogModel) -> None:
     from parsers.report import report_dict, report_json_pieces
 
@@ -374,8 +397,7 @@ def _print_report(args: argparse.Namespace, model: LogModel) -> None:
         from parsers.rawlines import LineReader
         from tui.report import print_report
 
-        # piped or redirected: full lines (a reader greps them), not 80 columns
-        width = None if sys.stdout.isatty() else 10_000
+        width = report_width()
         reader = None
         if getattr(args, "log", None) not in (None, "-") and compression(Path(args.log)) is None:
             reader = LineReader(path=Path(args.log))  # the largest gaps' CPU path
