@@ -41,14 +41,17 @@ def run(args: list[str], stdin: BinaryIO | int | None) -> subprocess.CompletedPr
     )
 
 
-@pytest.mark.parametrize("args", [["-", "--report"], ["-", "--report", "--json"], ["-"]])
+EXPORT = ["-", "--export-csv", tempfile.gettempdir()]  # nothing is written: nothing is read
+
+
+@pytest.mark.parametrize("args", [["-", "--report"], ["-", "--report", "--json"], ["-"], EXPORT])
 def test_a_write_only_standard_input_is_one_line(tmp_path: Path, args: list[str]) -> None:
     with (tmp_path / "out").open("wb") as write_only:  # as `cuzk-tui - 0>out`
         line = one_error_line(run(args, write_only))
     assert "standard input is open for writing only" in line
 
 
-@pytest.mark.parametrize("args", [["-", "--report"], ["-"]])
+@pytest.mark.parametrize("args", [["-", "--report"], ["-"], EXPORT])
 def test_a_closed_standard_input_is_one_line(args: list[str]) -> None:
     proc = subprocess.run(
         [

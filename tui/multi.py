@@ -33,10 +33,14 @@ def load(
 ) -> tuple[list[LogModel], LineReader | None]:
     """A finished model of one log (`apart`: one per run, when the daemon restarted in it)
     and a reader of its raw lines (None: not re-readable)."""
-    from tui.cli import check_log_path, fail
+    from tui.cli import check_log_path, check_stdin, fail
 
     if raw == "-":  # alone: standard input is never put beside other logs
-        return [read_stream(sys.stdin.buffer, "stdin", workers_per_gpu)], None
+        check_stdin()
+        try:
+            return [read_stream(sys.stdin.buffer, "stdin", workers_per_gpu)], None
+        except OSError as exc:
+            fail(f"cannot read standard input: {exc.strerror or exc}")
     path = check_log_path(raw)
     try:
         models = read_runs(path, workers_per_gpu) if apart else [read_log(path, workers_per_gpu)]
