@@ -473,10 +473,11 @@ class LiveLog:
             elif time.perf_counter() - last_data >= IDLE_FLUSH_S and self.builder.flush_pending():
                 dirty = True
             catching_up = read.more
-            if catching_up and size is None:
+            if catching_up and size is None and (hint := self.source.size_hint()):
                 # behind a log that grows faster than it is read (or that grew by more than a
                 # read at once): say how far at once, as when it was opened, not LIVE or IDLE
-                size, last_publish = self.source.size_hint(), 0.0
+                # (a pipe has no size: it is shown as it comes)
+                size, last_publish = hint, 0.0
             now = time.perf_counter()
             # updates as often as the CPU budget allows (a snapshot of a long log costs ~10 ms,
             # the screen's update a few times that)
