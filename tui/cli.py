@@ -251,10 +251,13 @@ def fail(message: str) -> NoReturn:
 def check_stdin() -> None:
     """Standard input open for reading, or a one-line error and exit 2 (closed: `<&-`;
     write-only: `0>file`)."""
+    closed = "standard input is closed: nothing to read (give a log file)"
+    if sys.stdin is None:  # closed when Python started: descriptor 0 may be another file now
+        fail(closed)
     try:
         flags = fcntl.fcntl(0, fcntl.F_GETFL)
     except OSError:
-        fail("standard input is closed: nothing to read (give a log file)")
+        fail(closed)
     if flags & os.O_ACCMODE == os.O_WRONLY:
         fail("standard input is open for writing only: nothing to read (give a log file)")
 
