@@ -138,7 +138,9 @@ def _print(
         json.dump(doc, sys.stdout, indent=1 if sys.stdout.isatty() else None, ensure_ascii=True)
         sys.stdout.write("\n")
         return
-    console = Console(width=None if sys.stdout.isatty() else 10_000)
+    from tui.cli import report_width
+
+    console = Console(width=report_width())
     if args.compare:
         print_compare(models[0], models[1], console)
         return
