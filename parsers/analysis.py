@@ -664,6 +664,34 @@ def _proof_key(p: Proof) -> tuple[int, str]:
     return (p.first_synth_start if p.first_synth_start is not None else NO_FIRST, p.job)
 
 
+# How long after the log's first stamp a record that began before the log may still show
+# (a synthesis of up to a minute or two, a GPU interval in flight)
+MID_RUN_WINDOW_MS = 120_000.0
+
+
+def starts_mid_run(t: PartitionTable) -> bool:
+    """The log begins in the middle of a run (`tail -f`, a rotated log): near its first
+    stamp a record shows its end without its start (SYNTH_END without SYNTH_START, GPU_END
+    without GPU_START), or a GPU interval with neither synthesis nor queue. On 200 random
+    simulated runs none of the whole logs is flagged, and each cut at a third, a half or a
+    fifth is (docs/analysis.md#per-run)."""
+    if len(t) == 0:
+        return False
+    first = np.inf
+    earliest = np.full(len(t), np.inf)
+    for column in (t.synth_start, t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
+        earliest = np.fmin(earliest, column)
+    if np.isfinite(earliest).any():
+        first = float(earliest.min())
+    no_synth = np.isnan(t.synth_start)
+    began_before = (
+        (no_synth & ~np.isnan(t.synth_end))
+        | (np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))
+        | (no_synth & np.isnan(t.queued) & ~np.isnan(t.gpu_start))
+    )
+    return bool((began_before & (earliest < first + MID_RUN_WINDOW_MS)).any())
+
+
 def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) -> LogModel:
     """The model of the pieces' rows (`pieces` in time order; `listed`: proofs of the first
     piece made before)."""
@@ -729,6 +757,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         engine_seen=facts.engine_seen,
         run_split=split,
         unattributed_kernel_ms=facts.unattributed_kernel_ms,
+        starts_mid_run=starts_mid_run(pieces[0].rows.table),
         proof_spans=spans,
     )
 

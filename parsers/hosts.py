@@ -310,6 +310,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         engine_seen=any(m.engine_seen for m in models),
         run_split=_run_split(models),
         unattributed_kernel_ms=sum(m.unattributed_kernel_ms for m in models),
+        starts_mid_run=any(m.starts_mid_run for m in models),
         synth_by_gpu={
             g.gpu: (models[k].synth_times + offsets[k], models[k].synth_counts)
             for g in gpus

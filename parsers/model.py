@@ -959,6 +959,7 @@ class LogModel:
     # (a live model: parsers/breakdown.py makes it otherwise)
     run_split: dict[int, Breakdown] | None = None
     unattributed_kernel_ms: float = 0.0  # kernel ms of the timing lines given to no interval
+    starts_mid_run: bool = False  # the log begins in the middle of a run (tail -f, rotation)
     # the columns of `proofs`, when the analysis made them with the proofs
     proof_spans: ProofSpans | None = None
 

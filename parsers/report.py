@@ -67,6 +67,9 @@ def runs_sentence(model: LogModel) -> str | None:
     )
 
 
+MID_RUN = "log starts mid-run: figures from the first whole interval"
+
+
 def missing_timeline(model: LogModel) -> str | None:
     """The sentence that explains a log without TIMELINE lines, or None when it has some."""
     if model.counts.timeline:
@@ -245,6 +248,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 ">500ms": s.gaps.over_500,
             },
             "unattributed_timing_lines": model.unattributed_timing_lines,
+            "starts_mid_run": model.starts_mid_run,
             # every GPU together: each kernel line is some GPU's, so the sum is pinned
             # down where a GPU's share is not (docs/analysis.md#all-gpus)
             "all_gpus_span_ms": model.all_gpus_span_ms,

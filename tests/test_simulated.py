@@ -149,3 +149,34 @@ def test_all_gpus_together_the_kernel_time_is_pinned_down() -> None:
         widths.append((hi - lo) / model.all_gpus_span_ms)
     widths.sort()
     assert len(widths) > 150 and widths[len(widths) // 2] < 0.005
+
+
+def test_a_log_that_starts_mid_run_says_so() -> None:
+    """`tail -f daemon.log | cuzk-tui -` and a log after rotation begin inside a run: the
+    model says so (the report, the JSON and the header with it); a whole log does not."""
+    for seed in range(100, 160):
+        cfg = random_config(seed)
+        _, data = simulate(cfg)
+        workers_per_gpu = cfg.gw if cfg.stdout == "none" else None
+        assert not build(data, workers_per_gpu=workers_per_gpu).starts_mid_run, seed
+        lines = data.split(b"\n")
+        for part in (3, 2, 5):
+            cut = b"\n".join(lines[len(lines) // part :])
+            assert build(cut, workers_per_gpu=workers_per_gpu).starts_mid_run, (seed, part)
+
+
+def test_mid_run_is_said_in_the_report_the_json_and_the_header() -> None:
+    from parsers.breakdown import whole_run
+    from parsers.report import MID_RUN, report_dict
+    from tui.app import header_text
+    from tui.report import report_renderables
+
+    _, data = simulate(random_config(101))
+    lines = data.split(b"\n")
+    model = build(b"\n".join(lines[len(lines) // 2 :]))
+    assert report_dict(model)["summary"]["starts_mid_run"] is True
+    assert MID_RUN in report_renderables(model)[0].plain  # type: ignore[union-attr]
+    assert MID_RUN in header_text(model, "LIVE", whole_run(model)).plain
+    whole = build(data)
+    assert report_dict(whole)["summary"]["starts_mid_run"] is False
+    assert MID_RUN not in header_text(whole, "LIVE", whole_run(whole)).plain

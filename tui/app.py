@@ -30,7 +30,7 @@ from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
 from parsers.builder import LogBuilder
 from parsers.model import PHASE_NAMES, LogModel, Phase
 from parsers.rawlines import LineReader
-from parsers.report import missing_timeline
+from parsers.report import MID_RUN, missing_timeline
 from parsers.sanitize import visible
 from parsers.sources import UnreadableLog, compression, file_hint, open_log
 from parsers.writing import STDIN, write_new, write_text_new
@@ -98,6 +98,8 @@ def header_text(
         f"  run {fmt_ms(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
         f"  {s.s_per_proof:.2f} s/proof"
     )
+    if model.starts_mid_run:
+        text.append(f"\n{MID_RUN}", style="bold yellow")
     short = width < 100
     for g in model.gpus:
         text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")

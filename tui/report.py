@@ -20,7 +20,7 @@ from parsers.model import (
     LogModel,
 )
 from parsers.rawlines import LineReader
-from parsers.report import NOT_A_CUZK_LOG, missing_timeline, runs_sentence
+from parsers.report import MID_RUN, NOT_A_CUZK_LOG, missing_timeline, runs_sentence
 from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 
@@ -277,6 +277,8 @@ def report_renderables(
     gaps = model.gaps
     if not model.gpus and model.counts.timeline:
         head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
+    if model.starts_mid_run:
+        head.append(f"\n{MID_RUN}", style="bold yellow")
     restarted = runs_sentence(model)
     if restarted is not None:
         head.append(f"\n{restarted}", style="bold yellow")
