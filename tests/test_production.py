@@ -760,3 +760,18 @@ def test_estimates_after_lost_lines_sit_in_the_middle_not_at_the_bottom() -> Non
     assert len(errors) >= 60
     assert abs(errors[len(errors) // 2]) < 0.005
     assert sum(e > 0 for e in errors) > 0.15 * len(errors)
+
+
+def test_a_gpu_end_cut_inside_a_splice_is_not_an_end() -> None:
+    """A capture that ends inside a spliced line leaves `TIMELINE,<ms>,GPU_END,<job>,` and a
+    fragment: no worker, so no end (it stretched the run to 998,778 ms, 66.6 s/proof for 32.1)."""
+    data = (SAMPLES / "p12-c15-gw1.log").read_bytes()
+    job = [x for x in data.split(b"\n") if b"GPU_END" in x][-1].split(b",")[3]
+    whole = build(data)
+    cut = build(
+        data + b"TIMELINE,999999,GPU_END," + job + b",2026-03-16T09:50:40.294780Z  INFO "
+        b"cuzk_core::pipeline: GPU prove\n"
+    )
+    assert cut.summary.run_span_ms == whole.summary.run_span_ms
+    assert cut.summary.s_per_proof == whole.summary.s_per_proof
+    assert cut.counts.malformed == whole.counts.malformed + 1

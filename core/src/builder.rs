@@ -742,6 +742,17 @@ impl Builder {
 
     fn timeline(&mut self, e: &Event, batch: &Batch, line_no: u64) {
         let (stamp, partition) = (e.stamp, e.partition);
+        let gpu_event = matches!(
+            e.event,
+            reader::EV_PICKUP | reader::EV_GPU_START | reader::EV_GPU_END
+        );
+        if gpu_event && e.worker.is_none() {
+            // every GPU event names its worker: without one its detail was cut (the last
+            // line of a capture ending inside a splice), and such an end would stretch the
+            // run to a time nothing ended at
+            self.malformed();
+            return;
+        }
         if !self.pending.is_empty() {
             self.advance_pending(stamp);
         }
@@ -1466,5 +1477,19 @@ TIMELINE,130,GPU_END,porep-1-5,worker=0,partition=1,gpu_ms=5
         b.feed(&data);
         b.finish();
         assert!(b.counts.timeline >= 0);
+    }
+
+    #[test]
+    fn a_gpu_event_whose_detail_was_cut_is_not_an_event() {
+        let mut b = Builder::new(None);
+        b.feed(
+            b"TIMELINE,10,GPU_START,porep-1-5,worker=0,partition=0\n\
+TIMELINE,20,GPU_END,porep-1-5,worker=0,partition=0,gpu_ms=10\n\
+TIMELINE,900,GPU_END,porep-1-5,\n",
+        );
+        b.finish();
+        let c = &b.recs.cols;
+        assert_eq!(c.f[col::GPU_END], vec![20.0]);
+        assert_eq!(b.counts.malformed, 1);
     }
 }
