@@ -968,9 +968,11 @@ class LogModel:
         """The kernel time of all the GPUs together as the log pins it, (least, most): each
         kernel line is some GPU's, whichever GPU the attribution gives it to, so the sum is
         known where each GPU's share is not (docs/analysis.md#all-gpus)."""
-        lo = sum(g.kernel_lines_ms[0] for g in self.gpus) + self.unattributed_kernel_ms
+        busy = sum(g.busy_ms for g in self.gpus)  # kernels run inside GPU intervals
         hi = sum(g.kernel_lines_ms[1] for g in self.gpus) + self.unattributed_kernel_ms
-        return lo, hi
+        lo = sum(g.kernel_lines_ms[0] for g in self.gpus) + self.unattributed_kernel_ms
+        hi = min(hi, busy)
+        return min(lo, hi), hi
 
     @property
     def all_gpus_span_ms(self) -> int:
