@@ -367,7 +367,7 @@ def test_a_tilde_is_the_home_folder_and_a_deleted_working_folder_is_one_line(
 
 def test_csv_cells_carry_no_formula_and_no_control(tmp_path: Path) -> None:
     hostile = [
-        '=HYPERLINK("http://evil.example","x")',
+        '=HYPERLINK("http://evil.example")',  # a job id ends at a comma: none inside
         "+cmd|' /C calc'!A0",
         "-2+3",
         "@SUM(A1)",
@@ -391,7 +391,7 @@ def test_csv_cells_carry_no_formula_and_no_control(tmp_path: Path) -> None:
             jobs |= {row["job"] for row in csv.DictReader(fh)}
     for cell in jobs:
         assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
-    assert '\'=HYPERLINK("http://evil.example","x")' in jobs
+    assert '\'=HYPERLINK("http://evil.example")' in jobs
     assert "'-2+3" in jobs and "plain-job" in jobs and "job␛]0;t␇␍" in jobs
     assert csv_text("a=b") == "a=b" and csv_text("-") == "'-"
 
