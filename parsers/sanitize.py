@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from dataclasses import dataclass
 
 # Why every one of these and not only ESC: a terminal acts on C0 and C1 controls (ESC starts
 # CSI, OSC, DCS, APC, SOS and PM sequences; U+009B is a CSI on its own, U+009D an OSC), and
@@ -60,3 +61,36 @@ def visible(text: str, keep_tab: bool = False) -> str:
 def visible_bytes(raw: bytes) -> str:
     """Undecodable bytes as U+FFFD, then `visible`."""
     return visible(raw.decode("utf-8", "replace"))
+
+
+CLIPBOARD_LIMIT_BYTES = 1024  # an id is tens of bytes; a clipboard filled by a log is an attack
+
+
+@dataclass(frozen=True, slots=True)
+class ClipboardText:
+    """What may go to a clipboard, and what was taken out on the way."""
+
+    text: str
+    removed: int  # characters dropped: controls, format characters, separators
+    cut: bool  # longer than CLIPBOARD_LIMIT_BYTES and cut there
+
+
+def clipboard_text(text: str, limit_bytes: int = CLIPBOARD_LIMIT_BYTES) -> ClipboardText:
+    """`text` as it may be put on a clipboard: printable characters only, at most `limit_bytes`.
+
+    A clipboard is pasted into a shell: a C0 or C1 control, DEL or a bidi override there is
+    not shown but acted on (`ESC[201~` ends a bracketed paste, and what follows it runs as
+    typed). So such characters are dropped, not made visible (a visible `␛` pasted is still
+    not the id), and the caller says that something was.
+
+    Args:
+        text: an id from the log.
+        limit_bytes: the most UTF-8 bytes kept; a longer text is cut at a character's start.
+    """
+    kept = text if text.isprintable() else "".join(c for c in text if c.isprintable())
+    removed = len(text) - len(kept)
+    raw = kept.encode()  # lone surrogates are not printable: none is left
+    cut = len(raw) > limit_bytes
+    if cut:
+        kept = raw[:limit_bytes].decode("utf-8", "ignore")
+    return ClipboardText(kept, removed, cut)

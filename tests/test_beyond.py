@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 from helpers import build, simulate
+from hostile import job_line_set
 
 from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
@@ -423,6 +424,19 @@ async def test_y_copies_the_gap_job_and_no_clipboard_only_shows_it() -> None:
     async with quiet.run_test(size=(80, 24)) as pilot:
         await pilot.press("n", "y")
         assert quiet.clipboard == ""
+
+
+async def test_y_copies_at_most_a_kibibyte_of_a_huge_id(tmp_path: Path) -> None:
+    log = tmp_path / "long-id.log"
+    log.write_bytes(
+        b"pipeline GPU worker started worker_id=0 gpu=0\n"
+        + job_line_set("before", 10)
+        + job_line_set("J" * 500_000, 2000)
+    )
+    app = make_app(read_log(log), LineReader(path=log))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n", "y")
+        assert app.clipboard == "J" * 1024
 
 
 async def test_c_shows_the_comparison_and_the_palette_exports_the_view(tmp_path: Path) -> None:

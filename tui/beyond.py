@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 
 from parsers.export import write_trace
+from parsers.sanitize import CLIPBOARD_LIMIT_BYTES, clipboard_text
 from parsers.writing import safe_stem, write_new
 
 if TYPE_CHECKING:
@@ -33,17 +34,26 @@ def selected_id(app: CuzkApp) -> tuple[str, str] | None:
 
 
 def copy_id(app: CuzkApp) -> None:
-    """`y`: put the id on the terminal's clipboard (OSC 52, works over SSH), and say so."""
+    """`y`: put the id on the terminal's clipboard (OSC 52, works over SSH), and say so: only
+    its printable characters, at most CLIPBOARD_LIMIT_BYTES (a clipboard is pasted into a
+    shell, where a control character runs what follows it)."""
     chosen = selected_id(app)
     if chosen is None:
         app.notify("nothing to copy: select a gap (n) or find a job (/) first", severity="warning")
         return
-    text, what = chosen
+    raw, what = chosen
+    clip = clipboard_text(raw)
+    notes = [what]
+    if clip.removed:
+        notes.append(f"{clip.removed} control or format characters left out")
+    if clip.cut:
+        notes.append(f"cut to {CLIPBOARD_LIMIT_BYTES} bytes")
     if not app.use_clipboard:
-        app.notify(f"{text}\n({what}; clipboard off: --no-clipboard)", title="id")
+        notes.append("clipboard off: --no-clipboard")
+        app.notify(f"{clip.text}\n({'; '.join(notes)})", title="id")
         return
-    app.copy_to_clipboard(text)
-    app.notify(f"{text}\n({what})", title="copied")
+    app.copy_to_clipboard(clip.text)
+    app.notify(f"{clip.text}\n({'; '.join(notes)})", title="copied")
 
 
 def show_compare(app: CuzkApp) -> None:

@@ -1,0 +1,111 @@
+"""What reaches the terminal and the clipboard, and what the terminal sends back: in a real pty,
+hostile ids and names are never acted on, bad input and stop/continue never end the viewer."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import pty
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from helpers import drain, wait_for
+from hostile import job_line_set
+
+from parsers.sanitize import ClipboardText, clipboard_text
+
+ROOT = Path(__file__).parent.parent
+SAMPLES = Path(__file__).parent / "samples"
+PASTE_JACK = "x\x1b[201~; echo PWNED > f\r"
+
+
+@dataclass
+class Viewer:
+    """The viewer running in a pty: its process, the pty's side a user types on, its output."""
+
+    proc: subprocess.Popen[bytes]
+    master: int
+    out: list[bytes] = field(default_factory=list)
+
+    def screen(self) -> bytes:
+        return b"".join(self.out)
+
+    def wait_for_text(self, text: bytes, after: int = 0) -> None:
+        wait_for(lambda: text in self.screen()[after:], f"{text!r} on the screen")
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, "TERM": "xterm-256color", **extra}
+    env.pop("TEXTUAL", None)
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    return env
+
+
+@contextlib.contextmanager
+def viewer(args: list[str], cwd: Path, **env: str) -> Iterator[Viewer]:
+    """`cuzk-tui ARGS` with its standard streams on a new pty, in its own session."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**_env(**env), "PYTHONPATH": str(ROOT)},
+        start_new_session=True,
+        cwd=cwd,
+    )
+    os.close(slave)
+    running = Viewer(proc, master)
+    threading.Thread(target=drain, args=(master, running.out), daemon=True).start()
+    try:
+        yield running
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(master)
+
+
+def _clipboard_writes(screen: bytes) -> list[bytes]:
+    return [base64.b64decode(m) for m in re.findall(rb"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07", screen)]
+
+
+def test_y_copies_no_control_character_and_says_so(tmp_path: Path) -> None:
+    log = tmp_path / "jack.log"
+    log.write_bytes(
+        b"pipeline GPU worker started worker_id=0 gpu=0\n"
+        + job_line_set("before", 10)
+        + job_line_set(PASTE_JACK, 2000)
+    )
+    with viewer([str(log)], tmp_path) as v:
+        v.wait_for_text(b"GPU0")
+        mark = len(v.screen())
+        v.type(b"n")  # the gap before the job: its job id is the one copied
+        v.wait_for_text(b"#1 GPU0", mark)
+        mark = len(v.screen())
+        v.type(b"y")
+        wait_for(lambda: _clipboard_writes(v.screen()[mark:]), "the clipboard write")
+        v.wait_for_text(b"left out", mark)
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    copied = _clipboard_writes(v.screen())
+    assert copied == [b"x[201~; echo PWNED > f"]  # pasted, nothing in it runs
+    assert not (tmp_path / "f").exists()
+
+
+def test_clipboard_text_keeps_only_printable_characters_and_at_most_a_kibibyte() -> None:
+    clip = clipboard_text("a\x1b[201~\x9b\x7f\u202eb\u2066c\u200bd\r\n")
+    assert clip == ClipboardText("a[201~bcd", removed=8, cut=False)
+    long = clipboard_text("é" * 600)  # two bytes each: cut between two characters
+    assert long.cut and long.text == "é" * 512 and len(long.text.encode()) == 1024
+    assert clipboard_text("62878710-8d53") == ClipboardText("62878710-8d53", 0, False)
