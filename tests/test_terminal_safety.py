@@ -101,6 +101,7 @@ def test_y_copies_no_control_character_and_says_so(tmp_path: Path) -> None:
     copied = _clipboard_writes(v.screen())
     assert copied == [b"x[201~; echo PWNED > f"]  # pasted, nothing in it runs
     assert not (tmp_path / "f").exists()
+    assert "\u240a".encode() not in v.screen()  # the notice's own line break is a line break
 
 
 def test_clipboard_text_keeps_only_printable_characters_and_at_most_a_kibibyte() -> None:

@@ -612,9 +612,11 @@ class CuzkApp(App[None]):
         markup: bool = True,
     ) -> None:
         """Every notification (a widget's too) as literal, visible text: messages quote typed
-        queries, paths and errors, which are neither markup nor terminal controls."""
+        queries, paths and errors, which are neither markup nor terminal controls. Its lines
+        are the message's own: each is made visible, the line breaks kept."""
+        lines = "\n".join(visible(line) for line in message.split("\n"))
         super().notify(
-            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
+            lines, title=visible(title), severity=severity, timeout=timeout, markup=False
         )
 
     def deliver_screenshot(
