@@ -31,6 +31,7 @@ from parsers.model import (
     joined_offsets,
 )
 from parsers.rawlines import LineReader
+from parsers.sanitize import visible
 
 # A merged GPU id is host * HOST_STRIDE + the CUDA ordinal the log printed (host 0 keeps its ids).
 HOST_STRIDE = 1000
@@ -104,7 +105,7 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
             first = min(known)
             offsets = [round((a - first).total_seconds() * 1000) for a in known]
             return WALL, offsets, "aligned on the wall clock"
-    missing = [m.source for m, a in zip(models, anchors, strict=True) if a is None]
+    missing = [visible(m.source) for m, a in zip(models, anchors, strict=True) if a is None]
     why = (
         f"no wall clock in {', '.join(missing)}"
         if missing
@@ -288,7 +289,9 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
     )
     synth_t, synth_n = _synthesis(models, offsets)
     anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]
-    source = " + ".join(names)
+    # the names as drawn (a file name or --name may hold controls); the hosts keep them exact
+    shown = [visible(name) for name in names]
+    source = " + ".join(shown)
     model = LogModel(
         source=source,
         counts=counts,
@@ -316,7 +319,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             for g in gpus
             for k in [g.gpu // HOST_STRIDE]
         },
-        gpu_names={g.gpu: f"{names[g.gpu // HOST_STRIDE]}:GPU{g.gpu % HOST_STRIDE}" for g in gpus},
+        gpu_names={g.gpu: f"{shown[g.gpu // HOST_STRIDE]}:GPU{g.gpu % HOST_STRIDE}" for g in gpus},
     )
     return Merged(model, tuple(hosts), alignment, note)
 

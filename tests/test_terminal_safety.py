@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import os
 import pty
 import re
@@ -110,3 +111,51 @@ def test_clipboard_text_keeps_only_printable_characters_and_at_most_a_kibibyte()
     long = clipboard_text("é" * 600)  # two bytes each: cut between two characters
     assert long.cut and long.text == "é" * 512 and len(long.text.encode()) == 1024
     assert clipboard_text("62878710-8d53") == ClipboardText("62878710-8d53", 0, False)
+
+
+EVIL_NAMES = ["a\x1b]0;PWNED\x07", "b\nsecond line\u202e"]
+
+
+def _cli(*args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", *args],
+        capture_output=True,
+        env={**_env(**env), "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+def _named(*extra: str) -> subprocess.CompletedProcess[bytes]:
+    logs = [str(SAMPLES / "tiny.log"), str(SAMPLES / "p9-c6.log")]
+    return _cli(*logs, "--name", EVIL_NAMES[0], "--name", EVIL_NAMES[1], *extra)
+
+
+def test_host_names_reach_the_report_visible_and_the_json_exact(tmp_path: Path) -> None:
+    done = _named("--report")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    hosts = [line for line in out.splitlines() if " host " in line]
+    assert hosts == ["━━ host a␛]0;PWNED␇ ━━", "━━ host b␊second line<U+202E> ━━"]
+    doc = json.loads(_named("--report", "--json").stdout)
+    assert [h["name"] for h in doc["hosts"]] == EVIL_NAMES
+    # a file name on stderr: a log without TIMELINE lines beside another
+    empty = tmp_path / "x\x1b]0;PWNED\x07.log"
+    empty.write_bytes(b"nothing here\n")
+    said = _cli(str(empty), str(SAMPLES / "tiny.log"), "--report")
+    assert b"x\xe2\x90\x9b]0;PWNED\xe2\x90\x87.log" in said.stderr
+    assert b"\x1b" not in said.stderr and b"\x07" not in said.stderr
+
+
+def test_host_names_reach_the_viewer_visible(tmp_path: Path) -> None:
+    logs = [str(SAMPLES / "tiny.log"), str(SAMPLES / "p9-c6.log")]
+    args = [*logs, "--name", EVIL_NAMES[0], "--name", EVIL_NAMES[1]]
+    with viewer(args, tmp_path) as v:
+        v.wait_for_text("a␛]0;PWNED␇".encode())
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    screen = v.screen()
+    assert b"\x1b]0;" not in screen and "\u202e".encode() not in screen
+    assert "b␊second line<U+202E>".encode() in screen

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 
 from parsers.compare import Figure, compare, fmt, fmt_delta
 from parsers.model import LogModel
+from parsers.sanitize import visible
 from tui.screens import QUIT_BINDINGS
 
 
@@ -40,9 +41,9 @@ def compare_renderables(
     head = Text()
     head.append("cuzk-tui compare\n", style="bold")
     head.append("before ", style="dim")
-    head.append(a.source)  # literal: never markup
+    head.append(visible(a.source))  # literal: never markup, nor a control
     head.append("\nafter  ", style="dim")
-    head.append(b.source)
+    head.append(visible(b.source))
     verdicts = [v for f in figures if (v := f.verdict()) is not None]
     out: list[RenderableType] = [
         head,

@@ -21,7 +21,11 @@ from tui.options import input_paths
 
 
 def names_for(logs: list[str], given: list[str] | None) -> list[str]:
-    """Each log's name: as given with --name, else its file name (its path when two share one)."""
+    """Each log's name: as given with --name, else its file name (its path when two share one).
+
+    Exact, as the JSON carries them (escaped); wherever one is drawn or printed it goes
+    through `visible` (a file name or --name may hold an escape sequence or a line break).
+    """
     if given:
         return list(given)
     base = [Path(x).name if x != "-" else "stdin" for x in logs]
@@ -145,7 +149,7 @@ def _print(
         print_compare(models[0], models[1], console)
         return
     for h, m, r in zip(merged.hosts, models, readers, strict=True):
-        console.print(Text(f"━━ host {h.name} ━━", style="bold reverse"))
+        console.print(Text(f"━━ host {visible(h.name)} ━━", style="bold reverse"))
         print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
         console.print()
     console.print(Text(f"━━ all {len(models)} hosts: {merged.note} ━━", style="bold reverse"))
@@ -179,7 +183,7 @@ def run_multi(args: argparse.Namespace) -> int:
         loaded = [load(x, args.workers_per_gpu, apart) for x in logs]
     for runs, _ in loaded:
         if all((reason := missing_timeline(m)) is not None for m in runs):
-            print(f"cuzk-tui: {runs[0].source}: {reason}", file=sys.stderr)
+            print(f"cuzk-tui: {visible(runs[0].source)}: {reason}", file=sys.stderr)
     models: list[LogModel] = []
     names: list[str] = []
     readers: list[LineReader | None] = []
@@ -192,7 +196,10 @@ def run_multi(args: argparse.Namespace) -> int:
         for k, run in enumerate(runs):
             if run.counts.timeline == 0 and any(r.counts.timeline for r in runs):
                 # a daemon started and stopped (or not yet at work when the log ends)
-                print(f"cuzk-tui: {name} run {k + 1}: no TIMELINE lines, left out", file=sys.stderr)
+                print(
+                    f"cuzk-tui: {visible(name)} run {k + 1}: no TIMELINE lines, left out",
+                    file=sys.stderr,
+                )
                 continue
             models.append(run)
             readers.append(reader)
@@ -204,8 +211,8 @@ def run_multi(args: argparse.Namespace) -> int:
             if m.run_lines is not None and len(m.run_lines) > 1:
                 lines = ", ".join(str(n) for n in m.run_lines)
                 print(
-                    f"cuzk-tui: error: {name}: the daemon restarted in this log (runs begin "
-                    f"at lines {lines}); --compare takes one run each (cut the log at a "
+                    f"cuzk-tui: error: {visible(name)}: the daemon restarted in this log (runs "
+                    f"begin at lines {lines}); --compare takes one run each (cut the log at a "
                     "run's first line)",
                     file=sys.stderr,
                 )
