@@ -159,3 +159,17 @@ def test_host_names_reach_the_viewer_visible(tmp_path: Path) -> None:
     screen = v.screen()
     assert b"\x1b]0;" not in screen and "\u202e".encode() not in screen
     assert "b␊second line<U+202E>".encode() in screen
+
+
+def test_input_the_parser_cannot_read_is_dropped_not_fatal(tmp_path: Path) -> None:
+    with viewer([str(SAMPLES / "tiny.log")], tmp_path) as v:
+        v.wait_for_text(b"GPU0")
+        v.type(b"\x1b[55555555u")  # a key code past the last character: chr() raises
+        v.type(b"\x1b[99999999999999999999999A")  # past a C long: OverflowError
+        mark = len(v.screen())
+        v.type(b"?")  # the keys still answer
+        v.wait_for_text(b"fit the whole run", mark)
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    assert v.proc.returncode == 0
+    assert b"Traceback" not in v.screen() and b"Error" not in v.screen()

@@ -9,12 +9,20 @@ later, its temporary files removed.
 
 from __future__ import annotations
 
+import codecs
 import os
+import selectors
 import threading
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Iterator
+from typing import IO, TYPE_CHECKING, Any
 
+from textual import events
 from textual.driver import Driver
+from textual.keys import Keys
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from textual._parser import Parser
 
 EXIT_GRACE_S = 10.0  # after an ending signal, how long the app has to end by itself
 
@@ -52,8 +60,9 @@ class TerminalOut:
 
 
 def hangup_safe(driver: type[Driver]) -> type[Driver]:
-    """Textual's POSIX terminal driver writing through a `TerminalOut` (others as they are)."""
-    from textual.drivers.linux_driver import LinuxDriver  # POSIX only
+    """Textual's POSIX terminal driver made safe for this app (others as they are): it writes
+    through a `TerminalOut` and drops input it cannot parse."""
+    from textual.drivers.linux_driver import LinuxDriver
 
     if driver is not LinuxDriver:
         return driver
@@ -64,7 +73,57 @@ def hangup_safe(driver: type[Driver]) -> type[Driver]:
             if self._file is not None:
                 self._file = TerminalOut(self._file)  # type: ignore[assignment]
 
+        def run_input_thread(self) -> None:
+            """Textual's key loop on a parser that drops a sequence it cannot read; and
+            begun again should the parser fail some other way (the input read with that
+            failure is lost, the viewer goes on)."""
+            while not self.exit_event.is_set():
+                try:
+                    self._read_keys()
+                    return
+                except (ValueError, OverflowError):
+                    continue
+
+        def _read_keys(self) -> None:
+            selector = selectors.SelectSelector()
+            selector.register(self.fileno, selectors.EVENT_READ)
+            parser = tolerant_parser(self._debug)
+            decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+            try:
+                while not self.exit_event.is_set():
+                    for _key, mask in selector.select(0.1):
+                        if mask & selectors.EVENT_READ:
+                            data = os.read(self.fileno, 4096)
+                            if not data:
+                                return  # the end of the input: no more keys, no busy loop
+                            for event in parser.feed(decode(data)):
+                                self.process_message(event)
+                    for event in parser.tick():
+                        self.process_message(event)
+            finally:
+                selector.close()
+
     return HangupSafeDriver
+
+
+def tolerant_parser(debug: bool = False) -> Parser[Message]:
+    """Textual's terminal input parser, except that a sequence it cannot read is dropped.
+
+    `ESC[55555555u` (a key code past the last character) made it raise ValueError from
+    chr(), `ESC[99999999999999999999999A` OverflowError, and a parser that raised once is
+    finished: the key thread ended and took the viewer down with a traceback.
+    """
+    from textual._xterm_parser import XTermParser  # the parser the driver uses; no seam
+
+    class TolerantParser(XTermParser):
+        def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterator[events.Key]:
+            try:
+                keys = list(super()._sequence_to_key_events(sequence, alt))
+            except (ValueError, OverflowError):
+                keys = [events.Key(Keys.Ignore, sequence)]  # read, and ignored
+            yield from keys
+
+    return TolerantParser(debug)
 
 
 def exit_watchdog(clean_up: Callable[[], None] | None, code: int) -> None:
