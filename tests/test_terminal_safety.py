@@ -9,6 +9,7 @@ import json
 import os
 import pty
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -173,3 +174,28 @@ def test_input_the_parser_cannot_read_is_dropped_not_fatal(tmp_path: Path) -> No
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
     assert v.proc.returncode == 0
     assert b"Traceback" not in v.screen() and b"Error" not in v.screen()
+
+
+def _threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_each_stop_and_continue_leaves_one_set_of_threads_and_q_quits(tmp_path: Path) -> None:
+    with viewer([str(SAMPLES / "tiny.log")], tmp_path) as v:
+        v.wait_for_text(b"GPU0")
+        pid = v.proc.pid
+        before = _threads(pid)
+        for _ in range(5):
+            v.proc.send_signal(signal.SIGSTOP)
+            wait_for(lambda: _state(pid) == "T", "the viewer to stop")
+            mark = len(v.screen())
+            v.proc.send_signal(signal.SIGCONT)
+            v.wait_for_text(b"GPU0", mark)  # redrawn: the handler has run
+        assert _threads(pid) == before
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    assert v.proc.returncode == 0

@@ -10,6 +10,7 @@ later, its temporary files removed.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import selectors
 import threading
@@ -18,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from textual import events
 from textual.driver import Driver
+from textual.geometry import Size
 from textual.keys import Keys
 from textual.message import Message
 
@@ -61,7 +63,10 @@ class TerminalOut:
 
 def hangup_safe(driver: type[Driver]) -> type[Driver]:
     """Textual's POSIX terminal driver made safe for this app (others as they are): it writes
-    through a `TerminalOut` and drops input it cannot parse."""
+    through a `TerminalOut`, drops input it cannot parse, and resumes once per stop."""
+    import termios  # POSIX only, as the driver
+    import tty
+
     from textual.drivers.linux_driver import LinuxDriver
 
     if driver is not LinuxDriver:
@@ -72,6 +77,7 @@ def hangup_safe(driver: type[Driver]) -> type[Driver]:
             super().__init__(*args, **kwargs)
             if self._file is not None:
                 self._file = TerminalOut(self._file)  # type: ignore[assignment]
+            self._suspended = False  # application mode stopped by a suspend (SIGTSTP)
 
         def run_input_thread(self) -> None:
             """Textual's key loop on a parser that drops a sequence it cannot read; and
@@ -102,6 +108,36 @@ def hangup_safe(driver: type[Driver]) -> type[Driver]:
                         self.process_message(event)
             finally:
                 selector.close()
+
+        def suspend_application_mode(self) -> None:
+            """Leave application mode once, however many stops ask it to."""
+            if not self._suspended:
+                self._suspended = True
+                super().suspend_application_mode()
+
+        def resume_application_mode(self) -> None:
+            """Enter application mode again only if a suspend left it: a SIGCONT after a
+            SIGSTOP (which cannot be caught, so nothing was suspended) used to start a second
+            writer and key thread each time, and `q` then never ended the process."""
+            if self._suspended:
+                self._suspended = False
+                super().resume_application_mode()
+
+        def _sigcont_application(self, *args: Any) -> None:
+            """Continued: after a suspend, as Textual does; after a SIGSTOP the threads still
+            run, but the shell may have put the terminal back in line mode meanwhile: set the
+            modes again and redraw."""
+            if self._suspended:
+                super()._sigcont_application(*args)
+                return
+            with contextlib.suppress(termios.error):
+                attrs = termios.tcgetattr(self.fileno)
+                attrs[tty.LFLAG] = self._patch_lflag(attrs[tty.LFLAG])
+                attrs[tty.IFLAG] = self._patch_iflag(attrs[tty.IFLAG])
+                attrs[tty.CC][termios.VMIN] = 1
+                termios.tcsetattr(self.fileno, termios.TCSANOW, attrs)
+            size = Size(*self._get_terminal_size())
+            self._app.post_message(events.Resize(size, size))
 
     return HangupSafeDriver
 
