@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import pty
 import re
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,24 +49,39 @@ class Viewer:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {**os.environ, "TERM": "xterm-256color", **extra}
-    env.pop("TEXTUAL", None)
-    env.pop("COLUMNS", None)
-    env.pop("LINES", None)
-    return env
+    env = {k: v for k, v in os.environ.items() if k not in ("TEXTUAL", "COLUMNS", "LINES")}
+    return {**env, "TERM": "xterm-256color", **extra}
+
+
+def _make_controlling() -> None:
+    """In the child, in its new session: the pty on standard output becomes its terminal
+    (/dev/tty), as a shell's terminal is for what it starts."""
+    fcntl.ioctl(1, termios.TIOCSCTTY, 0)
 
 
 @contextlib.contextmanager
-def viewer(args: list[str], cwd: Path, **env: str) -> Iterator[Viewer]:
-    """`cuzk-tui ARGS` with its standard streams on a new pty, in its own session."""
+def viewer(
+    args: list[str],
+    cwd: Path,
+    stdin: int | None = None,
+    stderr: int | None = None,
+    controlling: bool = False,
+    size: tuple[int, int] | None = None,
+    **env: str,
+) -> Iterator[Viewer]:
+    """`cuzk-tui ARGS` with its standard streams on a new pty (or `stdin`, `stderr`), in its
+    own session; `controlling`: the pty is its terminal; `size`: the pty's (rows, columns)."""
     master, slave = pty.openpty()
+    if size is not None:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
     proc = subprocess.Popen(
         [sys.executable, "-m", "tui.cli", *args],
-        stdin=slave,
+        stdin=slave if stdin is None else stdin,
         stdout=slave,
-        stderr=slave,
+        stderr=slave if stderr is None else stderr,
         env={**_env(**env), "PYTHONPATH": str(ROOT)},
         start_new_session=True,
+        preexec_fn=_make_controlling if controlling else None,
         cwd=cwd,
     )
     os.close(slave)
@@ -199,3 +217,51 @@ def test_each_stop_and_continue_leaves_one_set_of_threads_and_q_quits(tmp_path: 
         v.type(b"q")
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
     assert v.proc.returncode == 0
+
+
+def test_without_a_terminal_the_viewer_says_so_and_exits_2(tmp_path: Path) -> None:
+    out, err = tmp_path / "out", tmp_path / "err"
+    with out.open("wb") as o, err.open("wb") as e:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui.cli", str(SAMPLES / "tiny.log")],
+            stdin=subprocess.DEVNULL,
+            stdout=o,
+            stderr=e,
+            env={**_env(), "PYTHONPATH": str(ROOT)},
+            start_new_session=True,  # no terminal, as under cron
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert err.read_text() == "cuzk-tui: error: the viewer needs a terminal; try --report\n"
+    assert out.read_bytes() == b""
+
+
+def test_with_stderr_to_a_file_the_viewer_draws_on_the_terminal(tmp_path: Path) -> None:
+    err = tmp_path / "err"
+    with err.open("wb") as e, viewer([str(SAMPLES / "tiny.log")], tmp_path, stderr=e.fileno()) as v:
+        v.wait_for_text(b"GPU0")
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    assert v.proc.returncode == 0
+    assert err.read_bytes() == b""
+
+
+def test_with_stdin_from_dev_null_the_keys_come_from_the_terminal(tmp_path: Path) -> None:
+    with (
+        open(os.devnull, "rb") as null,
+        viewer([str(SAMPLES / "tiny.log")], tmp_path, stdin=null.fileno(), controlling=True) as v,
+    ):
+        v.wait_for_text(b"GPU0")
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "q to end the viewer")
+    assert v.proc.returncode == 0
+
+
+def test_dash_with_the_terminal_as_stdin_says_so_and_exits_2(tmp_path: Path) -> None:
+    with viewer(["-"], tmp_path, controlling=True) as v:
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to refuse")
+        wait_for(lambda: b"\n" in v.screen(), "its line")
+    assert v.proc.returncode == 2
+    assert v.screen().startswith(b"cuzk-tui: error: - reads the log from standard input")
+    assert v.screen().count(b"\n") == 1

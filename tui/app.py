@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import locale
 import os
 import signal
 import sys
@@ -51,7 +52,7 @@ from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
 from tui.replay import demo_writer, replay_writer
 from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_ms, fmt_pct, kernel_figure
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
-from tui.terminal import exit_watchdog, hangup_safe
+from tui.terminal import Terminal, exit_watchdog, hangup_safe, open_terminal
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -203,7 +204,9 @@ class CuzkApp(App[None]):
         screenshot_dir: Path | None = None,
         use_clipboard: bool = True,
         compared: tuple[LogModel, LogModel] | None = None,
+        terminal: Terminal | None = None,
     ) -> None:
+        self.terminal = terminal  # before Textual asks for the driver, which draws on it
         super().__init__()
         self.use_clipboard = use_clipboard  # y: OSC 52, or only show the id
         self.compared = compared  # --compare: (before, after) for the figures screen
@@ -286,7 +289,7 @@ class CuzkApp(App[None]):
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal; on POSIX terminals one that survives a hang-up."""
         driver = super().get_driver_class()
-        return driver if sys.platform == "win32" else hangup_safe(driver)
+        return driver if sys.platform == "win32" else hangup_safe(driver, self.terminal)
 
     def _catch_signals(self) -> None:
         """SIGTERM, SIGHUP (terminal closed) and SIGINT end the app as `q` does."""
@@ -702,9 +705,12 @@ def make_app(
     screenshot_dir: Path | None = None,
     use_clipboard: bool = True,
     compared: tuple[LogModel, LogModel] | None = None,
+    terminal: Terminal | None = None,
 ) -> CuzkApp:
     """The app on a model, or following a live log (the CLI and the tests build it alike)."""
-    return CuzkApp(model, reader, live, on_exit, palette, screenshot_dir, use_clipboard, compared)
+    return CuzkApp(
+        model, reader, live, on_exit, palette, screenshot_dir, use_clipboard, compared, terminal
+    )
 
 
 def _stdin_for_data() -> int:
@@ -713,6 +719,9 @@ def _stdin_for_data() -> int:
 
     check_stdin()
     data_fd = os.dup(0)
+    if os.isatty(data_fd):
+        os.close(data_fd)
+        fail("- reads the log from standard input, which is the terminal (try: ... | cuzk-tui -)")
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:
@@ -720,6 +729,18 @@ def _stdin_for_data() -> int:
     os.dup2(tty, 0)
     os.close(tty)
     return data_fd
+
+
+def find_terminal() -> Terminal:
+    """The terminal to draw on and read keys from, or one line and exit 2: without one the
+    viewer would draw into files and wait for keys for ever (cron, CI, `>out 2>err </dev/null`)."""
+    encoding = getattr(sys.__stderr__, "encoding", None) or locale.getpreferredencoding(False)
+    terminal = open_terminal(encoding)
+    if terminal is None:
+        from tui.cli import fail
+
+        fail("the viewer needs a terminal; try --report")
+    return terminal
 
 
 def once(action: Callable[[], None]) -> Callable[[], None]:
@@ -830,6 +851,8 @@ def run_app(args: argparse.Namespace) -> int:
             fail(str(exc))
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
+        terminal = find_terminal()
+        cleanups.insert(0, terminal.close)  # the last thing closed
         live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)
         app = make_app(
             LogBuilder(source="").snapshot(),
@@ -839,6 +862,7 @@ def run_app(args: argparse.Namespace) -> int:
             palette=args.palette,
             screenshot_dir=Path(args.screenshot_dir),
             use_clipboard=not args.no_clipboard,
+            terminal=terminal,
         )
         if args.log not in (None, "-") and not args.demo:
             app.encoding_hint = file_hint(Path(args.log))
@@ -863,6 +887,7 @@ def run_static(
     compared: tuple[LogModel, LogModel] | None = None,
 ) -> int:
     """The viewer on a finished model of several logs (not followed), saying how they align."""
+    terminal = find_terminal()
     app = make_app(
         model,
         reader,
@@ -870,8 +895,12 @@ def run_static(
         screenshot_dir=Path(args.screenshot_dir),
         use_clipboard=not args.no_clipboard,
         compared=compared,
+        terminal=terminal,
     )
     app.status = note + (" · c: the comparison" if compared is not None else "")
     app.inputs = tuple(STDIN if x == "-" else Path(x) for x in args.compare or args.logs)
-    app.run()
+    try:
+        app.run()
+    finally:
+        terminal.close()
     return app.return_code or 0

@@ -1,10 +1,13 @@
-"""The terminal going away (an SSH connection dropped) must end the viewer, never hang it.
+"""The viewer's terminal: found whichever standard streams are files, and never a way to
+hang or end the viewer.
 
-Textual writes the screen from a thread that dies on the first failed write; the app's later
-writes then fill that thread's bounded queue and block for ever. Once the terminal has hung
-up, writes fail with EIO: here they are dropped instead, so the app ends as `q` ends it. And
-whatever ends the app by a signal, a watchdog makes sure the process is gone a few seconds
-later, its temporary files removed.
+The screen goes to the terminal itself and the keys come from it (`2>file`, `</dev/null`);
+with no terminal at all the viewer does not start. Input the key parser cannot read is
+dropped. A stop and continue resumes once. Textual writes the screen from a thread that
+dies on the first failed write; the app's later writes then fill that thread's bounded
+queue and block for ever. Once the terminal has hung up, writes fail with EIO: here they
+are dropped instead, so the app ends as `q` ends it. And whatever ends the app by a signal,
+a watchdog makes sure the process is gone a few seconds later, its temporary files removed.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import selectors
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from textual import events
@@ -61,9 +65,68 @@ class TerminalOut:
         return getattr(self._file, name)
 
 
-def hangup_safe(driver: type[Driver]) -> type[Driver]:
+@dataclass(frozen=True)
+class Terminal:
+    """The terminal the viewer draws on and reads its keys from, whichever of the standard
+    streams are files: `cuzk-tui LOG 2>err` draws on the terminal, not into `err`."""
+
+    keys_fd: int
+    screen: IO[str]
+
+    def close(self) -> None:
+        """Close both (after the app has ended)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.screen.close()
+        with contextlib.suppress(OSError):
+            os.close(self.keys_fd)
+
+
+def _terminal_fd(fds: tuple[int, ...], readable: bool) -> int | None:
+    """A new descriptor of the terminal: the first of `fds` that is one (and can be read or
+    written as needed), else the process's terminal (/dev/tty); None: there is none."""
+    import fcntl  # POSIX only, as the driver
+
+    for fd in fds:
+        try:
+            if not os.isatty(fd):
+                continue
+            mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
+        except OSError:  # closed
+            continue
+        if mode == os.O_RDWR or mode == (os.O_RDONLY if readable else os.O_WRONLY):
+            return os.dup(fd)
+    try:
+        return os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:  # no controlling terminal: cron, CI, a daemon
+        return None
+
+
+def open_terminal(encoding: str, errors: str = "strict") -> Terminal | None:
+    """The terminal to draw on (standard error, else /dev/tty, else standard output) and to
+    read keys from (standard input, where a piped log has put the terminal, else /dev/tty);
+    None when there is none, or when none of the standard streams is one (a script's run,
+    whose files would fill with escapes).
+
+    Args:
+        encoding: how text is written to the terminal.
+        errors: the codec error handler for what that encoding cannot write.
+    """
+    if not any(os.isatty(fd) for fd in (0, 1, 2)):
+        return None
+    keys = _terminal_fd((0,), readable=True)
+    screen = _terminal_fd((2, 1), readable=False)
+    if keys is None or screen is None:
+        for fd in (keys, screen):
+            if fd is not None:
+                os.close(fd)
+        return None
+    return Terminal(keys, open(screen, "w", encoding=encoding, errors=errors))
+
+
+def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[Driver]:
     """Textual's POSIX terminal driver made safe for this app (others as they are): it writes
-    through a `TerminalOut`, drops input it cannot parse, and resumes once per stop."""
+    through a `TerminalOut`, drops input it cannot parse, and resumes once per stop; given a
+    `terminal`, it draws on it and reads keys from it."""
     import termios  # POSIX only, as the driver
     import tty
 
@@ -75,6 +138,10 @@ def hangup_safe(driver: type[Driver]) -> type[Driver]:
     class HangupSafeDriver(LinuxDriver):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
+            if terminal is not None:
+                self._file = terminal.screen  # type: ignore[assignment]
+                self.fileno = terminal.keys_fd
+                self.input_tty = True
             if self._file is not None:
                 self._file = TerminalOut(self._file)  # type: ignore[assignment]
             self._suspended = False  # application mode stopped by a suspend (SIGTSTP)
