@@ -265,3 +265,19 @@ def test_dash_with_the_terminal_as_stdin_says_so_and_exits_2(tmp_path: Path) -> 
     assert v.proc.returncode == 2
     assert v.screen().startswith(b"cuzk-tui: error: - reads the log from standard input")
     assert v.screen().count(b"\n") == 1
+
+
+def test_the_terminal_size_wins_over_columns_and_lines(tmp_path: Path) -> None:
+    args = [str(SAMPLES / "tiny.log")]
+    with viewer(args, tmp_path, size=(30, 100), COLUMNS="40", LINES="10") as v:
+        v.wait_for_text(b"\x1b[30;1H")  # the bottom row of 30 is drawn
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+
+
+def test_a_dumb_terminal_gets_no_24_bit_colour(tmp_path: Path) -> None:
+    with viewer([str(SAMPLES / "tiny.log")], tmp_path, TERM="dumb") as v:
+        v.wait_for_text(b"GPU0")
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    assert b"38;2;" not in v.screen() and b"48;2;" not in v.screen()

@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.driver import Driver
+from textual.filter import LineFilter, NoColor
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -207,6 +208,7 @@ class CuzkApp(App[None]):
         terminal: Terminal | None = None,
     ) -> None:
         self.terminal = terminal  # before Textual asks for the driver, which draws on it
+        self._no_color = NoColor()
         super().__init__()
         self.use_clipboard = use_clipboard  # y: OSC 52, or only show the id
         self.compared = compared  # --compare: (before, after) for the figures screen
@@ -285,6 +287,14 @@ class CuzkApp(App[None]):
             self._watchdog = True
             exit_watchdog(self._on_exit, 128 + signum)
         self.request_exit()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, and on a terminal that has no colours (TERM=dumb) one that
+        takes them out: Textual would send 24-bit colour there."""
+        filters = super().get_line_filters()
+        if self.console.color_system is not None:
+            return filters
+        return [*filters, self._no_color]
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal; on POSIX terminals one that survives a hang-up."""

@@ -126,7 +126,7 @@ def open_terminal(encoding: str, errors: str = "strict") -> Terminal | None:
 def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[Driver]:
     """Textual's POSIX terminal driver made safe for this app (others as they are): it writes
     through a `TerminalOut`, drops input it cannot parse, and resumes once per stop; given a
-    `terminal`, it draws on it and reads keys from it."""
+    `terminal`, it draws on it and reads keys from it, and takes its size from it alone."""
     import termios  # POSIX only, as the driver
     import tty
 
@@ -145,6 +145,16 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
             if self._file is not None:
                 self._file = TerminalOut(self._file)  # type: ignore[assignment]
             self._suspended = False  # application mode stopped by a suspend (SIGTSTP)
+
+        def _get_terminal_size(self) -> tuple[int, int]:
+            """The terminal's own size: COLUMNS and LINES are a shell's variables, often
+            stale or exported from another window, and must not override it."""
+            for fd in (self._file.fileno() if self._file is not None else -1, self.fileno):
+                with contextlib.suppress(OSError, ValueError):
+                    columns, lines = os.get_terminal_size(fd)
+                    if columns > 0 and lines > 0:
+                        return columns, lines
+            return super()._get_terminal_size()
 
         def run_input_thread(self) -> None:
             """Textual's key loop on a parser that drops a sequence it cannot read; and
