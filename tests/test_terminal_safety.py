@@ -20,10 +20,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from helpers import drain, wait_for
 from hostile import job_line_set
 
 from parsers.sanitize import ClipboardText, clipboard_text
+from tui.ascii_glyphs import ascii_for
+from tui.lanes import GAP_GLYPH, PHASE_GLYPHS
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = Path(__file__).parent / "samples"
@@ -67,7 +70,7 @@ def viewer(
     stderr: int | None = None,
     controlling: bool = False,
     size: tuple[int, int] | None = None,
-    **env: str,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Viewer]:
     """`cuzk-tui ARGS` with its standard streams on a new pty (or `stdin`, `stderr`), in its
     own session; `controlling`: the pty is its terminal; `size`: the pty's (rows, columns)."""
@@ -79,7 +82,7 @@ def viewer(
         stdin=slave if stdin is None else stdin,
         stdout=slave,
         stderr=slave if stderr is None else stderr,
-        env={**_env(**env), "PYTHONPATH": str(ROOT)},
+        env={**_env(**(env or {})), "PYTHONPATH": str(ROOT)},
         start_new_session=True,
         preexec_fn=_make_controlling if controlling else None,
         cwd=cwd,
@@ -269,15 +272,60 @@ def test_dash_with_the_terminal_as_stdin_says_so_and_exits_2(tmp_path: Path) -> 
 
 def test_the_terminal_size_wins_over_columns_and_lines(tmp_path: Path) -> None:
     args = [str(SAMPLES / "tiny.log")]
-    with viewer(args, tmp_path, size=(30, 100), COLUMNS="40", LINES="10") as v:
+    with viewer(args, tmp_path, size=(30, 100), env={"COLUMNS": "40", "LINES": "10"}) as v:
         v.wait_for_text(b"\x1b[30;1H")  # the bottom row of 30 is drawn
         v.type(b"q")
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
 
 
 def test_a_dumb_terminal_gets_no_24_bit_colour(tmp_path: Path) -> None:
-    with viewer([str(SAMPLES / "tiny.log")], tmp_path, TERM="dumb") as v:
+    with viewer([str(SAMPLES / "tiny.log")], tmp_path, env={"TERM": "dumb"}) as v:
         v.wait_for_text(b"GPU0")
         v.type(b"q")
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
     assert b"38;2;" not in v.screen() and b"48;2;" not in v.screen()
+
+
+def test_the_phase_glyphs_have_distinct_ascii_stand_ins_one_cell_each() -> None:
+    glyphs = [*PHASE_GLYPHS.values(), GAP_GLYPH]
+    stand_ins = [ascii_for(g) for g in glyphs]
+    assert len(set(stand_ins)) == len(glyphs)
+    assert all(len(s) == 1 and s.isascii() and s.isprintable() for s in stand_ins)
+    assert [ascii_for(c) for c in "─│┴╭…≈证\u0301é"] == [
+        "-",
+        "|",
+        "+",
+        "+",
+        ".",
+        "~",
+        "??",
+        "",
+        "e",
+    ]
+
+
+@pytest.mark.parametrize(
+    "how", [["--ascii"], ["PYTHONIOENCODING=ascii"], ["PYTHONIOENCODING=latin-1"]]
+)
+def test_the_report_writes_ascii_where_the_terminal_asks_for_it(how: list[str]) -> None:
+    env = dict(x.split("=", 1) for x in how if "=" in x)
+    done = _cli(str(SAMPLES / "p9-c6.log"), "--report", *(x for x in how if "=" not in x), **env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.isascii() and b"\\u" not in done.stdout
+    assert b"proofs 6 completed / 6 started" in done.stdout
+
+
+@pytest.mark.parametrize("how", [["--ascii"], ["PYTHONIOENCODING=ascii"]])
+def test_the_viewer_draws_ascii_where_the_terminal_asks_for_it(
+    tmp_path: Path, how: list[str]
+) -> None:
+    env = dict(x.split("=", 1) for x in how if "=" in x)
+    args = [str(SAMPLES / "p9-c6.log"), *(x for x in how if "=" not in x)]
+    with viewer(args, tmp_path, env=env) as v:
+        v.wait_for_text(b"GPU0")
+        v.type(b"?")  # the help's legend: every glyph
+        v.wait_for_text(b"fit the whole run")
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    assert v.proc.returncode == 0
+    assert v.screen().isascii() and b"\\u25" not in v.screen()

@@ -36,6 +36,7 @@ from parsers.report import MID_RUN, missing_timeline
 from parsers.sanitize import visible
 from parsers.sources import UnreadableLog, compression, file_hint, open_log
 from parsers.writing import STDIN, write_new, write_text_new
+from tui.ascii_glyphs import ERRORS
 from tui.axis import format_span
 from tui.find import ProofScreen, find_jobs
 from tui.follow import (
@@ -741,11 +742,12 @@ def _stdin_for_data() -> int:
     return data_fd
 
 
-def find_terminal() -> Terminal:
+def find_terminal(ascii_only: bool) -> Terminal:
     """The terminal to draw on and read keys from, or one line and exit 2: without one the
-    viewer would draw into files and wait for keys for ever (cron, CI, `>out 2>err </dev/null`)."""
+    viewer would draw into files and wait for keys for ever (cron, CI, `>out 2>err </dev/null`).
+    What its encoding cannot write (`ascii_only`: all but ASCII) is drawn in ASCII."""
     encoding = getattr(sys.__stderr__, "encoding", None) or locale.getpreferredencoding(False)
-    terminal = open_terminal(encoding)
+    terminal = open_terminal("ascii" if ascii_only else encoding, ERRORS)
     if terminal is None:
         from tui.cli import fail
 
@@ -861,7 +863,7 @@ def run_app(args: argparse.Namespace) -> int:
             fail(str(exc))
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
-        terminal = find_terminal()
+        terminal = find_terminal(args.ascii)
         cleanups.insert(0, terminal.close)  # the last thing closed
         live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)
         app = make_app(
@@ -897,7 +899,7 @@ def run_static(
     compared: tuple[LogModel, LogModel] | None = None,
 ) -> int:
     """The viewer on a finished model of several logs (not followed), saying how they align."""
-    terminal = find_terminal()
+    terminal = find_terminal(args.ascii)
     app = make_app(
         model,
         reader,

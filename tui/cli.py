@@ -195,6 +195,12 @@ def make_parser() -> argparse.ArgumentParser:
         help="write intervals.csv, phases.csv, gaps.csv and proofs.csv into DIR",
     )
     p.add_argument(
+        "--ascii",
+        action="store_true",
+        help="draw with ASCII only (lines as -|+, each phase its own character; also what a "
+        "terminal whose encoding cannot show a glyph gets for it)",
+    )
+    p.add_argument(
         "--no-clipboard",
         action="store_true",
         help="y shows the id instead of copying it (OSC 52) to the terminal's clipboard",
@@ -479,6 +485,10 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
+    from tui.ascii_glyphs import use_ascii_stand_ins
+
+    for stream in (sys.stdout, sys.stderr):
+        use_ascii_stand_ins(stream, args.ascii)
     from tui.options import check_multi
 
     check_multi(parser, args)  # sets args.log; several logs, --compare and exports

@@ -1,0 +1,130 @@
+"""ASCII stand-ins for what the viewer and the report draw, for a terminal that cannot show it.
+
+One codec error handler, `ERRORS`, used where text is encoded for the terminal (the
+report's standard output, the viewer's terminal file): whatever the encoding cannot write
+(box drawing, blocks, arrows in an ASCII or Latin-1 locale; everything but ASCII with
+`--ascii`) is written as an ASCII stand-in of the same width, so columns stay aligned and
+nothing drawn can escape it. The phase glyphs keep one distinct character each, as the
+legend shows them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import unicodedata
+from functools import lru_cache
+from typing import IO
+
+ERRORS = "cuzk-ascii"  # the codec error handler's name
+
+# the Gantt's glyphs first: each phase (and the gap) its own character
+_STAND_INS = {
+    "▄": "_",  # pre-lock
+    "╌": "-",  # lock wait
+    "▓": "%",  # allocation
+    "█": "#",  # kernel
+    "▒": "=",  # barrier
+    "▀": "^",  # cleanup
+    "▸": ">",  # in flight
+    "✗": "x",  # failed
+    "░": ".",  # a gap
+    # the busy, kernel and synthesis lanes' heights, the cells' partial fills
+    "▁": "_",
+    "▂": "_",
+    "▃": "_",
+    "▅": "=",
+    "▆": "=",
+    "▇": "#",
+    "▉": "#",
+    "▊": "#",
+    "▋": "#",
+    "▌": "|",
+    "▍": "|",
+    "▎": "|",
+    "▏": "|",
+    "▐": "|",
+    "▕": "|",
+    "▔": "-",
+    # marks, arrows and punctuation
+    "▶": ">",
+    "▼": "v",
+    "▲": "^",
+    "◀": "<",
+    "←": "<",
+    "→": ">",
+    "↑": "^",
+    "↓": "v",
+    "–": "-",
+    "—": "-",
+    "−": "-",
+    "…": ".",  # one cell, as the ellipsis it stands for
+    "·": ".",
+    "•": "*",
+    "≈": "~",
+    "≤": "<",
+    "≥": ">",
+    "×": "x",
+    "µ": "u",
+    "✓": "v",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "\u00a0": " ",
+}
+
+
+@lru_cache(maxsize=4096)
+def ascii_for(char: str) -> str:
+    """The ASCII text drawn for `char`: as wide as it is (a wide character two cells, a
+    combining mark none), `?` where nothing better is known.
+
+    Args:
+        char: one character the terminal's encoding cannot write.
+    """
+    if char.isascii():
+        return char
+    if char in _STAND_INS:
+        return _STAND_INS[char]
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me"):
+        return ""  # drawn over the character before it
+    if unicodedata.east_asian_width(char) in ("W", "F"):
+        return "??"
+    code = ord(char)
+    if 0x2500 <= code <= 0x257F:  # box drawing: by the direction of its lines
+        words = set(unicodedata.name(char, "").split())
+        across = bool(words & {"HORIZONTAL", "LEFT", "RIGHT"})
+        down = bool(words & {"VERTICAL", "UP", "DOWN"})
+        return "-" if across and not down else "|" if down and not across else "+"
+    if 0x2580 <= code <= 0x259F:  # other blocks and quadrants
+        return "#"
+    base = unicodedata.normalize("NFKD", char)
+    if base[:1].isascii() and base[:1].isprintable() and all(map(unicodedata.combining, base[1:])):
+        return base[0]  # é -> e
+    return "?"
+
+
+def _stand_in(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start : error.end]
+    return "".join(ascii_for(c) for c in text), error.end
+
+
+codecs.register_error(ERRORS, _stand_in)
+
+
+def use_ascii_stand_ins(stream: IO[str] | None, ascii_only: bool) -> None:
+    """Write `stream` with the stand-ins for what its encoding cannot write (`ascii_only`:
+    for everything but ASCII). A stream that cannot be reconfigured is left as it is.
+
+    Args:
+        stream: standard output or standard error.
+        ascii_only: `--ascii`: ASCII whatever the locale says.
+    """
+    if isinstance(stream, io.TextIOWrapper):
+        if ascii_only:
+            stream.reconfigure(encoding="ascii", errors=ERRORS)
+        else:
+            stream.reconfigure(errors=ERRORS)
