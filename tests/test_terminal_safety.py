@@ -248,6 +248,7 @@ def test_with_stderr_to_a_file_the_viewer_draws_on_the_terminal(tmp_path: Path) 
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
     assert v.proc.returncode == 0
     assert err.read_bytes() == b""
+    assert b"\x1b[?1049l" in v.screen()  # the terminal given back: out of the alternate screen
 
 
 def test_with_stdin_from_dev_null_the_keys_come_from_the_terminal(tmp_path: Path) -> None:

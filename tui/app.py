@@ -849,6 +849,7 @@ def run_app(args: argparse.Namespace) -> int:
     ending = _Ending()
     previous = {sig: signal.getsignal(sig) for sig in ENDING_SIGNALS}
     app: CuzkApp | None = None
+    terminal: Terminal | None = None
     try:
         for sig in ENDING_SIGNALS:
             signal.signal(sig, ending)
@@ -864,7 +865,6 @@ def run_app(args: argparse.Namespace) -> int:
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
         terminal = find_terminal(args.ascii)
-        cleanups.insert(0, terminal.close)  # the last thing closed
         live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)
         app = make_app(
             LogBuilder(source="").snapshot(),
@@ -886,6 +886,8 @@ def run_app(args: argparse.Namespace) -> int:
         for sig in ENDING_SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
         cleanup()
+        if terminal is not None:  # once the driver has given the terminal back
+            terminal.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return app.return_code or 0
