@@ -222,11 +222,12 @@ def test_each_stop_and_continue_leaves_one_set_of_threads_and_q_quits(tmp_path: 
     assert v.proc.returncode == 0
 
 
-def test_without_a_terminal_the_viewer_says_so_and_exits_2(tmp_path: Path) -> None:
+@pytest.mark.parametrize("logs", [["tiny.log"], ["tiny.log", "p9-c6.log"]])
+def test_without_a_terminal_the_viewer_says_so_and_exits_2(tmp_path: Path, logs: list[str]) -> None:
     out, err = tmp_path / "out", tmp_path / "err"
     with out.open("wb") as o, err.open("wb") as e:
         done = subprocess.run(
-            [sys.executable, "-m", "tui.cli", str(SAMPLES / "tiny.log")],
+            [sys.executable, "-m", "tui.cli", *(str(SAMPLES / log) for log in logs)],
             stdin=subprocess.DEVNULL,
             stdout=o,
             stderr=e,

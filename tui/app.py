@@ -899,9 +899,11 @@ def run_static(
     reader: LineReader,
     note: str,
     compared: tuple[LogModel, LogModel] | None = None,
+    terminal: Terminal | None = None,
 ) -> int:
-    """The viewer on a finished model of several logs (not followed), saying how they align."""
-    terminal = find_terminal(args.ascii)
+    """The viewer on a finished model of several logs (not followed), saying how they align,
+    on `terminal` (None: the one `find_terminal` finds)."""
+    terminal = terminal or find_terminal(args.ascii)
     app = make_app(
         model,
         reader,

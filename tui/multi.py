@@ -241,12 +241,13 @@ def run_multi(args: argparse.Namespace) -> int:
             )
             return 1
         return 0
-    from tui.app import run_static
+    from tui.app import find_terminal, run_static
 
     # one log comes here only to be exported (check_multi), and went above
     assert merged is not None
+    terminal = find_terminal(args.ascii)  # before any line: without one, its line alone
     reader = HostLines(merged, _plain(readers))
     compared = (models[0], models[1]) if args.compare else None
     if not args.compare:
         print(f"cuzk-tui: {len(models)} logs, {merged.note}", file=sys.stderr)
-    return run_static(args, merged.model, reader, merged.note, compared)
+    return run_static(args, merged.model, reader, merged.note, compared, terminal)
