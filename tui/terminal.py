@@ -23,7 +23,6 @@ from typing import IO, TYPE_CHECKING, Any
 
 from textual import events
 from textual.driver import Driver
-from textual.geometry import Size
 from textual.keys import Keys
 from textual.message import Message
 
@@ -213,8 +212,9 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
                 attrs[tty.IFLAG] = self._patch_iflag(attrs[tty.IFLAG])
                 attrs[tty.CC][termios.VMIN] = 1
                 termios.tcsetattr(self.fileno, termios.TCSANOW, attrs)
-            size = Size(*self._get_terminal_size())
-            self._app.post_message(events.Resize(size, size))
+            # the shell may have written over the screen meanwhile: draw all of it again (a
+            # resize to the same size would be ignored)
+            self._app.call_later(self._app.refresh, repaint=True, layout=True)
 
     return HangupSafeDriver
 
