@@ -1316,6 +1316,20 @@ TIMELINE,2500,GPU_END,porep-1-1,worker=0,partition=0,gpu_ms=1500
     }
 
     #[test]
+    fn a_gpu_ordinal_past_the_thousands_maps_its_worker() {
+        let b = whole(
+            b"2026-03-16T09:12:37.123456Z  INFO cuzk: pipeline GPU worker started worker_id=0 gpu=5000
+2026-03-16T09:12:37.123456Z  INFO cuzk: pipeline GPU worker started worker_id=1 gpu=65536
+2026-03-16T09:12:37.123456Z  INFO cuzk: pipeline GPU worker started worker_id=2 gpu=4294967295
+2026-03-16T09:12:37.123456Z  INFO cuzk: pipeline GPU worker started worker_id=3 gpu=4294967296
+",
+        );
+        let map: Vec<(i64, i64)> = b.recs.worker_gpu.iter().map(|(&w, &g)| (w, g)).collect();
+        assert_eq!(map, [(0, 5000), (1, 65536), (2, 4_294_967_295)]);
+        assert_eq!(b.counts.malformed, 1, "past any u32: malformed");
+    }
+
+    #[test]
     fn the_first_stdout_line_is_read_without_its_colours() {
         // the year is not known yet: the line is read as the colours leave it, even when a
         // colour code splits the words that say what it is
@@ -1396,7 +1410,7 @@ TIMELINE,5,GPU_START,j,worker=0,partition=9223372036854775807
 TIMELINE,50,GPU_START,k,worker=0,partition=0
 TIMELINE,40,GPU_END,k,worker=0,partition=0,gpu_ms=1
 CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=123456789012345678901234567890
-2026-03-16T09:12:37.123456Z  INFO cuzk: pipeline GPU worker started worker_id=0 gpu=3000000000 sub_id=0
+2026-03-16T09:12:37.123456Z  INFO cuzk: pipeline GPU worker started worker_id=0 gpu=5000000000 sub_id=0
 ");
         b.finish();
         assert_eq!(b.counts.malformed, 7);

@@ -37,8 +37,9 @@ fn need(body: &[u8], key: &[u8]) -> Option<i64> {
 
 /// The longest duration a timing line can plausibly carry (ms: about eleven days).
 pub const MAX_DURATION_MS: i64 = 1_000_000_000;
-/// The largest CUDA ordinal a line can plausibly name.
-pub const MAX_GPU: i64 = 4096;
+/// The largest GPU ordinal a line can name: any u32 (CUDA's are ints; a host with many
+/// GPUs, or ordinals numbered by a scheduler, goes past the few thousand of one machine).
+pub const MAX_GPU: i64 = u32::MAX as i64;
 
 /// What a C++ timing line is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -233,8 +234,12 @@ mod tests {
         assert_eq!(classify(b"gpu_tid=0 x=1 tail_msm_ms=5", false), Timing::Bad);
         assert_eq!(classify(b"gpu_tid=0 x=1", false), Timing::Other);
         assert_eq!(
-            classify(b"d_a_cache allocated 4096 MiB on gpu 3000000000", false),
+            classify(b"d_a_cache allocated 4096 MiB on gpu 5000000000", false),
             Timing::Bad
+        );
+        assert_eq!(
+            timing_values(b"d_a_cache allocated 4096 MiB on gpu 70000", false),
+            Some((STAGE_POOL, [Some(70000), None]))
         );
         assert_eq!(
             classify(b"pre_lock_cpu_ms=1 mutex_wait_ms=2", false),
