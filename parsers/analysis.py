@@ -12,6 +12,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -147,6 +148,28 @@ def _first_with(values: F64, workers: I32, idx: I64, wanted: F64) -> I64:
     sorted_vals = values[idx][order]
     pos = np.searchsorted(sorted_vals, wanted, side="left")
     return idx[order][pos]
+
+
+def groups_of(keys: npt.NDArray[np.integer], idx: I64) -> list[tuple[int, I64]]:
+    """The indices `idx` (ascending) grouped by `keys[idx]`, by key, each group ascending:
+    one sort, where a mask per key would read every row once per key (50,000 workers
+    made that 50,000 passes over every row).
+
+    Args:
+        keys: a key per row (a GPU, a worker).
+        idx: the rows to group, ascending.
+
+    Returns:
+        (key, the rows of idx with that key) for each key present, ascending by key.
+    """
+    if len(idx) == 0:
+        return []
+    k = keys[idx]
+    order = np.argsort(k, kind="stable")
+    k, rows = k[order], idx[order]
+    firsts = np.flatnonzero(np.diff(k)) + 1
+    bounds = [0, *firsts.tolist(), len(rows)]
+    return [(int(k[lo]), rows[lo:hi]) for lo, hi in pairwise(bounds)]
 
 
 # -- rows: what each record alone gives ----------------------------------------------------
@@ -380,9 +403,12 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
     started = ~np.isnan(t.gpu_start)
     gpus: dict[int, GpuPart] = {}
     gap_cols: list[tuple[int, F64, F64, I64, I64]] = []
-    for g in _gpus_of(t):
-        on_gpu = t.gpu == g
-        done = np.flatnonzero(on_gpu & done_mask).astype(np.int64)
+    wanted = set(_gpus_of(t))
+    open_mask = started & np.isnan(t.gpu_end) & ~t.failed
+    for g, rows_of_g in groups_of(t.gpu, np.arange(len(t), dtype=np.int64)):
+        if g not in wanted:
+            continue
+        done = rows_of_g[done_mask[rows_of_g]]
         busy = union_blocks(t.gpu_start[done], t.gpu_end[done])
         holes = _holes(busy)
         # the intervals around each hole, and those opening and closing the busy span (one
@@ -397,10 +423,12 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
         else:
             before, after, first_after, last_before = done, done, -1, -1
         gap_cols.append((g, holes.starts, holes.ends, before, after))
-        mine = on_gpu & done_mask & (kernel_ms > 0)
+        mine = done[kernel_ms[done] > 0]
         n_blocks = blocks[mine]
-        hidden = mine & hides_alloc
+        hidden = mine[hides_alloc[mine]]
         first = int(done[np.argmin(t.gpu_start[done])]) if len(done) else -1
+        first_hides = first >= 0 and bool(hides_alloc[first]) and kernel_ms[first] > 0
+        unended = rows_of_g[started[rows_of_g] & ~done_mask[rows_of_g]]
         gpus[g] = GpuPart(
             busy=busy,
             kernel=Blocks(_EMPTY_F, _EMPTY_F),
@@ -411,15 +439,15 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
             span=(
                 (int(t.gpu_start[done].min()), int(t.gpu_end[done].max())) if len(done) else None
             ),
-            in_flight=int(np.sum(on_gpu & started & np.isnan(t.gpu_end) & ~t.failed)),
+            in_flight=int(np.sum(open_mask[rows_of_g])),
             kernel_sums=(
                 float(kernel_ms[mine].sum()),
                 float(np.sum(np.where(n_blocks > 0, n_blocks + 2.0, 3.0))),
                 float(np.sum(2.0 * n_blocks)),
             ),
             hidden_alloc_ms=float(HIDDEN_ALLOC_SHARE * ntt[hidden].sum()),
-            first_hidden_ntt_ms=float(ntt[first]) if first >= 0 and hidden[first] else 0.0,
-            unended_kernel_ms=float(kernel_ms[on_gpu & started & ~done_mask].sum()),
+            first_hidden_ntt_ms=float(ntt[first]) if first_hides else 0.0,
+            unended_kernel_ms=float(kernel_ms[unended].sum()),
         )
     steps = _synth(t) if synth else NO_SYNTH
     return _Stamped(gpus, _jobs(t, index), steps, _sorted_gaps(gap_cols), _gpu_workers(t))
@@ -458,12 +486,13 @@ def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
     )
     kernel = {}
     unknown = {}
+    by_gpu = dict(groups_of(t.gpu[seg_part], np.arange(len(seg_part), dtype=np.int64)))
     for g in _gpus_of(t):
-        on_gpu = (t.gpu == g)[seg_part]
-        kmask = kernel_segs & on_gpu
-        kernel[g] = union_blocks(t.seg_start[kmask], t.seg_end[kmask])
-        umask = unknown_segs & on_gpu
-        unknown[g] = union_blocks(t.seg_start[umask], t.seg_end[umask]).total_ms
+        on_gpu = by_gpu.get(g, _EMPTY_I)
+        kseg = on_gpu[kernel_segs[on_gpu]]
+        kernel[g] = union_blocks(t.seg_start[kseg], t.seg_end[kseg])
+        useg = on_gpu[unknown_segs[on_gpu]]
+        unknown[g] = union_blocks(t.seg_start[useg], t.seg_end[useg]).total_ms
     split = segments_split(t, seg_part)
     return _Segmented(kernel, _worker_sums(t, seg_part), unknown, split)
 
@@ -530,8 +559,7 @@ def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
     t = rows.table
     started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
     lanes: dict[tuple[int, int], Lane] = {}
-    for w in np.unique(t.worker[started]).tolist():
-        idx = started[t.worker[started] == w]
+    for w, idx in groups_of(t.worker, started.astype(np.int64)):
         idx = idx[np.lexsort((idx, t.gpu_start[idx]))]
         row_of = first_free_rows(t.gpu_start[idx], rows.drawn_end[idx])
         g = int(t.gpu[idx[0]])
@@ -701,8 +729,11 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
     gpus: list[GpuStats] = []
     kernel_gaps: dict[int, Blocks] = {}
     extra: list[tuple[int, F64, F64, I64, I64]] = []  # gaps not in the first piece's list
+    mapped: dict[int, set[int]] = {}  # GPU -> the workers the map puts on it
+    for w, wg in facts.worker_gpu.items():
+        mapped.setdefault(wg, set()).add(w)
     for g in gpu_ids:
-        stats, seams, kernel_holes = _gpu_of_pieces(g, pieces, offsets, facts)
+        stats, seams, kernel_holes = _gpu_of_pieces(g, pieces, offsets, facts, mapped.get(g))
         gpus.append(stats)
         kernel_gaps[g] = kernel_holes
         extra.extend(seams)
@@ -763,9 +794,10 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
 
 
 def _gpu_of_pieces(
-    g: int, pieces: list[Piece], offsets: list[int], facts: Facts
+    g: int, pieces: list[Piece], offsets: list[int], facts: Facts, mapped: set[int] | None
 ) -> tuple[GpuStats, list[tuple[int, F64, F64, I64, I64]], Blocks]:
-    """GPU g's figures over the pieces, the gaps between pieces and its kernel holes."""
+    """GPU g's figures over the pieces, the gaps between pieces and its kernel holes
+    (`mapped`: the workers the worker -> GPU map puts on g)."""
     mine = [(k, p.gpus[g], offsets[k]) for k, p in enumerate(pieces) if g in p.gpus]
     busy_s: list[F64] = []
     busy_e: list[F64] = []
@@ -830,7 +862,7 @@ def _gpu_of_pieces(
     # every worker a record puts on the GPU, started or not (a piece may hold only the
     # pickup of a worker's record)
     workers = set().union(*(p.gpu_workers.get(g, frozenset()) for p in pieces))
-    workers |= {w for w, wg in facts.worker_gpu.items() if wg == g}
+    workers |= mapped or set()
     stats = GpuStats(
         g,
         tuple(sorted(workers)),
@@ -1195,8 +1227,7 @@ def _cuts(
     settled = np.zeros(len(start), dtype=bool)
     cuts: dict[int, float] = {}
     started = ~np.isnan(start)
-    for g in np.unique(gpu[started]).tolist():
-        idx = np.flatnonzero(started & (gpu == g))
+    for g, idx in groups_of(gpu, np.flatnonzero(started)):
         idx = idx[np.argsort(start[idx], kind="stable")]
         s = start[idx]
         e = np.where(may[idx], end[idx], np.inf)

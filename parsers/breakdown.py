@@ -22,6 +22,7 @@ __all__ = [
     "busy_breakdown",
     "busy_split_ms",
     "lanes_breakdown",
+    "lanes_by_gpu",
     "segments_split",
     "split_segments",
     "whole_run",
@@ -56,7 +57,18 @@ def busy_breakdown(
         return model.run_split
     t = model.parts
     done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
-    return {g.gpu: lanes_breakdown(g.gpu, model.lanes, t0, t1, done) for g in model.gpus}
+    gpus = [g.gpu for g in model.gpus]
+    return {
+        g: lanes_breakdown(g, lanes, t0, t1, done) for g, lanes in lanes_by_gpu(model.lanes, gpus)
+    }
+
+
+def lanes_by_gpu(lanes: Iterable[Lane], gpus: Iterable[int]) -> list[tuple[int, list[Lane]]]:
+    """Each of `gpus` with its lanes, in one pass over the lanes (not one per GPU)."""
+    mine: dict[int, list[Lane]] = {}
+    for lane in lanes:
+        mine.setdefault(lane.gpu, []).append(lane)
+    return [(g, mine.get(g, [])) for g in gpus]
 
 
 def lanes_breakdown(
