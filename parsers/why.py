@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +29,7 @@ _CPU = re.compile(rb"(prep_msm_ms|b_g2_msm_ms)=(\d+)")
 LONGEST_LINE_BYTES = 1 << 20
 MAX_LINES = 20_000  # a gap's neighbourhood read for its CPU lines is never longer than this
 SLOW = 1.25  # a CPU figure this many times its run median is called slow
+STATES_SHOWN = 8  # workers named one by one in a gap's why; the others are counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,33 +129,41 @@ def synthesis_during(
 
 
 def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ...]:
-    """Each worker of `gpu` at instant `at`: its phase, picked up but not started, or idle."""
+    """Each worker of `gpu` at instant `at`: its phase, picked up but not started, or idle.
+
+    One pass over the lanes and one over the partitions, whatever the GPU's workers: a GPU
+    of thousands of workers costs what a GPU of two does per lane and partition.
+    """
     t = model.parts
     stats = next((g for g in model.gpus if g.gpu == gpu), None)
     if stats is None:
         return ()
+    mine = set(stats.workers)
+    covering: dict[int, WorkerState] = {}
+    for lane in model.lanes:  # the first lane of the worker that covers `at`, as drawn
+        if lane.gpu != gpu or lane.worker not in mine or lane.worker in covering:
+            continue
+        k = int(np.searchsorted(lane.starts, at, side="right")) - 1
+        if k >= 0 and lane.ends[k] > at:
+            i = int(lane.partition[k])
+            part = int(t.partition[i])
+            words = PHASE_WORDS.get(Phase(int(lane.phases[k])), "busy")
+            covering[lane.worker] = WorkerState(
+                lane.worker, words, t.job_of(i), None if part < 0 else part
+            )
+    picked: dict[int, int] = {}  # worker -> its last partition picked up, not started
+    waiting = np.flatnonzero((t.pickup <= at) & ~(t.gpu_start <= at))
+    for i, w in zip(waiting.tolist(), t.worker[waiting].tolist(), strict=True):
+        if w in mine:
+            picked[w] = i
     out = []
     for w in stats.workers:
-        state: WorkerState | None = None
-        for lane in model.lanes:
-            if lane.gpu != gpu or lane.worker != w:
-                continue
-            k = int(np.searchsorted(lane.starts, at, side="right")) - 1
-            if k >= 0 and lane.ends[k] > at:
-                i = int(lane.partition[k])
-                part = int(t.partition[i])
-                words = PHASE_WORDS.get(Phase(int(lane.phases[k])), "busy")
-                state = WorkerState(w, words, t.job_of(i), None if part < 0 else part)
-                break
-        if state is None:
-            picked = np.flatnonzero((t.worker == w) & (t.pickup <= at) & ~(t.gpu_start <= at))
-            if len(picked):
-                i = int(picked[-1])
-                part = int(t.partition[i])
-                state = WorkerState(w, "picked up", t.job_of(i), None if part < 0 else part)
-            else:
-                state = WorkerState(w, "idle")
-        out.append(state)
+        state = covering.get(w)
+        if state is None and w in picked:
+            i = picked[w]
+            part = int(t.partition[i])
+            state = WorkerState(w, "picked up", t.job_of(i), None if part < 0 else part)
+        out.append(state or WorkerState(w, "idle"))
     return tuple(out)
 
 
@@ -267,15 +276,28 @@ def _values(vals: tuple[int, ...], median: float | None) -> str:
     return f"{text} ms (max {100 * max(vals) / median:.0f} % of the run median {median:.0f} ms)"
 
 
+def states_words(states: Sequence[WorkerState]) -> str:
+    """`w0 idle, w1 in cleanup (job p3)`; past STATES_SHOWN workers, the rest as counts
+    (a GPU of thousands of workers keeps a line a person can read)."""
+    text = ", ".join(s.words() for s in states[:STATES_SHOWN])
+    rest = states[STATES_SHOWN:]
+    if rest:
+        idle = sum(s.state == "idle" for s in rest)
+        picked = sum(s.state == "picked up" for s in rest)
+        text += (
+            f" … and {len(rest)} more ({len(rest) - idle - picked} busy, "
+            f"{picked} picked up, {idle} idle)"
+        )
+    return text
+
+
 def why_lines(why: GapWhy) -> list[str]:
     """The deeper why in a few plain lines (the inspector and the report print them)."""
     lines = [f"synthesis: {why.synthesis_words}"]
     if why.at_queue:
-        states = ", ".join(s.words() for s in why.at_queue)
-        lines.append(f"workers when the next partition was queued: {states}")
+        lines.append(f"workers when the next partition was queued: {states_words(why.at_queue)}")
     if why.at_start:
-        states = ", ".join(s.words() for s in why.at_start)
-        lines.append(f"workers as the gap began: {states}")
+        lines.append(f"workers as the gap began: {states_words(why.at_start)}")
     if why.after_pickup_ms is not None:
         ms = why.after_pickup_ms
         when = f"{ms} ms after" if ms >= 0 else f"{-ms} ms before"

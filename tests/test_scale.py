@@ -3,11 +3,16 @@ worker. What they must still give (behaviour; the benchmarks measure time and me
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+
+from rich.console import Console
 
 from benchmarks.common import worker_line, write_many_workers_log
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
+from parsers.rawlines import LineReader
+from tui.report import print_report
 
 
 def load(path: Path) -> LogModel:
@@ -42,3 +47,37 @@ def test_an_ordinal_past_any_u32_stays_malformed(tmp_path: Path) -> None:
     model = load(log)
     assert model.counts.malformed == 1
     assert [g.gpu for g in model.gpus] == [1]
+
+
+def report_text(path: Path) -> str:
+    """The text report of the file at `path`, as `cuzk-tui LOG --report > file` writes it."""
+    out = io.StringIO()
+    print_report(load(path), Console(file=out, width=10_000), reader=LineReader(path=path))
+    return out.getvalue()
+
+
+def test_the_report_of_many_workers_gives_each_a_row(tmp_path: Path) -> None:
+    # 600 workers, two to a GPU: the phase table and the GPU table are longer, not wider
+    text = report_text(write_many_workers_log(tmp_path / "many.log", 600))
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) < 160
+    head = next(
+        k for k, line in enumerate(lines) if line.split()[:3] == ["worker", "GPU", "intervals"]
+    )
+    rows = [line.split() for line in lines[head + 2 : head + 2 + 600]]
+    assert [r[0] for r in rows] == [f"w{w}" for w in range(600)]
+    assert all(r[1] == str(int(r[0][1:]) // 2) and r[2] == "3" for r in rows)
+    gpu_rows = [
+        line.split() for line in lines if line.split()[1:2] and line.split()[1].startswith("w")
+    ]
+    assert len([r for r in gpu_rows if r[0].isdigit()]) == 300
+
+
+def test_a_gap_names_a_few_workers_and_counts_the_rest(tmp_path: Path) -> None:
+    # twenty workers on one GPU: the why of each gap stays one short line
+    text = report_text(write_many_workers_log(tmp_path / "one-gpu.log", 20, workers_per_gpu=20))
+    began = [line for line in text.splitlines() if "workers as the gap began" in line]
+    assert began
+    for line in began:
+        assert line.count(" idle") + line.count(" picked up") + line.count(" in ") < 12
+        assert "… and 12 more (" in line

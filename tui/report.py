@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -156,22 +159,80 @@ def _heading(title: str) -> Text:
     return Text(f"\n{title}", style="bold")
 
 
-def _gpu_table(model: LogModel) -> Table:
+# a table of more rows than this is written as plain aligned lines: Rich lays a table out
+# in time that grows faster than its rows (10,000 rows of nine cells: about a minute)
+RICH_TABLE_ROWS = 200
+# workers across the phase table up to this many (80 columns); beyond, a row per worker
+WORKER_COLUMNS = 5
+# lines to a Text of a plain table (one Text of every line costs time quadratic in them)
+PLAIN_LINES_PER_TEXT = 100
+
+
+def plain_table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1
+) -> list[RenderableType]:
+    """A table as aligned lines of text, in time linear in its cells: the first `left`
+    columns aligned left, the rest right, a rule under the bold header.
+
+    Args:
+        header: the column titles.
+        rows: the cells, as text (log text already made visible).
+        left: how many columns, from the first, align left.
+
+    Returns:
+        The lines, a few Text objects of up to PLAIN_LINES_PER_TEXT lines each.
+    """
+    widths = [cell_len(h) for h in header]
+    for row in rows:
+        for k, cell in enumerate(row):
+            widths[k] = max(widths[k], cell_len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        out = []
+        for k, cell in enumerate(cells):
+            pad = " " * (widths[k] - cell_len(cell))
+            out.append(cell + pad if k < left else pad + cell)
+        return "  " + "   ".join(out)
+
+    head = line(header)
+    out: list[RenderableType] = [
+        Text(head, style="bold", no_wrap=True, overflow="ignore"),
+        Text(" " + "─" * (cell_len(head) + 1), no_wrap=True, overflow="ignore"),
+    ]
+    for k in range(0, len(rows), PLAIN_LINES_PER_TEXT):
+        piece = "\n".join(line(r) for r in rows[k : k + PLAIN_LINES_PER_TEXT])
+        out.append(Text(piece, no_wrap=True, overflow="ignore"))
+    return out
+
+
+GPU_COLUMNS = ("GPU", "workers", "span", "busy", "idle", "TIMELINE", "kernel busy", "kernel")
+
+
+def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
+    return [
+        model.gpu_label(g.gpu) if model.gpu_names else str(g.gpu),
+        ",".join(f"w{w}" for w in g.workers),
+        fmt_ms_short(g.span_ms),
+        fmt_ms_short(g.busy_ms),
+        fmt_ms_short(g.span_ms - g.busy_ms),
+        fmt_pct(g.timeline_util),
+        fmt_ms_short(g.kernel_busy_ms),
+        kernel_figure(g),
+    ]
+
+
+def _gpu_table(model: LogModel) -> list[RenderableType]:
+    if len(model.gpus) > RICH_TABLE_ROWS:
+        return plain_table(GPU_COLUMNS, [_gpu_cells(model, g) for g in model.gpus], left=2)
     table = Table(box=box.SIMPLE_HEAD)
-    for col in ("GPU", "workers", "span", "busy", "idle", "TIMELINE", "kernel busy", "kernel"):
+    for col in GPU_COLUMNS:
         table.add_column(col, justify="left" if col in ("GPU", "workers") else "right")
     for g in model.gpus:
-        table.add_row(
-            model.gpu_label(g.gpu) if model.gpu_names else str(g.gpu),
-            ",".join(f"w{w}" for w in g.workers),
-            fmt_ms_short(g.span_ms),
-            fmt_ms_short(g.busy_ms),
-            fmt_ms_short(g.span_ms - g.busy_ms),
-            Text(fmt_pct(g.timeline_util), style="yellow"),
-            fmt_ms_short(g.kernel_busy_ms),
-            Text(kernel_figure(g), style="bold green"),
-        )
-    return table
+        cells: list[RenderableType] = list(_gpu_cells(model, g))
+        cells[5] = Text(str(cells[5]), style="yellow")
+        cells[7] = Text(str(cells[7]), style="bold green")
+        table.add_row(*cells)
+    return [table]
 
 
 def busy_split_table(model: LogModel) -> Table:
@@ -195,25 +256,53 @@ def busy_split_table(model: LogModel) -> Table:
     return table
 
 
-def _phase_table(model: LogModel) -> Table:
-    """Phases down, workers across: fits 80 columns for up to five workers."""
+def _phase_keys(model: LogModel) -> list[str]:
+    return [k for k in PHASE_KEYS if k != "unknown" or any(w.phases_ms[k] for w in model.workers)]
+
+
+def _phase_cell(ms: float, total: float) -> str:
+    return f"{fmt_ms_short(ms)} {100 * ms / total:4.1f}%"
+
+
+def _phase_table(model: LogModel) -> list[RenderableType]:
+    """Phases down, workers across: fits 80 columns for up to five workers; more workers
+    get a row each (`_phase_rows`)."""
+    if len(model.workers) > WORKER_COLUMNS:
+        return _phase_rows(model)
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("phase")
     for w in model.workers:
         gpu = model.gpu_label(w.gpu) if model.gpu_names else f"gpu{w.gpu}"
         table.add_column(f"w{w.worker} {gpu}", justify="right")
-    keys = [k for k in PHASE_KEYS if k != "unknown" or any(w.phases_ms[k] for w in model.workers)]
+    keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
     table.add_row("intervals", *(str(w.intervals) for w in model.workers))
     for k in keys:
         table.add_row(
             PHASE_TITLES[k],
-            *(
-                f"{fmt_ms_short(w.phases_ms[k])} {100 * w.phases_ms[k] / t:4.1f}%"
-                for w, t in zip(model.workers, totals, strict=True)
-            ),
+            *(_phase_cell(w.phases_ms[k], t) for w, t in zip(model.workers, totals, strict=True)),
         )
-    return table
+    return [table]
+
+
+def _phase_rows(model: LogModel) -> list[RenderableType]:
+    """A row per worker, phases across: as wide for 50,000 workers as for six."""
+    keys = _phase_keys(model)
+    header = ["worker", "GPU", "intervals", *(PHASE_TITLES[k] for k in keys)]
+    rows = []
+    for w in model.workers:
+        total = sum(w.phases_ms.values()) or 1.0
+        gpu = model.gpu_label(w.gpu) if model.gpu_names else str(w.gpu)
+        phases = (_phase_cell(w.phases_ms[k], total) for k in keys)
+        rows.append([f"w{w.worker}", gpu, str(w.intervals), *phases])
+    if len(rows) <= RICH_TABLE_ROWS:
+        table = Table(box=box.SIMPLE_HEAD)
+        for k, col in enumerate(header):
+            table.add_column(col, justify="left" if k < 2 else "right")
+        for row in rows:
+            table.add_row(*row)
+        return [table]
+    return plain_table(header, rows, left=2)
 
 
 def _gap_stats_table(gaps: GapTable, all_stats: GapStats) -> Table:
@@ -291,12 +380,12 @@ def report_renderables(
             "GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels, "
             "as shares of each GPU's span"
         ),
-        _gpu_table(model),
+        *_gpu_table(model),
         *_all_gpus_lines(model),
         _heading(BUSY_SPLIT_TITLE),
         busy_split_table(model),
         _heading(WORKER_PHASES_TITLE),
-        _phase_table(model),
+        *_phase_table(model),
         _heading("Gaps: a GPU idle inside its span"),
         _gap_stats_table(gaps, s.gaps),
     ]
