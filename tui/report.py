@@ -221,9 +221,9 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
     ]
 
 
-def _gpu_table(model: LogModel) -> list[RenderableType]:
+def _gpu_table(model: LogModel) -> RenderableType:
     if len(model.gpus) > RICH_TABLE_ROWS:
-        return plain_table(GPU_COLUMNS, [_gpu_cells(model, g) for g in model.gpus], left=2)
+        return Group(*plain_table(GPU_COLUMNS, [_gpu_cells(model, g) for g in model.gpus], left=2))
     table = Table(box=box.SIMPLE_HEAD)
     for col in GPU_COLUMNS:
         table.add_column(col, justify="left" if col in ("GPU", "workers") else "right")
@@ -232,7 +232,7 @@ def _gpu_table(model: LogModel) -> list[RenderableType]:
         cells[5] = Text(str(cells[5]), style="yellow")
         cells[7] = Text(str(cells[7]), style="bold green")
         table.add_row(*cells)
-    return [table]
+    return table
 
 
 def busy_split_table(model: LogModel) -> Table:
@@ -264,7 +264,7 @@ def _phase_cell(ms: float, total: float) -> str:
     return f"{fmt_ms_short(ms)} {100 * ms / total:4.1f}%"
 
 
-def _phase_table(model: LogModel) -> list[RenderableType]:
+def _phase_table(model: LogModel) -> RenderableType:
     """Phases down, workers across: fits 80 columns for up to five workers; more workers
     get a row each (`_phase_rows`)."""
     if len(model.workers) > WORKER_COLUMNS:
@@ -282,10 +282,10 @@ def _phase_table(model: LogModel) -> list[RenderableType]:
             PHASE_TITLES[k],
             *(_phase_cell(w.phases_ms[k], t) for w, t in zip(model.workers, totals, strict=True)),
         )
-    return [table]
+    return table
 
 
-def _phase_rows(model: LogModel) -> list[RenderableType]:
+def _phase_rows(model: LogModel) -> RenderableType:
     """A row per worker, phases across: as wide for 50,000 workers as for six."""
     keys = _phase_keys(model)
     header = ["worker", "GPU", "intervals", *(PHASE_TITLES[k] for k in keys)]
@@ -301,8 +301,8 @@ def _phase_rows(model: LogModel) -> list[RenderableType]:
             table.add_column(col, justify="left" if k < 2 else "right")
         for row in rows:
             table.add_row(*row)
-        return [table]
-    return plain_table(header, rows, left=2)
+        return table
+    return Group(*plain_table(header, rows, left=2))
 
 
 def _gap_stats_table(gaps: GapTable, all_stats: GapStats) -> Table:
@@ -380,12 +380,12 @@ def report_renderables(
             "GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels, "
             "as shares of each GPU's span"
         ),
-        *_gpu_table(model),
+        _gpu_table(model),
         *_all_gpus_lines(model),
         _heading(BUSY_SPLIT_TITLE),
         busy_split_table(model),
         _heading(WORKER_PHASES_TITLE),
-        *_phase_table(model),
+        _phase_table(model),
         _heading("Gaps: a GPU idle inside its span"),
         _gap_stats_table(gaps, s.gaps),
     ]
