@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import csv
+import heapq
 import itertools
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from parsers.analysis import first_free_rows
+from parsers.analysis import first_free_rows, groups_of
 from parsers.breakdown import BUSY_KEYS, busy_split_ms, whole_run
-from parsers.model import PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase
+from parsers.model import (
+    PHASE_KEYS,
+    PHASE_NAMES,
+    Breakdown,
+    GpuStats,
+    Lane,
+    LogModel,
+    Phase,
+    Proof,
+)
 from parsers.sanitize import visible
 from parsers.writing import OutputBatch, atomic_output, check_folder, check_target
 
@@ -116,53 +127,126 @@ def _changes(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def trace_events(
     model: LogModel, t0: float = -math.inf, t1: float = math.inf
-) -> list[dict[str, Any]]:
-    """The model as Trace Event Format events (times in µs on the log's ms clock)."""
+) -> Iterator[dict[str, Any]]:
+    """The model as Trace Event Format events (times in µs on the log's ms clock), made one
+    at a time: every metadata event first, then each track's events (by process, then
+    thread) by start, the longer first at one instant.
+
+    Each track's events are made in start order (a lane's segments never overlap; busy
+    blocks, gaps and counter changes are each sorted; synthesis and proof rows are sorted
+    first), so only the events of one instant are held at once, never the whole trace.
+    """
     clip = _Clip(t0, t1)
     t = model.parts
-    events: list[dict[str, Any]] = []
     ranks = _rank(model)
     done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
+    lanes = _lanes_by_gpu(model)
+    gaps_of = _gaps_by_gpu(model)
+    rows_of = dict(groups_of(t.gpu, np.flatnonzero(done)))
+    synth = _synthesis_rows(model, clip)
+    proofs = _proof_rows(model, clip)
+    n_gpus = len(model.gpus)
+    # the metadata: every process's name and place, every track's name
     for n, g in enumerate(model.gpus):
         pid = n + 1
-        events.extend(_process(pid, model.gpu_label(g.gpu)))
-        events.append(_meta("thread_name", pid, BUSY_TID, "busy"))
-        for s, e in zip(g.busy.starts.tolist(), g.busy.ends.tolist(), strict=True):
-            if (c := clip.span(s, e)) is not None:
-                events.append(_x("busy", "busy", pid, BUSY_TID, *c, {}))
-        for i in np.flatnonzero(model.gaps.gpu == g.gpu).tolist():
-            gap = model.gaps[i]
-            if (c := clip.span(gap.start, gap.end)) is None:
-                continue
-            args = {
-                "rank": ranks[i],
-                "duration_ms": gap.duration_ms,
-                "cause": gap.cause,
-                "crosses_proof_boundary": gap.crosses_proof_boundary,
-                "before": f"{gap.before.job} w{gap.before.worker} p{gap.before.partition}",
-                "after": f"{gap.after.job} w{gap.after.worker} p{gap.after.partition}",
-            }
-            events.append(_x(f"gap #{ranks[i]}", "gap", pid, BUSY_TID, *c, args))
-        tid = BUSY_TID
-        for lane in model.lanes:
-            if lane.gpu != g.gpu:
-                continue
-            tid += 1
+        yield from _process(pid, model.gpu_label(g.gpu))
+        yield _meta("thread_name", pid, BUSY_TID, "busy")
+        for tid, lane in enumerate(lanes.get(g.gpu, ()), BUSY_TID + 1):
             name = f"w{lane.worker}" + (f"'{lane.sub_row}" if lane.sub_row else "")
-            events.append(_meta("thread_name", pid, tid, name))
-            events.extend(_lane_events(model, lane.partition, lane, pid, tid, done, clip))
-        mine = np.flatnonzero(done & (t.gpu == g.gpu))
-        times, values = _changes(t.gpu_start[mine], t.gpu_end[mine])
-        events.extend(_step_counter("intervals in flight", pid, "intervals", times, values, clip))
-        times, values = _changes(g.kernel.starts, g.kernel.ends)
-        events.extend(_step_counter("kernels running", pid, "kernel", times, values, clip))
-    events.extend(_synthesis_events(model, len(model.gpus) + 1, clip))
-    events.extend(_proof_events(model, len(model.gpus) + 2, clip))
-    meta = [e for e in events if e["ph"] == "M"]
-    rest = [e for e in events if e["ph"] != "M"]
-    # parents before children at one instant: by start, the longer first
-    rest.sort(key=lambda e: (e["pid"], e["tid"], e["ts"], -e.get("dur", 0)))
-    return meta + rest
+            yield _meta("thread_name", pid, tid, name)
+    yield from _process(n_gpus + 1, "synthesis")
+    for k in range(synth.slots):
+        yield _meta("thread_name", n_gpus + 1, k + 1, f"slot {k + 1}")
+    yield from _process(n_gpus + 2, "proofs")
+    for k in range(proofs.slots):
+        yield _meta("thread_name", n_gpus + 2, k + 1, f"row {k + 1}")
+    # the tracks
+    for n, g in enumerate(model.gpus):
+        pid = n + 1
+        mine = rows_of.get(g.gpu, _NO_ROWS)
+        busy_track = heapq.merge(
+            _busy_events(g, pid, clip),
+            _gap_events(model, gaps_of.get(g.gpu, _NO_ROWS), ranks, pid, clip),
+            _step_counter(
+                "intervals in flight",
+                pid,
+                "intervals",
+                *_changes(t.gpu_start[mine], t.gpu_end[mine]),
+                clip,
+            ),
+            _step_counter(
+                "kernels running", pid, "kernel", *_changes(g.kernel.starts, g.kernel.ends), clip
+            ),
+            key=_start,
+        )
+        yield from _by_start(busy_track)
+        for tid, lane in enumerate(lanes.get(g.gpu, ()), BUSY_TID + 1):
+            yield from _by_start(_lane_events(model, lane.partition, lane, pid, tid, done, clip))
+    yield from _by_start(_synthesis_counter(model, n_gpus + 1, clip))
+    yield from _by_start(_synthesis_events(model, synth, n_gpus + 1, clip))
+    yield from _by_start(_proof_events(proofs, n_gpus + 2, clip))
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+def _start(event: dict[str, Any]) -> int:
+    return int(event["ts"])
+
+
+def _by_start(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Events made track by track, each track in start order, with those of one instant of
+    one track put longer first (as a stable sort by (start, -duration) would put them)."""
+    same: list[dict[str, Any]] = []
+    for e in events:
+        if same and (e["ts"], e["tid"]) != (same[0]["ts"], same[0]["tid"]):
+            same.sort(key=_longer_first)
+            yield from same
+            same.clear()
+        same.append(e)
+    same.sort(key=_longer_first)
+    yield from same
+
+
+def _longer_first(event: dict[str, Any]) -> int:
+    return -int(event.get("dur", 0))
+
+
+def _lanes_by_gpu(model: LogModel) -> dict[int, list[Lane]]:
+    out: dict[int, list[Lane]] = {}
+    for lane in model.lanes:
+        out.setdefault(lane.gpu, []).append(lane)
+    return out
+
+
+def _gaps_by_gpu(model: LogModel) -> dict[int, np.ndarray]:
+    """Each GPU's gaps (indices into model.gaps, by start)."""
+    gpus = model.gaps.gpu
+    return dict(groups_of(gpus, np.arange(len(gpus), dtype=np.int64)))
+
+
+def _busy_events(g: GpuStats, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
+    for s, e in zip(g.busy.starts.tolist(), g.busy.ends.tolist(), strict=True):
+        if (c := clip.span(s, e)) is not None:
+            yield _x("busy", "busy", pid, BUSY_TID, *c, {})
+
+
+def _gap_events(
+    model: LogModel, idx: np.ndarray, ranks: list[int], pid: int, clip: _Clip
+) -> Iterator[dict[str, Any]]:
+    for i in idx.tolist():
+        gap = model.gaps[i]
+        if (c := clip.span(gap.start, gap.end)) is None:
+            continue
+        args = {
+            "rank": ranks[i],
+            "duration_ms": gap.duration_ms,
+            "cause": gap.cause,
+            "crosses_proof_boundary": gap.crosses_proof_boundary,
+            "before": f"{gap.before.job} w{gap.before.worker} p{gap.before.partition}",
+            "after": f"{gap.after.job} w{gap.after.worker} p{gap.after.partition}",
+        }
+        yield _x(f"gap #{ranks[i]}", "gap", pid, BUSY_TID, *c, args)
 
 
 def _lane_events(
@@ -206,14 +290,37 @@ def _lane_events(
             )
 
 
-def _synthesis_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """The rows of a process of stacked tracks (synthesis slots, proof rows): how many
+    tracks, and each row's track and where it starts, by (track, start)."""
+
+    slots: int
+    order: np.ndarray  # row numbers (into what the process draws), by (track, start)
+    slot: np.ndarray  # each one's track (0-based), in that order
+
+
+def _stacked(starts: np.ndarray, ends: np.ndarray, clip: _Clip) -> _Rows:
+    slots = np.asarray(_slots(starts, ends), dtype=np.int64)
+    # the start each event will have (as _Clip.span rounds it), so that the rows of a track
+    # come in the order a stable sort by start keeps
+    ts = np.array([_us(max(float(s), clip.t0)) for s in starts.tolist()], dtype=np.int64)
+    order = np.lexsort((ts, slots))
+    return _Rows(int(slots.max()) + 1 if len(slots) else 0, order, slots[order])
+
+
+def _synthesis_rows(model: LogModel, clip: _Clip) -> _Rows:
     t = model.parts
-    yield from _process(pid, "synthesis")
     idx = np.flatnonzero(~np.isnan(t.synth_start) & ~np.isnan(t.synth_end))
-    slots = _slots(t.synth_start[idx], t.synth_end[idx])
-    for k in range(max(slots, default=-1) + 1):
-        yield _meta("thread_name", pid, k + 1, f"slot {k + 1}")
-    for i, slot in zip(idx.tolist(), slots, strict=True):
+    rows = _stacked(t.synth_start[idx], t.synth_end[idx], clip)
+    return _Rows(rows.slots, idx[rows.order], rows.slot)
+
+
+def _synthesis_events(
+    model: LogModel, rows: _Rows, pid: int, clip: _Clip
+) -> Iterator[dict[str, Any]]:
+    t = model.parts
+    for i, slot in zip(rows.order.tolist(), rows.slot.tolist(), strict=True):
         c = clip.span(float(t.synth_start[i]), float(t.synth_end[i]))
         if c is None:
             continue
@@ -222,6 +329,9 @@ def _synthesis_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[s
         name = job if part < 0 else f"{job} p{part}"
         args = {"job": job, "partition": None if part < 0 else part}
         yield _x(name, "synthesis", pid, slot + 1, *c, args)
+
+
+def _synthesis_counter(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
     yield from _step_counter(
         "partitions in synthesis",
         pid,
@@ -232,24 +342,56 @@ def _synthesis_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[s
     )
 
 
-def _proof_events(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
-    yield from _process(pid, "proofs")
-    spans = [
+def _completed_proofs(model: LogModel) -> list[tuple[Proof, int, int]]:
+    return [
         (p, p.first_synth_start, p.last_gpu_end)
         for p in model.proofs
         if p.completed and p.first_synth_start is not None and p.last_gpu_end is not None
     ]
-    if not spans:
-        return
+
+
+@dataclass(frozen=True, slots=True)
+class _ProofRows:
+    slots: int
+    spans: list[tuple[Proof, int, int]]
+    rows: _Rows
+
+
+def _proof_rows(model: LogModel, clip: _Clip) -> _ProofRows:
+    spans = _completed_proofs(model)
     starts = np.array([s for _, s, _ in spans], dtype=np.float64)
     ends = np.array([e for _, _, e in spans], dtype=np.float64)
-    slots = _slots(starts, ends)
-    for k in range(max(slots) + 1):
-        yield _meta("thread_name", pid, k + 1, f"row {k + 1}")
-    for (p, s, e), slot in zip(spans, slots, strict=True):
+    rows = _stacked(starts, ends, clip)
+    return _ProofRows(rows.slots, spans, rows)
+
+
+def _proof_events(proofs: _ProofRows, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
+    rows = proofs.rows
+    for k, slot in zip(rows.order.tolist(), rows.slot.tolist(), strict=True):
+        p, s, e = proofs.spans[k]
         if (c := clip.span(float(s), float(e))) is not None:
             args = {"job": p.job, "kind": p.kind, "partitions": p.partitions}
             yield _x(p.job, "proof", pid, slot + 1, *c, args)
+
+
+def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf) -> dict[str, Any]:
+    """The whole JSON object Perfetto UI and chrome://tracing open."""
+    return {
+        "traceEvents": list(trace_events(model, t0, t1)),
+        "displayTimeUnit": "ms",
+        "otherData": _other_data(model),
+    }
+
+
+def _other_data(model: LogModel) -> dict[str, Any]:
+    return {
+        "generator": "cuzk-tui",
+        "source": model.source,
+        "clock": "ms since the engine started (TIMELINE offsets), as µs",
+        "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else "",
+        # per GPU, where its busy time went over the whole run (as the JSON report)
+        "busy_split_ms": busy_splits(model),
+    }
 
 
 def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
@@ -261,20 +403,8 @@ def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
     }
 
 
-def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf) -> dict[str, Any]:
-    """The whole JSON object Perfetto UI and chrome://tracing open."""
-    return {
-        "traceEvents": trace_events(model, t0, t1),
-        "displayTimeUnit": "ms",
-        "otherData": {
-            "generator": "cuzk-tui",
-            "source": model.source,
-            "clock": "ms since the engine started (TIMELINE offsets), as µs",
-            "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else "",
-            # per GPU, where its busy time went over the whole run (as the JSON report)
-            "busy_split_ms": busy_splits(model),
-        },
-    }
+# events encoded and written at a time (a few thousand: one call each, never the whole trace)
+EVENTS_PER_WRITE = 1024
 
 
 def write_trace(
@@ -285,17 +415,31 @@ def write_trace(
     inputs: Sequence[Path] = (),
     exclusive: bool = False,
 ) -> int:
-    """Write the trace to `path` (whole or not at all; never over one of `inputs`;
-    `exclusive`: only as a new file).
+    """Write the trace to `path` as its events are made (the document `trace_document`
+    gives, byte for byte as json.dump writes it): whole or not at all, never over one of
+    `inputs` (`exclusive`: only as a new file).
 
     Returns:
         How many events it holds.
     """
-    doc = trace_document(model, t0, t1)
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    count = 0
     with atomic_output(path, inputs, exclusive=exclusive) as fh:
-        json.dump(doc, fh, separators=(",", ":"))
-        fh.write("\n")
-    return len(doc["traceEvents"])
+        fh.write('{"traceEvents":[')
+        piece: list[dict[str, Any]] = []
+        for event in trace_events(model, t0, t1):
+            piece.append(event)
+            count += 1
+            if len(piece) == EVENTS_PER_WRITE:
+                # a list's JSON, its brackets off: the events as json.dump joins them
+                fh.write(("," if count > len(piece) else "") + encode(piece)[1:-1])
+                piece.clear()
+        if piece:
+            fh.write(("," if count > len(piece) else "") + encode(piece)[1:-1])
+        fh.write('],"displayTimeUnit":"ms","otherData":')
+        fh.write(encode(_other_data(model)))
+        fh.write("}\n")
+    return count
 
 
 def _num(x: float) -> float | str:
@@ -314,6 +458,78 @@ def csv_text(text: str) -> str:
 
 
 CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv", "busy_split.csv")
+CSV_ROWS = 65_536  # rows made at a time: their columns read as lists, a slice at a time
+
+
+def _gpu_cell(model: LogModel, gpu: int) -> str:
+    return "" if gpu < 0 else csv_text(model.gpu_label(gpu))
+
+
+def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) -> list[list[Any]]:
+    """intervals.csv's rows of records lo..hi."""
+    t = model.parts
+    a, b = int(t.seg_offsets[lo]), int(t.seg_offsets[hi])
+    # per record, its segments' length per phase (summed in segment order, as one
+    # bincount per record would)
+    row = np.repeat(np.arange(hi - lo), np.diff(t.seg_offsets[lo : hi + 1]))
+    flat = row * len(Phase) + t.seg_phase[a:b].astype(np.int64)
+    lengths = t.seg_end[a:b] - t.seg_start[a:b]
+    sums = np.bincount(flat, weights=lengths, minlength=(hi - lo) * len(Phase))
+    phases = sums.reshape(hi - lo, len(Phase))[:, : len(PHASE_KEYS)].tolist()
+    part, kind, worker, gpu = (
+        getattr(t, name)[lo:hi].tolist() for name in ("partition", "kind", "worker", "gpu")
+    )
+    stamps = [getattr(t, name)[lo:hi].tolist() for name in times]
+    failed = t.failed[lo:hi].tolist()
+    lock, unlock = t.lock_acquired[lo:hi].tolist(), t.unlock[lo:hi].tolist()
+    first, last = t.start_line[lo:hi].tolist(), t.end_line[lo:hi].tolist()
+    rows = []
+    for j in range(hi - lo):
+        i = lo + j
+        rows.append(
+            [
+                i,
+                csv_text(t.job_of(i)),
+                "" if part[j] < 0 else part[j],
+                csv_text(t.kinds[kind[j]]) if kind[j] >= 0 else "",
+                "" if worker[j] < 0 else worker[j],
+                _gpu_cell(model, gpu[j]),
+                *(_num(column[j]) for column in stamps),
+                int(bool(failed[j])),
+                _num(lock[j]),
+                _num(unlock[j]),
+                first[j],
+                last[j],
+                *(round(x, 3) for x in phases[j]),
+            ]
+        )
+    return rows
+
+
+def _phase_rows(model: LogModel, part: np.ndarray, lo: int, hi: int) -> list[list[Any]]:
+    """phases.csv's rows of segments lo..hi (`part`: each segment's record)."""
+    t = model.parts
+    rec = part[lo:hi]
+    records = rec.tolist()
+    partition, worker, gpu = (
+        getattr(t, name)[rec].tolist() for name in ("partition", "worker", "gpu")
+    )
+    phase = t.seg_phase[lo:hi].tolist()
+    starts, ends = t.seg_start[lo:hi].tolist(), t.seg_end[lo:hi].tolist()
+    return [
+        [
+            i,
+            csv_text(t.job_of(i)),
+            "" if partition[j] < 0 else partition[j],
+            "" if worker[j] < 0 else worker[j],
+            _gpu_cell(model, gpu[j]),
+            PHASE_NAMES[Phase(phase[j])],
+            starts[j],
+            ends[j],
+            round(ends[j] - starts[j], 3),
+        ]
+        for j, i in enumerate(records)
+    ]
 
 
 def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
@@ -331,8 +547,9 @@ def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
 
 
 def write_csv(model: LogModel, folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
-    """Write intervals, phase segments, gaps and proofs as CSV files in `folder` (each whole
-    or not at all; every target is checked against `inputs` before anything is written)."""
+    """Write intervals, phase segments, gaps, proofs and the busy split as CSV files in
+    `folder` (all of them whole or none; every target is checked against `inputs` before
+    anything is written)."""
     out = check_csv_targets(folder, inputs)
     folder.mkdir(parents=True, exist_ok=True)
     with OutputBatch(inputs) as batch:
@@ -352,51 +569,14 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                 *(f"{k}_ms" for k in PHASE_KEYS),
             ]
         )
-        seg_len = t.seg_end - t.seg_start
-        for i in range(len(t)):
-            a, b = int(t.seg_offsets[i]), int(t.seg_offsets[i + 1])
-            phases = np.bincount(
-                t.seg_phase[a:b].astype(np.int64), weights=seg_len[a:b], minlength=len(Phase)
-            )
-            gpu = int(t.gpu[i])
-            w.writerow(
-                [
-                    i,
-                    csv_text(t.job_of(i)),
-                    "" if t.partition[i] < 0 else int(t.partition[i]),
-                    csv_text(t.kinds[int(t.kind[i])]) if t.kind[i] >= 0 else "",
-                    "" if t.worker[i] < 0 else int(t.worker[i]),
-                    "" if gpu < 0 else csv_text(model.gpu_label(gpu)),
-                    *(_num(float(getattr(t, name)[i])) for name in times),
-                    int(bool(t.failed[i])),
-                    _num(float(t.lock_acquired[i])),
-                    _num(float(t.unlock[i])),
-                    int(t.start_line[i]),
-                    int(t.end_line[i]),
-                    *(round(float(phases[k]), 3) for k in range(len(PHASE_KEYS))),
-                ]
-            )
+        for lo in range(0, len(t), CSV_ROWS):
+            w.writerows(_interval_rows(model, lo, min(lo + CSV_ROWS, len(t)), times))
     with batch.open(out[1]) as fh:
         w = csv.writer(fh)
         w.writerow(["index", "job", "partition", "worker", "gpu", "phase", "start", "end", "ms"])
         part = np.repeat(np.arange(len(t)), np.diff(t.seg_offsets))
-        for k in range(len(t.seg_start)):
-            i = int(part[k])
-            gpu = int(t.gpu[i])
-            s, e = float(t.seg_start[k]), float(t.seg_end[k])
-            w.writerow(
-                [
-                    i,
-                    csv_text(t.job_of(i)),
-                    "" if t.partition[i] < 0 else int(t.partition[i]),
-                    "" if t.worker[i] < 0 else int(t.worker[i]),
-                    "" if gpu < 0 else csv_text(model.gpu_label(gpu)),
-                    PHASE_NAMES[Phase(int(t.seg_phase[k]))],
-                    s,
-                    e,
-                    round(e - s, 3),
-                ]
-            )
+        for lo in range(0, len(part), CSV_ROWS):
+            w.writerows(_phase_rows(model, part, lo, min(lo + CSV_ROWS, len(part))))
     ranks = _rank(model)
     with batch.open(out[2]) as fh:
         w = csv.writer(fh)
