@@ -37,9 +37,10 @@ fn need(body: &[u8], key: &[u8]) -> Option<i64> {
 
 /// The longest duration a timing line can plausibly carry (ms: about eleven days).
 pub const MAX_DURATION_MS: i64 = 1_000_000_000;
-/// The largest GPU ordinal a line can name: any u32 (CUDA's are ints; a host with many
-/// GPUs, or ordinals numbered by a scheduler, goes past the few thousand of one machine).
-pub const MAX_GPU: i64 = u32::MAX as i64;
+/// The largest GPU ordinal a line can name: 2^16, past any machine's count (ordinals
+/// numbered by a scheduler go past a few thousand), well within the model's i32 GPU column
+/// and its several-hosts ids (host * 1000 + ordinal).
+pub const MAX_GPU: i64 = 1 << 16;
 
 /// What a C++ timing line is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -238,8 +239,8 @@ mod tests {
             Timing::Bad
         );
         assert_eq!(
-            timing_values(b"d_a_cache allocated 4096 MiB on gpu 70000", false),
-            Some((STAGE_POOL, [Some(70000), None]))
+            timing_values(b"d_a_cache allocated 4096 MiB on gpu 65536", false),
+            Some((STAGE_POOL, [Some(65536), None]))
         );
         assert_eq!(
             classify(b"pre_lock_cpu_ms=1 mutex_wait_ms=2", false),
