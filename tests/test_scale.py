@@ -10,15 +10,21 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import simulate
 from rich.console import Console
+from rich.text import Text
+from textual.widgets import Static
 
 from benchmarks.common import worker_line, write_many_workers_log, write_one_worker_log
 from parsers.builder import LogBuilder
 from parsers.export import trace_document, trace_events, write_trace
-from parsers.model import LogModel
+from parsers.model import GpuStats, LogModel
 from parsers.rawlines import LineReader
 from parsers.simulate import random_config
+from tui.app import HEADER_GPUS, CuzkApp, make_app
+from tui.follow import FileSource, LiveLog
+from tui.gantt import GanttView
 from tui.report import print_report
 
 
@@ -134,3 +140,56 @@ def test_a_streamed_trace_keeps_the_order_of_every_track(tmp_path: Path) -> None
             events = json.loads(out.read_text())["traceEvents"]
             assert events and events == old_order(events)
             assert events == list(trace_events(model, t0, t1))
+
+
+async def test_an_idle_viewer_does_no_work_per_gpu_or_worker_each_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 400 workers on 200 GPUs, read to the end and idle: each tick of the header's clock
+    # redraws the header's few GPUs, not every GPU, and never the legend
+    log = write_many_workers_log(tmp_path / "idle.log", 400)
+    live = LiveLog(FileSource(log), lambda _: None)
+    app = make_app(LogBuilder(source="").snapshot(), LineReader(path=log), live)
+    calls = {"util": 0, "legend": 0}
+    util = GpuStats.timeline_util
+
+    def counted_util(g: GpuStats) -> float:
+        calls["util"] += 1
+        return util.fget(g)  # type: ignore[attr-defined, no-any-return]
+
+    legend = CuzkApp._legend
+
+    def counted_legend(self: CuzkApp) -> Text:
+        calls["legend"] += 1
+        return legend(self)
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(600):  # pauses while the follower reads (bounded, never asserted on)
+            if app.loading is None and len(app.model.gpus) == 200:
+                break
+            await pilot.pause(0.05)
+        assert len(app.model.gpus) == 200
+        header = str(app.query_one("#summary", Static).render())
+        assert f"+ {200 - HEADER_GPUS} more GPUs" in header
+        assert len(header.splitlines()) <= 2 * HEADER_GPUS + 2  # a GPU and its split each
+        monkeypatch.setattr(GpuStats, "timeline_util", property(counted_util))
+        monkeypatch.setattr(CuzkApp, "_legend", counted_legend)
+        ticks = 5
+        for _ in range(ticks):
+            app._tick_clock()  # what the one-second timer calls
+            await pilot.pause()
+        assert calls["util"] <= ticks * HEADER_GPUS
+        assert calls["legend"] == 0
+        live.halt()
+    live.source.close()
+
+
+async def test_the_lanes_of_a_large_ordinal_are_labelled_with_it(tmp_path: Path) -> None:
+    log = write_many_workers_log(tmp_path / "ordinals.log", 4, first_gpu=5000)
+    app = make_app(load(log), LineReader(path=log))
+    async with app.run_test(size=(120, 36)):
+        view = app.query_one(GanttView)
+        lines = [view.render_line(y).text for y in range(view.size.height)]
+        labels = [line[:9].strip() for line in lines]
+        assert "5000 busy" in labels and "5001 kern" in labels
+        assert not any(label.startswith("gpu0") for label in labels)

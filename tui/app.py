@@ -83,6 +83,10 @@ def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: 
     return text
 
 
+# GPUs the header shows (its height follows them; the report and the gap list hold all)
+HEADER_GPUS = 4
+
+
 def header_text(
     model: LogModel,
     state: str,
@@ -104,7 +108,7 @@ def header_text(
     if model.starts_mid_run:
         text.append(f"\n{MID_RUN}", style="bold yellow")
     short = width < 100
-    for g in model.gpus:
+    for g in model.gpus[:HEADER_GPUS]:
         text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")
         text.append("of span: ", style="dim")
         text.append("TIMELINE ")
@@ -123,6 +127,11 @@ def header_text(
         if view is not None and zoomed:
             text.append("\n")
             text.append_text(breakdown_text("busy, view", view[g.gpu], styles or {}, short))
+    if len(model.gpus) > HEADER_GPUS:
+        more = len(model.gpus) - HEADER_GPUS
+        text.append(
+            f"\n+ {more} more GPUs (g lists every gap; --report shows each GPU)", style="dim"
+        )
     figure = all_gpus_figure(model)
     if figure is not None and any(g.kernel_is_estimate for g in model.gpus):
         text.append(f"\n{figure}", style="bold green")
@@ -236,6 +245,7 @@ class CuzkApp(App[None]):
         self._header_for: tuple[object, ...] | None = None
         self._texts: dict[str, Text] = {}  # what each Static shows
         self._header_model: LogModel | None = None
+        self._legend_for: tuple[LogModel, str] | None = None
         self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
         self._view_split: tuple[LogModel, tuple[float, float], dict[int, Breakdown]] | None = None
 
@@ -417,7 +427,11 @@ class CuzkApp(App[None]):
             styles = {p: self._colour(PHASE_CLASSES[p]) for p in BUSY_ORDER}
             header = header_text(self.model, state, run, view, styles, self.size.width)
             self._show_text("#summary", header)
-            self._show_text("#legend", self._legend())
+            # the header's clock ticks each second; the legend changes with the model
+            shown = self._legend_for
+            if shown is None or shown[0] is not self.model or shown[1] != self.palette:
+                self._legend_for = (self.model, self.palette)
+                self._show_text("#legend", self._legend())
         reason = None
         if self.loading is None and missing_timeline(self.model) is not None:
             # why the log shows nothing: its encoding, the read that stopped, or no TIMELINE
@@ -427,11 +441,13 @@ class CuzkApp(App[None]):
         self._show_text("#status", status_text(gantt))
 
     def _show_text(self, selector: str, text: Text) -> None:
-        """Put `text` in a Static, unless it shows it already (an update lays the screen
-        out again)."""
-        if self._texts.get(selector) != text:
+        """Put `text` in a Static, unless it shows it already; the screen is laid out again
+        only when the Static's height changes (the header's clock ticks every second)."""
+        shown = self._texts.get(selector)
+        if shown != text:
             self._texts[selector] = text
-            self.query_one(selector, Static).update(text)
+            same_height = shown is not None and shown.plain.count("\n") == text.plain.count("\n")
+            self.query_one(selector, Static).update(text, layout=not same_height)
 
     def _colour(self, component: str) -> Style:
         """A Gantt colour without the Gantt's background (for the header and the legend)."""

@@ -13,6 +13,8 @@ import numpy as np
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
+from parsers.analysis import groups_of
+from parsers.hosts import HOST_STRIDE
 from parsers.model import I64, GpuStats, LogModel, Phase, ProofSpans
 from parsers.sanitize import visible
 from tui import cells
@@ -143,6 +145,9 @@ def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
     """The rows drawn for `model`, top to bottom."""
     rows: list[Row] = []
     host = None
+    lanes_of: dict[int, list[int]] = {}  # per GPU its lanes' indices, in one pass
+    for k, lane in enumerate(model.lanes):
+        lanes_of.setdefault(lane.gpu, []).append(k)
     for g in model.gpus:
         if model.gpu_names is not None:
             # several logs (parsers/hosts.py): a title row opens each log's group of lanes
@@ -150,14 +155,16 @@ def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
             if name != host:
                 host = name
                 rows.append(Row("title", "", gpu=g.gpu))
-        rows.append(Row("busy", f"gpu{g.gpu % 1000} busy", gpu=g.gpu))
-        rows.append(Row("kernel", f"gpu{g.gpu % 1000} kern", gpu=g.gpu))
-        for k, lane in enumerate(model.lanes):
-            if lane.gpu == g.gpu:
-                label = (
-                    f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
-                )
-                rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
+        # the gutter holds nine characters: a large ordinal goes without its "gpu"; several
+        # logs' GPUs are host * HOST_STRIDE + ordinal (their title row names the host)
+        ordinal = g.gpu % HOST_STRIDE if model.gpu_names is not None else g.gpu
+        name = f"gpu{ordinal}" if ordinal < 1000 else str(ordinal)
+        rows.append(Row("busy", f"{name} busy", gpu=g.gpu))
+        rows.append(Row("kernel", f"{name} kern", gpu=g.gpu))
+        for k in lanes_of.get(g.gpu, ()):
+            lane = model.lanes[k]
+            label = f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
+            rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
     rows.append(Row("synth", "synthesis"))
     for r in range(proof_rows):
         rows.append(Row("proofs", "proofs" if r == 0 else "", lane=r))
@@ -221,8 +228,9 @@ class LaneDrawing:
         self._gap_index: dict[int, np.ndarray] = {}
         self._gap_starts: dict[int, np.ndarray] = {}
         self._gap_ends: dict[int, np.ndarray] = {}
+        by_gpu = dict(groups_of(gap_gpu, np.arange(len(gap_gpu), dtype=np.int64)))
         for g in model.gpus:
-            idx = np.flatnonzero(gap_gpu == g.gpu).astype(np.int64)
+            idx = by_gpu.get(g.gpu, np.zeros(0, dtype=np.int64))
             self._gap_index[g.gpu] = idx
             self._gap_starts[g.gpu] = gap_start[idx]
             self._gap_ends[g.gpu] = gap_end[idx]
