@@ -1,0 +1,262 @@
+"""Linear at scale: peak memory per million intervals, time per 1,000 workers, idle CPU.
+
+Run: python benchmarks/bench_scale.py [--intervals 1000000] [--workers 1000,10000,50000]
+
+Two generated shapes (benchmarks/common.py): N GPU intervals one after the other on one
+worker, and W workers, two to a GPU, three intervals each, each mapped to its GPU by the
+engine's stdout line. Each figure is one run of a fresh process (its own peak RSS, from
+wait4): the text report, the JSON report, the trace and CSV exports, and the viewer
+(headless, following the log: time until the whole log is shown, its CPU while the log
+stays as it is, and how long `n` takes to select the first gap). Printed beside the figures
+the issue reported and those measured at 6685d5b on this machine (2 cores shared, so
+times vary with the minute); nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import (
+    byte_compile,
+    event_counts,
+    positive_float,
+    write_many_workers_log,
+    write_one_worker_log,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = Path("/tmp/cuzk-tui-bench/scale")
+
+# What the issue reported (10 M intervals on one worker; 50,000 workers), per unit.
+ISSUE_PER_M_INTERVALS = {
+    "report text": "550 MB",  # 5.5 GB for 10 M
+    "viewer": "1,400 MB",  # 14 GB for 10 M
+    "export trace": "> 1,770 MB (MemoryError)",  # at 17.7 GB for 10 M
+}
+ISSUE_PER_1000_WORKERS = {
+    "report text": "2.30 s",  # 115 s for 50,000
+    "report json": "0.049 s",  # 2.45 s for 50,000
+    "viewer n": "1.22 s",  # 61 s for 50,000
+}
+ISSUE_IDLE = "~20 % (10 M intervals); 100 % for minutes (50,000 workers)"
+# Measured at 6685d5b on this machine, one run each (a loaded hour: other work shared the
+# two cores), as (seconds, peak MB).
+MAIN_ONE_M = {
+    "report text": (16.85, 767),
+    "report json": (6.77, 699),
+    "export trace": (186.7, 4493),
+    "export csv": (177.4, 782),
+}
+MAIN_WORKERS = {
+    ("report text", 1_000): (11.63, 57),
+    ("report text", 10_000): (142.2, 153),
+    ("report json", 1_000): (1.45, 45),
+    ("report json", 10_000): (2.19, 102),
+    ("report json", 50_000): (7.59, 317),
+}
+MAIN_VIEWER = "10,000 workers: idle 85 % of a core, n answered after 66.9 s"
+
+
+def run_measured(args: Sequence[str]) -> tuple[float, float, str]:
+    """Run `args` in a fresh process (output discarded); (seconds, peak RSS MB, last line
+    of its standard error)."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            list(args), stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, env=_env()
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        lines = err.read().decode(errors="replace").strip().splitlines()
+    last = lines[-1] if lines else ""
+    if proc.returncode:
+        last = f"exit {proc.returncode}: {last}"
+    return seconds, usage.ru_maxrss / 1024, last
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def cli(*args: str) -> list[str]:
+    """The command line of `cuzk-tui ARGS` from this checkout."""
+    return [sys.executable, "-m", "tui.cli", *args]
+
+
+def one_worker(n: int) -> Path:
+    """The one-worker log of `n` intervals (made once, kept in LOGS)."""
+    path = LOGS / f"one-worker-{n}.log"
+    if not path.exists():
+        LOGS.mkdir(parents=True, exist_ok=True)
+        write_one_worker_log(path.with_suffix(".partial"), n).rename(path)
+    return path
+
+
+def many_workers(w: int) -> Path:
+    """The log of `w` workers (made once, kept in LOGS)."""
+    path = LOGS / f"workers-{w}.log"
+    if not path.exists():
+        LOGS.mkdir(parents=True, exist_ok=True)
+        write_many_workers_log(path.with_suffix(".partial"), w).rename(path)
+    return path
+
+
+def measure_intervals(n: int, viewer: bool, export: bool, idle_s: float) -> None:
+    log = one_worker(n)
+    per_m = n / 1e6
+    print(f"\n{n:,} intervals on one worker ({log.stat().st_size / 1e6:.0f} MB)")
+    print(
+        f"  {'':<14} {'issue, per M':>26} {'6685d5b at 1 M':>18} {'now, per M':>12} "
+        f"{'peak':>10} {'time':>8}"
+    )
+    runs = [
+        ("report text", cli("--report", str(log))),
+        ("report json", cli("--report", "--json", str(log))),
+    ]
+    with tempfile.TemporaryDirectory(prefix="cuzk-tui-scale-") as d:
+        if export:
+            runs.append(("export trace", cli(str(log), "--export-trace", f"{d}/trace.json")))
+            runs.append(("export csv", cli(str(log), "--export-csv", f"{d}/csv")))
+        if viewer:
+            runs.append(("viewer", viewer_command(log, idle_s)))
+        for name, args in runs:
+            seconds, peak, last = run_measured(args)
+            main = MAIN_ONE_M.get(name)
+            before = f"{main[1]:,} MB {main[0]:.1f} s" if main else "-"
+            print(
+                f"  {name:<14} {ISSUE_PER_M_INTERVALS.get(name, '-'):>26} {before:>18} "
+                f"{peak / per_m:>9,.0f} MB {peak:>7,.0f} MB {seconds:>7.1f}s"
+            )
+            if name == "viewer":
+                print(f"    {last}")
+
+
+def measure_workers(w: int, viewer: bool, idle_s: float) -> None:
+    log = many_workers(w)
+    per_k = w / 1000
+    print(
+        f"\n{w:,} workers on {w // 2:,} GPUs, 3 intervals each ({log.stat().st_size / 1e6:.0f} MB)"
+    )
+    print(
+        f"  {'':<14} {'issue, per 1k':>14} {'6685d5b, per 1k':>22} {'now, per 1k':>12} {'peak':>9}"
+    )
+    runs = [
+        ("report text", cli("--report", str(log))),
+        ("report json", cli("--report", "--json", str(log))),
+    ]
+    if viewer:
+        runs.append(("viewer", viewer_command(log, idle_s)))
+    for name, args in runs:
+        seconds, peak, last = run_measured(args)
+        if name == "viewer":  # the process idles and presses n: its own figures say more
+            seconds = _shown_s(last, seconds)
+        main = MAIN_WORKERS.get((name, w))
+        before = f"{main[0] / per_k:.3f} s ({main[1]} MB)" if main else "-"
+        print(
+            f"  {name:<14} {ISSUE_PER_1000_WORKERS.get(name, '-'):>14} {before:>22} "
+            f"{seconds / per_k:>10.3f}s {peak:>6,.0f} MB"
+        )
+        if name == "viewer":
+            print(f"    {last}  (issue, per 1k workers: n {ISSUE_PER_1000_WORKERS['viewer n']})")
+
+
+def _shown_s(line: str, default: float) -> float:
+    """The viewer's "whole log shown after N s" figure, from its line."""
+    words = line.split("shown after ", 1)
+    try:
+        return float(words[1].split(" s", 1)[0]) if len(words) == 2 else default
+    except ValueError:
+        return default
+
+
+def viewer_command(log: Path, idle_s: float) -> list[str]:
+    """This script in its viewer mode, on `log`."""
+    return [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--viewer",
+        str(log),
+        "--idle-seconds",
+        str(idle_s),
+    ]
+
+
+def _cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+async def drive_viewer(path: Path, idle_s: float) -> str:
+    """Follow `path` headless until it is all shown; then idle, then press `n`."""
+    from parsers.builder import LogBuilder
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.follow import FileSource, LiveLog
+
+    live = LiveLog(FileSource(path), lambda _: None)
+    t0 = time.perf_counter()
+    app = make_app(LogBuilder(source=path.name).snapshot(), LineReader(path=path), live)
+    async with app.run_test(size=(120, 36)) as pilot:
+        while not (app.loading is None and app.model.gpus):
+            await asyncio.sleep(0.05)
+        shown = time.perf_counter() - t0
+        await asyncio.sleep(1.0)  # the last update's redraw
+        c0, w0 = _cpu_s(), time.perf_counter()
+        await asyncio.sleep(idle_s)
+        idle = (_cpu_s() - c0) / (time.perf_counter() - w0)
+        n0 = time.perf_counter()
+        await pilot.press("n")
+        while app.gantt.selected is None and time.perf_counter() - n0 < 600:
+            await asyncio.sleep(0.001)
+        await pilot.pause()
+        n_s = time.perf_counter() - n0
+        state = app.state_text()
+        live.halt()
+    live.source.close()
+    return (
+        f"viewer: whole log shown after {shown:.1f} s, idle CPU {100 * idle:.1f} % of a core "
+        f"over {idle_s:.0f} s ({state}), n answered in {n_s:.2f} s"
+    )
+
+
+def main() -> int:
+    """Print the figures."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument(
+        "--intervals", type=event_counts, default=[1_000_000], help="e.g. 1000000,3000000"
+    )
+    ap.add_argument("--workers", type=event_counts, default=[1_000, 10_000, 50_000])
+    ap.add_argument("--idle-seconds", type=positive_float, default=10.0)
+    ap.add_argument("--no-viewer", action="store_true", help="leave the viewer out")
+    ap.add_argument("--no-export", action="store_true", help="leave the exports out")
+    ap.add_argument("--viewer", metavar="LOG", help=argparse.SUPPRESS)  # one viewer run
+    args = ap.parse_args()
+    if args.viewer:
+        print(asyncio.run(drive_viewer(Path(args.viewer), args.idle_seconds)), file=sys.stderr)
+        return 0
+    byte_compile()
+    print(f"issue, idle CPU: {ISSUE_IDLE}; 6685d5b: {MAIN_VIEWER}")
+    for n in args.intervals:
+        measure_intervals(n, not args.no_viewer, not args.no_export, args.idle_seconds)
+    for w in args.workers:
+        measure_workers(w, not args.no_viewer, args.idle_seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
