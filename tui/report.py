@@ -21,6 +21,7 @@ from parsers.model import (
     GapTable,
     GpuStats,
     LogModel,
+    Phase,
 )
 from parsers.rawlines import LineReader
 from parsers.report import MID_RUN, NOT_A_CUZK_LOG, missing_timeline, runs_sentence
@@ -235,24 +236,34 @@ def _gpu_table(model: LogModel) -> RenderableType:
     return table
 
 
-def busy_split_table(model: LogModel) -> Table:
-    """Phases down, GPUs across: each GPU's TIMELINE busy time split by phase (each instant
-    given to one phase, docs/analysis.md), as a share of that busy time."""
+def busy_split_table(model: LogModel) -> RenderableType:
+    """Each GPU's TIMELINE busy time split by phase (each instant given to one phase,
+    docs/analysis.md#where-the-busy-time-went), as shares of that busy time: phases down and
+    GPUs across for up to five GPUs, else a row per GPU."""
     split = whole_run(model)
+    shown = [g for g in model.gpus if g.gpu in split]
+
+    def cell(g: GpuStats, phase: Phase) -> str:
+        b = split[g.gpu]
+        return f"{fmt_ms_short(b.phase_ms.get(phase, 0.0))} {100 * b.share(phase):4.1f}%"
+
+    if len(shown) > WORKER_COLUMNS:
+        header = ["GPU", *(PHASE_NAMES[p] for p in BUSY_ORDER)]
+        rows = [[model.gpu_label(g.gpu), *(cell(g, p) for p in BUSY_ORDER)] for g in shown]
+        if len(rows) > RICH_TABLE_ROWS:
+            return Group(*plain_table(header, rows, left=1))
+        table = Table(box=box.SIMPLE_HEAD)
+        for k, col in enumerate(header):
+            table.add_column(col, justify="left" if k == 0 else "right")
+        for row in rows:
+            table.add_row(*row)
+        return table
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("phase")
-    shown = [g for g in model.gpus if g.gpu in split]
     for g in shown:
         table.add_column(model.gpu_label(g.gpu), justify="right")
     for phase in BUSY_ORDER:
-        table.add_row(
-            PHASE_NAMES[phase],
-            *(
-                f"{fmt_ms_short(split[g.gpu].phase_ms.get(phase, 0.0))} "
-                f"{100 * split[g.gpu].share(phase):4.1f}%"
-                for g in shown
-            ),
-        )
+        table.add_row(PHASE_NAMES[phase], *(cell(g, phase) for g in shown))
     return table
 
 
