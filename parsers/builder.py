@@ -7,8 +7,10 @@ builder's Python interface and hands the core's columns to the analysis.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,6 +19,8 @@ import numpy.typing as npt
 from parsers._core import Scanner
 from parsers.analysis import LiveAnalysis, build_model
 from parsers.model import F64, I32, I64, LineCounts
+from parsers.regular import open_regular
+from parsers.tracing import TracingScanner, with_traced
 
 if TYPE_CHECKING:
     from parsers.model import LogModel
@@ -211,6 +215,9 @@ class LogBuilder(Run):
         self._run_models: dict[int, LogModel] = {}  # finished runs do not change
         self._final: Columns | None = None  # the columns the core handed over
         self.live = LiveAnalysis()
+        # the jobs of the tracing lines, read while no TIMELINE line has been (after one,
+        # the TIMELINE figures tell the proofs and the scanner is dropped)
+        self._tracing: TracingScanner | None = TracingScanner()
 
     # -- input --------------------------------------------------------------------------------
 
@@ -218,6 +225,34 @@ class LogBuilder(Run):
         """Take the next bytes of the log (any size, cut anywhere)."""
         if data:
             self._core.feed(bytes(data))
+            self.feed_tracing(data)
+
+    @property
+    def timeline_seen(self) -> bool:
+        """A TIMELINE line has been read."""
+        return self._core.run_count() > 1 or self._core.counts(None)[0] > 0
+
+    def feed_tracing(self, data: bytes) -> None:
+        """Give the tracing scanner bytes the core has read, while no TIMELINE line has been."""
+        if self._tracing is None:
+            return
+        if self.timeline_seen:
+            self._tracing = None
+        else:
+            self._tracing.feed(bytes(data))
+
+    def read_tracing(self, path: Path) -> None:
+        """Read the tracing lines of a file the core read by itself (a ReadAhead's), when it
+        held no TIMELINE line."""
+        if self._tracing is None or self.timeline_seen:
+            self._tracing = None
+            return
+        fd = open_regular(path)
+        try:
+            while chunk := os.read(fd, 1 << 22):
+                self._tracing.feed(chunk)
+        finally:
+            os.close(fd)
 
     def finish(self) -> None:
         """End of input: attribute the waiting timing lines (a partial last line stays unread)."""
@@ -257,6 +292,8 @@ class LogBuilder(Run):
             if finished or self._final is not None
             else self.live.model(self, self._core, self._wrap)
         )
+        if runs == 1 and self._tracing is not None:
+            current = with_traced(current, self._tracing.result())
         models = []
         for k in range(runs - 1):
             model = self._run_models.get(k)

@@ -11,10 +11,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import IntEnum
-from typing import Generic, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from parsers.tracing import TracedJob
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -962,6 +965,12 @@ class LogModel:
     starts_mid_run: bool = False  # the log begins in the middle of a run (tail -f, rotation)
     # the columns of `proofs`, when the analysis made them with the proofs
     proof_spans: ProofSpans | None = None
+    # no TIMELINE line (docs/analysis.md#logs-without-timeline): why, and the jobs the
+    # tracing lines tell (also in `proofs`, placed on the ms clock)
+    no_timeline_reason: str | None = None
+    first_job_error: str | None = None
+    traced_jobs: tuple[TracedJob, ...] = ()
+    traced_aware: bool = False  # the traced jobs' wall times are UTC
 
     @property
     def all_gpus_kernel_ms(self) -> tuple[float, float]:

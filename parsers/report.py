@@ -9,10 +9,11 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from parsers import _core
+from parsers import _core, tracing
 from parsers.breakdown import busy_split_ms, whole_run
 from parsers.builder import LogBuilder
 from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable
+from parsers.sanitize import visible
 from parsers.sources import open_log
 
 SCHEMA = 1
@@ -50,10 +51,17 @@ def read_runs(path: Path, workers_per_gpu: int | None = None) -> list[LogModel]:
 
 
 NOT_A_CUZK_LOG = "no TIMELINE lines: is this a cuzk daemon log?"
+EMPTY_LOG = "no TIMELINE lines: the log is empty"
 PIPELINE_DISABLED = (
+    "no TIMELINE lines: the daemon ran with the pipeline disabled (pipeline.enabled=false), "
+    "so this log has no GPU intervals to show"
+)
+ALL_JOBS_FAILED = "no TIMELINE lines: the pipeline was enabled but every job failed"
+OLDER_ENGINE = (
     "no TIMELINE lines: the daemon ran with the pipeline disabled (pipeline.enabled=false) "
     "or predates TIMELINE (2026-02-18), so this log has no GPU intervals to show"
 )
+ERROR_CHARS = 120  # of the first job error, in the one-line sentence
 
 
 def runs_sentence(model: LogModel) -> str | None:
@@ -70,13 +78,61 @@ def runs_sentence(model: LogModel) -> str | None:
 MID_RUN = "log starts mid-run: figures from the first whole interval"
 
 
+def timeline_reason(model: LogModel) -> str | None:
+    """Why the log has no TIMELINE line, as the JSON names it (None: it has some)."""
+    if model.no_timeline_reason is not None:
+        return model.no_timeline_reason
+    return tracing.no_timeline_reason(model, tracing.TracedLog())
+
+
 def missing_timeline(model: LogModel) -> str | None:
     """The sentence that explains a log without TIMELINE lines, or None when it has some."""
-    if model.counts.timeline:
+    reason = timeline_reason(model)
+    if reason is None:
         return None
-    if model.counts.cuzk_timing or model.engine_seen:
-        return PIPELINE_DISABLED
-    return NOT_A_CUZK_LOG
+    jobs = model.traced_jobs
+    done = sum(j.outcome == tracing.COMPLETED for j in jobs)
+    told = f"; {done} of {len(jobs)} jobs completed (from the tracing lines)" if jobs else ""
+    if reason == tracing.EMPTY_FILE:
+        return EMPTY_LOG
+    if reason == tracing.NOT_A_CUZK_LOG:
+        return NOT_A_CUZK_LOG
+    if reason == tracing.PIPELINE_DISABLED:
+        return PIPELINE_DISABLED + told
+    if reason == tracing.ALL_JOBS_FAILED:
+        error = visible(model.first_job_error or "")
+        if len(error) > ERROR_CHARS:
+            error = error[: ERROR_CHARS - 1] + "…"
+        first = f"; the first: {error}" if error else ""
+        return f"{ALL_JOBS_FAILED} ({len(jobs)} jobs{first})"
+    return OLDER_ENGINE + told
+
+
+def traced_dicts(model: LogModel) -> list[dict[str, Any]]:
+    """The report's `proofs` list for a log without TIMELINE lines: its traced jobs."""
+
+    def iso(us: int | None) -> str | None:
+        return None if us is None else tracing.us_wall(us, model.traced_aware).isoformat()
+
+    return [
+        {
+            "timeline": False,
+            "job": j.job,
+            "kind": j.kind,
+            "enqueued": iso(j.enqueued_us),
+            "dequeued": iso(j.dequeued_us),
+            "ended": iso(j.ended_us),
+            "queue_ms": j.queue_ms,
+            "prove_ms": j.prove_ms,
+            "total_ms": j.total_ms,
+            "outcome": j.outcome,
+            "error": j.error,
+            "worker": j.worker,
+            "gpu": j.gpu,
+            "completed": j.outcome == tracing.COMPLETED,
+        }
+        for j in model.traced_jobs
+    ]
 
 
 def listed_gaps(model: LogModel, min_gap_ms: int = 0) -> GapTable:
@@ -173,6 +229,8 @@ def report_json_pieces(model: LogModel, min_gap_ms: int = 0) -> Iterator[str]:
         yield ("{" if k == 0 else ", ") + json.dumps(key) + ": "
         if key == "gaps":
             yield from gaps_json(listed_gaps(model, min_gap_ms))
+        elif key == "proofs" and model.traced_jobs:
+            yield json.dumps(traced_dicts(model), ensure_ascii=True)  # a few: Python writes them
         elif key == "proofs":
             yield proofs_json(model.proofs)
         else:
@@ -219,7 +277,9 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             for w in model.workers
         ],
         "gaps": gap_dicts(listed_gaps(model, min_gap_ms)) if lists else [],
-        "proofs": [
+        "proofs": traced_dicts(model)
+        if model.traced_jobs and lists
+        else [
             {
                 "job": p.job,
                 "kind": p.kind,
@@ -249,6 +309,9 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             },
             "unattributed_timing_lines": model.unattributed_timing_lines,
             "starts_mid_run": model.starts_mid_run,
+            # no TIMELINE line: why (docs/analysis.md#logs-without-timeline)
+            "no_timeline_reason": timeline_reason(model),
+            "first_job_error": model.first_job_error,
             # every GPU together: each kernel line is some GPU's, so the sum is pinned
             # down where a GPU's share is not (docs/analysis.md#all-gpus)
             "all_gpus_span_ms": model.all_gpus_span_ms,

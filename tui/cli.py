@@ -329,6 +329,10 @@ def load_model(args: argparse.Namespace, ahead: ReadAhead | None = None) -> LogM
         except OSError as exc:
             fail(f"cannot read {args.log}: {exc.strerror or exc}")
         builder = LogBuilder(ahead.path.name, args.workers_per_gpu, scanner)
+        try:
+            builder.read_tracing(ahead.path)  # no TIMELINE line: its jobs, from the tracing
+        except OSError as exc:
+            fail(f"cannot read {args.log}: {exc.strerror or exc}")
         return builder.build(release=True, drawn=drawn)
     if args.demo:
         builder = LogBuilder(source=DEMO_NAME, workers_per_gpu=args.workers_per_gpu)
