@@ -1,7 +1,8 @@
-"""The proofs a cuzk log tells by its stdout tracing lines alone (docs/log-format.md#jobs-from-
-the-tracing-lines): a daemon without the pipeline, or one whose every job failed, prints no
-TIMELINE line, and its jobs are read from `job enqueued`, `job dequeued for proving`, `proof
-completed successfully` and the ERROR lines instead.
+"""The proofs a cuzk log tells by its stdout tracing lines alone.
+
+A daemon without the pipeline, or one whose every job failed, prints no TIMELINE line; its
+jobs are read from `job enqueued`, `job dequeued for proving`, `proof completed successfully`
+and the ERROR lines instead (docs/log-format.md#jobs-from-the-tracing-lines).
 
 `TracingScanner` takes byte chunks cut anywhere (the partial last line waits for its newline)
 and looks only at the lines that hold one of a few markers, found by one regular expression
@@ -435,6 +436,12 @@ def with_traced(model: LogModel, traced: TracedLog) -> LogModel:
     )
     return replace(
         model,
+        # a worker line maps a worker to a GPU, but no GPU interval exists: no GPU to show
+        gpus=(),
+        workers=(),
+        lanes=(),
+        kernel_gaps={},
+        run_split=None,
         proofs=tuple(proofs),
         proof_spans=None,
         summary=summary,

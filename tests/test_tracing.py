@@ -349,3 +349,61 @@ def test_the_scanner_holds_no_overlong_line_and_keeps_no_control_byte() -> None:
     (job,) = scanner.result().jobs
     assert job.job == "e" and job.error is not None
     assert "\x1b" not in job.error and "\x07" not in job.error
+
+
+# -- the text report and the viewer ----------------------------------------------------------
+
+
+def test_the_text_report_lists_the_jobs_in_place_of_the_empty_gpu_tables() -> None:
+    out = run(str(MONOLITHIC), "--report").stdout.decode()
+    assert "GPU utilization" not in out and "Gaps:" not in out and "Largest" not in out
+    assert "Jobs, as the tracing lines tell them" in out
+    assert "proofs 5 completed / 5 started" in out
+    rows = [x.split() for x in out.splitlines() if x.strip().endswith("completed")]
+    assert [r[1:4] for r in rows] == [
+        ["porep-c2", "0ms", "53.4s"],
+        ["porep-c2", "1m03s", "1m25s"],
+        ["porep-c2", "2m28s", "57.6s"],
+        ["window-post", "1m00s", "2.26s"],
+        ["winning-post", "52.8s", "8.07s"],
+    ]
+    assert rows[0][0] == "47b59677-41f…a846f884a43"  # the id cut in the middle
+    out = run(str(PIPELINE_FAILED), "--report").stdout.decode()
+    failed = [x for x in out.splitlines() if f"failed: {REQUIRES}" in x]
+    assert len(failed) == 6
+    assert "every job failed (6 jobs" in out
+
+
+async def test_the_viewer_shows_the_traced_proofs_and_says_why_there_are_no_gpu_lanes(
+    tmp_path: Path,
+) -> None:
+    from test_viewer import SIZE, SMALL, lane_text, live_app, until_finished
+
+    from tui.follow import FileSource
+
+    for log, size in ((PIPELINE_FAILED, SMALL), (MONOLITHIC, SIZE)):
+        path = tmp_path / log.name
+        path.write_bytes(log.read_bytes())
+        app = live_app(FileSource(path), False, path)
+        async with app.run_test(size=size) as pilot:
+            await until_finished(app, pilot)
+            await pilot.pause()
+            rows = lane_text(app)
+            text = "\n".join(rows)
+            assert "gpu0" not in text and "synth" not in text
+            # the axis, the sentence on two rows, then the proofs lane
+            assert rows[4].startswith("proofs")
+            proofs = [r for r in rows[4:] if r.strip()]
+            if log is PIPELINE_FAILED:
+                assert "the pipeline was enabled but every job failed" in rows[2]
+                # jobs a few ms apart share a cell: each proofs row ends in ✗, none runs
+                assert len(app.model.proofs) == 6 and len(proofs) == 3
+                assert all("✗" in r for r in proofs)
+                assert "┫" not in text and "▶" not in text
+            else:
+                assert "pipeline disabled" in rows[2]
+                # the 2 s WindowPoSt is too short at this zoom for its ends: four ┫
+                assert sum(r.count("┫") for r in proofs) == 4 and "━━" in text
+                assert "▶" not in text and "✗" not in text
+                assert "47b59677-41f…a846f884a43" in text
+        app.live.source.close()  # type: ignore[union-attr]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import textwrap
 from typing import ClassVar
 
 import numpy as np
@@ -30,6 +31,18 @@ from tui.palettes import palette_css
 
 LABEL_WIDTH = 10
 AXIS_ROWS = 2
+MESSAGE_ROWS = 2  # the sentence said in place of the GPU lanes, wrapped
+
+
+def message_rows(text: str, width: int) -> list[str]:
+    """`text` wrapped into at most MESSAGE_ROWS rows of `width` (the last cut with `…`)."""
+    rows = textwrap.wrap(text, max(width, 8), break_on_hyphens=False) or [""]
+    if len(rows) > MESSAGE_ROWS:
+        last = " ".join(rows[MESSAGE_ROWS - 1 :])
+        rows = [*rows[: MESSAGE_ROWS - 1], last[: max(width, 8) - 1] + "…"]
+    return rows
+
+
 THRESHOLDS_MS = (0, 10, 50, 100, 250, 500, 1000, 2000, 5000)
 ZOOM_FACTOR = 2.0
 MIN_SCALE = 0.05  # ms per cell, fully zoomed in
@@ -137,7 +150,9 @@ class GanttView(ScrollView, can_focus=True):
     def _prepare(self) -> None:
         self._drawing = LaneDrawing(self.model)
         self._apply_found()
-        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS)
+        # no GPU lanes: rows for the sentence that says why
+        extra = 0 if self.model.gpus else MESSAGE_ROWS
+        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS + extra)
         self.generation += 1
         self._cache.clear()
 
@@ -198,7 +213,9 @@ class GanttView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         """Refit on the first real size; later keep the zoom and redraw."""
-        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS)
+        # no GPU lanes: rows for the sentence that says why
+        extra = 0 if self.model.gpus else MESSAGE_ROWS
+        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS + extra)
         if (not self._fitted or self.autofit) and self.size.width > LABEL_WIDTH:
             self._fitted = True
             self.fit(keep_pinned=True)
@@ -533,9 +550,13 @@ class GanttView(ScrollView, can_focus=True):
         index = row - AXIS_ROWS
         rows = self._drawing.rows
         if self.empty_message and not self.model.gpus:
-            # nothing to draw: say why instead of an empty chart
-            text = f" {self.empty_message}" if index == 0 else ""
-            return Strip([Segment(text[:width].ljust(width), self._cell_style(-1, False))])
+            # no GPU lanes: say why on the first row, then what there is (a log without
+            # TIMELINE lines: the proofs lane of the jobs its tracing lines tell)
+            if index < MESSAGE_ROWS or not self.model.traced_jobs:
+                said = message_rows(self.empty_message, width - 1)
+                text = f" {said[index]}" if index < len(said) else ""
+                return Strip([Segment(text[:width].ljust(width), self._cell_style(-1, False))])
+            index -= MESSAGE_ROWS
         if index >= len(rows):
             return Strip.blank(width, self._cell_style(0, False))
         spec = rows[index]

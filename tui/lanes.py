@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
@@ -17,6 +18,7 @@ from parsers.analysis import groups_of
 from parsers.hosts import HOST_STRIDE
 from parsers.model import I64, GpuStats, LogModel, Phase, ProofSpans
 from parsers.sanitize import visible
+from parsers.tracing import FAILED
 from tui import cells
 from tui.axis import ticks
 
@@ -165,10 +167,20 @@ def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
             lane = model.lanes[k]
             label = f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
             rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
-    rows.append(Row("synth", "synthesis"))
+    if model.gpus or not model.traced_jobs:  # traced jobs have no synthesis steps
+        rows.append(Row("synth", "synthesis"))
     for r in range(proof_rows):
         rows.append(Row("proofs", "proofs" if r == 0 else "", lane=r))
     return rows
+
+
+def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
+    """Per proof, whether the log says it failed (a traced job's error line); a TIMELINE
+    proof that did not complete has failed only once the log is complete."""
+    failed = np.zeros(len(model.proofs), dtype=bool)
+    if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
+        failed[:] = [j.outcome == FAILED for j in model.traced_jobs]
+    return failed
 
 
 def pack_proofs(model: LogModel) -> tuple[list[I64], np.ndarray, np.ndarray]:
@@ -183,6 +195,7 @@ def pack_proofs(model: LogModel) -> tuple[list[I64], np.ndarray, np.ndarray]:
     starts = spans.first
     # a proof still running reaches to now; one that never completed, to its last event
     open_end = model.now_ms if not model.finished else spans.seen
+    open_end = np.where(failed_proofs(model), spans.seen, open_end)
     open_end = np.where(np.isnan(open_end), model.now_ms, open_end)
     ends = np.where(spans.completed & ~np.isnan(spans.last), spans.last, open_end)
     order = np.argsort(starts, kind="stable")
@@ -205,6 +218,7 @@ class LaneDrawing:
     def __init__(self, model: LogModel) -> None:
         self.model = model
         self.proof_rows, self.proof_starts, self.proof_ends = pack_proofs(model)
+        self.proof_failed = failed_proofs(model)
         # per proof row: the members and their spans as arrays, sorted (rows never overlap)
         self._proof_row_arrays = [
             (m, self.proof_starts[m], self.proof_ends[m]) for m in self.proof_rows
@@ -422,7 +436,8 @@ class LaneDrawing:
             if 0 <= lo < tw:
                 chars[lo] = "┣"
             if 0 <= hi < tw:
-                chars[hi] = "┫" if proof.completed else ("✗" if self.model.finished else "▶")
+                ended = self.model.finished or self.proof_failed[members[i + k]]
+                chars[hi] = "┫" if proof.completed else ("✗" if ended else "▶")
             room = min(hi, tw) - max(lo + 1, 0)
             if room >= 6:
                 label = cells_of(f" {abbreviate(proof.job, room - 2)} ")
@@ -431,4 +446,7 @@ class LaneDrawing:
                 if label and cell_len(label[-1]) == 2:
                     label[-1] = " "  # its second cell was cut: half a wide character is none
                 chars[first : first + len(label)] = label
+        # a failed job too short to hold its ends is its ✗
+        failed = self.proof_failed[members[i:j]] & (b - a < 2) & (b >= 0) & (b < tw)
+        chars[b[failed]] = "✗"
         return chars, styles

@@ -27,6 +27,7 @@ from parsers.rawlines import LineReader
 from parsers.report import MID_RUN, NOT_A_CUZK_LOG, missing_timeline, runs_sentence
 from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
+from tui.lanes import abbreviate
 
 PHASE_TITLES = {
     "pre_lock": "pre-lock",
@@ -154,6 +155,32 @@ def _all_gpus_lines(model: LogModel) -> list[RenderableType]:
             style="dim",
         )
     return [text]
+
+
+JOB_CELLS = 24  # a job id longer than this is cut in the middle
+TRACED_TITLE = "Jobs, as the tracing lines tell them"
+NO_TRACED_JOB = "no job in the tracing lines"
+
+
+def traced_table(model: LogModel) -> RenderableType:
+    """The jobs of a log without TIMELINE lines: id, kind, queue, prove, outcome."""
+    if not model.traced_jobs:
+        return Text(NO_TRACED_JOB)
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for col in ("job", "kind", "queue", "prove", "outcome"):
+        table.add_column(col, justify="right" if col in ("queue", "prove") else "left")
+    for j in model.traced_jobs:
+        outcome = Text(j.outcome)
+        if j.error:
+            outcome.append(f": {visible(j.error)}")
+        table.add_row(
+            Text(abbreviate(j.job, JOB_CELLS)),
+            Text(visible(j.kind) or "?"),
+            "–" if j.queue_ms is None else fmt_ms_short(j.queue_ms),
+            "–" if j.prove_ms is None else fmt_ms_short(j.prove_ms),
+            outcome,
+        )
+    return table
 
 
 def _heading(title: str) -> Text:
@@ -361,13 +388,14 @@ def report_renderables(
 ) -> list[RenderableType]:
     """Everything the text report prints, in order."""
     s = model.summary
-    c = model.counts
     head = Text()
     head.append("cuzk-tui report: ", style="bold")
     head.append(visible(model.source))
+    # a log without TIMELINE: its span runs from the first dequeue to the last completion
+    span = "first dequeue to last completion" if model.traced_jobs else "run span"
     head.append(
         f"\nproofs {s.proofs_completed} completed / {s.proofs_started} started   "
-        f"run span {fmt_ms(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"
+        f"{span} {fmt_ms(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"
     )
     if model.wall_anchor is not None:
         zone = "UTC" if model.wall_anchor.tzinfo is not None else "(the journal's local time)"
@@ -385,6 +413,9 @@ def report_renderables(
     reason = missing_timeline(model)
     if reason is not None:
         head.append(f"\n{reason}", style="bold yellow")
+    if reason is not None:
+        # no GPU intervals: the jobs the tracing lines tell, in place of the empty tables
+        return [head, _heading(TRACED_TITLE), traced_table(model), _lines_read(model)]
     out: list[RenderableType] = [
         head,
         _heading(
@@ -409,6 +440,13 @@ def report_renderables(
         gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader))
         for rank, i in enumerate(listed, 1)
     )
+    out.append(_lines_read(model))
+    return out
+
+
+def _lines_read(model: LogModel) -> Text:
+    """The last line: how many lines of each sort were read."""
+    c = model.counts
     lines = Text(
         f"\nlines read: {c.total} (TIMELINE {c.timeline}, C++ timing {c.cuzk_timing}, "
         f"stdout {c.stdout}, other {c.other}); skipped: {c.malformed} malformed; "
@@ -418,8 +456,7 @@ def report_renderables(
     )
     if model.partial_bytes:
         lines.append(f"; an unfinished last line ({model.partial_bytes} bytes) was left unread")
-    out.append(lines)
-    return out
+    return lines
 
 
 def print_report(
