@@ -149,6 +149,8 @@ class TracingScanner:
         self._jobs: list[_Job] = []
         self._latest: dict[str, _Job] = {}  # each job id's latest attempt
         self._attempts: dict[str, int] = {}
+        # per kind, the jobs dequeued in order (ended ones are dropped from the top lazily)
+        self._dequeued: dict[str, list[_Job]] = {}
         self._pipeline: bool | None = None
         self._engine_us: int | None = None
         self._first_us: int | None = None
@@ -238,6 +240,7 @@ class TracingScanner:
             job = self._job(job_id, kind)
             if job.dequeued_us is None:
                 job.dequeued_us = when
+                self._dequeued.setdefault(job.kind, []).append(job)
         elif message.startswith("processing job") or message.startswith("proof completed"):
             job = self._job(job_id, kind)
             job.worker = _int(in_span.get("worker_id"))
@@ -321,12 +324,10 @@ class TracingScanner:
         if job_id is not None:
             job: _Job | None = self._job(job_id, kind)
         elif kind:
-            open_jobs = [
-                j
-                for j in self._jobs
-                if j.kind == kind and j.outcome == UNFINISHED and j.dequeued_us is not None
-            ]
-            job = max(open_jobs, key=lambda j: j.dequeued_us or 0, default=None)
+            dequeued = self._dequeued.get(kind, [])
+            while dequeued and dequeued[-1].outcome != UNFINISHED:
+                dequeued.pop()
+            job = dequeued[-1] if dequeued else None
         else:
             job = None
         if job is None or job.outcome != UNFINISHED:
