@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
-from parsers.model import LogModel, Proof
+from parsers.model import LogModel, Proof, ProofSpans
 from parsers.sanitize import visible
 
 MAX_LINE_BYTES = 1 << 20  # a longer line is skipped (as the core does)
@@ -397,6 +397,10 @@ def with_traced(model: LogModel, traced: TracedLog) -> LogModel:
     reason = no_timeline_reason(model, traced)
     if reason is None:
         return model
+    # a worker line maps a worker to a GPU, but no GPU interval exists: no GPU to show
+    model = replace(model, gpus=(), workers=(), lanes=(), kernel_gaps={}, run_split={})
+    if not traced.jobs:
+        return replace(model, no_timeline_reason=reason)
     errors = [j.error for j in traced.jobs if j.outcome == FAILED and j.error]
     own = traced.engine_start_us if traced.engine_start_us is not None else traced.first_us
     anchor = own
@@ -437,14 +441,8 @@ def with_traced(model: LogModel, traced: TracedLog) -> LogModel:
     )
     return replace(
         model,
-        # a worker line maps a worker to a GPU, but no GPU interval exists: no GPU to show
-        gpus=(),
-        workers=(),
-        lanes=(),
-        kernel_gaps={},
-        run_split=None,
         proofs=tuple(proofs),
-        proof_spans=None,
+        proof_spans=ProofSpans.of(proofs),
         summary=summary,
         now_ms=max([model.now_ms, *seen]),
         wall_anchor=wall,
