@@ -478,6 +478,13 @@ UNEXPLAINED_MIN_MS = 10.0
 
 def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
     """What the segments of rows give."""
+    # the busy split is the core's sweep without the GIL: on a thread of its own, beside
+    # the unions and sums below (a long log's report waited ~80 ms more for it in line)
+    split_later = (
+        Later(segments_split, t, seg_part, name="cuzk-tui-split")
+        if len(seg_part) >= SEGMENTS_APART_ROWS
+        else None
+    )
     seg_done = (~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))[seg_part]
     kernel_segs = (t.seg_phase == Phase.KERNEL) & seg_done
     # a few ms between phases is the durations' truncation to whole ms, not a lost line
@@ -493,8 +500,9 @@ def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
         kernel[g] = union_blocks(t.seg_start[kseg], t.seg_end[kseg])
         useg = on_gpu[unknown_segs[on_gpu]]
         unknown[g] = union_blocks(t.seg_start[useg], t.seg_end[useg]).total_ms
-    split = segments_split(t, seg_part)
-    return _Segmented(kernel, _worker_sums(t, seg_part), unknown, split)
+    sums = _worker_sums(t, seg_part)
+    split = split_later.result() if split_later is not None else segments_split(t, seg_part)
+    return _Segmented(kernel, sums, unknown, split)
 
 
 def make_piece(
