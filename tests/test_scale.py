@@ -16,12 +16,16 @@ from rich.console import Console
 from rich.text import Text
 from textual.widgets import Static
 
-from benchmarks.common import worker_line, write_many_workers_log, write_one_worker_log
 from parsers.builder import LogBuilder
 from parsers.export import trace_document, trace_events, write_trace
 from parsers.model import GpuStats, LogModel
 from parsers.rawlines import LineReader
-from parsers.simulate import random_config
+from parsers.simulate import (
+    random_config,
+    worker_line,
+    write_many_workers_log,
+    write_one_worker_log,
+)
 from tui.app import HEADER_GPUS, CuzkApp, make_app
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
