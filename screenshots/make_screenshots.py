@@ -61,6 +61,7 @@ async def _zoom_on_lock_wait(pilot: Pilot[None]) -> None:
     part = table.get(waited)
     assert part.gpu_start is not None and part.gpu_end is not None
     view = app.query_one(GanttView)
+    view.autofit = False  # as a zoom key does: a later layout must not fit the run again
     view.scale = (part.gpu_end - part.gpu_start) / 40
     view.center_on(part.gpu_end)
 
