@@ -133,7 +133,9 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
             )
     stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)
     if stats is not None:
-        text.append(f"{model.gpu_label(gap.gpu)} kernels over the run: {kernel_figure(stats)}")
+        text.append(
+            f"{model.gpu_label(gap.gpu)} kernels over the run: {kernel_figure(stats)} of its span"
+        )
         if stats.kernel_is_estimate:
             text.append(
                 " (an estimate: the log cannot tell which GPU ran some kernels)", style="yellow"
