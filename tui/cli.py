@@ -192,7 +192,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--export-csv",
         metavar="DIR",
-        help="write intervals.csv, phases.csv, gaps.csv and proofs.csv into DIR",
+        help="write intervals.csv, phases.csv, gaps.csv, proofs.csv and busy_split.csv into DIR",
     )
     p.add_argument(
         "--ascii",
