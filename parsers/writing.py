@@ -189,7 +189,6 @@ class OutputBatch:
             for tmp, target in self._written:
                 if self.exclusive:
                     _link_new(tmp, target)
-                    tmp.unlink()
                 else:
                     os.replace(tmp, target)
         finally:
@@ -224,8 +223,8 @@ def atomic_output(
 
 
 def _link_new(tmp: Path, target: Path) -> None:
-    """Give the written file the name `target`, which must not exist (a symlink planted
-    there is not followed: link() fails on any existing name)."""
+    """Move the written file `tmp` to the name `target`, which must not exist (a symlink
+    planted there is not followed: link() fails on any existing name)."""
     try:
         os.link(tmp, target)
     except OSError as exc:
@@ -236,6 +235,8 @@ def _link_new(tmp: Path, target: Path) -> None:
         claim = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         os.close(claim)
         os.replace(tmp, target)
+        return
+    tmp.unlink()
 
 
 def safe_stem(text: str) -> str:

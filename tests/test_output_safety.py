@@ -436,3 +436,20 @@ def test_a_non_utf8_file_name_exports_to_valid_utf8_csv(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     gpus = (folder / "gaps.csv").read_bytes().decode("utf-8")  # valid UTF-8, or this raises
     assert "a<U+DCFF>.log:GPU0" in gpus and "b.log:GPU0" in gpus
+
+
+def test_an_exclusive_write_without_hard_links_claims_the_name_and_renames(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system without hard links (FAT, some FUSE): the new file is put in place by
+    renaming over an exclusive claim of its name, and no temporary file is left."""
+
+    def no_links(src: object, dst: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    write_text_new(tmp_path / "y.svg", "<svg/>")
+    assert (tmp_path / "y.svg").read_text() == "<svg/>"
+    assert os.listdir(tmp_path) == ["y.svg"]
+    with pytest.raises(FileExistsError):
+        write_text_new(tmp_path / "y.svg", "<svg/>")
