@@ -28,6 +28,18 @@ pub struct Inputs<'a> {
     pub seg_part: &'a [i64],
 }
 
+impl Inputs<'_> {
+    /// How many segments the columns hold (the shortest segment column: a longer one's
+    /// extra values belong to no segment).
+    fn segments(&self) -> usize {
+        self.seg_start
+            .len()
+            .min(self.seg_end.len())
+            .min(self.seg_phase.len())
+            .min(self.seg_part.len())
+    }
+}
+
 /// Sums over the intervals that ended (start and end known) on a worker, of the segments
 /// whose phase is below `phases`. Records out of range count for nobody.
 pub fn worker_sums(x: &Inputs, phases: usize) -> WorkerSums {
@@ -49,12 +61,7 @@ pub fn worker_sums(x: &Inputs, phases: usize) -> WorkerSums {
         }
     }
     let mut sums = vec![0.0f64; ids.len() * phases];
-    let segs = x
-        .seg_start
-        .len()
-        .min(x.seg_end.len())
-        .min(x.seg_phase.len())
-        .min(x.seg_part.len());
+    let segs = x.segments();
     let mut last: Option<(i64, Option<usize>)> = None; // the record of the segment before
     for s in 0..segs {
         let phase = x.seg_phase[s];
@@ -109,12 +116,7 @@ pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusyS
             *slot = u8::try_from(r).unwrap_or(u8::MAX);
         }
     }
-    let segs = x
-        .seg_start
-        .len()
-        .min(x.seg_end.len())
-        .min(x.seg_phase.len())
-        .min(x.seg_part.len());
+    let segs = x.segments();
     let busy = |s: usize| -> Option<u8> {
         let r = *usize::try_from(x.seg_phase[s])
             .ok()
