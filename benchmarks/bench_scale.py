@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -93,22 +93,23 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "tui.cli", *args]
 
 
-def one_worker(n: int) -> Path:
-    """The one-worker log of `n` intervals (made once, kept in LOGS)."""
-    path = LOGS / f"one-worker-{n}.log"
+def _kept(name: str, write: Callable[[Path, int], Path], size: int) -> Path:
+    """LOGS/name, written by `write(path, size)` the first time (renamed once whole)."""
+    path = LOGS / name
     if not path.exists():
         LOGS.mkdir(parents=True, exist_ok=True)
-        write_one_worker_log(path.with_suffix(".partial"), n).rename(path)
+        write(path.with_suffix(".partial"), size).rename(path)
     return path
+
+
+def one_worker(n: int) -> Path:
+    """The one-worker log of `n` intervals (made once, kept in LOGS)."""
+    return _kept(f"one-worker-{n}.log", write_one_worker_log, n)
 
 
 def many_workers(w: int) -> Path:
     """The log of `w` workers (made once, kept in LOGS)."""
-    path = LOGS / f"workers-{w}.log"
-    if not path.exists():
-        LOGS.mkdir(parents=True, exist_ok=True)
-        write_many_workers_log(path.with_suffix(".partial"), w).rename(path)
-    return path
+    return _kept(f"workers-{w}.log", write_many_workers_log, w)
 
 
 def measure_intervals(n: int, viewer: bool, export: bool, idle_s: float) -> None:
