@@ -126,16 +126,29 @@ def with_kernel(b: Breakdown, kernel_ms: float) -> Breakdown:
 
 
 def segments_split(t: PartitionTable, seg_part: np.ndarray) -> dict[int, Breakdown]:
-    """Per GPU, its ended intervals' segments split as BUSY_ORDER says (the core's sweep over
-    the segments' ends in time order)."""
+    """Per GPU, its ended intervals' segments split as BUSY_ORDER says."""
+    return _core_split(t.gpu_start, t.gpu_end, t.gpu, t.seg_start, t.seg_end, t.seg_phase, seg_part)
+
+
+def _core_split(
+    gpu_start: np.ndarray,
+    gpu_end: np.ndarray,
+    gpu: np.ndarray,
+    seg_start: np.ndarray,
+    seg_end: np.ndarray,
+    seg_phase: np.ndarray,
+    seg_part: np.ndarray,
+) -> dict[int, Breakdown]:
+    """The core's sweep (`sums::busy_split`) over per-record and per-segment columns: per GPU,
+    each instant of its ended intervals given to the first phase of BUSY_ORDER under way."""
     c = np.ascontiguousarray
     gpus, sums = _core.busy_split(
-        c(t.gpu_start),
-        c(t.gpu_end),
-        c(t.gpu, dtype=np.int32),
-        c(t.seg_start),
-        c(t.seg_end),
-        c(t.seg_phase),
+        c(gpu_start, dtype=np.float64),
+        c(gpu_end, dtype=np.float64),
+        c(gpu, dtype=np.int32),
+        c(seg_start, dtype=np.float64),
+        c(seg_end, dtype=np.float64),
+        c(seg_phase, dtype=np.int8),
         c(seg_part, dtype=np.int64),
         [int(p) for p in BUSY_ORDER],
         len(Phase),
@@ -158,29 +171,8 @@ def add_breakdowns(gpu: int, parts: list[Breakdown]) -> Breakdown:
 
 
 def split_segments(gpu: int, s: np.ndarray, e: np.ndarray, k: np.ndarray) -> Breakdown:
-    """One GPU's phase segments (any lanes) as its busy time split by phase."""
-    # running and failed intervals are not counted as busy
-    keep = (e > s) & (k != Phase.IN_FLIGHT) & (k != Phase.FAILED)
-    s, e, k = s[keep], e[keep], k[keep]
-    if len(s) == 0:
-        return Breakdown(gpu, 0.0, {})
-    bounds = np.unique(np.concatenate((s, e)))
-    n = len(bounds)
-    chosen = np.full(n - 1, -1, dtype=np.int64)
-    for phase in BUSY_ORDER:
-        mine = k == phase
-        if not mine.any():
-            continue
-        # how many of this phase's segments are under way on each elementary stretch
-        opens = np.bincount(np.searchsorted(bounds, s[mine]), minlength=n)
-        closes = np.bincount(np.searchsorted(bounds, e[mine]), minlength=n)
-        under_way = np.cumsum(opens - closes)[:-1] > 0
-        chosen = np.where((chosen < 0) & under_way, int(phase), chosen)
-    lengths = np.diff(bounds)
-    taken = chosen >= 0
-    per_phase = np.bincount(chosen[taken], weights=lengths[taken], minlength=len(Phase))
-    return Breakdown(
-        gpu,
-        float(lengths[taken].sum()),
-        {phase: float(per_phase[phase]) for phase in BUSY_ORDER},
-    )
+    """One GPU's phase segments (any lanes) as its busy time split by phase: the core's
+    sweep, each segment an interval of its own (running and failed ones are not busy)."""
+    n = len(s)
+    b = _core_split(s, e, np.zeros(n, dtype=np.int32), s, e, k, np.arange(n)).get(0)
+    return Breakdown(gpu, 0.0, {}) if b is None else Breakdown(gpu, b.busy_ms, b.phase_ms)
