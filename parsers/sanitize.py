@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Why every one of these and not only ESC: a terminal acts on C0 and C1 controls (ESC starts
 # CSI, OSC, DCS, APC, SOS and PM sequences; U+009B is a CSI on its own, U+009D an OSC), and
@@ -66,8 +66,7 @@ def visible_bytes(raw: bytes) -> str:
 CLIPBOARD_LIMIT_BYTES = 1024  # an id is tens of bytes; a clipboard filled by a log is an attack
 
 
-@dataclass(frozen=True, slots=True)
-class ClipboardText:
+class ClipboardText(NamedTuple):
     """What may go to a clipboard, and what was taken out on the way."""
 
     text: str

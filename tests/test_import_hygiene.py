@@ -52,3 +52,15 @@ def test_the_command_keeps_blas_to_one_thread_before_numpy_loads(preset: str | N
     assert (loaded, setting) == ("False", preset or "1")
     if preset is None:
         assert threads == "1"
+
+
+def test_the_command_starts_reading_before_the_heavy_modules_load() -> None:
+    """What `import tui.cli` loads is all the report pays before its read-ahead starts:
+    neither numpy nor the analysis, nor dataclasses (~20 ms with inspect) or tempfile."""
+    code = (
+        "import sys, tui.cli\n"
+        "heavy = ('numpy', 'parsers.analysis', 'dataclasses', 'tempfile', 'textual', 'rich')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
