@@ -358,6 +358,7 @@ class Piece:
     gaps: tuple[I32, I64, I64, I64, I64]  # gpu, start, end, before, after: by (start, gpu)
     split: dict[int, Breakdown]  # per GPU, where its busy time went
     gpu_workers: dict[int, frozenset[int]]  # the workers its records put on each GPU
+    starts_mid_run: bool  # its rows begin inside a run (read of the first piece only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,6 +535,7 @@ def make_piece(
         gaps=stamped.gaps,
         split={g: segmented.split.get(g, Breakdown(g, 0.0, {})) for g in gpus},
         gpu_workers=stamped.gpu_workers,
+        starts_mid_run=starts_mid_run(t),
     )
 
 
@@ -796,7 +798,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         engine_seen=facts.engine_seen,
         run_split=split,
         unattributed_kernel_ms=facts.unattributed_kernel_ms,
-        starts_mid_run=starts_mid_run(pieces[0].rows.table),
+        starts_mid_run=pieces[0].starts_mid_run,
         proof_spans=spans,
     )
 
