@@ -33,18 +33,72 @@ BIG_CONFIG = SimConfig(
 )
 
 
+# A long run of one GPU with two workers: ~100 hours of engine time, ~1 M TIMELINE lines,
+# ~260 MB (the C++ timing lines and 80 % of the stdout lines printed).
+HOURS_100_LOG = Path("/tmp/cuzk-tui-bench/hours-100.log")
+HOURS_100_CONFIG = SimConfig(
+    seed=100,
+    proofs=16_000,
+    concurrency=4,
+    partitions=10,
+    gpus=1,
+    gw=2,
+    pw=16,
+    stdout="plain",
+    stdout_share=0.8,
+    splice=0.001,
+    jitter=True,
+    ids="curio",
+    fail=0.001,
+    mix=0.02,
+)
+# ~250 hours on two GPUs, two workers each: ~2.9 M TIMELINE lines, ~690 MB.
+HOURS_250_LOG = Path("/tmp/cuzk-tui-bench/hours-250.log")
+HOURS_250_CONFIG = SimConfig(
+    seed=250,
+    proofs=48_000,
+    concurrency=5,
+    partitions=10,
+    gpus=2,
+    gw=2,
+    pw=20,
+    stdout="plain",
+    stdout_share=0.6,
+    splice=0.001,
+    jitter=True,
+    ids="curio",
+    fail=0.001,
+    mix=0.02,
+)
+
+
+def _generated(path: Path, config: SimConfig) -> Path:
+    """`path`, written by the simulator from `config` the first time (kept in /tmp)."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".partial")
+        t0 = time.perf_counter()
+        print(f"generating {path} with the simulator...", file=sys.stderr, flush=True)
+        with tmp.open("w") as out:
+            write_log(config, out)
+        tmp.rename(path)
+        print(f"  done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return path
+
+
 def big_log() -> Path:
     """Generate the big log once (kept in /tmp between runs)."""
-    if not BIG_LOG.exists():
-        BIG_LOG.parent.mkdir(parents=True, exist_ok=True)
-        tmp = BIG_LOG.with_suffix(".partial")
-        t0 = time.perf_counter()
-        print(f"generating {BIG_LOG} with the simulator...", file=sys.stderr, flush=True)
-        with tmp.open("w") as out:
-            write_log(BIG_CONFIG, out)
-        tmp.rename(BIG_LOG)
-        print(f"  done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    return BIG_LOG
+    return _generated(BIG_LOG, BIG_CONFIG)
+
+
+def hours_100_log() -> Path:
+    """The 100-hour one-GPU log (generated once)."""
+    return _generated(HOURS_100_LOG, HOURS_100_CONFIG)
+
+
+def hours_250_log() -> Path:
+    """The 250-hour two-GPU log (generated once)."""
+    return _generated(HOURS_250_LOG, HOURS_250_CONFIG)
 
 
 def byte_compile() -> None:
