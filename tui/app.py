@@ -494,6 +494,12 @@ class CuzkApp(App[None]):
             self.call_after_refresh(lambda: live.budget.charge(time.thread_time() - start))
 
     def _show_update(self, update: Update) -> None:
+        if update.model is self.model and not update.restarted and update.loading is not None:
+            # how far a long read is, with the model shown already: the status line only
+            self.status, self.loading = update.status, update.loading
+            self.updates += 1
+            self._refresh_text()
+            return
         self.model = update.model
         self.status = update.status
         self.loading = update.loading
