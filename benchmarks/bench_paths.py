@@ -1,0 +1,397 @@
+"""Every path a user takes on a long log, against the shell habit or the stated limit.
+
+Run: python benchmarks/bench_paths.py [--runs 5] [--log hours-100|hours-250|PATH]
+     [--follow-seconds 60] [--only reports,exports,viewer,follow]
+
+On the simulated 100-hour log of benchmarks/common.py (one GPU, two workers, ~1 M TIMELINE
+lines; `--log hours-250` for the 250-hour two-GPU one), each figure from fresh processes:
+
+- the text report and the JSON report, alternated with the gap-list pipeline
+  (`LC_ALL=C grep TIMELINE, LOG | LC_ALL=C sort -t, -k2 -n | awk ...`), medians and ratios;
+- the trace and CSV exports in one command, and the Perfetto protobuf trace: seconds and
+  peak RSS, against the limits;
+- the viewer (headless, following the log as `cuzk-tui LOG` does): time until the final
+  figures are shown, its peak RSS against the limit and against twice the model's columns,
+  the first inspector (`n`, then `enter`) until its text is drawn;
+- the viewer following the log and a GPU-bound log of two GPUs with two workers each, each
+  growing by 5 lines a second with the lines of further partitions: CPU of the whole process.
+
+The limits are printed beside every figure; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import fields, is_dataclass, replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from benchmarks.bench_report import AWK_GAPS
+from benchmarks.common import (
+    HOURS_100_CONFIG,
+    HOURS_250_CONFIG,
+    _generated,
+    byte_compile,
+    hours_100_log,
+    hours_250_log,
+)
+from parsers.simulate import SimConfig, write_log
+from tui.cli import positive_int
+
+ROOT = Path(__file__).resolve().parent.parent
+# Two GPUs, two workers each, synthesis far ahead of the GPUs (the case tuning aims at):
+# each GPU's two workers' intervals overlap all the time.
+GPU_BOUND_LOG = Path("/tmp/cuzk-tui-bench/gpu-bound-2x2.log")
+GPU_BOUND_CONFIG = SimConfig(
+    seed=22,
+    proofs=1_500,
+    concurrency=8,
+    partitions=10,
+    gpus=2,
+    gw=2,
+    pw=60,
+    synth_ms=20_000.0,
+    stdout="plain",
+    stdout_share=0.8,
+    jitter=True,
+    ids="curio",
+)
+LINES_PER_S = 5.0
+# The limits (and the figures on main before this benchmark's commit, 2 cores, a 252 MB
+# 100-hour log): what each row must reach.
+LIMITS = {
+    "text report": "<= 1.0x the pipeline (was 2.99x)",
+    "json report": "<= 0.6x the pipeline (was 0.78-0.84x)",
+    "export trace+csv": "<= 10 s, <= 800 MB (was 31.7 s, 1.86 GB)",
+    "export protobuf": "<= 10 s, <= 800 MB",
+    "viewer final": "<= 2 s (was 2.94 s)",
+    "viewer peak": "<= 600 MB and <= 2x the model's columns (was 506 MB)",
+    "first inspector": "<= 0.3 s (was 1.27 s)",
+    "follow": "<= 2 % of a core (was 11.5 %; GPU-bound 2x2: 8.5 %)",
+}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def run_measured(args: Sequence[str]) -> tuple[float, float, int, str]:
+    """Run `args` in a fresh process: (wall s, peak RSS MB, exit code, its stderr)."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            list(args), stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, env=_env()
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), text
+
+
+def cli(*args: str) -> list[str]:
+    """`cuzk-tui ARGS` from this checkout."""
+    return [sys.executable, "-m", "tui.cli", *args]
+
+
+def pipeline(log: Path) -> list[str]:
+    """The shell habit: the gap list from sorted TIMELINE lines."""
+    return [
+        "bash",
+        "-c",
+        f"LC_ALL=C grep TIMELINE, {log} | LC_ALL=C sort -t, -k2 -n | awk -F, '{AWK_GAPS}'",
+    ]
+
+
+def against_pipeline(name: str, ours: list[str], log: Path, runs: int) -> None:
+    """`ours` and the pipeline alternated, `runs` times each: medians and ratio."""
+    mine: list[float] = []
+    theirs: list[float] = []
+    peak = 0.0
+    for _ in range(runs):
+        wall, rss, code, err = run_measured(ours)
+        if code:
+            print(f"  {name:<18} failed (exit {code}): {err.strip().splitlines()[-1:]}")
+            return
+        mine.append(wall)
+        peak = max(peak, rss)
+        theirs.append(run_measured(pipeline(log))[0])
+    a, b = statistics.median(mine), statistics.median(theirs)
+    print(
+        f"  {name:<18} {a:6.2f} s  pipeline {b:5.2f} s  ratio {a / b:4.2f}x  peak {peak:5.0f} MB"
+        f"   limit {LIMITS[name]}"
+    )
+
+
+def exports(log: Path) -> None:
+    """The exports: seconds and peak RSS."""
+    with tempfile.TemporaryDirectory(prefix="cuzk-tui-paths-") as d:
+        runs = [
+            ("export trace+csv", cli(str(log), "--export-trace", f"{d}/t.json", "--export-csv", d)),
+            ("export protobuf", cli(str(log), "--export-trace", f"{d}/t.perfetto-trace")),
+        ]
+        for name, args in runs:
+            wall, rss, code, err = run_measured(args)
+            if code:
+                last = err.strip().splitlines()[-1:] or [""]
+                print(f"  {name:<18} exit {code}: {last[0]}   limit {LIMITS[name]}")
+                continue
+            sizes = ", ".join(
+                f"{p.name} {p.stat().st_size / 1e6:.0f} MB"
+                for p in sorted(Path(d).iterdir())
+                if p.suffix in (".json", ".perfetto-trace")
+            )
+            print(
+                f"  {name:<18} {wall:6.2f} s  peak {rss:5.0f} MB  ({sizes})   limit {LIMITS[name]}"
+            )
+            for p in Path(d).iterdir():
+                if p.suffix in (".json", ".perfetto-trace"):
+                    p.unlink()
+
+
+# -- the viewer, in a process of its own ---------------------------------------------------
+
+
+def column_bytes(obj: object) -> int:
+    """Bytes of the numpy arrays a model holds (each buffer counted once)."""
+    seen: set[int] = set()
+    total = 0
+    stack: list[object] = [obj]
+    visited: set[int] = set()
+    while stack:
+        x = stack.pop()
+        if id(x) in visited:
+            continue
+        visited.add(id(x))
+        if isinstance(x, np.ndarray):
+            base = x
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            if id(base) not in seen:
+                seen.add(id(base))
+                total += base.nbytes
+        elif is_dataclass(x) and not isinstance(x, type):
+            stack.extend(getattr(x, f.name) for f in fields(x))
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            if len(x) and not isinstance(x[0], (int, float, str)):
+                stack.extend(x)
+        elif hasattr(x, "__slots__"):
+            stack.extend(getattr(x, s) for s in x.__slots__ if hasattr(x, s))
+    return total
+
+
+def _cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+_STAMP = re.compile(rb"^(TIMELINE,)(\d+)(,.*)$")
+
+
+def more_lines(config: SimConfig, after_ms: int) -> Iterator[bytes]:
+    """Further partitions' lines: the config's run again (another seed, another miner's job
+    ids), its TIMELINE stamps moved past `after_ms`."""
+    import io
+
+    buf = io.StringIO()
+    write_log(replace(config, seed=config.seed + 7919, miner=config.miner + 1, proofs=200), buf)
+    for raw in buf.getvalue().encode().splitlines():
+        m = _STAMP.match(raw)
+        if m is not None:
+            raw = m.group(1) + str(int(m.group(2)) + after_ms).encode() + m.group(3)
+        yield raw + b"\n"
+
+
+async def drive_viewer(
+    path: Path, config: SimConfig, follow_s: float, inspect: bool
+) -> dict[str, Any]:
+    """Follow `path` headless as `cuzk-tui LOG` does; the figures as a dict."""
+    from parsers.builder import LogBuilder
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.follow import FileSource, LiveLog
+
+    out: dict[str, Any] = {}
+    live = LiveLog(FileSource(path), lambda _: None)
+    t0 = time.perf_counter()
+    app = make_app(LogBuilder(source=path.name).snapshot(), LineReader(path=path), live)
+    async with app.run_test(size=(120, 36)) as pilot:
+        while not (app.loading is None and app.model.gpus):
+            await asyncio.sleep(0.01)
+            if time.perf_counter() - t0 > 600:
+                raise SystemExit("the log was not shown within 10 minutes")
+        out["final_s"] = time.perf_counter() - t0
+        await pilot.pause(1.0)
+        out["columns_mb"] = column_bytes(app.model) / 1e6
+        if inspect:
+            await pilot.press("n")
+            while app.gantt.selected is None:
+                await asyncio.sleep(0.001)
+            await pilot.pause(0.5)
+            i0 = time.perf_counter()
+            await pilot.press("enter")
+            while app.screen is app.screen_stack[0]:
+                await asyncio.sleep(0.001)
+            await pilot.pause()
+            out["inspector_s"] = time.perf_counter() - i0
+            await pilot.press("escape")
+            await pilot.pause(0.5)
+        if follow_s > 0:
+            lines = more_lines(config, app.model.now_ms + 1000)
+            stop = threading.Event()
+
+            def grow() -> None:
+                with path.open("ab") as fh:
+                    while not stop.wait(1 / LINES_PER_S):
+                        fh.write(next(lines, b""))
+                        fh.flush()
+
+            writer = threading.Thread(target=grow, daemon=True)
+            writer.start()
+            await asyncio.sleep(5.0)  # the first appends settle in
+            c0, w0 = _cpu_s(), time.perf_counter()
+            await asyncio.sleep(follow_s)
+            out["follow_cpu"] = (_cpu_s() - c0) / (time.perf_counter() - w0)
+            stop.set()
+            writer.join()
+        out["state"] = app.state_text()
+        live.halt()
+    live.source.close()
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def viewer(log: Path, config: SimConfig, follow_s: float, inspect: bool) -> dict[str, Any]:
+    """One viewer run on a copy of `log` (it is appended to), in a fresh process."""
+    with tempfile.TemporaryDirectory(prefix="cuzk-tui-paths-") as d:
+        copy = Path(d) / log.name
+        shutil.copyfile(log, copy)
+        args = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--viewer",
+            str(copy),
+            "--viewer-config",
+            "hours-250"
+            if config is HOURS_250_CONFIG
+            else "gpu-bound"
+            if config is GPU_BOUND_CONFIG
+            else "hours-100",
+            "--follow-seconds",
+            str(follow_s),
+        ]
+        if inspect:
+            args.append("--inspect")
+        subprocess.run(["cat", str(copy)], stdout=subprocess.DEVNULL, check=True)  # page cache
+        _, _, code, err = run_measured(args)
+        lines = err.strip().splitlines()
+        if code or not lines:
+            raise SystemExit(f"viewer run failed (exit {code}): {err[-2000:]}")
+        result: dict[str, Any] = json.loads(lines[-1])
+        return result
+
+
+CONFIGS = {
+    "hours-100": HOURS_100_CONFIG,
+    "hours-250": HOURS_250_CONFIG,
+    "gpu-bound": GPU_BOUND_CONFIG,
+}
+
+
+def gpu_bound_log() -> Path:
+    """The GPU-bound 2x2 log (generated once)."""
+    return _generated(GPU_BOUND_LOG, GPU_BOUND_CONFIG)
+
+
+def main() -> int:
+    """Print the figures."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--runs", type=positive_int, default=5)
+    ap.add_argument("--log", default="hours-100", help="hours-100, hours-250 or a path")
+    ap.add_argument("--follow-seconds", type=float, default=60.0)
+    ap.add_argument("--only", default="", help="comma-separated: reports,exports,viewer,follow")
+    ap.add_argument("--viewer", metavar="LOG", help=argparse.SUPPRESS)
+    ap.add_argument("--viewer-config", default="hours-100", help=argparse.SUPPRESS)
+    ap.add_argument("--inspect", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.viewer:
+        config = CONFIGS[args.viewer_config]
+        follow = args.follow_seconds if args.follow_seconds > 0.5 else 0.0
+        figures = asyncio.run(drive_viewer(Path(args.viewer), config, follow, args.inspect))
+        print(json.dumps(figures), file=sys.stderr)
+        return 0
+    only = {part.strip() for part in args.only.split(",") if part.strip()}
+
+    def wanted(part: str) -> bool:
+        return not only or part in only
+
+    if args.log == "hours-100":
+        log, config = hours_100_log(), HOURS_100_CONFIG
+    elif args.log == "hours-250":
+        log, config = hours_250_log(), HOURS_250_CONFIG
+    else:
+        log, config = Path(args.log), HOURS_100_CONFIG
+        if not log.is_file():
+            ap.error(f"not a file: {log}")
+    byte_compile()
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    )
+    print(
+        f"{log} ({log.stat().st_size / 1e6:.0f} MB) at {head.stdout.strip()}, "
+        f"{os.cpu_count()} cores"
+    )
+    subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL, check=True)  # page cache
+    if wanted("reports"):
+        against_pipeline("text report", cli("--report", str(log)), log, args.runs)
+        against_pipeline("json report", cli("--report", "--json", str(log)), log, args.runs)
+    if wanted("exports"):
+        exports(log)
+    if wanted("viewer"):
+        v = viewer(log, config, 0.0, inspect=True)
+        print(f"  {'viewer final':<18} {v['final_s']:6.2f} s   limit {LIMITS['viewer final']}")
+        print(
+            f"  {'viewer peak':<18} {v['peak_mb']:6.0f} MB  model columns {v['columns_mb']:.0f} MB "
+            f"({v['peak_mb'] / max(v['columns_mb'], 1e-9):.1f}x)   limit {LIMITS['viewer peak']}"
+        )
+        print(
+            f"  {'first inspector':<18} {v['inspector_s']:6.2f} s   "
+            f"limit {LIMITS['first inspector']}"
+        )
+    if wanted("follow"):
+        for name, path, cfg in (
+            (log.name, log, config),
+            ("gpu-bound 2x2", gpu_bound_log(), GPU_BOUND_CONFIG),
+        ):
+            v = viewer(path, cfg, args.follow_seconds, inspect=False)
+            print(
+                f"  {'follow':<18} {100 * v['follow_cpu']:5.1f} % of a core, {name}, "
+                f"{LINES_PER_S:g} lines/s over {args.follow_seconds:g} s ({v['state']})"
+                f"   limit {LIMITS['follow']}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
