@@ -7,6 +7,10 @@ pub const TIMELINE: &[u8] = b"TIMELINE,";
 /// An integer as the daemon prints it (`123`, `-4`, surrounding spaces allowed); `None`
 /// when it is not one or does not fit in 64 bits.
 pub fn parse_int(raw: &[u8]) -> Option<i64> {
+    // most numbers of a log are a few plain digits: no sign, no space, too short to overflow
+    if !raw.is_empty() && raw.len() <= 18 && raw.iter().all(u8::is_ascii_digit) {
+        return Some(raw.iter().fold(0i64, |v, &b| v * 10 + i64::from(b - b'0')));
+    }
     let s = trim(raw);
     let (neg, digits) = match s.first()? {
         b'-' => (true, &s[1..]),
@@ -505,6 +509,17 @@ mod tests {
         assert_eq!(parse_int(b""), None);
         assert_eq!(parse_int(b"1e3"), None);
         assert_eq!(parse_ms(b"12ms"), Some(12));
+        assert_eq!(
+            parse_int(b"999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(parse_int(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_int(b"9223372036854775808"), None);
+        assert_eq!(parse_int(b"-9223372036854775808"), None);
+        assert_eq!(parse_int(b"007"), Some(7));
+        assert_eq!(parse_int(b"+7"), Some(7));
+        assert_eq!(parse_int(b"-"), None);
+        assert_eq!(parse_int(b"1 2"), None);
     }
 
     #[test]
