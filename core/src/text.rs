@@ -167,9 +167,18 @@ pub fn find_line_start(line: &[u8], from: usize) -> Option<usize> {
                 break;
             }
         }
+        // a line begins at a T only as TIMELINE, at a C only as CUZK_, and a date's T
+        // follows a digit: other places are not looked at further
+        let next = line.get(q + 1).copied();
         let mut cands = [usize::MAX; 2];
-        cands[0] = q;
-        if line[q] == b'T' && q >= from + 10 {
+        if match line[q] {
+            b'T' => next == Some(b'I'),
+            b'C' => next == Some(b'U'),
+            _ => true,
+        } {
+            cands[0] = q;
+        }
+        if line[q] == b'T' && q >= from + 10 && line[q - 1].is_ascii_digit() {
             cands[1] = q - 10; // a date whose T this is
         }
         for c in cands {
@@ -533,6 +542,67 @@ mod tests {
         let plain = b"xx2026-03-16T09:12:37.1Z ERROR cuzk: y";
         assert_eq!(find_line_start(plain, 1), Some(2));
         assert_eq!(find_line_start(b"2026-03-16T09:12:37Z no level", 1), None);
+    }
+
+    /// `find_line_start` as it was written first: every T, C and ESC tried.
+    fn find_line_start_trying_all(line: &[u8], from: usize) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for q in memchr::memchr3_iter(b'T', b'C', 0x1b, line.get(from..)?) {
+            let q = from + q;
+            if best.is_some_and(|b| q > b + 10) {
+                break;
+            }
+            let mut cands = [q, usize::MAX];
+            if line[q] == b'T' && q >= from + 10 {
+                cands[1] = q - 10;
+            }
+            for c in cands {
+                if c != usize::MAX && best.is_none_or(|b| c < b) && line_start_at(line, c) {
+                    best = Some(c);
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn a_line_start_is_found_wherever_trying_every_candidate_finds_it() {
+        let pieces: [&[u8]; 16] = [
+            b"TIMELINE,",
+            b"CUZK_TIMING: ",
+            b"CUZK_",
+            b"2026-03-16T09:12:37Z  INFO ",
+            b"2026-03-16T09:12:37.5 WARN ",
+            b"2026-03-16",
+            b"T09:12:37Z ",
+            b"\x1b[2m",
+            b"\x1b",
+            b"T",
+            b"C",
+            b"TI",
+            b"CU",
+            b"7",
+            b"x ",
+            b"INFO ",
+        ];
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut line = Vec::new();
+            for k in 0..(seed % 8) as usize {
+                line.extend_from_slice(pieces[((seed >> (4 * k + 8)) % 16) as usize]);
+            }
+            for from in [0, 1, 2, 11] {
+                assert_eq!(
+                    find_line_start(&line, from),
+                    find_line_start_trying_all(&line, from),
+                    "{} from {from}",
+                    String::from_utf8_lossy(&line)
+                );
+            }
+        }
     }
 
     #[test]
