@@ -31,8 +31,54 @@ fn value_of<'a>(body: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
         .map(|t| &t[key.len() + 1..])
 }
 
+/// `value_of` for several keys, the line read once (its tokens in order, the last naming a
+/// key winning).
+fn values_of<'a, const N: usize>(body: &'a [u8], keys: [&[u8]; N]) -> [Option<&'a [u8]>; N] {
+    let mut out = [None; N];
+    let mut k = 0;
+    while k < body.len() {
+        if body[k].is_ascii_whitespace() {
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < body.len() && !body[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        let t = &body[start..k];
+        for (key, slot) in keys.iter().zip(out.iter_mut()) {
+            if t.len() > key.len() && t[key.len()] == b'=' && t.starts_with(key) {
+                *slot = Some(&t[key.len() + 1..]);
+            }
+        }
+    }
+    out
+}
+
+/// The first two non-empty whitespace-separated tokens (empty when there are fewer).
+fn first_two_tokens(body: &[u8]) -> [&[u8]; 2] {
+    let mut out: [&[u8]; 2] = [b"", b""];
+    let mut k = 0;
+    for slot in &mut out {
+        while k < body.len() && body[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        let start = k;
+        while k < body.len() && !body[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        *slot = &body[start..k];
+    }
+    out
+}
+
 fn need(body: &[u8], key: &[u8]) -> Option<i64> {
     parse_ms(value_of(body, key)?)
+}
+
+/// The number of a key `values_of` found (None: absent or not a number).
+fn need_found(value: Option<&[u8]>) -> Option<i64> {
+    parse_ms(value?)
 }
 
 /// The longest duration a timing line can plausibly carry (ms: about eleven days).
@@ -64,14 +110,16 @@ const GPU_TID_KEYS: [&[u8]; 4] = [
 /// Whether a `gpu_tid=` line holds one of GPU_TID_KEYS anywhere. The daemon prints it
 /// second: that token is looked at first, the whole line searched only if it is not one
 /// (with searchers built once).
+#[cfg(test)]
 fn names_a_kernel_phase(body: &[u8]) -> bool {
+    let [_, second] = first_two_tokens(body);
+    names_a_kernel_phase_by(body, second)
+}
+
+/// `names_a_kernel_phase`, the line's second token found already.
+fn names_a_kernel_phase_by(body: &[u8], second: &[u8]) -> bool {
     static FINDERS: LazyLock<[Finder<'static>; 4]> =
         LazyLock::new(|| GPU_TID_KEYS.map(Finder::new));
-    let second = body
-        .split(u8::is_ascii_whitespace)
-        .filter(|t| !t.is_empty())
-        .nth(1)
-        .unwrap_or(b"");
     GPU_TID_KEYS.iter().any(|k| second.starts_with(k))
         || FINDERS.iter().any(|f| f.find(body).is_some())
 }
@@ -79,14 +127,20 @@ fn names_a_kernel_phase(body: &[u8]) -> bool {
 /// Classify the text after `CUZK_TIMING: ` / `CUZK_NTT_H: `.
 pub fn classify(body: &[u8], ntt_h: bool) -> Timing {
     let head = &body[..body.len().min(6)];
+    // a gpu_tid line's tokens are found once, for both questions
+    let gpu_tid = (!ntt_h && head == b"gpu_ti").then(|| first_two_tokens(body));
     let phase_line = ntt_h
         || matches!(head, b"pre_lo" | b"mutex_" | b"d_a_ca" | b"epilog")
         || body.starts_with(b"prestage_setup=")
-        || (head == b"gpu_ti" && names_a_kernel_phase(body));
+        || gpu_tid.is_some_and(|[_, second]| names_a_kernel_phase_by(body, second));
     if !phase_line {
         return Timing::Other;
     }
-    match timing_values(body, ntt_h) {
+    let values = match gpu_tid {
+        Some(tokens) => gpu_tid_values(body, tokens),
+        None => timing_values(body, ntt_h),
+    };
+    match values {
         Some((stage, vals)) => {
             let max = if stage == STAGE_POOL {
                 MAX_GPU
@@ -103,53 +157,58 @@ pub fn classify(body: &[u8], ntt_h: bool) -> Timing {
     }
 }
 
+/// `timing_values` of a `gpu_tid=` line, its first two tokens found already.
+fn gpu_tid_values(body: &[u8], [first, tok]: [&[u8]; 2]) -> Option<(i8, Values)> {
+    if first.is_empty() || tok.is_empty() {
+        return None;
+    }
+    let (key, value) = match memchr::memchr(b'=', tok) {
+        Some(eq) => (&tok[..eq], &tok[eq + 1..]),
+        None => (tok, &b""[..]),
+    };
+    match key {
+        b"ntt_msm_h_ms" => Some((STAGE_NTT_MSM, [Some(parse_ms(value)?), None])),
+        b"barrier_wait_ms" => Some((STAGE_BARRIER, [Some(parse_ms(value)?), None])),
+        b"batch_add_ms" => Some((STAGE_BATCH, [Some(parse_ms(value)?), None])),
+        b"tail_msm_ms" => {
+            let tail = parse_ms(value)?;
+            let total = match value_of(body, b"gpu_total_ms") {
+                Some(v) => Some(parse_ms(v)?),
+                None => None,
+            };
+            Some((STAGE_TAIL, [Some(tail), total]))
+        }
+        _ => None,
+    }
+}
+
 /// Parse the text after `CUZK_TIMING: ` / `CUZK_NTT_H: ` into (stage, numbers).
 ///
 /// `None` for the lines that say nothing about the phases (setup, the CPU threads, async
 /// dealloc, one-off messages) and for lines that do not parse.
 pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
     if ntt_h {
-        let alloc = need(body, b"d_b_alloc")?.checked_add(match value_of(body, b"msm_init") {
+        let [alloc, msm_init, total] = values_of(body, [b"d_b_alloc", b"msm_init", b"total"]);
+        let alloc = need_found(alloc)?.checked_add(match msm_init {
             Some(v) => parse_ms(v)?,
             None => 0,
         })?;
-        return Some((STAGE_NTT_H, [Some(alloc), Some(need(body, b"total")?)]));
+        return Some((STAGE_NTT_H, [Some(alloc), Some(need_found(total)?)]));
     }
     let head = &body[..body.len().min(6)];
     match head {
-        b"gpu_ti" => {
-            let mut toks = body
-                .split(u8::is_ascii_whitespace)
-                .filter(|t| !t.is_empty());
-            toks.next()?;
-            let tok = toks.next()?;
-            let (key, value) = match memchr::memchr(b'=', tok) {
-                Some(eq) => (&tok[..eq], &tok[eq + 1..]),
-                None => (tok, &b""[..]),
-            };
-            match key {
-                b"ntt_msm_h_ms" => Some((STAGE_NTT_MSM, [Some(parse_ms(value)?), None])),
-                b"barrier_wait_ms" => Some((STAGE_BARRIER, [Some(parse_ms(value)?), None])),
-                b"batch_add_ms" => Some((STAGE_BATCH, [Some(parse_ms(value)?), None])),
-                b"tail_msm_ms" => {
-                    let tail = parse_ms(value)?;
-                    let total = match value_of(body, b"gpu_total_ms") {
-                        Some(v) => Some(parse_ms(v)?),
-                        None => None,
-                    };
-                    Some((STAGE_TAIL, [Some(tail), total]))
-                }
-                _ => None,
-            }
+        b"gpu_ti" => gpu_tid_values(body, first_two_tokens(body)),
+        b"pre_lo" => {
+            let [cpu, wait] = values_of(body, [b"pre_lock_cpu_ms", b"mutex_wait_ms"]);
+            Some((
+                STAGE_LOCK,
+                [Some(need_found(cpu)?), Some(need_found(wait)?)],
+            ))
         }
-        b"pre_lo" => Some((
-            STAGE_LOCK,
-            [
-                Some(need(body, b"pre_lock_cpu_ms")?),
-                Some(need(body, b"mutex_wait_ms")?),
-            ],
-        )),
-        b"mutex_" => Some((STAGE_HELD, [Some(need(body, b"mutex_held_ms")?), None])),
+        b"mutex_" => {
+            let [held] = values_of(body, [b"mutex_held_ms"]);
+            Some((STAGE_HELD, [Some(need_found(held)?), None]))
+        }
         b"presta" if body.starts_with(b"prestage_setup=") => {
             let keys: [&[u8]; 4] = [b"sync_ms", b"trim_ms", b"alloc_ms", b"upload_ms"];
             if keys.iter().all(|k| value_of(body, k).is_some()) {
@@ -187,6 +246,46 @@ pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pass_reads_every_key_as_a_search_per_key_would() {
+        // lines made of a few pieces (keys, `=`, numbers, whitespace of every kind)
+        let pieces: [&[u8]; 12] = [
+            b"total",
+            b"d_b_alloc",
+            b"=",
+            b"12",
+            b"ms",
+            b" ",
+            b"\t",
+            b"\x0b",
+            b"\r",
+            b"x",
+            b"total=",
+            b"",
+        ];
+        let keys: [&[u8]; 3] = [b"total", b"d_b_alloc", b"x"];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut body = Vec::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let n = (seed % 9) as usize;
+            for k in 0..n {
+                body.extend_from_slice(pieces[((seed >> (5 * k + 8)) % 12) as usize]);
+            }
+            let found = values_of(&body, keys);
+            for (key, got) in keys.iter().zip(found) {
+                assert_eq!(got, value_of(&body, key), "{body:?}");
+            }
+            let mut toks = body
+                .split(u8::is_ascii_whitespace)
+                .filter(|t| !t.is_empty());
+            let want = [toks.next().unwrap_or(b""), toks.next().unwrap_or(b"")];
+            assert_eq!(first_two_tokens(&body), want, "{body:?}");
+        }
+    }
 
     #[test]
     fn every_line_of_an_interval() {
