@@ -320,6 +320,38 @@ fn timeline_event(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option
     })
 }
 
+/// What a stdout line says, by the words it holds.
+#[derive(Debug, PartialEq, Eq)]
+struct StdoutWords {
+    /// `cuzk`
+    cuzk: bool,
+    /// `starting cuzk engine`
+    engine_start: bool,
+    /// `worker started` or `gpu_worker`
+    names_worker: bool,
+}
+
+/// The words of `stdout_words`, the line read once: each holds a `k`, at a place known, so
+/// the `k`s of the line are all that is looked at (a search for each word would read the
+/// line through four times).
+fn stdout_words(line: &[u8]) -> StdoutWords {
+    let mut w = StdoutWords {
+        cuzk: false,
+        engine_start: false,
+        names_worker: false,
+    };
+    let at = |p: usize, back: usize, word: &[u8]| p >= back && line[p - back..].starts_with(word);
+    for p in memchr::memchr_iter(b'k', line) {
+        if at(p, 3, b"cuzk") {
+            w.cuzk = true;
+            w.engine_start |= at(p, 12, b"starting cuzk engine");
+        } else if at(p, 3, b"worker") {
+            w.names_worker |= at(p, 3, b"worker started") || at(p, 7, b"gpu_worker");
+        }
+    }
+    w
+}
+
 impl Reader {
     /// Bytes of an incomplete last line waiting for its newline.
     pub fn partial_bytes(&self) -> usize {
@@ -536,15 +568,17 @@ impl Reader {
     }
 
     fn stdout(&mut self, raw: &[u8], line_no: u64, out: &mut Batch) -> Item {
-        // each search reads the line through: none is made whose answer is known
-        let cuzk = crate::contains!(raw, b"cuzk");
-        let engine_start = cuzk && crate::contains!(raw, b"starting cuzk engine");
+        let StdoutWords {
+            cuzk,
+            engine_start,
+            names_worker: raw_names_worker,
+        } = stdout_words(raw);
         let names_worker = |line: &[u8]| {
             crate::contains!(line, b"worker started") || crate::contains!(line, b"gpu_worker")
         };
         let mapping =
             |line: &[u8]| crate::contains!(line, b"starting cuzk engine") || names_worker(line);
-        let raw_maps = || engine_start || names_worker(raw);
+        let raw_maps = || engine_start || raw_names_worker;
         let mut kept = None;
         // the year is read off the first stdout line (colours removed); after that, only
         // lines that may map workers to GPUs or give the wall clock are kept for the builder
@@ -577,6 +611,45 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_words_of_a_stdout_line_are_found_as_searches_find_them() {
+        let pieces: [&[u8]; 10] = [
+            b"cuzk",
+            b"starting ",
+            b"engine",
+            b"worker",
+            b" started",
+            b"gpu_",
+            b"k",
+            b"kk",
+            b"x",
+            b"starting cuzk engine",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..50_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut line = Vec::new();
+            for k in 0..(seed % 7) as usize {
+                line.extend_from_slice(pieces[((seed >> (4 * k + 8)) % 10) as usize]);
+            }
+            let cuzk = crate::contains!(&line, b"cuzk");
+            let want = StdoutWords {
+                cuzk,
+                engine_start: cuzk && crate::contains!(&line, b"starting cuzk engine"),
+                names_worker: crate::contains!(&line, b"worker started")
+                    || crate::contains!(&line, b"gpu_worker"),
+            };
+            assert_eq!(
+                stdout_words(&line),
+                want,
+                "{}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+    }
 
     #[test]
     fn a_line_start_is_searched_past_heads_that_cannot_hold_one() {
