@@ -108,7 +108,7 @@ pub struct Builder {
     pub run_first_line: u64,
     pub recs: Recs,
     pub counts: Counts,
-    keys: HashMap<u64, u32>, // record_key(job number, partition) -> record
+    keys: RecordKeys,
     // per job number of the reader's (counted over the whole file), this run's: a run holds
     // only its own jobs, whatever came before it
     job_of: HashMap<u32, u32>,
@@ -174,7 +174,7 @@ impl Builder {
                 workers_per_gpu,
             },
             counts: Counts::default(),
-            keys: HashMap::default(),
+            keys: RecordKeys::default(),
             job_of: HashMap::default(),
             attempts: HashMap::default(),
             max_stamp: -1,
@@ -731,7 +731,7 @@ impl Builder {
         };
         let i = c.add(attempt, partition);
         c.kind[i] = c.kind[old];
-        self.keys.insert(record_key(j, partition), i as u32);
+        self.keys.insert(j, partition, i as u32);
         i
     }
 
@@ -770,14 +770,13 @@ impl Builder {
                 j
             }
         };
-        let key = record_key(j, partition);
         let field = match e.event {
             reader::EV_SYNTH_START => Some(col::SYNTH_START),
             reader::EV_PICKUP => Some(col::PICKUP),
             reader::EV_GPU_START => Some(col::GPU_START),
             _ => None,
         };
-        let i = match self.keys.get(&key).map(|&i| i as usize) {
+        let i = match self.keys.get(j, partition).map(|i| i as usize) {
             // the same partition starting again, or starting after it ended: a new attempt
             // of the job (a Curio retry reuses the job id), kept apart from the one before
             Some(i)
@@ -797,7 +796,7 @@ impl Builder {
                 let i = c.add(current, partition);
                 let k = c.kind_id(kind_from_job(job, e.snap));
                 c.kind[i] = k;
-                self.keys.insert(key, i as u32);
+                self.keys.insert(j, partition, i as u32);
                 i
             }
         };
@@ -886,6 +885,58 @@ impl Builder {
     }
 }
 
+/// Partitions below this are listed per job by `RecordKeys` (a job has a few dozen at most;
+/// hostile numbers go to the hash).
+const LISTED_PARTITIONS: usize = 64;
+const NO_RECORD: u32 = u32::MAX;
+
+/// Each record by its job number and partition. A job's first partitions are in a short
+/// list of its own: the lines of a job come close together, so its list is at hand in the
+/// cache, where a hash of every record of the run would be read at a random place for
+/// each TIMELINE line. Other partitions are hashed (`record_key`).
+#[derive(Default)]
+struct RecordKeys {
+    by_job: Vec<Vec<u32>>, // [job][partition + 1, 0: none named]: the record, or NO_RECORD
+    other: HashMap<u64, u32>,
+}
+
+impl RecordKeys {
+    fn slot(partition: Option<i64>) -> Option<usize> {
+        let slot = partition.map_or(Some(0), |p| usize::try_from(p).ok()?.checked_add(1))?;
+        (slot < LISTED_PARTITIONS).then_some(slot)
+    }
+
+    fn get(&self, j: usize, partition: Option<i64>) -> Option<u32> {
+        match Self::slot(partition) {
+            Some(slot) => self
+                .by_job
+                .get(j)
+                .and_then(|list| list.get(slot))
+                .copied()
+                .filter(|&i| i != NO_RECORD),
+            None => self.other.get(&record_key(j, partition)).copied(),
+        }
+    }
+
+    fn insert(&mut self, j: usize, partition: Option<i64>, i: u32) {
+        match Self::slot(partition) {
+            Some(slot) => {
+                if self.by_job.len() <= j {
+                    self.by_job.resize_with(j + 1, Vec::new);
+                }
+                let list = &mut self.by_job[j];
+                if list.len() <= slot {
+                    list.resize(slot + 1, NO_RECORD);
+                }
+                list[slot] = i;
+            }
+            None => {
+                self.other.insert(record_key(j, partition), i);
+            }
+        }
+    }
+}
+
 /// A record's key: its job number and partition in one number (a partition is within
 /// MAX_PARTITION, a job number below 2^32: the two halves never mix).
 fn record_key(j: usize, partition: Option<i64>) -> u64 {
@@ -931,6 +982,27 @@ TIMELINE,2000,GPU_END,porep-1000-7,worker=0,partition=0,gpu_ms=1790
         b.feed(data);
         b.finish();
         b
+    }
+
+    #[test]
+    fn record_keys_find_what_a_hash_of_every_key_finds() {
+        let mut keys = RecordKeys::default();
+        let mut want: HashMap<u64, u32> = HashMap::default();
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        for i in 0..50_000u32 {
+            let j = rng.below(300);
+            let partition = match rng.below(10) {
+                0 => None,
+                1 => Some(rng.below(MAX_PARTITION as usize + 1) as i64),
+                _ => Some(rng.below(2 * LISTED_PARTITIONS) as i64),
+            };
+            let key = record_key(j, partition);
+            assert_eq!(keys.get(j, partition), want.get(&key).copied());
+            if rng.below(2) == 0 {
+                keys.insert(j, partition, i);
+                want.insert(key, i);
+            }
+        }
     }
 
     #[test]
