@@ -159,15 +159,20 @@ pub struct Reader {
 #[derive(Default)]
 struct JobNumbers {
     numbers: HashMap<Vec<u8>, u32>,
-    last: Option<(Vec<u8>, u32)>, // the job of the line before: lines of a job come in runs
+    // the jobs of the last lines: a few jobs are proved at once, their lines interleaved,
+    // and comparing a name with each costs less than hashing it and reading the table
+    recent: [(Vec<u8>, u32); RECENT_JOBS],
+    next: usize, // the slot of `recent` the next job looked up replaces
 }
+
+/// How many jobs `JobNumbers` keeps at hand.
+const RECENT_JOBS: usize = 4;
 
 impl JobNumbers {
     fn number(&mut self, job: &[u8]) -> u32 {
-        if let Some((last, n)) = &self.last {
-            if last == job {
-                return *n;
-            }
+        // a slot's number is one more than the job's (0: an empty slot)
+        if let Some((_, n)) = self.recent.iter().find(|(name, n)| *n > 0 && name == job) {
+            return n.wrapping_sub(1);
         }
         let n = match self.numbers.get(job) {
             Some(&n) => n,
@@ -177,14 +182,11 @@ impl JobNumbers {
                 n
             }
         };
-        match &mut self.last {
-            Some((last, m)) => {
-                last.clear();
-                last.extend_from_slice(job);
-                *m = n;
-            }
-            None => self.last = Some((job.to_vec(), n)),
-        }
+        let slot = &mut self.recent[self.next];
+        slot.0.clear();
+        slot.0.extend_from_slice(job);
+        slot.1 = n.wrapping_add(1);
+        self.next = (self.next + 1) % RECENT_JOBS;
         n
     }
 }
