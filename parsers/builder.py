@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from parsers._core import Scanner
 from parsers.analysis import LiveAnalysis, build_model
+from parsers.linefacts import CpuLines, LineFacts, LineStarts
 from parsers.model import F64, I32, I64, LineCounts
 from parsers.regular import open_regular
 from parsers.tracing import TracingScanner, with_traced
@@ -218,6 +219,7 @@ class LogBuilder(Run):
         # the jobs of the tracing lines, read while no TIMELINE line has been (after one,
         # the TIMELINE figures tell the proofs and the scanner is dropped)
         self._tracing: TracingScanner | None = TracingScanner()
+        self._cpu = CpuLines()  # the core's CPU path figures, fetched as they come
 
     # -- input --------------------------------------------------------------------------------
 
@@ -275,14 +277,23 @@ class LogBuilder(Run):
                 report does without: its `lanes` and `synth_times` are empty).
         """
         models = self._runs(finished, drawn)
+        facts = self.line_facts()
         if len(models) == 1:
-            return models[0]
+            return replace(models[0], line_facts=facts)
         # the daemon restarted: each run apart, one after the other on the time axis
         from parsers.hosts import RUNS, merge
 
         names = [f"run {k + 1}" for k in range(len(models))]
         merged = merge(models, names, align=RUNS).model
-        return replace(merged, source=self.source, run_lines=self.run_lines())
+        return replace(merged, source=self.source, run_lines=self.run_lines(), line_facts=facts)
+
+    def line_facts(self) -> LineFacts:
+        """What the core noted of the log's physical lines so far (CPU path figures, line
+        starts): the figures read since the last call are fetched, not all of them."""
+        self._cpu.extend(*self._core.cpu_lines(self._cpu.count))
+        lines, offsets, read, signature = self._core.line_index()
+        starts = LineStarts(tuple(lines.tolist()), tuple(offsets.tolist()), read, signature)
+        return LineFacts(self._cpu.figures(), starts)
 
     def _runs(self, finished: bool, drawn: bool) -> list[LogModel]:
         """Each run's model, the current one last (as `snapshot`)."""
@@ -317,7 +328,8 @@ class LogBuilder(Run):
         """End of input: each run's finished model apart, in file order (one for a log whose
         daemon never restarted); to put the runs beside other logs' (parsers/hosts.py)."""
         self.finish()
-        return self._runs(finished=True, drawn=drawn)
+        facts = self.line_facts()
+        return [replace(m, line_facts=facts) for m in self._runs(finished=True, drawn=drawn)]
 
     def build(self, release: bool = False, drawn: bool = True) -> LogModel:
         """End of input: attribute what waits and return the finished model.

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
+    from parsers.linefacts import LineFacts
     from parsers.tracing import TracedJob
 
 F64 = npt.NDArray[np.float64]
@@ -971,6 +972,9 @@ class LogModel:
     first_job_error: str | None = None
     traced_jobs: tuple[TracedJob, ...] = ()
     traced_aware: bool = False  # the traced jobs' wall times are UTC
+    # what the core noted of the log's lines (CPU path figures, line starts; a model of
+    # several logs: None, each host's are in parsers/hosts.py's Merged)
+    line_facts: LineFacts | None = field(default=None, compare=False, repr=False)
 
     @property
     def all_gpus_kernel_ms(self) -> tuple[float, float]:

@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::attribution::Attributor;
 use crate::columns::{self as col, Columns};
+use crate::lines::CpuLines;
 use crate::mirror::{self, Attribution, Link, Msg};
 use crate::reader::{self, Batch, Event, Item, Reader, MAX_WORKER};
 use crate::text::{self, Wall};
@@ -121,6 +122,8 @@ pub struct Builder {
     anchor_samples: u32,
     /// What belongs to the file, not to a run (moves to the next run at a restart).
     pub reader: Reader,
+    /// The CPU path figures of the whole file, each with its run (moves like `reader`).
+    pub cpu: CpuLines,
     batch: Batch,                 // reused between small feeds
     prefix: Option<Option<Wall>>, // the capture prefix of the line being read, and its clock
     inners: Option<usize>,        // reading the lines inside a cut line: timing lines pushed
@@ -183,6 +186,7 @@ impl Builder {
             anchor_from_stdout: false,
             anchor_samples: 0,
             reader: Reader::default(),
+            cpu: CpuLines::default(),
             batch: Batch::default(),
             prefix: None,
             inners: None,
@@ -604,6 +608,14 @@ impl Builder {
                         self.stdout(batch.get(t));
                     }
                 }
+                Item::Cpu {
+                    line_no,
+                    kind,
+                    value,
+                } => {
+                    let run = u32::try_from(self.finished.len()).unwrap_or(u32::MAX);
+                    self.cpu.push(line_no, kind, value, run);
+                }
                 Item::Other => self.counts.other += 1,
                 Item::Spliced => self.counts.spliced += 1,
                 Item::Prefix(p) => self.prefix = p,
@@ -624,6 +636,7 @@ impl Builder {
         let mut fresh = Builder::new(self.recs.workers_per_gpu);
         fresh.run_first_line = line_no;
         fresh.reader = std::mem::take(&mut self.reader);
+        fresh.cpu = std::mem::take(&mut self.cpu);
         #[cfg(test)]
         {
             fresh.no_threads = self.no_threads;
@@ -1489,6 +1502,94 @@ CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=123456789012345678901234567890
         assert_eq!(b.counts.timeline, 1);
         assert!(b.recs.worker_gpu.is_empty());
         assert!(b.recs.cols.f[col::GPU_END].iter().all(|x| x.is_nan()));
+    }
+
+    /// `long_log` with a CPU path line of each kind after each batch_add line, and what an
+    /// independent reading of its lines gives: (line, kind, value) of the figures, and every
+    /// line start as (line number, offset).
+    type CpuLog = (Vec<u8>, Vec<(u64, u8, i64)>, Vec<(u64, u64)>);
+
+    fn with_cpu_lines() -> CpuLog {
+        let mut out = Vec::new();
+        let mut figures = Vec::new();
+        let mut starts = vec![(1, 0)];
+        let mut n = 0i64;
+        let base = long_log(3000, 1700);
+        let (whole, partial) = base.split_at(base.iter().rposition(|&b| b == b'\n').unwrap() + 1);
+        for line in whole.split_inclusive(|&b| b == b'\n') {
+            out.extend_from_slice(line);
+            starts.push((starts.len() as u64 + 1, out.len() as u64));
+            if line.starts_with(b"CUZK_TIMING: gpu_tid=0 batch_add_ms=") {
+                for (kind, text) in [
+                    (0u8, "prep_msm_ms={n}\n"),
+                    (1, "b_g2_msm_ms={n} num_circuits=1\n"),
+                ] {
+                    n += 1;
+                    figures.push((starts.len() as u64, kind, n));
+                    out.extend_from_slice(b"CUZK_TIMING: ");
+                    out.extend_from_slice(text.replace("{n}", &n.to_string()).as_bytes());
+                    starts.push((starts.len() as u64 + 1, out.len() as u64));
+                }
+            }
+        }
+        out.extend_from_slice(partial);
+        (out, figures, starts)
+    }
+
+    #[test]
+    fn the_cpu_figures_and_line_starts_are_those_of_the_lines_however_fed() {
+        let (data, figures, starts) = with_cpu_lines();
+        // the line starts an index keeps: the first, then the first a step past the last kept
+        let mut kept: Vec<(u64, u64)> = Vec::new();
+        for &(line, offset) in &starts {
+            if kept
+                .last()
+                .is_none_or(|&(_, o)| offset >= o + crate::lines::INDEX_STEP_BYTES)
+            {
+                kept.push((line, offset));
+            }
+        }
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut pieces = Builder::new(None);
+        let mut pos = 0;
+        while pos < data.len() {
+            let end = (pos + 1 + rng.below(5000)).min(data.len());
+            pieces.feed(&data[pos..end]);
+            pos = end;
+        }
+        pieces.finish();
+        let mut source = &data[..];
+        let mut read = Builder::new(None);
+        read.feed_from(&mut source).expect("a slice reads");
+        read.finish();
+        for b in [whole(&data), pieces, read] {
+            assert_eq!(b.finished.len(), 1, "the restart is seen");
+            let c = &b.cpu;
+            let got: Vec<(u64, u8, i64)> = (0..c.len())
+                .map(|k| (c.line[k], c.kind[k], c.value[k]))
+                .collect();
+            assert_eq!(got, figures);
+            // each figure is of the run its line is in
+            let restart = b.run_first_line;
+            assert!(c
+                .run
+                .iter()
+                .zip(&c.line)
+                .all(|(&r, &l)| r == u32::from(l >= restart)));
+            assert!(c.run.contains(&0) && c.run.contains(&1));
+            let ix = &b.reader.index;
+            let got: Vec<(u64, u64)> = ix
+                .lines
+                .iter()
+                .copied()
+                .zip(ix.offsets.iter().copied())
+                .collect();
+            assert_eq!(got, kept);
+            assert_eq!(
+                ix.signature(),
+                &data[data.len() - crate::lines::SIGNATURE_BYTES..]
+            );
+        }
     }
 
     #[test]

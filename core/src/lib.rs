@@ -9,6 +9,7 @@ pub mod attribution;
 pub mod builder;
 pub mod columns;
 pub mod json;
+pub mod lines;
 pub mod mirror;
 pub mod packing;
 pub mod reader;
@@ -125,6 +126,22 @@ mod python {
 
     /// Columns of a live view with the records its open decisions changed.
     type LiveRows<'py> = (Bound<'py, PyDict>, Bound<'py, PyDict>, Vec<i64>);
+
+    /// The CPU path figures: line, kind, value, run.
+    type CpuLineArrays<'py> = (
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i8>>,
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i32>>,
+    );
+
+    /// The line index: line numbers, offsets, bytes read, the last bytes read.
+    type LineIndexParts<'py> = (
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i64>>,
+        u64,
+        Bound<'py, PyBytes>,
+    );
 
     /// The incremental scanner of one log.
     #[pyclass(module = "parsers._core")]
@@ -406,6 +423,39 @@ mod python {
                 a.unattributed,
                 a.unattributed_kernel_ms,
             )
+        }
+
+        /// The CPU path figures of the whole file from the `since`-th on, in the order read:
+        /// (physical line, kind (0 prep_msm_ms, 1 b_g2_msm_ms), value in ms, run).
+        #[pyo3(signature = (since=0))]
+        fn cpu_lines<'py>(&self, py: Python<'py>, since: usize) -> PyResult<CpuLineArrays<'py>> {
+            numpy_api(py)?;
+            let c = &self.inner.cpu;
+            let from = since.min(c.len());
+            let line: Vec<i64> = c.line[from..].iter().map(|&n| n as i64).collect();
+            let kind: Vec<i8> = c.kind[from..].iter().map(|&k| k as i8).collect();
+            let run: Vec<i32> = c.run[from..].iter().map(|&r| r as i32).collect();
+            Ok((
+                PyArray1::from_vec(py, line),
+                PyArray1::from_vec(py, kind),
+                c.value[from..].to_pyarray(py),
+                PyArray1::from_vec(py, run),
+            ))
+        }
+
+        /// The sparse index of the file's line starts: (line numbers, their byte offsets,
+        /// bytes read, the last bytes read).
+        fn line_index<'py>(&self, py: Python<'py>) -> PyResult<LineIndexParts<'py>> {
+            numpy_api(py)?;
+            let r = &self.inner.reader;
+            let lines: Vec<i64> = r.index.lines.iter().map(|&n| n as i64).collect();
+            let offsets: Vec<i64> = r.index.offsets.iter().map(|&n| n as i64).collect();
+            Ok((
+                PyArray1::from_vec(py, lines),
+                PyArray1::from_vec(py, offsets),
+                r.bytes_read,
+                PyBytes::new(py, r.index.signature()),
+            ))
         }
 
         #[getter]

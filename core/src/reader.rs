@@ -8,6 +8,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::lines::{cpu_values, LineIndex};
 use crate::text::{self, Wall, TIMELINE};
 use crate::timing::{classify, Timing};
 
@@ -75,6 +76,12 @@ pub enum Item {
     },
     /// A C++ timing line.
     Timing(Timing),
+    /// A CPU path figure of the timing line before (`lines::cpu_values`).
+    Cpu {
+        line_no: u64,
+        kind: u8,
+        value: i64,
+    },
     /// A stdout tracing line: whether it says the engine started and names cuzk, and its
     /// text when it may map workers to GPUs or give the wall clock.
     Stdout {
@@ -151,6 +158,8 @@ pub struct Reader {
     capture: Capture,
     votes: [u32; 2],
     jobs: JobNumbers,
+    /// Where the lines start, and the last bytes read.
+    pub index: LineIndex,
 }
 
 /// A number for each job id of the file, first seen first. Looked up here, on the thread
@@ -365,7 +374,9 @@ impl Reader {
         if data.is_empty() {
             return;
         }
+        let base = self.bytes_read; // the offset of data[0] in the log
         self.bytes_read += data.len() as u64;
+        self.index.saw(data);
         let mut pos = 0;
         if self.skipping || !self.tail.is_empty() {
             // finish the line the last bytes began
@@ -375,6 +386,8 @@ impl Reader {
             };
             self.hold(&data[..nl], out);
             self.lines_read += 1;
+            self.index
+                .line_start(self.lines_read + 1, base + nl as u64 + 1);
             if self.skipping {
                 self.skipping = false;
             } else {
@@ -387,6 +400,8 @@ impl Reader {
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', rest) {
             self.lines_read += 1;
+            let next_start = base + (pos + nl) as u64 + 1;
+            self.index.line_start(self.lines_read + 1, next_start);
             let line = &rest[start..nl];
             if line.len() > MAX_LINE_BYTES {
                 out.items.push(Item::Other);
@@ -567,6 +582,17 @@ impl Reader {
             return;
         };
         out.items.push(Item::Timing(timing));
+        if timing == Timing::Other {
+            if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
+                cpu_values(body, |kind, value| {
+                    out.items.push(Item::Cpu {
+                        line_no,
+                        kind,
+                        value,
+                    });
+                });
+            }
+        }
     }
 
     fn stdout(&mut self, raw: &[u8], line_no: u64, out: &mut Batch) -> Item {
