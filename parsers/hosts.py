@@ -13,6 +13,7 @@ from datetime import datetime
 import numpy as np
 
 from parsers.breakdown import whole_run
+from parsers.linefacts import LineFacts
 from parsers.model import (
     NO_STAMP,
     Blocks,
@@ -62,6 +63,8 @@ class Merged:
     hosts: tuple[Host, ...]
     alignment: str  # WALL, START or OWN
     note: str  # one sentence: how the logs share the time axis
+    # per log, what the core noted of its lines (parsers/linefacts.py), when known
+    line_facts: tuple[LineFacts | None, ...] = ()
 
     def host_of_part(self, index: int) -> int:
         """The log a partition of the merged table came from."""
@@ -321,7 +324,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         },
         gpu_names={g.gpu: f"{shown[g.gpu // HOST_STRIDE]}:GPU{g.gpu % HOST_STRIDE}" for g in gpus},
     )
-    return Merged(model, tuple(hosts), alignment, note)
+    return Merged(model, tuple(hosts), alignment, note, tuple(m.line_facts for m in models))
 
 
 class HostLines(LineReader):
@@ -333,8 +336,14 @@ class HostLines(LineReader):
         self.readers = list(readers)
 
     def for_part(self, index: int) -> LineReader:
-        """The reader of the log partition `index` came from."""
-        return self.readers[self.merged.host_of_part(index)]
+        """The reader of the log partition `index` came from (told what the core noted of
+        that log's lines)."""
+        host = self.merged.host_of_part(index)
+        reader = self.readers[host]
+        facts = self.merged.line_facts[host] if host < len(self.merged.line_facts) else None
+        if facts is not None:
+            reader.adopt(facts)
+        return reader
 
     def reset(self) -> None:
         """Forget every index."""
@@ -342,6 +351,11 @@ class HostLines(LineReader):
             r.reset()
 
 
-def reader_for(reader: LineReader, index: int) -> LineReader:
-    """The reader holding partition `index`'s lines (itself for a single log)."""
-    return reader.for_part(index) if isinstance(reader, HostLines) else reader
+def reader_for(reader: LineReader, index: int, model: LogModel | None = None) -> LineReader:
+    """The reader holding partition `index`'s lines (itself for a single log), told what the
+    core noted of those lines (`model`'s, a single log's; a host's, held by HostLines)."""
+    if isinstance(reader, HostLines):
+        return reader.for_part(index)
+    if model is not None and model.line_facts is not None:
+        reader.adopt(model.line_facts)
+    return reader

@@ -2,7 +2,10 @@
 
 A sparse index (the byte offset and line number at the start of every block) is built
 once, on first use, and extended as the file grows; finding a line then reads one block.
-The log is only ever opened for reading.
+The core's index of the same log (parsers/linefacts.py), made as it read the log, is taken
+instead of reading from the start, once the file's bytes where the core stopped are those
+it read (a file replaced or truncated since is read as before). The log is only ever
+opened for reading.
 """
 
 from __future__ import annotations
@@ -10,9 +13,12 @@ from __future__ import annotations
 import bisect
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from parsers.regular import open_regular
+
+if TYPE_CHECKING:
+    from parsers.linefacts import LineFacts, LineStarts
 
 BLOCK_BYTES = 1 << 20
 
@@ -38,16 +44,45 @@ class LineReader:
         data: the log bytes when there is no file (the built-in demo).
     """
 
-    def __init__(self, path: Path | None = None, data: bytes | None = None) -> None:
+    def __init__(
+        self, path: Path | None = None, data: bytes | None = None, facts: LineFacts | None = None
+    ) -> None:
         self.path = path
         self.data = data
         self._offsets: list[int] = [0]  # byte offset where block k starts (a line start)
         self._first_line: list[int] = [1]  # the line number at that offset
         self._indexed_to = 0  # bytes indexed so far (always at a line start)
+        # what the core noted of the log's lines, and the line starts last weighed for use
+        self.facts = facts
+        self._weighed: LineStarts | None = None
+
+    def adopt(self, facts: LineFacts) -> None:
+        """What the core noted of this log's lines as it read it (a newer model's). Its line
+        starts are weighed at the next `lines`: taken only if the file still holds the bytes
+        the core read."""
+        self.facts = facts
 
     def reset(self) -> None:
-        """The file was truncated or replaced: forget the index."""
+        """The file was truncated or replaced: forget the index (the core's is weighed
+        again: it may be of the new file)."""
         self._offsets, self._first_line, self._indexed_to = [0], [1], 0
+        self._weighed = None
+
+    def _take_core_index(self) -> None:
+        """Start from the core's line starts when they reach past this index, and the file's
+        bytes before where the core stopped reading are the last it read."""
+        starts = self.facts.starts if self.facts is not None else None
+        if starts is None or starts is self._weighed:
+            return
+        self._weighed = starts
+        if starts.lines[-1] <= self._first_line[-1]:
+            return  # this index reaches as far
+        n = len(starts.signature)
+        if self._read(starts.bytes_read - n, n) != starts.signature:
+            return  # another file now, or rewritten: its own lines are counted
+        self._offsets = list(starts.offsets)
+        self._first_line = list(starts.lines)
+        self._indexed_to = starts.offsets[-1]
 
     def _read(self, offset: int, size: int) -> bytes:
         if self.data is not None:
@@ -93,6 +128,7 @@ class LineReader:
         first = max(first, 1)
         if last < first:
             return []
+        self._take_core_index()
         self._extend_index(last)
         k = bisect.bisect_right(self._first_line, first) - 1
         offset, line_no = self._offsets[k], self._first_line[k]

@@ -160,7 +160,7 @@ def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
     ):
         text.append(f"{title} (line {line_no})\n", style="bold underline")
         try:
-            rows = reader_for(reader, gap.before.index).lines(
+            rows = reader_for(reader, gap.before.index, model).lines(
                 line_no - RAW_CONTEXT, line_no + RAW_CONTEXT, limit=RAW_SHOW_BYTES
             )
         except OSError as exc:
