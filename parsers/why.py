@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from parsers.hosts import reader_for
 from parsers.model import Gap, LogModel, Phase
-from parsers.rawlines import BLOCK_BYTES, LineReader
+from parsers.rawlines import LineReader
 
 PHASE_WORDS = {
     Phase.PRE_LOCK: "pre-lock",
@@ -24,10 +22,7 @@ PHASE_WORDS = {
     Phase.IN_FLIGHT: "in a running prove",
     Phase.FAILED: "in a failed prove",
 }
-_CPU = re.compile(rb"(prep_msm_ms|b_g2_msm_ms)=(\d+)")
-# the core's cap on a line (MAX_LINE_BYTES): a longer one is skipped, never held
-LONGEST_LINE_BYTES = 1 << 20
-MAX_LINES = 20_000  # a gap's neighbourhood read for its CPU lines is never longer than this
+MAX_LINES = 20_000  # a gap's neighbourhood searched for its CPU lines is never longer than this
 SLOW = 1.25  # a CPU figure this many times its run median is called slow
 STATES_SHOWN = 8  # workers named one by one in a gap's why; the others are counted
 
@@ -167,85 +162,25 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
     return tuple(out)
 
 
-_medians: weakref.WeakKeyDictionary[LineReader, tuple[int, float | None, float | None]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def cpu_medians(reader: LineReader) -> tuple[float | None, float | None]:
-    """The run's median prep_msm_ms and b_g2_msm_ms, read from every line once (cached)."""
-    size = len(reader.data) if reader.data is not None else _size(reader)
-    cached = _medians.get(reader)
-    # a growing log is read again only once it has grown by a quarter
-    if cached is not None and size <= cached[0] * 1.25:
-        return cached[1], cached[2]
-    prep: list[int] = []
-    b_g2: list[int] = []
-    tail = b""
-    skipping = False  # inside a line longer than LONGEST_LINE_BYTES: to its newline
-    for block in _blocks(reader):
-        if skipping:
-            newline = block.find(b"\n")
-            if newline < 0:
-                continue
-            block, skipping = block[newline + 1 :], False
-        chunk = tail + block
-        cut = chunk.rfind(b"\n") + 1
-        for key, value in _CPU.findall(chunk[:cut]):
-            (prep if key == b"prep_msm_ms" else b_g2).append(int(value))
-        tail = chunk[cut:]
-        if len(tail) > LONGEST_LINE_BYTES:
-            # no daemon line (a hole of NULs that copytruncate left): held, it would be
-            # copied again with every block
-            tail, skipping = b"", True
-    result = (
-        float(np.median(prep)) if prep else None,
-        float(np.median(b_g2)) if b_g2 else None,
-    )
-    _medians[reader] = (max(size, 1), *result)
-    return result
-
-
-def _size(reader: LineReader) -> int:
-    try:
-        return reader.path.stat().st_size if reader.path is not None else 0
-    except OSError:
-        return 0
-
-
-def _blocks(reader: LineReader) -> Iterator[bytes]:
-    """The whole log, a few MB at a time (held in memory for the demo)."""
-    if reader.data is not None:
-        yield reader.data
-        return
-    if reader.path is None:
-        return
-    with reader.path.open("rb") as fh:
-        while block := fh.read(BLOCK_BYTES * 4):
-            yield block
-
-
 def cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:
     """The prep_msm / b_g2_msm lines printed from the GPU_START of the partition before the
-    gap to the GPU_END of the one after: a reading of nearby lines, not an attribution."""
+    gap to the GPU_END of the one after: a reading of nearby lines, not an attribution.
+
+    The figures are those the core noted as it read the log (parsers/linefacts.py): the log
+    is not read again. None when the core's figures of the log are not at hand.
+    """
     t = model.parts
     b, a = gap.before.index, gap.after.index
     first, last = int(t.start_line[b]), int(t.end_line[a])
     if first <= 0 or last < first:
         return None
     last = min(last, first + MAX_LINES)
-    own = reader_for(reader, b)
-    try:
-        rows = own.lines(first, last)
-        prep_med, b_g2_med = cpu_medians(own)
-    except OSError:
+    facts = reader_for(reader, b, model).facts
+    if facts is None:
         return None
-    prep: list[int] = []
-    b_g2: list[int] = []
-    for _, raw, _ in rows:
-        for key, value in _CPU.findall(raw):
-            (prep if key == b"prep_msm_ms" else b_g2).append(int(value))
-    return CpuPath(tuple(prep), tuple(b_g2), prep_med, b_g2_med, first, last)
+    prep, b_g2 = facts.cpu.between(first, last)
+    prep_med, b_g2_med = facts.cpu.medians()
+    return CpuPath(prep, b_g2, prep_med, b_g2_med, first, last)
 
 
 def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapWhy:

@@ -23,7 +23,7 @@ from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import read_log
 from parsers.simulate import SimConfig, random_config
-from parsers.why import cpu_medians, gap_why, synthesis_during, worker_states
+from parsers.why import gap_why, synthesis_during, worker_states
 from tui import cli
 from tui.app import make_app
 from tui.beyond import export_visible
@@ -258,7 +258,8 @@ def test_worker_states_and_the_cpu_lines_near_a_gap() -> None:
     reader = LineReader(path=path)
     text = path.read_bytes()
     prep_all = [int(x) for x in re.findall(rb"prep_msm_ms=(\d+)", text)]
-    assert cpu_medians(reader)[0] == float(np.median(prep_all))
+    assert model.line_facts is not None
+    assert model.line_facts.cpu.medians()[0] == float(np.median(prep_all))
     lines = text.split(b"\n")
     for gap in model.gaps:
         why = gap_why(model, gap, reader)

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from conftest import SAMPLES
 
-from parsers.rawlines import LineReader
-from parsers.why import cpu_medians
+from parsers.report import read_log
 from tui.replay import timed_lines
 
 HOLE_BYTES = 48 << 20
@@ -39,14 +38,20 @@ def peak_bytes(action: Callable[[], object]) -> tuple[object, int]:
         tracemalloc.stop()
 
 
-def test_cpu_medians_read_past_a_hole_in_bounded_memory(tmp_path: Path) -> None:
+def test_the_cpu_figures_behind_a_hole_are_the_log_s(tmp_path: Path) -> None:
     sample = SAMPLES / "p9-c6.log"
     path = hole_then(sample, tmp_path)
     assert os.stat(path).st_size > HOLE_BYTES
-    medians, peak = peak_bytes(lambda: cpu_medians(LineReader(path=path)))
-    assert medians == cpu_medians(LineReader(path=sample))
-    assert medians[0] is not None
-    assert peak < BOUND_BYTES
+    behind, alone = read_log(path).line_facts, read_log(sample).line_facts
+    assert behind is not None and alone is not None
+    # the hole and the sample's first line are one over-long line, skipped: the line
+    # numbers stay the sample's, and its first line holds no CPU figure
+    assert not sample.read_bytes().split(b"\n", 1)[0].count(b"_msm_ms=")
+    assert behind.cpu.medians() == alone.cpu.medians() != (None, None)
+    assert behind.cpu.line.tolist() == alone.cpu.line.tolist()
+    assert behind.cpu.value.tolist() == alone.cpu.value.tolist()
+    # the line index holds the hole's one line, then the sample's lines at their offsets
+    assert behind.starts.lines[:1] == (1,) and behind.starts.lines[1] == 2
 
 
 def test_replay_reads_past_a_hole_in_bounded_memory(tmp_path: Path) -> None:
