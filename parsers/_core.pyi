@@ -125,3 +125,22 @@ def proof_rows_json(
     jobs: Sequence[str],
     kinds: Sequence[str],
 ) -> str: ...
+
+# the export's rows as text (core/src/rowtext.rs)
+class RowWriter:
+    """Rows of columns as text, each kind of row from its template."""
+
+    def __init__(
+        self,
+        templates: Sequence[tuple[Sequence[tuple[bytes, int, int]], bytes]],
+        blob: bytes,
+        ends: npt.NDArray[np.int64],
+        null: bytes,
+    ) -> None: ...
+    def rows(
+        self,
+        kind: npt.NDArray[np.uint8],
+        ints: Sequence[npt.NDArray[np.int64]],
+        floats: Sequence[npt.NDArray[np.float64]],
+        separator: bytes,
+    ) -> bytes: ...

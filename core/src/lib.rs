@@ -13,6 +13,7 @@ pub mod lines;
 pub mod mirror;
 pub mod packing;
 pub mod reader;
+pub mod rowtext;
 pub mod segments;
 pub mod sums;
 pub mod text;
@@ -830,6 +831,7 @@ mod python {
         m.add_function(wrap_pyfunction!(gap_rows_json, m)?)?;
         m.add_function(wrap_pyfunction!(worker_sums, m)?)?;
         m.add_function(wrap_pyfunction!(busy_split, m)?)?;
+        m.add_class::<crate::rowtext::python::RowWriter>()?;
         Ok(())
     }
 }
