@@ -1,377 +1,126 @@
-"""Export the model: Trace Event Format JSON (Perfetto, chrome://tracing) and CSV tables."""
+"""Export the model: Trace Event Format JSON (Perfetto, chrome://tracing) and CSV tables.
+
+Each track's events are columns (parsers/trace_tracks.py) written a chunk at a time by the
+core, never one Python object per event.
+"""
 
 from __future__ import annotations
 
-import csv
-import heapq
-import itertools
 import json
 import math
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
-from parsers.analysis import first_free_rows, groups_of
-from parsers.breakdown import BUSY_KEYS, busy_split_ms, whole_run
-from parsers.model import (
-    PHASE_KEYS,
-    PHASE_NAMES,
-    Breakdown,
-    GpuStats,
-    Lane,
-    LogModel,
-    Phase,
-    Proof,
+from parsers import _core
+from parsers.breakdown import busy_split_ms, whole_run
+from parsers.export_csv import CSV_FILES, check_csv_targets, csv_text, write_csv
+from parsers.model import Breakdown, LogModel
+from parsers.trace_tracks import (
+    A0,
+    ARGS,
+    CATEGORIES,
+    COUNTER,
+    DUR,
+    NAME,
+    PID,
+    TID,
+    TS,
+    VALUE,
+    Process,
+    TraceTracks,
+    Track,
 )
-from parsers.sanitize import visible
-from parsers.writing import OutputBatch, atomic_output, check_folder, check_target
+from parsers.writing import atomic_output
 
-BUSY_TID = 0  # each GPU's busy track: busy blocks and gaps
+__all__ = [
+    "CSV_FILES",
+    "busy_splits",
+    "check_csv_targets",
+    "csv_text",
+    "trace_document",
+    "trace_events",
+    "write_csv",
+    "write_trace",
+]
 
-
-def _us(ms: float) -> int:
-    """Milliseconds to whole microseconds (one rounding per instant keeps tracks nested)."""
-    return round(ms * 1000)
-
-
-def _rank(model: LogModel) -> list[int]:
-    return [int(r) for r in model.gaps.ranks().tolist()]
-
-
-class _Clip:
-    """The exported range: events overlapping [t0, t1), cut to it."""
-
-    def __init__(self, t0: float, t1: float) -> None:
-        self.t0, self.t1 = t0, t1
-
-    def span(self, s: float, e: float) -> tuple[int, int] | None:
-        s, e = max(s, self.t0), min(e, self.t1)
-        if e < s or (e == s and not (self.t0 <= s < self.t1)):
-            return None
-        return _us(s), _us(e)
+CHUNK_ROWS = 65_536  # events formatted at a time
 
 
-def _x(
-    name: str, cat: str, pid: int, tid: int, ts: int, end: int, args: dict[str, Any]
-) -> dict[str, Any]:
-    return {
-        "name": name,
-        "cat": cat,
-        "ph": "X",
-        "ts": ts,
-        "dur": end - ts,
-        "pid": pid,
-        "tid": tid,
-        "args": args,
-    }
+def _meta_events(processes: Sequence[Process]) -> Iterator[dict[str, Any]]:
+    """Every process's name and place (in pid order), every track's name."""
+    for p in processes:
+        yield {"name": "process_name", "ph": "M", "pid": p.pid, "tid": 0, "args": {"name": p.name}}
+        yield {
+            "name": "process_sort_index",
+            "ph": "M",
+            "pid": p.pid,
+            "tid": 0,
+            "args": {"sort_index": p.pid},
+        }
+        for tid, name in p.threads:
+            yield {
+                "name": "thread_name",
+                "ph": "M",
+                "pid": p.pid,
+                "tid": tid,
+                "args": {"name": name},
+            }
 
 
-def _meta(kind: str, pid: int, tid: int, name: str) -> dict[str, Any]:
-    return {"name": kind, "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}}
-
-
-def _process(pid: int, name: str) -> Iterator[dict[str, Any]]:
-    """A track group's name, and its place: in pid order."""
-    yield _meta("process_name", pid, 0, name)
-    yield {
-        "name": "process_sort_index",
-        "ph": "M",
-        "pid": pid,
-        "tid": 0,
-        "args": {"sort_index": pid},
-    }
-
-
-def _counter(name: str, pid: int, ts: int, key: str, value: float) -> dict[str, Any]:
-    return {"name": name, "ph": "C", "ts": ts, "pid": pid, "tid": 0, "args": {key: value}}
-
-
-def _slots(starts: np.ndarray, ends: np.ndarray) -> list[int]:
-    """Give each interval the first track free at its start (overlaps go to new tracks)."""
-    order = np.lexsort((ends, starts))
-    rows = first_free_rows(starts[order].astype(float), ends[order].astype(float)).tolist()
-    slot = [0] * len(starts)
-    for i, row in zip(order.tolist(), rows, strict=True):
-        slot[i] = row
-    return slot
-
-
-def _step_counter(
-    name: str, pid: int, key: str, times: np.ndarray, values: np.ndarray, clip: _Clip
-) -> Iterator[dict[str, Any]]:
-    """A step function as counter events: the value at the range's start, then each change."""
-    if len(times) == 0:
-        return
-    k = int(np.searchsorted(times, clip.t0, side="right")) - 1
-    if k >= 0 and math.isfinite(clip.t0):
-        yield _counter(name, pid, _us(clip.t0), key, float(values[k]))
-    for t, v in zip(times.tolist(), values.tolist(), strict=True):
-        if clip.t0 <= t < clip.t1 or (t == clip.t1 and not math.isfinite(clip.t0)):
-            yield _counter(name, pid, _us(t), key, float(v))
-
-
-def _changes(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """How many intervals are open, as (times, values) at each change."""
-    if len(starts) == 0:
-        return np.zeros(0), np.zeros(0)
-    t = np.concatenate((starts, ends))
-    d = np.concatenate((np.ones(len(starts)), -np.ones(len(ends))))
-    order = np.lexsort((d, t))
-    t, v = t[order], np.cumsum(d[order])
-    last = np.append(t[1:] != t[:-1], True)  # one value per instant: the last one
-    return t[last], v[last]
+def _event_dicts(track: Track, names: list[str]) -> Iterator[dict[str, Any]]:
+    ints = [c.tolist() for c in track.ints]
+    values = track.floats[VALUE].tolist()
+    for r, kind in enumerate(track.kind.tolist()):
+        name = names[ints[NAME][r]]
+        if kind == COUNTER:
+            yield {
+                "name": name,
+                "ph": "C",
+                "ts": ints[TS][r],
+                "pid": ints[PID][r],
+                "tid": ints[TID][r],
+                "args": {names[ints[A0][r]]: float(values[r])},
+            }
+            continue
+        args: dict[str, Any] = {}
+        for key, column, how in ARGS[kind]:
+            v = ints[column][r]
+            args[key] = (
+                None
+                if how in (1, 2) and v < 0
+                else names[v]
+                if how == 2
+                else bool(v)
+                if how == 3
+                else v
+            )
+        yield {
+            "name": name,
+            "cat": CATEGORIES[kind],
+            "ph": "X",
+            "ts": ints[TS][r],
+            "dur": ints[DUR][r],
+            "pid": ints[PID][r],
+            "tid": ints[TID][r],
+            "args": args,
+        }
 
 
 def trace_events(
     model: LogModel, t0: float = -math.inf, t1: float = math.inf
 ) -> Iterator[dict[str, Any]]:
-    """The model as Trace Event Format events (times in µs on the log's ms clock), made one
-    at a time: every metadata event first, then each track's events (by process, then
-    thread) by start, the longer first at one instant.
-
-    Each track's events are made in start order (a lane's segments never overlap; busy
-    blocks, gaps and counter changes are each sorted; synthesis and proof rows are sorted
-    first), so only the events of one instant are held at once, never the whole trace.
-    """
-    clip = _Clip(t0, t1)
-    t = model.parts
-    ranks = _rank(model)
-    done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
-    lanes = _lanes_by_gpu(model)
-    gaps_of = _gaps_by_gpu(model)
-    rows_of = dict(groups_of(t.gpu, np.flatnonzero(done)))
-    synth = _synthesis_rows(model, clip)
-    proofs = _proof_rows(model, clip)
-    n_gpus = len(model.gpus)
-    # the metadata: every process's name and place, every track's name
-    for n, g in enumerate(model.gpus):
-        pid = n + 1
-        yield from _process(pid, model.gpu_label(g.gpu))
-        yield _meta("thread_name", pid, BUSY_TID, "busy")
-        for tid, lane in enumerate(lanes.get(g.gpu, ()), BUSY_TID + 1):
-            name = f"w{lane.worker}" + (f"'{lane.sub_row}" if lane.sub_row else "")
-            yield _meta("thread_name", pid, tid, name)
-    yield from _process(n_gpus + 1, "synthesis")
-    for k in range(synth.slots):
-        yield _meta("thread_name", n_gpus + 1, k + 1, f"slot {k + 1}")
-    yield from _process(n_gpus + 2, "proofs")
-    for k in range(proofs.slots):
-        yield _meta("thread_name", n_gpus + 2, k + 1, f"row {k + 1}")
-    # the tracks
-    for n, g in enumerate(model.gpus):
-        pid = n + 1
-        mine = rows_of.get(g.gpu, _NO_ROWS)
-        busy_track = heapq.merge(
-            _busy_events(g, pid, clip),
-            _gap_events(model, gaps_of.get(g.gpu, _NO_ROWS), ranks, pid, clip),
-            _step_counter(
-                "intervals in flight",
-                pid,
-                "intervals",
-                *_changes(t.gpu_start[mine], t.gpu_end[mine]),
-                clip,
-            ),
-            _step_counter(
-                "kernels running", pid, "kernel", *_changes(g.kernel.starts, g.kernel.ends), clip
-            ),
-            key=_start,
-        )
-        yield from _by_start(busy_track)
-        for tid, lane in enumerate(lanes.get(g.gpu, ()), BUSY_TID + 1):
-            yield from _by_start(_lane_events(model, lane.partition, lane, pid, tid, done, clip))
-    yield from _by_start(_synthesis_counter(model, n_gpus + 1, clip))
-    yield from _by_start(_synthesis_events(model, synth, n_gpus + 1, clip))
-    yield from _by_start(_proof_events(proofs, n_gpus + 2, clip))
-
-
-_NO_ROWS = np.zeros(0, dtype=np.int64)
-
-
-def _start(event: dict[str, Any]) -> int:
-    return int(event["ts"])
-
-
-def _by_start(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Events made track by track, each track in start order, with those of one instant of
-    one track put longer first (as a stable sort by (start, -duration) would put them)."""
-    same: list[dict[str, Any]] = []
-    for e in events:
-        if same and (e["ts"], e["tid"]) != (same[0]["ts"], same[0]["tid"]):
-            same.sort(key=_longer_first)
-            yield from same
-            same.clear()
-        same.append(e)
-    same.sort(key=_longer_first)
-    yield from same
-
-
-def _longer_first(event: dict[str, Any]) -> int:
-    return -int(event.get("dur", 0))
-
-
-def _lanes_by_gpu(model: LogModel) -> dict[int, list[Lane]]:
-    out: dict[int, list[Lane]] = {}
-    for lane in model.lanes:
-        out.setdefault(lane.gpu, []).append(lane)
-    return out
-
-
-def _gaps_by_gpu(model: LogModel) -> dict[int, np.ndarray]:
-    """Each GPU's gaps (indices into model.gaps, by start)."""
-    gpus = model.gaps.gpu
-    return dict(groups_of(gpus, np.arange(len(gpus), dtype=np.int64)))
-
-
-def _busy_events(g: GpuStats, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
-    for s, e in zip(g.busy.starts.tolist(), g.busy.ends.tolist(), strict=True):
-        if (c := clip.span(s, e)) is not None:
-            yield _x("busy", "busy", pid, BUSY_TID, *c, {})
-
-
-def _gap_events(
-    model: LogModel, idx: np.ndarray, ranks: list[int], pid: int, clip: _Clip
-) -> Iterator[dict[str, Any]]:
-    for i in idx.tolist():
-        gap = model.gaps[i]
-        if (c := clip.span(gap.start, gap.end)) is None:
-            continue
-        args = {
-            "rank": ranks[i],
-            "duration_ms": gap.duration_ms,
-            "cause": gap.cause,
-            "crosses_proof_boundary": gap.crosses_proof_boundary,
-            "before": f"{gap.before.job} w{gap.before.worker} p{gap.before.partition}",
-            "after": f"{gap.after.job} w{gap.after.worker} p{gap.after.partition}",
-        }
-        yield _x(f"gap #{ranks[i]}", "gap", pid, BUSY_TID, *c, args)
-
-
-def _lane_events(
-    model: LogModel,
-    members: np.ndarray,
-    lane: Any,
-    pid: int,
-    tid: int,
-    done: np.ndarray,
-    clip: _Clip,
-) -> Iterator[dict[str, Any]]:
-    """Per interval on the lane: its span, and inside it one event per phase segment."""
-    t = model.parts
-    if len(members) == 0:
-        return
-    cut = np.flatnonzero(np.diff(members)) + 1
-    bounds = [0, *cut.tolist(), len(members)]
-    for a, b in itertools.pairwise(bounds):
-        i = int(members[a])
-        part = int(t.partition[i])
-        job = t.job_of(i)
-        args: dict[str, Any] = {
-            "job": job,
-            "partition": None if part < 0 else part,
-            "worker": int(t.worker[i]),
-        }
-        state = "" if done[i] else " (failed)" if t.failed[i] else " (running)"
-        whole = clip.span(float(lane.starts[a]), float(lane.ends[b - 1]))
-        if whole is None:
-            continue
-        label = job if part < 0 else f"{job} p{part}"
-        yield _x(label + state, "interval", pid, tid, *whole, args)
-        for k in range(a, b):
-            c = clip.span(float(lane.starts[k]), float(lane.ends[k]))
-            if c is None or c[1] == c[0]:
-                continue
-            name = PHASE_NAMES[Phase(int(lane.phases[k]))]
-            # only completed intervals count in the kernel figures: others say so by name
-            yield _x(
-                name + state, "phase", pid, tid, *c, {"job": job, "partition": args["partition"]}
-            )
-
-
-@dataclass(frozen=True, slots=True)
-class _Rows:
-    """The rows of a process of stacked tracks (synthesis slots, proof rows): how many
-    tracks, and each row's track and where it starts, by (track, start)."""
-
-    slots: int
-    order: np.ndarray  # row numbers (into what the process draws), by (track, start)
-    slot: np.ndarray  # each one's track (0-based), in that order
-
-
-def _stacked(starts: np.ndarray, ends: np.ndarray, clip: _Clip) -> _Rows:
-    slots = np.asarray(_slots(starts, ends), dtype=np.int64)
-    # the start each event will have (as _Clip.span rounds it), so that the rows of a track
-    # come in the order a stable sort by start keeps
-    ts = np.array([_us(max(float(s), clip.t0)) for s in starts.tolist()], dtype=np.int64)
-    order = np.lexsort((ts, slots))
-    return _Rows(int(slots.max()) + 1 if len(slots) else 0, order, slots[order])
-
-
-def _synthesis_rows(model: LogModel, clip: _Clip) -> _Rows:
-    t = model.parts
-    idx = np.flatnonzero(~np.isnan(t.synth_start) & ~np.isnan(t.synth_end))
-    rows = _stacked(t.synth_start[idx], t.synth_end[idx], clip)
-    return _Rows(rows.slots, idx[rows.order], rows.slot)
-
-
-def _synthesis_events(
-    model: LogModel, rows: _Rows, pid: int, clip: _Clip
-) -> Iterator[dict[str, Any]]:
-    t = model.parts
-    for i, slot in zip(rows.order.tolist(), rows.slot.tolist(), strict=True):
-        c = clip.span(float(t.synth_start[i]), float(t.synth_end[i]))
-        if c is None:
-            continue
-        part = int(t.partition[i])
-        job = t.job_of(i)
-        name = job if part < 0 else f"{job} p{part}"
-        args = {"job": job, "partition": None if part < 0 else part}
-        yield _x(name, "synthesis", pid, slot + 1, *c, args)
-
-
-def _synthesis_counter(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
-    yield from _step_counter(
-        "partitions in synthesis",
-        pid,
-        "partitions",
-        model.synth_times,
-        model.synth_counts.astype(np.float64),
-        clip,
-    )
-
-
-def _completed_proofs(model: LogModel) -> list[tuple[Proof, int, int]]:
-    return [
-        (p, p.first_synth_start, p.last_gpu_end)
-        for p in model.proofs
-        if p.completed and p.first_synth_start is not None and p.last_gpu_end is not None
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class _ProofRows:
-    slots: int
-    spans: list[tuple[Proof, int, int]]
-    rows: _Rows
-
-
-def _proof_rows(model: LogModel, clip: _Clip) -> _ProofRows:
-    spans = _completed_proofs(model)
-    starts = np.array([s for _, s, _ in spans], dtype=np.float64)
-    ends = np.array([e for _, _, e in spans], dtype=np.float64)
-    rows = _stacked(starts, ends, clip)
-    return _ProofRows(rows.slots, spans, rows)
-
-
-def _proof_events(proofs: _ProofRows, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
-    rows = proofs.rows
-    for k, slot in zip(rows.order.tolist(), rows.slot.tolist(), strict=True):
-        p, s, e = proofs.spans[k]
-        if (c := clip.span(float(s), float(e))) is not None:
-            args = {"job": p.job, "kind": p.kind, "partitions": p.partitions}
-            yield _x(p.job, "proof", pid, slot + 1, *c, args)
+    """The model as Trace Event Format events (times in µs on the log's ms clock), one dict
+    each: every metadata event first, then each track's events (by process, then thread)
+    by start, the longer first at one instant. For a few events (a test, a small window):
+    the files are written from the columns."""
+    tracks = TraceTracks(model, t0, t1)
+    yield from _meta_events(tracks.processes)
+    for track in tracks.tracks():
+        yield from _event_dicts(track, tracks.names.items)
 
 
 def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf) -> dict[str, Any]:
@@ -403,8 +152,61 @@ def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
     }
 
 
-# events encoded and written at a time (a few thousand: one call each, never the whole trace)
-EVENTS_PER_WRITE = 1024
+def string_table(texts: Sequence[str], encode: Any) -> tuple[bytes, np.ndarray]:
+    """`texts` each encoded (str -> bytes), as one buffer and where each one ends."""
+    pieces = [encode(s) for s in texts]
+    ends = np.cumsum(np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces)))
+    return b"".join(pieces), ends
+
+
+def _json_templates() -> list[tuple[list[tuple[bytes, int, int]], bytes]]:
+    """Each kind's event as the core fills it (its value codes: below)."""
+    out = []
+    for kind, cat in enumerate(CATEGORIES):
+        fields: list[tuple[bytes, int, int]] = [(b'{"name":', _STR, NAME)]
+        if kind == COUNTER:
+            fields += [(b',"ph":"C","ts":', _INT, TS), (b',"pid":', _INT, PID)]
+            fields += [
+                (b',"tid":', _INT, TID),
+                (b',"args":{', _STR, A0),
+                (b":", _JSON_FLOAT, VALUE),
+            ]
+            out.append((fields, b"}}"))
+            continue
+        head = f',"cat":{json.dumps(cat)},"ph":"X","ts":'.encode()
+        fields += [(head, _INT, TS), (b',"dur":', _INT, DUR), (b',"pid":', _INT, PID)]
+        fields.append((b',"tid":', _INT, TID))
+        lead = b',"args":{'
+        for j, (key, column, how) in enumerate(ARGS[kind]):
+            fields.append(
+                ((lead if j == 0 else b",") + json.dumps(key).encode() + b":", how, column)
+            )
+        out.append((fields, (b"" if ARGS[kind] else lead) + b"}}"))
+    return out
+
+
+# the core's value codes (core/src/rowtext.rs Value::from_code); INT..BOOL are also
+# trace_tracks' argument kinds
+_INT, _OPT_INT, _STR, _BOOL, _JSON_FLOAT, _CSV_FLOAT, _ROUND3 = range(7)
+
+
+def _write_json(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
+    """Write the JSON document; returns (events, bytes)."""
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    blob, ends = string_table(tracks.names.items, lambda s: encode_basestring_ascii(s).encode())
+    writer = _core.RowWriter(_json_templates(), blob, ends, b"null")
+    head = '{"traceEvents":[' + encode(list(_meta_events(tracks.processes)))[1:-1]
+    written = fh.write(head.encode())
+    count = sum(1 for _ in _meta_events(tracks.processes))
+    for track in tracks.tracks():
+        for lo in range(0, len(track), CHUNK_ROWS):
+            part = track.take(slice(lo, lo + CHUNK_ROWS))
+            text = writer.rows(part.kind, list(part.ints), list(part.floats), b",")
+            written += fh.write(b"," + text if count else text)
+            count += len(part)
+    tail = '],"displayTimeUnit":"ms","otherData":' + encode(_other_data(tracks.model)) + "}\n"
+    written += fh.write(tail.encode())
+    return count, written
 
 
 def write_trace(
@@ -415,215 +217,13 @@ def write_trace(
     inputs: Sequence[Path] = (),
     exclusive: bool = False,
 ) -> int:
-    """Write the trace to `path` as its events are made (the document `trace_document`
-    gives, byte for byte as json.dump writes it): whole or not at all, never over one of
-    `inputs` (`exclusive`: only as a new file).
+    """Write the trace of [t0, t1) to `path` as the JSON document `trace_document` gives
+    (byte for byte as json.dump writes it), a chunk of events at a time: whole or not at
+    all, never over one of `inputs` (`exclusive`: only as a new file).
 
     Returns:
         How many events it holds.
     """
-    encode = json.JSONEncoder(separators=(",", ":")).encode
-    count = 0
-    with atomic_output(path, inputs, exclusive=exclusive) as fh:
-        fh.write('{"traceEvents":[')
-        piece: list[dict[str, Any]] = []
-        for event in trace_events(model, t0, t1):
-            piece.append(event)
-            count += 1
-            if len(piece) == EVENTS_PER_WRITE:
-                # a list's JSON, its brackets off: the events as json.dump joins them
-                fh.write(("," if count > len(piece) else "") + encode(piece)[1:-1])
-                piece.clear()
-        if piece:
-            fh.write(("," if count > len(piece) else "") + encode(piece)[1:-1])
-        fh.write('],"displayTimeUnit":"ms","otherData":')
-        fh.write(encode(_other_data(model)))
-        fh.write("}\n")
-    return count
-
-
-def _num(x: float) -> float | str:
-    return "" if x != x else x
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_text(text: str) -> str:
-    """A text cell safe to open in a spreadsheet and to `cat`: controls made visible, and a
-    cell a spreadsheet would take for a formula (OWASP: one starting with = + - @, a tab or
-    a carriage return) led by an apostrophe, which spreadsheets show as text."""
-    text = visible(text)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
-CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv", "busy_split.csv")
-CSV_ROWS = 65_536  # rows made at a time: their columns read as lists, a slice at a time
-
-
-def _gpu_cell(model: LogModel, gpu: int) -> str:
-    return "" if gpu < 0 else csv_text(model.gpu_label(gpu))
-
-
-def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) -> list[list[Any]]:
-    """intervals.csv's rows of records lo..hi."""
-    t = model.parts
-    a, b = int(t.seg_offsets[lo]), int(t.seg_offsets[hi])
-    # per record, its segments' length per phase (summed in segment order, as one
-    # bincount per record would)
-    row = np.repeat(np.arange(hi - lo), np.diff(t.seg_offsets[lo : hi + 1]))
-    flat = row * len(Phase) + t.seg_phase[a:b].astype(np.int64)
-    lengths = t.seg_end[a:b] - t.seg_start[a:b]
-    sums = np.bincount(flat, weights=lengths, minlength=(hi - lo) * len(Phase))
-    phases = sums.reshape(hi - lo, len(Phase))[:, : len(PHASE_KEYS)].tolist()
-    part, kind, worker, gpu = (
-        getattr(t, name)[lo:hi].tolist() for name in ("partition", "kind", "worker", "gpu")
-    )
-    stamps = [getattr(t, name)[lo:hi].tolist() for name in times]
-    failed = t.failed[lo:hi].tolist()
-    lock, unlock = t.lock_acquired[lo:hi].tolist(), t.unlock[lo:hi].tolist()
-    first, last = t.start_line[lo:hi].tolist(), t.end_line[lo:hi].tolist()
-    rows = []
-    for j in range(hi - lo):
-        i = lo + j
-        rows.append(
-            [
-                i,
-                csv_text(t.job_of(i)),
-                "" if part[j] < 0 else part[j],
-                csv_text(t.kinds[kind[j]]) if kind[j] >= 0 else "",
-                "" if worker[j] < 0 else worker[j],
-                _gpu_cell(model, gpu[j]),
-                *(_num(column[j]) for column in stamps),
-                int(bool(failed[j])),
-                _num(lock[j]),
-                _num(unlock[j]),
-                first[j],
-                last[j],
-                *(round(x, 3) for x in phases[j]),
-            ]
-        )
-    return rows
-
-
-def _phase_rows(model: LogModel, part: np.ndarray, lo: int, hi: int) -> list[list[Any]]:
-    """phases.csv's rows of segments lo..hi (`part`: each segment's record)."""
-    t = model.parts
-    rec = part[lo:hi]
-    records = rec.tolist()
-    partition, worker, gpu = (
-        getattr(t, name)[rec].tolist() for name in ("partition", "worker", "gpu")
-    )
-    phase = t.seg_phase[lo:hi].tolist()
-    starts, ends = t.seg_start[lo:hi].tolist(), t.seg_end[lo:hi].tolist()
-    return [
-        [
-            i,
-            csv_text(t.job_of(i)),
-            "" if partition[j] < 0 else partition[j],
-            "" if worker[j] < 0 else worker[j],
-            _gpu_cell(model, gpu[j]),
-            PHASE_NAMES[Phase(phase[j])],
-            starts[j],
-            ends[j],
-            round(ends[j] - starts[j], 3),
-        ]
-        for j, i in enumerate(records)
-    ]
-
-
-def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
-    """The CSV files `write_csv` would write in `folder`, each checked as a target.
-
-    Raises:
-        WriteRefused: `folder` is not a folder, or one of its files is an input or not a
-            regular file.
-    """
-    check_folder(folder)
-    out = [folder / name for name in CSV_FILES]
-    for path in out:
-        check_target(path, inputs)
-    return out
-
-
-def write_csv(model: LogModel, folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
-    """Write intervals, phase segments, gaps, proofs and the busy split as CSV files in
-    `folder` (all of them whole or none; every target is checked against `inputs` before
-    anything is written)."""
-    out = check_csv_targets(folder, inputs)
-    folder.mkdir(parents=True, exist_ok=True)
-    with OutputBatch(inputs) as batch:
-        _write_csv_files(model, out, batch)
-    return out
-
-
-def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> None:
-    t = model.parts
-    with batch.open(out[0]) as fh:
-        w = csv.writer(fh)
-        times = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
-        w.writerow(
-            [
-                *("index", "job", "partition", "kind", "worker", "gpu", *times, "failed"),
-                *("lock_acquired", "unlock", "start_line", "end_line"),
-                *(f"{k}_ms" for k in PHASE_KEYS),
-            ]
-        )
-        for lo in range(0, len(t), CSV_ROWS):
-            w.writerows(_interval_rows(model, lo, min(lo + CSV_ROWS, len(t)), times))
-    with batch.open(out[1]) as fh:
-        w = csv.writer(fh)
-        w.writerow(["index", "job", "partition", "worker", "gpu", "phase", "start", "end", "ms"])
-        part = np.repeat(np.arange(len(t)), np.diff(t.seg_offsets))
-        for lo in range(0, len(part), CSV_ROWS):
-            w.writerows(_phase_rows(model, part, lo, min(lo + CSV_ROWS, len(part))))
-    ranks = _rank(model)
-    with batch.open(out[2]) as fh:
-        w = csv.writer(fh)
-        w.writerow(
-            [
-                *("rank", "gpu", "start", "end", "ms", "cause", "crosses_proof_boundary"),
-                *("before_job", "before_worker", "before_partition"),
-                *("after_job", "after_worker", "after_partition", "after_queued"),
-            ]
-        )
-        for gap, rank in zip(model.gaps, ranks, strict=True):
-            w.writerow(
-                [
-                    rank,
-                    csv_text(model.gpu_label(gap.gpu)),
-                    gap.start,
-                    gap.end,
-                    gap.duration_ms,
-                    gap.cause or "",
-                    int(gap.crosses_proof_boundary),
-                    csv_text(gap.before.job),
-                    gap.before.worker,
-                    "" if gap.before.partition is None else gap.before.partition,
-                    csv_text(gap.after.job),
-                    gap.after.worker,
-                    "" if gap.after.partition is None else gap.after.partition,
-                    "" if gap.after_queued is None else gap.after_queued,
-                ]
-            )
-    with batch.open(out[3]) as fh:
-        w = csv.writer(fh)
-        w.writerow(["job", "kind", "partitions", "first_synth_start", "last_gpu_end", "completed"])
-        for p in model.proofs:
-            w.writerow(
-                [
-                    csv_text(p.job),
-                    csv_text(p.kind),
-                    p.partitions,
-                    "" if p.first_synth_start is None else p.first_synth_start,
-                    "" if p.last_gpu_end is None else p.last_gpu_end,
-                    int(p.completed),
-                ]
-            )
-    with batch.open(out[4]) as fh:
-        w = csv.writer(fh)
-        w.writerow(["gpu", "timeline_busy_ms", *(f"{k}_ms" for k in BUSY_KEYS)])
-        splits = busy_splits(model)
-        for g in model.gpus:
-            label = model.gpu_label(g.gpu)
-            w.writerow([csv_text(label), g.busy_ms, *splits[label].values()])
+    tracks = TraceTracks(model, t0, t1)
+    with atomic_output(path, inputs, binary=True, exclusive=exclusive) as fh:
+        return _write_json(tracks, fh)[0]

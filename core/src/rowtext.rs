@@ -29,7 +29,7 @@ pub enum Value {
 }
 
 impl Value {
-    /// The code Python gives for each (see parsers/rowtext.py).
+    /// The code Python gives for each (parsers/export.py and export_csv.py name them).
     pub fn from_code(code: u8) -> Option<Value> {
         Some(match code {
             0 => Value::Int,

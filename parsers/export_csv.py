@@ -1,0 +1,345 @@
+"""The model as CSV tables: intervals, phase segments, gaps, proofs and the busy split, their
+rows written from the model's columns a chunk at a time by the core (as Python's csv module
+writes them: the cells a spreadsheet and a shell can take, `\\r\\n` after each row).
+
+With a window [t0, t1), a table keeps the rows that overlap it, whole (a row is a record
+of the log, not a piece of the timeline: its times stay as the log gives them); the busy
+split is that of the window.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+import numpy.typing as npt
+
+from parsers import _core
+from parsers.breakdown import BUSY_KEYS, busy_breakdown, busy_split_ms
+from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
+from parsers.sanitize import visible
+from parsers.trace_tracks import Names
+from parsers.writing import OutputBatch, check_folder, check_target
+
+I64 = npt.NDArray[np.int64]
+CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv", "busy_split.csv")
+CSV_ROWS = 65_536  # rows formatted at a time
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# the core's value codes (core/src/rowtext.rs Value::from_code)
+INT, OPT_INT, STR, CSV_FLOAT, ROUND3, INT_OR_NONE = 0, 1, 2, 5, 6, 7
+NONE = np.iinfo(np.int64).min  # INT_OR_NONE's none
+
+
+def csv_text(text: str) -> str:
+    """A text cell safe to open in a spreadsheet and to `cat`: controls made visible, and a
+    cell a spreadsheet would take for a formula (OWASP: one starting with = + - @, a tab or
+    a carriage return) led by an apostrophe, which spreadsheets show as text."""
+    text = visible(text)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def quoted(cell: str) -> str:
+    """`cell` as csv's default dialect writes it: in quotes (its own doubled) when it holds
+    the delimiter, a quote or a line break."""
+    if any(c in cell for c in ',"\r\n'):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
+    """The CSV files `write_csv` would write in `folder`, each checked as a target.
+
+    Raises:
+        WriteRefused: `folder` is not a folder, or one of its files is an input or not a
+            regular file.
+    """
+    check_folder(folder)
+    out = [folder / name for name in CSV_FILES]
+    for path in out:
+        check_target(path, inputs)
+    return out
+
+
+def write_csv(
+    model: LogModel,
+    folder: Path,
+    inputs: Sequence[Path] = (),
+    t0: float = -math.inf,
+    t1: float = math.inf,
+) -> list[Path]:
+    """Write intervals, phase segments, gaps, proofs and the busy split as CSV files in
+    `folder` (all of them whole or none; every target is checked against `inputs` before
+    anything is written); with a window [t0, t1), the rows that overlap it."""
+    out = check_csv_targets(folder, inputs)
+    folder.mkdir(parents=True, exist_ok=True)
+    with OutputBatch(inputs) as batch:
+        tables = _Tables(model, t0, t1)
+        for path, write in zip(out, tables.writers(), strict=True):
+            with batch.open(path, binary=True) as fh:
+                write(fh)
+    return out
+
+
+def _overlap(s: np.ndarray, e: np.ndarray, t0: float, t1: float) -> npt.NDArray[np.bool_]:
+    """Which spans [s, e] overlap [t0, t1) (a NaN end: the span is open)."""
+    if not (math.isfinite(t0) or math.isfinite(t1)):
+        return np.ones(len(s), dtype=bool)
+    end = np.where(np.isnan(e), np.inf, e)
+    return (end >= t0) & (s < t1)
+
+
+Template = tuple[list[tuple[bytes, int, int]], bytes]
+
+
+def _template(values: Sequence[tuple[int, int]]) -> list[Template]:
+    """One row of cells: (value code, column) each, comma-separated."""
+    fields = [(b"" if k == 0 else b",", how, col) for k, (how, col) in enumerate(values)]
+    return [(fields, b"\r\n")]
+
+
+class _Tables:
+    """The five tables of a model (over a window), each written by a function of a file."""
+
+    def __init__(self, model: LogModel, t0: float, t1: float) -> None:
+        self.model = model
+        self.t0, self.t1 = t0, t1
+        t = model.parts
+        names = Names()
+        self.empty = names.id("")
+        self.jobs = names.extend([csv_text(j) for j in t.jobs])
+        self.kinds = names.extend([csv_text(k) for k in t.kinds])
+        gpus = np.unique(np.concatenate((t.gpu.astype(np.int64), model.gaps.gpu.astype(np.int64))))
+        self.gpu_ids = np.full(int(gpus.max()) + 2 if len(gpus) else 1, -1, dtype=np.int64)
+        for g in gpus[gpus >= 0].tolist():
+            self.gpu_ids[g] = names.id(csv_text(model.gpu_label(g)))
+        self.phase_ids = np.array(
+            [
+                names.id(PHASE_NAMES[Phase(p)]) if p in PHASE_NAMES else -1
+                for p in range(max(Phase) + 1)
+            ],
+            dtype=np.int64,
+        )
+        self.causes = np.array([names.id(c or "") for c in CAUSES], dtype=np.int64)
+        proofs = ProofTable.of(model.proofs)
+        self.proofs = proofs
+        self.proof_jobs = names.extend([csv_text(j) for j in proofs.jobs])
+        self.proof_kinds = names.extend([csv_text(k) for k in proofs.kinds])
+        cells = [quoted(s).encode("utf-8", "surrogateescape") for s in names.items]
+        ends = np.cumsum(np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells)))
+        self.blob, self.ends = b"".join(cells), ends
+
+    def writers(self) -> list[Callable[[IO[bytes]], None]]:
+        return [self._intervals, self._phases, self._gaps, self._proofs, self._busy_split]
+
+    def _rows(
+        self,
+        fh: IO[bytes],
+        header: Sequence[str],
+        template: list[Template],
+        n: int,
+        columns: Callable[[int, int], tuple[list[I64], list[np.ndarray]]],
+    ) -> None:
+        """Write the header, then rows 0..n in chunks, `columns(lo, hi)` giving each chunk's
+        (integer columns, float columns)."""
+        fh.write((",".join(header) + "\r\n").encode())
+        writer = _core.RowWriter(template, self.blob, self.ends, b"")
+        kinds = np.zeros(CSV_ROWS, dtype=np.uint8)
+        for lo in range(0, n, CSV_ROWS):
+            hi = min(lo + CSV_ROWS, n)
+            ints, floats = columns(lo, hi)
+            fh.write(writer.rows(kinds[: hi - lo], ints, floats, b""))
+
+    def _job(self, rows: I64) -> I64:
+        return self.jobs + self.model.parts.job[rows].astype(np.int64)
+
+    def _gpu(self, rows: I64) -> I64:
+        gpu = self.model.parts.gpu[rows].astype(np.int64)
+        return np.where(gpu >= 0, self.gpu_ids[gpu], -1)
+
+    def _intervals(self, fh: IO[bytes]) -> None:
+        t = self.model.parts
+        times = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
+        stamps = np.column_stack([getattr(t, c) for c in times]) if len(t) else np.zeros((0, 6))
+        first = (
+            np.nanmin(np.where(np.isnan(stamps), np.inf, stamps), axis=1)
+            if len(t)
+            else stamps[:, 0]
+        )
+        last = (
+            np.nanmax(np.where(np.isnan(stamps), -np.inf, stamps), axis=1)
+            if len(t)
+            else stamps[:, 0]
+        )
+        keep = np.flatnonzero(
+            _overlap(first, np.where(np.isinf(last), np.nan, last), self.t0, self.t1)
+        )
+        header = [
+            *("index", "job", "partition", "kind", "worker", "gpu", *times, "failed"),
+            *("lock_acquired", "unlock", "start_line", "end_line"),
+            *(f"{k}_ms" for k in PHASE_KEYS),
+        ]
+        ints = [(INT, 0), (STR, 1), (OPT_INT, 2), (STR, 3), (OPT_INT, 4), (STR, 5)]
+        floats = [(CSV_FLOAT, k) for k in range(6)]
+        tail = [(INT, 6), (CSV_FLOAT, 6), (CSV_FLOAT, 7), (INT, 7), (INT, 8)]
+        sums = [(ROUND3, 8 + k) for k in range(len(PHASE_KEYS))]
+
+        def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
+            rows = keep[lo:hi]
+            kind = t.kind[rows].astype(np.int64)
+            ints = [
+                rows,
+                self._job(rows),
+                t.partition[rows].astype(np.int64),
+                np.where(kind >= 0, self.kinds + kind, -1),
+                t.worker[rows].astype(np.int64),
+                self._gpu(rows),
+                t.failed[rows].astype(np.int64),
+                t.start_line[rows].astype(np.int64),
+                t.end_line[rows].astype(np.int64),
+            ]
+            floats = [getattr(t, c)[rows] for c in times]
+            floats += [t.lock_acquired[rows], t.unlock[rows]]
+            floats += list(_phase_sums(self.model, rows).T)
+            return ints, [np.ascontiguousarray(f, dtype=np.float64) for f in floats]
+
+        self._rows(fh, header, _template(ints + floats + tail + sums), len(keep), columns)
+
+    def _phases(self, fh: IO[bytes]) -> None:
+        t = self.model.parts
+        part = np.repeat(np.arange(len(t), dtype=np.int64), np.diff(t.seg_offsets))
+        keep = np.flatnonzero(_overlap(t.seg_start, t.seg_end, self.t0, self.t1))
+        header = ["index", "job", "partition", "worker", "gpu", "phase", "start", "end", "ms"]
+        cells = [(INT, 0), (STR, 1), (OPT_INT, 2), (OPT_INT, 3), (STR, 4), (STR, 5)]
+        cells += [(CSV_FLOAT, 0), (CSV_FLOAT, 1), (ROUND3, 2)]
+
+        def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
+            segs = keep[lo:hi]
+            rec = part[segs]
+            phase = t.seg_phase[segs].astype(np.int64)
+            ints = [
+                rec,
+                self._job(rec),
+                t.partition[rec].astype(np.int64),
+                t.worker[rec].astype(np.int64),
+                self._gpu(rec),
+                self.phase_ids[phase],
+            ]
+            s, e = t.seg_start[segs], t.seg_end[segs]
+            return ints, [s, e, e - s]
+
+        self._rows(fh, header, _template(cells), len(keep), columns)
+
+    def _gaps(self, fh: IO[bytes]) -> None:
+        gaps = self.model.gaps
+        t = self.model.parts
+        ranks = gaps.ranks()
+        keep = np.flatnonzero(
+            _overlap(gaps.start.astype(np.float64), gaps.end.astype(np.float64), self.t0, self.t1)
+        )
+        header = [
+            *("rank", "gpu", "start", "end", "ms", "cause", "crosses_proof_boundary"),
+            *("before_job", "before_worker", "before_partition"),
+            *("after_job", "after_worker", "after_partition", "after_queued"),
+        ]
+        cells = [(INT, k) for k in range(7)]
+        cells[1] = (STR, 1)
+        cells[5] = (STR, 5)
+        cells += [(STR, 7), (INT, 8), (OPT_INT, 9), (STR, 10), (INT, 11), (OPT_INT, 12)]
+        cells.append((INT_OR_NONE, 13))
+
+        def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
+            g = keep[lo:hi]
+            before, after = gaps.before[g], gaps.after[g]
+            gpu = gaps.gpu[g].astype(np.int64)
+            ints = [
+                ranks[g],
+                np.where(gpu >= 0, self.gpu_ids[gpu], -1),
+                gaps.start[g],
+                gaps.end[g],
+                gaps.end[g] - gaps.start[g],
+                self.causes[gaps.cause[g].astype(np.int64)],
+                gaps.crosses[g].astype(np.int64),
+                self._job(before),
+                t.worker[before].astype(np.int64),
+                t.partition[before].astype(np.int64),
+                self._job(after),
+                t.worker[after].astype(np.int64),
+                t.partition[after].astype(np.int64),
+                gaps.after_queued[g].astype(np.int64),
+            ]
+            return ints, []
+
+        self._rows(fh, header, _template(cells), len(keep), columns)
+
+    def _proofs(self, fh: IO[bytes]) -> None:
+        p = self.proofs
+        keep = np.flatnonzero(_overlap(p.first, p.last, self.t0, self.t1))
+        if math.isfinite(self.t0) or math.isfinite(self.t1):
+            keep = keep[~np.isnan(p.first[keep])]  # a proof never begun is in no window
+        header = ["job", "kind", "partitions", "first_synth_start", "last_gpu_end", "completed"]
+        cells = [(STR, 0), (STR, 1), (INT, 2), (INT_OR_NONE, 3), (INT_OR_NONE, 4), (INT, 5)]
+
+        def stamp(x: np.ndarray) -> I64:
+            whole: I64 = np.trunc(np.nan_to_num(x)).astype(np.int64)  # as Proof's int()
+            out: I64 = np.where(np.isnan(x), NONE, whole)
+            return out
+
+        def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
+            k = keep[lo:hi]
+            kind = p.kind[k]
+            ints = [
+                self.proof_jobs + p.job[k],
+                np.where(kind >= 0, self.proof_kinds + kind, self.empty),
+                p.partitions[k],
+                stamp(p.first[k]),
+                stamp(p.last[k]),
+                p.completed[k].astype(np.int64),
+            ]
+            return ints, []
+
+        self._rows(fh, header, _template(cells), len(keep), columns)
+
+    def _busy_split(self, fh: IO[bytes]) -> None:
+        model = self.model
+        split = busy_breakdown(model, self.t0, self.t1)
+        text = _LineText()
+        w = csv.writer(text)
+        w.writerow(["gpu", "timeline_busy_ms", *(f"{k}_ms" for k in BUSY_KEYS)])
+        whole = not (math.isfinite(self.t0) or math.isfinite(self.t1))
+        for g in model.gpus:
+            b = split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))
+            busy = g.busy_ms if whole else round(b.busy_ms, 3)
+            w.writerow([csv_text(model.gpu_label(g.gpu)), busy, *busy_split_ms(b).values()])
+        fh.write("".join(text.lines).encode("utf-8", "surrogateescape"))
+
+
+class _LineText:
+    """What a csv writer writes, kept as lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def _phase_sums(model: LogModel, rows: I64) -> np.ndarray:
+    """Per record of `rows`, its segments' length per phase of PHASE_KEYS (summed in
+    segment order, as one bincount per record would)."""
+    t = model.parts
+    a, b = t.seg_offsets[rows], t.seg_offsets[rows + 1]
+    n = len(rows)
+    counts = b - a
+    seg = np.repeat(a - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(
+        int(counts.sum())
+    )
+    row = np.repeat(np.arange(n), counts)
+    flat = row * len(Phase) + t.seg_phase[seg].astype(np.int64)
+    lengths = t.seg_end[seg] - t.seg_start[seg]
+    sums = np.bincount(flat, weights=lengths, minlength=n * len(Phase))
+    out: np.ndarray = sums.reshape(n, len(Phase))[:, : len(PHASE_KEYS)]
+    return out
