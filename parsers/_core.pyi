@@ -126,7 +126,7 @@ def proof_rows_json(
     kinds: Sequence[str],
 ) -> str: ...
 
-# the export's rows as text (core/src/rowtext.rs)
+# the export's writers (core/src/rowtext.rs, core/src/trackevent.rs)
 class RowWriter:
     """Rows of columns as text, each kind of row from its template."""
 
@@ -143,4 +143,25 @@ class RowWriter:
         ints: Sequence[npt.NDArray[np.int64]],
         floats: Sequence[npt.NDArray[np.float64]],
         separator: bytes,
+    ) -> bytes: ...
+
+class TrackEventWriter:
+    """Perfetto TrackEvent packets of one sequence, its strings interned."""
+
+    def __init__(
+        self,
+        kinds: Sequence[tuple[int, Sequence[tuple[int, int, int]]]],
+        blob: bytes,
+        ends: npt.NDArray[np.int64],
+        sequence: int,
+    ) -> None: ...
+    def slices(
+        self,
+        track: int,
+        kind: npt.NDArray[np.uint8],
+        ints: Sequence[npt.NDArray[np.int64]],
+        floats: Sequence[npt.NDArray[np.float64]],
+    ) -> tuple[bytes, int]: ...
+    def counters(
+        self, track: int, ts_us: npt.NDArray[np.int64], values: npt.NDArray[np.float64]
     ) -> bytes: ...

@@ -1,4 +1,5 @@
-"""Export the model: Trace Event Format JSON (Perfetto, chrome://tracing) and CSV tables.
+"""Export the model: Trace Event Format JSON (Perfetto, chrome://tracing), Perfetto's own
+protobuf trace, and CSV tables.
 
 Each track's events are columns (parsers/trace_tracks.py) written a chunk at a time by the
 core, never one Python object per event.
@@ -38,16 +39,33 @@ from parsers.writing import atomic_output
 
 __all__ = [
     "CSV_FILES",
+    "JSON_TRACE_LIMIT_BYTES",
+    "PERFETTO_SUFFIXES",
     "busy_splits",
     "check_csv_targets",
     "csv_text",
+    "is_perfetto",
     "trace_document",
     "trace_events",
     "write_csv",
     "write_trace",
 ]
 
+# A JSON trace past this size may not open in Perfetto UI. Perfetto's documentation
+# ("Visualising large traces", docs/visualization/large-traces.md in google/perfetto: "How
+# big is too big?") gives 2 GB as the typical memory a browser allows the UI, and a trace's
+# representation at run time as 2-4x the size of a protobuf trace. The JSON trace holds the
+# same events in 2.5x the bytes of its protobuf (323 MB and 128 MB on the 100-hour simulated
+# log): its events take 0.8-1.6x its size, beside its text being read, so past a quarter of
+# the 2 GB the UI may run out of memory.
+JSON_TRACE_LIMIT_BYTES = 512 * 2**20
+PERFETTO_SUFFIXES = (".perfetto-trace", ".pftrace")
 CHUNK_ROWS = 65_536  # events formatted at a time
+
+
+def is_perfetto(path: Path) -> bool:
+    """Whether `path` names a Perfetto protobuf trace (by its suffix), not a JSON one."""
+    return path.suffix.lower() in PERFETTO_SUFFIXES
 
 
 def _meta_events(processes: Sequence[Process]) -> Iterator[dict[str, Any]]:
@@ -217,13 +235,40 @@ def write_trace(
     inputs: Sequence[Path] = (),
     exclusive: bool = False,
 ) -> int:
-    """Write the trace of [t0, t1) to `path` as the JSON document `trace_document` gives
-    (byte for byte as json.dump writes it), a chunk of events at a time: whole or not at
+    """Write the trace of [t0, t1) to `path`, as Perfetto's protobuf if its suffix says so
+    (PERFETTO_SUFFIXES), else as the JSON document `trace_document` gives: whole or not at
     all, never over one of `inputs` (`exclusive`: only as a new file).
 
     Returns:
-        How many events it holds.
+        How many events it holds (the JSON trace's count, metadata events among them).
     """
+    return write_trace_sized(model, path, t0, t1, inputs, exclusive)[0]
+
+
+def write_trace_sized(
+    model: LogModel,
+    path: Path,
+    t0: float = -math.inf,
+    t1: float = math.inf,
+    inputs: Sequence[Path] = (),
+    exclusive: bool = False,
+) -> tuple[int, int]:
+    """`write_trace`, and the size written in bytes."""
     tracks = TraceTracks(model, t0, t1)
     with atomic_output(path, inputs, binary=True, exclusive=exclusive) as fh:
-        return _write_json(tracks, fh)[0]
+        if is_perfetto(path):
+            from parsers.perfetto import write_perfetto
+
+            return write_perfetto(tracks, fh)
+        return _write_json(tracks, fh)
+
+
+def size_warning(path: Path, size: int, limit: int = JSON_TRACE_LIMIT_BYTES) -> str | None:
+    """What to tell of a JSON trace of `size` bytes too large for Perfetto UI (None: fine)."""
+    if is_perfetto(path) or size <= limit:
+        return None
+    return (
+        f"{size / 2**20:.0f} MiB of JSON may be too large for Perfetto UI to open "
+        f"(over {limit / 2**20:.0f} MiB): write {path.stem}.perfetto-trace instead, "
+        "or export a window with --from/--to"
+    )

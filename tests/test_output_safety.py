@@ -453,3 +453,26 @@ def test_an_exclusive_write_without_hard_links_claims_the_name_and_renames(
     assert os.listdir(tmp_path) == ["y.svg"]
     with pytest.raises(FileExistsError):
         write_text_new(tmp_path / "y.svg", "<svg/>")
+
+
+# -- the same rules for Perfetto's protobuf trace ----------------------------------------------
+
+
+def test_a_perfetto_trace_over_the_log_is_refused_and_a_failure_leaves_the_old_one(
+    tmp_path: Path, log: Path
+) -> None:
+    before = digest(log)
+    (log.parent / "sym.perfetto-trace").symlink_to(log.name)
+    _refused(run(str(log), "--export-trace", str(log.parent / "sym.perfetto-trace")), log, before)
+    trace = tmp_path / "t.pftrace"
+    assert run(str(TINY), "--export-trace", str(trace)).returncode == 0
+    old = digest(trace)
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2_000, 2_000))
+
+    result = run(str(BIG), "--export-trace", str(trace), preexec_fn=limit)
+    assert result.returncode == 2 and "cannot write the export" in only_line(result.stderr)
+    assert digest(trace) == old
+    assert sorted(os.listdir(tmp_path)) == ["sym.perfetto-trace", "t.pftrace", "v.log"]

@@ -186,8 +186,10 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--export-trace",
-        metavar="OUT.json",
-        help="write the Trace Event Format JSON that Perfetto UI and chrome://tracing open",
+        metavar="OUT",
+        help="write the trace that Perfetto UI opens: Perfetto's protobuf if OUT ends in "
+        ".perfetto-trace or .pftrace (a fraction of the size), else Trace Event Format JSON "
+        "(chrome://tracing too)",
     )
     p.add_argument(
         "--export-csv",

@@ -78,6 +78,8 @@ def _export(args: argparse.Namespace, model: LogModel, inputs: list[Path]) -> No
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write the export: {exc.strerror or exc} (nothing was replaced)")
+    except ValueError as exc:  # a time a Perfetto trace cannot hold (before 0)
+        fail(f"cannot write the export: {exc} (nothing was replaced)")
 
 
 def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -> dict[str, Any]:

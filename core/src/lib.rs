@@ -18,6 +18,7 @@ pub mod segments;
 pub mod sums;
 pub mod text;
 pub mod timing;
+pub mod trackevent;
 
 #[cfg(feature = "python")]
 mod python {
@@ -832,6 +833,7 @@ mod python {
         m.add_function(wrap_pyfunction!(worker_sums, m)?)?;
         m.add_function(wrap_pyfunction!(busy_split, m)?)?;
         m.add_class::<crate::rowtext::python::RowWriter>()?;
+        m.add_class::<crate::trackevent::python::TrackEventWriter>()?;
         Ok(())
     }
 }
