@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parsers.export import write_csv, write_trace
+from parsers import export
+from parsers.export import size_warning, write_csv, write_trace_sized
 from parsers.hosts import START, HostLines, Merged, merge
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
@@ -67,9 +68,13 @@ def _export(args: argparse.Namespace, model: LogModel, inputs: list[Path]) -> No
 
     try:
         if args.export_trace is not None:
-            n = write_trace(model, Path(args.export_trace), inputs=inputs)
+            path = Path(args.export_trace)
+            n, size = write_trace_sized(model, path, inputs=inputs)
             shown = visible(args.export_trace)
             print(f"cuzk-tui: wrote {shown} ({n} trace events)", file=sys.stderr)
+            warning = size_warning(path, size, export.JSON_TRACE_LIMIT_BYTES)
+            if warning is not None:
+                print(f"cuzk-tui: warning: {visible(warning)}", file=sys.stderr)
         if args.export_csv is not None:
             files = write_csv(model, Path(args.export_csv), inputs)
             names = ", ".join(f.name for f in files)
