@@ -3,14 +3,23 @@ Perfetto UI, and --from/--to."""
 
 from __future__ import annotations
 
+import csv
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
+from perfetto_decode import decode
 
 from parsers import export
+from parsers.rawlines import LineReader
+from parsers.report import read_log
+from parsers.timespec import parse_time, resolve
 from tui import cli
+from tui.app import make_app
+from tui.beyond import export_visible
+from tui.gantt import GanttView
 
 LOG = str(SAMPLES / "curio-mixed.log")
 
@@ -37,3 +46,132 @@ def test_a_json_trace_past_the_limit_is_written_with_one_line_of_warning(
     monkeypatch.setattr(export, "JSON_TRACE_LIMIT_BYTES", 1)
     assert cli.main([LOG, "--export-trace", str(tmp_path / "t.perfetto-trace")]) == 0
     assert _warnings(capsys.readouterr().err) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [
+        ("850ms", 850.0),
+        ("12.5s", 12_500.0),
+        ("3600s", 3_600_000.0),
+        ("3m20s", 200_000.0),
+        ("1m20.506s", 80_506.0),
+        ("90m", 5_400_000.0),
+        ("1h05m", 3_900_000.0),
+        ("1h05m20s", 3_920_000.0),
+        ("2h", 7_200_000.0),
+        ("3600000", 3_600_000.0),
+        ("1234.5", 1234.5),
+    ],
+)
+def test_offsets_are_read_in_the_viewer_s_forms(text: str, ms: float) -> None:
+    assert parse_time(text).offset_ms == ms
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--from", "x"],
+        ["--from", "1h5"],
+        ["--to", "25:00"],
+        ["--to", "12:61"],
+        ["--from", ""],
+        ["--from", "1.2.3s"],
+        ["--from", "2026-02-30 10:00"],
+        ["--from", "2h", "--to", "1h"],
+        ["--from", "10:00:05", "--to", "2026-03-16 09:00"],  # resolved: after --to
+        ["--from", "5s"],  # no export
+    ],
+)
+def test_a_bad_window_is_one_line_and_exit_2(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    export_args = [] if args == ["--from", "5s"] else ["--export-trace", str(tmp_path / "t.json")]
+    with pytest.raises(SystemExit) as stop:
+        cli.main([LOG, *export_args, *args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_a_wall_clock_time_needs_the_engine_s_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_anchor = str(SAMPLES / "p9-c6.log")
+    with pytest.raises(SystemExit) as stop:
+        cli.main([no_anchor, "--export-trace", str(tmp_path / "t.json"), "--from", "09:00"])
+    assert stop.value.code == 2
+    assert "does not say when the engine started" in capsys.readouterr().err
+
+
+def test_a_wall_clock_window_is_the_offsets_of_those_moments(tmp_path: Path) -> None:
+    model = read_log(Path(LOG))
+    anchor = model.wall_anchor
+    assert anchor is not None
+    lo = anchor + timedelta(seconds=30)
+    hi = anchor + timedelta(seconds=95, milliseconds=250)
+    by_clock, by_offset = tmp_path / "clock.json", tmp_path / "offset.json"
+    clock = ["--from", lo.strftime("%H:%M:%S"), "--to", hi.strftime("%H:%M:%S.%f")[:-3]]
+    assert cli.main([LOG, "--export-trace", str(by_clock), *clock]) == 0
+    start_ms = (lo - anchor) / timedelta(milliseconds=1) - lo.microsecond / 1000
+    shown = hi.replace(microsecond=hi.microsecond // 1000 * 1000)  # to the ms, as given
+    end_ms = (shown - anchor) / timedelta(milliseconds=1)
+    assert resolve(parse_time(clock[1]), anchor) == start_ms
+    offsets = ["--from", repr(start_ms), "--to", repr(end_ms)]
+    assert cli.main([LOG, "--export-trace", str(by_offset), *offsets]) == 0
+    assert by_clock.read_bytes() == by_offset.read_bytes()
+    # a time of day is the first one after the start (--to: after --from); a date pins it
+    assert resolve(parse_time(anchor.strftime("%H:%M")), anchor) > 23 * 3_600_000
+    day = anchor.strftime("%Y-%m-%d %H:%M:%S")
+    assert resolve(parse_time(day), anchor) == -anchor.microsecond / 1000
+
+
+async def test_from_to_cut_as_the_palette_s_visible_range_export(tmp_path: Path) -> None:
+    model = read_log(Path(LOG))
+    app = make_app(model, LineReader(path=Path(LOG)), screenshot_dir=tmp_path / "shots")
+    (tmp_path / "shots").mkdir()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("plus", "plus", "plus", "right", "right")
+        export_visible(app)
+        view = app.query_one(GanttView)
+        t0, t1 = view.t0, view.t0 + view.timeline_width * view.scale
+    (palette,) = (tmp_path / "shots").glob("cuzk-trace-*.json")
+    assert 0 < t0 < t1 < model.time_range[1]
+    for suffix in (".json", ".perfetto-trace"):
+        out = tmp_path / f"cli{suffix}"
+        assert (
+            cli.main([LOG, "--export-trace", str(out), "--from", repr(t0), "--to", repr(t1)]) == 0
+        )
+    assert (tmp_path / "cli.json").read_bytes() == palette.read_bytes()
+    # the protobuf trace of the window holds the same slices
+    events = json.loads(palette.read_text())["traceEvents"]
+    slices = [e for e in events if e["ph"] == "X"]
+    assert slices and len(decode((tmp_path / "cli.perfetto-trace").read_bytes()).slices) == len(
+        slices
+    )
+
+
+def test_from_to_keep_the_csv_rows_that_overlap_the_window(tmp_path: Path) -> None:
+    model = read_log(Path(LOG))
+    lo, hi = model.time_range
+    t0, t1 = lo + (hi - lo) / 3, lo + (hi - lo) / 2
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    assert cli.main([LOG, "--export-csv", str(whole)]) == 0
+    assert cli.main([LOG, "--export-csv", str(part), "--from", repr(t0), "--to", repr(t1)]) == 0
+
+    def rows(folder: Path, name: str) -> list[dict[str, str]]:
+        with (folder / name).open(newline="") as fh:
+            return list(csv.DictReader(fh))
+
+    kept = rows(part, "phases.csv")
+    expected = [
+        r for r in rows(whole, "phases.csv") if float(r["end"]) >= t0 and float(r["start"]) < t1
+    ]
+    assert kept == expected and 0 < len(kept) < len(rows(whole, "phases.csv"))
+    gaps = [r for r in rows(whole, "gaps.csv") if float(r["end"]) >= t0 and float(r["start"]) < t1]
+    assert rows(part, "gaps.csv") == gaps
+    # the busy split is the window's: less busy time than the whole run's
+    (w,) = rows(whole, "busy_split.csv")[:1]
+    (p,) = rows(part, "busy_split.csv")[:1]
+    assert 0 < float(p["timeline_busy_ms"]) < float(w["timeline_busy_ms"])

@@ -34,6 +34,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if TYPE_CHECKING:
     from parsers.model import LogModel
     from parsers.readahead import ReadAhead
+    from parsers.timespec import TimeSpec
 
 DEMO_NAME = "demo (built-in simulated run)"
 
@@ -90,6 +91,16 @@ def replay_speed(text: str) -> float:
     if not MIN_SPEED <= value <= MAX_SPEED:
         raise argparse.ArgumentTypeError(f"must be from {MIN_SPEED:g} to {MAX_SPEED:g}: {text}")
     return value
+
+
+def time_option(text: str) -> TimeSpec:
+    """An argparse type: --from/--to, an offset or a wall-clock time (parsers/timespec.py)."""
+    from parsers.timespec import parse_time
+
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -195,6 +206,22 @@ def make_parser() -> argparse.ArgumentParser:
         "--export-csv",
         metavar="DIR",
         help="write intervals.csv, phases.csv, gaps.csv, proofs.csv and busy_split.csv into DIR",
+    )
+    p.add_argument(
+        "--from",
+        dest="time_from",
+        type=time_option,
+        metavar="T0",
+        help="export only from T0 on (with --export-trace/--export-csv), cut as the palette's "
+        "visible-range export cuts: an offset as the viewer shows it (850ms, 12.5s, 3m20s, "
+        "1h05m, or ms) or a wall-clock time (12:30, 12:30:05.250, 2026-03-16 12:30)",
+    )
+    p.add_argument(
+        "--to",
+        dest="time_to",
+        type=time_option,
+        metavar="T1",
+        help="export only up to T1 (the same forms; a time of day: the first one after T0)",
     )
     p.add_argument(
         "--ascii",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,17 +67,18 @@ def _export(args: argparse.Namespace, model: LogModel, inputs: list[Path]) -> No
     """Write the exports asked for; none over a log read (`inputs`), each whole or not at all."""
     from tui.cli import fail
 
+    t0, t1 = export_window(args, model)
     try:
         if args.export_trace is not None:
             path = Path(args.export_trace)
-            n, size = write_trace_sized(model, path, inputs=inputs)
+            n, size = write_trace_sized(model, path, t0, t1, inputs=inputs)
             shown = visible(args.export_trace)
             print(f"cuzk-tui: wrote {shown} ({n} trace events)", file=sys.stderr)
             warning = size_warning(path, size, export.JSON_TRACE_LIMIT_BYTES)
             if warning is not None:
                 print(f"cuzk-tui: warning: {visible(warning)}", file=sys.stderr)
         if args.export_csv is not None:
-            files = write_csv(model, Path(args.export_csv), inputs)
+            files = write_csv(model, Path(args.export_csv), inputs, t0, t1)
             names = ", ".join(f.name for f in files)
             print(f"cuzk-tui: wrote {names} in {visible(args.export_csv)}", file=sys.stderr)
     except WriteRefused as exc:
@@ -85,6 +87,25 @@ def _export(args: argparse.Namespace, model: LogModel, inputs: list[Path]) -> No
         fail(f"cannot write the export: {exc.strerror or exc} (nothing was replaced)")
     except ValueError as exc:  # a time a Perfetto trace cannot hold (before 0)
         fail(f"cannot write the export: {exc} (nothing was replaced)")
+
+
+def export_window(args: argparse.Namespace, model: LogModel) -> tuple[float, float]:
+    """The window of --from/--to in ms on the model's clock (unbounded where not given), or
+    a one-line error and exit 2."""
+    from parsers.timespec import resolve
+    from tui.cli import fail
+
+    t0, t1 = -math.inf, math.inf
+    try:
+        if args.time_from is not None:
+            t0 = resolve(args.time_from, model.wall_anchor)
+        if args.time_to is not None:
+            t1 = resolve(args.time_to, model.wall_anchor, t0 if math.isfinite(t0) else 0.0)
+    except ValueError as exc:
+        fail(str(exc))
+    if t0 > t1:
+        fail(f"--from {args.time_from.text} is after --to {args.time_to.text}")
+    return t0, t1
 
 
 def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -> dict[str, Any]:

@@ -43,6 +43,7 @@ def check_multi(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
     if args.name is not None and len(args.name) != max(len(logs), 1):
         parser.error(f"--name given {len(args.name)} times for {len(logs)} logs (once per log)")
     exporting = args.export_trace is not None or args.export_csv is not None
+    check_window(parser, args, exporting)
     args.multi = bool(args.compare) or len(logs) > 1 or exporting
     if not args.multi:
         return
@@ -56,6 +57,20 @@ def check_multi(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         parser.error("give a log or --demo, not both")
     check_outputs(parser, args, logs)
     check_screenshot_dir(parser, args)
+
+
+def check_window(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, exporting: bool
+) -> None:
+    """--from/--to: only with an export, and the one not after the other (wall-clock times
+    are checked once the log gives the engine's start)."""
+    t0, t1 = args.time_from, args.time_to
+    if (t0 is not None or t1 is not None) and not exporting:
+        parser.error("--from/--to choose what --export-trace or --export-csv writes")
+    a = None if t0 is None else t0.offset_ms
+    b = None if t1 is None else t1.offset_ms
+    if a is not None and b is not None and a > b:
+        parser.error(f"--from {t0.text} is after --to {t1.text}")
 
 
 def input_paths(logs: list[str]) -> list[Path]:

@@ -1,0 +1,97 @@
+"""Times given on the command line (--from, --to) in the forms the viewer shows them.
+
+An offset on the log's clock (ms since the engine started, the TIMELINE offsets), as the time
+axis and the inspector write it: `850ms`, `12.5s`, `3600s`, `3m20s`, `1m20.506s`, `90m`,
+`1h05m`, `1h05m20s`, `2h`, or a bare number of ms (`3600000`, as the palette's trace files
+are named). Or a wall-clock time, as the inspector shows it beside an offset when the log
+gives the engine's start: a time of day `12:30`, `12:30:05`, `12:30:05.250` (the first such
+moment at or after the engine started; for --to, at or after --from), or a date and time
+`2026-03-16 12:30` (`T` between them too), both in the zone the log's times are in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+_UNITS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0}
+_NUMBER = r"\d+(?:\.\d+)?"
+_OFFSET = re.compile(
+    rf"(?:(?P<h>{_NUMBER})h)?(?:(?P<m>{_NUMBER})m(?!s))?(?:(?P<s>{_NUMBER})s)?"
+    rf"(?:(?P<ms>{_NUMBER})ms)?"
+)
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
+FORMS = "850ms, 12.5s, 3m20s, 1h05m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
+
+
+@dataclass(frozen=True, slots=True)
+class TimeSpec:
+    """A parsed time: an offset in ms, a time of day, or a date and time (the last two
+    resolved against the log's wall clock)."""
+
+    text: str
+    offset_ms: float | None = None
+    clock: tuple[int, int, int, int] | None = None  # hour, minute, second, µs
+    moment: datetime | None = None  # a date and time, without a zone
+
+    @property
+    def is_wall(self) -> bool:
+        """Whether the time is on the wall clock (needs the log's anchor)."""
+        return self.offset_ms is None
+
+
+def parse_time(text: str) -> TimeSpec:
+    """`text` as a time (see the module's forms).
+
+    Raises:
+        ValueError: not one of the forms, with a one-line message.
+    """
+    raw = text.strip()
+    if re.fullmatch(_NUMBER, raw):
+        return TimeSpec(text, offset_ms=float(raw))
+    m = _OFFSET.fullmatch(raw)
+    if raw and m is not None:
+        return TimeSpec(
+            text, offset_ms=sum(float(v) * _UNITS[u] for u, v in m.groupdict().items() if v)
+        )
+    c = _CLOCK.fullmatch(raw)
+    if c is not None:
+        hour, minute = int(c[1]), int(c[2])
+        second = int(c[3] or 0)
+        micro = int((c[4] or "0").ljust(6, "0"))
+        if hour > 23 or minute > 59 or second > 59:
+            raise ValueError(f"not a time of day: {text!r}")
+        return TimeSpec(text, clock=(hour, minute, second, micro))
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,6})?)?", raw):
+        try:
+            return TimeSpec(text, moment=datetime.fromisoformat(raw))
+        except ValueError:
+            raise ValueError(f"not a date and time: {text!r}") from None
+    raise ValueError(f"not a time: {text!r} (give {FORMS})")
+
+
+def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> float:
+    """The offset in ms of `spec` on a log whose engine started at `anchor` (a time of day:
+    its first moment at or after `after_ms`).
+
+    Raises:
+        ValueError: a wall-clock time on a log without the engine's start time.
+    """
+    if spec.offset_ms is not None:
+        return spec.offset_ms
+    if anchor is None:
+        raise ValueError(
+            f"{spec.text!r} is a wall-clock time, and this log does not say when the engine "
+            "started (give an offset such as 1h05m)"
+        )
+    base = anchor.replace(tzinfo=None)
+    if spec.moment is not None:
+        return (spec.moment - base) / timedelta(milliseconds=1)
+    assert spec.clock is not None
+    hour, minute, second, micro = spec.clock
+    start = base + timedelta(milliseconds=max(after_ms, 0.0))
+    moment = start.replace(hour=hour, minute=minute, second=second, microsecond=micro)
+    if moment < start:
+        moment += timedelta(days=1)
+    return (moment - base) / timedelta(milliseconds=1)
