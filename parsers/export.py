@@ -218,7 +218,7 @@ def _write_json(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
     count = sum(1 for _ in _meta_events(tracks.processes))
     for track in tracks.tracks():
         for lo in range(0, len(track), CHUNK_ROWS):
-            part = track.take(slice(lo, lo + CHUNK_ROWS))
+            part = track.take(slice(lo, lo + CHUNK_ROWS)).contiguous()
             text = writer.rows(part.kind, list(part.ints), list(part.floats), b",")
             written += fh.write(b"," + text if count else text)
             count += len(part)

@@ -105,7 +105,7 @@ def write_perfetto(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
     Raises:
         ValueError: a time before 0 (a Perfetto timestamp is unsigned).
     """
-    from parsers.export import string_table
+    from parsers.export import CHUNK_ROWS, string_table
 
     kinds = _kinds(tracks)  # before the table is made: names the categories and keys
     uuids = _Uuids()
@@ -131,23 +131,26 @@ def write_perfetto(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
         is_counter = track.kind == COUNTER
         if is_counter.any():
             which = track.ints[NAME][is_counter]
-            values = track.floats[0][is_counter]
-            ts = track.ints[0][is_counter]
+            values = np.ascontiguousarray(track.floats[0][is_counter])
+            ts = np.ascontiguousarray(track.ints[0][is_counter])
             for n in np.unique(which).tolist():
                 mine = which == n
                 name = f"{names[n]} {names[counter_keys[n]]}"
                 uuid = uuids.of(track.pid, counter=name)
                 written += fh.write(_child(uuids, track.pid, uuid, name, -1, counter=True))
                 written += fh.write(writer.counters(uuid, ts[mine], values[mine]))
-        slices = track.take(np.flatnonzero(~is_counter))
+        slices = track.take(np.flatnonzero(~is_counter)) if is_counter.any() else track
         if len(slices) == 0:
             continue
         uuid = uuids.of(track.pid, track.tid)
         if (track.pid, track.tid) not in named:  # a track the JSON trace leaves unnamed
             written += fh.write(_child(uuids, track.pid, uuid, "", track.tid))
             named.add((track.pid, track.tid))
-        data, _ = writer.slices(uuid, slices.kind, list(slices.ints), list(slices.floats))
-        written += fh.write(data)
+        for lo in range(0, len(slices), CHUNK_ROWS):
+            part = slices.take(slice(lo, lo + CHUNK_ROWS)).contiguous()
+            data, _ = writer.slices(uuid, part.kind, list(part.ints), list(part.floats))
+            written += fh.write(data)
+        written += fh.write(writer.close())
     return count, written
 
 

@@ -12,6 +12,7 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -97,13 +98,36 @@ class Track:
 
     def take(self, idx: npt.NDArray[np.integer] | slice) -> Track:
         """The events at `idx`, in that order."""
+        kind = self.kind[idx]
         return Track(
             self.pid,
             self.tid,
-            self.kind[idx],
-            tuple(c[idx] for c in self.ints),
-            tuple(c[idx] for c in self.floats),
+            kind,
+            tuple(_taken(c, idx, len(kind)) for c in self.ints),
+            tuple(_taken(c, idx, len(kind)) for c in self.floats),
         )
+
+    def contiguous(self) -> Track:
+        """The track with every column its own memory (as the core reads them)."""
+        return Track(
+            self.pid,
+            self.tid,
+            np.ascontiguousarray(self.kind),
+            tuple(np.ascontiguousarray(c) for c in self.ints),
+            tuple(np.ascontiguousarray(c) for c in self.floats),
+        )
+
+
+def _constant(column: np.ndarray) -> bool:
+    """Whether `column` is one value seen through a zero stride (a column of a track that
+    is the same for every event: its pid, its tid, an argument its kind has not)."""
+    return column.strides == (0,) or len(column) == 0
+
+
+def _taken(column: np.ndarray, idx: npt.NDArray[np.integer] | slice, n: int) -> Any:
+    if _constant(column) and len(column):
+        return np.broadcast_to(column[:1], (n,))
+    return column[idx]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +177,7 @@ def _events(
     ints += [0] * (INT_COLUMNS - len(ints))
     cols = tuple(np.broadcast_to(np.asarray(c, dtype=np.int64), (n,)) for c in ints)
     kinds = np.broadcast_to(np.asarray(kind, dtype=np.uint8), (n,))
-    v = np.zeros(n) if value is None else np.asarray(value, dtype=np.float64)
+    v = np.broadcast_to(0.0, (n,)) if value is None else np.asarray(value, dtype=np.float64)
     return Track(pid, tid, kinds, cols, (v,))
 
 
@@ -161,15 +185,26 @@ def _joined(pid: int, tid: int, parts: Sequence[Track], seq: I64 | None = None) 
     """The parts' events as one track: by start, the longer first at one start, else in the
     order made (`seq`: each event's place in that order; default: the parts one after the
     other)."""
-    kind = np.concatenate([p.kind for p in parts]) if parts else np.zeros(0, np.uint8)
-    ints = tuple(
-        np.concatenate([p.ints[c] for p in parts]) if parts else np.zeros(0, np.int64)
-        for c in range(INT_COLUMNS)
-    )
-    floats = (np.concatenate([p.floats[0] for p in parts]) if parts else np.zeros(0),)
-    made = np.arange(len(kind)) if seq is None else seq
-    order = np.lexsort((made, -ints[DUR], ints[TS]))
-    return Track(pid, tid, kind, ints, floats).take(order)
+    if not parts:
+        empty = np.zeros(0, np.int64)
+        return Track(pid, tid, np.zeros(0, np.uint8), (empty,) * INT_COLUMNS, (np.zeros(0),))
+    ts = np.concatenate([p.ints[TS] for p in parts])
+    made = np.arange(len(ts)) if seq is None else seq
+    order = np.lexsort((made, -np.concatenate([p.ints[DUR] for p in parts]), ts))
+    del ts, made
+    # one column put together at a time, then in order (a constant one stays one value)
+    ints = tuple(_joined_column([p.ints[c] for p in parts], order) for c in range(INT_COLUMNS))
+    floats = (_joined_column([p.floats[0] for p in parts], order),)
+    kind = _joined_column([p.kind for p in parts], order)
+    return Track(pid, tid, kind, ints, floats)
+
+
+def _joined_column(columns: Sequence[np.ndarray], order: I64) -> Any:
+    """`columns` one after the other, in `order`."""
+    present = [c for c in columns if len(c)]
+    if present and all(_constant(c) for c in present) and len({c[0] for c in present}) == 1:
+        return np.broadcast_to(present[0][:1], (len(order),))
+    return np.concatenate(columns)[order]
 
 
 def changes(starts: F64, ends: F64) -> tuple[F64, F64]:

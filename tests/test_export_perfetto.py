@@ -12,6 +12,7 @@ import pytest
 from perfetto_decode import decode, fields, one, signed
 from test_export_columns import MODELS
 
+from parsers import export
 from parsers.export import is_perfetto, write_trace
 from parsers.model import LogModel
 from tui import cli
@@ -101,3 +102,15 @@ def test_the_suffix_chooses_the_format(tmp_path: Path) -> None:
     out = tmp_path / "run.perfetto-trace"
     assert cli.main([log, "--export-trace", str(out)]) == 0
     assert decode(out.read_bytes()).slices
+
+
+def test_chunks_of_any_size_write_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = dict(MODELS)["failures"]
+    for name in ("t.json", "t.perfetto-trace"):
+        write_trace(model, tmp_path / f"whole-{name}")
+    monkeypatch.setattr(export, "CHUNK_ROWS", 7)  # a slice opens in one chunk, ends in another
+    for name in ("t.json", "t.perfetto-trace"):
+        write_trace(model, tmp_path / f"cut-{name}")
+        assert (tmp_path / f"cut-{name}").read_bytes() == (tmp_path / f"whole-{name}").read_bytes()

@@ -99,6 +99,8 @@ pub struct Encoder {
     event: Vec<u8>,
     scratch: Vec<u8>,
     packet: Vec<u8>,
+    open: Vec<u64>, // the ends of the slices begun on `open_track` and not ended yet
+    open_track: u64,
 }
 
 /// Append `v` as a base-128 varint.
@@ -153,6 +155,8 @@ impl Encoder {
             event: Vec::new(),
             scratch: Vec::new(),
             packet: Vec::new(),
+            open: Vec::new(),
+            open_track: 0,
         }
     }
 
@@ -260,10 +264,11 @@ impl Encoder {
         self.flush(out, ts_ns, false);
     }
 
-    /// Append one track's slices as BEGIN and END packets: `rows` by start, the longer
+    /// Append slices of `track` as BEGIN and END packets: `rows` by start, the longer
     /// first at one start (ints[0] start µs, ints[1] duration µs, ints[2] name id, the
-    /// others the arguments' columns). A slice inside the one before it is its child; one
-    /// that begins inside it and ends after it cannot nest, and is counted.
+    /// others the arguments' columns), a track given in one call or in several in a row,
+    /// then `close`d. A slice inside the one before it is its child; one that begins inside
+    /// it and ends after it cannot nest, and is counted.
     ///
     /// Returns:
     ///     How many slices could not nest.
@@ -272,30 +277,37 @@ impl Encoder {
         if rows.ints.len() < 3 {
             return Err("slices need start, duration and name columns".into());
         }
-        let mut open: Vec<u64> = Vec::new(); // the ends of the slices begun and not ended
+        if !self.open.is_empty() && self.open_track != track {
+            return Err("a track's slices began before the last one was closed".into());
+        }
+        self.open_track = track;
         let mut crossing = 0;
         for r in 0..rows.kind.len() {
             let start = ns(rows.ints[0][r])?;
             let end = ns(rows.ints[0][r]
                 .checked_add(rows.ints[1][r])
                 .ok_or("a slice past time")?)?;
-            while let Some(&top) = open.last() {
+            while let Some(&top) = self.open.last() {
                 if top > start {
                     break;
                 }
                 self.end(out, track, top);
-                open.pop();
+                self.open.pop();
             }
-            if open.last().is_some_and(|&top| end > top) {
+            if self.open.last().is_some_and(|&top| end > top) {
                 crossing += 1;
             }
             self.begin(out, track, rows, r)?;
-            open.push(end);
-        }
-        while let Some(top) = open.pop() {
-            self.end(out, track, top);
+            self.open.push(end);
         }
         Ok(crossing)
+    }
+
+    /// Append the END packets of the slices of the track still open.
+    pub fn close(&mut self, out: &mut Vec<u8>) {
+        while let Some(top) = self.open.pop() {
+            self.end(out, self.open_track, top);
+        }
     }
 
     /// Append a counter track's values: one COUNTER packet each.
@@ -361,6 +373,8 @@ mod tests {
         };
         let mut out = Vec::new();
         assert_eq!(enc.slices(&mut out, 9, &rows).unwrap(), 0);
+        assert!(enc.slices(&mut out, 8, &rows).is_err()); // track 9 is still open
+        enc.close(&mut out);
         // begin 0 (interns slice, cat, job), begin 0, end 5, begin 5, end 10, end 10
         let slice = b"slice".as_slice();
         let count = out.windows(slice.len()).filter(|w| *w == slice).count();
@@ -380,6 +394,7 @@ mod tests {
             floats: &[],
         };
         assert_eq!(enc.slices(&mut Vec::new(), 1, &rows).unwrap(), 1);
+        enc.close(&mut Vec::new());
         let before = [-1i64];
         let ints: [&[i64]; 4] = [&before, &before, &name[..1], &arg[..1]];
         let rows = Rows {
@@ -448,8 +463,8 @@ pub mod python {
             })
         }
 
-        /// A track's slices as packets (see `Encoder::slices`): (the packets, how many
-        /// slices could not nest).
+        /// Slices of a track as packets (see `Encoder::slices`; then `close`): (the
+        /// packets, how many slices could not nest).
         fn slices<'py>(
             &mut self,
             py: Python<'py>,
@@ -479,6 +494,13 @@ pub mod python {
             });
             let (out, crossing) = out.map_err(bad)?;
             Ok((PyBytes::new(py, &out), crossing))
+        }
+
+        /// The END packets of the slices still open on the last track given.
+        fn close<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
+            let mut out = Vec::new();
+            self.inner.close(&mut out);
+            PyBytes::new(py, &out)
         }
 
         /// A counter track's values as packets.
