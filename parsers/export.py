@@ -23,11 +23,14 @@ from parsers.model import Breakdown, LogModel
 from parsers.trace_tracks import (
     A0,
     ARGS,
+    BOOL,
     CATEGORIES,
     COUNTER,
     DUR,
     NAME,
+    OPT_INT,
     PID,
+    STR,
     TID,
     TS,
     VALUE,
@@ -60,7 +63,7 @@ __all__ = [
 # the 2 GB the UI may run out of memory.
 JSON_TRACE_LIMIT_BYTES = 512 * 2**20
 PERFETTO_SUFFIXES = (".perfetto-trace", ".pftrace")
-CHUNK_ROWS = 65_536  # events formatted at a time
+CHUNK_ROWS = 16_384  # events formatted at a time (a JSON chunk: ~2 MB)
 
 
 def is_perfetto(path: Path) -> bool:
@@ -106,16 +109,7 @@ def _event_dicts(track: Track, names: list[str]) -> Iterator[dict[str, Any]]:
             continue
         args: dict[str, Any] = {}
         for key, column, how in ARGS[kind]:
-            v = ints[column][r]
-            args[key] = (
-                None
-                if how in (1, 2) and v < 0
-                else names[v]
-                if how == 2
-                else bool(v)
-                if how == 3
-                else v
-            )
+            args[key] = _arg(ints[column][r], how, names)
         yield {
             "name": name,
             "cat": CATEGORIES[kind],
@@ -126,6 +120,13 @@ def _event_dicts(track: Track, names: list[str]) -> Iterator[dict[str, Any]]:
             "tid": ints[TID][r],
             "args": args,
         }
+
+
+def _arg(v: int, how: int, names: list[str]) -> Any:
+    """An argument's value, from its column (see trace_tracks.ARGS)."""
+    if how in (OPT_INT, STR) and v < 0:
+        return None
+    return names[v] if how == STR else bool(v) if how == BOOL else v
 
 
 def trace_events(
@@ -171,10 +172,15 @@ def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
 
 
 def string_table(texts: Sequence[str], encode: Any) -> tuple[bytes, np.ndarray]:
-    """`texts` each encoded (str -> bytes), as one buffer and where each one ends."""
-    pieces = [encode(s) for s in texts]
-    ends = np.cumsum(np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces)))
-    return b"".join(pieces), ends
+    """`texts` each encoded (str -> bytes), as one buffer and where each one ends (made a
+    few thousand at a time: never an object per string for all of them at once)."""
+    blob = bytearray()
+    ends = np.zeros(len(texts), dtype=np.int64)
+    for lo in range(0, len(texts), 4096):
+        for k, piece in enumerate(map(encode, texts[lo : lo + 4096]), lo):
+            blob += piece
+            ends[k] = len(blob)
+    return bytes(blob), ends
 
 
 def _json_templates() -> list[tuple[list[tuple[bytes, int, int]], bytes]]:
@@ -219,8 +225,9 @@ def _write_json(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
     for track in tracks.tracks():
         for lo in range(0, len(track), CHUNK_ROWS):
             part = track.take(slice(lo, lo + CHUNK_ROWS)).contiguous()
-            text = writer.rows(part.kind, list(part.ints), list(part.floats), b",")
-            written += fh.write(b"," + text if count else text)
+            if count:
+                written += fh.write(b",")
+            written += fh.write(writer.rows(part.kind, list(part.ints), list(part.floats), b","))
             count += len(part)
     tail = '],"displayTimeUnit":"ms","otherData":' + encode(_other_data(tracks.model)) + "}\n"
     written += fh.write(tail.encode())
