@@ -5,11 +5,11 @@ The file is a `Trace`: a stream of TracePackets on one packet sequence. First th
 descriptors: a process track per JSON pid (its name, its place by pid), under it a track
 per JSON tid (its name, its place by tid) and a counter track per counter (named as
 Perfetto names a JSON counter: the event's name, a space, its argument's key), each uuid a
-small number given in order. Then each
-track's events, as the core encodes them (core/src/trackevent.rs): a JSON complete event is
-a TYPE_SLICE_BEGIN and a TYPE_SLICE_END packet, its arguments debug annotations (a null one
-left out), a counter event a TYPE_COUNTER packet; names, categories, argument names and
-string values interned. Times are the JSON trace's µs, as ns.
+small number given in order. Then each track's events, as the core encodes them
+(core/src/trackevent.rs): a JSON complete event is a TYPE_SLICE_BEGIN and a TYPE_SLICE_END
+packet, its arguments debug annotations (a null one left out), a counter event a
+TYPE_COUNTER packet; names, categories, argument names and string values interned. Times
+are the JSON trace's µs, as ns.
 
 Field numbers: Perfetto's protos/perfetto/trace/trace_packet.proto,
 track_event/track_descriptor.proto, track_event/process_descriptor.proto and
