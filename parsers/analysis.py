@@ -9,6 +9,7 @@ the few things (GPUs, workers, gaps, proofs).
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -19,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers import _core
-from parsers.breakdown import add_breakdowns, segments_split, with_kernel
+from parsers.breakdown import add_breakdowns, clipped_split, segments_split, with_kernel
 from parsers.later import Later
 from parsers.model import (
     F64,
@@ -143,11 +144,13 @@ def _holes(blocks: Blocks) -> Blocks:
 
 
 def _first_with(values: F64, workers: I32, idx: I64, wanted: F64) -> I64:
-    """For each wanted value, the index (in idx) with that value and the lowest worker."""
+    """For each wanted value, the index (in idx, not empty) with that value and the lowest
+    worker (-1: none has it)."""
     order = np.lexsort((workers[idx], values[idx]))
     sorted_vals = values[idx][order]
-    pos = np.searchsorted(sorted_vals, wanted, side="left")
-    return idx[order][pos]
+    pos = np.minimum(np.searchsorted(sorted_vals, wanted, side="left"), len(idx) - 1)
+    # -1: no such value (a block's edge cut by a piece's window)
+    return np.where(sorted_vals[pos] == wanted, idx[order][pos], -1)
 
 
 def groups_of(keys: npt.NDArray[np.integer], idx: I64) -> list[tuple[int, I64]]:
@@ -306,8 +309,8 @@ class GpuPart:
     kernel: Blocks
     gap_before: I64  # per hole of `busy`: the interval before and after it
     gap_after: I64
-    first_after: int  # the interval that opens the first block (-1: none)
-    last_before: int  # the interval that closes the last block (-1: none)
+    first_after: int  # the interval that opens the first block (-1: none, or the window's)
+    last_before: int  # the interval that closes the last block (-1: none, or the window's)
     span: tuple[int, int] | None
     in_flight: int
     kernel_sums: tuple[float, float, float]  # line kernel ms, truncation longer, shorter
@@ -317,6 +320,7 @@ class GpuPart:
     # the most allocation its intervals' NTT blocks may hide, on an engine that prints none
     # (see hidden_alloc_ms): each block's share, and the first block's ms (a first use)
     hidden_alloc_ms: float = 0.0
+    first: tuple[float, int] | None = None  # the first ended interval: start, record number
     first_hidden_ntt_ms: float = 0.0
     # the kernel ms of lines given to its intervals that never ended: kernels that ran, on
     # one GPU or another, had the lines gone to an interval that ended
@@ -352,8 +356,9 @@ NO_SYNTH = Synth(_EMPTY_F, _EMPTY_I, _EMPTY_F, _EMPTY_F)
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """What a set of rows gives. The pieces of a live model are split in time: every
-    interval of one ends before any of the next starts (see `LiveAnalysis`)."""
+    """What a set of rows gives. The pieces of a live model are split in time: per worker,
+    every interval of one starts before any of the next; per GPU, its time figures cover a
+    window of time of their own (`Window`, see `LiveAnalysis`)."""
 
     rows: Rows
     gpus: dict[int, GpuPart]
@@ -364,7 +369,11 @@ class Piece:
     gaps: tuple[I32, I64, I64, I64, I64]  # gpu, start, end, before, after: by (start, gpu)
     split: dict[int, Breakdown]  # per GPU, where its busy time went
     gpu_workers: dict[int, frozenset[int]]  # the workers its records put on each GPU
-    starts_mid_run: bool  # its rows begin inside a run (read of the first piece only)
+    mid_run: tuple[float, float]  # `mid_run_stamps` of its rows
+    # the model's row numbers of the rows before it its time figures count (`Window`): its
+    # gaps' and its GPUs' interval numbers count those first, then its own rows
+    before: I64
+    lane_ends: dict[int, F64]  # with a window: as `Window.lane_ends` after its rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,10 +407,81 @@ def _gpus_of(t: PartitionTable) -> list[int]:
     return gpus
 
 
-def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = True) -> _Stamped:
+# Where each GPU's time figures of a piece lie (see `LiveAnalysis`): [lo, hi) per GPU
+Bounds = dict[int, tuple[float, float]]
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The time a piece's time figures (its busy and kernel blocks, gaps, unexplained time,
+    busy split) cover, and the rows of the pieces before it whose intervals reach into it:
+    those count in its time figures (not in its rows, lanes, workers or sums)."""
+
+    bounds: Bounds
+    before: Rows | None  # None: no earlier rows reach into it
+    before_index: I64  # their row numbers in the model's table
+    # per worker, where the last interval of each of its sub-rows before the piece is drawn
+    # to (its lanes go on from there)
+    lane_ends: dict[int, F64]
+
+
+@dataclass(frozen=True, slots=True)
+class _Busy:
+    """One GPU's busy blocks over a piece's time rows and the intervals around them: per
+    hole, the interval before and after it; the ones opening and closing the blocks (-1:
+    none, or cut by the window)."""
+
+    blocks: Blocks
+    holes: Blocks
+    before: I64
+    after: I64
+    first_after: int
+    last_before: int
+
+
+_NO_BLOCKS = Blocks(_EMPTY_F, _EMPTY_F)
+_NO_BUSY = _Busy(_NO_BLOCKS, _NO_BLOCKS, _EMPTY_I, _EMPTY_I, -1, -1)
+
+
+def clip_blocks(blocks: Blocks, lo: float, hi: float) -> Blocks:
+    """The part of `blocks` in [lo, hi); a block ending at `lo` stays as [lo, lo], so that it
+    meets the block the time before `lo` ends with."""
+    keep = (blocks.starts < hi) & (blocks.ends >= lo)
+    return Blocks(np.maximum(blocks.starts[keep], lo), np.minimum(blocks.ends[keep], hi))
+
+
+def _busy_figures(t: PartitionTable, bounds: Bounds | None) -> dict[int, _Busy]:
+    """Per GPU, the union of the ended intervals of `t` (within `bounds`) and the intervals
+    around its holes (the lowest worker of those ending or starting there)."""
+    done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end) & (t.gpu >= 0)
+    out: dict[int, _Busy] = {}
+    for g, done in groups_of(t.gpu, np.flatnonzero(done_mask)):
+        busy = union_blocks(t.gpu_start[done], t.gpu_end[done])
+        if bounds is not None and g in bounds:
+            busy = clip_blocks(busy, *bounds[g])
+        if len(busy.starts) == 0:
+            continue
+        holes = _holes(busy)
+        # one sort by end and one by start; a block's edge the window cut has no interval
+        ends_at = _first_with(t.gpu_end, t.worker, done, np.append(holes.starts, busy.ends[-1]))
+        starts_at = _first_with(t.gpu_start, t.worker, done, np.append(holes.ends, busy.starts[0]))
+        out[g] = _Busy(
+            busy, holes, ends_at[:-1], starts_at[:-1], int(starts_at[-1]), int(ends_at[-1])
+        )
+    return out
+
+
+def _stamped(
+    t: PartitionTable,
+    c: dict[str, F64],
+    index: I64,
+    synth: bool = True,
+    timed: tuple[PartitionTable, Bounds] | None = None,
+) -> _Stamped:
     """What the stamps of rows give (`t`'s segment columns are not read: `_stamp_rows`;
     `synth`: with the synthesis steps, which only the viewer, the text report and the
-    export read)."""
+    export read; `timed`: the rows and the window of the busy blocks and gaps, when not
+    `t`'s own over all time)."""
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
     kernel_ms = _line_kernel_ms(c)
     ntt = np.nan_to_num(c["ntt_msm_h"])
@@ -410,26 +490,15 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
     started = ~np.isnan(t.gpu_start)
     gpus: dict[int, GpuPart] = {}
     gap_cols: list[tuple[int, F64, F64, I64, I64]] = []
-    wanted = set(_gpus_of(t))
+    busy_of = _busy_figures(t, None) if timed is None else _busy_figures(*timed)
+    wanted = set(_gpus_of(t)) | set(busy_of)
     open_mask = started & np.isnan(t.gpu_end) & ~t.failed
-    for g, rows_of_g in groups_of(t.gpu, np.arange(len(t), dtype=np.int64)):
-        if g not in wanted:
-            continue
+    own = dict(groups_of(t.gpu, np.arange(len(t), dtype=np.int64)))
+    for g in sorted(wanted):
+        rows_of_g = own.get(g, _EMPTY_I)
         done = rows_of_g[done_mask[rows_of_g]]
-        busy = union_blocks(t.gpu_start[done], t.gpu_end[done])
-        holes = _holes(busy)
-        # the intervals around each hole, and those opening and closing the busy span (one
-        # sort by end and one by start)
-        if len(done):
-            ends_at = _first_with(t.gpu_end, t.worker, done, np.append(holes.starts, busy.ends[-1]))
-            starts_at = _first_with(
-                t.gpu_start, t.worker, done, np.append(holes.ends, busy.starts[0])
-            )
-            before, last_before = ends_at[:-1], int(ends_at[-1])
-            after, first_after = starts_at[:-1], int(starts_at[-1])
-        else:
-            before, after, first_after, last_before = done, done, -1, -1
-        gap_cols.append((g, holes.starts, holes.ends, before, after))
+        b = busy_of.get(g, _NO_BUSY)
+        gap_cols.append((g, b.holes.starts, b.holes.ends, b.before, b.after))
         mine = done[kernel_ms[done] > 0]
         n_blocks = blocks[mine]
         hidden = mine[hides_alloc[mine]]
@@ -437,12 +506,12 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
         first_hides = first >= 0 and bool(hides_alloc[first]) and kernel_ms[first] > 0
         unended = rows_of_g[started[rows_of_g] & ~done_mask[rows_of_g]]
         gpus[g] = GpuPart(
-            busy=busy,
+            busy=b.blocks,
             kernel=Blocks(_EMPTY_F, _EMPTY_F),
-            gap_before=before,
-            gap_after=after,
-            first_after=first_after,
-            last_before=last_before,
+            gap_before=b.before,
+            gap_after=b.after,
+            first_after=b.first_after,
+            last_before=b.last_before,
             span=(
                 (int(t.gpu_start[done].min()), int(t.gpu_end[done].max())) if len(done) else None
             ),
@@ -453,6 +522,7 @@ def _stamped(t: PartitionTable, c: dict[str, F64], index: I64, synth: bool = Tru
                 float(np.sum(2.0 * n_blocks)),
             ),
             hidden_alloc_ms=float(HIDDEN_ALLOC_SHARE * ntt[hidden].sum()),
+            first=(float(t.gpu_start[first]), int(index[first])) if first >= 0 else None,
             first_hidden_ntt_ms=float(ntt[first]) if first_hides else 0.0,
             unended_kernel_ms=float(kernel_ms[unended].sum()),
         )
@@ -483,33 +553,56 @@ def _hides_alloc(c: dict[str, F64]) -> npt.NDArray[np.bool_]:
 UNEXPLAINED_MIN_MS = 10.0
 
 
-def _segmented(t: PartitionTable, seg_part: I64) -> _Segmented:
-    """What the segments of rows give."""
+def _segmented(
+    t: PartitionTable, seg_part: I64, timed: tuple[PartitionTable, I64, Bounds] | None = None
+) -> _Segmented:
+    """What the segments of rows give (`timed`: the rows, their segments' rows and the
+    window of the kernel blocks, the unexplained time and the busy split, when not `t`'s
+    own over all time)."""
+    tt, tpart, bounds = (t, seg_part, None) if timed is None else timed
     # the busy split is the core's sweep without the GIL: on a thread of its own, beside
     # the unions and sums below (a long log's report waited ~80 ms more for it in line)
     split_later = (
-        Later(segments_split, t, seg_part, name="cuzk-tui-split")
-        if len(seg_part) >= SEGMENTS_APART_ROWS
+        Later(_split_of, tt, tpart, bounds, name="cuzk-tui-split")
+        if len(tpart) >= SEGMENTS_APART_ROWS
         else None
     )
-    seg_done = (~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))[seg_part]
-    kernel_segs = (t.seg_phase == Phase.KERNEL) & seg_done
+    seg_done = (~np.isnan(tt.gpu_start) & ~np.isnan(tt.gpu_end))[tpart]
+    kernel_segs = (tt.seg_phase == Phase.KERNEL) & seg_done
     # a few ms between phases is the durations' truncation to whole ms, not a lost line
     unknown_segs = (
-        (t.seg_phase == Phase.UNKNOWN) & seg_done & (t.seg_end - t.seg_start > UNEXPLAINED_MIN_MS)
+        (tt.seg_phase == Phase.UNKNOWN)
+        & seg_done
+        & (tt.seg_end - tt.seg_start > UNEXPLAINED_MIN_MS)
     )
     kernel = {}
     unknown = {}
-    by_gpu = dict(groups_of(t.gpu[seg_part], np.arange(len(seg_part), dtype=np.int64)))
-    for g in _gpus_of(t):
+    by_gpu = dict(groups_of(tt.gpu[tpart], np.arange(len(tpart), dtype=np.int64)))
+    for g in sorted(set(_gpus_of(t)) | (set(_gpus_of(tt)) if timed else set())):
         on_gpu = by_gpu.get(g, _EMPTY_I)
         kseg = on_gpu[kernel_segs[on_gpu]]
-        kernel[g] = union_blocks(t.seg_start[kseg], t.seg_end[kseg])
         useg = on_gpu[unknown_segs[on_gpu]]
-        unknown[g] = union_blocks(t.seg_start[useg], t.seg_end[useg]).total_ms
+        k_blocks = union_blocks(tt.seg_start[kseg], tt.seg_end[kseg])
+        u_blocks = union_blocks(tt.seg_start[useg], tt.seg_end[useg])
+        if bounds is not None and g in bounds:
+            k_blocks = clip_blocks(k_blocks, *bounds[g])
+            u_blocks = clip_blocks(u_blocks, *bounds[g])
+        kernel[g] = k_blocks
+        unknown[g] = u_blocks.total_ms
     sums = _worker_sums(t, seg_part)
-    split = split_later.result() if split_later is not None else segments_split(t, seg_part)
+    split = split_later.result() if split_later is not None else _split_of(tt, tpart, bounds)
     return _Segmented(kernel, sums, unknown, split)
+
+
+def _split_of(t: PartitionTable, seg_part: I64, bounds: Bounds | None) -> dict[int, Breakdown]:
+    """Per GPU, where its busy time within `bounds` went (each instant is given to one
+    phase: the split of a window is its share of the whole's)."""
+    if bounds is None:
+        return segments_split(t, seg_part)
+    seg_gpu = t.gpu[seg_part]
+    lo = _per_key({g: b[0] for g, b in bounds.items()}, seg_gpu, -np.inf)
+    hi = _per_key({g: b[1] for g, b in bounds.items()}, seg_gpu, np.inf)
+    return clipped_split(t, seg_part, lo, hi)
 
 
 def make_piece(
@@ -517,20 +610,35 @@ def make_piece(
     drawn: bool = True,
     stamped: _Stamped | None = None,
     segmented: _Segmented | None = None,
+    window: Window | None = None,
 ) -> Piece:
     """Everything `rows` gives on their own (`drawn`: lay the intervals out in lanes, for
     the viewer and the text report; the JSON report does without them; `stamped` and
-    `segmented`: what their stamps and their segments give, when made already)."""
+    `segmented`: what their stamps and their segments give, when made already; `window`:
+    the time its time figures cover, and the earlier rows that reach into it)."""
     t = rows.table
+    before = window.before if window is not None else None
+    if before is None or len(before) == 0:
+        tt, tpart = t, rows.seg_part
+    else:
+        tt = PartitionTable.joined([before.table, t])
+        tpart = np.concatenate([before.seg_part, rows.seg_part + len(before)])
+    bounds = window.bounds if window is not None else None
     if stamped is None:
-        stamped = _stamped(t, rows.floats, rows.index)
+        stamped = _stamped(
+            t, rows.floats, rows.index, timed=None if window is None else (tt, window.bounds)
+        )
     if segmented is None:
-        segmented = _segmented(t, rows.seg_part)
+        segmented = _segmented(t, rows.seg_part, None if bounds is None else (tt, tpart, bounds))
     gpus = {
-        g: replace(part, kernel=segmented.kernel[g], unknown_ms=segmented.unknown_ms[g])
+        g: replace(
+            part,
+            kernel=segmented.kernel.get(g, part.kernel),
+            unknown_ms=segmented.unknown_ms.get(g, 0.0),
+        )
         for g, part in stamped.gpus.items()
     }
-    lanes = _lanes(rows) if drawn else {}
+    lanes, lane_ends = _lanes(rows, window.lane_ends if window else None) if drawn else ({}, {})
     return Piece(
         rows=rows,
         gpus=gpus,
@@ -541,7 +649,9 @@ def make_piece(
         gaps=stamped.gaps,
         split={g: segmented.split.get(g, Breakdown(g, 0.0, {})) for g in gpus},
         gpu_workers=stamped.gpu_workers,
-        starts_mid_run=starts_mid_run(t),
+        mid_run=mid_run_stamps(t),
+        before=_EMPTY_I if window is None or before is None else window.before_index,
+        lane_ends=lane_ends,
     )
 
 
@@ -569,18 +679,40 @@ def _sorted_gaps(cols: list[tuple[int, F64, F64, I64, I64]]) -> tuple[I32, I64, 
     return gpu[order], start[order], end[order], before[order], after[order]
 
 
-def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
+def _lanes(
+    rows: Rows, before: dict[int, F64] | None = None
+) -> tuple[dict[tuple[int, int], Lane], dict[int, F64]]:
     """Place each worker's intervals on sub-rows so that overlapping ones stay visible
-    (packed by where each is drawn to)."""
+    (packed by where each is drawn to; `before`: per worker, where each of its sub-rows'
+    last interval before these rows is drawn to). With `before`, also where each sub-row's
+    last interval is drawn to then (for the rows after these)."""
     t = rows.table
     started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
     lanes: dict[tuple[int, int], Lane] = {}
+    ends: dict[int, F64] = {}
     for w, idx in groups_of(t.worker, started.astype(np.int64)):
         idx = idx[np.lexsort((idx, t.gpu_start[idx]))]
-        row_of = first_free_rows(t.gpu_start[idx], rows.drawn_end[idx])
+        drawn = rows.drawn_end[idx]
+        held = before.get(w, _EMPTY_F) if before is not None else _EMPTY_F
+        if len(held):
+            # the sub-rows as the intervals before left them: each taken by one of its own
+            pad = np.full(len(held), -np.inf)
+            row_of = first_free_rows(np.append(pad, t.gpu_start[idx]), np.append(held, drawn))
+            row_of = row_of[len(held) :]
+        else:
+            row_of = first_free_rows(t.gpu_start[idx], drawn)
+        if before is not None:
+            # the last interval of each sub-row (the packing's order) is where it is free from
+            rev, last = np.unique(row_of[::-1], return_index=True)
+            kept = np.zeros(max(len(held), int(rev[-1]) + 1))
+            kept[: len(held)] = held
+            kept[rev] = drawn[len(row_of) - 1 - last]
+            ends[int(w)] = kept
         g = int(t.gpu[idx[0]])
         for r in range(int(row_of.max()) + 1):
             members = idx[row_of == r]
+            if len(members) == 0:
+                continue
             lo, hi = t.seg_offsets[members], t.seg_offsets[members + 1]
             lens = hi - lo
             seg = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
@@ -597,7 +729,10 @@ def _lanes(rows: Rows) -> dict[tuple[int, int], Lane]:
                     ),
                 ),
             )
-    return lanes
+    if before is not None:
+        for w, held in before.items():
+            ends.setdefault(w, held)
+    return lanes, ends
 
 
 def _worker_sums(t: PartitionTable, seg_part: I64) -> dict[int, tuple[int, int, F64]]:
@@ -719,21 +854,31 @@ def starts_mid_run(t: PartitionTable) -> bool:
     without GPU_START), or a GPU interval with neither synthesis nor queue. On 200 random
     simulated runs none of the whole logs is flagged, and each cut at a third, a half or a
     fifth is (docs/analysis.md#per-run)."""
-    if len(t) == 0:
-        return False
-    first = np.inf
+    return _mid_run(mid_run_stamps(t))
+
+
+def _mid_run(stamps: tuple[float, float]) -> bool:
+    first, began_before = stamps
+    return began_before < first + MID_RUN_WINDOW_MS
+
+
+def mid_run_stamps(t: PartitionTable) -> tuple[float, float]:
+    """What `starts_mid_run` reads of some rows: their first stamp, and the first stamp of
+    those that began before the log (inf: none); the minimums of all rows' are those of
+    their parts'."""
     earliest = np.full(len(t), np.inf)
     for column in (t.synth_start, t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
         earliest = np.fmin(earliest, column)
-    if np.isfinite(earliest).any():
-        first = float(earliest.min())
+    earliest = np.where(np.isnan(earliest), np.inf, earliest)
     no_synth = np.isnan(t.synth_start)
     began_before = (
         (no_synth & ~np.isnan(t.synth_end))
         | (np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end))
         | (no_synth & np.isnan(t.queued) & ~np.isnan(t.gpu_start))
     )
-    return bool((began_before & (earliest < first + MID_RUN_WINDOW_MS)).any())
+    first = float(earliest.min()) if len(t) else np.inf
+    before = float(earliest[began_before].min()) if began_before.any() else np.inf
+    return first, before
 
 
 def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) -> LogModel:
@@ -804,7 +949,9 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         engine_seen=facts.engine_seen,
         run_split=split,
         unattributed_kernel_ms=facts.unattributed_kernel_ms,
-        starts_mid_run=pieces[0].starts_mid_run,
+        starts_mid_run=_mid_run(
+            (min(p.mid_run[0] for p in pieces), min(p.mid_run[1] for p in pieces))
+        ),
         proof_spans=spans,
     )
 
@@ -815,38 +962,43 @@ def _gpu_of_pieces(
     """GPU g's figures over the pieces, the gaps between pieces and its kernel holes
     (`mapped`: the workers the worker -> GPU map puts on g)."""
     mine = [(k, p.gpus[g], offsets[k]) for k, p in enumerate(pieces) if g in p.gpus]
-    busy_s: list[F64] = []
-    busy_e: list[F64] = []
-    kern_s: list[F64] = []
-    kern_e: list[F64] = []
+    busy_parts: list[Blocks] = []
+    kernel_parts: list[Blocks] = []
     # the gaps the first piece's list lacks: those of later pieces and those between pieces
     more: list[tuple[int, F64, F64, I64, I64]] = []
     prev: tuple[GpuPart, int] | None = None
     for k, part, off in mine:
+        kernel_parts.append(part.kernel)
         if len(part.busy.starts) == 0:
             continue
         if prev is not None:
-            # the hole between two pieces (their intervals never overlap)
-            p, p_off = prev
+            p, p_k = prev
+            if p.busy.ends[-1] < part.busy.starts[0]:
+                # the hole between two pieces' windows
+                more.append(
+                    (
+                        g,
+                        p.busy.ends[-1:],
+                        part.busy.starts[:1],
+                        _numbers(pieces[p_k], np.array([p.last_before]), offsets[p_k]),
+                        _numbers(pieces[k], np.array([part.first_after]), off),
+                    )
+                )
+        if k and len(part.gap_before):
+            holes = _holes(part.busy)
             more.append(
                 (
                     g,
-                    p.busy.ends[-1:],
-                    part.busy.starts[:1],
-                    np.array([p.last_before + p_off]),
-                    np.array([part.first_after + off]),
+                    holes.starts,
+                    holes.ends,
+                    _numbers(pieces[k], part.gap_before, off),
+                    _numbers(pieces[k], part.gap_after, off),
                 )
             )
-        if k and len(part.gap_before):
-            holes = _holes(part.busy)
-            more.append((g, holes.starts, holes.ends, part.gap_before + off, part.gap_after + off))
-        busy_s.append(part.busy.starts)
-        busy_e.append(part.busy.ends)
-        kern_s.append(part.kernel.starts)
-        kern_e.append(part.kernel.ends)
-        prev = (part, off)
-    busy = Blocks(_cat(busy_s), _cat(busy_e))
-    kernel = Blocks(_cat(kern_s), _cat(kern_e))
+        busy_parts.append(part.busy)
+        prev = (part, k)
+    busy = _joined_blocks(busy_parts)
+    kernel = _joined_blocks(kernel_parts)
     spans = [part.span for _, part, _ in mine if part.span is not None]
     span = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
     total = sum(part.kernel_sums[0] for _, part, _ in mine)
@@ -856,7 +1008,8 @@ def _gpu_of_pieces(
     lo_ms, hi_ms = _kernel_range(total, longer, shorter, unknown, facts, g, busy.total_ms)
     # allocation the NTT blocks may hide: the range's low end takes it all out, the
     # estimate half of it (on a GPU's first use the first block's allowance is larger)
-    first = next((p.first_hidden_ntt_ms for _, p, _ in mine if len(p.busy.starts)), 0.0)
+    firsts = [(p.first, p.first_hidden_ntt_ms) for _, p, _ in mine if p.first is not None]
+    first = min(firsts)[1] if firsts else 0.0
     hidden = sum(part.hidden_alloc_ms for _, part, _ in mine)
     hidden += max(0.0, min(FIRST_USE_ALLOC_MS, 0.5 * first) - HIDDEN_ALLOC_SHARE * first)
     lo_ms = max(0.0, lo_ms - hidden)
@@ -894,6 +1047,30 @@ def _gpu_of_pieces(
         ),
     )
     return stats, more, _holes(kernel)
+
+
+def _numbers(piece: Piece, local: I64, offset: int) -> I64:
+    """The model's row numbers of a piece's interval numbers (which count the rows before
+    it that its window holds first, then its own: `Piece.before`)."""
+    n = len(piece.before)
+    if n == 0:
+        return local + offset
+    return np.where(local < n, piece.before[np.minimum(local, n - 1)], local - n + offset)
+
+
+def _joined_blocks(parts: list[Blocks]) -> Blocks:
+    """The blocks of pieces' windows, in time order, as one union: a block that the seam
+    between two windows cut (one ends where the next begins) is one again."""
+    parts = [b for b in parts if len(b.starts)]
+    if len(parts) < 2:
+        return parts[0] if parts else Blocks(_EMPTY_F, _EMPTY_F)
+    starts = np.concatenate([b.starts for b in parts])
+    ends = np.concatenate([b.ends for b in parts])
+    seams = np.cumsum([len(b.starts) for b in parts[:-1]])
+    cut = seams[ends[seams - 1] >= starts[seams]]
+    if len(cut) == 0:
+        return Blocks(starts, ends)
+    return Blocks(np.delete(starts, cut), np.delete(ends, cut - 1))
 
 
 def _cat(arrays: list[F64]) -> F64:
@@ -1216,12 +1393,19 @@ def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
 SETTLE_MS = 60_000
 # The live rows past which the settled part is made again.
 TAIL_ROWS = 4096
+# The settled part is made again once this many live rows could settle (they ended
+# SETTLE_MS ago) beyond those that could when it was made: the square root of the records
+# (making it costs what the records do, a snapshot what the live rows do: √n balances the
+# two when records come a few times slower than snapshots), at least RIPE_ROWS_MIN, at most
+# TAIL_ROWS.
+RIPE_ROWS_MIN = 64
 
 
 @dataclass(frozen=True, slots=True)
 class _Base:
-    """The settled part of a live model: per GPU, records whose intervals all end before
-    its cut, where no unsettled interval of that GPU starts."""
+    """The settled part of a live model: per worker, records whose intervals all end before
+    its cut, where no unsettled interval of that worker starts; and per GPU the seam between
+    the settled part's time and the live rows' (see `LiveAnalysis`)."""
 
     piece: Piece
     listed: Listed
@@ -1229,49 +1413,86 @@ class _Base:
     unsettled: I64  # record numbers below `count` that are not in it
     count: int  # records there were
     live: int  # live rows when it was made (more when something running pins a cut)
-    cuts: dict[int, float]  # per GPU (-1: records of no GPU)
+    ripe: int  # of them, those that could settle but something pinned (`_ripe`)
+    cuts: dict[int, float]  # per worker (-1: records of no worker)
+    seams: dict[int, float]  # per GPU of its records
+    reach: Rows  # its ended intervals that end at or after their GPU's seam
+    reach_index: I64  # their row numbers in the settled piece
     worker_gpu: dict[int, int]
 
 
 def _cuts(
-    start: F64, end: F64, may: npt.NDArray[np.bool_], gpu: I32, limit: float
+    start: F64,
+    end: F64,
+    may: npt.NDArray[np.bool_],
+    worker: I32,
+    limit: float,
+    failed: npt.NDArray[np.bool_],
 ) -> tuple[npt.NDArray[np.bool_], dict[int, float]]:
-    """Per GPU, the latest cut (at most `limit`) such that every interval starting before it
-    may settle and ends before it; the records settled by those cuts. One sort per GPU: a GPU
-    always busy on some worker still has cuts between its intervals, and each GPU has its own
-    (no moment need find every GPU idle)."""
+    """Per worker, the latest cut (at most `limit`) such that every interval of it starting
+    before the cut may settle and was drawn to its end before `limit`, and a failed one
+    before the cut (where it is drawn to is the worker's next start); the records settled by
+    those cuts. Intervals may reach past their worker's cut (a worker's next prove starts
+    before the last one ends): there is a cut between any two of its starts, however busy
+    its GPU. One sort per worker."""
     settled = np.zeros(len(start), dtype=bool)
     cuts: dict[int, float] = {}
     started = ~np.isnan(start)
-    for g, idx in groups_of(gpu, np.flatnonzero(started)):
+    for w, idx in groups_of(worker, np.flatnonzero(started)):
         idx = idx[np.argsort(start[idx], kind="stable")]
         s = start[idx]
-        e = np.where(may[idx], end[idx], np.inf)
-        # a cut before sorted interval k (or after all): where it would lie
+        ok = may[idx] & (end[idx] < limit)
+        moved = np.where(failed[idx], end[idx], -np.inf)
+        # a cut before sorted interval k (or after all): where it would lie; a cut between
+        # two equal starts is none (the record order is not the time order there)
         at = np.minimum(np.append(s, limit), limit)
         valid = np.ones(len(idx) + 1, dtype=bool)
-        valid[1:] = np.logical_and.accumulate(may[idx]) & (np.maximum.accumulate(e) < at[1:])
+        valid[1:] = np.logical_and.accumulate(ok) & (np.maximum.accumulate(moved) < at[1:])
+        valid[1:] &= s < at[1:]
         k = int(np.flatnonzero(valid)[-1])
         settled[idx[:k]] = True
-        cuts[int(g)] = float(at[k])
+        cuts[int(w)] = float(at[k])
     return settled, cuts
+
+
+def _per_key(values: dict[int, float], keys: npt.NDArray[np.integer], default: float) -> F64:
+    """`values[k]` for each of `keys` (`default` where a key has none)."""
+    known = np.array(sorted(values), dtype=np.int64)
+    table = np.array([values[k] for k in known.tolist()] + [default], dtype=np.float64)
+    k = keys.astype(np.int64)
+    at = np.minimum(np.searchsorted(known, k), len(known))
+    hit = at < len(known)
+    hit[hit] = known[at[hit]] == k[hit]
+    at[~hit] = len(known)
+    return table[at]
 
 
 class LiveAnalysis:
     """Live snapshots that cost what changed, not the whole log.
 
-    The records whose intervals ended long enough ago (SETTLE_MS) and that nothing running
-    overlaps are analysed once (`_Base`); each snapshot analyses only the others (the live
-    rows) and puts the two together, which the time cut between them (one per GPU) makes
-    simple: on each GPU every settled interval ends before any live one starts. The settled
-    part is made again when one of its records is written (the core lists them), when the
-    worker → GPU map changes, or when the live rows grow past TAIL_ROWS.
+    The records whose intervals ended long enough ago (SETTLE_MS) are analysed once
+    (`_Base`); each snapshot analyses only the others (the live rows) and puts the two
+    together. Each worker has a cut in time: its settled intervals all end before it, its
+    live ones start after it, so each worker's lanes are its settled lanes then its live
+    ones. The figures over a GPU's time (busy and kernel blocks, gaps, the unexplained time,
+    the busy split) are cut per GPU at its seam, where the first live interval that ended
+    starts: the settled part gives them before the seam, the live rows with the settled
+    intervals that reach past the seam give them from the seam on (a GPU that never idles
+    has intervals across any moment). The settled part is made again when one of its
+    records is written (the core lists them), when the worker → GPU map changes, when a live
+    interval starts before its worker's cut or ends having started before its GPU's seam, or
+    when the live rows grow past TAIL_ROWS.
     """
 
     def __init__(self) -> None:
         self._base: _Base | None = None
         self._run = 0
         self.rebuilds = 0  # how many times the settled part was made (tests read it)
+
+    @property
+    def settled_records(self) -> int:
+        """How many records the settled part holds (analysed once, not at each snapshot)."""
+        return 0 if self._base is None else len(self._base.piece.rows)
 
     def model(self, builder: Run, core: Scanner, wrap: Callable[..., Columns]) -> LogModel:
         """The live model of the run being read (`wrap`: the builder's column wrapper)."""
@@ -1299,9 +1520,12 @@ class LiveAnalysis:
             cols = wrap(floats, ints)
             gpu = builder.gpus_of(cols.worker).astype(np.int32)
             rows = make_rows(cols, gpu, now, False, idx)
-            cut = np.array([base.cuts.get(g, -np.inf) for g in rows.table.gpu.tolist()])
-            early = rows.table.gpu_start < cut  # NaN compares False
-            if early.any() or _in_mask(base.settled, np.asarray(open_rows, np.int64)).any():
+            ripe = _ripe(rows, now) - base.ripe
+            if (
+                ripe >= min(TAIL_ROWS, max(RIPE_ROWS_MIN, math.isqrt(n)))
+                or _early(base, rows)
+                or _in_mask(base.settled, np.asarray(open_rows, np.int64)).any()
+            ):
                 base = None
             else:
                 live = rows
@@ -1310,10 +1534,18 @@ class LiveAnalysis:
             cols = wrap(floats, ints)
             gpu = builder.gpus_of(cols.worker).astype(np.int32)
             every = make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64))
-            base, live = self._settle(every, now, np.asarray(open_rows, np.int64), builder)
+            base, live = self._settle(
+                every, now, np.asarray(open_rows, np.int64), builder.worker_gpu
+            )
             self._base = base
             self.rebuilds += 1
-        tail = make_piece(live)
+        window = Window(
+            {g: (f, np.inf) for g, f in base.seams.items()},
+            base.reach,
+            base.reach_index,
+            base.piece.lane_ends,
+        )
+        tail = make_piece(live, window=window)
         facts = facts_of(builder, False, set(base.piece.gpus) | set(tail.gpus))
         return assemble([base.piece, tail], facts, base.listed)
 
@@ -1328,7 +1560,9 @@ class LiveAnalysis:
         return not _in_mask(base.settled, np.asarray(touched, dtype=np.int64)).any()
 
     @staticmethod
-    def _settle(every: Rows, now: float, open_rows: I64, builder: Run) -> tuple[_Base, Rows]:
+    def _settle(
+        every: Rows, now: float, open_rows: I64, worker_gpu: dict[int, int]
+    ) -> tuple[_Base, Rows]:
         """Split the records into the settled part and the live rows."""
         t = every.table
         n = len(every)
@@ -1337,8 +1571,21 @@ class LiveAnalysis:
         may = started & ~np.isnan(every.drawn_end) & ~synth_open
         may &= ~(np.isnan(t.gpu_end) & np.isnan(every.failed_end))  # running
         may[open_rows[(open_rows >= 0) & (open_rows < n)]] = False
-        settled, cuts = _cuts(t.gpu_start, every.drawn_end, may, t.gpu, now - SETTLE_MS)
-        piece = make_piece(every.take(settled))
+        limit = now - SETTLE_MS
+        failed = ~np.isnan(every.failed_end)
+        settled, cuts = _cuts(t.gpu_start, every.drawn_end, may, t.worker, limit, failed)
+        # each GPU's seam: where its first live interval that ended starts (one that ends
+        # later having started before it makes the settled part again)
+        ended = started & ~np.isnan(t.gpu_end) & (t.gpu >= 0)
+        seams = dict.fromkeys(np.unique(t.gpu[settled & ended]).tolist(), limit)
+        for g, idx in groups_of(t.gpu, np.flatnonzero(ended & ~settled)):
+            if g in seams:
+                seams[g] = min(limit, float(t.gpu_start[idx].min()))
+        rows = every.take(settled)
+        bounds = {g: (-np.inf, f) for g, f in seams.items()}
+        piece = make_piece(rows, window=Window(bounds, None, _EMPTY_I, {}))
+        r = rows.table
+        reaches = ~np.isnan(r.gpu_start) & (r.gpu_end >= _per_key(seams, r.gpu, np.inf))
         only_here = np.ones(len(piece.jobs.ids), dtype=bool)
         elsewhere = np.unique(t.job[~settled].astype(np.int64))
         only_here[np.isin(piece.jobs.ids, elsewhere)] = False
@@ -1346,6 +1593,7 @@ class LiveAnalysis:
         table = _proof_table(_take_jobs(piece.jobs, only_here), piece.rows.table)
         mask = np.zeros(int(listed_ids.max()) + 1 if len(listed_ids) else 0, dtype=bool)
         mask[listed_ids] = True
+        live = every.take(~settled)
         base = _Base(
             piece=piece,
             listed=Listed(
@@ -1358,7 +1606,28 @@ class LiveAnalysis:
             unsettled=np.flatnonzero(~settled).astype(np.int64),
             count=n,
             live=int(np.count_nonzero(~settled)),
+            ripe=_ripe(live, now),
             cuts=cuts,
-            worker_gpu=builder.worker_gpu,
+            seams=seams,
+            reach=rows.take(reaches),
+            reach_index=np.flatnonzero(reaches).astype(np.int64),
+            worker_gpu=worker_gpu,
         )
-        return base, every.take(~settled)
+        return base, live
+
+
+def _ripe(rows: Rows, now: float) -> int:
+    """How many of the rows ended (or failed) SETTLE_MS before `now`."""
+    t = rows.table
+    ended = ~(np.isnan(t.gpu_end) & np.isnan(rows.failed_end))
+    return int(np.count_nonzero(ended & (rows.drawn_end < now - SETTLE_MS)))
+
+
+def _early(base: _Base, rows: Rows) -> bool:
+    """Live rows the settled part cannot be put beside: an interval starting before its
+    worker's cut, or one that ended having started before its GPU's seam."""
+    t = rows.table
+    if (t.gpu_start < _per_key(base.cuts, t.worker, -np.inf)).any():  # NaN compares False
+        return True
+    ended = ~np.isnan(t.gpu_end) & (t.gpu >= 0)
+    return bool((t.gpu_start[ended] < _per_key(base.seams, t.gpu[ended], -np.inf)).any())

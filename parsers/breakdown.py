@@ -21,6 +21,7 @@ __all__ = [
     "add_breakdowns",
     "busy_breakdown",
     "busy_split_ms",
+    "clipped_split",
     "lanes_breakdown",
     "lanes_by_gpu",
     "segments_split",
@@ -128,6 +129,22 @@ def with_kernel(b: Breakdown, kernel_ms: float) -> Breakdown:
 def segments_split(t: PartitionTable, seg_part: np.ndarray) -> dict[int, Breakdown]:
     """Per GPU, its ended intervals' segments split as BUSY_ORDER says."""
     return _core_split(t.gpu_start, t.gpu_end, t.gpu, t.seg_start, t.seg_end, t.seg_phase, seg_part)
+
+
+def clipped_split(
+    t: PartitionTable, seg_part: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> dict[int, Breakdown]:
+    """`segments_split` of the time each segment has in [lo, hi) (per segment): as every
+    instant goes to one phase, the splits of windows that do not overlap add up."""
+    return _core_split(
+        t.gpu_start,
+        t.gpu_end,
+        t.gpu,
+        np.clip(t.seg_start, lo, hi),
+        np.clip(t.seg_end, lo, hi),
+        t.seg_phase,
+        seg_part,
+    )
 
 
 def _core_split(

@@ -15,7 +15,8 @@ from parsers.analysis import build_model
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from parsers.builder import LogBuilder
 from parsers.model import ROW_FIELDS, LogModel, PartitionTable
-from parsers.simulate import SimConfig
+from parsers.report import report_dict
+from parsers.simulate import EngineSim, SimConfig
 
 
 def _rows(model: LogModel) -> list[tuple[Any, ...]]:
@@ -102,6 +103,7 @@ def canonical(model: LogModel) -> dict[str, Any]:
         "synth": (model.synth_times.tolist(), model.synth_counts.tolist()),
         "now": model.now_ms,
         "jobs": len(t.jobs),
+        "mid_run": model.starts_mid_run,
     }
 
 
@@ -129,15 +131,9 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize("case", range(12))
-def test_live_snapshots_equal_whole_models(case: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    rnd = random.Random(case)
-    # a short settling time and a small live part: the settled part moves and is made again
-    monkeypatch.setattr(analysis, "SETTLE_MS", rnd.choice([0, 500, 5_000, 60_000]))
-    monkeypatch.setattr(analysis, "TAIL_ROWS", rnd.choice([1, 8, 64, 4096]))
-    extra = CONFIGS[case % len(CONFIGS)]
-    config = SimConfig(seed=100 + case, proofs=rnd.randint(4, 14), concurrency=3, **extra)  # type: ignore[arg-type]
-    _, data = simulate(config)
+def _follow_and_compare(data: bytes, rnd: random.Random, report: bool = False) -> int:
+    """Feed `data` to a live builder in random chunks; each snapshot must equal the model
+    made from every record (`report`: their JSON reports too). Returns the snapshots made."""
     live = LogBuilder(source="t")
     whole = LogBuilder(source="t")
     pos = steps = 0
@@ -151,6 +147,8 @@ def test_live_snapshots_equal_whole_models(case: int, monkeypatch: pytest.Monkey
             live.flush_pending()
             whole.flush_pending()
         got = live.snapshot()
+        if not live.timeline_seen:
+            continue  # the model of the tracing lines (parsers/tracing.py), not the analysis'
         want = build_model(whole, finished=False)
         assert canonical(got) == canonical(want), f"step {steps} at byte {pos}"
         assert got.run_split is not None
@@ -163,8 +161,22 @@ def test_live_snapshots_equal_whole_models(case: int, monkeypatch: pytest.Monkey
         assert np.nan_to_num(spans.seen, nan=-1).tolist() == seen
         assert got.proof_spans.completed.tolist() == [p.completed for p in got.proofs]
         assert _split(got.run_split) == _split(busy_breakdown(want))
+        if report:
+            assert report_dict(got) == report_dict(want), f"step {steps} at byte {pos}"
         steps += 1
-    assert steps > 3
+    return steps
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_live_snapshots_equal_whole_models(case: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rnd = random.Random(case)
+    # a short settling time and a small live part: the settled part moves and is made again
+    monkeypatch.setattr(analysis, "SETTLE_MS", rnd.choice([0, 500, 5_000, 60_000]))
+    monkeypatch.setattr(analysis, "TAIL_ROWS", rnd.choice([1, 8, 64, 4096]))
+    extra = CONFIGS[case % len(CONFIGS)]
+    config = SimConfig(seed=100 + case, proofs=rnd.randint(4, 14), concurrency=3, **extra)  # type: ignore[arg-type]
+    _, data = simulate(config)
+    assert _follow_and_compare(data, rnd) > 3
 
 
 def test_the_settled_part_is_kept_while_a_log_grows() -> None:
@@ -356,3 +368,87 @@ def test_a_joined_table_puts_each_column_together_when_it_is_read() -> None:
         c, d = int(t.seg_offsets[k]), int(t.seg_offsets[k + 1])
         assert table.seg_start[a:b].tolist() == t.seg_start[c:d].tolist()
     assert PartitionTable.joined(parts[:1]) is parts[0]
+
+
+# Two GPUs of two workers each, synthesis far ahead of them: each GPU is busy nearly all its
+# span and its two workers' intervals overlap (one waits on the lock while the other runs).
+GPU_BOUND = dict(gpus=2, gw=2, pw=60, concurrency=12)
+
+
+def _busy_share(sim: EngineSim, gpu: int) -> float:
+    """The truth's share of GPU `gpu`'s span that some interval of it covers."""
+    spans = sorted(
+        (p.gpu_start, p.gpu_end)
+        for p in sim.partitions
+        if p.gpu == gpu and p.gpu_start is not None and p.gpu_end is not None
+    )
+    covered, reach = 0.0, -np.inf
+    for s, e in spans:
+        covered += max(0.0, e - max(s, reach))
+        reach = max(reach, e)
+    return covered / (spans[-1][1] - spans[0][0])
+
+
+def test_a_busy_gpu_settles_as_the_log_grows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a GPU-bound log no moment finds a GPU idle, yet the records that ended long ago are
+    settled (analysed once), and the settled part is made again only now and then."""
+    monkeypatch.setattr(analysis, "TAIL_ROWS", 64)
+    sim, data = simulate(SimConfig(seed=7, proofs=80, **GPU_BOUND))  # type: ignore[arg-type]
+    assert min(_busy_share(sim, g) for g in (0, 1)) > 0.999  # never idle
+    rnd = random.Random(7)
+    live = LogBuilder(source="t")
+    pos = steps = 0
+    while pos < 0.9 * len(data):
+        size = rnd.choice([100, 1000, 5000, 20000])
+        live.feed(data[pos : pos + size])
+        pos += size
+        live.snapshot()
+        steps += 1
+    model = live.snapshot()
+    t = model.parts
+    ended_long_ago = int(np.count_nonzero(t.gpu_end < model.now_ms - analysis.SETTLE_MS))
+    assert ended_long_ago > 500
+    assert live.live.settled_records >= ended_long_ago - 2 * analysis.TAIL_ROWS
+    assert live.live.rebuilds <= 4 + len(t) // analysis.TAIL_ROWS < steps // 2
+
+
+def _kill_worker(data: bytes, worker: int, starts: int) -> bytes:
+    """`data` as if `worker` died in its `starts`-th prove: none of its TIMELINE lines after
+    that GPU_START (the interval never ends, the worker takes nothing more)."""
+    out, seen, dead = [], 0, False
+    mark = b"worker=%d," % worker
+    for line in data.splitlines(keepends=True):
+        if b"TIMELINE," in line and mark in line:
+            if dead:
+                continue
+            if b",GPU_START," in line:
+                seen += 1
+                dead = seen == starts
+        out.append(line)
+    return b"".join(out)
+
+
+BUSY_CONFIGS = [
+    dict(era="p12", fail_prove=0.03, jitter=True, splice=0.01),
+    dict(era="p9", fail=0.03, jitter=True, stdout_share=0.5, ids="curio"),
+    dict(era="feb", fail_prove=0.02, splice=0.005, fail_synth=0.02),
+]
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_live_snapshots_of_a_busy_gpu_equal_whole_models(
+    case: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GPU-bound logs (no moment finds a GPU idle), fed in random chunks: the settled part
+    and the live rows overlap in time near each seam, and every figure is still the whole
+    model's; one of the four workers dies in a prove in half of them."""
+    rnd = random.Random(1000 + case)
+    monkeypatch.setattr(analysis, "SETTLE_MS", rnd.choice([0, 500, 5_000, 60_000]))
+    monkeypatch.setattr(analysis, "TAIL_ROWS", rnd.choice([1, 4, 8, 16]))
+    extra = BUSY_CONFIGS[case % len(BUSY_CONFIGS)]
+    config = SimConfig(seed=200 + case, proofs=rnd.randint(8, 14), **GPU_BOUND, **extra)  # type: ignore[arg-type]
+    sim, data = simulate(config)
+    assert min(_busy_share(sim, g) for g in (0, 1)) > 0.97
+    if case % 2:
+        data = _kill_worker(data, rnd.randrange(4), rnd.randint(3, 12))
+    assert _follow_and_compare(data, rnd, report=True) > 3
