@@ -50,10 +50,7 @@ from parsers.model import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from parsers._core import Scanner
-    from parsers.builder import Columns, Run
+    from parsers.builder import Columns, LiveSnapshot, LogBuilder, Run
 
 # the core's arrays need numpy's C API: loaded here, where an interrupt raised while it loads
 # is raised as itself (later, inside the core, it could only be an internal error)
@@ -806,6 +803,24 @@ class Facts:
     engine_seen: bool
 
 
+def _live_facts(source: str, snap: LiveSnapshot, now: float) -> Facts:
+    """The facts of a live snapshot, as `facts_of` reads them from the builder."""
+    return Facts(
+        source=source,
+        counts=snap.counts,
+        finished=False,
+        wall_anchor=snap.wall_anchor,
+        now=now,
+        worker_gpu=snap.worker_gpu,
+        kernel_doubt=snap.kernel_doubt,
+        lock_lines_seen=snap.lock_lines_seen,
+        unattributed_kernel_ms=snap.unattributed_kernel_ms,
+        unattributed_timing_lines=snap.unattributed_timing_lines,
+        partial_bytes=snap.partial_bytes,
+        engine_seen=snap.engine_seen,
+    )
+
+
 def facts_of(builder: Run, finished: bool, gpus: set[int]) -> Facts:
     """The builder's facts (`gpus`: the GPUs whose kernel doubt is asked for)."""
     worker_gpu = builder.worker_gpu
@@ -1494,51 +1509,53 @@ class LiveAnalysis:
         """How many records the settled part holds (analysed once, not at each snapshot)."""
         return 0 if self._base is None else len(self._base.piece.rows)
 
-    def model(self, builder: Run, core: Scanner, wrap: Callable[..., Columns]) -> LogModel:
-        """The live model of the run being read (`wrap`: the builder's column wrapper)."""
+    def model(self, builder: LogBuilder) -> LogModel:
+        """The live model of the run being read."""
         try:
-            return self._model(builder, core, wrap)
+            return self._model(builder)
         except Exception:
             # the records written since the last snapshot were taken from the core: what
             # was settled cannot be trusted now, so it is made again next time
             self._base = None
             raise
 
-    def _model(self, builder: Run, core: Scanner, wrap: Callable[..., Columns]) -> LogModel:
-        runs = core.run_count()
-        if runs != self._run:
-            self._run, self._base = runs, None
-        touched = core.take_touched()
+    def _model(self, builder: LogBuilder) -> LogModel:
         base = self._base
-        now = float(max(builder.max_stamp, 0))
-        n = core.record_count()
-        if base is not None and not self._still_good(base, builder, touched, n):
+        # one call to the core: the live rows if the settled part stands, and the facts
+        snap = builder.live_snapshot(
+            base.unsettled if base is not None else None, base.count if base is not None else 0
+        )
+        if snap.runs != self._run:
+            self._run, base = snap.runs, None
+        now = float(max(snap.max_stamp, 0))
+        if base is not None and not self._still_good(base, snap):
             base = None
         if base is not None:
-            idx = np.concatenate([base.unsettled, np.arange(base.count, n, dtype=np.int64)])
-            floats, ints, open_rows = core.live_rows(idx)
-            cols = wrap(floats, ints)
-            gpu = builder.gpus_of(cols.worker).astype(np.int32)
+            idx = np.concatenate(
+                [base.unsettled, np.arange(base.count, snap.records, dtype=np.int64)]
+            )
+            cols = snap.columns
+            gpu = builder.gpus_of(cols.worker, snap.worker_gpu).astype(np.int32)
             rows = make_rows(cols, gpu, now, False, idx)
             ripe = _ripe(rows, now) - base.ripe
             if (
-                ripe >= min(TAIL_ROWS, max(RIPE_ROWS_MIN, math.isqrt(n)))
+                ripe >= min(TAIL_ROWS, max(RIPE_ROWS_MIN, math.isqrt(snap.records)))
                 or _early(base, rows)
-                or _in_mask(base.settled, np.asarray(open_rows, np.int64)).any()
+                or _in_mask(base.settled, np.asarray(snap.open_rows, np.int64)).any()
             ):
                 base = None
             else:
                 live = rows
         if base is None:
-            floats, ints, open_rows = core.live_rows(None)
-            cols = wrap(floats, ints)
-            gpu = builder.gpus_of(cols.worker).astype(np.int32)
+            if len(snap.columns) != snap.records:
+                snap = builder.live_snapshot(None, 0)
+            cols = snap.columns
+            gpu = builder.gpus_of(cols.worker, snap.worker_gpu).astype(np.int32)
             every = make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64))
-            base, live = self._settle(
-                every, now, np.asarray(open_rows, np.int64), builder.worker_gpu
-            )
-            self._base = base
+            open_rows = np.asarray(snap.open_rows, np.int64)
+            base, live = self._settle(every, now, open_rows, snap.worker_gpu)
             self.rebuilds += 1
+        self._base = base
         window = Window(
             {g: (f, np.inf) for g, f in base.seams.items()},
             base.reach,
@@ -1546,18 +1563,18 @@ class LiveAnalysis:
             base.piece.lane_ends,
         )
         tail = make_piece(live, window=window)
-        facts = facts_of(builder, False, set(base.piece.gpus) | set(tail.gpus))
+        facts = _live_facts(builder.source, snap, now)
         return assemble([base.piece, tail], facts, base.listed)
 
     @staticmethod
-    def _still_good(base: _Base, builder: Run, touched: list[int] | None, n: int) -> bool:
-        if touched is None or builder.worker_gpu != base.worker_gpu:
+    def _still_good(base: _Base, snap: LiveSnapshot) -> bool:
+        if snap.touched is None or snap.worker_gpu != base.worker_gpu:
             return False
         # made again once the live rows grew by TAIL_ROWS: an interval running for ever (a
         # worker that died) keeps what follows it live, and making it again would not help
-        if n - base.count + len(base.unsettled) > base.live + TAIL_ROWS:
+        if snap.records - base.count + len(base.unsettled) > base.live + TAIL_ROWS:
             return False
-        return not _in_mask(base.settled, np.asarray(touched, dtype=np.int64)).any()
+        return not _in_mask(base.settled, np.asarray(snap.touched, dtype=np.int64)).any()
 
     @staticmethod
     def _settle(

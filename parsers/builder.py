@@ -49,6 +49,18 @@ FLOAT_FIELDS = (*STAMP_FIELDS, *TIMING_FIELDS)
 _EPOCH = datetime(1970, 1, 1)
 
 
+def _wall(anchor: tuple[int, bool] | None) -> datetime | None:
+    """The core's wall anchor (µs since 1970, zone known) as a datetime (naive: local)."""
+    if anchor is None:
+        return None
+    us, aware = anchor
+    try:
+        wall = _EPOCH + timedelta(microseconds=us)
+    except OverflowError:
+        return None
+    return wall.replace(tzinfo=UTC) if aware else wall
+
+
 @dataclass(frozen=True, slots=True)
 class Columns:
     """A copy of every record the builder has, as numpy columns (NaN / -1: not said)."""
@@ -65,6 +77,28 @@ class Columns:
 
     def __len__(self) -> int:
         return len(self.job)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSnapshot:
+    """What a live snapshot reads of the run being read, from one call to the core
+    (`LogBuilder.live_snapshot`)."""
+
+    runs: int  # the core's run count
+    touched: list[int] | None  # records written since the last call (None: too many)
+    records: int
+    columns: Columns  # the records asked for
+    open_rows: list[int]  # records open decisions change (as `Scanner.live_rows`)
+    counts: LineCounts
+    max_stamp: int
+    engine_seen: bool
+    lock_lines_seen: bool
+    unattributed_timing_lines: int
+    unattributed_kernel_ms: float
+    worker_gpu: dict[int, int]
+    wall_anchor: datetime | None
+    partial_bytes: int
+    kernel_doubt: dict[int, tuple[float, float]]  # per GPU the core has doubt of
 
 
 class Run:
@@ -93,14 +127,19 @@ class Run:
         return self._wrap(*self._core.columns(self._run))
 
     def _wrap(
-        self, floats: dict[str, F64], ints: dict[str, npt.NDArray[np.integer[Any]]]
+        self,
+        floats: dict[str, F64],
+        ints: dict[str, npt.NDArray[np.integer[Any]]],
+        names: tuple[int, list[str], list[str]] | None = None,
     ) -> Columns:
+        # names: the run count and the new names, when the core gave them already
         if self._run is None:
-            if self._core.run_count() != self._names_run:
+            runs = self._core.run_count() if names is None else names[0]
+            if runs != self._names_run:
                 # the daemon restarted: the new run numbers its jobs from 0 again
-                self._names_run = self._core.run_count()
+                self._names_run = runs
                 self._jobs, self._kinds = [], []
-            jobs, kinds = self._core.new_names()
+            jobs, kinds = self._core.new_names() if names is None else names[1:]
             self._jobs.extend(jobs)
             self._kinds.extend(kinds)
         else:
@@ -138,12 +177,13 @@ class Run:
             return worker // self.workers_per_gpu
         return 0
 
-    def gpus_of(self, workers: I32 | I64) -> I64:
-        """`gpu_of` for an array of workers (-1 stays -1), without a table sized by ids."""
+    def gpus_of(self, workers: I32 | I64, table: dict[int, int] | None = None) -> I64:
+        """`gpu_of` for an array of workers (-1 stays -1), without a table sized by ids
+        (`table`: the worker → GPU map, when read already)."""
         if len(workers) == 0:
             return np.zeros(0, dtype=np.int64)
         known, inverse = np.unique(workers, return_inverse=True)
-        table = self.worker_gpu
+        table = self.worker_gpu if table is None else table
         mapped = np.array(
             [self.gpu_of(int(w), table) if w >= 0 else -1 for w in known], dtype=np.int64
         )
@@ -153,15 +193,7 @@ class Run:
     @property
     def wall_anchor(self) -> datetime | None:
         """The wall clock of offset 0, when the log gives it (naive: a local time)."""
-        anchor = self._core.wall_anchor(self._run)
-        if anchor is None:
-            return None
-        us, aware = anchor
-        try:
-            wall = _EPOCH + timedelta(microseconds=us)
-        except OverflowError:
-            return None
-        return wall.replace(tzinfo=UTC) if aware else wall
+        return _wall(self._core.wall_anchor(self._run))
 
     def kernel_doubt_ms(self, gpu: int) -> tuple[float, float]:
         """Kernel ms given to `gpu` that another GPU could own, and kernel ms given
@@ -256,6 +288,30 @@ class LogBuilder(Run):
         finally:
             os.close(fd)
 
+    def live_snapshot(self, rows: I64 | None, first_new: int) -> LiveSnapshot:
+        """Records `rows` and those from `first_new` on (all of them if `rows` is None), and
+        the run's facts, in one call to the core."""
+        d = self._core.live_snapshot(rows, first_new)
+        stamp, engine, lock_lines, unattributed, unattributed_ms = d["facts"]
+        jobs, kinds = d["names"]
+        return LiveSnapshot(
+            runs=d["runs"],
+            touched=d["touched"],
+            records=d["records"],
+            columns=self._wrap(d["floats"], d["ints"], (d["runs"], jobs, kinds)),
+            open_rows=d["open"],
+            counts=LineCounts(*d["counts"]),
+            max_stamp=stamp,
+            engine_seen=engine,
+            lock_lines_seen=lock_lines,
+            unattributed_timing_lines=unattributed,
+            unattributed_kernel_ms=unattributed_ms,
+            worker_gpu=dict(d["worker_gpu"]),
+            wall_anchor=_wall(d["wall_anchor"]),
+            partial_bytes=d["partial_bytes"],
+            kernel_doubt={g: (less, more) for g, less, more in d["kernel_doubt"]},
+        )
+
     def finish(self) -> None:
         """End of input: attribute the waiting timing lines (a partial last line stays unread)."""
         self._core.finish()
@@ -301,7 +357,7 @@ class LogBuilder(Run):
         current = (
             build_model(self, finished=True, drawn=drawn)
             if finished or self._final is not None
-            else self.live.model(self, self._core, self._wrap)
+            else self.live.model(self)
         )
         if runs == 1 and self._tracing is not None:
             current = with_traced(current, self._tracing.result())

@@ -323,6 +323,60 @@ mod python {
             })?
         }
 
+        /// What a live snapshot of the run being read needs, in one call: the records
+        /// written since the last call (`take_touched`), how many there are, records `rows`
+        /// and those from `first_new` on as `live_rows` gives them (all if `rows` is None), the
+        /// new job and kind names (`new_names`) and the run's facts (`counts`, `run_facts`,
+        /// `worker_gpu`, `wall_anchor`, `partial_bytes`, every GPU's `kernel_doubt`).
+        #[pyo3(signature = (rows=None, first_new=0))]
+        fn live_snapshot<'py>(
+            &mut self,
+            py: Python<'py>,
+            rows: Option<PyReadonlyArray1<'py, i64>>,
+            first_new: usize,
+        ) -> PyResult<Bound<'py, PyDict>> {
+            numpy_api(py)?;
+            let out = PyDict::new(py);
+            out.set_item("runs", self.run_count())?;
+            out.set_item("touched", self.take_touched()?)?;
+            let n = self.record_count();
+            out.set_item("records", n)?;
+            let rows: Option<Vec<i64>> = rows.map(|r| {
+                let mut v = r.as_array().to_vec();
+                v.extend((first_new..n).filter_map(|i| i64::try_from(i).ok()));
+                v
+            });
+            let (floats, ints, open) = self.run(|b| {
+                b.with_open_decisions(|c, open| {
+                    let open: Vec<i64> = open.iter().map(|&i| i as i64).collect();
+                    let (f, i) = match &rows {
+                        Some(rows) => row_dicts(py, c, rows)?,
+                        None => column_dicts(py, c)?,
+                    };
+                    Ok::<_, PyErr>((f, i, open))
+                })
+            })??;
+            out.set_item("floats", floats)?;
+            out.set_item("ints", ints)?;
+            out.set_item("open", open)?;
+            out.set_item("names", self.new_names())?;
+            out.set_item("counts", self.counts(None))?;
+            out.set_item("facts", self.run_facts(None))?;
+            out.set_item("worker_gpu", self.worker_gpu(None))?;
+            out.set_item("wall_anchor", self.wall_anchor(None))?;
+            out.set_item("partial_bytes", self.partial_bytes())?;
+            let a = self.inner.attributor();
+            let mut doubt = a.kernel_doubt.clone();
+            for (g, [less, more]) in a.open_doubt() {
+                let d = doubt.entry(g).or_default();
+                d[0] += less;
+                d[1] += more;
+            }
+            let doubt: Vec<(i64, f64, f64)> = doubt.iter().map(|(g, d)| (*g, d[0], d[1])).collect();
+            out.set_item("kernel_doubt", doubt)?;
+            Ok(out)
+        }
+
         /// The records of the run being read that were written since the last call (not
         /// counting new ones), or None when there were too many to list (treat all as
         /// written).
