@@ -1,6 +1,7 @@
 """What following a growing log costs: the viewer's share of a core, and each snapshot's ms.
 
 Run: python benchmarks/bench_follow_cost.py --base /work/wt-base [--seconds 60] [--rounds 2]
+     [--warm-seconds 30]
 
 `--base` is a checkout to compare with (its compiled core built), e.g. a worktree at main;
 the two are measured one after the other, alternated, each in a process of its own (the
@@ -9,7 +10,8 @@ figures are noisy on a shared machine: compare them within one run).
 - follow: the app runs headless (Textual's test driver, drawing every frame as on a
   terminal) following a copy of a log without its last lines; once it is read, those lines
   are appended in order, RATE a second (whole partitions' TIMELINE and C++ timing lines, as
-  the daemon prints them), for --seconds; the CPU time of the whole process over wall time.
+  the daemon prints them), for --seconds (after --warm-seconds of it, in which the
+  follower's burst allowance is spent); the CPU time of the whole process over wall time.
   Two logs: the 100-hour one-GPU log (benchmarks/common.py) and GPU_BOUND_LOG, two GPUs of
   two workers whose intervals overlap at every moment (GPU_BOUND_CONFIG).
 - snapshot: a builder fed GPU_BOUND_LOG up to 15,000 and 145,000 records (of 150,000),
@@ -80,9 +82,11 @@ def split_tail(log: Path, tail_lines: int) -> tuple[bytes, list[bytes]]:
     return data[: cut + 1], data[cut + 1 :].splitlines(keepends=True)
 
 
-def follow_cost(log: Path, seconds: float, rate: float = RATE) -> float:
+def follow_cost(log: Path, seconds: float, rate: float = RATE, warm: float = 0.0) -> float:
     """The viewer's share of a core (this process) while it follows a copy of `log` whose
-    last lines are appended `rate` a second for `seconds`, once the rest is read."""
+    last lines are appended `rate` a second for `seconds`, once the rest is read (`warm`:
+    seconds of appending before the measure, which the follower's CPU burst allowance,
+    full when the file is read, is spent in: the share of following for hours)."""
     from parsers.builder import LogBuilder
     from parsers.rawlines import LineReader
     from tui.app import make_app
@@ -115,6 +119,7 @@ def follow_cost(log: Path, seconds: float, rate: float = RATE) -> float:
 
                 writer = threading.Thread(target=grow)
                 writer.start()
+                await asyncio.sleep(warm)
                 c0, w0 = _cpu(), time.perf_counter()
                 await asyncio.sleep(seconds)
                 share = (_cpu() - c0) / (time.perf_counter() - w0)
@@ -154,10 +159,10 @@ def snapshot_ms(log: Path, records: int, snapshots: int = 40) -> float:
     return 1000 * statistics.median(times)
 
 
-def _child(tree: Path, what: str, log: Path, arg: float) -> float:
+def _child(tree: Path, what: str, log: Path, arg: float, warm: float = 0.0) -> float:
     """Measure in a process of its own, importing the project from `tree`."""
     out = subprocess.run(
-        [sys.executable, __file__, "--child", what, str(log), str(arg)],
+        [sys.executable, __file__, "--child", what, str(log), str(arg), str(warm)],
         env={**os.environ, "PYTHONPATH": str(tree)},
         cwd=tree,
         capture_output=True,
@@ -169,11 +174,11 @@ def _child(tree: Path, what: str, log: Path, arg: float) -> float:
 
 def main() -> int:
     """Print the figures."""
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        _, _, what, name, arg = sys.argv
+    if len(sys.argv) == 6 and sys.argv[1] == "--child":
+        _, _, what, name, arg, warm = sys.argv
         sys.path.insert(0, os.getcwd())
         if what == "follow":
-            print(json.dumps(follow_cost(Path(name), float(arg))))
+            print(json.dumps(follow_cost(Path(name), float(arg), warm=float(warm))))
         else:
             print(json.dumps(snapshot_ms(Path(name), int(float(arg)))))
         return 0
@@ -181,6 +186,12 @@ def main() -> int:
     ap.add_argument("--base", type=Path, required=True, help="a checkout to compare with")
     ap.add_argument("--seconds", type=positive_float, default=60.0)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument(
+        "--warm-seconds",
+        type=float,
+        default=0.0,
+        help="append this long before measuring (the burst allowance spent: the long run)",
+    )
     ap.add_argument("--skip-follow", action="store_true")
     args = ap.parse_args()
     trees = {"old": args.base.resolve(), "new": ROOT}
@@ -192,7 +203,7 @@ def main() -> int:
         shares: dict[str, list[float]] = {"old": [], "new": []}
         for _ in range(args.rounds):
             for which, tree in trees.items():
-                shares[which].append(_child(tree, "follow", log, args.seconds))
+                shares[which].append(_child(tree, "follow", log, args.seconds, args.warm_seconds))
         print(
             f"follow {name:14}: "
             + ", ".join(
@@ -200,7 +211,8 @@ def main() -> int:
                 f"({' '.join(f'{100 * x:.1f}' for x in v)})"
                 for which, v in shares.items()
             )
-            + f"  ({RATE:.0f} lines/s for {args.seconds:.0f} s)"
+            + f"  ({RATE:.0f} lines/s for {args.seconds:.0f} s"
+            + f" after {args.warm_seconds:.0f} s)"
         )
     for records in (15_000, 145_000):
         ms: dict[str, list[float]] = {"old": [], "new": []}
