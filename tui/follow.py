@@ -29,17 +29,19 @@ MIN_UPDATE_S = 0.1  # at most ten screen updates a second
 # take this share of a core on average, with bursts of up to CPU_BURST_S seconds of CPU. A
 # line now and then is shown at once (ten updates in a row of a 68-hour log fit in a burst,
 # 30-60 ms each with the redraw); a log that keeps growing is shown as often as the share
-# allows (every second or two on a 68-hour log, many times a second on a short one). Over
-# any 30 s its updates take at most 2 % + 0.9 s / 30 s = 5 % of a core, 2 % in the long run,
-# as long as an update costs at most CPU_SHARE * MAX_WAIT_S (60 ms).
-CPU_SHARE = 0.02
+# allows (every few seconds on a 100-hour log, many times a second on a short one). Over
+# any 30 s its updates take at most 0.8 % + 0.9 s / 30 s = 3.8 % of a core, 0.8 % in the
+# long run, as long as an update costs at most CPU_SHARE * MAX_WAIT_S (40 ms). The viewer
+# beside them (reading the lines, the screen's clock, the toolkit) takes ~1 % of its own
+# (benchmarks/bench_follow_cost.py): following costs at most ~2 % of a core in all.
+CPU_SHARE = 0.008
 CPU_BURST_S = 0.9
 # A costly update (the settled part made again, ~0.7 s on a 68-hour log) is not paid back in
 # full at CPU_SHARE: that made the next line wait up to 45 s (12.5 s seen). An update waits
 # at most MAX_WAIT_S, or the time that keeps it to MAX_SHARE of a core if it cost more
-# (0.7 s: 7 s). So updates that each cost more than 60 ms (a far longer log) take up to
+# (0.7 s: 7 s). So updates that each cost more than 40 ms (a far longer log) take up to
 # MAX_SHARE of a core, shown every MAX_WAIT_S or more.
-MAX_WAIT_S = 3.0
+MAX_WAIT_S = 5.0
 MAX_SHARE = 0.10
 IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
 POLL_S = 0.2  # polling fallback
