@@ -37,35 +37,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if __name__ == "__main__" and "--child" not in sys.argv:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import _generated, hours_100_log, positive_float  # noqa: E402
-from parsers.simulate import SimConfig  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    gpu_bound_log,
+    hours_100_log,
+    positive_float,
+)
 
 RATE = 5.0  # lines a second
 TAIL_LINES = 2_000  # lines held back from the log, to be appended
 SIZE = (120, 36)
-# Two GPUs of two workers each, synthesis far ahead of them (60 partitions at once): the GPUs
-# never idle (one worker waits on the lock while the other runs kernels); ~150,000 records.
-GPU_BOUND_LOG = Path("/tmp/cuzk-tui-bench/gpu-bound-2x2-150k.log")
-GPU_BOUND_CONFIG = SimConfig(
-    seed=22,
-    proofs=15_000,
-    concurrency=12,
-    partitions=10,
-    gpus=2,
-    gw=2,
-    pw=60,
-    stdout="plain",
-    stdout_share=0.3,
-    splice=0.001,
-    jitter=True,
-    ids="curio",
-    fail=0.001,
-)
-
-
-def gpu_bound_log() -> Path:
-    """The GPU-bound 2 x 2 log (generated once, kept in /tmp)."""
-    return _generated(GPU_BOUND_LOG, GPU_BOUND_CONFIG)
 
 
 def _cpu() -> float:

@@ -46,10 +46,11 @@ import numpy as np
 
 from benchmarks.bench_report import AWK_GAPS
 from benchmarks.common import (
+    GPU_BOUND_CONFIG,
     HOURS_100_CONFIG,
     HOURS_250_CONFIG,
-    _generated,
     byte_compile,
+    gpu_bound_log,
     hours_100_log,
     hours_250_log,
 )
@@ -57,23 +58,6 @@ from parsers.simulate import SimConfig, write_log
 from tui.cli import positive_int
 
 ROOT = Path(__file__).resolve().parent.parent
-# Two GPUs, two workers each, synthesis far ahead of the GPUs (the case tuning aims at):
-# each GPU's two workers' intervals overlap all the time.
-GPU_BOUND_LOG = Path("/tmp/cuzk-tui-bench/gpu-bound-2x2.log")
-GPU_BOUND_CONFIG = SimConfig(
-    seed=22,
-    proofs=1_500,
-    concurrency=8,
-    partitions=10,
-    gpus=2,
-    gw=2,
-    pw=60,
-    synth_ms=20_000.0,
-    stdout="plain",
-    stdout_share=0.8,
-    jitter=True,
-    ids="curio",
-)
 LINES_PER_S = 5.0
 WARM_S = 30.0  # of growth before the follower's CPU is measured
 # The limits (and the figures on main before this benchmark's commit, 2 cores, a 252 MB
@@ -326,11 +310,6 @@ CONFIGS = {
     "hours-250": HOURS_250_CONFIG,
     "gpu-bound": GPU_BOUND_CONFIG,
 }
-
-
-def gpu_bound_log() -> Path:
-    """The GPU-bound 2x2 log (generated once)."""
-    return _generated(GPU_BOUND_LOG, GPU_BOUND_CONFIG)
 
 
 def main() -> int:

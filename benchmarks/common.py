@@ -72,6 +72,26 @@ HOURS_250_CONFIG = SimConfig(
 )
 
 
+# Two GPUs of two workers each, synthesis far ahead of them (60 partitions at once): the GPUs
+# never idle (one worker waits on the lock while the other runs kernels); ~150,000 records.
+GPU_BOUND_LOG = Path("/tmp/cuzk-tui-bench/gpu-bound-2x2-150k.log")
+GPU_BOUND_CONFIG = SimConfig(
+    seed=22,
+    proofs=15_000,
+    concurrency=12,
+    partitions=10,
+    gpus=2,
+    gw=2,
+    pw=60,
+    stdout="plain",
+    stdout_share=0.3,
+    splice=0.001,
+    jitter=True,
+    ids="curio",
+    fail=0.001,
+)
+
+
 def _generated(path: Path, config: SimConfig) -> Path:
     """`path`, written by the simulator from `config` the first time (kept in /tmp)."""
     if not path.exists():
@@ -131,3 +151,8 @@ def positive_float(text: str) -> float:
 def event_counts(text: str) -> list[int]:
     """An argparse type: comma-separated event counts, each 1 or more (empty: none)."""
     return [positive_int(part.strip()) for part in text.split(",") if part.strip()]
+
+
+def gpu_bound_log() -> Path:
+    """The GPU-bound 2 x 2 log (generated once, kept in /tmp)."""
+    return _generated(GPU_BOUND_LOG, GPU_BOUND_CONFIG)
