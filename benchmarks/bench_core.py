@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_report import AWK_GAPS
 from benchmarks.common import big_log, byte_compile, event_counts
-from tui.cli import positive_int
+from tui.options import positive_int
 
 TIME = "/usr/bin/time"  # GNU time: a child's own peak RSS (a fork would count ours too)
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_report import AWK_GAPS
 from benchmarks.common import byte_compile, event_counts, hours_100_log, hours_250_log
-from tui.cli import positive_int
+from tui.options import positive_int
 
 HERE = Path(__file__).resolve().parent.parent
 TIME = "/usr/bin/time"  # GNU time: a child's own CPU and peak RSS

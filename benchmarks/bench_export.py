@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import byte_compile, hours_100_log, hours_250_log
-from tui.cli import positive_int
+from tui.options import positive_int
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = {  # name: the export options (OUT: the folder they write into)

@@ -26,8 +26,8 @@ def first_inspector_s(path: Path) -> dict[str, float]:
     lines (the reader's first `lines()`) of the last gap (the newest, where a followed log's
     user looks; the farthest from the file's start), `describe` the largest gap's
     description (its CPU path needs the run medians), each with a fresh reader."""
+    from parsers.load import read_log
     from parsers.rawlines import LineReader
-    from parsers.report import read_log
     from tui.inspector import describe_gap, raw_context
 
     model = read_log(path)
@@ -62,7 +62,7 @@ def main() -> int:
     """Print the figures."""
     sys.path.insert(0, str(ROOT))
     from benchmarks.common import hours_100_log
-    from tui.cli import positive_int
+    from tui.options import positive_int
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=positive_int, default=5)

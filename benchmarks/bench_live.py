@@ -31,9 +31,9 @@ from benchmarks.common import big_log, positive_float
 from parsers.builder import LogBuilder
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
-from tui.cli import positive_int
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
+from tui.options import positive_int
 
 SIZE = (120, 36)
 

@@ -55,7 +55,7 @@ from benchmarks.common import (
     hours_250_log,
 )
 from parsers.simulate import SimConfig, write_log
-from tui.cli import positive_int
+from tui.options import positive_int
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES_PER_S = 5.0

@@ -23,12 +23,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import BIG_CONFIG, big_log
+from parsers.load import read_log
 from parsers.rawlines import LineReader
-from parsers.report import read_log
 from parsers.simulate import write_log
 from tui.app import make_app
-from tui.cli import positive_int
 from tui.gantt import GanttView
+from tui.options import positive_int
 
 SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "samples" / "curio-mixed.log"
 SMALL = Path("/tmp/cuzk-tui-bench/small-60-proofs.log")

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import big_log, byte_compile
-from tui.cli import positive_int
+from tui.options import positive_int
 
 # The habit: TIMELINE lines sorted by stamp; a gap opens when the last running
 # interval ends and closes at the next GPU_START (one GPU, workers pooled).

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from parsers.simulate import SimConfig, write_log
-from tui.cli import positive_int
+from tui.options import positive_int
 
 BIG_LOG = Path("/tmp/cuzk-tui-bench/big-1m.log")
 # ~1,000,000 TIMELINE lines: 6 per partition, 10 partitions per proof, plus a few

@@ -23,7 +23,7 @@ import reference as ref
 from helpers import build, lose_lines, simulate
 
 from parsers.simulate import random_config
-from tui.cli import non_negative_int, positive_int
+from tui.options import non_negative_int, positive_int
 
 
 def _share(text: str) -> float:

@@ -4,52 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
 from parsers import _core, tracing
 from parsers.breakdown import busy_split_ms, whole_run
-from parsers.builder import LogBuilder
 from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable
 from parsers.sanitize import visible
-from parsers.sources import open_log
 
 SCHEMA = 1
-CHUNK_BYTES = 1 << 22
-
-
-def _fed(stream: BinaryIO, source: str, workers_per_gpu: int | None) -> LogBuilder:
-    """A builder fed everything a binary stream holds."""
-    builder = LogBuilder(source=source, workers_per_gpu=workers_per_gpu)
-    while chunk := stream.read(CHUNK_BYTES):
-        builder.feed(chunk)
-    return builder
-
-
-def read_stream(
-    stream: BinaryIO, source: str, workers_per_gpu: int | None = None, drawn: bool = True
-) -> LogModel:
-    """Parse everything a binary stream holds and return its finished model (`drawn`: with
-    the lanes and the synthesis steps; the JSON report does without them)."""
-    return _fed(stream, source, workers_per_gpu).build(release=True, drawn=drawn)
-
-
-def read_log(path: Path, workers_per_gpu: int | None = None, drawn: bool = True) -> LogModel:
-    """Parse a whole log file (read-only, decompressed if need be) and return its finished
-    model (`drawn`: as for `read_stream`)."""
-    with open_log(path) as fh:
-        return read_stream(fh, path.name, workers_per_gpu, drawn)
-
-
-def read_runs(path: Path, workers_per_gpu: int | None = None) -> list[LogModel]:
-    """As `read_log`, each run's finished model apart (the daemon restarted between them; one
-    model when it did not)."""
-    with open_log(path) as fh:
-        return _fed(fh, path.name, workers_per_gpu).build_runs()
-
-
 NOT_A_CUZK_LOG = "no TIMELINE lines: is this a cuzk daemon log?"
 EMPTY_LOG = "no TIMELINE lines: the log is empty"
 PIPELINE_DISABLED = (

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from parsers.errors import CuzkError
 from parsers.regular import open_regular
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -70,7 +71,7 @@ def file_hint(path: Path) -> str | None:
         return None
 
 
-class UnreadableLog(OSError):
+class UnreadableLog(CuzkError, OSError):
     """The file is compressed in a way this installation cannot read."""
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from parsers.errors import CuzkError
 from parsers.regular import kind_of
 
 STDIN = Path("-")  # an input read from standard input (its descriptor is compared)
@@ -24,7 +25,7 @@ T = TypeVar("T")
 NEW_NAME_TRIES = 1000  # `name-2.json` … before an exclusive new file gives up
 
 
-class WriteRefused(OSError):
+class WriteRefused(CuzkError, OSError):
     """A target the tool will not write: an input, not a regular file, or a bad path.
 
     Its message is one line that names the target.

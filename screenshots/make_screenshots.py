@@ -17,8 +17,8 @@ sys.path.insert(0, str(ROOT))
 from textual.pilot import Pilot  # noqa: E402
 
 from parsers.hosts import START, HostLines, merge  # noqa: E402
+from parsers.load import read_log  # noqa: E402
 from parsers.rawlines import LineReader  # noqa: E402
-from parsers.report import read_log  # noqa: E402
 from tui.app import CuzkApp, make_app  # noqa: E402
 from tui.gantt import GanttView  # noqa: E402
 

@@ -16,9 +16,9 @@ from helpers import simulate
 
 from parsers.builder import LogBuilder
 from parsers.hosts import HostLines, merge
+from parsers.load import read_log, read_stream
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
-from parsers.report import read_log, read_stream
 from parsers.simulate import DEMO_CONFIG, SimConfig, random_config
 from parsers.why import CpuPath, cpu_path, gap_why
 
@@ -120,7 +120,7 @@ def test_a_compressed_log_and_standard_input_have_their_figures(tmp_path: Path) 
 
 
 def test_the_demo_held_in_memory() -> None:
-    from tui.cli import demo_bytes
+    from tui.replay import demo_bytes
 
     data = demo_bytes()
     builder = LogBuilder(source="demo")

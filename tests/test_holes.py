@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import SAMPLES
 
-from parsers.report import read_log
+from parsers.load import read_log
 from tui.replay import timed_lines
 
 HOLE_BYTES = 48 << 20

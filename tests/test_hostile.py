@@ -17,8 +17,8 @@ import pytest
 from hostile import INJECTIONS, RAW_CONTROLS, corpus, injected_log, job_line_set
 from rich.cells import cell_len
 
+from parsers.load import read_log
 from parsers.rawlines import LineReader
-from parsers.report import read_log
 from parsers.sanitize import visible
 from tui.app import CuzkApp, make_app
 from tui.gantt import GanttView

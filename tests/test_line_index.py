@@ -14,8 +14,8 @@ from helpers import simulate
 
 from parsers.builder import LogBuilder
 from parsers.linefacts import LineFacts
+from parsers.load import read_log
 from parsers.rawlines import BLOCK_BYTES, LineReader
-from parsers.report import read_log
 from parsers.simulate import SimConfig
 from parsers.tail import LogTail, TailState
 

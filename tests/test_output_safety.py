@@ -26,7 +26,7 @@ from conftest import SAMPLES
 from hostile import job_line_set
 
 from parsers.export import CSV_FILES, csv_text, write_csv, write_trace
-from parsers.report import read_log
+from parsers.load import read_log
 from parsers.writing import (
     STDIN,
     OutputBatch,

@@ -656,8 +656,8 @@ async def test_the_viewer_names_gpus_by_their_ordinals() -> None:
     the TIMELINE and kernel figures of the report."""
     from textual.widgets import Static
 
+    from parsers.load import read_log
     from parsers.rawlines import LineReader
-    from parsers.report import read_log
     from tui.app import make_app
     from tui.gantt import GanttView
 

@@ -144,8 +144,8 @@ def test_the_text_report_says_what_each_worker_was_doing(sample: str) -> None:
 
     from rich.console import Console
 
+    from parsers.load import read_log
     from parsers.rawlines import LineReader
-    from parsers.report import read_log
     from tui.report import print_report
 
     path = Path(__file__).parent / "samples" / sample

@@ -6,7 +6,8 @@ from typing import Any
 
 from conftest import SAMPLES, truth
 
-from parsers.report import read_log, report_dict
+from parsers.load import read_log
+from parsers.report import report_dict
 
 
 def _gap_key(g: dict[str, Any]) -> tuple[Any, ...]:

@@ -26,9 +26,10 @@ from parsers.simulate import (
     write_many_workers_log,
     write_one_worker_log,
 )
-from tui.app import HEADER_GPUS, CuzkApp, make_app
+from tui.app import CuzkApp, make_app
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
+from tui.header import HEADER_GPUS
 from tui.report import print_report
 
 

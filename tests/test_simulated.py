@@ -168,7 +168,7 @@ def test_a_log_that_starts_mid_run_says_so() -> None:
 def test_mid_run_is_said_in_the_report_the_json_and_the_header() -> None:
     from parsers.breakdown import whole_run
     from parsers.report import MID_RUN, report_dict
-    from tui.app import header_text
+    from tui.header import header_text
     from tui.report import report_renderables
 
     _, data = simulate(random_config(101))

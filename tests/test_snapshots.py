@@ -6,8 +6,8 @@ from typing import Any
 
 from conftest import SAMPLES
 
+from parsers.load import read_log
 from parsers.rawlines import LineReader
-from parsers.report import read_log
 from tui.app import CuzkApp, make_app
 from tui.gantt import GanttView
 

@@ -10,9 +10,9 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from parsers.builder import LogBuilder
+from parsers.load import read_log
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
-from parsers.report import read_log
 from tui.app import CuzkApp, make_app
 from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
 from tui.gaprows import GapRows

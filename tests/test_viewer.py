@@ -15,9 +15,9 @@ from textual.widgets import Static
 
 from parsers.breakdown import busy_breakdown
 from parsers.builder import LogBuilder
+from parsers.load import read_log
 from parsers.model import Phase
 from parsers.rawlines import LineReader
-from parsers.report import read_log
 from parsers.sources import open_log
 from tui.app import CuzkApp, make_app
 from tui.find import ProofScreen, find_jobs

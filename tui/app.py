@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import locale
 import os
 import signal
 import sys
@@ -29,144 +27,27 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
-from parsers.builder import LogBuilder
 from parsers.model import PHASE_NAMES, LogModel, Phase
 from parsers.rawlines import LineReader
-from parsers.report import MID_RUN, missing_timeline
+from parsers.report import missing_timeline
 from parsers.sanitize import visible
-from parsers.sources import UnreadableLog, compression, file_hint, open_log
-from parsers.writing import STDIN, write_new, write_text_new
-from tui.ascii_glyphs import ERRORS
-from tui.axis import format_span
+from parsers.writing import write_new, write_text_new
 from tui.find import ProofScreen, find_jobs
 from tui.follow import (
     STOPPED,
-    FileSource,
     LiveLog,
-    NoTemporaryFile,
-    Source,
-    StreamSource,
     Update,
 )
 from tui.gantt import GanttView
+from tui.header import fmt_age, header_text, status_text
 from tui.inspector import GapDetails, InspectorScreen
-from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, abbreviate
-from tui.replay import demo_writer, replay_writer
-from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_ms, fmt_pct, kernel_figure
+from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
-from tui.terminal import Terminal, exit_watchdog, hangup_safe, open_terminal
+from tui.terminal import Terminal, exit_watchdog, hangup_safe
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
-SHORT_PHASES = {
-    Phase.KERNEL: "kern",
-    Phase.BARRIER: "barr",
-    Phase.CLEANUP: "clean",
-    Phase.LOCK_WAIT: "lock",
-    Phase.ALLOC: "alloc",
-    Phase.PRE_LOCK: "pre",
-    Phase.UNKNOWN: "unk",
-}
-
-
-def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: bool) -> Text:
-    """`  busy: kernel 49% barrier 20% …`: the phases' shares of the GPU's busy time (`title`:
-    `busy`, or `busy, run` and `busy, view` when a zoomed view has its own)."""
-    text = Text(f"  {title + ':':<{len('busy, view:') if ',' in title else 0}}", style="dim")
-    for phase in BUSY_ORDER:
-        name = SHORT_PHASES[phase] if short else PHASE_NAMES[phase]
-        text.append(f" {name}", style=styles.get(phase, ""))
-        text.append(f" {100 * b.share(phase):.0f}%")
-    if not b.busy_ms:
-        text.append("  (nothing busy)", style="dim")
-    return text
-
-
-# GPUs the header shows (its height follows them; the report and the gap list hold all)
-HEADER_GPUS = 4
-
-
-def header_text(
-    model: LogModel,
-    state: str,
-    run: dict[int, Breakdown] | None = None,
-    view: dict[int, Breakdown] | None = None,
-    styles: dict[Phase, Style] | None = None,
-    width: int = 120,
-) -> Text:
-    """State, source, run figures; per GPU the honest pair and where its busy time went."""
-    s = model.summary
-    text = Text()
-    text.append(f" {state} ", style="bold reverse" if state != "FINISHED" else "bold")
-    text.append(" ")
-    text.append(visible(model.source))  # a file name is never markup, nor a control
-    text.append(
-        f"  run {fmt_ms(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
-        f"  {s.s_per_proof:.2f} s/proof"
-    )
-    if model.starts_mid_run:
-        text.append(f"\n{MID_RUN}", style="bold yellow")
-    short = width < 100
-    for g in model.gpus[:HEADER_GPUS]:
-        text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")
-        text.append("of span: ", style="dim")
-        text.append("TIMELINE ")
-        text.append(f"{fmt_pct(g.timeline_util):>7}", style="bold yellow")
-        text.append("  kernel ")
-        text.append(f"{kernel_figure(g):>7}", style="bold green")
-        text.append(f"  idle {fmt_ms(g.span_ms - g.busy_ms)} in ", style="dim")
-        text.append(f"{model.gaps.how_many(gpu=g.gpu)} gaps", style="dim")
-        if g.in_flight:
-            text.append(f"  +{g.in_flight} running", style="italic")
-        zoomed = view is not None and g.gpu in view
-        if run is not None and g.gpu in run:
-            text.append("\n")
-            title = "busy, run" if zoomed else "busy"
-            text.append_text(breakdown_text(title, run[g.gpu], styles or {}, short))
-        if view is not None and zoomed:
-            text.append("\n")
-            text.append_text(breakdown_text("busy, view", view[g.gpu], styles or {}, short))
-    if len(model.gpus) > HEADER_GPUS:
-        more = len(model.gpus) - HEADER_GPUS
-        text.append(
-            f"\n+ {more} more GPUs (g lists every gap; --report shows each GPU)", style="dim"
-        )
-    figure = all_gpus_figure(model)
-    if figure is not None and any(g.kernel_is_estimate for g in model.gpus):
-        text.append(f"\n{figure}", style="bold green")
-    if not model.gpus:
-        if model.counts.timeline and model.finished:
-            text.append(f"\n{NO_GPU_LINES}", style="bold yellow")
-        elif model.counts.timeline:
-            text.append("\nno GPU interval in this log yet", style="dim")
-    return text
-
-
-def status_text(view: GanttView) -> Text:
-    """Threshold, selection (numbered by size, as the gap list and the report are) and zoom."""
-    model = view.model
-    shown = model.gaps.how_many(min_ms=view.threshold_ms)
-    text = Text()
-    text.append(f"gaps ≥ {fmt_ms(view.threshold_ms)}: ", style="bold")
-    text.append(f"{shown}")
-    gap = view.selected_gap
-    if gap is not None and view.selected is not None:
-        text.append(f" │ #{model.gaps.rank_of(view.selected)} {model.gpu_label(gap.gpu)} ")
-        text.append(fmt_ms(gap.duration_ms), style="bold red")
-        text.append(f" at {fmt_ms(gap.start)} · ")
-        text.append(
-            "crosses proofs" if gap.crosses_proof_boundary else "mid-proof",
-            style="magenta" if gap.crosses_proof_boundary else "",
-        )
-        text.append(f" · {gap.cause or 'no queue event'}")
-    else:
-        text.append(" │ n: first gap")
-    if view.found_jobs:
-        job = view.found_jobs[view.found_index]
-        text.append(f" │ job {abbreviate(job, 16)}", style="bold")
-    text.append(f" │ cell = {format_span(view.scale)}", style="dim")
-    return text
 
 
 class ModelUpdated(Message):
@@ -717,18 +598,6 @@ class CuzkApp(App[None]):
         yield from commands(self)
 
 
-def fmt_age(seconds: float) -> str:
-    """`12s`, `4m05s`, `3h10m`, `2d04h`: how long ago."""
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
-
-
 def make_app(
     model: LogModel,
     reader: LineReader,
@@ -744,201 +613,3 @@ def make_app(
     return CuzkApp(
         model, reader, live, on_exit, palette, screenshot_dir, use_clipboard, compared, terminal
     )
-
-
-def _stdin_for_data() -> int:
-    """Keep the piped standard input for the log; read the keys from the terminal."""
-    from tui.cli import check_stdin, fail
-
-    check_stdin()
-    data_fd = os.dup(0)
-    if os.isatty(data_fd):
-        os.close(data_fd)
-        fail("- reads the log from standard input, which is the terminal (try: ... | cuzk-tui -)")
-    try:
-        tty = os.open("/dev/tty", os.O_RDONLY)
-    except OSError:
-        fail("reading the log from standard input needs a terminal for the keys (/dev/tty)")
-    os.dup2(tty, 0)
-    os.close(tty)
-    return data_fd
-
-
-def find_terminal(ascii_only: bool) -> Terminal:
-    """The terminal to draw on and read keys from, or one line and exit 2: without one the
-    viewer would draw into files and wait for keys for ever (cron, CI, `>out 2>err </dev/null`).
-    What its encoding cannot write (`ascii_only`: all but ASCII) is drawn in ASCII."""
-    encoding = getattr(sys.__stderr__, "encoding", None) or locale.getpreferredencoding(False)
-    terminal = open_terminal("ascii" if ascii_only else encoding, ERRORS)
-    if terminal is None:
-        from tui.cli import fail
-
-        fail("the viewer needs a terminal; try --report")
-    return terminal
-
-
-def once(action: Callable[[], None]) -> Callable[[], None]:
-    """`action`, run the first time only (clean-up is called from more than one place)."""
-    done = False
-
-    def run() -> None:
-        nonlocal done
-        if not done:
-            done = True
-            action()
-
-    return run
-
-
-ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-class _Ending:
-    """SIGTERM and SIGHUP while the viewer starts or stops (running, the app's own handlers
-    take them): before the app exists the clean-up runs on the way out; then the app is
-    asked to end as `q` ends it."""
-
-    def __init__(self) -> None:
-        self.app: CuzkApp | None = None
-
-    def __call__(self, signum: int, frame: object) -> None:
-        if self.app is None:
-            raise SystemExit(128 + signum)
-        self.app.end_by_signal(signum)
-
-
-def _open_source(
-    args: argparse.Namespace, cleanups: list[Callable[[], None]]
-) -> tuple[Source, LineReader, Callable[[], bool] | None]:
-    """The input the command line names; every temporary thing it makes is in `cleanups`
-    as soon as it exists."""
-    from tui.cli import DEMO_NAME, check_log_path, fail
-
-    if args.log == "-":
-        stream = StreamSource(_stdin_for_data())
-        cleanups.append(stream.close)
-        return stream, LineReader(path=stream.spool_path), None
-    if args.demo or args.replay is not None:
-        writer = (
-            demo_writer() if args.demo else replay_writer(check_log_path(args.log), args.replay)
-        )
-        cleanups.append(writer.cleanup)
-        writer.start()
-        file_source = FileSource(writer.path)
-        cleanups.append(file_source.close)
-        if args.demo:
-            file_source.name = DEMO_NAME
-        # the run written: finished once read to its end
-        return file_source, LineReader(path=writer.path), writer.done.is_set
-    path = check_log_path(args.log)
-    try:
-        if compression(path) is not None:
-            # a compressed log does not grow: read it to its end through a spool
-            spool = StreamSource(open_log(path), name=path.name)
-            cleanups.append(spool.close)
-            return spool, LineReader(path=spool.spool_path), None
-        plain = FileSource(path)
-        cleanups.append(plain.close)
-        return plain, LineReader(path=path), None
-    except UnreadableLog as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"cannot read {args.log}: {exc.strerror or exc}")
-
-
-def _inputs(args: argparse.Namespace, reader: LineReader) -> tuple[Path, ...]:
-    """What the viewer reads: the log (or standard input), and the file its lines come from."""
-    found: list[Path] = []
-    if args.log == "-":
-        found.append(STDIN)
-    elif args.log is not None:
-        found.append(Path(args.log))
-    if reader.path is not None:
-        found.append(reader.path)
-    return tuple(found)
-
-
-def run_app(args: argparse.Namespace) -> int:
-    """Open the viewer as the command line asks; whatever ends it, remove what it made."""
-    cleanups: list[Callable[[], None]] = []
-
-    def remove_all() -> None:
-        for action in reversed(cleanups):
-            with contextlib.suppress(Exception):  # one failure must not keep the rest
-                action()
-
-    cleanup = once(remove_all)
-    ending = _Ending()
-    previous = {sig: signal.getsignal(sig) for sig in ENDING_SIGNALS}
-    app: CuzkApp | None = None
-    terminal: Terminal | None = None
-    try:
-        for sig in ENDING_SIGNALS:
-            signal.signal(sig, ending)
-        # held while a temporary file is made and its removal registered: a signal in
-        # between would leave the file behind
-        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING_SIGNALS)
-        try:
-            source, reader, ended = _open_source(args, cleanups)
-        except NoTemporaryFile as exc:
-            from tui.cli import fail
-
-            fail(str(exc))
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
-        terminal = find_terminal(args.ascii)
-        live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)
-        app = make_app(
-            LogBuilder(source="").snapshot(),
-            reader,
-            live,
-            on_exit=cleanup,
-            palette=args.palette,
-            screenshot_dir=Path(args.screenshot_dir),
-            use_clipboard=not args.no_clipboard,
-            terminal=terminal,
-        )
-        if args.log not in (None, "-") and not args.demo:
-            app.encoding_hint = file_hint(Path(args.log))
-        app.inputs = _inputs(args, reader)
-        ending.app = app
-        app.run()
-    finally:
-        # the clean-up is not cut short by a second signal
-        for sig in ENDING_SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
-        cleanup()
-        if terminal is not None:  # once the driver has given the terminal back
-            terminal.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    return app.return_code or 0
-
-
-def run_static(
-    args: argparse.Namespace,
-    model: LogModel,
-    reader: LineReader,
-    note: str,
-    compared: tuple[LogModel, LogModel] | None = None,
-    terminal: Terminal | None = None,
-) -> int:
-    """The viewer on a finished model of several logs (not followed), saying how they align,
-    on `terminal` (None: the one `find_terminal` finds)."""
-    terminal = terminal or find_terminal(args.ascii)
-    app = make_app(
-        model,
-        reader,
-        palette=args.palette,
-        screenshot_dir=Path(args.screenshot_dir),
-        use_clipboard=not args.no_clipboard,
-        compared=compared,
-        terminal=terminal,
-    )
-    app.status = note + (" · c: the comparison" if compared is not None else "")
-    app.inputs = tuple(STDIN if x == "-" else Path(x) for x in args.compare or args.logs)
-    try:
-        app.run()
-    finally:
-        terminal.close()
-    return app.return_code or 0

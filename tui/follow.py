@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol, TypeVar
 
 from parsers.builder import LogBuilder
+from parsers.errors import CuzkError
 from parsers.model import LogModel
 from parsers.tail import LogTail, TailRead, TailState
 
@@ -182,7 +183,7 @@ class FileSource:
         self.tail.close()
 
 
-class NoTemporaryFile(Exception):
+class NoTemporaryFile(CuzkError):
     """No folder for temporary files can be written (TMPDIR, /tmp, /var/tmp, the current one)."""
 
 

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from parsers import export
+from parsers.errors import CuzkError
 from parsers.export import size_warning, write_csv, write_trace_sized
 from parsers.hosts import START, HostLines, Merged, merge
+from parsers.load import load_runs
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
-from parsers.report import missing_timeline, read_log, read_runs, read_stream, report_dict
+from parsers.report import missing_timeline, report_dict
 from parsers.sanitize import visible
-from parsers.sources import READ_ERRORS, UnreadableLog, compression, file_hint
+from parsers.sources import file_hint
 from parsers.why import gap_why
 from parsers.writing import WriteRefused
-from tui.options import input_paths
+from tui.options import Options, input_paths
 
 
-def names_for(logs: list[str], given: list[str] | None) -> list[str]:
+def names_for(logs: list[str], given: Sequence[str] | None) -> list[str]:
     """Each log's name: as given with --name, else its file name (its path when two share one).
 
     Exact, as the JSON carries them (escaped); wherever one is drawn or printed it goes
@@ -37,36 +39,22 @@ def names_for(logs: list[str], given: list[str] | None) -> list[str]:
 def load(
     raw: str, workers_per_gpu: int | None, apart: bool = False
 ) -> tuple[list[LogModel], LineReader | None]:
-    """A finished model of one log (`apart`: one per run, when the daemon restarted in it)
-    and a reader of its raw lines (None: not re-readable)."""
-    from tui.cli import check_log_path, check_stdin, fail
-
-    if raw == "-":  # alone: standard input is never put beside other logs
-        check_stdin()
-        try:
-            return [read_stream(sys.stdin.buffer, "stdin", workers_per_gpu)], None
-        except OSError as exc:
-            fail(f"cannot read standard input: {exc.strerror or exc}")
-    path = check_log_path(raw)
-    try:
-        models = read_runs(path, workers_per_gpu) if apart else [read_log(path, workers_per_gpu)]
-        packed = compression(path)
-    except UnreadableLog as exc:
-        fail(str(exc))
-    except READ_ERRORS as exc:  # EOFError: a compressed file cut short
-        fail(f"cannot read {raw}: {getattr(exc, 'strerror', None) or exc}")
-    hint = file_hint(path)
-    if hint is not None and all(missing_timeline(m) is not None for m in models):
-        # why a log shows nothing, as for a single log (UTF-16, UTF-32)
-        print(f"cuzk-tui: {path.name}: {hint}", file=sys.stderr)
-    # a compressed log's line numbers are those of its text: no reader on its bytes
-    return models, None if packed is not None else LineReader(path=path)
+    """`load_runs` of one log, with the hint of why it shows nothing when that is its
+    encoding (UTF-16, UTF-32), as for a single log."""
+    models, reader = load_runs(raw, workers_per_gpu, apart)
+    if raw != "-":
+        path = Path(raw)
+        hint = file_hint(path)
+        if hint is not None and all(missing_timeline(m) is not None for m in models):
+            print(f"cuzk-tui: {path.name}: {hint}", file=sys.stderr)
+    return models, reader
 
 
-def _export(args: argparse.Namespace, model: LogModel, inputs: list[Path]) -> None:
-    """Write the exports asked for; none over a log read (`inputs`), each whole or not at all."""
-    from tui.cli import fail
+def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
+    """Write the exports asked for; none over a log read (`inputs`), each whole or not at all.
 
+    Raises: CuzkError: a target refused, or a write that failed (nothing was replaced).
+    """
     t0, t1 = export_window(args, model)
     try:
         if args.export_trace is not None:
@@ -81,19 +69,22 @@ def _export(args: argparse.Namespace, model: LogModel, inputs: list[Path]) -> No
             files = write_csv(model, Path(args.export_csv), inputs, t0, t1)
             names = ", ".join(f.name for f in files)
             print(f"cuzk-tui: wrote {names} in {visible(args.export_csv)}", file=sys.stderr)
-    except WriteRefused as exc:
-        fail(str(exc))
+    except WriteRefused:
+        raise
     except OSError as exc:
-        fail(f"cannot write the export: {exc.strerror or exc} (nothing was replaced)")
+        raise CuzkError(
+            f"cannot write the export: {exc.strerror or exc} (nothing was replaced)"
+        ) from None
     except ValueError as exc:  # a time a Perfetto trace cannot hold (before 0)
-        fail(f"cannot write the export: {exc} (nothing was replaced)")
+        raise CuzkError(f"cannot write the export: {exc} (nothing was replaced)") from None
 
 
-def export_window(args: argparse.Namespace, model: LogModel) -> tuple[float, float]:
-    """The window of --from/--to in ms on the model's clock (unbounded where not given), or
-    a one-line error and exit 2."""
+def export_window(args: Options, model: LogModel) -> tuple[float, float]:
+    """The window of --from/--to in ms on the model's clock (unbounded where not given).
+
+    Raises: CuzkError: a time the log cannot place, or --from after --to.
+    """
     from parsers.timespec import resolve
-    from tui.cli import fail
 
     t0, t1 = -math.inf, math.inf
     try:
@@ -102,9 +93,10 @@ def export_window(args: argparse.Namespace, model: LogModel) -> tuple[float, flo
         if args.time_to is not None:
             t1 = resolve(args.time_to, model.wall_anchor, t0 if math.isfinite(t0) else 0.0)
     except ValueError as exc:
-        fail(str(exc))
+        raise CuzkError(str(exc)) from None
     if t0 > t1:
-        fail(f"--from {args.time_from.text} is after --to {args.time_to.text}")
+        assert args.time_from is not None and args.time_to is not None
+        raise CuzkError(f"--from {args.time_from.text} is after --to {args.time_to.text}")
     return t0, t1
 
 
@@ -124,21 +116,21 @@ def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -
 
 def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> list[Any]:
     """The report over every log at once: GPUs, gap statistics, the largest gaps of all."""
-    from tui.report import _gap_stats_table, _gpu_table, _heading, gap_lines
+    from tui.report import gap_lines, gap_stats_table, gpu_table, heading
 
     model = merged.model
     gaps = model.gaps
     listed = gaps.largest(top, min_gap_ms)
     s = model.summary
     out: list[Any] = [
-        _heading(
+        heading(
             f"proofs {s.proofs_completed} completed / {s.proofs_started} started "
             f"on {len(merged.hosts)} hosts"
         ),
-        _gpu_table(model),
-        _heading("Gaps of every host"),
-        _gap_stats_table(gaps, s.gaps),
-        _heading(f"Largest {len(listed)} gaps of every host"),
+        gpu_table(model),
+        heading("Gaps of every host"),
+        gap_stats_table(gaps, s.gaps),
+        heading(f"Largest {len(listed)} gaps of every host"),
     ]
     out.extend(
         gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader))
@@ -148,7 +140,7 @@ def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> 
 
 
 def _print(
-    args: argparse.Namespace,
+    args: Options,
     merged: Merged,
     models: list[LogModel],
     readers: list[LineReader | None],
@@ -170,7 +162,7 @@ def _print(
         json.dump(doc, sys.stdout, indent=1 if sys.stdout.isatty() else None, ensure_ascii=True)
         sys.stdout.write("\n")
         return
-    from tui.cli import report_width
+    from tui.output import report_width
 
     console = Console(width=report_width())
     if args.compare:
@@ -189,9 +181,12 @@ def _plain(readers: list[LineReader | None]) -> list[LineReader]:
     return [r if r is not None else LineReader(data=b"") for r in readers]
 
 
-def run_multi(args: argparse.Namespace) -> int:
-    """Several logs, a comparison, or an export: the report, the files, or the viewer."""
-    from tui.cli import DEMO_NAME, demo_bytes
+def run_multi(args: Options) -> int:
+    """Several logs, a comparison, or an export: the report, the files, or the viewer.
+
+    Raises: CuzkError: a log that cannot be read, an export that cannot be written.
+    """
+    from tui.replay import DEMO_NAME, demo_bytes
 
     if args.demo:
         from parsers.builder import LogBuilder
@@ -204,7 +199,7 @@ def run_multi(args: argparse.Namespace) -> int:
         ]
         logs = ["demo"]
     else:
-        logs = args.compare or args.logs
+        logs = list(args.compare or args.logs)
         # beside other logs, a log whose daemon restarted is one host per run: its runs are
         # placed as any logs are (on the wall clock they carry, else each on its own clock)
         apart = len(logs) > 1 and not args.compare
@@ -252,24 +247,24 @@ def run_multi(args: argparse.Namespace) -> int:
         if not args.report:
             return 0
     if args.report:
-        from tui.cli import _print_report, _silence_stdout
+        from tui.output import print_one_report, silence_stdout
 
         try:
             if merged is None:
-                _print_report(args, model)
+                print_one_report(args, model)
             else:
                 _print(args, merged, models, readers, HostLines(merged, _plain(readers)))
             sys.stdout.flush()
         except BrokenPipeError:
-            _silence_stdout()
+            silence_stdout()
         except OSError as exc:
-            _silence_stdout()
+            silence_stdout()
             print(
                 f"cuzk-tui: error: cannot write the report: {exc.strerror or exc}", file=sys.stderr
             )
             return 1
         return 0
-    from tui.app import find_terminal, run_static
+    from tui.launch import find_terminal, run_static
 
     # one log comes here only to be exported (check_multi), and went above
     assert merged is not None

@@ -1,76 +1,406 @@
-"""The command line's checks that need no log read: cheap to import (the report starts
-reading its log before the analysis is loaded)."""
+"""The command line's options: parsed once, checked once, into one frozen `Options`.
+
+Cheap to import (no log is read here): the report starts reading its log before the analysis
+is loaded. Every failure is an `OptionError` (parsers/errors.py), said by tui/cli.py.
+"""
 
 from __future__ import annotations
 
 import argparse
 import glob
 import os
+import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
+from parsers.errors import OptionError
 from parsers.writing import STDIN
+from tui.palettes import PALETTES
+
+if TYPE_CHECKING:
+    from parsers.timespec import TimeSpec
 
 GLOB_CHARS = set("*?[")
 
 
-def expand(raw: list[str], parser: argparse.ArgumentParser) -> list[str]:
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line, exit 2, said by the command line (argparse prints the whole usage
+        otherwise)."""
+        raise OptionError(message)
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number, 0 or more (a bad one: argparse's one-line error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number, 1 or more."""
+    value = non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+# a GPU runs a handful of workers; the core keeps worker numbers in 64 bits
+MAX_WORKERS_PER_GPU = 1 << 16
+
+
+def workers_per_gpu(text: str) -> int:
+    """An argparse type: --workers-per-gpu, 1 to MAX_WORKERS_PER_GPU."""
+    value = positive_int(text)
+    if value > MAX_WORKERS_PER_GPU:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WORKERS_PER_GPU}")
+    return value
+
+
+# --replay: slower than a hundredth of real time shows nothing for hours; faster than ten
+# thousand times writes a long log at once (and a speed near 0 would wait for ever)
+MIN_SPEED = 0.01
+MAX_SPEED = 10_000.0
+
+
+def replay_speed(text: str) -> float:
+    """An argparse type: --replay's SPEED, MIN_SPEED to MAX_SPEED."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not MIN_SPEED <= value <= MAX_SPEED:
+        raise argparse.ArgumentTypeError(f"must be from {MIN_SPEED:g} to {MAX_SPEED:g}: {text}")
+    return value
+
+
+def time_option(text: str) -> TimeSpec:
+    """An argparse type: --from/--to, an offset or a wall-clock time (parsers/timespec.py)."""
+    from parsers.timespec import parse_time
+
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = _Parser(
+        prog="cuzk-tui",
+        description=(
+            "Timeline viewer for the cuzk GPU proving daemon's log: a Gantt per GPU worker "
+            "(pre-lock, lock wait, allocation, kernel, barrier, cleanup), every idle gap with "
+            "its cause, and TIMELINE-interval utilization next to real kernel utilization."
+        ),
+        epilog="examples: cuzk-tui daemon.log | cuzk-tui --demo | cuzk-tui LOG --report --json",
+    )
+    p.add_argument(
+        "logs",
+        nargs="*",
+        metavar="log",
+        help="the daemon log (stderr, or stdout+stderr merged); - reads stdin; several logs "
+        "(or a quoted glob) show one group of lanes per host",
+    )
+    p.add_argument("--version", action=_VersionAction)
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="a built-in simulated run, written live at 20x real time (no daemon needed)",
+    )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="print the report and exit instead of opening the viewer",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="with --report: print the JSON document (its keys: see the README)",
+    )
+    p.add_argument(
+        "--min-gap",
+        type=non_negative_int,
+        default=0,
+        metavar="MS",
+        help="list only gaps of at least MS milliseconds (summary counts all)",
+    )
+    p.add_argument(
+        "--top",
+        type=non_negative_int,
+        default=10,
+        metavar="N",
+        help="how many of the largest gaps the text report lists (default 10)",
+    )
+    p.add_argument(
+        "--workers-per-gpu",
+        type=workers_per_gpu,
+        default=None,
+        metavar="N",
+        help="for logs without the stdout worker lines: worker W is on GPU W // N",
+    )
+    p.add_argument(
+        "--no-follow",
+        action="store_true",
+        help="open a snapshot of the log instead of following it as it grows",
+    )
+    p.add_argument(
+        "--palette",
+        choices=sorted(PALETTES),
+        default="default",
+        help="phase colours: default, or okabe-ito (safe with red-green colour blindness)",
+    )
+    p.add_argument(
+        "--screenshot-dir",
+        default=".",
+        metavar="DIR",
+        help="where the command palette's Screenshot saves (default: the current directory)",
+    )
+    p.add_argument(
+        "--replay",
+        type=replay_speed,
+        default=None,
+        metavar="SPEED",
+        help="replay a recorded log as if live, SPEED times real time (0.01 to 10000)",
+    )
+    # beyond one log: several hosts, a comparison, the exports (tui/multi.py)
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare two runs: the viewer (c: the figures), or with --report the report",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        metavar="NAME",
+        help="name a log's lanes (repeat once per log, in order; default: the file name)",
+    )
+    p.add_argument(
+        "--export-trace",
+        metavar="OUT",
+        help="write the trace that Perfetto UI opens: Perfetto's protobuf if OUT ends in "
+        ".perfetto-trace or .pftrace (a fraction of the size), else Trace Event Format JSON "
+        "(chrome://tracing too)",
+    )
+    p.add_argument(
+        "--export-csv",
+        metavar="DIR",
+        help="write intervals.csv, phases.csv, gaps.csv, proofs.csv and busy_split.csv into DIR",
+    )
+    p.add_argument(
+        "--from",
+        dest="time_from",
+        type=time_option,
+        metavar="T0",
+        help="export only from T0 on (with --export-trace/--export-csv), cut as the palette's "
+        "visible-range export cuts: an offset as the viewer shows it (850ms, 12.5s, 3m20s, "
+        "1h05m, or ms) or a wall-clock time (12:30, 12:30:05.250, 2026-03-16 12:30)",
+    )
+    p.add_argument(
+        "--to",
+        dest="time_to",
+        type=time_option,
+        metavar="T1",
+        help="export only up to T1 (the same forms; a time of day: the first one after T0)",
+    )
+    p.add_argument(
+        "--ascii",
+        action="store_true",
+        help="draw with ASCII only (lines as -|+, each phase its own character; also what a "
+        "terminal whose encoding cannot show a glyph gets for it)",
+    )
+    p.add_argument(
+        "--no-clipboard",
+        action="store_true",
+        help="y shows the id instead of copying it (OSC 52) to the terminal's clipboard",
+    )
+    return p
+
+
+class _VersionAction(argparse.Action):
+    """--version: the installed version, looked up only when asked (a report starts sooner)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings,
+            dest=dest,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="show program's version number and exit",
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        sys.stdout.write(f"{parser.prog} {_version()}\n")
+        parser.exit()
+
+
+def _version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("cuzk-tui")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line asks for, checked: every rule holds (`options_of`).
+
+    `logs` are the logs as given, patterns expanded; `log` is the one log when there is one
+    (`-`: standard input); `multi` says that several logs, `--compare` or an export are asked
+    for (tui/multi.py). Export paths and `screenshot_dir` are absolute, `~` expanded.
+    """
+
+    logs: tuple[str, ...]
+    log: str | None
+    multi: bool
+    demo: bool
+    report: bool
+    json: bool
+    min_gap: int
+    top: int
+    workers_per_gpu: int | None
+    no_follow: bool
+    palette: str
+    screenshot_dir: str
+    replay: float | None
+    compare: tuple[str, str] | None
+    name: tuple[str, ...] | None
+    export_trace: str | None
+    export_csv: str | None
+    time_from: TimeSpec | None
+    time_to: TimeSpec | None
+    ascii: bool
+    no_clipboard: bool
+
+    @property
+    def exporting(self) -> bool:
+        """An export is asked for."""
+        return self.export_trace is not None or self.export_csv is not None
+
+    @property
+    def inputs(self) -> list[Path]:
+        """The files the command reads (`-`: standard input), which nothing it writes may be."""
+        return input_paths(list(self.compare or self.logs))
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line as argparse reads it (`--help` and `--version` print and exit).
+
+    Raises: OptionError: an unknown option or a bad value.
+    """
+    return make_parser().parse_args(argv)
+
+
+def expand(raw: list[str]) -> list[str]:
     """Logs as given; a pattern that names no file (the shell left it) is expanded here."""
     out: list[str] = []
     for item in raw:
         if item != "-" and not os.path.exists(item) and GLOB_CHARS & set(item):
             found = sorted(glob.glob(item))
             if not found:
-                parser.error(f"no file matches {item}")
+                raise OptionError(f"no file matches {item}")
             out.extend(found)
         else:
             out.append(item)
     return out
 
 
-def check_multi(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Check the options of issue 11 and set `args.log` (one log) and `args.multi`."""
-    logs = expand(args.logs, parser)
-    args.logs = logs
-    args.log = logs[0] if len(logs) == 1 else None
-    if args.compare:
-        if logs or args.demo:
-            parser.error("give --compare BEFORE AFTER, or logs, not both")
-        logs = args.compare = expand(args.compare, parser)
-        if len(logs) != 2:
-            parser.error("--compare takes exactly two logs")
-    if "-" in logs and len(logs) > 1:
-        parser.error("standard input (-) can only be read as the one log")
-    if args.name is not None and len(args.name) != max(len(logs), 1):
-        parser.error(f"--name given {len(args.name)} times for {len(logs)} logs (once per log)")
-    exporting = args.export_trace is not None or args.export_csv is not None
-    check_window(parser, args, exporting)
-    args.multi = bool(args.compare) or len(logs) > 1 or exporting
-    if not args.multi:
-        return
-    if args.json and not args.report:
-        parser.error("--json goes with --report")
-    if args.replay is not None:
-        parser.error("--replay shows one log (not with several, --compare or an export)")
-    if not logs and not args.demo:
-        parser.error("no log given (try: cuzk-tui --demo)")
-    if args.demo and logs:
-        parser.error("give a log or --demo, not both")
-    check_outputs(parser, args, logs)
-    check_screenshot_dir(parser, args)
+def options_of(ns: argparse.Namespace) -> Options:
+    """The options of a parsed command line, every rule checked here and only here.
+
+    Raises: OptionError: options that do not go together, or an output that cannot be
+    written (one of the logs, a folder that does not exist).
+    """
+    logs = expand(ns.logs)
+    compare: tuple[str, str] | None = None
+    if ns.compare:
+        if logs or ns.demo:
+            raise OptionError("give --compare BEFORE AFTER, or logs, not both")
+        pair = expand(ns.compare)
+        if len(pair) != 2:
+            raise OptionError("--compare takes exactly two logs")
+        compare = (pair[0], pair[1])
+    read = list(compare or logs)
+    if "-" in read and len(read) > 1:
+        raise OptionError("standard input (-) can only be read as the one log")
+    if ns.name is not None and len(ns.name) != max(len(read), 1):
+        raise OptionError(f"--name given {len(ns.name)} times for {len(read)} logs (once per log)")
+    exporting = ns.export_trace is not None or ns.export_csv is not None
+    check_window(ns.time_from, ns.time_to, exporting)
+    multi = compare is not None or len(read) > 1 or exporting
+    log = logs[0] if len(logs) == 1 else None
+    export_trace, export_csv = ns.export_trace, ns.export_csv
+    screenshot_dir = ns.screenshot_dir
+    if multi:
+        if ns.json and not ns.report:
+            raise OptionError("--json goes with --report")
+        if ns.replay is not None:
+            raise OptionError("--replay shows one log (not with several, --compare or an export)")
+        if not read and not ns.demo:
+            raise OptionError("no log given (try: cuzk-tui --demo)")
+        if ns.demo and read:
+            raise OptionError("give a log or --demo, not both")
+        export_trace, export_csv = checked_outputs(ns.export_trace, ns.export_csv, read)
+        screenshot_dir = checked_screenshot_dir(ns.screenshot_dir)
+    else:
+        if ns.demo and log:
+            raise OptionError("give a log or --demo, not both")
+        if ns.replay is not None and (log in (None, "-") or ns.report):
+            raise OptionError("--replay needs a log file and the viewer (not --report)")
+        if not ns.demo and not log:
+            raise OptionError("no log given (try: cuzk-tui --demo)")
+        if ns.json and not ns.report:
+            raise OptionError("--json goes with --report")
+        if not ns.report:
+            screenshot_dir = checked_screenshot_dir(ns.screenshot_dir)
+    return Options(
+        logs=tuple(logs),
+        log=log,
+        multi=multi,
+        demo=ns.demo,
+        report=ns.report,
+        json=ns.json,
+        min_gap=ns.min_gap,
+        top=ns.top,
+        workers_per_gpu=ns.workers_per_gpu,
+        no_follow=ns.no_follow,
+        palette=ns.palette,
+        screenshot_dir=screenshot_dir,
+        replay=ns.replay,
+        compare=compare,
+        name=None if ns.name is None else tuple(ns.name),
+        export_trace=export_trace,
+        export_csv=export_csv,
+        time_from=ns.time_from,
+        time_to=ns.time_to,
+        ascii=ns.ascii,
+        no_clipboard=ns.no_clipboard,
+    )
 
 
-def check_window(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, exporting: bool
-) -> None:
+def check_window(t0: TimeSpec | None, t1: TimeSpec | None, exporting: bool) -> None:
     """--from/--to: only with an export, and the one not after the other (wall-clock times
     are checked once the log gives the engine's start)."""
-    t0, t1 = args.time_from, args.time_to
     if (t0 is not None or t1 is not None) and not exporting:
-        parser.error("--from/--to choose what --export-trace or --export-csv writes")
+        raise OptionError("--from/--to choose what --export-trace or --export-csv writes")
     a = None if t0 is None else t0.offset_ms
     b = None if t1 is None else t1.offset_ms
-    if a is not None and b is not None and a > b:
-        parser.error(f"--from {t0.text} is after --to {t1.text}")
+    if t0 is not None and t1 is not None and a is not None and b is not None and a > b:
+        raise OptionError(f"--from {t0.text} is after --to {t1.text}")
 
 
 def input_paths(logs: list[str]) -> list[Path]:
@@ -78,42 +408,43 @@ def input_paths(logs: list[str]) -> list[Path]:
     return [STDIN if x == "-" else Path(x) for x in logs]
 
 
-def check_outputs(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, logs: list[str]
-) -> None:
-    """Expand `~` in the export paths and make them absolute, and refuse, before anything is
-    read or written, a target that is one of the logs or not a regular file."""
+def checked_outputs(
+    export_trace: str | None, export_csv: str | None, logs: list[str]
+) -> tuple[str | None, str | None]:
+    """The export paths with `~` expanded, made absolute; a target that is one of the logs
+    or not a regular file is refused before anything is read or written."""
     from parsers.export import check_csv_targets
     from parsers.writing import WriteRefused, check_target, output_path
 
     inputs = input_paths(logs)
     try:
-        if args.export_trace is not None:
-            trace = output_path(args.export_trace)
+        if export_trace is not None:
+            trace = output_path(export_trace)
             if trace.is_dir():
-                parser.error(f"--export-trace: is a folder: {args.export_trace}")
+                raise OptionError(f"--export-trace: is a folder: {export_trace}")
             if not trace.parent.is_dir():
-                parser.error(f"--export-trace: no such folder: {trace.parent}")
+                raise OptionError(f"--export-trace: no such folder: {trace.parent}")
             check_target(trace, inputs)
-            args.export_trace = str(trace)
-        if args.export_csv is not None:
-            folder = output_path(args.export_csv)
+            export_trace = str(trace)
+        if export_csv is not None:
+            folder = output_path(export_csv)
             if not folder.exists() and not folder.parent.is_dir():
-                parser.error(f"--export-csv: no such folder: {folder.parent}")
+                raise OptionError(f"--export-csv: no such folder: {folder.parent}")
             check_csv_targets(folder, inputs)
-            args.export_csv = str(folder)
+            export_csv = str(folder)
     except WriteRefused as exc:
-        parser.error(str(exc))
+        raise OptionError(str(exc)) from None
+    return export_trace, export_csv
 
 
-def check_screenshot_dir(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def checked_screenshot_dir(raw: str) -> str:
     """`--screenshot-dir`, `~` expanded and absolute: an existing folder."""
     from parsers.writing import WriteRefused, output_path
 
     try:
-        folder = output_path(args.screenshot_dir)
+        folder = output_path(raw)
     except WriteRefused as exc:
-        parser.error(f"--screenshot-dir: {exc}")
+        raise OptionError(f"--screenshot-dir: {exc}") from None
     if not folder.is_dir():
-        parser.error(f"--screenshot-dir: not a directory: {args.screenshot_dir}")
-    args.screenshot_dir = str(folder)
+        raise OptionError(f"--screenshot-dir: not a directory: {raw}")
+    return str(folder)

@@ -19,6 +19,7 @@ from parsers.simulate import DEMO_CONFIG, EngineSim
 from tui.follow import temporary_file
 
 DEMO_SPEED = 20.0
+DEMO_NAME = "demo (built-in simulated run)"
 _STAMP = re.compile(rb"TIMELINE,(\d+),")
 BATCH_S = 0.02  # lines due within this much are written together
 
@@ -114,6 +115,17 @@ def demo_writer(speed: float = DEMO_SPEED) -> PacedWriter:
     sim = EngineSim(DEMO_CONFIG)
     lines = ((t, line.encode() + b"\n") for t, line in sim.lines())
     return PacedWriter(lines, speed, "demo.log")
+
+
+def demo_bytes() -> bytes:
+    """The built-in demo log, whole."""
+    import io
+
+    from parsers.simulate import write_log
+
+    out = io.StringIO()
+    write_log(DEMO_CONFIG, out)
+    return out.getvalue().encode()
 
 
 def replay_writer(path: Path, speed: float) -> PacedWriter:

@@ -183,7 +183,7 @@ def traced_table(model: LogModel) -> RenderableType:
     return table
 
 
-def _heading(title: str) -> Text:
+def heading(title: str) -> Text:
     return Text(f"\n{title}", style="bold")
 
 
@@ -249,7 +249,7 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
     ]
 
 
-def _gpu_table(model: LogModel) -> RenderableType:
+def gpu_table(model: LogModel) -> RenderableType:
     if len(model.gpus) > RICH_TABLE_ROWS:
         return Group(*plain_table(GPU_COLUMNS, [_gpu_cells(model, g) for g in model.gpus], left=2))
     table = Table(box=box.SIMPLE_HEAD)
@@ -343,7 +343,7 @@ def _phase_rows(model: LogModel) -> RenderableType:
     return Group(*plain_table(header, rows, left=2))
 
 
-def _gap_stats_table(gaps: GapTable, all_stats: GapStats) -> Table:
+def gap_stats_table(gaps: GapTable, all_stats: GapStats) -> Table:
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99"):
         table.add_column(col, justify="left" if col == "" else "right")
@@ -415,27 +415,27 @@ def report_renderables(
         head.append(f"\n{reason}", style="bold yellow")
     if reason is not None:
         # no GPU intervals: the jobs the tracing lines tell, in place of the empty tables
-        return [head, _heading(TRACED_TITLE), traced_table(model), _lines_read(model)]
+        return [head, heading(TRACED_TITLE), traced_table(model), _lines_read(model)]
     out: list[RenderableType] = [
         head,
-        _heading(
+        heading(
             "GPU utilization: TIMELINE intervals (GPU_START..GPU_END) vs kernels, "
             "as shares of each GPU's span"
         ),
-        _gpu_table(model),
+        gpu_table(model),
         *_all_gpus_lines(model),
-        _heading(BUSY_SPLIT_TITLE),
+        heading(BUSY_SPLIT_TITLE),
         busy_split_table(model),
-        _heading(WORKER_PHASES_TITLE),
+        heading(WORKER_PHASES_TITLE),
         _phase_table(model),
-        _heading("Gaps: a GPU idle inside its span"),
-        _gap_stats_table(gaps, s.gaps),
+        heading("Gaps: a GPU idle inside its span"),
+        gap_stats_table(gaps, s.gaps),
     ]
     listed = gaps.largest(top, min_gap_ms)
     title = f"Largest {len(listed)} gaps" + (
         f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
     )
-    out.append(_heading(title))
+    out.append(heading(title))
     out.extend(
         gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader))
         for rank, i in enumerate(listed, 1)

@@ -1,0 +1,142 @@
+"""The viewer's header and status line, as text: the utilization per GPU, where the busy
+time went, the selection and the zoom."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from rich.style import Style
+from rich.text import Text
+
+from parsers.breakdown import BUSY_ORDER, Breakdown
+from parsers.model import PHASE_NAMES, LogModel, Phase
+from parsers.report import MID_RUN
+from parsers.sanitize import visible
+from tui.axis import format_span
+from tui.gantt import GanttView
+from tui.lanes import abbreviate
+from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_ms, fmt_pct, kernel_figure
+
+T = TypeVar("T")
+IDLE_AFTER_S = 5.0
+SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
+SHORT_PHASES = {
+    Phase.KERNEL: "kern",
+    Phase.BARRIER: "barr",
+    Phase.CLEANUP: "clean",
+    Phase.LOCK_WAIT: "lock",
+    Phase.ALLOC: "alloc",
+    Phase.PRE_LOCK: "pre",
+    Phase.UNKNOWN: "unk",
+}
+
+
+def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: bool) -> Text:
+    """`  busy: kernel 49% barrier 20% …`: the phases' shares of the GPU's busy time (`title`:
+    `busy`, or `busy, run` and `busy, view` when a zoomed view has its own)."""
+    text = Text(f"  {title + ':':<{len('busy, view:') if ',' in title else 0}}", style="dim")
+    for phase in BUSY_ORDER:
+        name = SHORT_PHASES[phase] if short else PHASE_NAMES[phase]
+        text.append(f" {name}", style=styles.get(phase, ""))
+        text.append(f" {100 * b.share(phase):.0f}%")
+    if not b.busy_ms:
+        text.append("  (nothing busy)", style="dim")
+    return text
+
+
+# GPUs the header shows (its height follows them; the report and the gap list hold all)
+HEADER_GPUS = 4
+
+
+def header_text(
+    model: LogModel,
+    state: str,
+    run: dict[int, Breakdown] | None = None,
+    view: dict[int, Breakdown] | None = None,
+    styles: dict[Phase, Style] | None = None,
+    width: int = 120,
+) -> Text:
+    """State, source, run figures; per GPU the honest pair and where its busy time went."""
+    s = model.summary
+    text = Text()
+    text.append(f" {state} ", style="bold reverse" if state != "FINISHED" else "bold")
+    text.append(" ")
+    text.append(visible(model.source))  # a file name is never markup, nor a control
+    text.append(
+        f"  run {fmt_ms(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
+        f"  {s.s_per_proof:.2f} s/proof"
+    )
+    if model.starts_mid_run:
+        text.append(f"\n{MID_RUN}", style="bold yellow")
+    short = width < 100
+    for g in model.gpus[:HEADER_GPUS]:
+        text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")
+        text.append("of span: ", style="dim")
+        text.append("TIMELINE ")
+        text.append(f"{fmt_pct(g.timeline_util):>7}", style="bold yellow")
+        text.append("  kernel ")
+        text.append(f"{kernel_figure(g):>7}", style="bold green")
+        text.append(f"  idle {fmt_ms(g.span_ms - g.busy_ms)} in ", style="dim")
+        text.append(f"{model.gaps.how_many(gpu=g.gpu)} gaps", style="dim")
+        if g.in_flight:
+            text.append(f"  +{g.in_flight} running", style="italic")
+        zoomed = view is not None and g.gpu in view
+        if run is not None and g.gpu in run:
+            text.append("\n")
+            title = "busy, run" if zoomed else "busy"
+            text.append_text(breakdown_text(title, run[g.gpu], styles or {}, short))
+        if view is not None and zoomed:
+            text.append("\n")
+            text.append_text(breakdown_text("busy, view", view[g.gpu], styles or {}, short))
+    if len(model.gpus) > HEADER_GPUS:
+        more = len(model.gpus) - HEADER_GPUS
+        text.append(
+            f"\n+ {more} more GPUs (g lists every gap; --report shows each GPU)", style="dim"
+        )
+    figure = all_gpus_figure(model)
+    if figure is not None and any(g.kernel_is_estimate for g in model.gpus):
+        text.append(f"\n{figure}", style="bold green")
+    if not model.gpus:
+        if model.counts.timeline and model.finished:
+            text.append(f"\n{NO_GPU_LINES}", style="bold yellow")
+        elif model.counts.timeline:
+            text.append("\nno GPU interval in this log yet", style="dim")
+    return text
+
+
+def status_text(view: GanttView) -> Text:
+    """Threshold, selection (numbered by size, as the gap list and the report are) and zoom."""
+    model = view.model
+    shown = model.gaps.how_many(min_ms=view.threshold_ms)
+    text = Text()
+    text.append(f"gaps ≥ {fmt_ms(view.threshold_ms)}: ", style="bold")
+    text.append(f"{shown}")
+    gap = view.selected_gap
+    if gap is not None and view.selected is not None:
+        text.append(f" │ #{model.gaps.rank_of(view.selected)} {model.gpu_label(gap.gpu)} ")
+        text.append(fmt_ms(gap.duration_ms), style="bold red")
+        text.append(f" at {fmt_ms(gap.start)} · ")
+        text.append(
+            "crosses proofs" if gap.crosses_proof_boundary else "mid-proof",
+            style="magenta" if gap.crosses_proof_boundary else "",
+        )
+        text.append(f" · {gap.cause or 'no queue event'}")
+    else:
+        text.append(" │ n: first gap")
+    if view.found_jobs:
+        job = view.found_jobs[view.found_index]
+        text.append(f" │ job {abbreviate(job, 16)}", style="bold")
+    text.append(f" │ cell = {format_span(view.scale)}", style="dim")
+    return text
+
+
+def fmt_age(seconds: float) -> str:
+    """`12s`, `4m05s`, `3h10m`, `2d04h`: how long ago."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"

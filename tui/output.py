@@ -1,0 +1,92 @@
+"""The report written to standard output: its width, one log's report, a reader that left."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from parsers.sources import HEAD_BYTES, compression, file_hint, utf16_hint
+
+if TYPE_CHECKING:
+    from parsers.model import LogModel
+    from tui.options import Options
+
+MIN_COLUMNS = 40  # narrower, the report's lines are cut to nothing (COLUMNS=0: an empty report)
+
+
+def report_width() -> int | None:
+    """The text report's width: the terminal's (None: rich reads COLUMNS or asks the
+    terminal), never under MIN_COLUMNS; piped or redirected, full lines (a reader greps
+    them), not 80 columns."""
+    if not sys.stdout.isatty():
+        return 10_000
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns >= MIN_COLUMNS:
+        return None
+    try:
+        # COLUMNS unset, or too small to be meant: the terminal says
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns
+    except OSError:
+        columns = 80
+    return max(MIN_COLUMNS, columns)
+
+
+def encoding_hint(options: Options) -> str | None:
+    """Why a log shows nothing when the reason is its encoding (UTF-16), else None."""
+    if options.demo or options.log is None:
+        return None
+    if options.log == "-":
+        stdin = sys.stdin.buffer if sys.stdin is not None else None
+        peek = getattr(stdin, "peek", None)
+        try:
+            return utf16_hint(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek is not None else None
+        except (OSError, ValueError):
+            return None
+    return file_hint(Path(options.log))
+
+
+def print_one_report(options: Options, model: LogModel) -> None:
+    """One log's report on standard output: the JSON document (`--json`) or the text."""
+    from parsers.report import report_dict, report_json_pieces
+
+    if options.json:
+        # indented for a person at a terminal; compact (its gap list written straight from
+        # the columns) for a script. ensure_ascii: log text's controls, C1 and bidi
+        # characters travel as \u escapes (exact, and valid JSON), never as raw characters
+        if sys.stdout.isatty():
+            doc = report_dict(model, min_gap_ms=options.min_gap)
+            sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=True))
+        else:
+            for piece in report_json_pieces(model, min_gap_ms=options.min_gap):
+                sys.stdout.write(piece)
+        sys.stdout.write("\n")
+    else:
+        from rich.console import Console
+
+        from parsers.rawlines import LineReader
+        from tui.report import print_report
+
+        width = report_width()
+        reader = None
+        if options.log not in (None, "-") and compression(Path(options.log)) is None:
+            reader = LineReader(path=Path(options.log))  # the largest gaps' CPU path
+        print_report(
+            model, Console(width=width), top=options.top, min_gap_ms=options.min_gap, reader=reader
+        )
+    sys.stdout.flush()
+
+
+def silence_stdout() -> None:
+    """Send what is still buffered nowhere, so the exit does not fail on it again (the
+    reader left: `cuzk-tui LOG --report | head`)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        sys.stdout = None
