@@ -293,7 +293,9 @@ async def test_live_demo_grows_and_cleans_up() -> None:
         for _ in range(int(WAIT_S / 0.1)):
             await pilot.pause(0.1)
             seen.append(app.model.counts.timeline)
-            if app.model.summary.proofs_completed >= 3:
+            # on a loaded machine the first look may come after three proofs: watch on
+            # until the log is seen to grow
+            if app.model.summary.proofs_completed >= 3 and len(set(seen)) >= 2:
                 break
         assert app.model.summary.proofs_completed >= 3
         assert len(set(seen)) >= 2  # it grew while we watched
