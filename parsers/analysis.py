@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -48,9 +47,7 @@ from parsers.model import (
     Summary,
     WorkerStats,
 )
-
-if TYPE_CHECKING:
-    from parsers.builder import Columns, LiveSnapshot, LogBuilder, Run
+from parsers.records import Columns, LiveRecords, LiveSnapshot, RunRecords
 
 # the core's arrays need numpy's C API: loaded here, where an interrupt raised while it loads
 # is raised as itself (later, inside the core, it could only be an internal error)
@@ -821,7 +818,7 @@ def _live_facts(source: str, snap: LiveSnapshot, now: float) -> Facts:
     )
 
 
-def facts_of(builder: Run, finished: bool, gpus: set[int]) -> Facts:
+def facts_of(builder: RunRecords, finished: bool, gpus: set[int]) -> Facts:
     """The builder's facts (`gpus`: the GPUs whose kernel doubt is asked for)."""
     worker_gpu = builder.worker_gpu
     return Facts(
@@ -1378,7 +1375,7 @@ def _merge_steps(at: F64, ad: I64, bt: F64, bd: I64) -> tuple[F64, I64]:
 # -- the model, whole or live ----------------------------------------------------------------
 
 
-def build_model(builder: Run, finished: bool, drawn: bool = True) -> LogModel:
+def build_model(builder: RunRecords, finished: bool, drawn: bool = True) -> LogModel:
     """Freeze what `builder` has read into a `LogModel` (every record analysed; `drawn`:
     with the lanes and the synthesis steps, which the JSON report does without)."""
     cols = builder.columns()
@@ -1509,7 +1506,7 @@ class LiveAnalysis:
         """How many records the settled part holds (analysed once, not at each snapshot)."""
         return 0 if self._base is None else len(self._base.piece.rows)
 
-    def model(self, builder: LogBuilder) -> LogModel:
+    def model(self, builder: LiveRecords) -> LogModel:
         """The live model of the run being read."""
         try:
             return self._model(builder)
@@ -1519,7 +1516,7 @@ class LiveAnalysis:
             self._base = None
             raise
 
-    def _model(self, builder: LogBuilder) -> LogModel:
+    def _model(self, builder: LiveRecords) -> LogModel:
         base = self._base
         # one call to the core: the live rows if the settled part stands, and the facts
         snap = builder.live_snapshot(

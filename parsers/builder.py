@@ -8,7 +8,7 @@ builder's Python interface and hands the core's columns to the analysis.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,31 +20,12 @@ from parsers._core import Scanner
 from parsers.analysis import LiveAnalysis, build_model
 from parsers.linefacts import CpuLines, LineFacts, LineStarts
 from parsers.model import F64, I32, I64, LineCounts
+from parsers.records import FLOAT_FIELDS, Columns, LiveSnapshot
 from parsers.regular import open_regular
 from parsers.tracing import TracingScanner, with_traced
 
 if TYPE_CHECKING:
     from parsers.model import LogModel
-
-# The C++ durations attributed to each interval (ms), as the core names its columns.
-TIMING_FIELDS = (
-    "pre_lock",
-    "mutex_wait",
-    "prestage",
-    "ntt_alloc",
-    "ntt_total",
-    "ntt_msm_h",
-    "barrier",
-    "batch_add",
-    "tail_msm",
-    "gpu_total",
-    "mutex_held",
-    "epilogue",
-    "pre_destructor",
-    "ntt_blocks",
-)
-STAMP_FIELDS = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
-FLOAT_FIELDS = (*STAMP_FIELDS, *TIMING_FIELDS)
 
 _EPOCH = datetime(1970, 1, 1)
 
@@ -59,46 +40,6 @@ def _wall(anchor: tuple[int, bool] | None) -> datetime | None:
     except OverflowError:
         return None
     return wall.replace(tzinfo=UTC) if aware else wall
-
-
-@dataclass(frozen=True, slots=True)
-class Columns:
-    """A copy of every record the builder has, as numpy columns (NaN / -1: not said)."""
-
-    floats: dict[str, F64]  # FLOAT_FIELDS
-    job: I32
-    partition: I32
-    kind: I32
-    worker: I32
-    start_line: I64
-    end_line: I64
-    jobs: tuple[str, ...]
-    kinds: tuple[str, ...]
-
-    def __len__(self) -> int:
-        return len(self.job)
-
-
-@dataclass(frozen=True, slots=True)
-class LiveSnapshot:
-    """What a live snapshot reads of the run being read, from one call to the core
-    (`LogBuilder.live_snapshot`)."""
-
-    runs: int  # the core's run count
-    touched: list[int] | None  # records written since the last call (None: too many)
-    records: int
-    columns: Columns  # the records asked for
-    open_rows: list[int]  # records open decisions change (as `Scanner.live_rows`)
-    counts: LineCounts
-    max_stamp: int
-    engine_seen: bool
-    lock_lines_seen: bool
-    unattributed_timing_lines: int
-    unattributed_kernel_ms: float
-    worker_gpu: dict[int, int]
-    wall_anchor: datetime | None
-    partial_bytes: int
-    kernel_doubt: dict[int, tuple[float, float]]  # per GPU the core has doubt of
 
 
 class Run:
