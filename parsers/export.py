@@ -14,8 +14,6 @@ from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
-
 from parsers import _core
 from parsers.breakdown import busy_split_ms, whole_run
 from parsers.export_csv import CSV_FILES, check_csv_targets, csv_text, write_csv
@@ -25,6 +23,7 @@ from parsers.trace_tracks import (
     ARGS,
     BOOL,
     CATEGORIES,
+    CHUNK_ROWS,
     COUNTER,
     DUR,
     NAME,
@@ -37,6 +36,7 @@ from parsers.trace_tracks import (
     Process,
     TraceTracks,
     Track,
+    string_table,
 )
 from parsers.writing import atomic_output
 
@@ -63,7 +63,6 @@ __all__ = [
 # the 2 GB the UI may run out of memory.
 JSON_TRACE_LIMIT_BYTES = 512 * 2**20
 PERFETTO_SUFFIXES = (".perfetto-trace", ".pftrace")
-CHUNK_ROWS = 16_384  # events formatted at a time (a JSON chunk: ~2 MB)
 
 
 def is_perfetto(path: Path) -> bool:
@@ -169,18 +168,6 @@ def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
         model.gpu_label(g.gpu): busy_split_ms(split.get(g.gpu, Breakdown(g.gpu, 0.0, {})))
         for g in model.gpus
     }
-
-
-def string_table(texts: Sequence[str], encode: Any) -> tuple[bytes, np.ndarray]:
-    """`texts` each encoded (str -> bytes), as one buffer and where each one ends (made a
-    few thousand at a time: never an object per string for all of them at once)."""
-    blob = bytearray()
-    ends = np.zeros(len(texts), dtype=np.int64)
-    for lo in range(0, len(texts), 4096):
-        for k, piece in enumerate(map(encode, texts[lo : lo + 4096]), lo):
-            blob += piece
-            ends[k] = len(blob)
-    return bytes(blob), ends
 
 
 def _json_templates() -> list[tuple[list[tuple[bytes, int, int]], bytes]]:

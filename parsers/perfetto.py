@@ -23,7 +23,15 @@ from typing import IO
 import numpy as np
 
 from parsers import _core
-from parsers.trace_tracks import ARGS, CATEGORIES, COUNTER, NAME, TraceTracks
+from parsers.trace_tracks import (
+    ARGS,
+    CATEGORIES,
+    CHUNK_ROWS,
+    COUNTER,
+    NAME,
+    TraceTracks,
+    string_table,
+)
 
 SEQUENCE = 1  # trusted_packet_sequence_id of every packet
 SEQ_INCREMENTAL_STATE_CLEARED = 1
@@ -105,7 +113,6 @@ def write_perfetto(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
     Raises:
         ValueError: a time before 0 (a Perfetto timestamp is unsigned).
     """
-    from parsers.export import CHUNK_ROWS, string_table
 
     kinds = _kinds(tracks)  # before the table is made: names the categories and keys
     uuids = _Uuids()

@@ -20,6 +20,9 @@ import numpy.typing as npt
 from parsers.analysis import first_free_rows, groups_of
 from parsers.model import CAUSES, PHASE_NAMES, Lane, LogModel, Phase, ProofTable
 
+CHUNK_ROWS = 16_384  # events formatted at a time (a JSON chunk: ~2 MB)
+
+
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 BUSY_TID = 0  # each GPU's busy track: busy blocks and gaps
@@ -477,3 +480,15 @@ def _synthesis_rows(model: LogModel, clip: _Clip) -> _Rows:
     t = model.parts
     idx = np.flatnonzero(~np.isnan(t.synth_start) & ~np.isnan(t.synth_end))
     return _stacked(t.synth_start[idx], t.synth_end[idx], clip, idx)
+
+
+def string_table(texts: Sequence[str], encode: Any) -> tuple[bytes, np.ndarray]:
+    """`texts` each encoded (str -> bytes), as one buffer and where each one ends (made a
+    few thousand at a time: never an object per string for all of them at once)."""
+    blob = bytearray()
+    ends = np.zeros(len(texts), dtype=np.int64)
+    for lo in range(0, len(texts), 4096):
+        for k, piece in enumerate(map(encode, texts[lo : lo + 4096]), lo):
+            blob += piece
+            ends[k] = len(blob)
+    return bytes(blob), ends
