@@ -8,7 +8,7 @@ engine's stdout line. Each figure is one run of a fresh process (its own peak RS
 wait4): the text report, the JSON report, the trace and CSV exports, and the viewer
 (headless, following the log: time until the whole log is shown, its CPU while the log
 stays as it is, and how long `n` takes to select the first gap). Printed beside the figures
-the issue reported and those measured at 6685d5b on this machine (2 cores shared, so
+first reported and those measured at 6685d5b on this machine (2 cores shared, so
 times vary with the minute); nothing is asserted.
 """
 
@@ -33,18 +33,18 @@ from parsers.simulate import write_many_workers_log, write_one_worker_log
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = Path("/tmp/cuzk-tui-bench/scale")
 
-# What the issue reported (10 M intervals on one worker; 50,000 workers), per unit.
-ISSUE_PER_M_INTERVALS = {
+# What first reported (10 M intervals on one worker; 50,000 workers), per unit.
+REPORTED_PER_M_INTERVALS = {
     "report text": "550 MB",  # 5.5 GB for 10 M
     "viewer": "1,400 MB",  # 14 GB for 10 M
     "export trace": "> 1,770 MB (MemoryError)",  # at 17.7 GB for 10 M
 }
-ISSUE_PER_1000_WORKERS = {
+REPORTED_PER_1000_WORKERS = {
     "report text": "2.30 s",  # 115 s for 50,000
     "report json": "0.049 s",  # 2.45 s for 50,000
     "viewer n": "1.22 s",  # 61 s for 50,000
 }
-ISSUE_IDLE = "~20 % (10 M intervals); 100 % for minutes (50,000 workers)"
+REPORTED_IDLE = "~20 % (10 M intervals); 100 % for minutes (50,000 workers)"
 # Measured at 6685d5b on this machine, one run each (a loaded hour: other work shared the
 # two cores), as (seconds, peak MB).
 MAIN_ONE_M = {
@@ -117,7 +117,7 @@ def measure_intervals(n: int, viewer: bool, export: bool, idle_s: float) -> None
     per_m = n / 1e6
     print(f"\n{n:,} intervals on one worker ({log.stat().st_size / 1e6:.0f} MB)")
     print(
-        f"  {'':<14} {'issue, per M':>26} {'6685d5b at 1 M':>18} {'now, per M':>12} "
+        f"  {'':<14} {'reported, per M':>26} {'6685d5b at 1 M':>18} {'now, per M':>12} "
         f"{'peak':>10} {'time':>8}"
     )
     runs = [
@@ -135,7 +135,7 @@ def measure_intervals(n: int, viewer: bool, export: bool, idle_s: float) -> None
             main = MAIN_ONE_M.get(name)
             before = f"{main[1]:,} MB {main[0]:.1f} s" if main else "-"
             print(
-                f"  {name:<14} {ISSUE_PER_M_INTERVALS.get(name, '-'):>26} {before:>18} "
+                f"  {name:<14} {REPORTED_PER_M_INTERVALS.get(name, '-'):>26} {before:>18} "
                 f"{peak / per_m:>9,.0f} MB {peak:>7,.0f} MB {seconds:>7.1f}s"
             )
             if name == "viewer":
@@ -149,7 +149,8 @@ def measure_workers(w: int, viewer: bool, idle_s: float) -> None:
         f"\n{w:,} workers on {w // 2:,} GPUs, 3 intervals each ({log.stat().st_size / 1e6:.0f} MB)"
     )
     print(
-        f"  {'':<14} {'issue, per 1k':>14} {'6685d5b, per 1k':>22} {'now, per 1k':>12} {'peak':>9}"
+        f"  {'':<14} {'reported, per 1k':>14} {'6685d5b, per 1k':>22} "
+        f"{'now, per 1k':>12} {'peak':>9}"
     )
     runs = [
         ("report text", cli("--report", str(log))),
@@ -164,11 +165,12 @@ def measure_workers(w: int, viewer: bool, idle_s: float) -> None:
         main = MAIN_WORKERS.get((name, w))
         before = f"{main[0] / per_k:.3f} s ({main[1]} MB)" if main else "-"
         print(
-            f"  {name:<14} {ISSUE_PER_1000_WORKERS.get(name, '-'):>14} {before:>22} "
+            f"  {name:<14} {REPORTED_PER_1000_WORKERS.get(name, '-'):>14} {before:>22} "
             f"{seconds / per_k:>10.3f}s {peak:>6,.0f} MB"
         )
         if name == "viewer":
-            print(f"    {last}  (issue, per 1k workers: n {ISSUE_PER_1000_WORKERS['viewer n']})")
+            reported = REPORTED_PER_1000_WORKERS["viewer n"]
+            print(f"    {last}  (reported, per 1k workers: n {reported})")
     if w // 2 > 4097:
         # 6685d5b took GPU ordinals above 4096 as malformed and put their workers on GPU 0:
         # its model of this log had 4,097 GPUs, not w / 2 (its analysis of all 25,000 GPUs
@@ -251,7 +253,7 @@ def main() -> int:
         print(asyncio.run(drive_viewer(Path(args.viewer), args.idle_seconds)), file=sys.stderr)
         return 0
     byte_compile()
-    print(f"issue, idle CPU: {ISSUE_IDLE}; 6685d5b: {MAIN_VIEWER}")
+    print(f"reported, idle CPU: {REPORTED_IDLE}; 6685d5b: {MAIN_VIEWER}")
     for n in args.intervals:
         measure_intervals(n, not args.no_viewer, not args.no_export, args.idle_seconds)
     for w in args.workers:

@@ -18,7 +18,7 @@ from parsers.rawlines import LineReader
 from parsers.timespec import parse_time, resolve
 from tui import cli
 from tui.app import make_app
-from tui.beyond import export_visible
+from tui.commands import export_visible
 from tui.gantt import GanttView
 
 LOG = str(SAMPLES / "curio-mixed.log")

@@ -402,7 +402,7 @@ def test_csv_cells_carry_no_formula_and_no_control(tmp_path: Path) -> None:
 async def test_the_viewers_exports_and_screenshots_are_new_files_each_time(tmp_path: Path) -> None:
     from parsers.rawlines import LineReader
     from tui.app import make_app
-    from tui.beyond import export_visible
+    from tui.commands import export_visible
 
     model = read_log(TINY)
     app = make_app(model, LineReader(path=TINY), screenshot_dir=tmp_path)

@@ -80,7 +80,7 @@ class CuzkApp(App[None]):
         *QUIT_BINDINGS,
         Binding("g", "gap_list", "Gaps"),
         Binding("b", "toggle_breakdown", "Busy split", show=False),
-        # issue 11 (tui/beyond.py): copy an id, the comparison's figures
+        # the palette's own commands (tui/commands.py): copy an id, the comparison's figures
         Binding("y", "copy_id", "Copy id", show=False),
         Binding("c", "compare", "Compare", show=False),
     ]
@@ -497,14 +497,14 @@ class CuzkApp(App[None]):
         self.open_screen(HelpScreen())
 
     def action_copy_id(self) -> None:
-        """Copy the found job's id, else the selected gap's job id (tui/beyond.py)."""
-        from tui.beyond import copy_id
+        """Copy the found job's id, else the selected gap's job id (tui/commands.py)."""
+        from tui.commands import copy_id
 
         copy_id(self)
 
     def action_compare(self) -> None:
         """The comparison's figures (with --compare)."""
-        from tui.beyond import show_compare
+        from tui.commands import show_compare
 
         show_compare(self)
 
@@ -593,7 +593,7 @@ class CuzkApp(App[None]):
             yield SystemCommand(
                 "Follow the end", "Keep now in view as the log grows (End, f)", gantt.action_follow
             )
-        from tui.beyond import commands
+        from tui.commands import commands
 
         yield from commands(self)
 

@@ -1,4 +1,4 @@
-"""Beyond one log: compare, export (trace, CSV), several hosts, a gap's deeper why, copy."""
+"""Several hosts, --compare, the exports (trace, CSV), a gap's deeper why, copying an id."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from parsers.simulate import SimConfig, random_config
 from parsers.why import gap_why, synthesis_during, worker_states
 from tui import cli
 from tui.app import make_app
-from tui.beyond import export_visible
+from tui.commands import export_visible
 from tui.compare import CompareScreen
 from tui.gantt import GanttView
 from tui.inspector import InspectorScreen

@@ -1,4 +1,4 @@
-"""The viewer's side of issue 11: copy an id (OSC 52), the comparison screen, exports."""
+"""The command palette's own entries: copy an id (OSC 52), the comparison, the visible export."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def export_visible(app: CuzkApp) -> None:
 
 
 def commands(app: CuzkApp) -> Iterator[SystemCommand]:
-    """The command palette's entries for issue 11."""
+    """The command palette's entries of this module: export, copy, compare."""
     yield SystemCommand(
         "Export the visible range as a trace",
         "Trace Event Format JSON for Perfetto / chrome://tracing, in the screenshot folder",
