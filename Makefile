@@ -13,6 +13,7 @@ lint:
 
 types:
 	$(PY) -m mypy
+	$(PY) -m mypy.stubtest parsers._core
 
 # the core's unit and property tests run without Python (--no-default-features)
 rust:

@@ -1,22 +1,82 @@
 """Typed interface of the compiled core (core/src/lib.rs)."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "FLOAT_FIELDS",
+    "I32_FIELDS",
+    "I64_FIELDS",
+    "CoreError",
+    "Counts",
+    "RowWriter",
+    "RunFacts",
+    "Scanner",
+    "TrackEventWriter",
+    "busy_split",
+    "first_free_rows",
+    "gap_rows_json",
+    "numpy_api",
+    "proof_rows_json",
+    "reconstruct_segments",
+    "worker_sums",
+]
+
+# the columns' names, in the order the core keeps them
+FLOAT_FIELDS: tuple[str, ...]
+I32_FIELDS: tuple[str, ...]
+I64_FIELDS: tuple[str, ...]
+
+class CoreError(RuntimeError):
+    """The core failed (a bug caught at its boundary); the reader that raised it is unusable."""
+
+@final
+class Counts:
+    """How many lines of each sort a run holds."""
+
+    @property
+    def timeline(self) -> int: ...
+    @property
+    def cuzk_timing(self) -> int: ...
+    @property
+    def stdout(self) -> int: ...
+    @property
+    def spliced(self) -> int: ...
+    @property
+    def malformed(self) -> int: ...
+    @property
+    def other(self) -> int: ...
+
+@final
+class RunFacts:
+    """What a run's reading found besides its records."""
+
+    @property
+    def max_stamp(self) -> int: ...
+    @property
+    def engine_seen(self) -> bool: ...
+    @property
+    def lock_lines_seen(self) -> bool: ...
+    @property
+    def unattributed(self) -> int: ...
+    @property
+    def unattributed_kernel_ms(self) -> float: ...
+
+@final
 class Scanner:
     """The incremental scanner of one log."""
 
-    def __init__(self, workers_per_gpu: int | None = None) -> None: ...
+    def __new__(cls, workers_per_gpu: int | None = None) -> Scanner: ...
     def feed(self, data: bytes) -> None: ...
     def feed_fd(self, fd: int) -> int: ...
     def finish(self) -> None: ...
     def flush_pending(self) -> bool: ...
     def run_count(self) -> int: ...
     def run_first_line(self, run: int | None = None) -> int: ...
-    def counts(self, run: int | None = None) -> tuple[int, int, int, int, int, int]: ...
+    def counts(self, run: int | None = None) -> Counts: ...
     def columns(
         self, run: int | None = None
     ) -> tuple[dict[str, npt.NDArray[np.float64]], dict[str, npt.NDArray[np.integer[Any]]]]: ...
@@ -38,7 +98,7 @@ class Scanner:
     def worker_gpu(self, run: int | None = None) -> list[tuple[int, int]]: ...
     def wall_anchor(self, run: int | None = None) -> tuple[int, bool] | None: ...
     def kernel_doubt(self, gpu: int, run: int | None = None) -> tuple[float, float]: ...
-    def run_facts(self, run: int | None = None) -> tuple[int, bool, bool, int, float]: ...
+    def run_facts(self, run: int | None = None) -> RunFacts: ...
     def cpu_lines(
         self, since: int = 0
     ) -> tuple[
@@ -130,16 +190,17 @@ def proof_rows_json(
 ) -> str: ...
 
 # the export's writers (core/src/rowtext.rs, core/src/trackevent.rs)
+@final
 class RowWriter:
     """Rows of columns as text, each kind of row from its template."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         templates: Sequence[tuple[Sequence[tuple[bytes, int, int]], bytes]],
         blob: bytes,
         ends: npt.NDArray[np.int64],
         null: bytes,
-    ) -> None: ...
+    ) -> RowWriter: ...
     def rows(
         self,
         kind: npt.NDArray[np.uint8],
@@ -148,16 +209,17 @@ class RowWriter:
         separator: bytes,
     ) -> bytes: ...
 
+@final
 class TrackEventWriter:
     """Perfetto TrackEvent packets of one sequence, its strings interned."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         kinds: Sequence[tuple[int, Sequence[tuple[int, int, int]]]],
         blob: bytes,
         ends: npt.NDArray[np.int64],
         sequence: int,
-    ) -> None: ...
+    ) -> TrackEventWriter: ...
     def slices(
         self,
         track: int,

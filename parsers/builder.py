@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from parsers._core import Scanner
+from parsers._core import Counts, RunFacts, Scanner
 from parsers.analysis import LiveAnalysis, build_model
 from parsers.linefacts import CpuLines, LineFacts, LineStarts
 from parsers.model import F64, I32, I64, LineCounts
@@ -40,6 +40,18 @@ def _wall(anchor: tuple[int, bool] | None) -> datetime | None:
     except OverflowError:
         return None
     return wall.replace(tzinfo=UTC) if aware else wall
+
+
+def counts_of(c: Counts) -> LineCounts:
+    """The core's line counts as the model keeps them."""
+    return LineCounts(
+        timeline=c.timeline,
+        cuzk_timing=c.cuzk_timing,
+        stdout=c.stdout,
+        spliced=c.spliced,
+        malformed=c.malformed,
+        other=c.other,
+    )
 
 
 class Run:
@@ -100,7 +112,7 @@ class Run:
     @property
     def counts(self) -> LineCounts:
         """How many lines of each sort were read."""
-        return LineCounts(*self._core.counts(self._run))
+        return counts_of(self._core.counts(self._run))
 
     @property
     def worker_gpu(self) -> dict[int, int]:
@@ -144,27 +156,27 @@ class Run:
     @property
     def max_stamp(self) -> int:
         """The latest TIMELINE stamp read (-1: none)."""
-        return self._core.run_facts(self._run)[0]
+        return self._core.run_facts(self._run).max_stamp
 
     @property
     def engine_seen(self) -> bool:
         """A stdout line of the cuzk engine was read."""
-        return self._core.run_facts(self._run)[1]
+        return self._core.run_facts(self._run).engine_seen
 
     @property
     def lock_lines_seen(self) -> bool:
         """The engine prints lock lines (since 2026-03-13): holders are known exactly."""
-        return self._core.run_facts(self._run)[2]
+        return self._core.run_facts(self._run).lock_lines_seen
 
     @property
     def unattributed_timing_lines(self) -> int:
         """C++ timing lines that matched no GPU interval."""
-        return self._core.run_facts(self._run)[3]
+        return self._core.run_facts(self._run).unattributed
 
     @property
     def unattributed_kernel_ms(self) -> float:
         """Kernel time in the timing lines that matched no GPU interval."""
-        return self._core.run_facts(self._run)[4]
+        return self._core.run_facts(self._run).unattributed_kernel_ms
 
     @property
     def partial_bytes(self) -> int:
@@ -205,7 +217,7 @@ class LogBuilder(Run):
     @property
     def timeline_seen(self) -> bool:
         """A TIMELINE line has been read."""
-        return self._core.run_count() > 1 or self._core.counts(None)[0] > 0
+        return self._core.run_count() > 1 or self._core.counts(None).timeline > 0
 
     def feed_tracing(self, data: bytes) -> None:
         """Give the tracing scanner bytes the core has read, while no TIMELINE line has been."""
@@ -233,7 +245,7 @@ class LogBuilder(Run):
         """Records `rows` and those from `first_new` on (all of them if `rows` is None), and
         the run's facts, in one call to the core."""
         d = self._core.live_snapshot(rows, first_new)
-        stamp, engine, lock_lines, unattributed, unattributed_ms = d["facts"]
+        facts: RunFacts = d["facts"]
         jobs, kinds = d["names"]
         return LiveSnapshot(
             runs=d["runs"],
@@ -241,12 +253,12 @@ class LogBuilder(Run):
             records=d["records"],
             columns=self._wrap(d["floats"], d["ints"], (d["runs"], jobs, kinds)),
             open_rows=d["open"],
-            counts=LineCounts(*d["counts"]),
-            max_stamp=stamp,
-            engine_seen=engine,
-            lock_lines_seen=lock_lines,
-            unattributed_timing_lines=unattributed,
-            unattributed_kernel_ms=unattributed_ms,
+            counts=counts_of(d["counts"]),
+            max_stamp=facts.max_stamp,
+            engine_seen=facts.engine_seen,
+            lock_lines_seen=facts.lock_lines_seen,
+            unattributed_timing_lines=facts.unattributed,
+            unattributed_kernel_ms=facts.unattributed_kernel_ms,
             worker_gpu=dict(d["worker_gpu"]),
             wall_anchor=_wall(d["wall_anchor"]),
             partial_bytes=d["partial_bytes"],

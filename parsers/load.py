@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from parsers._core import CoreError
 from parsers.errors import CoreFailure, CuzkError
 from parsers.regular import open_regular
 from parsers.sources import READ_ERRORS, UnreadableLog, compression, open_log
@@ -157,7 +158,7 @@ def model_of_bytes(
     builder.feed(data)
     try:
         return builder.build(release=True, drawn=drawn)
-    except RuntimeError as exc:
+    except CoreError as exc:
         raise CoreFailure(exc) from None
 
 
@@ -194,7 +195,7 @@ def load_log(
             return read_log(path, workers_per_gpu=workers_per_gpu, drawn=drawn)
         except READ_ERRORS as exc:
             raise _read_error(raw, exc) from None
-    except RuntimeError as exc:
+    except CoreError as exc:
         raise CoreFailure(exc) from None
 
 
@@ -219,6 +220,6 @@ def load_runs(
         raise
     except READ_ERRORS as exc:
         raise _read_error(raw, exc) from None
-    except RuntimeError as exc:
+    except CoreError as exc:
         raise CoreFailure(exc) from None
     return models, None if packed is not None else LineReader(path=path)

@@ -10,27 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from parsers import _core
 from parsers.model import F64, I32, I64, LineCounts
 
-# The C++ durations attributed to each interval (ms), as the core names its columns.
-TIMING_FIELDS = (
-    "pre_lock",
-    "mutex_wait",
-    "prestage",
-    "ntt_alloc",
-    "ntt_total",
-    "ntt_msm_h",
-    "barrier",
-    "batch_add",
-    "tail_msm",
-    "gpu_total",
-    "mutex_held",
-    "epilogue",
-    "pre_destructor",
-    "ntt_blocks",
-)
-STAMP_FIELDS = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
-FLOAT_FIELDS = (*STAMP_FIELDS, *TIMING_FIELDS)
+# The float columns as the core names them: the stamps (ms on the engine's clock), then the
+# C++ durations attributed to each interval (ms).
+FLOAT_FIELDS: tuple[str, ...] = _core.FLOAT_FIELDS
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import parsers.later
 import parsers.load
 import parsers.readahead
 import tui.cli
-from parsers._core import Scanner
+from parsers._core import CoreError, Scanner
 from parsers.builder import LogBuilder
 from parsers.load import read_log
 from parsers.readahead import ReadAhead
@@ -75,7 +75,7 @@ def test_a_failure_of_the_core_is_one_line_not_a_traceback(
     log.write_bytes(b"TIMELINE,1,GPU_START,j,worker=0,partition=0\n")
 
     def broken(self: ReadAhead) -> Scanner:
-        raise RuntimeError("cuzk-tui core: internal error while reading the log")
+        raise CoreError("cuzk-tui core: internal error while reading the log")
 
     monkeypatch.setattr(ReadAhead, "scanner", broken)
     assert tui.cli.main([str(log), "--report", "--json"]) == 1

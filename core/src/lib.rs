@@ -28,17 +28,49 @@ mod python {
     use numpy::{PyArray1, PyReadonlyArray1, ToPyArray};
     use pyo3::exceptions::PyRuntimeError;
     use pyo3::prelude::*;
-    use pyo3::types::{PyBytes, PyDict};
+    use pyo3::types::{PyBytes, PyDict, PyTuple};
 
     use crate::builder::Builder;
     use crate::columns::{Columns, FLOAT_COUNT, FLOAT_FIELDS, I32_FIELDS, I64_FIELDS};
 
-    /// A panic is a bug, never the user's problem: it reaches Python as one RuntimeError
-    /// (the builder is then unusable), not as an abort.
+    pyo3::create_exception!(
+        _core,
+        CoreError,
+        PyRuntimeError,
+        "The core failed (a bug caught at its boundary); the reader that raised it is unusable."
+    );
+
+    /// A panic is a bug, never the user's problem: it reaches Python as one CoreError (the
+    /// builder is then unusable), not as an abort.
     fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
-        catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
-            PyRuntimeError::new_err("cuzk-tui core: internal error while reading the log")
-        })
+        catch_unwind(AssertUnwindSafe(f))
+            .map_err(|_| CoreError::new_err("cuzk-tui core: internal error while reading the log"))
+    }
+
+    /// How many lines of each sort a run holds.
+    #[pyclass(frozen, get_all, module = "parsers._core")]
+    struct Counts {
+        timeline: i64,
+        cuzk_timing: i64,
+        stdout: i64,
+        spliced: i64,
+        malformed: i64,
+        other: i64,
+    }
+
+    /// What a run's reading found besides its records.
+    #[pyclass(frozen, get_all, module = "parsers._core")]
+    struct RunFacts {
+        /// The latest TIMELINE stamp (-1: none).
+        max_stamp: i64,
+        /// A stdout line of the cuzk engine was read.
+        engine_seen: bool,
+        /// The engine prints lock lines: holders are known exactly.
+        lock_lines_seen: bool,
+        /// C++ timing lines that matched no GPU interval.
+        unattributed: u64,
+        /// Kernel time in those lines.
+        unattributed_kernel_ms: f64,
     }
 
     /// Load numpy's C API where a failure can still be returned. rust-numpy loads it on first
@@ -167,12 +199,12 @@ mod python {
 
         fn check(&self) -> PyResult<()> {
             if self.handed_over {
-                return Err(PyRuntimeError::new_err(
+                return Err(CoreError::new_err(
                     "cuzk-tui core: the records were handed over; this reader is finished",
                 ));
             }
             if self.broken {
-                return Err(PyRuntimeError::new_err(
+                return Err(CoreError::new_err(
                     "cuzk-tui core: this reader failed earlier",
                 ));
             }
@@ -260,18 +292,18 @@ mod python {
             self.at(run).run_first_line
         }
 
-        /// (timeline, cuzk_timing, stdout, spliced, malformed, other)
+        /// How many lines of each sort run `run` holds (None: the run being read).
         #[pyo3(signature = (run=None))]
-        fn counts(&self, run: Option<usize>) -> (i64, i64, i64, i64, i64, i64) {
+        fn counts(&self, run: Option<usize>) -> Counts {
             let c = &self.at(run).counts;
-            (
-                c.timeline,
-                c.cuzk_timing,
-                c.stdout,
-                c.spliced,
-                c.malformed,
-                c.other,
-            )
+            Counts {
+                timeline: c.timeline,
+                cuzk_timing: c.cuzk_timing,
+                stdout: c.stdout,
+                spliced: c.spliced,
+                malformed: c.malformed,
+                other: c.other,
+            }
         }
 
         /// Every column of a run as a fresh numpy array, by name: (float64, int64 columns).
@@ -466,19 +498,18 @@ mod python {
             (less + open_less, more + open_more)
         }
 
-        /// (max_stamp, engine_seen, lock_lines_seen, unattributed, unattributed_kernel_ms)
-        /// of a run.
+        /// What run `run`'s reading found besides its records (None: the run being read).
         #[pyo3(signature = (run=None))]
-        fn run_facts(&self, run: Option<usize>) -> (i64, bool, bool, u64, f64) {
+        fn run_facts(&self, run: Option<usize>) -> RunFacts {
             let b = self.at(run);
             let a = b.attributor();
-            (
-                b.max_stamp,
-                b.engine_seen,
-                a.lock_lines_seen,
-                a.unattributed,
-                a.unattributed_kernel_ms,
-            )
+            RunFacts {
+                max_stamp: b.max_stamp,
+                engine_seen: b.engine_seen,
+                lock_lines_seen: a.lock_lines_seen,
+                unattributed: a.unattributed,
+                unattributed_kernel_ms: a.unattributed_kernel_ms,
+            }
         }
 
         /// The CPU path figures of the whole file from the `since`-th on, in the order read:
@@ -878,6 +909,15 @@ mod python {
     /// The compiled core of cuzk-tui.
     #[pymodule]
     fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        let py = m.py();
+        m.add("CoreError", py.get_type::<CoreError>())?;
+        // the columns' names, in the order the core keeps them: the Python side reads them
+        // here rather than listing them again
+        m.add("FLOAT_FIELDS", PyTuple::new(py, FLOAT_FIELDS)?)?;
+        m.add("I32_FIELDS", PyTuple::new(py, I32_FIELDS)?)?;
+        m.add("I64_FIELDS", PyTuple::new(py, I64_FIELDS)?)?;
+        m.add_class::<Counts>()?;
+        m.add_class::<RunFacts>()?;
         m.add_class::<Scanner>()?;
         m.add_function(wrap_pyfunction!(numpy_api, m)?)?;
         m.add_function(wrap_pyfunction!(first_free_rows, m)?)?;
