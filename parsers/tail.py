@@ -8,6 +8,7 @@ opened read-only; nothing is ever written to it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -73,6 +74,16 @@ class LogTail:
     def size(self) -> int:
         """The size of the open file."""
         return os.fstat(self._fd).st_size
+
+    def read_again(self, chunk: int = READ_BYTES) -> Iterator[bytes]:
+        """What was read of the open file so far, again from its first byte (a piece of
+        `chunk` bytes at a time)."""
+        end = self.position
+        for at in range(0, end, chunk):
+            data = os.pread(self._fd, min(chunk, end - at), at)
+            if not data:
+                return
+            yield data
 
     def _read_available(self, limit: int) -> tuple[bytes, bool]:
         size = os.fstat(self._fd).st_size

@@ -503,10 +503,10 @@ def test_the_viewer_charges_its_redraws_to_the_follower(tmp_path: Path) -> None:
 
             live.budget.charge = record  # type: ignore[method-assign]
             # the redraw of what the file held is not following it: not charged
-            app.post_message(ModelUpdated(Update(app.model, "", following=False)))
+            app.post_message(ModelUpdated(Update(app.model, following=False)))
             await pilot.pause(0.3)
             unpaid = len(paid)
-            app.post_message(ModelUpdated(Update(app.model, "")))
+            app.post_message(ModelUpdated(Update(app.model)))
             await pilot.pause(0.3)
             live.halt()
             return unpaid, paid
@@ -583,7 +583,7 @@ async def test_a_progress_update_changes_the_status_line_only(tmp_path: Path) ->
     async with app.run_test(size=(120, 36)) as pilot:
         view = app.query_one(GanttView)
         before = app.updates
-        app.post_message(ModelUpdated(Update(shown, "", False, 0.5, False, False)))
+        app.post_message(ModelUpdated(Update(shown, loading=0.5, following=False)))
         await pilot.pause()
         assert app.updates == before + 1
         assert app.model is shown and view.model is shown

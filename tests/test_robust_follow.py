@@ -11,9 +11,13 @@ import pytest
 from test_follow import Collector, wait_for
 
 from parsers import rawlines, tail
+from parsers._core import CoreError
+from parsers.builder import LogBuilder
+from parsers.load import read_log
 from parsers.rawlines import LineReader
 from parsers.regular import NotARegularFile, open_regular
 from parsers.tail import LogTail, TailState
+from tui.follow import InputState
 
 LINES = (
     b"TIMELINE,10,SYNTH_START,j,partition=0\n"
@@ -183,3 +187,86 @@ def test_a_deleted_or_renamed_log_says_moved_or_deleted(tmp_path: Path) -> None:
     log.rename(tmp_path / "r.log.1")
     assert t.poll().state is TailState.DELETED
     t.close()
+
+
+class FailingCore:
+    """LogBuilder.feed made to fail as the core fails: the builder that raised CoreError
+    refuses every later feed (as a scanner after a panic does)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.fail_next = threading.Event()
+        self.always = False
+        self.broken: set[int] = set()
+        real_feed = LogBuilder.feed
+
+        def feed(builder: LogBuilder, data: bytes) -> None:
+            if id(builder) in self.broken:
+                raise CoreError("cuzk-tui core: this reader failed earlier")
+            if self.always or self.fail_next.is_set():
+                self.fail_next.clear()
+                self.broken.add(id(builder))
+                raise CoreError("cuzk-tui core: internal error while reading the log")
+            real_feed(builder, data)
+
+        monkeypatch.setattr(LogBuilder, "feed", feed)
+
+
+def test_a_failure_of_the_core_is_survived_by_reading_the_log_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    core = FailingCore(monkeypatch)
+    log = tmp_path / "c.log"
+    log.write_bytes(LINES)
+    c = Collector(log)
+    try:
+        wait_for(lambda: bool(c.updates) and c.last.model.counts.timeline == 3)
+        core.fail_next.set()
+        with log.open("ab") as out:
+            out.write(MORE)
+        c.live.source.wake()
+        wait_for(lambda: c.last.model.counts.timeline == 5)
+        assert c.live.core_restarts == 1
+        assert c.last.state is InputState.CORE_RESTARTED
+        assert c.last.status == (
+            "the core failed (cuzk-tui core: internal error while reading the log); "
+            "the log was read again from the start"
+        )
+        # the model is that of the whole log read once, not what the broken reader had
+        whole = read_log(log)
+        assert c.last.model.counts == whole.counts
+        assert len(c.last.model.parts) == len(whole.parts)
+        assert c.last.model.summary.gaps == whole.summary.gaps
+        with log.open("ab") as out:
+            out.write(b"TIMELINE,70,SYNTH_START,n,partition=0\n")
+        c.live.source.wake()
+        wait_for(lambda: c.last.model.counts.timeline == 6)  # and it follows on
+        assert c.thread.is_alive()
+    finally:
+        c.stop()
+
+
+def test_a_core_that_fails_again_stops_following_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    core = FailingCore(monkeypatch)
+    log = tmp_path / "f.log"
+    log.write_bytes(LINES)
+    c = Collector(log)
+    try:
+        wait_for(lambda: bool(c.updates) and c.last.model.counts.timeline == 3)
+        core.always = True
+        with log.open("ab") as out:
+            out.write(MORE)
+        c.live.source.wake()
+        wait_for(lambda: c.last.state is InputState.CORE_FAILED)
+        c.thread.join(5)
+        assert not c.thread.is_alive()  # the loop ended: no retry for ever
+        assert c.last.finished
+        assert c.last.model.counts.timeline == 3  # the last model that could be made
+        assert c.last.status == (
+            "the core failed again (cuzk-tui core: internal error while reading the log); "
+            "stopped following (please report it)"
+        )
+        assert c.live.core_restarts == 1
+    finally:
+        c.stop()

@@ -33,11 +33,7 @@ from parsers.report import missing_timeline
 from parsers.sanitize import visible
 from parsers.writing import write_new, write_text_new
 from tui.find import ProofScreen, find_jobs
-from tui.follow import (
-    STOPPED,
-    LiveLog,
-    Update,
-)
+from tui.follow import InputState, LiveLog, Update
 from tui.gantt import GanttView
 from tui.header import fmt_age, header_text, status_text
 from tui.inspector import GapDetails, InspectorScreen
@@ -111,6 +107,7 @@ class CuzkApp(App[None]):
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.inputs: tuple[Path, ...] = ()  # the files read: no export or screenshot over them
         self.status = ""  # what happened to the file, in words
+        self.input_state = InputState.FOLLOWING  # what the follower knows of its input
         self.encoding_hint: str | None = None  # a UTF-16 log: said instead of "no TIMELINE"
         self.loading: float | None = 0.0 if live is not None else None
         self.input_ended = live is None
@@ -316,7 +313,7 @@ class CuzkApp(App[None]):
         reason = None
         if self.loading is None and missing_timeline(self.model) is not None:
             # why the log shows nothing: its encoding, the read that stopped, or no TIMELINE
-            stopped = self.status if self.status.startswith(STOPPED) else None
+            stopped = self.status if self.input_state is InputState.STOPPED else None
             reason = self.encoding_hint or stopped or missing_timeline(self.model)
         gantt.empty_message = reason or ""
         self._show_text("#status", status_text(gantt))
@@ -378,11 +375,13 @@ class CuzkApp(App[None]):
         if update.model is self.model and not update.restarted and update.loading is not None:
             # how far a long read is, with the model shown already: the status line only
             self.status, self.loading = update.status, update.loading
+            self.input_state = update.state
             self.updates += 1
             self._refresh_text()
             return
         self.model = update.model
         self.status = update.status
+        self.input_state = update.state
         self.loading = update.loading
         self.input_ended = update.finished or (
             self.live is not None and not self.live.follow and update.loading is None

@@ -13,11 +13,13 @@ import select
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import BinaryIO, Protocol, TypeVar
 
+from parsers._core import CoreError
 from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
 from parsers.model import LogModel
@@ -57,6 +59,8 @@ SPOOL_KEEP_MAX = 1 << 30
 MOVED = "file moved or deleted — showing what was read"
 UNREADABLE = "cannot read the log: "
 STOPPED = "stopped reading: "  # a stream read no further (its spool, a cut compressed file)
+# the core failing (a bug) is survived this many times, each by reading the input again
+MAX_CORE_RESTARTS = 3
 # The reader shares the interpreter with the screen: it feeds the builder in slices and
 # yields between them, so keys are answered during a burst.
 # the core scans without holding the interpreter, so big slices cost the screen nothing
@@ -70,18 +74,72 @@ MIN_REMODEL_S = 1.0
 YIELD_S = 0.0005
 
 
+class InputState(Enum):
+    """What the follower knows of its input; `status_words` says it."""
+
+    FOLLOWING = "following"  # all is well
+    TRUNCATED = "truncated"  # a new run began in the same file
+    ROTATED = "rotated"  # a new file at the path: a new run
+    MOVED = "moved"  # the path names nothing: what was read stays shown
+    UNREADABLE = "unreadable"  # the path cannot be read now (detail: why); retried
+    UNAVAILABLE = "unavailable"  # the path names no regular file now (detail: what)
+    STOPPED = "stopped"  # a stream is read no further (detail: why)
+    CLOSED = "closed"  # the input ended
+    CORE_RESTARTED = "core restarted"  # the core failed; the input was read again
+    CORE_FAILED = "core failed"  # it failed again: following stopped
+
+
+# states that end once the path is a readable regular file again
+BACK_WHEN_READABLE = frozenset({InputState.MOVED, InputState.UNREADABLE, InputState.UNAVAILABLE})
+
+
+def status_words(state: InputState, detail: str = "") -> str:
+    """The state in words, as the status line shows it ("" while all is well)."""
+    match state:
+        case InputState.FOLLOWING:
+            return ""
+        case InputState.TRUNCATED:
+            return "log was truncated — new run"
+        case InputState.ROTATED:
+            return "log was rotated — new run"
+        case InputState.MOVED:
+            return MOVED
+        case InputState.UNREADABLE:
+            return f"{UNREADABLE}{detail}"
+        case InputState.UNAVAILABLE:
+            return detail
+        case InputState.STOPPED:
+            return f"{STOPPED}{detail}"
+        case InputState.CLOSED:
+            return "input closed"
+        case InputState.CORE_RESTARTED:
+            return f"the core failed ({detail}); the log was read again from the start"
+        case InputState.CORE_FAILED:
+            return f"the core failed again ({detail}); stopped following (please report it)"
+
+
 @dataclass(frozen=True, slots=True)
 class Update:
     """What the follower tells the screen."""
 
     model: LogModel
-    status: str  # "" while all is well, else what happened to the file, in words
+    state: InputState = InputState.FOLLOWING
+    detail: str = ""  # what `state` needs to be said (an error, what the path names)
     restarted: bool = False  # a new run began (truncation, rotation): reset the view
     loading: float | None = None  # share of the file read, while catching up
     finished: bool = False  # the input ended (standard input closed)
     # an update of the log as it grows, paid from the CPU budget (False: one of reading
     # what was there, whose redraw is not following it)
     following: bool = True
+    note: str = ""  # lines that could not be read, said once and kept
+
+    @property
+    def status(self) -> str:
+        """What happened to the input, in words ("" while all is well)."""
+        words = status_words(self.state, self.detail)
+        if self.note:
+            return f"{words} · {self.note}" if words else self.note
+        return words
 
 
 class Source(Protocol):
@@ -106,6 +164,9 @@ class Source(Protocol):
 
     def close(self) -> None:
         """Release what the source holds."""
+
+    def read_again(self) -> Iterator[bytes]:
+        """The bytes read so far, once more from the start (the core failed on them)."""
 
 
 class FileSource:
@@ -182,6 +243,10 @@ class FileSource:
             observer.stop()  # type: ignore[attr-defined]
         self.tail.close()
 
+    def read_again(self) -> Iterator[bytes]:
+        """The bytes read so far, from the file still open (whatever the path names now)."""
+        return self.tail.read_again()
+
 
 class NoTemporaryFile(CuzkError):
     """No folder for temporary files can be written (TMPDIR, /tmp, /var/tmp, the current one)."""
@@ -252,7 +317,7 @@ class StreamSource:
             # a compressed file cut short (EOFError) or corrupt (each decompressor has its
             # own error), a pipe that failed: what was read is shown, and why it stopped
             what = "standard input" if self.stream is None else self.name
-            return self._stop(f"{STOPPED}cannot read {what}: {_reason(exc)}")
+            return self._stop(f"cannot read {what}: {_reason(exc)}")
         if data is None:
             return TailRead(b"", TailState.GROWING)
         if not data:
@@ -262,11 +327,11 @@ class StreamSource:
         folder = self.spool_path.parent
         try:
             if not self._room_for(len(data)):
-                return self._stop(f"{STOPPED}the spool would fill {folder}")
+                return self._stop(f"the spool would fill {folder}")
             self._spool.write(data)
             self._spool.flush()
         except OSError as exc:  # ENOSPC, EIO: the spool is short of what was read
-            return self._stop(f"{STOPPED}cannot write the spool in {folder}: {_reason(exc)}")
+            return self._stop(f"cannot write the spool in {folder}: {_reason(exc)}")
         return TailRead(data, TailState.GROWING, more=True)
 
     def wait(self, seconds: float) -> None:
@@ -294,6 +359,13 @@ class StreamSource:
             self.spool_path.unlink(missing_ok=True)
             if self.stream is not None:
                 self.stream.close()
+
+    def read_again(self) -> Iterator[bytes]:
+        """The bytes read so far, from the spool that holds them."""
+        self._spool.flush()
+        with open(self.spool_path, "rb") as fh:
+            while data := fh.read(STDIN_READ):
+                yield data
 
 
 def _reason(exc: BaseException) -> str:
@@ -383,6 +455,9 @@ class LiveLog:
         self._last_model: LogModel | None = None
         self.errors = 0  # exceptions from the builder, survived (tests and the soak read it)
         self._error_note = ""  # said once, then kept in the status
+        self.core_restarts = 0  # times the core failed and the input was read again
+        self._core_failure = ""  # why the core failed, once it failed for good
+        self._core_note = ""  # why the core failed, when the input was read again
 
     def halt(self) -> None:
         """Ask the loop to end (it does within a poll)."""
@@ -402,18 +477,54 @@ class LiveLog:
         if not self._error_note:
             self._error_note = f"a line could not be read ({type(exc).__name__}: {exc}); skipped"
 
-    def _feed(self, data: bytes) -> None:
+    def _feed(self, data: bytes) -> bool:
+        """Feed `data`; False when the core failed on it and could not be brought back."""
         for pos in range(0, len(data), FEED_SLICE):
             try:
                 self.builder.feed(data[pos : pos + FEED_SLICE])
+            except CoreError as exc:
+                # the scanner refuses every call after a failure: the read again covers
+                # what is left of `data` (the source has it all)
+                return self._read_again(exc)
             except Exception as exc:
                 self._failed(exc)
             if len(data) > FEED_SLICE:
                 time.sleep(YIELD_S)  # let the screen thread take the interpreter
+        return True
+
+    def _read_again(self, exc: CoreError) -> bool:
+        """The core failed (a bug): a new scanner reads what was read from the start. False
+        when it fails again on those bytes, or has failed too often: following stops."""
+        why = f"{exc}"
+        if self.core_restarts >= MAX_CORE_RESTARTS:
+            self._core_failure = why
+            return False
+        self.core_restarts += 1
+        self.builder = self._new_builder()  # the last model stays shown until the next
+        try:
+            for chunk in self.source.read_again():
+                self.builder.feed(chunk)
+        except CoreError as again:
+            self._core_failure = f"{again}"
+            return False
+        except OSError as error:  # the bytes cannot be had again: nothing to follow
+            self._core_failure = f"{why}; the log cannot be read again: {_reason(error)}"
+            return False
+        self._core_note = why
+        return True
+
+    def _flush(self) -> bool:
+        """Attribute the timing lines kept back; whether there were any (the core failing
+        here is a failure of the read: the input is read again)."""
+        try:
+            return self.builder.flush_pending()
+        except CoreError as exc:
+            self._read_again(exc)
+            return True
 
     def _publish(
         self,
-        status: str,
+        state: tuple[InputState, str],
         restarted: bool,
         loading: float | None,
         finished: bool,
@@ -421,9 +532,20 @@ class LiveLog:
         progress_only: bool = False,
     ) -> None:
         """Hand the screen a model of what was read (`progress_only`, while a long file is
-        read: the last model again, with how far the read is)."""
+        read: the last model again, with how far the read is). `state`: the input's, and
+        what it needs to be said."""
+        if self._core_failure:
+            # the scanner refuses every call: the last model that could be made stays
+            model = self._last_model or LogBuilder(source=self.source.name).snapshot()
+            failed = InputState.CORE_FAILED, self._core_failure
+            self.on_update(Update(model, *failed, restarted, None, True, False, self._error_note))
+            return
+        if self._core_note and state[0] is InputState.FOLLOWING:
+            state = (InputState.CORE_RESTARTED, self._core_note)
         if progress_only and self._last_model is not None:
-            self.on_update(Update(self._last_model, status, restarted, loading, False, False))
+            self.on_update(
+                Update(self._last_model, *state, restarted, loading, False, False, self._error_note)
+            )
             return
         start, cpu = time.perf_counter(), time.thread_time()
         try:
@@ -436,13 +558,13 @@ class LiveLog:
         self._snapshot_cost = time.perf_counter() - start
         self._snapshot_bytes = self.builder.bytes_read
         self.budget.charge(time.thread_time() - cpu)
-        if self._error_note:
-            status = f"{status} · {self._error_note}" if status else self._error_note
-        self.on_update(Update(model, status, restarted, loading, finished, following))
+        self.on_update(
+            Update(model, *state, restarted, loading, finished, following, self._error_note)
+        )
 
     def run(self) -> None:
         """The reading loop (run it in a thread)."""
-        status = ""
+        state: tuple[InputState, str] = (InputState.FOLLOWING, "")
         dirty = True
         restarted = False
         last_publish = 0.0
@@ -456,39 +578,41 @@ class LiveLog:
                 read = self.source.poll()
             except OSError as exc:
                 # a flaky disk or a file whose permissions changed: say so, keep trying
-                message = f"{UNREADABLE}{exc.strerror or exc}"
-                if status != message:
-                    status = message
-                    self._publish(status, False, None, finished=False)
+                unreadable = (InputState.UNREADABLE, f"{exc.strerror or exc}")
+                if state != unreadable:
+                    state = unreadable
+                    self._publish(state, False, None, finished=False)
                 self.source.wait(POLL_S * 5)
                 continue
             if read.restart:
                 self.builder = self._new_builder()
-                self._last_model, self._error_note = None, ""
+                self._last_model, self._error_note, self._core_note = None, "", ""
                 restarted, dirty = True, True
-                status = (
-                    "log was truncated — new run"
-                    if read.state is TailState.TRUNCATED
-                    else "log was rotated — new run"
-                )
+                truncated = read.state is TailState.TRUNCATED
+                state = (InputState.TRUNCATED if truncated else InputState.ROTATED, "")
             elif read.state is TailState.DELETED and isinstance(self.source, StreamSource):
                 # a pipe closed, or a compressed file read to its end (or reading stopped)
-                said = "input closed" if self.source.fd >= 0 else ""
-                self._publish(self.source.stopped or said, False, None, True)
+                if self.source.stopped:
+                    state = (InputState.STOPPED, self.source.stopped)
+                elif self.source.fd >= 0:
+                    state = (InputState.CLOSED, "")
+                self._publish(state, False, None, True)
                 return
             elif read.state is TailState.DELETED:
-                if status != MOVED:
-                    status, dirty = MOVED, True
+                if state[0] is not InputState.MOVED:
+                    state, dirty = (InputState.MOVED, ""), True
             elif read.state is TailState.UNAVAILABLE:
-                if status != read.note:
-                    status, dirty = read.note, True
-            elif status == MOVED or status.startswith(UNREADABLE) or status.startswith("the log's"):
-                status, dirty = "", True  # a regular, readable file is back
+                if state != (InputState.UNAVAILABLE, read.note):
+                    state, dirty = (InputState.UNAVAILABLE, read.note), True
+            elif state[0] in BACK_WHEN_READABLE:
+                state, dirty = (InputState.FOLLOWING, ""), True  # a readable file is back
             if read.data:
-                self._feed(read.data)
+                if not self._feed(read.data):
+                    self._publish(state, False, None, finished=True)
+                    return  # the core failed again: the last model stays, following stops
                 dirty = True
                 last_data = time.perf_counter()
-            elif time.perf_counter() - last_data >= IDLE_FLUSH_S and self.builder.flush_pending():
+            elif time.perf_counter() - last_data >= IDLE_FLUSH_S and self._flush():
                 dirty = True
             catching_up = read.more
             if catching_up and size is None and (hint := self.source.size_hint()):
@@ -512,7 +636,7 @@ class LiveLog:
                         now - last_model >= max(MIN_REMODEL_S, REMODEL_TIMES * guess)
                     )
                     self._publish(
-                        status,
+                        state,
                         restarted,
                         min(1.0, read_now / size),
                         finished=False,
@@ -526,9 +650,9 @@ class LiveLog:
             # the file read to its end (size still set): its figures at once
             if dirty and (size is not None or now - last_publish >= interval):
                 if not self.follow and not catching_up:
-                    self._publish(status, restarted, None, finished=True)
+                    self._publish(state, restarted, None, finished=True)
                     return
-                self._publish(status, restarted, None, finished=False, following=size is None)
+                self._publish(state, restarted, None, finished=False, following=size is None)
                 restarted, dirty, last_publish = False, False, time.perf_counter()
                 if size is not None:
                     self.budget.refill()  # the file is read: following starts now
@@ -536,8 +660,8 @@ class LiveLog:
             if catching_up:
                 continue
             if writer_done and not read.data and not dirty:
-                self.builder.flush_pending()
-                self._publish(status, False, None, finished=True)
+                self._flush()
+                self._publish(state, False, None, finished=True)
                 return
             self.source.wait(
                 max(interval - (time.perf_counter() - last_publish), 0.0) if dirty else 3600.0
