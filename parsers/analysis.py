@@ -368,6 +368,7 @@ class Piece:
     # gaps' and its GPUs' interval numbers count those first, then its own rows
     before: I64
     lane_ends: dict[int, F64]  # with a window: as `Window.lane_ends` after its rows
+    drawn: bool = True  # its lanes were made (`make_piece`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -646,6 +647,7 @@ def make_piece(
         mid_run=mid_run_stamps(t),
         before=_EMPTY_I if window is None or before is None else window.before_index,
         lane_ends=lane_ends,
+        drawn=drawn,
     )
 
 
@@ -965,6 +967,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
             (min(p.mid_run[0] for p in pieces), min(p.mid_run[1] for p in pieces))
         ),
         proof_spans=spans,
+        drawn=all(p.drawn for p in pieces),
     )
 
 

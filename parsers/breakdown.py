@@ -56,6 +56,7 @@ def busy_breakdown(
     """Per GPU, its ended intervals' time in [t0, t1) split by phase (see BUSY_ORDER)."""
     if not (np.isfinite(t0) or np.isfinite(t1)) and model.run_split is not None:
         return model.run_split
+    model.needs_drawn("the busy split of a window")
     t = model.parts
     done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
     gpus = [g.gpu for g in model.gpus]

@@ -323,6 +323,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             for k in [g.gpu // HOST_STRIDE]
         },
         gpu_names={g.gpu: f"{shown[g.gpu // HOST_STRIDE]}:GPU{g.gpu % HOST_STRIDE}" for g in gpus},
+        drawn=all(m.drawn for m in models),
     )
     return Merged(model, tuple(hosts), alignment, note, tuple(m.line_facts for m in models))
 

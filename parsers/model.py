@@ -929,6 +929,12 @@ class Summary:
         return self.run_span_ms / 1000 / self.proofs_completed
 
 
+class IncompleteModel(Exception):
+    """A model asked what it was built without (a model made for the JSON report has no
+    lanes and no synthesis steps): a bug in the caller, said loudly rather than answered
+    with empty figures."""
+
+
 @dataclass(frozen=True, slots=True)
 class LogModel:
     """Everything cuzk-tui shows about one log, at one moment."""
@@ -971,10 +977,18 @@ class LogModel:
     no_timeline_reason: str | None = None
     first_job_error: str | None = None
     traced_jobs: tuple[TracedJob, ...] = ()
+    # the lanes and the synthesis steps were made (False: a model for the JSON report)
+    drawn: bool = True
     traced_aware: bool = False  # the traced jobs' wall times are UTC
     # what the core noted of the log's lines (CPU path figures, line starts; a model of
     # several logs: None, each host's are in parsers/hosts.py's Merged)
     line_facts: LineFacts | None = field(default=None, compare=False, repr=False)
+
+    def needs_drawn(self, what: str) -> None:
+        """Raise IncompleteModel when the model has no lanes and synthesis steps, which
+        `what` needs."""
+        if not self.drawn:
+            raise IncompleteModel(f"{what} needs the lanes, and this model was built without")
 
     @property
     def all_gpus_kernel_ms(self) -> tuple[float, float]:

@@ -226,6 +226,7 @@ class TraceTracks:
     """The trace of `model` over [t0, t1): its processes, then its tracks one at a time."""
 
     def __init__(self, model: LogModel, t0: float = -math.inf, t1: float = math.inf) -> None:
+        model.needs_drawn("the trace")
         self.model = model
         self.clip = _Clip(t0, t1)
         self.names = Names()

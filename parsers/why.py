@@ -110,6 +110,7 @@ def synthesis_during(
 ) -> tuple[int, int, int]:
     """(fewest, most) partitions in synthesis over [t0, t1), and the run's peak (of the GPU's
     own log when the model holds several)."""
+    model.needs_drawn("the synthesis during a gap")
     times, counts = model.synth_times, model.synth_counts
     if gpu is not None and model.synth_by_gpu is not None and gpu in model.synth_by_gpu:
         times, counts = model.synth_by_gpu[gpu]
@@ -129,6 +130,7 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
     One pass over the lanes and one over the partitions, whatever the GPU's workers: a GPU
     of thousands of workers costs what a GPU of two does per lane and partition.
     """
+    model.needs_drawn("what each worker was doing")
     t = model.parts
     stats = next((g for g in model.gpus if g.gpu == gpu), None)
     if stats is None:

@@ -201,3 +201,29 @@ def test_a_failure_on_the_segments_thread_is_raised_by_the_build() -> None:
     with pytest.raises(ValueError, match="segments failed"):
         Later(broken, name="t").result()
     assert Later(lambda: 5, name="t").result() == 5
+
+
+def test_a_model_for_the_json_report_refuses_what_needs_lanes() -> None:
+    """Built without lanes and synthesis steps, the model says so when asked what needs
+    them, instead of calling every worker idle or splitting no busy time."""
+    from parsers.breakdown import busy_breakdown
+    from parsers.load import read_log
+    from parsers.model import IncompleteModel
+    from parsers.trace_tracks import TraceTracks
+    from parsers.why import gap_why
+
+    log = Path(__file__).parent / "samples" / "p9-c6.log"
+    model = read_log(log, drawn=False)
+    drawn = read_log(log)
+    assert not model.drawn and drawn.drawn
+    gap = model.gaps[model.gaps.largest(1)[0]]
+    with pytest.raises(IncompleteModel, match="needs the lanes"):
+        gap_why(model, gap)
+    with pytest.raises(IncompleteModel):
+        busy_breakdown(model, 0.0, float(model.now_ms))
+    with pytest.raises(IncompleteModel):
+        TraceTracks(model)
+    # the whole run's figures do not need the lanes: the two models agree on them
+    assert busy_breakdown(model) == busy_breakdown(drawn)
+    why = gap_why(drawn, drawn.gaps[drawn.gaps.largest(1)[0]])
+    assert why.at_start  # the drawn model answers

@@ -145,6 +145,7 @@ class Row:
 
 def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
     """The rows drawn for `model`, top to bottom."""
+    model.needs_drawn("the viewer")
     rows: list[Row] = []
     host = None
     lanes_of: dict[int, list[int]] = {}  # per GPU its lanes' indices, in one pass
