@@ -12,20 +12,24 @@ from typing import Any
 import numpy as np
 
 from parsers.breakdown import busy_breakdown
-from parsers.model import GapStats, GpuStats, LogModel, Phase
+from parsers.model import PHASE_NAMES, GapStats, GpuStats, LogModel, Phase
 
 SCHEMA = 1
 NOISE_POINTS = 1.0  # a share (% of span or of busy) moved when it changed by this many points
 NOISE_REL = 0.10  # a duration moved when it changed by this share of its value before...
 NOISE_MS = 20.0  # ...and by at least this many ms
 COUNT_SIGMAS = 2.0  # a count moved beyond this many Poisson standard deviations
-SPLIT = (
-    ("kernel", Phase.KERNEL),
-    ("barrier", Phase.BARRIER),
-    ("cleanup", Phase.CLEANUP),
-    ("lock wait", Phase.LOCK_WAIT),
-    ("alloc", Phase.ALLOC),
-    ("pre-lock", Phase.PRE_LOCK),
+# the phases compared, in this order (their names: parsers/model.py's PHASES)
+SPLIT = tuple(
+    (PHASE_NAMES[p], p)
+    for p in (
+        Phase.KERNEL,
+        Phase.BARRIER,
+        Phase.CLEANUP,
+        Phase.LOCK_WAIT,
+        Phase.ALLOC,
+        Phase.PRE_LOCK,
+    )
 )
 
 

@@ -40,24 +40,40 @@ class Phase(IntEnum):
     FAILED = 8  # a prove that failed: GPU_START and never GPU_END (its worker moved on)
 
 
-# How a phase is named on screen, in the report and in exports.
-PHASE_NAMES = {
-    Phase.PRE_LOCK: "pre-lock",
-    Phase.LOCK_WAIT: "lock wait",
-    Phase.ALLOC: "alloc",
-    Phase.KERNEL: "kernel",
-    Phase.BARRIER: "barrier",
-    Phase.CLEANUP: "cleanup",
-    Phase.UNKNOWN: "unknown",
-    Phase.IN_FLIGHT: "running",
-    Phase.FAILED: "failed",
+@dataclass(frozen=True, slots=True)
+class PhaseWords:
+    """How a phase is said: the one vocabulary of the screen, the reports and the exports
+    (the glyphs and the colours it is drawn in are the viewer's: tui/lanes.py)."""
+
+    key: str  # in the JSON, the CSV and the trace: `lock_wait`
+    name: str  # on screen and in the text report: `lock wait`
+    short: str  # in the header's narrow busy split: `lock`
+    doing: str  # what a worker in it is doing, in a gap's why: `waiting for the lock`
+
+
+PHASES: dict[Phase, PhaseWords] = {
+    Phase.PRE_LOCK: PhaseWords("pre_lock", "pre-lock", "pre", "pre-lock"),
+    Phase.LOCK_WAIT: PhaseWords("lock_wait", "lock wait", "lock", "waiting for the lock"),
+    Phase.ALLOC: PhaseWords("alloc", "alloc", "alloc", "allocating"),
+    Phase.KERNEL: PhaseWords("kernel", "kernel", "kern", "running kernels"),
+    Phase.BARRIER: PhaseWords("barrier", "barrier", "barr", "at the barrier"),
+    Phase.CLEANUP: PhaseWords("cleanup", "cleanup", "clean", "in cleanup"),
+    Phase.UNKNOWN: PhaseWords("unknown", "unknown", "unk", "in an unexplained stretch"),
+    Phase.IN_FLIGHT: PhaseWords("in_flight", "running", "run", "in a running prove"),
+    Phase.FAILED: PhaseWords("failed", "failed", "fail", "in a failed prove"),
 }
+# a phase's name (PhaseWords.name), looked up often
+PHASE_NAMES = {p: w.name for p, w in PHASES.items()}
 
 # A kernel_util_range narrower than this is shown as one number
 # (docs/analysis.md#kernel_util_range).
 KERNEL_EXACT_WIDTH = 0.005
 
-PHASE_KEYS = ("pre_lock", "lock_wait", "alloc", "kernel", "barrier", "cleanup", "unknown")
+# the keys of the phases an ended interval is split into (not running, not failed), in
+# Phase's order: the per-phase columns of the JSON, the CSV and the model's sums
+PHASE_KEYS = tuple(PHASES[p].key for p in Phase if p not in (Phase.IN_FLIGHT, Phase.FAILED))
+# a phase's name by its key
+NAMES_BY_KEY = {w.key: w.name for w in PHASES.values()}
 
 
 @dataclass(slots=True)

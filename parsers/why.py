@@ -8,20 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from parsers.hosts import reader_for
-from parsers.model import Gap, LogModel, Phase
+from parsers.model import PHASES, Gap, LogModel, Phase
 from parsers.rawlines import LineReader
 
-PHASE_WORDS = {
-    Phase.PRE_LOCK: "pre-lock",
-    Phase.LOCK_WAIT: "waiting for the lock",
-    Phase.ALLOC: "allocating",
-    Phase.KERNEL: "running kernels",
-    Phase.BARRIER: "at the barrier",
-    Phase.CLEANUP: "in cleanup",
-    Phase.UNKNOWN: "in an unexplained stretch",
-    Phase.IN_FLIGHT: "in a running prove",
-    Phase.FAILED: "in a failed prove",
-}
 MAX_LINES = 20_000  # a gap's neighbourhood searched for its CPU lines is never longer than this
 SLOW = 1.25  # a CPU figure this many times its run median is called slow
 STATES_SHOWN = 8  # workers named one by one in a gap's why; the others are counted
@@ -144,7 +133,7 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
         if k >= 0 and lane.ends[k] > at:
             i = int(lane.partition[k])
             part = int(t.partition[i])
-            words = PHASE_WORDS.get(Phase(int(lane.phases[k])), "busy")
+            words = PHASES[Phase(int(lane.phases[k]))].doing
             covering[lane.worker] = WorkerState(
                 lane.worker, words, t.job_of(i), None if part < 0 else part
             )

@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
+from parsers.durations import duration
 from parsers.model import PHASE_NAMES, LogModel, Phase
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
@@ -35,7 +36,7 @@ from parsers.writing import write_new, write_text_new
 from tui.find import ProofScreen, find_jobs
 from tui.follow import InputState, LiveLog, Update
 from tui.gantt import GanttView
-from tui.header import fmt_age, header_text, status_text
+from tui.header import header_text, status_text
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
@@ -259,7 +260,11 @@ class CuzkApp(App[None]):
         if self.input_ended:
             return "FINISHED"
         idle = self.idle_seconds()
-        state = "LIVE" if idle is None or idle < IDLE_AFTER_S else f"IDLE {fmt_age(idle)}"
+        state = (
+            "LIVE"
+            if idle is None or idle < IDLE_AFTER_S
+            else f"IDLE {duration(idle * 1000, 'age')}"
+        )
         if not self.gantt.pinned and self.gantt.live and self.events_at_pause is not None:
             new = self.model.counts.timeline - self.events_at_pause
             if new > 0:

@@ -75,14 +75,3 @@ def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
         if 0 <= cell < width and (not out or cell > out[-1][0]):
             out.append((cell, t, format_tick(t, step)))
     return out
-
-
-def format_span(ms: float) -> str:
-    """A zoom level for people: how much time one cell shows."""
-    if ms < 1:
-        return f"{ms * 1000:.0f}µs"
-    if ms < 1000:
-        return f"{ms:.3g}ms"
-    if ms < 60_000:
-        return f"{ms / 1000:.3g}s"
-    return f"{ms / 60_000:.3g}min"

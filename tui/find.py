@@ -16,9 +16,10 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Static
 
+from parsers.durations import duration
 from parsers.model import LogModel
 from parsers.sanitize import visible
-from tui.report import fmt_ms, gap_cause_words
+from tui.report import gap_cause_words
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
@@ -54,7 +55,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
     head.append(f"{len(parts)} partitions  ")
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
         span = proof.last_gpu_end - proof.first_synth_start
-        head.append(f"completed in {fmt_ms(span)}", style="green")
+        head.append(f"completed in {duration(span)}", style="green")
     else:
         head.append("not completed", style="yellow")
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
@@ -73,17 +74,17 @@ def describe_proof(model: LogModel, job: str) -> Group:
     for i in parts:
         part = t.get(i)
         gpu_time = (
-            fmt_ms(part.gpu_end - part.gpu_start)
+            duration(part.gpu_end - part.gpu_start)
             if part.gpu_start is not None and part.gpu_end is not None
             else ("failed" if part.failed else "running")
         )
         wait = (
-            fmt_ms(part.gpu_start - part.queued)
+            duration(part.gpu_start - part.queued)
             if part.gpu_start is not None and part.queued is not None
             else "—"
         )
         synth = (
-            fmt_ms(part.synth_end - part.synth_start)
+            duration(part.synth_end - part.synth_start)
             if part.synth_start is not None and part.synth_end is not None
             else "—"
         )
@@ -91,12 +92,12 @@ def describe_proof(model: LogModel, job: str) -> Group:
             "whole" if part.partition is None else str(part.partition),
             "—" if part.worker is None else f"w{part.worker}",
             "—" if part.gpu is None else str(part.gpu),
-            fmt_ms(part.synth_start) if part.synth_start is not None else "—",
+            duration(part.synth_start) if part.synth_start is not None else "—",
             synth,
             wait,
-            fmt_ms(part.gpu_start) if part.gpu_start is not None else "—",
+            duration(part.gpu_start) if part.gpu_start is not None else "—",
             gpu_time,
-            fmt_ms(part.phases_ms["kernel"]),
+            duration(part.phases_ms["kernel"]),
         )
     table_ = model.gaps
     gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
@@ -109,8 +110,8 @@ def describe_proof(model: LogModel, job: str) -> Group:
     for k in mine:
         g = table_[k]
         gaps.append(f"  #{table_.rank_of(k):<4}", style="bold")
-        gaps.append(f"{fmt_ms(g.duration_ms):>9}", style="red")
-        gaps.append(f"  at {fmt_ms(g.start)}  GPU {g.gpu}  ")
+        gaps.append(f"{duration(g.duration_ms):>9}", style="red")
+        gaps.append(f"  at {duration(g.start)}  GPU {g.gpu}  ")
         gaps.append("before it" if g.after.job == job and g.before.job != job else "")
         gaps.append("after it" if g.before.job == job and g.after.job != job else "")
         gaps.append("inside it" if g.before.job == g.after.job == job else "")

@@ -21,10 +21,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from parsers.durations import duration
 from parsers.model import I64, LogModel
 from parsers.why import synthesis_during
 from tui.lanes import abbreviate
-from tui.report import fmt_ms
 
 # column titles and the widths of the fixed ones (the job ids share what is left)
 COLUMNS = ("#", "length", "at", "GPU", "side", "cause", "before", "after", "synth")
@@ -131,8 +131,8 @@ class GapRows(ScrollView, can_focus=True):
         g = gaps[i]
         cells = [
             str(row + 1),  # every longer gap is listed before: the row is the rank
-            fmt_ms(g.duration_ms),
-            fmt_ms(g.start),
+            duration(g.duration_ms),
+            duration(g.start),
             m.gpu_label(g.gpu) if m.gpu_names else str(g.gpu),
             "crosses" if g.crosses_proof_boundary else "mid",
             _CAUSE_WORDS[int(gaps.cause[i])],

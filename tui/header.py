@@ -9,26 +9,17 @@ from rich.style import Style
 from rich.text import Text
 
 from parsers.breakdown import BUSY_ORDER, Breakdown
-from parsers.model import PHASE_NAMES, LogModel, Phase
+from parsers.durations import duration
+from parsers.model import PHASES, LogModel, Phase
 from parsers.report import MID_RUN
 from parsers.sanitize import visible
-from tui.axis import format_span
 from tui.gantt import GanttView
 from tui.lanes import abbreviate
-from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_ms, fmt_pct, kernel_figure
+from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_pct, kernel_figure
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
-SHORT_PHASES = {
-    Phase.KERNEL: "kern",
-    Phase.BARRIER: "barr",
-    Phase.CLEANUP: "clean",
-    Phase.LOCK_WAIT: "lock",
-    Phase.ALLOC: "alloc",
-    Phase.PRE_LOCK: "pre",
-    Phase.UNKNOWN: "unk",
-}
 
 
 def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: bool) -> Text:
@@ -36,7 +27,7 @@ def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: 
     `busy`, or `busy, run` and `busy, view` when a zoomed view has its own)."""
     text = Text(f"  {title + ':':<{len('busy, view:') if ',' in title else 0}}", style="dim")
     for phase in BUSY_ORDER:
-        name = SHORT_PHASES[phase] if short else PHASE_NAMES[phase]
+        name = PHASES[phase].short if short else PHASES[phase].name
         text.append(f" {name}", style=styles.get(phase, ""))
         text.append(f" {100 * b.share(phase):.0f}%")
     if not b.busy_ms:
@@ -63,7 +54,7 @@ def header_text(
     text.append(" ")
     text.append(visible(model.source))  # a file name is never markup, nor a control
     text.append(
-        f"  run {fmt_ms(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
+        f"  run {duration(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
         f"  {s.s_per_proof:.2f} s/proof"
     )
     if model.starts_mid_run:
@@ -76,7 +67,7 @@ def header_text(
         text.append(f"{fmt_pct(g.timeline_util):>7}", style="bold yellow")
         text.append("  kernel ")
         text.append(f"{kernel_figure(g):>7}", style="bold green")
-        text.append(f"  idle {fmt_ms(g.span_ms - g.busy_ms)} in ", style="dim")
+        text.append(f"  idle {duration(g.span_ms - g.busy_ms)} in ", style="dim")
         text.append(f"{model.gaps.how_many(gpu=g.gpu)} gaps", style="dim")
         if g.in_flight:
             text.append(f"  +{g.in_flight} running", style="italic")
@@ -109,13 +100,13 @@ def status_text(view: GanttView) -> Text:
     model = view.model
     shown = model.gaps.how_many(min_ms=view.threshold_ms)
     text = Text()
-    text.append(f"gaps ≥ {fmt_ms(view.threshold_ms)}: ", style="bold")
+    text.append(f"gaps ≥ {duration(view.threshold_ms)}: ", style="bold")
     text.append(f"{shown}")
     gap = view.selected_gap
     if gap is not None and view.selected is not None:
         text.append(f" │ #{model.gaps.rank_of(view.selected)} {model.gpu_label(gap.gpu)} ")
-        text.append(fmt_ms(gap.duration_ms), style="bold red")
-        text.append(f" at {fmt_ms(gap.start)} · ")
+        text.append(duration(gap.duration_ms), style="bold red")
+        text.append(f" at {duration(gap.start)} · ")
         text.append(
             "crosses proofs" if gap.crosses_proof_boundary else "mid-proof",
             style="magenta" if gap.crosses_proof_boundary else "",
@@ -126,17 +117,5 @@ def status_text(view: GanttView) -> Text:
     if view.found_jobs:
         job = view.found_jobs[view.found_index]
         text.append(f" │ job {abbreviate(job, 16)}", style="bold")
-    text.append(f" │ cell = {format_span(view.scale)}", style="dim")
+    text.append(f" │ cell = {duration(view.scale, 'span')}", style="dim")
     return text
-
-
-def fmt_age(seconds: float) -> str:
-    """`12s`, `4m05s`, `3h10m`, `2d04h`: how long ago."""
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{s // 86400}d{s % 86400 // 3600:02d}h"

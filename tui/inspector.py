@@ -13,12 +13,13 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Static
 
+from parsers.durations import duration, offset
 from parsers.hosts import reader_for
-from parsers.model import PHASE_KEYS, Gap, GapSide, LogModel
+from parsers.model import NAMES_BY_KEY, PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
-from tui.report import PHASE_TITLES, fmt_ms, gap_cause_words, kernel_figure
+from tui.report import gap_cause_words, kernel_figure
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
@@ -49,9 +50,7 @@ def styled_line(raw: bytes) -> Text:
 
 def when(model: LogModel, ms: float) -> str:
     """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time."""
-    text = (
-        f"{ms / 1000:.3f}s" if ms < 60_000 else f"{int(ms // 60_000)}m{ms % 60_000 / 1000:06.3f}s"
-    )
+    text = offset(ms)
     wall = model.wall_time(ms)
     return f"{text} ({wall.strftime('%H:%M:%S.%f')[:-3]})" if wall is not None else text
 
@@ -67,10 +66,10 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     if part.gpu_start is not None and part.gpu_end is not None:
         text.append(
             f"       GPU interval {when(model, part.gpu_start)} → {when(model, part.gpu_end)}"
-            f"  ({fmt_ms(part.gpu_end - part.gpu_start)})\n"
+            f"  ({duration(part.gpu_end - part.gpu_start)})\n"
         )
     phases = "  ".join(
-        f"{PHASE_TITLES[k]} {fmt_ms(part.phases_ms[k])}"
+        f"{NAMES_BY_KEY[k]} {duration(part.phases_ms[k])}"
         for k in PHASE_KEYS
         if k != "unknown" or part.phases_ms[k] > 0
     )
@@ -78,7 +77,7 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     if part.queued is not None:
         text.append(f"       queued {when(model, part.queued)}")
         if part.synth_start is not None and part.synth_end is not None:
-            text.append(f", synthesized in {fmt_ms(part.synth_end - part.synth_start)}")
+            text.append(f", synthesized in {duration(part.synth_end - part.synth_start)}")
         text.append("\n")
     return text
 
@@ -98,7 +97,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         f" · on {name} {int(on_gpu[: index + 1].sum())} of {int(on_gpu.sum())})\n\n"
     )
     text.append(f"{name} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
-    text.append(fmt_ms(gap.duration_ms), style="bold red")
+    text.append(duration(gap.duration_ms), style="bold red")
     text.append("\n")
     text.append("crosses proof boundary: ")
     text.append(
@@ -112,13 +111,13 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         if gap.cause == "synthesis":
             text.append(
                 f" (the next partition was queued at {when(model, gap.after_queued)}, "
-                f"{fmt_ms(delta)} after the gap began)"
+                f"{duration(delta)} after the gap began)"
             )
         else:
             text.append(
                 f" (the next partition was queued at {when(model, gap.after_queued)}, "
-                f"{fmt_ms(-delta)} before the gap began, "
-                f"yet started {fmt_ms(gap.duration_ms)} later)"
+                f"{duration(-delta)} before the gap began, "
+                f"yet started {duration(gap.duration_ms)} later)"
             )
     text.append("\n")
     holes = model.kernel_gaps.get(gap.gpu)
@@ -128,8 +127,8 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         if k >= 0 and holes.ends[k] >= mid:
             a, b = float(holes.starts[k]), float(holes.ends[k])
             text.append(
-                f"kernels idle around it: {when(model, a)} → {when(model, b)} = {fmt_ms(b - a)} "
-                f"({fmt_ms(b - a - gap.duration_ms)} more than the gap itself)\n"
+                f"kernels idle around it: {when(model, a)} → {when(model, b)} = {duration(b - a)} "
+                f"({duration(b - a - gap.duration_ms)} more than the gap itself)\n"
             )
     stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)
     if stats is not None:

@@ -16,23 +16,14 @@ from rich.cells import cell_len
 from parsers._core import first_free_rows
 from parsers.analysis import groups_of
 from parsers.hosts import HOST_STRIDE
-from parsers.model import I64, GpuStats, LogModel, Phase, ProofSpans
+from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans
 from parsers.sanitize import visible
 from parsers.tracing import FAILED
 from tui import cells
 from tui.axis import ticks
 
-PHASE_CLASSES = {
-    Phase.PRE_LOCK: "gantt--pre-lock",
-    Phase.LOCK_WAIT: "gantt--lock-wait",
-    Phase.ALLOC: "gantt--alloc",
-    Phase.KERNEL: "gantt--kernel",
-    Phase.BARRIER: "gantt--barrier",
-    Phase.CLEANUP: "gantt--cleanup",
-    Phase.UNKNOWN: "gantt--unknown",
-    Phase.IN_FLIGHT: "gantt--in-flight",
-    Phase.FAILED: "gantt--failed",
-}
+# the CSS class a phase is coloured by (tui/palettes.py), made from its key
+PHASE_CLASSES = {p: f"gantt--{w.key.replace('_', '-')}" for p, w in PHASES.items()}
 # the glyph of a cell a phase fills: phases differ by shape, not by colour alone
 PHASE_GLYPHS = {
     Phase.PRE_LOCK: "▄",

@@ -11,9 +11,11 @@ from rich.table import Table
 from rich.text import Text
 
 from parsers.breakdown import BUSY_ORDER, whole_run
+from parsers.durations import duration
 from parsers.model import (
     CAUSES,
     KERNEL_EXACT_WIDTH,
+    NAMES_BY_KEY,
     PHASE_KEYS,
     PHASE_NAMES,
     Gap,
@@ -28,29 +30,6 @@ from parsers.report import MID_RUN, NOT_A_CUZK_LOG, missing_timeline, runs_sente
 from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 from tui.lanes import abbreviate
-
-PHASE_TITLES = {
-    "pre_lock": "pre-lock",
-    "lock_wait": "lock wait",
-    "alloc": "alloc",
-    "kernel": "kernel",
-    "barrier": "barrier",
-    "cleanup": "cleanup",
-    "unknown": "unknown",
-}
-
-
-def fmt_ms(ms: float) -> str:
-    """A duration for people: `812 ms`, `3.41 s`, `4m05s`."""
-    if ms < 1000:
-        return f"{ms:.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:.2f} s"
-    minutes, seconds = divmod(ms / 1000, 60)
-    if minutes < 60:
-        return f"{int(minutes)}m{int(seconds):02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{int(hours)}h{int(minutes):02d}m"
 
 
 def fmt_pct(x: float) -> str:
@@ -76,27 +55,16 @@ def gap_cause_words(gap: Gap) -> str:
     return "unknown (no queue event)"
 
 
-def fmt_ms_short(ms: float) -> str:
-    """A duration in at most six characters, for table cells."""
-    if ms < 1000:
-        return f"{ms:.0f}ms"
-    if ms < 10_000:
-        return f"{ms / 1000:.2f}s"
-    if ms < 60_000:
-        return f"{ms / 1000:.1f}s"
-    return fmt_ms(ms)
-
-
 def _stats_row(name: str, st: GapStats) -> list[str]:
     return [
         name,
         str(st.count),
-        fmt_ms_short(st.total_ms),
-        fmt_ms_short(st.mean_ms),
-        fmt_ms_short(st.max_ms),
-        fmt_ms_short(st.p50_ms),
-        fmt_ms_short(st.p90_ms),
-        fmt_ms_short(st.p99_ms),
+        duration(st.total_ms, "cell"),
+        duration(st.mean_ms, "cell"),
+        duration(st.max_ms, "cell"),
+        duration(st.p50_ms, "cell"),
+        duration(st.p90_ms, "cell"),
+        duration(st.p99_ms, "cell"),
         f"{st.under_50} | {st.from_50_to_500} | {st.over_500}",
     ]
 
@@ -176,8 +144,8 @@ def traced_table(model: LogModel) -> RenderableType:
         table.add_row(
             Text(abbreviate(j.job, JOB_CELLS)),
             Text(visible(j.kind) or "?"),
-            "–" if j.queue_ms is None else fmt_ms_short(j.queue_ms),
-            "–" if j.prove_ms is None else fmt_ms_short(j.prove_ms),
+            "–" if j.queue_ms is None else duration(j.queue_ms, "cell"),
+            "–" if j.prove_ms is None else duration(j.prove_ms, "cell"),
             outcome,
         )
     return table
@@ -240,11 +208,11 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
     return [
         model.gpu_label(g.gpu) if model.gpu_names else str(g.gpu),
         ",".join(f"w{w}" for w in g.workers),
-        fmt_ms_short(g.span_ms),
-        fmt_ms_short(g.busy_ms),
-        fmt_ms_short(g.span_ms - g.busy_ms),
+        duration(g.span_ms, "cell"),
+        duration(g.busy_ms, "cell"),
+        duration(g.span_ms - g.busy_ms, "cell"),
         fmt_pct(g.timeline_util),
-        fmt_ms_short(g.kernel_busy_ms),
+        duration(g.kernel_busy_ms, "cell"),
         kernel_figure(g),
     ]
 
@@ -272,7 +240,7 @@ def busy_split_table(model: LogModel) -> RenderableType:
 
     def cell(g: GpuStats, phase: Phase) -> str:
         b = split[g.gpu]
-        return f"{fmt_ms_short(b.phase_ms.get(phase, 0.0))} {100 * b.share(phase):4.1f}%"
+        return f"{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
 
     if len(shown) > WORKER_COLUMNS:
         header = ["GPU", *(PHASE_NAMES[p] for p in BUSY_ORDER)]
@@ -299,7 +267,7 @@ def _phase_keys(model: LogModel) -> list[str]:
 
 
 def _phase_cell(ms: float, total: float) -> str:
-    return f"{fmt_ms_short(ms)} {100 * ms / total:4.1f}%"
+    return f"{duration(ms, 'cell')} {100 * ms / total:4.1f}%"
 
 
 def _phase_table(model: LogModel) -> RenderableType:
@@ -317,7 +285,7 @@ def _phase_table(model: LogModel) -> RenderableType:
     table.add_row("intervals", *(str(w.intervals) for w in model.workers))
     for k in keys:
         table.add_row(
-            PHASE_TITLES[k],
+            NAMES_BY_KEY[k],
             *(_phase_cell(w.phases_ms[k], t) for w, t in zip(model.workers, totals, strict=True)),
         )
     return table
@@ -326,7 +294,7 @@ def _phase_table(model: LogModel) -> RenderableType:
 def _phase_rows(model: LogModel) -> RenderableType:
     """A row per worker, phases across: as wide for 50,000 workers as for six."""
     keys = _phase_keys(model)
-    header = ["worker", "GPU", "intervals", *(PHASE_TITLES[k] for k in keys)]
+    header = ["worker", "GPU", "intervals", *(NAMES_BY_KEY[k] for k in keys)]
     rows = []
     for w in model.workers:
         total = sum(w.phases_ms.values()) or 1.0
@@ -363,8 +331,8 @@ def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -
     """Three lines for one gap: when, how long, why; then both sides."""
     wall = model.wall_time(gap.start)
     text = Text(f"{rank:>3}. ", style="bold")
-    text.append(f"{fmt_ms(gap.duration_ms):>8}", style="bold red")
-    text.append(f"  at {fmt_ms(gap.start)}")
+    text.append(f"{duration(gap.duration_ms):>8}", style="bold red")
+    text.append(f"  at {duration(gap.start)}")
     if wall is not None:
         text.append(f" ({wall.strftime('%H:%M:%S.%f')[:-3]})")
     text.append(f"  {model.gpu_label(gap.gpu) if model.gpu_names else f'GPU {gap.gpu}'}\n      ")
@@ -395,7 +363,7 @@ def report_renderables(
     span = "first dequeue to last completion" if model.traced_jobs else "run span"
     head.append(
         f"\nproofs {s.proofs_completed} completed / {s.proofs_started} started   "
-        f"{span} {fmt_ms(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"
+        f"{span} {duration(s.run_span_ms)}   {s.s_per_proof:.2f} s/proof"
     )
     if model.wall_anchor is not None:
         zone = "UTC" if model.wall_anchor.tzinfo is not None else "(the journal's local time)"

@@ -1,0 +1,77 @@
+"""How a duration and an offset are written for people: one formatter for every screen,
+the text report and the palette, with days for long runs (`10d 07h56m`).
+
+A duration drops precision as it grows (`812 ms`, `3.41 s`, `4m05s`, `3h10m`,
+`10d 07h56m`); an offset (when something happened, on the run's clock) keeps the
+millisecond (`1m20.506s`, `10d 07h56m04.177s`): it is looked up in the log.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+DAY_MS = 86_400_000.0
+HOUR_MS = 3_600_000.0
+MINUTE_MS = 60_000.0
+
+# text: the report's and the viewer's prose (`812 ms`, `3.41 s`); cell: a table cell, in six
+# characters up to an hour (`812ms`, `3.41s`, `12.3s`); span: how much time a cell of the
+# Gantt shows (`250µs`, `12.5ms`, `1.25s`); age: how long ago, in whole seconds (`12s`)
+Style = Literal["text", "cell", "span", "age"]
+
+
+def _long(ms: float) -> str:
+    """A minute or more: `4m05s`, `3h10m`, `10d 07h56m`."""
+    if ms < HOUR_MS:
+        minutes, seconds = divmod(int(ms // 1000), 60)
+        return f"{minutes}m{seconds:02d}s"
+    if ms < DAY_MS:
+        hours, minutes = divmod(int(ms // MINUTE_MS), 60)
+        return f"{hours}h{minutes:02d}m"
+    days, rest = divmod(int(ms // MINUTE_MS), 1440)
+    return f"{days}d {rest // 60:02d}h{rest % 60:02d}m"
+
+
+def duration(ms: float, style: Style = "text") -> str:
+    """`ms` milliseconds as `style` writes them (see Style); not finite: `–`."""
+    if not math.isfinite(ms):
+        return "–"
+    sign = "-" if ms < 0 else ""
+    ms = abs(ms)
+    if ms >= MINUTE_MS:
+        return sign + _long(ms)
+    if style == "age":
+        return f"{sign}{int(ms // 1000)}s"
+    if style == "span":
+        if ms < 1:
+            return f"{sign}{ms * 1000:.0f}µs"
+        if ms < 1000:
+            return f"{sign}{ms:.3g}ms"
+        return f"{sign}{ms / 1000:.3g}s"
+    space = " " if style == "text" else ""
+    if ms < 1000:
+        return f"{sign}{ms:.0f}{space}ms"
+    if style == "cell" and ms >= 10_000:
+        return f"{sign}{ms / 1000:.1f}s"
+    return f"{sign}{ms / 1000:.2f}{space}s"
+
+
+def offset(ms: float) -> str:
+    """When, on the run's clock, to the millisecond: `38.375s`, `1m20.506s`,
+    `2h03m20.506s`, `10d 07h56m04.177s`."""
+    if not math.isfinite(ms):
+        return "–"
+    sign = "-" if ms < 0 else ""
+    ms = abs(ms)
+    if ms < MINUTE_MS:
+        return f"{sign}{ms / 1000:.3f}s"
+    seconds = ms % MINUTE_MS / 1000
+    minutes = int(ms // MINUTE_MS)
+    if minutes < 60:
+        return f"{sign}{minutes}m{seconds:06.3f}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{sign}{hours}h{minutes:02d}m{seconds:06.3f}s"
+    days, hours = divmod(hours, 24)
+    return f"{sign}{days}d {hours:02d}h{minutes:02d}m{seconds:06.3f}s"

@@ -1,0 +1,53 @@
+"""Durations and offsets as people read them: one formatter, with days for long runs."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from parsers.durations import duration, offset
+
+
+@pytest.mark.parametrize(
+    "ms,text,cell,span,age",
+    [
+        (0.25, "0 ms", "0ms", "250µs", "0s"),
+        (812, "812 ms", "812ms", "812ms", "0s"),
+        (3410, "3.41 s", "3.41s", "3.41s", "3s"),
+        (12_345, "12.35 s", "12.3s", "12.3s", "12s"),
+        (245_000, "4m05s", "4m05s", "4m05s", "4m05s"),
+        (3 * 3_600_000 + 10 * 60_000 + 59_000, "3h10m", "3h10m", "3h10m", "3h10m"),
+        # a long run: days, not thousands of minutes
+        (892_564_177, "10d 07h56m", "10d 07h56m", "10d 07h56m", "10d 07h56m"),
+    ],
+)
+def test_every_style_of_a_duration(ms: float, text: str, cell: str, span: str, age: str) -> None:
+    assert duration(ms) == text
+    assert duration(ms, "cell") == cell
+    assert duration(ms, "span") == span
+    assert duration(ms, "age") == age
+
+
+def test_a_cell_stays_within_six_characters_below_an_hour() -> None:
+    for ms in [0, 9, 99, 999, 1000, 9_999, 10_000, 59_999, 60_000, 3_599_999]:
+        assert len(duration(ms, "cell")) <= 6, ms
+
+
+def test_what_is_not_finite_is_a_dash_and_a_negative_keeps_its_sign() -> None:
+    assert duration(math.nan) == "–" and offset(math.inf) == "–"
+    assert duration(-1500) == "-1.50 s"
+    assert offset(-250) == "-0.250s"
+
+
+@pytest.mark.parametrize(
+    "ms,shown",
+    [
+        (38_375, "38.375s"),
+        (80_506, "1m20.506s"),
+        (2 * 3_600_000 + 3 * 60_000 + 20_506, "2h03m20.506s"),
+        (892_564_177, "10d 07h56m04.177s"),
+    ],
+)
+def test_an_offset_keeps_the_millisecond(ms: float, shown: str) -> None:
+    assert offset(ms) == shown
