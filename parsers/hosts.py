@@ -20,6 +20,7 @@ from parsers.model import (
     Breakdown,
     GapStats,
     GapTable,
+    GpuKey,
     GpuStats,
     Lane,
     LineCounts,
@@ -34,8 +35,10 @@ from parsers.model import (
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 
-# A merged GPU id is host * HOST_STRIDE + the CUDA ordinal the log printed (host 0 keeps its ids).
-HOST_STRIDE = 1000
+# A merged GPU id is host * stride + the CUDA ordinal the log printed (host 0 keeps its ids):
+# a number only, never read back (the model's GpuKey says where each GPU is from). The stride
+# is this, or a larger power of ten when a log prints a larger ordinal.
+MIN_GPU_STRIDE = 1000
 
 WALL = "wall"  # aligned on the wall clock the logs carry
 START = "start"  # each from its own first event (compare: the same stage lines up)
@@ -73,7 +76,8 @@ class Merged:
 
     def host_of_gpu(self, gpu: int) -> int:
         """The log a merged GPU id came from."""
-        return min(len(self.hosts) - 1, max(0, gpu // HOST_STRIDE))
+        keys = self.model.gpu_keys
+        return keys[gpu].host if keys is not None and gpu in keys else 0
 
 
 def _comparable(anchors: list[datetime]) -> bool:
@@ -125,7 +129,17 @@ def _shift_opt(x: int | None, off: int) -> int | None:
     return None if x is None else x + off
 
 
-def _table(models: Sequence[LogModel], offsets: list[int]) -> PartitionTable:
+def gpu_stride(models: Sequence[LogModel]) -> int:
+    """What host k's GPU ids are shifted by (k times it): above every ordinal printed."""
+    top = max((g.gpu for m in models for g in m.gpus), default=0)
+    top = max(top, max((int(m.parts.gpu.max()) for m in models if len(m.parts)), default=0))
+    stride = MIN_GPU_STRIDE
+    while stride <= top:
+        stride *= 10
+    return stride
+
+
+def _table(models: Sequence[LogModel], offsets: list[int], stride: int) -> PartitionTable:
     ts = [m.parts for m in models]
     jobs: list[str] = []
     kinds: list[str] = []
@@ -133,7 +147,7 @@ def _table(models: Sequence[LogModel], offsets: list[int]) -> PartitionTable:
     for k, t in enumerate(ts):
         job_cols.append(t.job + len(jobs))
         kind_cols.append(np.where(t.kind >= 0, t.kind + len(kinds), -1).astype(np.int32))
-        gpu_cols.append(np.where(t.gpu >= 0, t.gpu + k * HOST_STRIDE, -1).astype(np.int32))
+        gpu_cols.append(np.where(t.gpu >= 0, t.gpu + k * stride, -1).astype(np.int32))
         jobs.extend(t.jobs)
         kinds.extend(t.kinds)
 
@@ -183,20 +197,22 @@ def _synthesis(models: Sequence[LogModel], offsets: list[int]) -> tuple[np.ndarr
     return t[order], np.cumsum(d[order])
 
 
-def _run_split(models: Sequence[LogModel]) -> dict[int, Breakdown]:
+def _run_split(models: Sequence[LogModel], stride: int) -> dict[int, Breakdown]:
     """Each log's busy split, under its GPUs' merged ids (time shifts change no length)."""
     out: dict[int, Breakdown] = {}
     for k, m in enumerate(models):
         for g, b in whole_run(m).items():
-            out[g + k * HOST_STRIDE] = Breakdown(g + k * HOST_STRIDE, b.busy_ms, b.phase_ms)
+            out[g + k * stride] = Breakdown(g + k * stride, b.busy_ms, b.phase_ms)
     return out
 
 
 def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = None) -> Merged:
-    """One model of several logs: host k's GPU G becomes k * HOST_STRIDE + G, its times are
-    shifted by its offset; gaps, proofs and lanes of every log are kept as they are."""
+    """One model of several logs: host k's GPU G becomes k * stride + G (`gpu_stride`; the
+    model's gpu_keys say where each is from), its times are shifted by its offset; gaps,
+    proofs and lanes of every log are kept as they are."""
     alignment, offsets, note = placement(models, align)
-    t = _table(models, offsets)
+    stride = gpu_stride(models)
+    t = _table(models, offsets, stride)
     hosts: list[Host] = []
     lanes: list[Lane] = []
     gpus: list[GpuStats] = []
@@ -207,7 +223,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
     counts = LineCounts()
     base = 0
     for k, (m, off, name) in enumerate(zip(models, offsets, names, strict=True)):
-        g0 = k * HOST_STRIDE
+        g0 = k * stride
         hosts.append(Host(name, m.source, off, base, g0, m.wall_anchor))
         lanes.extend(
             Lane(
@@ -294,6 +310,9 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
     anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]
     # the names as drawn (a file name or --name may hold controls); the hosts keep them exact
     shown = [visible(name) for name in names]
+    keys = {
+        g.gpu + k * stride: GpuKey(k, shown[k], g.gpu) for k, m in enumerate(models) for g in m.gpus
+    }
     source = " + ".join(shown)
     model = LogModel(
         source=source,
@@ -314,15 +333,14 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         unattributed_timing_lines=sum(m.unattributed_timing_lines for m in models),
         partial_bytes=sum(m.partial_bytes for m in models),
         engine_seen=any(m.engine_seen for m in models),
-        run_split=_run_split(models),
+        run_split=_run_split(models, stride),
         unattributed_kernel_ms=sum(m.unattributed_kernel_ms for m in models),
         starts_mid_run=any(m.starts_mid_run for m in models),
         synth_by_gpu={
-            g.gpu: (models[k].synth_times + offsets[k], models[k].synth_counts)
-            for g in gpus
-            for k in [g.gpu // HOST_STRIDE]
+            g: (models[key.host].synth_times + offsets[key.host], models[key.host].synth_counts)
+            for g, key in keys.items()
         },
-        gpu_names={g.gpu: f"{shown[g.gpu // HOST_STRIDE]}:GPU{g.gpu % HOST_STRIDE}" for g in gpus},
+        gpu_keys=keys,
         drawn=all(m.drawn for m in models),
     )
     return Merged(model, tuple(hosts), alignment, note, tuple(m.line_facts for m in models))

@@ -945,6 +945,16 @@ class Summary:
         return self.run_span_ms / 1000 / self.proofs_completed
 
 
+@dataclass(frozen=True, slots=True)
+class GpuKey:
+    """Where a GPU of a model of several logs is from: the log (a host, or a run of a log
+    whose daemon restarted), that log's name as drawn, and the CUDA ordinal it printed."""
+
+    host: int  # the log's index among the merged ones
+    name: str
+    ordinal: int
+
+
 class IncompleteModel(Exception):
     """A model asked what it was built without (a model made for the JSON report has no
     lanes and no synthesis steps): a bug in the caller, said loudly rather than answered
@@ -975,8 +985,8 @@ class LogModel:
     unattributed_timing_lines: int = 0
     partial_bytes: int = 0
     engine_seen: bool = False  # stdout lines of the cuzk engine were read
-    # several logs in one model (parsers/hosts.py): each GPU's name, `host:GPU2`
-    gpu_names: dict[int, str] | None = None
+    # several logs in one model (parsers/hosts.py): where each GPU is from
+    gpu_keys: dict[int, GpuKey] | None = None
     # the daemon restarted: the physical line each run began at (one run: None)
     run_lines: tuple[int, ...] | None = None
     # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
@@ -1024,9 +1034,8 @@ class LogModel:
 
     def gpu_label(self, gpu: int) -> str:
         """`GPU2`, or `host:GPU2` when the model holds several logs."""
-        if self.gpu_names is not None and gpu in self.gpu_names:
-            return self.gpu_names[gpu]
-        return f"GPU{gpu}"
+        key = self.gpu_keys.get(gpu) if self.gpu_keys is not None else None
+        return f"GPU{gpu}" if key is None else f"{key.name}:GPU{key.ordinal}"
 
     def wall_time(self, ms: float) -> datetime | None:
         """The wall-clock time of a TIMELINE offset, when the log gives the anchor."""

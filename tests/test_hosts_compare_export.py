@@ -18,7 +18,7 @@ from hostile import job_line_set
 from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
 from parsers.export import trace_document, write_csv
-from parsers.hosts import HOST_STRIDE, OWN, START, WALL, HostLines, merge
+from parsers.hosts import OWN, START, WALL, HostLines, merge
 from parsers.load import read_log
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
@@ -185,7 +185,9 @@ def test_two_hosts_align_on_the_wall_clock() -> None:
     moved = next(
         g
         for g in model.gaps
-        if g.gpu == gap.gpu + HOST_STRIDE and g.end - g.start == gap.duration_ms
+        if model.gpu_keys is not None
+        and (model.gpu_keys[g.gpu].host, model.gpu_keys[g.gpu].ordinal) == (1, gap.gpu)
+        and g.end - g.start == gap.duration_ms
     )
     assert model.wall_time(moved.start) == b.wall_time(gap.start)
     # the sides still name their own partitions
@@ -324,10 +326,12 @@ def test_a_log_whose_daemon_restarted_is_one_host_a_run_beside_others(
     # each run as its own log would be, the other log as alone
     alone = read_log(log)
     for k, host in enumerate(doc["hosts"][:2]):
-        run_gaps = alone.gaps.take(np.flatnonzero(alone.gaps.gpu // HOST_STRIDE == k))
+        assert alone.gpu_keys is not None
+        runs = [alone.gpu_keys[g].host for g in alone.gaps.gpu.tolist()]
+        run_gaps = alone.gaps.take(np.flatnonzero(np.array(runs) == k))
         assert len(host["gaps"]) == len(run_gaps)
         assert [g["duration_ms"] for g in host["gaps"]] == run_gaps.duration.tolist()
-        assert {g["gpu"] % HOST_STRIDE for g in host["gaps"]} <= {0, 1}
+        assert {g["gpu"] for g in host["gaps"]} <= {0, 1}  # each run's own ordinals
     assert len(doc["hosts"][2]["gaps"]) == len(read_log(other).gaps)
     assert len(doc["all"]["gaps"]) == sum(len(h["gaps"]) for h in doc["hosts"])
     # a run that did no work (the daemon started as the capture ended) is left out, and said
@@ -399,7 +403,8 @@ async def test_several_hosts_in_the_viewer_step_gaps_across_hosts() -> None:
             await pilot.press("n")
             gap = view.selected_gap
             assert gap is not None
-            hosts_seen.append(gap.gpu // HOST_STRIDE)
+            assert m.model.gpu_keys is not None
+            hosts_seen.append(m.model.gpu_keys[gap.gpu].host)
             starts.append(gap.start)
         # one walk in time order visits both hosts, interleaved where they overlap
         assert starts == sorted(starts) and len(set(starts)) > 1
@@ -463,7 +468,7 @@ async def test_c_shows_the_comparison_and_the_palette_exports_the_view(tmp_path:
 
 def test_the_model_of_one_log_is_unchanged(tmp_path: Path) -> None:
     m: LogModel = read_log(SAMPLES / "tiny.log")
-    assert m.gpu_names is None and m.gpu_label(0) == "GPU0"
+    assert m.gpu_keys is None and m.gpu_label(0) == "GPU0"
 
 
 def test_a_proof_s_gaps_in_a_merged_model_are_those_of_every_log() -> None:
@@ -493,3 +498,32 @@ def test_a_proof_s_gaps_in_a_merged_model_are_those_of_every_log() -> None:
     console.print(describe_proof(model, "porep-1000-7"))
     text = console.export_text()
     assert "GPU 0 " in text and "GPU 1000 " in text
+
+
+def test_a_gpu_ordinal_of_a_thousand_is_not_the_next_hosts_gpu_0() -> None:
+    """Merged GPU ids once were host * 1000 + ordinal: ordinal 1000 of the first log was GPU 0
+    of the second. The model says where each GPU is from, whatever the ordinals."""
+
+    def log(gpu: int) -> bytes:
+        return (
+            "2026-03-16T09:08:44.409318Z  INFO cuzk_core::engine: starting cuzk engine\n"
+            f"2026-03-16T09:08:44.409718Z  INFO cuzk_core::engine: pipeline GPU worker started "
+            f"worker_id=0 gpu={gpu} sub_id=0\n"
+            "TIMELINE,10,GPU_START,j,worker=0,partition=0\n"
+            "TIMELINE,20,GPU_END,j,worker=0,partition=0\n"
+            "TIMELINE,50,GPU_START,j,worker=0,partition=1\n"
+            "TIMELINE,70,GPU_END,j,worker=0,partition=1\n"
+        ).encode()
+
+    models = []
+    for gpu in (1000, 0):
+        b = LogBuilder(source=f"gpu{gpu}.log")
+        b.feed(log(gpu))
+        models.append(b.build())
+    assert [g.gpu for g in models[0].gpus] == [1000]
+    merged = merge(models, ["a", "b"]).model
+    labels = sorted(merged.gpu_label(g.gpu) for g in merged.gpus)
+    assert labels == ["a:GPU1000", "b:GPU0"]
+    assert len({g.gpu for g in merged.gpus}) == 2
+    assert merged.gpu_keys is not None
+    assert {(k.host, k.ordinal) for k in merged.gpu_keys.values()} == {(0, 1000), (1, 0)}

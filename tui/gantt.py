@@ -23,7 +23,6 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from parsers.hosts import HOST_STRIDE
 from parsers.model import Gap, LogModel
 from tui.cells import SUB
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
@@ -258,7 +257,7 @@ class GanttView(ScrollView, can_focus=True):
         for g in self.model.gpus:
             if g.span is None:
                 continue
-            k = g.gpu // HOST_STRIDE
+            k = self._host_of(g.gpu)
             lo, hi = spans.get(k, (math.inf, -math.inf))
             spans[k] = (min(lo, g.span[0]), max(hi, g.span[1]))
         return [spans[k] for k in sorted(spans)]
@@ -463,10 +462,15 @@ class GanttView(ScrollView, can_focus=True):
         self.scroll_to_run(k)
         self.notify(f"run {k + 1} of {len(spans)}")
 
+    def _host_of(self, gpu: int) -> int:
+        """The log (a run of a restarted daemon) a GPU of the model is from (one log: 0)."""
+        keys = self.model.gpu_keys
+        return keys[gpu].host if keys is not None and gpu in keys else 0
+
     def scroll_to_run(self, k: int) -> None:
         """Scroll the lanes so that run `k`'s title row is at the top."""
         for index, row in enumerate(self.rows):
-            if row.kind == "title" and row.gpu // HOST_STRIDE == k:
+            if row.kind == "title" and self._host_of(row.gpu) == k:
                 self.scroll_to(y=index, animate=False)
                 return
 

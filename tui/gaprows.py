@@ -133,7 +133,7 @@ class GapRows(ScrollView, can_focus=True):
             str(row + 1),  # every longer gap is listed before: the row is the rank
             duration(g.duration_ms),
             duration(g.start),
-            m.gpu_label(g.gpu) if m.gpu_names else str(g.gpu),
+            m.gpu_label(g.gpu) if m.gpu_keys else str(g.gpu),
             "crosses" if g.crosses_proof_boundary else "mid",
             _CAUSE_WORDS[int(gaps.cause[i])],
             _side(g.before.job, g.before.worker, g.before.partition, self._id_width()),
@@ -149,7 +149,7 @@ class GapRows(ScrollView, can_focus=True):
     def _widths(self) -> dict[str, int]:
         """The width of each fixed column for this model."""
         m = self.model
-        labels = [m.gpu_label(g.gpu) if m.gpu_names else str(g.gpu) for g in m.gpus]
+        labels = [m.gpu_label(g.gpu) if m.gpu_keys else str(g.gpu) for g in m.gpus]
         widths = dict(_FIXED)
         widths["#"] = max(1, len(str(self.row_count)))
         widths["GPU"] = max([3, *(cell_len(x) for x in labels)])

@@ -89,7 +89,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     index = 0 if found is None else found
     on_gpu = gaps.gpu == gap.gpu
     # `GPU 0` as before; `host:GPU2` when the model holds several logs (parsers/hosts.py)
-    name = model.gpu_label(gap.gpu) if model.gpu_names else f"GPU {gap.gpu}"
+    name = model.gpu_label(gap.gpu) if model.gpu_keys else f"GPU {gap.gpu}"
     text = Text()
     text.append(f"Gap #{gaps.rank_of(index)} of {len(gaps)}", style="bold")
     text.append(

@@ -15,7 +15,6 @@ from rich.cells import cell_len
 
 from parsers._core import first_free_rows
 from parsers.analysis import groups_of
-from parsers.hosts import HOST_STRIDE
 from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans
 from parsers.sanitize import visible
 from parsers.tracing import FAILED
@@ -143,15 +142,14 @@ def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
     for k, lane in enumerate(model.lanes):
         lanes_of.setdefault(lane.gpu, []).append(k)
     for g in model.gpus:
-        if model.gpu_names is not None:
+        key = model.gpu_keys.get(g.gpu) if model.gpu_keys is not None else None
+        if key is not None and key.host != host:
             # several logs (parsers/hosts.py): a title row opens each log's group of lanes
-            name = model.gpu_label(g.gpu).rsplit(":GPU", 1)[0]
-            if name != host:
-                host = name
-                rows.append(Row("title", "", gpu=g.gpu))
-        # the gutter holds nine characters: a large ordinal goes without its "gpu"; several
-        # logs' GPUs are host * HOST_STRIDE + ordinal (their title row names the host)
-        ordinal = g.gpu % HOST_STRIDE if model.gpu_names is not None else g.gpu
+            host = key.host
+            rows.append(Row("title", "", gpu=g.gpu))
+        # the gutter holds nine characters: a large ordinal goes without its "gpu" (several
+        # logs: the ordinal its log printed; the title row names the log)
+        ordinal = g.gpu if key is None else key.ordinal
         name = f"gpu{ordinal}" if ordinal < 1000 else str(ordinal)
         rows.append(Row("busy", f"{name} busy", gpu=g.gpu))
         rows.append(Row("kernel", f"{name} kern", gpu=g.gpu))
@@ -257,7 +255,8 @@ class LaneDrawing:
 
     def title_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
         """A log's name across the row, opening its group of lanes."""
-        name = self.model.gpu_label(spec.gpu).rsplit(":GPU", 1)[0]
+        keys = self.model.gpu_keys
+        name = keys[spec.gpu].name if keys is not None and spec.gpu in keys else ""
         text = f"── {name} " + "─" * w.width
         chars = np.array(list(text[: w.width].ljust(w.width)), dtype="<U1")
         return chars, np.full(w.width, STYLE_IDS["gantt--axis"], dtype=np.int64)

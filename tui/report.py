@@ -206,7 +206,7 @@ GPU_COLUMNS = ("GPU", "workers", "span", "busy", "idle", "TIMELINE", "kernel bus
 
 def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
     return [
-        model.gpu_label(g.gpu) if model.gpu_names else str(g.gpu),
+        model.gpu_label(g.gpu) if model.gpu_keys else str(g.gpu),
         ",".join(f"w{w}" for w in g.workers),
         duration(g.span_ms, "cell"),
         duration(g.busy_ms, "cell"),
@@ -278,7 +278,7 @@ def _phase_table(model: LogModel) -> RenderableType:
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("phase")
     for w in model.workers:
-        gpu = model.gpu_label(w.gpu) if model.gpu_names else f"gpu{w.gpu}"
+        gpu = model.gpu_label(w.gpu) if model.gpu_keys else f"gpu{w.gpu}"
         table.add_column(f"w{w.worker} {gpu}", justify="right")
     keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
@@ -298,7 +298,7 @@ def _phase_rows(model: LogModel) -> RenderableType:
     rows = []
     for w in model.workers:
         total = sum(w.phases_ms.values()) or 1.0
-        gpu = model.gpu_label(w.gpu) if model.gpu_names else str(w.gpu)
+        gpu = model.gpu_label(w.gpu) if model.gpu_keys else str(w.gpu)
         phases = (_phase_cell(w.phases_ms[k], total) for k in keys)
         rows.append([f"w{w.worker}", gpu, str(w.intervals), *phases])
     if len(rows) <= RICH_TABLE_ROWS:
@@ -335,7 +335,7 @@ def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -
     text.append(f"  at {duration(gap.start)}")
     if wall is not None:
         text.append(f" ({wall.strftime('%H:%M:%S.%f')[:-3]})")
-    text.append(f"  {model.gpu_label(gap.gpu) if model.gpu_names else f'GPU {gap.gpu}'}\n      ")
+    text.append(f"  {model.gpu_label(gap.gpu) if model.gpu_keys else f'GPU {gap.gpu}'}\n      ")
     if gap.crosses_proof_boundary:
         text.append("crosses proof boundary", style="magenta")
     else:
