@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from parsers.analysis import first_free_rows, groups_of
 from parsers.model import CAUSES, PHASE_NAMES, Lane, LogModel, Phase, ProofTable
+from parsers.rows import first_free_rows, groups_of
 
 CHUNK_ROWS = 16_384  # events formatted at a time (a JSON chunk: ~2 MB)
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from parsers.analysis import first_free_rows, groups_of
 from parsers.breakdown import BUSY_KEYS, busy_split_ms, whole_run
 from parsers.model import (
     PHASE_KEYS,
@@ -27,6 +26,7 @@ from parsers.model import (
     Phase,
     Proof,
 )
+from parsers.rows import first_free_rows, groups_of
 from parsers.sanitize import visible
 from parsers.writing import OutputBatch, atomic_output, check_folder, check_target
 

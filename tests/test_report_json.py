@@ -74,7 +74,7 @@ def test_odd_job_ids_are_escaped_as_json_dumps_does() -> None:
 def test_a_model_s_proofs_are_made_from_their_columns_only_when_asked_for() -> None:
     """A finished model keeps its proofs as columns: the list behaves as the tuple of
     Proofs it stands for, in the report's order (first SYNTH_START, then job id; none last)."""
-    from parsers.analysis import _proof_key
+    from parsers.assembly import proof_key
     from parsers.model import Proof, ProofList, ProofTable
 
     lines = [
@@ -92,7 +92,7 @@ def test_a_model_s_proofs_are_made_from_their_columns_only_when_asked_for() -> N
     proofs = model.proofs
     assert isinstance(proofs, ProofList) and proofs._made is None
     made = tuple(proofs)
-    assert list(made) == sorted(made, key=_proof_key) and len(made) == len(proofs) > 3
+    assert list(made) == sorted(made, key=proof_key) and len(made) == len(proofs) > 3
     assert proofs == made and proofs == list(made) and made == tuple(proofs)
     assert proofs[0] == made[0] and proofs[-1] == made[-1] and proofs[1:3] == made[1:3]
     assert proofs != made[:-1] and proofs != () and (proofs == 3) is False
@@ -175,11 +175,14 @@ def test_segments_made_on_a_thread_of_their_own_give_the_same_model(
     """A long log's segments are made on a second thread while the stamps are read: the
     model is the one made on one thread (a log of any size is made both ways here)."""
     import parsers.analysis as analysis
+    import parsers.pieces as pieces
 
     _, data = simulate(random_config(seed))
-    monkeypatch.setattr(analysis, "SEGMENTS_APART_ROWS", 10**12)
+    for module in (analysis, pieces):
+        monkeypatch.setattr(module, "SEGMENTS_APART_ROWS", 10**12)
     alone = build(data)
-    monkeypatch.setattr(analysis, "SEGMENTS_APART_ROWS", 0)
+    for module in (analysis, pieces):
+        monkeypatch.setattr(module, "SEGMENTS_APART_ROWS", 0)
     apart = build(data)
     assert report_json(apart) == report_json(alone)
     assert apart.lanes and len(apart.lanes) == len(alone.lanes)

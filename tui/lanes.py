@@ -14,8 +14,8 @@ import numpy.typing as npt
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
-from parsers.analysis import groups_of
 from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans
+from parsers.rows import groups_of
 from parsers.sanitize import visible
 from parsers.tracing import FAILED
 from tui import cells

@@ -1,0 +1,287 @@
+"""What each record alone gives: its GPU interval's phase segments, lock and unlock, where a
+failed or running prove is drawn to, and the helpers every later step shares (unions of
+blocks, first free sub-rows, groups by key).
+
+The figures are defined in docs/analysis.md, from docs/analysis.md#phase-segments on.
+Everything here is vectorized over all intervals at once; Python loops run only over the
+few things (GPUs, workers, gaps, proofs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+
+from parsers import _core
+from parsers.model import (
+    F64,
+    I8,
+    I32,
+    I64,
+    ROW_FIELDS,
+    Blocks,
+    PartitionTable,
+)
+from parsers.records import Columns
+
+# the core's arrays need numpy's C API: loaded here, where an interrupt raised while it loads
+# is raised as itself (later, inside the core, it could only be an internal error)
+_core.numpy_api()
+
+
+NAN = float("nan")
+
+
+EMPTY_F = np.zeros(0, dtype=np.float64)
+
+
+EMPTY_I = np.zeros(0, dtype=np.int64)
+
+
+_NO_PHASES = np.zeros(0, dtype=np.int8)
+
+
+# the core's segments: start, end, phase, row, then each row's lock, unlock and drawn end
+SegmentArrays = tuple[F64, F64, I8, I64, F64, F64, F64]
+
+
+# From how many records the whole-log build makes the segments on a thread of their own
+# while it reads the stamps. Measured: at 1,700 records the thread costs 0.5 ms more than
+# it saves; at 2,700 it saves 0.7 ms, at 16,700 3.6 ms, at 164,000 ~60 ms.
+SEGMENTS_APART_ROWS = 2_048
+
+
+def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
+    """Where each failed prove is drawn to (NaN: not failed).
+
+    GPU_END is printed on success only: a prove that failed has GPU_START and nothing
+    after. It failed once its worker started another prove without having unlocked the GPU
+    (a worker runs one prove up to its unlock), or once a later prove of its worker ended,
+    or when the log is complete. It is drawn up to its worker's next GPU_START (the worker
+    was on it at most until then), else to its unlock, else to its start.
+    """
+    start, end = c["gpu_start"], c["gpu_end"]
+    unlock_known = ~np.isnan(c["mutex_held"]) | ~np.isnan(c["tail_msm"])
+    out = np.full(len(start), NAN)
+    open_idx = np.flatnonzero(~np.isnan(start) & np.isnan(end))
+    if len(open_idx) == 0:
+        return out
+    started = np.flatnonzero(~np.isnan(start) & (worker >= 0))
+    order = started[np.lexsort((start[started], worker[started]))]
+    w_sorted, s_sorted = worker[order], start[order]
+    for i in open_idx.tolist():
+        w = int(worker[i])
+        lo = int(np.searchsorted(w_sorted, w, side="left"))
+        hi = int(np.searchsorted(w_sorted, w, side="right"))
+        k = lo + int(np.searchsorted(s_sorted[lo:hi], start[i], side="right"))
+        later = order[k:hi]
+        nxt = float(s_sorted[k]) if k < hi else NAN
+        moved_on = k < hi and not unlock_known[i]
+        later_ended = bool(np.any(~np.isnan(end[later])))
+        if not (finished or moved_on or later_ended):
+            continue
+        if nxt == nxt:
+            out[i] = nxt
+        elif unlock_known[i]:
+            lock = start[i] + np.nan_to_num(c["pre_lock"][i]) + np.nan_to_num(c["mutex_wait"][i])
+            held = c["mutex_held"][i]
+            out[i] = lock + held if held == held else start[i]
+        else:
+            out[i] = start[i]
+    return out
+
+
+def first_free_rows(starts: F64, ends: F64) -> I64:
+    """Give each interval, in the order given, the first row free at its start (an interval
+    that overlaps every row's last one opens a new row). The loop is the core's."""
+    return _core.first_free_rows(
+        np.ascontiguousarray(starts, dtype=np.float64), np.ascontiguousarray(ends, dtype=np.float64)
+    )
+
+
+def union_blocks(starts: np.ndarray, ends: np.ndarray) -> Blocks:
+    """The union of [starts[i], ends[i]) as disjoint sorted blocks."""
+    if len(starts) == 0:
+        return Blocks(EMPTY_F, EMPTY_F)
+    order = np.argsort(starts, kind="stable")
+    s = np.asarray(starts, dtype=np.float64)[order]
+    e = np.asarray(ends, dtype=np.float64)[order]
+    run_end = np.maximum.accumulate(e)
+    # a block starts where an interval begins after everything before it has ended
+    new = np.empty(len(s), dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > run_end[:-1]
+    first = np.flatnonzero(new)
+    last = np.append(first[1:] - 1, len(s) - 1)
+    return Blocks(s[first], run_end[last])
+
+
+def holes_of(blocks: Blocks) -> Blocks:
+    """The stretches between consecutive blocks."""
+    if len(blocks.starts) < 2:
+        return Blocks(EMPTY_F, EMPTY_F)
+    return Blocks(blocks.ends[:-1].copy(), blocks.starts[1:].copy())
+
+
+def first_with(values: F64, workers: I32, idx: I64, wanted: F64) -> I64:
+    """For each wanted value, the index (in idx, not empty) with that value and the lowest
+    worker (-1: none has it)."""
+    order = np.lexsort((workers[idx], values[idx]))
+    sorted_vals = values[idx][order]
+    pos = np.minimum(np.searchsorted(sorted_vals, wanted, side="left"), len(idx) - 1)
+    # -1: no such value (a block's edge cut by a piece's window)
+    return np.where(sorted_vals[pos] == wanted, idx[order][pos], -1)
+
+
+def groups_of(keys: npt.NDArray[np.integer], idx: I64) -> list[tuple[int, I64]]:
+    """The indices `idx` (ascending) grouped by `keys[idx]`, by key, each group ascending:
+    one sort, where a mask per key would read every row once per key (50,000 workers
+    made that 50,000 passes over every row).
+
+    Args:
+        keys: a key per row (a GPU, a worker).
+        idx: the rows to group, ascending.
+
+    Returns:
+        (key, the rows of idx with that key) for each key present, ascending by key.
+    """
+    if len(idx) == 0:
+        return []
+    k = keys[idx]
+    lo, hi = int(k.min()), int(k.max())
+    if lo == hi:  # one GPU, one worker: no sort
+        return [(lo, idx)]
+    if lo >= -(1 << 15) and hi < (1 << 15):
+        # a stable sort of 16-bit keys is numpy's radix sort: 2-3x a 32-bit one
+        k = k.astype(np.int16)
+    order = np.argsort(k, kind="stable")
+    k, rows = k[order], idx[order]
+    firsts = np.flatnonzero(np.diff(k)) + 1
+    bounds = [0, *firsts.tolist(), len(rows)]
+    return [(int(k[lo]), rows[lo:hi]) for lo, hi in pairwise(bounds)]
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """Records of the builder with what each one alone gives: its phase segments, its lock
+    and unlock, where it is drawn to."""
+
+    table: PartitionTable
+    seg_part: I64  # the row of each segment
+    drawn_end: F64  # where each interval is drawn to (NaN: no GPU_START)
+    failed_end: F64  # where a failed prove is drawn to (NaN: not failed)
+    index: I64  # each row's record number in the builder
+    floats: dict[str, F64]  # the builder's float columns of these rows
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def take(self, keep: npt.NDArray[np.bool_]) -> Rows:
+        """The rows where `keep` is True, in their order."""
+        idx = np.flatnonzero(keep)
+        t = self.table
+        seg_keep = keep[self.seg_part]
+        new_row = np.cumsum(keep) - 1
+        seg_part = new_row[self.seg_part[seg_keep]]
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(seg_part, minlength=len(idx)), out=offsets[1:])
+        table = PartitionTable(
+            jobs=t.jobs,
+            kinds=t.kinds,
+            **{name: getattr(t, name)[idx] for name in ROW_FIELDS},
+            seg_start=t.seg_start[seg_keep],
+            seg_end=t.seg_end[seg_keep],
+            seg_phase=t.seg_phase[seg_keep],
+            seg_offsets=offsets,
+        )
+        return Rows(
+            table,
+            seg_part,
+            self.drawn_end[idx],
+            self.failed_end[idx],
+            self.index[idx],
+            {k: v[idx] for k, v in self.floats.items()},
+        )
+
+
+def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -> Rows:
+    """What each record of `cols` alone gives (`gpu`: each one's GPU, -1 unknown)."""
+    table, failed_end = stamp_rows(cols, gpu, finished)
+    return with_segments(
+        table, failed_end, record_segments(cols, now, failed_end), index, cols.floats
+    )
+
+
+def record_segments(cols: Columns, now: float, failed_end: F64) -> SegmentArrays:
+    """Every interval split into phase segments (docs/analysis.md#phase-segments), in record
+    order and, within one, in time order; they tile [gpu_start, drawn end] (drawn end:
+    gpu_end, or where a failed or running interval is drawn to), a stretch the log does not
+    explain is Phase.UNKNOWN, never guessed. The loop is the core's (segments.rs), which
+    runs without the GIL."""
+    return _core.reconstruct_segments(cols.floats, now, failed_end)
+
+
+def with_segments(
+    table: PartitionTable, failed_end: F64, segments: SegmentArrays, index: I64, c: dict[str, F64]
+) -> Rows:
+    """The rows of a table of stamps (`stamp_rows`) with their segments."""
+    seg_s, seg_e, seg_p, seg_part, lock, unlock, drawn = segments
+    n = len(index)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(seg_part, minlength=n), out=offsets[1:])
+    table = table.replaced(
+        lock_acquired=lock,
+        unlock=unlock,
+        seg_start=seg_s,
+        seg_end=seg_e,
+        seg_phase=seg_p,
+        seg_offsets=offsets,
+    )
+    return Rows(table, seg_part, drawn, failed_end, index, c)
+
+
+def stamp_rows(cols: Columns, gpu: I32, finished: bool) -> tuple[PartitionTable, F64]:
+    """The records' table without what their segments give (no segments, lock or unlock
+    yet), and where each failed prove is drawn to."""
+    c = cols.floats
+    failed_end = _failed_proves(c, cols.worker, finished)
+    table = PartitionTable(
+        jobs=cols.jobs,
+        kinds=cols.kinds,
+        job=cols.job,
+        partition=cols.partition,
+        kind=cols.kind,
+        worker=cols.worker,
+        gpu=gpu,
+        synth_start=c["synth_start"],
+        synth_end=c["synth_end"],
+        queued=c["queued"],
+        pickup=c["pickup"],
+        gpu_start=c["gpu_start"],
+        gpu_end=c["gpu_end"],
+        lock_acquired=EMPTY_F,
+        unlock=EMPTY_F,
+        # picked up (or started) but never ended, in a finished log; or a prove whose
+        # worker moved on without it
+        failed=(
+            finished & ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
+        )
+        | ~np.isnan(failed_end),
+        start_line=cols.start_line,
+        end_line=cols.end_line,
+        seg_start=EMPTY_F,
+        seg_end=EMPTY_F,
+        seg_phase=_NO_PHASES,
+        seg_offsets=EMPTY_I,
+    )
+    return table, failed_end
+
+
+def in_mask(mask: npt.NDArray[np.bool_], ids: I64) -> npt.NDArray[np.bool_]:
+    inside = ids < len(mask)
+    out = np.zeros(len(ids), dtype=bool)
+    out[inside] = mask[ids[inside]]
+    return out
