@@ -1,4 +1,4 @@
-"""Typed interface of the compiled core (core/src/lib.rs)."""
+"""Typed interface of the compiled core (core/src/python/), checked by mypy.stubtest."""
 
 from collections.abc import Sequence
 from typing import Any, final
