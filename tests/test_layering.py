@@ -33,8 +33,9 @@ def _runtime_imports(path: Path) -> list[tuple[str, list[str]]]:
     tree = ast.parse(path.read_text())
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        test = node.test if isinstance(node, ast.If) else None
-        if isinstance(test, ast.Name) and test.id == "TYPE_CHECKING":
+        if not isinstance(node, ast.If):
+            continue
+        if isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
             skipped.update(id(n) for body in node.body for n in ast.walk(body))
     found = []
     for node in ast.walk(tree):
