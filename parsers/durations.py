@@ -1,5 +1,5 @@
-"""How a duration and an offset are written for people: one formatter for every screen,
-the text report and the palette, with days for long runs (`10d 07h56m`).
+"""How a duration, an offset and a count are written for people: one formatter for every
+screen, the text report and the palette, with days for long runs (`10d 07h56m`).
 
 A duration drops precision as it grows (`812 ms`, `3.41 s`, `4m05s`, `3h10m`,
 `10d 07h56m`); an offset (when something happened, on the run's clock) keeps the
@@ -75,3 +75,8 @@ def offset(ms: float) -> str:
         return f"{sign}{hours}h{minutes:02d}m{seconds:06.3f}s"
     days, hours = divmod(hours, 24)
     return f"{sign}{days}d {hours:02d}h{minutes:02d}m{seconds:06.3f}s"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 gap`, `2 gaps`, `0 gaps` (`plural`: when not the noun and an s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

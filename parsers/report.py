@@ -10,6 +10,7 @@ import numpy as np
 
 from parsers import _core, tracing
 from parsers.breakdown import busy_split_ms, whole_run
+from parsers.durations import counted
 from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable
 from parsers.sanitize import visible
 
@@ -56,7 +57,11 @@ def missing_timeline(model: LogModel) -> str | None:
         return None
     jobs = model.traced_jobs
     done = sum(j.outcome == tracing.COMPLETED for j in jobs)
-    told = f"; {done} of {len(jobs)} jobs completed (from the tracing lines)" if jobs else ""
+    told = (
+        f"; {done} of {counted(len(jobs), 'job')} completed (from the tracing lines)"
+        if jobs
+        else ""
+    )
     if reason == tracing.EMPTY_FILE:
         return EMPTY_LOG
     if reason == tracing.NOT_A_CUZK_LOG:
@@ -68,7 +73,7 @@ def missing_timeline(model: LogModel) -> str | None:
         if len(error) > ERROR_CHARS:
             error = error[: ERROR_CHARS - 1] + "…"
         first = f"; the first: {error}" if error else ""
-        return f"{ALL_JOBS_FAILED} ({len(jobs)} jobs{first})"
+        return f"{ALL_JOBS_FAILED} ({counted(len(jobs), 'job')}{first})"
     return OLDER_ENGINE + told
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +52,31 @@ def test_what_is_not_finite_is_a_dash_and_a_negative_keeps_its_sign() -> None:
 )
 def test_an_offset_keeps_the_millisecond(ms: float, shown: str) -> None:
     assert offset(ms) == shown
+
+
+def test_a_count_of_one_is_singular() -> None:
+    from parsers.durations import counted
+
+    assert counted(1, "gap") == "1 gap"
+    assert counted(0, "gap") == "0 gaps" and counted(2, "gap") == "2 gaps"
+    assert counted(3, "proof", "proofs") == "3 proofs"
+
+
+def test_the_report_says_one_gap_not_one_gaps(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    log = tmp_path / "one.log"
+    log.write_bytes(
+        b"TIMELINE,10,GPU_START,j,worker=0,partition=0\n"
+        b"TIMELINE,20,GPU_END,j,worker=0,partition=0\n"
+        b"TIMELINE,500,GPU_START,j,worker=0,partition=1\n"
+        b"TIMELINE,600,GPU_END,j,worker=0,partition=1\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(log), "--report"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "Largest 1 gap\n" in out and "1 gaps" not in out

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
 
+from parsers.durations import counted
 from parsers.export import write_trace
 from parsers.sanitize import CLIPBOARD_LIMIT_BYTES, clipboard_text
 from parsers.writing import safe_stem, write_new
@@ -82,7 +83,9 @@ def export_visible(app: CuzkApp) -> None:
     except OSError as exc:
         app.notify(f"cannot write the trace: {exc.strerror or exc}", severity="error")
         return
-    app.notify(f"{os.path.abspath(path)} ({n} events; open in ui.perfetto.dev)", title="trace")
+    app.notify(
+        f"{os.path.abspath(path)} ({counted(n, 'event')}; open in ui.perfetto.dev)", title="trace"
+    )
 
 
 def commands(app: CuzkApp) -> Iterator[SystemCommand]:

@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Static
 
-from parsers.durations import duration
+from parsers.durations import counted, duration
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.report import gap_cause_words
@@ -52,7 +52,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
     head = Text()
     head.append(visible(job), style="bold cyan")  # log text: never markup, never a control
     head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
-    head.append(f"{len(parts)} partitions  ")
+    head.append(f"{counted(len(parts), 'partition')}  ")
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
         span = proof.last_gpu_end - proof.first_synth_start
         head.append(f"completed in {duration(span)}", style="green")

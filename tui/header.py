@@ -9,7 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from parsers.breakdown import BUSY_ORDER, Breakdown
-from parsers.durations import duration
+from parsers.durations import counted, duration
 from parsers.model import PHASES, LogModel, Phase
 from parsers.report import MID_RUN
 from parsers.sanitize import visible
@@ -68,7 +68,7 @@ def header_text(
         text.append("  kernel ")
         text.append(f"{kernel_figure(g):>7}", style="bold green")
         text.append(f"  idle {duration(g.span_ms - g.busy_ms)} in ", style="dim")
-        text.append(f"{model.gaps.how_many(gpu=g.gpu)} gaps", style="dim")
+        text.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
         if g.in_flight:
             text.append(f"  +{g.in_flight} running", style="italic")
         zoomed = view is not None and g.gpu in view

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from parsers import export
+from parsers.durations import counted
 from parsers.errors import CuzkError
 from parsers.export import size_warning, write_csv, write_trace_sized
 from parsers.hosts import START, HostLines, Merged, merge
@@ -130,7 +131,7 @@ def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> 
         gpu_table(model),
         heading("Gaps of every host"),
         gap_stats_table(gaps, s.gaps),
-        heading(f"Largest {len(listed)} gaps of every host"),
+        heading(f"Largest {counted(len(listed), 'gap')} of every host"),
     ]
     out.extend(
         gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader))

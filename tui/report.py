@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from parsers.breakdown import BUSY_ORDER, whole_run
-from parsers.durations import duration
+from parsers.durations import counted, duration
 from parsers.model import (
     CAUSES,
     KERNEL_EXACT_WIDTH,
@@ -400,7 +400,7 @@ def report_renderables(
         gap_stats_table(gaps, s.gaps),
     ]
     listed = gaps.largest(top, min_gap_ms)
-    title = f"Largest {len(listed)} gaps" + (
+    title = f"Largest {counted(len(listed), 'gap')}" + (
         f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
     )
     out.append(heading(title))

@@ -14,6 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Footer, Input, Static
 
+from parsers.durations import counted
 from parsers.model import PHASE_NAMES, LogModel
 from tui.gaprows import GapRows
 from tui.lanes import GAP_GLYPH, PHASE_GLYPHS
@@ -112,7 +113,8 @@ class GapListScreen(SafeModal[int | None]):
 
     def _title(self, count: int) -> None:
         box = self.query_one("#gap-list", Vertical)
-        box.border_title = f"{count} gaps of {self.threshold_ms} ms or more, longest first"
+        shown = counted(count, "gap")
+        box.border_title = f"{shown} of {self.threshold_ms} ms or more, longest first"
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
     def on_gap_rows_chosen(self, event: GapRows.Chosen) -> None:
