@@ -230,3 +230,27 @@ def test_a_model_for_the_json_report_refuses_what_needs_lanes() -> None:
     assert busy_breakdown(model) == busy_breakdown(drawn)
     why = gap_why(drawn, drawn.gaps[drawn.gaps.largest(1)[0]])
     assert why.at_start  # the drawn model answers
+
+
+def _floats(x: object) -> list[float]:
+    if isinstance(x, float):
+        return [x]
+    if isinstance(x, dict):
+        return [f for v in x.values() for f in _floats(v)]
+    if isinstance(x, list):
+        return [f for v in x for f in _floats(v)]
+    return []
+
+
+@pytest.mark.parametrize("log", SAMPLES, ids=lambda p: p.stem)
+def test_every_float_of_the_json_is_rounded(log: Path) -> None:
+    """No float noise (`2397.000000000005`) in the document a script reads: six decimals
+    at most (shares), three for milliseconds."""
+    from parsers.load import read_log
+
+    doc = json.loads(report_json(read_log(log, drawn=False)))
+    for f in _floats(doc):
+        assert round(f, 6) == f, f
+    summary = doc["summary"]
+    for key in ("gap_mean_ms", "gap_p50_ms", "gap_p90_ms", "gap_p99_ms"):
+        assert round(summary[key], 3) == summary[key], key
