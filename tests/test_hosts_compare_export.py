@@ -19,7 +19,7 @@ from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
 from parsers.export import trace_document, write_csv
 from parsers.hosts import OWN, START, WALL, HostLines, merge
-from parsers.load import read_log
+from parsers.load import read_log, read_runs
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.simulate import SimConfig, random_config
@@ -349,6 +349,18 @@ def test_a_log_whose_daemon_restarted_is_one_host_a_run_beside_others(
     err = capsys.readouterr().err
     assert "restarted.log: the daemon restarted in this log" in err
     assert err.count("\n") == 1, "one line, no traceback"
+    assert "pick one with LOG:N (1 to 2)" in err
+    # LOG:N picks a run: the restarted log's two runs compared with each other
+    assert cli.main(["--compare", f"{log}:1", f"{log}:2", "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    restarted = read_runs(log)
+    assert doc["compare"] == {"before": "restarted.log run 1", "after": "restarted.log run 2"}
+    done = next(f for f in doc["figures"] if f["figure"] == "proofs completed")
+    assert (done["before"], done["after"]) == tuple(r.summary.proofs_completed for r in restarted)
+    # a run the log does not hold: one line, exit 2
+    assert cli.main(["--compare", f"{log}:3", str(other), "--report"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"cuzk-tui: error: {log}:3: the log holds 2 runs (1 to 2)\n"
 
 
 @pytest.mark.parametrize(

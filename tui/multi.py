@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -49,6 +50,21 @@ def load(
         if hint is not None and all(missing_timeline(m) is not None for m in models):
             print(f"cuzk-tui: {path.name}: {hint}", file=sys.stderr)
     return models, reader
+
+
+def picked_run(
+    raw: str, run: int, workers_per_gpu: int | None
+) -> tuple[list[LogModel], LineReader | None]:
+    """Run `run` (from 1) of a log whose daemon restarted, alone, and the log's reader.
+
+    Raises: CuzkError: the log has no such run.
+    """
+    runs, reader = load(raw, workers_per_gpu, apart=True)
+    if run > len(runs):
+        held = counted(len(runs), "run")
+        raise CuzkError(f"{raw}:{run}: the log holds {held} (1 to {len(runs)})")
+    picked = runs[run - 1]
+    return [dataclasses.replace(picked, source=f"{picked.source} run {run}")], reader
 
 
 def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
@@ -205,13 +221,23 @@ def run_multi(args: Options) -> int:
         # placed as any logs are (on the wall clock they carry, else each on its own clock)
         apart = len(logs) > 1 and not args.compare
         loaded = [load(x, args.workers_per_gpu, apart) for x in logs]
+        if args.compare:
+            loaded = [
+                picked_run(x, run, args.workers_per_gpu) if run is not None else done
+                for x, run, done in zip(logs, args.compare_runs, loaded, strict=True)
+            ]
     for runs, _ in loaded:
         if all((reason := missing_timeline(m)) is not None for m in runs):
             print(f"cuzk-tui: {visible(runs[0].source)}: {reason}", file=sys.stderr)
     models: list[LogModel] = []
     names: list[str] = []
     readers: list[LineReader | None] = []
-    for (runs, reader), name in zip(loaded, names_for(logs, args.name), strict=True):
+    given = names_for(logs, args.name)
+    if args.compare and not args.name:
+        # a run picked with LOG:N is named for it (the same log's two runs, apart)
+        runs_asked = zip(given, args.compare_runs, strict=True)
+        given = [n if r is None else f"{n} run {r}" for n, r in runs_asked]
+    for (runs, reader), name in zip(loaded, given, strict=True):
         if len(runs) == 1:
             models.append(runs[0])
             readers.append(reader)
@@ -236,8 +262,8 @@ def run_multi(args: Options) -> int:
                 lines = ", ".join(str(n) for n in m.run_lines)
                 print(
                     f"cuzk-tui: error: {visible(name)}: the daemon restarted in this log (runs "
-                    f"begin at lines {lines}); --compare takes one run each (cut the log at a "
-                    "run's first line)",
+                    f"begin at lines {lines}); --compare takes one run each: pick one with "
+                    f"LOG:N (1 to {len(m.run_lines)})",
                     file=sys.stderr,
                 )
                 return 2

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from parsers.timespec import TimeSpec
 
 GLOB_CHARS = set("*?[")
+# `--compare LOG:N`: run N (from 1) of a log whose daemon restarted
+RUN_SUFFIX = re.compile(r"^(.+):([1-9][0-9]{0,5})$")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -173,7 +176,8 @@ def make_parser() -> argparse.ArgumentParser:
         "--compare",
         nargs=2,
         metavar=("BEFORE", "AFTER"),
-        help="compare two runs: the viewer (c: the figures), or with --report the report",
+        help="compare two runs: the viewer (c: the figures), or with --report the report; "
+        "LOG:N picks run N of a log whose daemon restarted",
     )
     p.add_argument(
         "--name",
@@ -278,6 +282,8 @@ class Options:
     screenshot_dir: str
     replay: float | None
     compare: tuple[str, str] | None
+    # with --compare, the run of each log asked for with LOG:N (from 1; None: the log's only)
+    compare_runs: tuple[int | None, int | None]
     name: tuple[str, ...] | None
     export_trace: str | None
     export_csv: str | None
@@ -305,6 +311,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return make_parser().parse_args(argv)
 
 
+def log_and_run(raw: str) -> tuple[str, int | None]:
+    """`LOG:N` as (LOG, N) when LOG names a file and `LOG:N` does not; else (raw, None)."""
+    if raw == "-" or os.path.exists(raw):
+        return raw, None
+    m = RUN_SUFFIX.match(raw)
+    if m is not None and os.path.exists(m.group(1)):
+        return m.group(1), int(m.group(2))
+    return raw, None
+
+
 def expand(raw: list[str]) -> list[str]:
     """Logs as given; a pattern that names no file (the shell left it) is expanded here."""
     out: list[str] = []
@@ -327,13 +343,16 @@ def options_of(ns: argparse.Namespace) -> Options:
     """
     logs = expand(ns.logs)
     compare: tuple[str, str] | None = None
+    compare_runs: tuple[int | None, int | None] = (None, None)
     if ns.compare:
         if logs or ns.demo:
             raise OptionError("give --compare BEFORE AFTER, or logs, not both")
-        pair = expand(ns.compare)
-        if len(pair) != 2:
+        pair = [log_and_run(x) for x in ns.compare]
+        paths = expand([p for p, _ in pair])
+        if len(paths) != 2:
             raise OptionError("--compare takes exactly two logs")
-        compare = (pair[0], pair[1])
+        compare = (paths[0], paths[1])
+        compare_runs = (pair[0][1], pair[1][1])
     read = list(compare or logs)
     if "-" in read and len(read) > 1:
         raise OptionError("standard input (-) can only be read as the one log")
@@ -382,6 +401,7 @@ def options_of(ns: argparse.Namespace) -> Options:
         screenshot_dir=screenshot_dir,
         replay=ns.replay,
         compare=compare,
+        compare_runs=compare_runs,
         name=None if ns.name is None else tuple(ns.name),
         export_trace=export_trace,
         export_csv=export_csv,
