@@ -342,3 +342,21 @@ async def test_the_header_clock_ticking_after_the_screen_went_is_harmless() -> N
         with pytest.raises(NoMatches):
             app._refresh_text()  # what the tick drew, unguarded
         app._tick_clock()
+
+
+async def test_escape_closes_textuals_keys_panel_before_anything_else() -> None:
+    app, _ = app_for("p9-c6")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("n")  # a selection, which escape drops when no panel is open
+        view = app.query_one(GanttView)
+        assert view.selected is not None
+        app.action_show_help_panel()  # the palette's "Keys"
+        await pilot.pause()
+        assert app.screen.query("HelpPanel")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.screen.query("HelpPanel")
+        assert view.selected is not None  # the panel went first
+        await pilot.press("escape")
+        await pilot.pause()
+        assert view.selected is None

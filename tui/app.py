@@ -80,6 +80,9 @@ class CuzkApp(App[None]):
         # the palette's own commands (tui/commands.py): copy an id, the comparison's figures
         Binding("y", "copy_id", "Copy id", show=False),
         Binding("c", "compare", "Compare", show=False),
+        # Textual's own keys panel (the palette's "Keys") closes with escape, as every other
+        # window here does; before the Gantt's escape (which drops a selection)
+        Binding("escape", "hide_help_panel", "Close keys", show=False, priority=True),
     ]
     SIDE_MIN_WIDTH = 160  # from this width the inspector opens beside the Gantt
 
@@ -499,6 +502,13 @@ class CuzkApp(App[None]):
     def action_help(self) -> None:
         """Every key."""
         self.open_screen(HelpScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape closes the keys panel only while it is open (else it goes on to the
+        Gantt or the window on top)."""
+        if action == "hide_help_panel":
+            return bool(self.screen.query("HelpPanel"))
+        return True
 
     def action_copy_id(self) -> None:
         """Copy the found job's id, else the selected gap's job id (tui/commands.py)."""
