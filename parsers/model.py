@@ -1043,6 +1043,18 @@ class LogModel:
             return None
         return self.wall_anchor + timedelta(milliseconds=ms)
 
+    def wall_text(self, ms: float) -> str | None:
+        """The wall-clock time of an offset as shown, to the millisecond: `09:35:26.291`,
+        with the date when the run spans more than one day (None: no anchor)."""
+        wall = self.wall_time(ms)
+        if wall is None:
+            return None
+        assert self.wall_anchor is not None
+        lo, hi = self.time_range
+        first, last = self.wall_anchor + timedelta(milliseconds=lo), self.wall_time(hi)
+        days = last is not None and first.date() != last.date()
+        return wall.strftime("%Y-%m-%d %H:%M:%S.%f" if days else "%H:%M:%S.%f")[:-3]
+
     @property
     def time_range(self) -> tuple[float, float]:
         """[first event, last event] over everything drawn."""

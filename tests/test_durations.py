@@ -1,4 +1,4 @@
-"""Durations and offsets as people read them: one formatter, with days for long runs."""
+"""Durations, offsets, counts and wall-clock times as people read them: one formatter."""
 
 from __future__ import annotations
 
@@ -80,3 +80,32 @@ def test_the_report_says_one_gap_not_one_gaps(tmp_path: Path) -> None:
         check=True,
     ).stdout
     assert "Largest 1 gap\n" in out and "1 gaps" not in out
+
+
+def _run_of(tmp_path: Path, second_start_ms: int) -> str:
+    import subprocess
+    import sys
+
+    log = tmp_path / "days.log"
+    end = second_start_ms + 100
+    log.write_bytes(
+        b"2026-03-16T09:08:44.409318Z  INFO cuzk_core::engine: starting cuzk engine "
+        b"pipeline_enabled=true\n"
+        b"TIMELINE,10,GPU_START,j,worker=0,partition=0\n"
+        b"TIMELINE,20,GPU_END,j,worker=0,partition=0\n"
+        + f"TIMELINE,{second_start_ms},GPU_START,j,worker=0,partition=1\n".encode()
+        + f"TIMELINE,{end},GPU_END,j,worker=0,partition=1\n".encode()
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(log), "--report"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def test_wall_clock_times_carry_the_date_when_the_run_spans_days(tmp_path: Path) -> None:
+    two_days = _run_of(tmp_path, 2 * 86_400_000)
+    assert "at 20 ms (2026-03-16 09:08:44.429)" in two_days  # the gap's start, dated
+    same_day = _run_of(tmp_path, 60_000)
+    assert "at 20 ms (09:08:44.429)" in same_day and "2026-03-16 09:08:44.429" not in same_day

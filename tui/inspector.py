@@ -51,8 +51,8 @@ def styled_line(raw: bytes) -> Text:
 def when(model: LogModel, ms: float) -> str:
     """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time."""
     text = offset(ms)
-    wall = model.wall_time(ms)
-    return f"{text} ({wall.strftime('%H:%M:%S.%f')[:-3]})" if wall is not None else text
+    wall = model.wall_text(ms)
+    return f"{text} ({wall})" if wall is not None else text
 
 
 def _side_block(model: LogModel, title: str, side: GapSide) -> Text:

@@ -329,12 +329,12 @@ def gap_stats_table(gaps: GapTable, all_stats: GapStats) -> Table:
 
 def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -> Text:
     """Three lines for one gap: when, how long, why; then both sides."""
-    wall = model.wall_time(gap.start)
+    wall = model.wall_text(gap.start)
     text = Text(f"{rank:>3}. ", style="bold")
     text.append(f"{duration(gap.duration_ms):>8}", style="bold red")
     text.append(f"  at {duration(gap.start)}")
     if wall is not None:
-        text.append(f" ({wall.strftime('%H:%M:%S.%f')[:-3]})")
+        text.append(f" ({wall})")
     text.append(f"  {model.gpu_label(gap.gpu) if model.gpu_keys else f'GPU {gap.gpu}'}\n      ")
     if gap.crosses_proof_boundary:
         text.append("crosses proof boundary", style="magenta")
