@@ -360,3 +360,29 @@ async def test_escape_closes_textuals_keys_panel_before_anything_else() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert view.selected is None
+
+
+def test_the_proof_table_is_one_line_a_partition_at_80_columns() -> None:
+    """In the proof view at 80x24 (a box ~72 columns inside), every partition is one row
+    and no value is cut or wrapped mid-unit."""
+    import io
+
+    from rich.console import Console
+
+    from tui.find import describe_proof
+
+    model = read_log(SAMPLES / "p9-c6.log")
+    proof = model.proofs[0]
+    out = io.StringIO()
+    Console(file=out, width=72, color_system=None).print(describe_proof(model, proof.job))
+    lines = out.getvalue().splitlines()
+    head = next(k for k, line in enumerate(lines) if line.lstrip().startswith("part"))
+    rows = [line for line in lines[head + 2 :] if line.strip()][: proof.partitions]
+    assert "…" not in lines[head]
+    assert len(rows) == proof.partitions
+    for k, row in enumerate(rows):
+        assert row.split()[0] == str(k) and "…" not in row, row
+        assert all(
+            cell[-1] in "sm" or cell == "—" or cell.startswith("w") or cell.isdigit()
+            for cell in row.split()
+        ), row

@@ -58,33 +58,37 @@ def describe_proof(model: LogModel, job: str) -> Group:
         head.append(f"completed in {duration(span)}", style="green")
     else:
         head.append("not completed", style="yellow")
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
+    # one line per partition at 80 columns: short heads, values in table cells' six
+    # characters (`duration(..., "cell")`), never wrapped mid-unit
     for col in (
         "part",
         "worker",
         "GPU",
         "synth at",
         "synth",
-        "queued→GPU",
+        "queued",
         "GPU at",
-        "GPU",
+        "on GPU",
         "kernel",
     ):
-        table.add_column(col, justify="left" if col in ("part", "worker") else "right")
+        table.add_column(
+            col, justify="left" if col in ("part", "worker") else "right", no_wrap=True
+        )
     for i in parts:
         part = t.get(i)
         gpu_time = (
-            duration(part.gpu_end - part.gpu_start)
+            duration(part.gpu_end - part.gpu_start, "cell")
             if part.gpu_start is not None and part.gpu_end is not None
             else ("failed" if part.failed else "running")
         )
         wait = (
-            duration(part.gpu_start - part.queued)
+            duration(part.gpu_start - part.queued, "cell")
             if part.gpu_start is not None and part.queued is not None
             else "—"
         )
         synth = (
-            duration(part.synth_end - part.synth_start)
+            duration(part.synth_end - part.synth_start, "cell")
             if part.synth_start is not None and part.synth_end is not None
             else "—"
         )
@@ -92,12 +96,12 @@ def describe_proof(model: LogModel, job: str) -> Group:
             "whole" if part.partition is None else str(part.partition),
             "—" if part.worker is None else f"w{part.worker}",
             "—" if part.gpu is None else str(part.gpu),
-            duration(part.synth_start) if part.synth_start is not None else "—",
+            duration(part.synth_start, "cell") if part.synth_start is not None else "—",
             synth,
             wait,
-            duration(part.gpu_start) if part.gpu_start is not None else "—",
+            duration(part.gpu_start, "cell") if part.gpu_start is not None else "—",
             gpu_time,
-            duration(part.phases_ms["kernel"]),
+            duration(part.phases_ms["kernel"], "cell"),
         )
     table_ = model.gaps
     gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
