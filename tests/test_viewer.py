@@ -68,7 +68,7 @@ def fits_the_run(view: GanttView) -> bool:
     return view.scale == view.max_scale and view.t0 <= lo and t1 >= hi
 
 
-# -- 2: the first fit is on the data -----------------------------------------------------
+# -- the first fit is on the data -----------------------------------------------------
 
 
 async def test_no_follow_opens_on_the_whole_run(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ async def test_a_finished_pipe_shows_the_whole_run(tmp_path: Path) -> None:
     source.close()
 
 
-# -- 5: threshold and numbering -----------------------------------------------------------
+# -- threshold and numbering -----------------------------------------------------------
 
 
 async def test_raising_the_threshold_drops_a_selection_below_it() -> None:
@@ -138,7 +138,7 @@ async def test_the_status_line_and_the_gap_list_number_gaps_alike() -> None:
         assert table.row_cells(0)[0] == "1"
 
 
-# -- 7: states ----------------------------------------------------------------------------
+# -- states ----------------------------------------------------------------------------
 
 
 async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> None:
@@ -171,7 +171,7 @@ async def test_a_writer_that_is_done_makes_the_log_finished(tmp_path: Path) -> N
     live.source.close()
 
 
-# -- 9: screenshot ------------------------------------------------------------------------
+# -- screenshot ------------------------------------------------------------------------
 
 
 async def test_screenshot_goes_to_the_chosen_folder_and_says_where(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ async def test_screenshot_goes_to_the_chosen_folder_and_says_where(tmp_path: Pat
         assert any(str(saved[0]) in str(n.message) for n in app._notifications)
 
 
-# -- 11: where the busy time went ---------------------------------------------------------
+# -- where the busy time went ---------------------------------------------------------
 
 
 def test_the_busy_split_adds_up_to_the_timeline_busy_time() -> None:
@@ -220,7 +220,7 @@ async def test_the_header_splits_busy_time_for_the_run_and_the_view() -> None:
         assert "barrier" not in text_of(app, "#summary")
 
 
-# -- 12: the busy lane is shaded by its idle share ------------------------------------------
+# -- the busy lane is shaded by its idle share ------------------------------------------
 
 
 async def test_a_mostly_busy_gpu_does_not_look_red() -> None:
@@ -238,7 +238,7 @@ async def test_a_mostly_busy_gpu_does_not_look_red() -> None:
         assert set("".join(chars.tolist())) - {" "} <= set(legend) | set("▏▎▍▌▋▊▉▐▕▇▅▄")
 
 
-# -- 13: 80x24 ----------------------------------------------------------------------------
+# -- 80x24 ----------------------------------------------------------------------------
 
 
 async def test_at_80_columns_the_footer_shows_quit_help_and_gaps() -> None:
@@ -277,7 +277,7 @@ async def test_the_gap_list_fits_and_cuts_ids_in_the_middle(size: tuple[int, int
         assert len(head) >= 4 and len(tail) >= 3
 
 
-# -- 14: stepping while inspecting ------------------------------------------------------------
+# -- stepping while inspecting ------------------------------------------------------------
 
 
 async def test_n_steps_inside_the_inspector_and_q_quits_from_it() -> None:
@@ -318,7 +318,7 @@ async def test_on_a_wide_terminal_the_inspector_opens_beside_the_gantt() -> None
         assert not side.has_class("-open") and view.selected is None
 
 
-# -- 15: find a job --------------------------------------------------------------------------
+# -- finding a job --------------------------------------------------------------------------
 
 
 def test_find_matches_an_id_a_prefix_or_a_sector_number() -> None:
@@ -327,6 +327,11 @@ def test_find_matches_an_id_a_prefix_or_a_sector_number() -> None:
     assert "porep-1000-10" in find_jobs(model, "porep")
     assert find_jobs(model, "10") == ("porep-1000-10",)  # a sector number is a whole token
     assert find_jobs(model, "nothing-like-it") == ()
+    # a part of an id anywhere in it, case aside: `porep` finds `ps-porep-…`
+    jobs = [p.job for p in model.proofs]
+    inside = find_jobs(model, "1000-1")
+    assert inside and all("1000-1" in j for j in inside)
+    assert set(find_jobs(model, "OREP")) == {j for j in jobs if "orep" in j.lower()}
 
 
 async def test_slash_finds_a_job_highlights_it_and_shows_its_proof() -> None:
@@ -358,7 +363,7 @@ async def test_slash_finds_a_job_highlights_it_and_shows_its_proof() -> None:
         assert view.found_jobs == ()
 
 
-# -- 16: colours ---------------------------------------------------------------------------------
+# -- colours ---------------------------------------------------------------------------------
 
 
 def _lab(hex_colour: str, deuteranope: bool) -> tuple[float, float, float]:
@@ -418,7 +423,7 @@ async def test_the_palette_option_recolours_the_gantt() -> None:
         assert colour.triplet.hex == PALETTES["okabe-ito"]["gantt--kernel"]
 
 
-# -- 18: compressed and foreign files -------------------------------------------------
+# -- compressed and foreign files -------------------------------------------------
 
 
 async def test_the_viewer_reads_a_gzip_log_to_its_end(tmp_path: Path) -> None:
@@ -450,7 +455,7 @@ async def test_a_file_without_timeline_lines_says_so_in_place_of_the_gantt(
     app.live.source.close()  # type: ignore[union-attr]
 
 
-# -- 17: the README ---------------------------------------------------------------------------
+# -- the README ---------------------------------------------------------------------------
 
 
 def test_the_readme_lists_every_module_and_its_definitions_are_in_the_repo() -> None:

@@ -26,7 +26,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
 
 def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:
-    """Jobs whose id is `query`, starts with it, or has it as a number (a sector), by time."""
+    """Jobs whose id starts with `query` or holds it (`porep` finds `ps-porep-…`; case
+    aside), or, for a number, holds it as one of its numbers (a sector: `12` is not `120`),
+    by time."""
     q = query.strip()
     if not q:
         return ()
@@ -34,7 +36,11 @@ def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:
     matches = []
     for p in model.proofs:
         job = p.job.lower()
-        if job.startswith(folded) or (q.isdigit() and q in _TOKEN.findall(p.job)):
+        if q.isdigit():
+            found = job.startswith(folded) or q in _TOKEN.findall(p.job)
+        else:
+            found = folded in job
+        if found:
             first = p.first_synth_start if p.first_synth_start is not None else np.inf
             matches.append((first, p.job))
     return tuple(job for _, job in sorted(matches))
