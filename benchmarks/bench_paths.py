@@ -54,7 +54,8 @@ from benchmarks.common import (
     hours_100_log,
     hours_250_log,
 )
-from parsers.simulate import SimConfig, write_log
+from cuzksim.config import SimConfig
+from cuzksim.logs import write_log
 from tui.options import positive_int
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import BIG_CONFIG, big_log
+from cuzksim.logs import write_log
 from parsers.load import read_log
 from parsers.rawlines import LineReader
-from parsers.simulate import write_log
 from tui.app import make_app
 from tui.gantt import GanttView
 from tui.options import positive_int

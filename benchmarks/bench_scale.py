@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import byte_compile, event_counts, positive_float
-from parsers.simulate import write_many_workers_log, write_one_worker_log
+from cuzksim.scale_logs import write_many_workers_log, write_one_worker_log
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = Path("/tmp/cuzk-tui-bench/scale")

@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from parsers.simulate import SimConfig, write_log
+from cuzksim.config import SimConfig
+from cuzksim.logs import write_log
 from tui.options import positive_int
 
 BIG_LOG = Path("/tmp/cuzk-tui-bench/big-1m.log")

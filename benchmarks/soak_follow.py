@@ -31,9 +31,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import positive_float
+from cuzksim.config import DEMO_CONFIG
+from cuzksim.engine import EngineSim
 from parsers.builder import LogBuilder
 from parsers.report import report_dict
-from parsers.simulate import DEMO_CONFIG, EngineSim
 from tui.follow import FileSource, LiveLog, Update
 
 BATCH_S = 0.05

@@ -1,6 +1,7 @@
 """Attribution across random simulated runs: kernel-utilization error against the truth.
 
-Usage: python benchmarks/sweep_attribution.py [COUNT] [FIRST_SEED] [ERA] [--drop KIND --rate R]
+Usage: python -m benchmarks.sweep_attribution [COUNT] [FIRST_SEED] [ERA] [--drop KIND --rate R]
+(or python benchmarks/sweep_attribution.py ...), from the repository's root.
 
 Prints, per era, the distribution of |kernel_util - truth| over every GPU of every run,
 how often the truth falls inside kernel_util_range, and the runs whose gaps differ.
@@ -16,13 +17,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import reference as ref
-from helpers import build, lose_lines, simulate
-
-from parsers.simulate import random_config
+from cuzksim import reference as ref
+from cuzksim.config import random_config
+from cuzksim.logs import lose_lines, simulate
+from parsers.builder import LogBuilder
 from tui.options import non_negative_int, positive_int
 
 
@@ -62,7 +62,11 @@ def main() -> None:
         sim, data = simulate(cfg)
         if args.drop is not None:
             data = lose_lines(data, args.drop, args.rate, seed)
-        model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+        builder = LogBuilder(
+            source=f"seed {seed}", workers_per_gpu=cfg.gw if cfg.stdout == "none" else None
+        )
+        builder.feed(data)
+        model = builder.build()
         # stderr-only logs name no GPU: workers map to 0, 1, .. by --workers-per-gpu
         base = cfg.gpu_base if cfg.stdout == "none" else 0
         got = [

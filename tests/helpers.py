@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -13,7 +12,6 @@ import numpy as np
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.report import report_dict
-from parsers.simulate import EngineSim, SimConfig
 
 
 def model_fingerprint(model: LogModel) -> dict[str, Any]:
@@ -61,25 +59,6 @@ def build(data: bytes, chunks: list[int] | None = None, **kw: Any) -> LogModel:
             pos += size
         b.feed(data[pos:])
     return b.build()
-
-
-def lose_lines(data: bytes, kind: str, rate: float, seed: int) -> bytes:
-    """`data` without a share `rate` of its C++ lines (`kind` cpp) or lock lines (lock), as a
-    rate limit would lose them; a line that also holds a piece of a TIMELINE line (a splice)
-    is kept."""
-    rng = random.Random(seed)
-    marker = b"CUZK_" if kind == "cpp" else b"pre_lock_cpu_ms="
-    lines = data.split(b"\n")
-    return b"\n".join(
-        x for x in lines if not (marker in x and b"TIMELINE," not in x and rng.random() < rate)
-    )
-
-
-def simulate(config: SimConfig) -> tuple[EngineSim, bytes]:
-    """Run the simulator; return it (with its truth) and the log bytes."""
-    sim = EngineSim(config)
-    text = "".join(line + "\n" for _, line in sim.lines())
-    return sim, text.encode()
 
 
 def drain(fd: int, out: list[bytes]) -> None:

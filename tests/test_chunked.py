@@ -6,9 +6,10 @@ import random
 
 import pytest
 from conftest import SAMPLES
-from helpers import build, model_fingerprint, simulate
+from helpers import build, model_fingerprint
 
-from parsers.simulate import SimConfig
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
 
 
 def _random_cuts(n: int, seed: int) -> list[int]:

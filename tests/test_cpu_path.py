@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from cpu_reference import reference_cpu_path
-from helpers import simulate
 
+from cuzksim.config import DEMO_CONFIG, SimConfig, random_config
+from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.hosts import HostLines, merge
 from parsers.load import read_log, read_stream
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
-from parsers.simulate import DEMO_CONFIG, SimConfig, random_config
 from parsers.why import CpuPath, cpu_path, gap_why
 
 SWEEP_SEEDS = range(40)

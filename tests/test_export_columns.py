@@ -10,13 +10,14 @@ from pathlib import Path
 import export_reference as reference
 import numpy as np
 import pytest
-from helpers import build, simulate
+from helpers import build
 from hostile import injected_log
 
+from cuzksim.config import SimConfig, random_config
+from cuzksim.logs import simulate
 from parsers import _core
 from parsers.export import CSV_FILES, trace_events, write_csv, write_trace
 from parsers.model import LogModel
-from parsers.simulate import SimConfig, random_config
 
 
 def _models() -> list[tuple[str, LogModel]]:

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
-from helpers import simulate
 from textual.widgets import Static
 
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import report_dict
-from parsers.simulate import SimConfig
 from parsers.tail import LogTail, TailRead, TailState
 from tui.app import CuzkApp, ModelUpdated, make_app
 from tui.follow import CpuBudget, FileSource, LiveLog, StreamSource, Update

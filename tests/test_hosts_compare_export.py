@@ -12,9 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import SAMPLES
-from helpers import build, simulate
+from helpers import build
 from hostile import job_line_set
 
+from cuzksim.config import SimConfig, random_config
+from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
 from parsers.export import trace_document, write_csv
@@ -22,7 +24,6 @@ from parsers.hosts import OWN, START, WALL, HostLines, merge
 from parsers.load import read_log, read_runs
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
-from parsers.simulate import SimConfig, random_config
 from parsers.why import gap_why, synthesis_during, worker_states
 from tui import cli
 from tui.app import make_app

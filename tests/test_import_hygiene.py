@@ -1,17 +1,22 @@
-"""parsers/ is headless: importing any of its modules loads neither textual nor rich."""
+"""parsers/ is headless: importing any of its modules loads neither textual nor rich, nor the
+simulated daemon (cuzksim/: the parser reads bytes, whatever wrote them)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import parsers
 
 MODULES = sorted(f"parsers.{m.name}" for m in pkgutil.iter_modules(parsers.__path__))
+# what no parsers module loads: the viewer's libraries and the simulator
+NOT_IN_PARSERS = ("textual", "rich", "cuzksim")
 
 
 def test_every_module_is_listed() -> None:
@@ -21,14 +26,43 @@ def test_every_module_is_listed() -> None:
 
 
 @pytest.mark.parametrize("module", MODULES)
-def test_parsers_module_imports_no_ui(module: str) -> None:
+def test_parsers_module_imports_no_ui_and_no_simulator(module: str) -> None:
     code = (
         f"import sys, {module}\n"
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]\n"
+        f"bad = [m for m in sys.modules if m.split('.')[0] in {NOT_IN_PARSERS!r}]\n"
         "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def imported_packages(source: str) -> set[str]:
+    """The top-level packages a module's source imports, at any depth (inside functions too)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module is not None:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_imported_packages_sees_an_import_inside_a_function() -> None:
+    source = "import os.path\ndef f() -> None:\n    from cuzksim.engine import EngineSim\n"
+    assert imported_packages(source) == {"os", "cuzksim"}
+
+
+def test_no_parsers_source_imports_the_simulator_or_the_ui() -> None:
+    """Also an import a function makes when called, which importing the module does not run."""
+    sources = sorted(Path(parsers.__path__[0]).glob("*.py"))
+    assert len(sources) >= len(MODULES) - 1  # all but the compiled core
+    found = {
+        f"{p.name}: {name}"
+        for p in sources
+        for name in imported_packages(p.read_text())
+        if name in NOT_IN_PARSERS
+    }
+    assert found == set()
 
 
 @pytest.mark.parametrize("preset", [None, "2"])

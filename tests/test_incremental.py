@@ -8,15 +8,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import build, simulate
+from helpers import build
 
+from cuzksim.config import SimConfig
+from cuzksim.engine import EngineSim
+from cuzksim.logs import simulate
 from parsers import analysis
 from parsers.analysis import build_model
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from parsers.builder import LogBuilder
 from parsers.model import ROW_FIELDS, LogModel, PartitionTable
 from parsers.report import report_dict
-from parsers.simulate import EngineSim, SimConfig
 
 
 def _rows(model: LogModel) -> list[tuple[Any, ...]]:

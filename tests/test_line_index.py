@@ -10,13 +10,13 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import simulate
 
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.linefacts import LineFacts
 from parsers.load import read_log
 from parsers.rawlines import BLOCK_BYTES, LineReader
-from parsers.simulate import SimConfig
 from parsers.tail import LogTail, TailState
 
 

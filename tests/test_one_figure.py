@@ -10,14 +10,14 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import simulate
 from textual.widgets import Static
 
+from cuzksim.config import random_config
+from cuzksim.logs import simulate
 from parsers.breakdown import BUSY_KEYS, BUSY_ORDER, whole_run
 from parsers.load import read_log
 from parsers.model import PHASE_NAMES, LogModel
 from parsers.rawlines import LineReader
-from parsers.simulate import random_config
 from tui import cli
 from tui.app import make_app
 

@@ -23,12 +23,13 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, unknown_fields
 from google.protobuf.message import Message
 from grpc_tools import protoc
-from helpers import build, simulate
+from helpers import build
 
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
 from parsers.export import write_trace
 from parsers.model import LogModel
 from parsers.perfetto import uint_field
-from parsers.simulate import SimConfig
 
 PROTOS = Path(__file__).parent / "perfetto_protos"
 SAMPLES = Path(__file__).parent / "samples"

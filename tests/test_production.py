@@ -12,14 +12,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-import reference as ref
 from conftest import SAMPLES
-from helpers import build, lose_lines, model_fingerprint, simulate
+from helpers import build, model_fingerprint
 
+from cuzksim import reference as ref
+from cuzksim.config import HEAVY_CONFIG, SimConfig, random_config
+from cuzksim.engine import EngineSim
+from cuzksim.logs import lose_lines, simulate
 from parsers.builder import LogBuilder
 from parsers.model import LogModel, Phase
 from parsers.report import NOT_A_CUZK_LOG, PIPELINE_DISABLED, missing_timeline, report_dict
-from parsers.simulate import HEAVY_CONFIG, EngineSim, SimConfig, random_config
 
 
 def _figures(model: LogModel) -> dict[str, object]:

@@ -9,18 +9,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import simulate
 
 import parsers.later
 import parsers.load
 import parsers.readahead
 import tui.cli
+from cuzksim.config import random_config
+from cuzksim.logs import simulate
 from parsers._core import CoreError, Scanner
 from parsers.builder import LogBuilder
 from parsers.load import read_log
 from parsers.readahead import ReadAhead
 from parsers.report import report_dict
-from parsers.simulate import random_config
 
 SAMPLES = sorted((Path(__file__).parent / "samples").glob("*.log"))
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import build, simulate
+from helpers import build
 
+from cuzksim.config import random_config
+from cuzksim.logs import simulate
 from parsers.report import report_dict, report_json
-from parsers.simulate import random_config
 
 SAMPLES = sorted((Path(__file__).parent / "samples").glob("*.log"))
 
@@ -120,8 +121,8 @@ def test_the_cli_writes_it_when_piped(tmp_path: Path) -> None:
 def test_the_report_s_model_without_lanes_reports_the_same(seed: int) -> None:
     """The report draws nothing: its model skips the viewer's lanes and the synthesis steps,
     and says the same, on one run and across a restart (each run's model made apart)."""
+    from cuzksim.config import SimConfig
     from parsers.builder import LogBuilder
-    from parsers.simulate import SimConfig
 
     _, data = simulate(random_config(seed))
     _, other = simulate(SimConfig(seed=seed + 1, proofs=3, gpus=1, gw=2, stdout="plain"))

@@ -11,21 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import simulate
 from rich.console import Console
 from rich.text import Text
 from textual.widgets import Static
 
+from cuzksim.config import random_config
+from cuzksim.logs import simulate
+from cuzksim.scale_logs import worker_line, write_many_workers_log, write_one_worker_log
 from parsers.builder import LogBuilder
 from parsers.export import trace_document, trace_events, write_trace
 from parsers.model import GpuStats, LogModel
 from parsers.rawlines import LineReader
-from parsers.simulate import (
-    random_config,
-    worker_line,
-    write_many_workers_log,
-    write_one_worker_log,
-)
 from tui.app import CuzkApp, make_app
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView

@@ -6,10 +6,11 @@ import random
 from dataclasses import replace
 
 import pytest
-import reference as ref
-from helpers import build, simulate
+from helpers import build
 
-from parsers.simulate import SimConfig, random_config
+from cuzksim import reference as ref
+from cuzksim.config import SimConfig, random_config
+from cuzksim.logs import simulate
 
 CONFIGS = [
     SimConfig(seed=21, proofs=6, gpus=1, gw=1, stdout="none"),

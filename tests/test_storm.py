@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from textual import events
 
+from cuzksim.config import DEMO_CONFIG
+from cuzksim.engine import EngineSim
 from parsers.builder import LogBuilder
 from parsers.rawlines import LineReader
-from parsers.simulate import DEMO_CONFIG, EngineSim
 from tui.app import CuzkApp, make_app
 from tui.follow import FileSource, LiveLog
 

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from parsers.simulate import DEMO_CONFIG, EngineSim
+from cuzksim.config import DEMO_CONFIG
+from cuzksim.engine import EngineSim
 from tui.follow import temporary_file
 
 DEMO_SPEED = 20.0
@@ -121,7 +122,7 @@ def demo_bytes() -> bytes:
     """The built-in demo log, whole."""
     import io
 
-    from parsers.simulate import write_log
+    from cuzksim.logs import write_log
 
     out = io.StringIO()
     write_log(DEMO_CONFIG, out)

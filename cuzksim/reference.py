@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from parsers.simulate import EngineSim, SimPartition
+from cuzksim.engine import EngineSim, SimPartition
 
 
 @dataclass

@@ -1,0 +1,64 @@
+"""Logs of a given shape, at scale, written line by line rather than simulated: one worker
+with a million GPU intervals, or thousands of workers (the scale tests and
+benchmarks/bench_scale.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def interval_lines(job: str, partition: int, worker: int, stamp: int) -> bytes:
+    """One partition's TIMELINE lines from `stamp`: synthesis, queue, a GPU interval of 100 ms."""
+    j, p, w = job.encode(), b"partition=%d" % partition, b"worker=%d" % worker
+    return (
+        b"TIMELINE,%d,SYNTH_START,%s,%s\n" % (stamp, j, p)
+        + b"TIMELINE,%d,SYNTH_END,%s,%s\n" % (stamp + 50, j, p)
+        + b"TIMELINE,%d,GPU_QUEUE,%s,%s\n" % (stamp + 51, j, p)
+        + b"TIMELINE,%d,GPU_START,%s,%s,%s\n" % (stamp + 60, j, w, p)
+        + b"TIMELINE,%d,GPU_END,%s,%s,%s,gpu_ms=100\n" % (stamp + 160, j, w, p)
+    )
+
+
+def worker_line(worker: int, gpu: int) -> bytes:
+    """The engine's stdout line that maps `worker` to `gpu` (as tracing prints it)."""
+    return (
+        b"2026-03-16T09:12:37.123456Z  INFO cuzk_core::engine: "
+        b"pipeline GPU worker started worker_id=%d gpu=%d\n" % (worker, gpu)
+    )
+
+
+def write_one_worker_log(path: Path, intervals: int) -> Path:
+    """A log of `intervals` GPU intervals on worker 0 (GPU 0), one after the other, ten
+    partitions to a proof, 200 ms apart (a gap of 100 ms between intervals)."""
+    with path.open("wb") as out:
+        out.write(worker_line(0, 0))
+        piece = []
+        for k in range(intervals):
+            piece.append(interval_lines(f"porep-{k // 10}", k % 10, 0, 1000 + 200 * k))
+            if len(piece) == 10_000:
+                out.write(b"".join(piece))
+                piece.clear()
+        out.write(b"".join(piece))
+    return path
+
+
+def write_many_workers_log(
+    path: Path, workers: int, per_worker: int = 3, workers_per_gpu: int = 2, first_gpu: int = 0
+) -> Path:
+    """A log of `workers` workers, each mapped to its GPU by a stdout line (`first_gpu` and on,
+    `workers_per_gpu` to a GPU) and each with `per_worker` GPU intervals; the workers of a
+    GPU take turns, so every GPU is busy from start to end but for 10 ms between intervals."""
+    with path.open("wb") as out:
+        out.write(
+            b"".join(worker_line(w, first_gpu + w // workers_per_gpu) for w in range(workers))
+        )
+        gpus = -(-workers // workers_per_gpu)
+        for turn in range(per_worker * workers_per_gpu):
+            piece = []
+            for g in range(gpus):
+                w = g * workers_per_gpu + turn % workers_per_gpu
+                if w < workers:
+                    job = f"porep-{w}-{turn // workers_per_gpu}"
+                    piece.append(interval_lines(job, 0, w, 1000 + 170 * turn))
+            out.write(b"".join(piece))
+    return path
