@@ -1,0 +1,67 @@
+"""What the build makes of this checkout: one version number, core/Cargo.toml's, shown by the
+installed tool."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import parsers
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ROOT / "core"
+
+
+def cargo_version() -> str:
+    """The crate's version: the one number the tool has."""
+    version: str = tomllib.loads((CORE / "Cargo.toml").read_text())["package"]["version"]
+    return version
+
+
+def install_describes_these_tests_code() -> bool:
+    """Whether the installed cuzk-tui is the code these tests import: an installed wheel's
+    files, or an editable install of this checkout (not of another checkout whose venv this
+    one borrows, its own code put first by PYTHONPATH)."""
+    dist = importlib.metadata.distribution("cuzk-tui")
+    init = Path(parsers.__file__).resolve()
+    if any(Path(str(dist.locate_file(f))).resolve() == init for f in dist.files or []):
+        return True
+    direct = json.loads(dist.read_text("direct_url.json") or "{}")
+    return bool(direct.get("dir_info", {}).get("editable")) and direct.get("url") == ROOT.as_uri()
+
+
+def test_pyproject_takes_the_version_from_the_crate() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project
+    assert "version" in project["dynamic"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", cargo_version())
+
+
+def test_the_version_option_shows_the_installed_version() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", "from tui.cli import main; main(['--version'])"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (out.returncode, out.stdout) == (
+        0,
+        f"cuzk-tui {importlib.metadata.version('cuzk-tui')}\n",
+    )
+
+
+def test_the_installed_version_is_the_crates() -> None:
+    if install_describes_these_tests_code():
+        installed = importlib.metadata.version("cuzk-tui")
+        assert installed == cargo_version(), (
+            f"cuzk-tui is installed as {installed}, core/Cargo.toml says {cargo_version()}: "
+            "reinstall it (pip install -e '.[test]'; a wheel: built again)"
+        )
+    else:
+        # a worktree borrowing another checkout's venv: its code, that install's metadata
+        assert Path(parsers.__file__).resolve().parent == ROOT / "parsers"
