@@ -3,9 +3,25 @@ PY ?= python
 CARGO ?= cargo
 CORE = --manifest-path core/Cargo.toml
 
-.PHONY: check lint types rust test screenshots bench
+.PHONY: check dev lint types rust test screenshots bench
 
-check: lint types rust test
+CORE_SO = parsers/_core.abi3.so
+CORE_SOURCES = core/Cargo.toml core/Cargo.lock $(wildcard core/src/*.rs core/src/*/*.rs)
+
+# the tests test the core built from the sources beside them: rebuilt first if one is newer
+# (tests/test_build.py fails on a stale core when pytest is run by hand)
+check: $(CORE_SO) lint types rust test
+
+$(CORE_SO): $(CORE_SOURCES)
+	$(MAKE) --no-print-directory dev
+
+# the Rust core rebuilt after an edit (cargo is incremental: well under a second when nothing
+# changed) and put where the source tree imports it, renamed into place (a running viewer keeps
+# the file it loaded). It touches no venv, so worktrees sharing one venv each build their own.
+dev:
+	$(CARGO) build $(CORE) --release --features python
+	cp core/target/release/lib_core.so parsers/_core.tmp.so
+	mv -f parsers/_core.tmp.so $(CORE_SO)
 
 lint:
 	$(PY) -m ruff check .

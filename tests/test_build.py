@@ -1,5 +1,5 @@
 """What the build makes of this checkout: one version number, core/Cargo.toml's, shown by the
-installed tool."""
+installed tool; and, in a source checkout, a compiled core no older than its sources."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import json
 import re
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 
 import parsers
+import parsers._core
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "core"
@@ -65,3 +67,18 @@ def test_the_installed_version_is_the_crates() -> None:
     else:
         # a worktree borrowing another checkout's venv: its code, that install's metadata
         assert Path(parsers.__file__).resolve().parent == ROOT / "parsers"
+
+
+def test_the_compiled_core_is_no_older_than_its_sources() -> None:
+    """An edit to core/ that was not built would leave the tests testing the old core."""
+    so = Path(parsers._core.__file__).resolve()
+    crate = so.parent.parent / "core"
+    if not crate.is_dir():
+        # an installed wheel: no sources beside it
+        installed = {Path(sysconfig.get_paths()[k]).resolve() for k in ("platlib", "purelib")}
+        assert installed & set(so.parents)
+        return
+    sources = [crate / "Cargo.toml", crate / "Cargo.lock", *sorted((crate / "src").rglob("*"))]
+    built = so.stat().st_mtime
+    newer = [str(p.relative_to(crate.parent)) for p in sources if p.stat().st_mtime > built]
+    assert newer == [], f"parsers/{so.name} is older than {', '.join(newer)}: run `make dev`"
