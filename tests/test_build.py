@@ -1,11 +1,13 @@
 """What the build makes of this checkout: one version number, core/Cargo.toml's, shown by the
-installed tool; and, in a source checkout, a compiled core no older than its sources."""
+installed tool; in a source checkout, a compiled core no older than its sources; and a lock file
+whose every crate builds on the core's rust-version."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import json
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -82,3 +84,38 @@ def test_the_compiled_core_is_no_older_than_its_sources() -> None:
     built = so.stat().st_mtime
     newer = [str(p.relative_to(crate.parent)) for p in sources if p.stat().st_mtime > built]
     assert newer == [], f"parsers/{so.name} is older than {', '.join(newer)}: run `make dev`"
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """`1.85` or `1.85.0` as comparable numbers."""
+    numbers = tuple(int(x) for x in version.split("."))
+    return numbers + (0,) * (3 - len(numbers))
+
+
+def test_version_key_orders_rust_versions() -> None:
+    assert version_key("1.85") == version_key("1.85.0") < version_key("1.86") < version_key("2.0")
+
+
+def test_every_locked_crate_builds_on_the_cores_rust_version() -> None:
+    """No Rust 1.85 toolchain is at hand to build with, but each crate of core/Cargo.lock says
+    which Rust it needs; resolver 3 keeps `cargo update` to those that build on rust-version,
+    and this catches a lock file made otherwise. (The core's own code: clippy's
+    incompatible_msrv lint, in `make check`.)"""
+    cargo = shutil.which("cargo")
+    assert cargo is not None, "cargo is needed to read the lock file's crates"
+    out = subprocess.run(
+        [cargo, "metadata", "--format-version", "1", "--locked", "--offline"],
+        cwd=CORE,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    packages = json.loads(out.stdout)["packages"]
+    msrv = tomllib.loads((CORE / "Cargo.toml").read_text())["package"]["rust-version"]
+    assert any(p["name"] == "pyo3" for p in packages)  # the lock file's crates are all here
+    newer = [
+        f"{p['name']} {p['version']} needs Rust {p['rust_version']}"
+        for p in packages
+        if p["rust_version"] is not None and version_key(p["rust_version"]) > version_key(msrv)
+    ]
+    assert newer == []
