@@ -90,10 +90,12 @@ def test_the_command_keeps_blas_to_one_thread_before_numpy_loads(preset: str | N
 
 def test_the_command_starts_reading_before_the_heavy_modules_load() -> None:
     """What `import tui.cli` loads is all the report pays before its read-ahead starts:
-    neither numpy nor the analysis, nor dataclasses (~20 ms with inspect) or tempfile."""
+    neither numpy nor the analysis, nor dataclasses (~20 ms with inspect) or tempfile, nor the
+    simulator (only --demo runs it)."""
     code = (
         "import sys, tui.cli\n"
-        "heavy = ('numpy', 'parsers.analysis', 'dataclasses', 'tempfile', 'textual', 'rich')\n"
+        "heavy = ('numpy', 'parsers.analysis', 'dataclasses', 'tempfile', 'textual', 'rich',\n"
+        "         'cuzksim')\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
