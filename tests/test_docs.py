@@ -1,5 +1,6 @@
 """The project's own documents: every `docs/<file>.md#section` cited in the repository names a
-document in docs/ and a heading of it, and nothing cites the documents kept outside it."""
+document in docs/ and a heading of it, a section is cited in that one form (its heading's
+anchor), and nothing cites the documents kept outside it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ CITATION = re.compile(r"docs/([\w.-]+?\.md)(?:#([\w-]+))?")
 # inside docs/: `[text](analysis.md#per-gpu)`, `[text](#splices)`
 RELATIVE_LINK = re.compile(r"\]\(([\w.-]+\.md)?(?:#([\w-]+))?\)")
 HEADING = re.compile(r"^#{1,6} +(.+?) *#* *$")
+# a section named in words beside its document, which nothing checks: `docs/analysis.md,
+# "Gaps"`, `"Gaps", docs/analysis.md`, `docs/analysis.md §Gaps`, `docs/analysis.md section Gaps`
+WORDED = re.compile(
+    r"""docs/[\w.-]+\.md(?:(?:, *| +)["'“]\w|,? *§|,? +section\b)"""
+    r"""|["'”],? +\(?docs/[\w.-]+\.md(?![\w#])"""
+)
 # the documents that stood outside the repository, named by a line that cites one
 OUTSIDE = re.compile(r"\b(?:LOG-FORMAT|ANALYSIS)\.md\b")
 # a line that checks such a name is absent cites nothing
@@ -114,7 +121,34 @@ def test_every_cited_section_is_a_heading_of_a_document() -> None:
     by_section = [c for c in cited if c.anchor is not None]
     assert {c.doc for c in by_section} >= {"analysis.md", "log-format.md"}
     places = {c.where.split("/")[0].split(":")[0] for c in by_section}
-    assert places >= {"parsers", "core", "tests", "README.md", "docs"}
+    assert places >= {"parsers", "tui", "core", "tests", "README.md", "docs"}
+
+
+def test_a_section_named_in_words_is_seen() -> None:
+    cited = (
+        'docs/analysis.md, "Where the busy time went"',
+        '"CPU path nearby", docs/analysis.md)',
+        "docs/log-format.md §Splices",
+        "docs/analysis.md section Gaps",
+    )
+    assert all(WORDED.search(line) for line in cited)
+    fine = (
+        "docs/analysis.md#where-the-busy-time-went",
+        "the figures of docs/analysis.md, from its first section on",
+        '"What moved beyond noise (docs/analysis.md)"',
+        'text = "defined in docs/analysis.md", "here"',
+    )
+    assert not any(WORDED.search(line) for line in fine)
+
+
+def test_every_section_is_cited_by_its_anchor() -> None:
+    """A section named in words could be renamed or never exist, unseen: cite its anchor."""
+    worded = []
+    for path in source_files():
+        for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if WORDED.search(line):
+                worded.append(f"{path.relative_to(ROOT)}:{no}: {line.strip()}")
+    assert worded == []
 
 
 def test_nothing_cites_the_documents_that_were_outside_the_repository() -> None:

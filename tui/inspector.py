@@ -140,7 +140,8 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
                 " (an estimate: the log cannot tell which GPU ran some kernels)", style="yellow"
             )
         text.append("\n")
-    # the deeper why (parsers/why.py; docs/analysis.md, "Why a gap")
+    # the deeper why (parsers/why.py;
+    # docs/analysis.md#why-a-gap-deeper-inspector-gap-list-the-reports-largest-gaps)
     text.append("why, deeper:\n", style="bold")
     for line in why_lines(gap_why(model, gap, reader)):
         text.append(f"  {line}\n")

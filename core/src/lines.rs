@@ -1,8 +1,9 @@
 //! What the scan notes of the log's physical lines, so that nothing reads the log again for
 //! them: the CPU thread's `prep_msm_ms=` / `b_g2_msm_ms=` figures with their line numbers (a
-//! gap's "CPU path nearby", docs/analysis.md), and a sparse index of line starts (a byte
-//! offset every INDEX_STEP_BYTES) with the last bytes read, by which a reader of the file
-//! tells that the index is of the file it reads.
+//! gap's CPU path nearby,
+//! docs/analysis.md#why-a-gap-deeper-inspector-gap-list-the-reports-largest-gaps), and a sparse
+//! index of line starts (a byte offset every INDEX_STEP_BYTES) with the last bytes read, by
+//! which a reader of the file tells that the index is of the file it reads.
 
 use std::sync::LazyLock;
 

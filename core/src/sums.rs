@@ -94,7 +94,7 @@ pub fn worker_sums(x: &Inputs, phases: usize) -> WorkerSums {
 
 /// Per GPU (by ordinal, ascending), its busy time split by phase: every instant inside an
 /// ended interval is given to the one phase, first in `order`, that a segment of an ended
-/// interval on that GPU has under way then (docs/analysis.md, "Where the busy time went").
+/// interval on that GPU has under way then (docs/analysis.md#where-the-busy-time-went).
 #[derive(Debug, Default, PartialEq)]
 pub struct BusySplit {
     pub gpus: Vec<i64>,
