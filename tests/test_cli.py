@@ -271,3 +271,23 @@ def test_a_benchmark_refuses_a_bad_option_before_any_work(script: str, args: lis
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1].startswith(f"{script}: error: ")
+
+
+def test_the_demo_tells_the_story_the_readme_opens_with() -> None:
+    """The TIMELINE intervals look ~90 % busy while the kernels run under half the time, and
+    the run lasts a minute at the demo's 20x (time to read the README's next sentence)."""
+    from tui.replay import DEMO_SPEED
+
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--demo", "--report", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    doc = json.loads(out)
+    for g in doc["gpus"]:
+        assert 0.88 <= g["timeline_util"] <= 0.97, g
+        assert 0.42 <= g["kernel_util"] <= 0.52, g
+    assert doc["summary"]["run_span_ms"] / DEMO_SPEED >= 55_000
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert "about 93 %" in readme and "about 47 %" in readme
