@@ -221,6 +221,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
     kernel_gaps: dict[int, Blocks] = {}
     proofs: list[Proof] = []
     counts = LineCounts()
+    hosts_of_proofs: list[int] = []  # the log each proof is from, as they are added
     base = 0
     for k, (m, off, name) in enumerate(zip(models, offsets, names, strict=True)):
         g0 = k * stride
@@ -266,6 +267,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             )
         )
         kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
+        hosts_of_proofs.extend([k] * len(m.proofs))
         proofs.extend(
             p._replace(
                 first_synth_start=_shift_opt(p.first_synth_start, off),
@@ -286,9 +288,15 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         base += len(m.parts)
     every = GapTable.concat(gaps, t)
     all_gaps = every.take(np.lexsort((every.gpu, every.start)))
-    proofs.sort(
-        key=lambda p: (p.first_synth_start if p.first_synth_start is not None else 1 << 62, p.job)
+    by_start = sorted(
+        range(len(proofs)),
+        key=lambda i: (
+            s if (s := proofs[i].first_synth_start) is not None else 1 << 62,
+            proofs[i].job,
+        ),
     )
+    proofs = [proofs[i] for i in by_start]
+    proof_hosts = np.array([hosts_of_proofs[i] for i in by_start], dtype=np.int32)
     firsts = [
         s.first_synth_start + off
         for s, off in ((m.summary, off) for m, off in zip(models, offsets, strict=True))
@@ -341,6 +349,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             for g, key in keys.items()
         },
         gpu_keys=keys,
+        proof_hosts=proof_hosts,
         drawn=all(m.drawn for m in models),
     )
     return Merged(model, tuple(hosts), alignment, note, tuple(m.line_facts for m in models))

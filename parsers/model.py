@@ -987,6 +987,8 @@ class LogModel:
     engine_seen: bool = False  # stdout lines of the cuzk engine were read
     # several logs in one model (parsers/hosts.py): where each GPU is from
     gpu_keys: dict[int, GpuKey] | None = None
+    # ... and the log each proof is from (GpuKey.host), proof by proof
+    proof_hosts: I32 | None = field(default=None, compare=False, repr=False)
     # the daemon restarted: the physical line each run began at (one run: None)
     run_lines: tuple[int, ...] | None = None
     # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why

@@ -540,3 +540,30 @@ def test_a_gpu_ordinal_of_a_thousand_is_not_the_next_hosts_gpu_0() -> None:
     assert len({g.gpu for g in merged.gpus}) == 2
     assert merged.gpu_keys is not None
     assert {(k.host, k.ordinal) for k in merged.gpu_keys.values()} == {(0, 1000), (1, 0)}
+
+
+def test_each_log_has_its_own_synthesis_and_proofs_rows() -> None:
+    """Several logs (or --compare): each log's synthesis steps and proofs under its own GPUs,
+    not one synthesis row adding the logs together."""
+    from tui.lanes import LaneDrawing
+
+    a, b = read_log(SAMPLES / "p9-c6.log"), read_log(SAMPLES / "curio-mixed.log")
+    merged = merge([a, b], ["a", "b"]).model
+    drawing = LaneDrawing(merged)
+    assert merged.gpu_keys is not None and merged.proof_hosts is not None
+    synth = [r for r in drawing.rows if r.kind == "synth"]
+    assert [merged.gpu_keys[r.gpu].host for r in synth] == [0, 1]
+    labels = [r.kind for r in drawing.rows]
+    # each log's rows: its title, its GPUs' rows, then its synthesis and proofs rows
+    assert labels.index("synth") < labels.index("title", 1)
+    for r in drawing.rows:
+        if r.kind == "proofs":
+            host = merged.gpu_keys[r.gpu].host
+            members = drawing.proof_rows[r.lane].tolist()
+            assert {int(merged.proof_hosts[m]) for m in members} == {host}
+    shown = sorted(m for row in drawing.proof_rows for m in row.tolist())
+    assert shown == list(range(len(merged.proofs)))  # every proof once
+    # a log's synthesis row counts its own partitions in synthesis
+    peak_b = int(b.synth_counts.max())
+    assert merged.synth_by_gpu is not None
+    assert int(merged.synth_by_gpu[synth[1].gpu][1].max()) == peak_b

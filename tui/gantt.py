@@ -567,7 +567,11 @@ class GanttView(ScrollView, can_focus=True):
         chars, styles = self._drawing.row_cells(spec, w)
         label = spec.label
         if spec.kind == "synth":
-            peak = int(self.model.synth_counts.max()) if len(self.model.synth_counts) else 0
+            m = self.model
+            counts = m.synth_counts
+            if m.synth_by_gpu is not None and spec.gpu in m.synth_by_gpu:
+                counts = m.synth_by_gpu[spec.gpu][1]  # a log's own, in a model of several
+            peak = int(counts.max()) if len(counts) else 0
             label = f"synth ≤{peak}"
         return self._strip(label, chars, styles, w.width)
 

@@ -133,19 +133,33 @@ class Row:
     sub_row: int = 0
 
 
-def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
-    """The rows drawn for `model`, top to bottom."""
+def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row]:
+    """The rows drawn for `model`, top to bottom (`proof_rows`: how many proof rows; for a
+    model of several logs, each log's proof rows, by its GpuKey.host: each log then has its
+    own synthesis and proofs rows under its GPUs)."""
     model.needs_drawn("the viewer")
     rows: list[Row] = []
     host = None
     lanes_of: dict[int, list[int]] = {}  # per GPU its lanes' indices, in one pass
     for k, lane in enumerate(model.lanes):
         lanes_of.setdefault(lane.gpu, []).append(k)
+    per_host = isinstance(proof_rows, dict)
+    host_gpu = -1  # the first GPU of the log being laid out
+
+    def host_rows() -> None:
+        # a log's own synthesis and proofs, after its GPUs (the GPU names the log)
+        assert isinstance(proof_rows, dict)
+        rows.append(Row("synth", "synthesis", gpu=host_gpu))
+        for r, lane in enumerate(proof_rows.get(host if host is not None else -1, range(0))):
+            rows.append(Row("proofs", "proofs" if r == 0 else "", gpu=host_gpu, lane=lane))
+
     for g in model.gpus:
         key = model.gpu_keys.get(g.gpu) if model.gpu_keys is not None else None
         if key is not None and key.host != host:
             # several logs (parsers/hosts.py): a title row opens each log's group of lanes
-            host = key.host
+            if per_host and host is not None:
+                host_rows()
+            host, host_gpu = key.host, g.gpu
             rows.append(Row("title", "", gpu=g.gpu))
         # the gutter holds nine characters: a large ordinal goes without its "gpu" (several
         # logs: the ordinal its log printed; the title row names the log)
@@ -157,6 +171,11 @@ def layout_rows(model: LogModel, proof_rows: int) -> list[Row]:
             lane = model.lanes[k]
             label = f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
             rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
+    if per_host:
+        if host is not None:
+            host_rows()
+        return rows
+    assert isinstance(proof_rows, int)
     if model.gpus or not model.traced_jobs:  # traced jobs have no synthesis steps
         rows.append(Row("synth", "synthesis"))
     for r in range(proof_rows):
@@ -173,8 +192,10 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     return failed
 
 
-def pack_proofs(model: LogModel) -> tuple[list[I64], np.ndarray, np.ndarray]:
-    """Proof spans packed greedily into rows that do not overlap.
+def pack_proofs(
+    model: LogModel, only: I64 | None = None
+) -> tuple[list[I64], np.ndarray, np.ndarray]:
+    """Proof spans packed greedily into rows that do not overlap (`only`: those proofs).
 
     Returns (rows of proof indices, starts, ends) with spans from first SYNTH_START
     to last GPU_END (or `now` for proofs still running).
@@ -189,6 +210,8 @@ def pack_proofs(model: LogModel) -> tuple[list[I64], np.ndarray, np.ndarray]:
     open_end = np.where(np.isnan(open_end), model.now_ms, open_end)
     ends = np.where(spans.completed & ~np.isnan(spans.last), spans.last, open_end)
     order = np.argsort(starts, kind="stable")
+    if only is not None:
+        order = order[np.isin(order, only)]
     row_of = first_free_rows(starts[order], ends[order], touching=False)
     n_rows = int(row_of.max()) + 1 if len(row_of) else 0
     # each row's members in start order, as the packing met them
@@ -208,12 +231,23 @@ class LaneDrawing:
     def __init__(self, model: LogModel) -> None:
         self.model = model
         self.proof_rows, self.proof_starts, self.proof_ends = pack_proofs(model)
+        # several logs: each log's proofs packed on rows of its own (by GpuKey.host)
+        host_rows: dict[int, range] | None = None
+        if model.gpu_keys is not None and model.proof_hosts is not None:
+            host_rows = {}
+            packed: list[I64] = []
+            for k in sorted({key.host for key in model.gpu_keys.values()}):
+                mine = np.flatnonzero(model.proof_hosts == k)
+                rows_k = pack_proofs(model, mine)[0] if len(mine) else []
+                host_rows[k] = range(len(packed), len(packed) + len(rows_k))
+                packed.extend(rows_k)
+            self.proof_rows = packed
         self.proof_failed = failed_proofs(model)
         # per proof row: the members and their spans as arrays, sorted (rows never overlap)
         self._proof_row_arrays = [
             (m, self.proof_starts[m], self.proof_ends[m]) for m in self.proof_rows
         ]
-        self.rows = layout_rows(model, len(self.proof_rows))
+        self.rows = layout_rows(model, len(self.proof_rows) if host_rows is None else host_rows)
         self._draw = {
             "worker": self.worker_cells,
             "busy": self.busy_cells,
@@ -381,8 +415,11 @@ class LaneDrawing:
         tw = w.width
         m = self.model
         centres = times.reshape(tw, cells.SUB)[:, cells.SUB // 2]
-        counts = cells.step_values(m.synth_times, m.synth_counts, centres)
-        peak = max(int(m.synth_counts.max()) if len(m.synth_counts) else 0, 1)
+        steps = (m.synth_times, m.synth_counts)
+        if m.synth_by_gpu is not None and spec.gpu in m.synth_by_gpu:
+            steps = m.synth_by_gpu[spec.gpu]  # a log's own, in a model of several
+        counts = cells.step_values(steps[0], steps[1], centres)
+        peak = max(int(steps[1].max()) if len(steps[1]) else 0, 1)
         level = np.ceil(counts * cells.SUB / peak).astype(np.int64)
         return cells.level_chars(level), np.full(tw, STYLE_IDS["gantt--synth"], dtype=np.int64)
 
