@@ -24,7 +24,7 @@ from textual.filter import LineFilter, NoColor
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
 from parsers.durations import duration
@@ -39,7 +39,7 @@ from tui.gantt import GanttView
 from tui.header import header_text, status_text
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
-from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen
+from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen, KeysFooter
 from tui.terminal import Terminal, exit_watchdog, hangup_safe
 
 T = TypeVar("T")
@@ -144,7 +144,7 @@ class CuzkApp(App[None]):
             yield GapDetails(id="side")
         yield Static(id="status")
         yield Static(id="legend")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         """Focus the Gantt (its keys are the main keys), catch signals, start following."""

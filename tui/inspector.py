@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from parsers.durations import duration, offset
 from parsers.hosts import reader_for
@@ -20,7 +20,7 @@ from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
 from tui.report import gap_cause_words, kernel_figure
-from tui.screens import QUIT_BINDINGS, SafeModal
+from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
 RAW_SHOW_BYTES = 4096  # a longer raw line is shown cut (a megabyte line would fill the screen)
@@ -251,7 +251,7 @@ class InspectorScreen(SafeModal[None]):
     def compose(self) -> ComposeResult:
         """The details, then the footer."""
         yield GapDetails(id="inspector")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         """Fill the details."""

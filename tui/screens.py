@@ -26,6 +26,41 @@ QUIT_BINDINGS: list[BindingType] = [
 ]
 
 
+class KeysFooter(Footer):
+    """Textual's Footer, recomposed only when the keys it shows change.
+
+    The Footer recomposes (a widget per key, each styled again) on every signal that the
+    bindings may have changed: a screen's resume, each focus change, and the screen below
+    on its suspend. Opening a screen sends three or four of them; the keys shown are the
+    same after all but the first.
+    """
+
+    def __init__(self, *, compact: bool = False) -> None:
+        super().__init__(compact=compact)
+        self._keys: tuple[object, ...] | None = None
+
+    def _keys_shown(self) -> tuple[object, ...]:
+        """What the footer's compose draws: each shown binding, enabled or not, and the
+        command palette's key."""
+        palette = self.app.COMMAND_PALETTE_BINDING
+        return (
+            self.show_command_palette,
+            *(
+                (key, b.binding, b.enabled, b.tooltip)
+                for key, b in self.screen.active_bindings.items()
+                if b.binding.show or key == palette
+            ),
+        )
+
+    async def recompose(self) -> None:
+        """Recompose, unless the keys drawn are the ones shown already."""
+        keys = self._keys_shown() if self.is_attached else None
+        if keys is not None and keys == self._keys and self.children:
+            return
+        await super().recompose()
+        self._keys = keys
+
+
 class SafeModal(ModalScreen[ScreenResultType]):
     """A modal screen that is dismissed once, and only while it is on top.
 
@@ -96,7 +131,7 @@ class GapListScreen(SafeModal[int | None]):
             # the synth column (parsers/why.py) where there is room for it
             synth = self.app.size.width >= SYNTH_COLUMN_WIDTH
             yield GapRows(self.model, self.threshold_ms, synth=synth)
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         """Say what is listed; the rows take the keys."""
@@ -178,7 +213,7 @@ class HelpScreen(SafeModal[None]):
         """The key table and the legend, scrolled when the terminal is small."""
         with VerticalScroll(id="help"):
             yield Static(help_text(), id="help-text")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         """Title the box."""

@@ -1,0 +1,77 @@
+"""The windows over the Gantt: their footer, made again only when its keys change."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from conftest import SAMPLES
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+
+from parsers.rawlines import LineReader
+from parsers.report import read_log
+from tui.app import make_app
+from tui.inspector import GapDetails, InspectorScreen
+from tui.screens import KeysFooter
+
+SIZE = (120, 36)
+
+
+def descriptions(footer: KeysFooter) -> list[str]:
+    return [str(getattr(key, "description", "")) for key in footer.children]
+
+
+async def test_the_inspectors_footer_is_not_made_again_for_the_same_keys() -> None:
+    path = SAMPLES / "curio-mixed.log"
+    app = make_app(read_log(path), LineReader(path=path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, InspectorScreen)
+        footer = app.screen.query_one(KeysFooter)
+        keys = list(footer.children)
+        assert {"Close", "Next gap", "Prev gap", "Copy id", "Quit"} <= set(descriptions(footer))
+        # what made Textual's footer compose its keys again: a focus change, a signal
+        app.screen.set_focus(None)
+        await pilot.pause()
+        app.screen.query_one(GapDetails).focus()
+        app.screen.refresh_bindings()
+        await pilot.pause()
+        assert list(footer.children) == keys  # the same widgets: not made again
+
+
+class Toggled(App[None]):
+    """A footer whose keys change: `x` is shown while `shown` is True."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "thing", "Thing"),
+        Binding("z", "other", "Other"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown = True
+
+    def compose(self) -> ComposeResult:
+        yield Widget()
+        yield KeysFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.shown if action == "thing" else True
+
+
+async def test_the_footer_is_made_again_when_its_keys_change() -> None:
+    app = Toggled()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeysFooter)
+        assert {"Thing", "Other"} <= set(descriptions(footer))
+        app.shown = False
+        app.refresh_bindings()
+        await pilot.pause()
+        assert "Thing" not in descriptions(footer) and "Other" in descriptions(footer)
+        app.shown = True
+        app.refresh_bindings()
+        await pilot.pause()
+        assert {"Thing", "Other"} <= set(descriptions(footer))
