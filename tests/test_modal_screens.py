@@ -1,19 +1,24 @@
-"""The windows over the Gantt: their footer, made again only when its keys change."""
+"""The windows over the Gantt: their footer, made again only when its keys change, and the
+Gantt below them, tinted as Textual tints it."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from conftest import SAMPLES
+from rich.segment import Segment
+from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.color import Color
+from textual.renderables.background_screen import BackgroundScreen
 from textual.widget import Widget
 
 from parsers.rawlines import LineReader
 from parsers.report import read_log
 from tui.app import make_app
 from tui.inspector import GapDetails, InspectorScreen
-from tui.screens import KeysFooter
+from tui.screens import KeysFooter, TintedBackground
 
 SIZE = (120, 36)
 
@@ -75,3 +80,23 @@ async def test_the_footer_is_made_again_when_its_keys_change() -> None:
         app.refresh_bindings()
         await pilot.pause()
         assert {"Thing", "Other"} <= set(descriptions(footer))
+
+
+def test_the_screen_below_is_tinted_as_textual_tints_it() -> None:
+    styles = [
+        None,
+        Style(),
+        Style(color="red"),
+        Style(bgcolor="#102030"),
+        Style(color="#abcdef", bgcolor="blue", bold=True),
+        Style(color="green", link="https://example.com"),
+        Style.from_meta({"@click": "app.bell"}) + Style(color="yellow"),
+        Style(dim=True, bgcolor="black"),
+    ]
+    segments = [Segment(f"{k}▇", style) for k, style in enumerate(styles)]
+    segments.append(Segment("\x1b[2J", None, [(1,)]))  # type: ignore[list-item]
+    for color in (Color(0, 0, 0, 0.6), Color(20, 30, 40, 0.25), Color(0, 0, 0, 0.0)):
+        ours = [list(TintedBackground.process_segments(segments, color)) for _ in range(2)]
+        theirs = list(BackgroundScreen.process_segments(segments, color))
+        # the second pass comes from the tints worked out in the first
+        assert ours[0] == theirs and ours[1] == theirs

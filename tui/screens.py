@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
-from rich.console import Group
+from rich.console import Group, RenderableType
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.color import Color
 from textual.containers import Vertical, VerticalScroll
+from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Footer, Input, Static
 
@@ -61,6 +67,35 @@ class KeysFooter(Footer):
         self._keys = keys
 
 
+class TintedBackground(BackgroundScreen):
+    """The screen below a modal one, tinted as Textual tints it, each style's tint worked
+    out once.
+
+    Textual's BackgroundScreen tints every segment anew (four colour conversions and two
+    new styles each) of the whole screen below, the Gantt's many segments, each time the
+    modal screen is drawn: three times as the inspector opens.
+    """
+
+    _tints: ClassVar[LRUCache[tuple[Style | None, Color], Style]] = LRUCache(4096)
+
+    @classmethod
+    def process_segments(cls, segments: Iterable[Segment], color: Color) -> Iterable[Segment]:
+        """`segments` tinted by `color`, as Textual's own are, without links or meta."""
+        tints = cls._tints
+        tint = super().process_segments
+        for segment in segments:
+            text, style, control = segment
+            if control:
+                yield segment
+                continue
+            tinted = tints.get((style, color))
+            if tinted is None:
+                (one,) = tint([Segment(" ", style)], color)
+                tinted = one.style or Style()
+                tints[(style, color)] = tinted
+            yield Segment(text, tinted)
+
+
 class SafeModal(ModalScreen[ScreenResultType]):
     """A modal screen that is dismissed once, and only while it is on top.
 
@@ -72,6 +107,13 @@ class SafeModal(ModalScreen[ScreenResultType]):
     def __init__(self) -> None:
         super().__init__()
         self._dismissed = False
+
+    def render(self) -> RenderableType:
+        """The screen below, tinted (or the plain background when it is opaque)."""
+        below = super().render()
+        if type(below) is BackgroundScreen:
+            return TintedBackground(below.screen, below.color)
+        return below
 
     def dismiss(self, result: ScreenResultType | None = None) -> AwaitComplete:
         """Dismiss this screen, unless it already was or another screen is on top."""
