@@ -225,6 +225,17 @@ def pack_proofs(
     return rows, starts, ends
 
 
+# the LaneDrawing method that draws each kind of row
+CELLS_OF_KIND = {
+    "worker": "worker_cells",
+    "busy": "busy_cells",
+    "kernel": "kernel_cells",
+    "synth": "synth_cells",
+    "proofs": "proof_cells",
+    "title": "title_cells",
+}
+
+
 class LaneDrawing:
     """The rows of one model and how to draw each, for any window."""
 
@@ -248,14 +259,6 @@ class LaneDrawing:
             (m, self.proof_starts[m], self.proof_ends[m]) for m in self.proof_rows
         ]
         self.rows = layout_rows(model, len(self.proof_rows) if host_rows is None else host_rows)
-        self._draw = {
-            "worker": self.worker_cells,
-            "busy": self.busy_cells,
-            "kernel": self.kernel_cells,
-            "synth": self.synth_cells,
-            "proofs": self.proof_cells,
-            "title": self.title_cells,
-        }
         gaps = model.gaps
         gap_gpu = gaps.gpu
         gap_start = gaps.start.astype(np.float64)
@@ -281,7 +284,9 @@ class LaneDrawing:
     def row_cells(self, spec: Row, w: Window) -> Cells:
         """Characters and style ids of one lane row (ids + FOUND where a found job is)."""
         times = cells.sample_times(w.t0, w.scale, w.width)
-        chars, styles = self._draw[spec.kind](spec, w, times)
+        # the method by its name: bound methods kept on the drawing would make a cycle, and
+        # the drawing (with its model) would wait for the cyclic collector to be freed
+        chars, styles = getattr(self, CELLS_OF_KIND[spec.kind])(spec, w, times)
         if len(self.found) or self.found_jobs:
             mask = self._found_cells(spec, w)
             styles = np.where(mask, styles + FOUND, styles)
