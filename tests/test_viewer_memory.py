@@ -1,14 +1,21 @@
 """What the viewer keeps: a model it no longer shows is freed at once, not at the cyclic
-collector's next walk."""
+collector's next walk; once the log is read through, what lives is left out of the
+collector's walks."""
 
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
+from pathlib import Path
 
 from conftest import SAMPLES
 
+from parsers.builder import LogBuilder
+from parsers.rawlines import LineReader
 from parsers.report import read_log
+from tui.app import make_app
+from tui.follow import FileSource, LiveLog
 from tui.lanes import LaneDrawing
 
 
@@ -21,3 +28,46 @@ def test_a_lane_drawing_and_its_model_are_freed_when_dropped() -> None:
         assert dead() is None
     finally:
         gc.enable()
+
+
+STEPS = 600  # pauses of 50 ms at most while the follower reads (bounded, never asserted on)
+
+
+async def test_read_through_the_viewer_leaves_what_lives_out_of_collections(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "growing.log"
+    log.write_bytes((SAMPLES / "curio-mixed.log").read_bytes())
+    live = LiveLog(FileSource(log), lambda _: None)
+    app = make_app(LogBuilder(source="").snapshot(), LineReader(path=log), live)
+    gc.unfreeze()
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            for _ in range(STEPS):
+                if app.updates and app.loading is None:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            assert gc.get_freeze_count() > 0
+            first = app.model
+            at = first.now_ms + 1000
+            interval = (  # the sample ends in a cut line: ended first
+                "\n"
+                f"TIMELINE,{at},GPU_START,grown-1,worker=0,partition=0\n"
+                f"TIMELINE,{at + 500},GPU_END,grown-1,worker=0,partition=0,gpu_ms=500\n"
+            )
+            with log.open("ab") as fh:
+                fh.write(interval.encode())
+            for _ in range(STEPS):
+                if app.model.now_ms >= at + 500:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            assert app.model.now_ms >= at + 500
+            # kept out of collections, the first model must hold no cycle: nothing but this
+            # test refers to it now (and the call's argument), so it goes when dropped
+            assert sys.getrefcount(first) == 2
+            live.halt()
+    finally:
+        gc.unfreeze()
+        live.source.close()
