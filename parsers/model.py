@@ -8,7 +8,7 @@ things (gaps, proofs, per-GPU figures) are small frozen dataclasses.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import IntEnum
 from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar, overload
@@ -313,6 +313,13 @@ class PartitionTable:
 
     def get(self, i: int) -> Partition:
         """Partition `i` as an object (for the few things inspected one at a time)."""
+        if self._parts and 0 <= i < self._rows:
+            # from the part that holds it: one row read would put every column together
+            local = i
+            for t in self._parts:
+                if local < len(t):
+                    return replace(t.get(local), index=i)
+                local -= len(t)
         a, b = int(self.seg_offsets[i]), int(self.seg_offsets[i + 1])
         segments = tuple(
             (float(s), float(e), Phase(int(k)))

@@ -372,6 +372,25 @@ def test_a_joined_table_puts_each_column_together_when_it_is_read() -> None:
     assert PartitionTable.joined(parts[:1]) is parts[0]
 
 
+def test_a_row_of_a_live_models_table_is_read_from_its_part() -> None:
+    """The inspector reads a few rows of a live model: each from the part that holds it,
+    without putting the table's columns together (every one of a long log's)."""
+    _, data = simulate(SimConfig(seed=9, proofs=40, concurrency=3))
+    half = data.index(b"\n", len(data) // 2) + 1
+    b = LogBuilder(source="t")
+    b.feed(data[:half])
+    b.snapshot()
+    b.feed(data[half:])
+    table = b.snapshot().parts
+    assert len(table._parts) == 2 and len(table._parts[0]) and len(table._parts[1])
+    joined = set(table._cols)  # what making the model read (the gaps' `queued`)
+    rows = [table.get(i) for i in range(len(table))]
+    assert set(table._cols) == joined, "no column is put together for a row"
+    whole = table.replaced()  # every column put together
+    assert rows == [whole.get(i) for i in range(len(table))]
+    assert [r.index for r in rows] == list(range(len(table)))
+
+
 # Two GPUs of two workers each, synthesis far ahead of them: each GPU is busy nearly all its
 # span and its two workers' intervals overlap (one waits on the lock while the other runs).
 GPU_BOUND = dict(gpus=2, gw=2, pw=60, concurrency=12)
