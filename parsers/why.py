@@ -129,11 +129,13 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
     for lane in model.lanes:  # the first lane of the worker that covers `at`, as drawn
         if lane.gpu != gpu or lane.worker not in mine or lane.worker in covering:
             continue
-        k = int(np.searchsorted(lane.starts, at, side="right")) - 1
-        if k >= 0 and lane.ends[k] > at:
-            i = int(lane.partition[k])
+        # the segment covering `at` (start <= at < end), read in the lane's chunks: a live
+        # model's lanes are not put together for one instant
+        seg = lane.window(at, float(np.nextafter(at, np.inf)))
+        if len(seg):
+            i = int(seg.partition[0])
             part = int(t.partition[i])
-            words = PHASES[Phase(int(lane.phases[k]))].doing
+            words = PHASES[Phase(int(seg.phases[0]))].doing
             covering[lane.worker] = WorkerState(
                 lane.worker, words, t.job_of(i), None if part < 0 else part
             )

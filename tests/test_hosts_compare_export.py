@@ -279,6 +279,43 @@ def test_worker_states_and_the_cpu_lines_near_a_gap() -> None:
             assert why.at_queue == worker_states(model, gap.gpu, float(gap.after_queued or 0))
 
 
+def test_the_workers_at_an_instant_are_read_in_a_live_models_lane_chunks() -> None:
+    """A live model's lanes are chunks (its settled part, then the rest): what each worker
+    did at an instant is read in them, not in the lanes put together, and is the segment
+    covering the instant (start <= at < end) of the worker's first lane that has one."""
+    _, data = simulate(SimConfig(seed=9, proofs=40, concurrency=3))
+    half = data.index(b"\n", len(data) // 2) + 1
+    b = LogBuilder(source="t")
+    b.feed(data[:half])
+    b.snapshot()
+    b.feed(data[half:])
+    model = b.snapshot()
+    assert any(len(lane.chunks) > 1 for lane in model.lanes)
+    t = model.parts
+    gpu = model.gpus[0].gpu
+    starts = np.concatenate([c.starts for lane in model.lanes for c in lane.chunks])
+    instants = sorted({*starts[:: max(1, len(starts) // 40)].tolist(), *model.gaps.start.tolist()})
+    got = {at: worker_states(model, gpu, at) for at in instants}
+    assert not any(lane._joined for lane in model.lanes), "no lane is put together"
+    for at, states in got.items():
+        for state in states:
+            for lane in model.lanes:
+                if lane.gpu != gpu or lane.worker != state.worker:
+                    continue
+                s, e = lane.starts, lane.ends
+                k = np.flatnonzero((s <= at) & (e > at))
+                if len(k):
+                    i = int(lane.partition[k[0]])
+                    assert (state.job, state.partition) == (
+                        t.job_of(i),
+                        t.partition[i] if t.partition[i] >= 0 else None,
+                    )
+                    assert state.state not in ("idle", "picked up")
+                    break
+            else:
+                assert state.state in ("idle", "picked up")
+
+
 def test_cli_compare_report_json(capsys: pytest.CaptureFixture[str]) -> None:
     a, b = str(SAMPLES / "p12-c15-gw1.log"), str(SAMPLES / "journal-2gpu.log")
     assert cli.main(["--compare", a, b, "--report", "--json"]) == 0
