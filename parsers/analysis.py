@@ -210,9 +210,14 @@ class LiveAnalysis:
                 snap = builder.live_snapshot(None, 0)
             cols = snap.columns
             gpu = builder.gpus_of(cols.worker, snap.worker_gpu).astype(np.int32)
-            every = make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64))
             open_rows = np.asarray(snap.open_rows, np.int64)
-            base, live = self._settle(every, now, open_rows, snap.worker_gpu)
+            # every record's rows handed over, not kept here: `_settle` drops them once split
+            base, live = self._settle(
+                make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64)),
+                now,
+                open_rows,
+                snap.worker_gpu,
+            )
             self.rebuilds += 1
         self._base = base
         window = Window(
@@ -258,20 +263,25 @@ class LiveAnalysis:
             if g in seams:
                 seams[g] = min(limit, float(t.gpu_start[idx].min()))
         rows = every.take(settled)
+        live = every.take(~settled)
+        elsewhere = np.unique(t.job[~settled].astype(np.int64))
+        # what only every record's rows held (their segments, lock and drawn ends) goes
+        # before the settled piece is made beside the two copies
+        del every, t
         bounds = {g: (-np.inf, f) for g, f in seams.items()}
         piece = make_piece(rows, window=Window(bounds, None, EMPTY_I, {}))
         r = rows.table
         reaches = ~np.isnan(r.gpu_start) & (r.gpu_end >= per_key(seams, r.gpu, np.inf))
         only_here = np.ones(len(piece.jobs.ids), dtype=bool)
-        elsewhere = np.unique(t.job[~settled].astype(np.int64))
         only_here[np.isin(piece.jobs.ids, elsewhere)] = False
         listed_ids = piece.jobs.ids[only_here]
         table = proof_table_of(take_jobs(piece.jobs, only_here), piece.rows.table)
         mask = np.zeros(int(listed_ids.max()) + 1 if len(listed_ids) else 0, dtype=bool)
         mask[listed_ids] = True
-        live = every.take(~settled)
         base = _Base(
-            piece=piece,
+            # the snapshots after read of its rows only their table and count: the
+            # builder's float columns, segment rows and drawn ends are dropped
+            piece=replace(piece, rows=_kept_rows(rows)),
             listed=Listed(
                 list(table.proofs()),
                 mask,
@@ -290,6 +300,11 @@ class LiveAnalysis:
             worker_gpu=worker_gpu,
         )
         return base, live
+
+
+def _kept_rows(rows: Rows) -> Rows:
+    """What the settled part keeps of its rows: their table and record numbers."""
+    return Rows(rows.table, _EMPTY_I, _EMPTY_F, _EMPTY_F, rows.index, {})
 
 
 def _ripe(rows: Rows, now: float) -> int:

@@ -198,6 +198,27 @@ def test_the_settled_part_is_kept_while_a_log_grows() -> None:
     assert b.live.rebuilds <= steps // 10
 
 
+def test_the_settled_part_keeps_of_its_rows_what_later_snapshots_read() -> None:
+    """The settled part is kept beside every model shown: of its rows, only their table
+    (joined into each model) and their record numbers, not the builder's float columns,
+    segment rows or drawn ends its piece was made from; the models stay those of a build."""
+    _, data = simulate(SimConfig(seed=9, proofs=40, concurrency=3))
+    half = data.index(b"\n", len(data) // 2) + 1
+    b = LogBuilder(source="t")
+    b.feed(data[:half])
+    b.snapshot()
+    b.feed(data[half:])
+    live = b.snapshot()
+    base = b.live._base
+    assert base is not None and len(base.piece.rows) > 0
+    kept = base.piece.rows
+    assert kept.floats == {} and len(kept.drawn_end) == len(kept.failed_end) == 0
+    assert len(kept.seg_part) == 0 and len(kept.table) == len(kept)
+    whole = LogBuilder(source="t")
+    whole.feed(data)
+    assert canonical(live) == canonical(build_model(whole, finished=False))
+
+
 def test_a_settled_record_written_again_makes_the_settled_part_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
