@@ -8,7 +8,7 @@ The figures are defined in docs/analysis.md.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,7 @@ from parsers.pieces import (
 )
 from parsers.records import LiveRecords, LiveSnapshot, RunRecords
 from parsers.rows import (
+    EMPTY_F,
     EMPTY_I,
     SEGMENTS_APART_ROWS,
     Rows,
@@ -304,7 +305,7 @@ class LiveAnalysis:
 
 def _kept_rows(rows: Rows) -> Rows:
     """What the settled part keeps of its rows: their table and record numbers."""
-    return Rows(rows.table, _EMPTY_I, _EMPTY_F, _EMPTY_F, rows.index, {})
+    return Rows(rows.table, EMPTY_I, EMPTY_F, EMPTY_F, rows.index, {})
 
 
 def _ripe(rows: Rows, now: float) -> int:

@@ -14,8 +14,8 @@ from textual.color import Color
 from textual.renderables.background_screen import BackgroundScreen
 from textual.widget import Widget
 
+from parsers.load import read_log
 from parsers.rawlines import LineReader
-from parsers.report import read_log
 from tui.app import make_app
 from tui.inspector import GapDetails, InspectorScreen
 from tui.screens import KeysFooter, TintedBackground

@@ -12,8 +12,8 @@ from pathlib import Path
 from conftest import SAMPLES
 
 from parsers.builder import LogBuilder
+from parsers.load import read_log
 from parsers.rawlines import LineReader
-from parsers.report import read_log
 from tui.app import make_app
 from tui.follow import FileSource, LiveLog
 from tui.lanes import LaneDrawing
