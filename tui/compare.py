@@ -11,13 +11,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from parsers.compare import Figure, compare, fmt, fmt_delta
 from parsers.model import LogModel
 from parsers.sanitize import visible
-from tui.screens import QUIT_BINDINGS
+from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 
 def _cell(f: Figure) -> Text:
@@ -75,7 +74,7 @@ def print_compare(a: LogModel, b: LogModel, console: Console) -> None:
     console.print(Group(*compare_renderables(a, b)))
 
 
-class CompareScreen(ModalScreen[None]):
+class CompareScreen(SafeModal[None]):
     """The comparison's figures over the two stacked Gantts (key `c`)."""
 
     DEFAULT_CSS = """
@@ -99,7 +98,7 @@ class CompareScreen(ModalScreen[None]):
         """The tables and verdicts, scrolled."""
         with VerticalScroll(id="compare"):
             yield Static(Group(*compare_renderables(self.before, self.after)))
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         """Title the box and take the keys."""

@@ -14,13 +14,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from parsers.durations import counted, duration
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.report import gap_cause_words
-from tui.screens import QUIT_BINDINGS, SafeModal
+from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
@@ -165,7 +165,7 @@ class ProofScreen(SafeModal[None]):
         """The proof."""
         with VerticalScroll(id="proof"):
             yield Static(id="proof-facts")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         """Fill it."""
