@@ -208,23 +208,65 @@ fn current_year() -> i64 {
     1970 + secs / 31_556_952
 }
 
+/// The event a TIMELINE field names, by its number in EVENTS.
+fn event_number(field: &[u8]) -> Option<u8> {
+    // a match on the bytes compares in place (a search of EVENTS compares each through memcmp)
+    Some(match field {
+        b"SYNTH_START" => 0,
+        b"SYNTH_END" => 1,
+        b"GPU_QUEUE" => 2,
+        b"CHAN_SEND" => 3,
+        b"GPU_PICKUP" => 4,
+        b"GPU_START" => 5,
+        b"GPU_END" => 6,
+        _ => return None,
+    })
+}
+
+/// The head of a TIMELINE line, `TIMELINE,<digits>,<EVENT>,`: its stamp (None: too long to
+/// be read here), its second and third commas (after the stamp, after the event) and its
+/// event.
+#[derive(Clone, Copy)]
+struct Head {
+    stamp: Option<i64>,
+    c2: usize,
+    c3: usize,
+    event: u8,
+}
+
+/// The head of `line` (None: not a TIMELINE line, or one of another head).
+fn timeline_head(line: &[u8]) -> Option<Head> {
+    let rest = line.strip_prefix(TIMELINE)?;
+    let digits = text::find_byte(rest, b',')?;
+    let stamp = &rest[..digits];
+    let value = if digits <= 18 {
+        Some(text::plain_digits(stamp)?)
+    } else if stamp.iter().all(u8::is_ascii_digit) {
+        None
+    } else {
+        return None;
+    };
+    if digits == 0 {
+        return None;
+    }
+    let c2 = TIMELINE.len() + digits;
+    let field = &line[c2 + 1..];
+    let len = text::find_byte(field, b',')?;
+    Some(Head {
+        stamp: value,
+        c2,
+        c3: c2 + 1 + len,
+        event: event_number(&field[..len])?,
+    })
+}
+
 /// Where another daemon line could first begin inside `line`: past the head of a TIMELINE
 /// line (`TIMELINE,<stamp>,<EVENT>,`) or the name of a timing line, where none can (no
 /// `TI`, `CU`, ESC, or digits followed by `-` there), else at 1. Most of the capital T and
 /// C a line start is searched by are in those heads.
 fn inner_search_from(line: &[u8]) -> usize {
-    if let Some(rest) = line.strip_prefix(TIMELINE) {
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits > 0 && rest.get(digits) == Some(&b',') {
-            let event = &rest[digits + 1..];
-            if let Some(e) = EVENTS
-                .iter()
-                .find(|e| event.starts_with(e) && event.get(e.len()) == Some(&b','))
-            {
-                return TIMELINE.len() + digits + 1 + e.len() + 1;
-            }
-        }
-        return 1;
+    if line.starts_with(TIMELINE) {
+        return timeline_head(line).map_or(1, |head| head.c3 + 1);
     }
     [&b"CUZK_TIMING: "[..], b"CUZK_NTT_H: "]
         .iter()
@@ -251,24 +293,38 @@ fn kv_last<'a>(kv: &[(&[u8], &'a [u8])], key: &[u8]) -> Option<&'a [u8]> {
     kv.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
-/// The fields of a TIMELINE line (None: malformed).
-fn timeline_event(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option<Event> {
-    // the first four fields and the rest (as `splitn(5, ',')` gives them), found with memchr
-    let mut commas = memchr::memchr_iter(b',', line);
-    let (Some(c1), Some(c2), Some(c3)) = (commas.next(), commas.next(), commas.next()) else {
-        return None;
+/// The fields of a TIMELINE line, its head read already when it is the common one (None:
+/// malformed).
+fn timeline_event(
+    line: &[u8],
+    head: Option<Head>,
+    out: &mut Batch,
+    jobs: &mut JobNumbers,
+) -> Option<Event> {
+    // the first four fields and the rest (as `splitn(5, ',')` gives them)
+    let (stamp_raw, event, c3) = match head {
+        Some(h) => (&line[TIMELINE.len()..h.c2], h.event, h.c3),
+        None => {
+            let mut commas = memchr::memchr_iter(b',', line);
+            let (Some(c1), Some(c2), Some(c3)) = (commas.next(), commas.next(), commas.next())
+            else {
+                return None;
+            };
+            (&line[c1 + 1..c2], event_number(&line[c2 + 1..c3])?, c3)
+        }
     };
-    let c4 = commas.next();
-    let (stamp_raw, event) = (&line[c1 + 1..c2], &line[c2 + 1..c3]);
+    let c4 = text::find_byte(&line[c3 + 1..], b',').map(|c| c + c3 + 1);
     let job = &line[c3 + 1..c4.unwrap_or(line.len())];
-    let event = EVENTS.iter().position(|e| *e == event)? as u8;
     let mut detail: &[u8] = c4.map_or(&[][..], |c| &line[c + 1..]);
-    let stamp = text::parse_int(stamp_raw)?;
+    let stamp = match head.and_then(|h| h.stamp) {
+        Some(stamp) => stamp,
+        None => text::parse_int(stamp_raw)?,
+    };
     let mut partition: Option<i64> = None;
     let mut worker: Option<i64> = None;
     let mut snap = false;
     if let Some(rest) = detail.strip_prefix(b"partition=") {
-        match memchr::memchr(b',', detail) {
+        match text::find_byte(detail, b',') {
             Some(comma) if comma > 0 => {
                 partition = Some(text::parse_int(&detail[10..comma])?);
                 detail = &detail[comma + 1..];
@@ -276,12 +332,12 @@ fn timeline_event(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option
             _ => partition = Some(text::parse_int(rest)?),
         }
     } else if let Some(rest) = detail.strip_prefix(b"worker=") {
-        match memchr::memchr(b',', detail) {
+        match text::find_byte(detail, b',') {
             Some(comma) if comma > 0 => {
                 worker = Some(text::parse_int(&detail[7..comma])?);
                 if detail[comma + 1..].starts_with(b"partition=") {
                     let after = &detail[comma + 11..];
-                    let end = memchr::memchr(b',', &detail[comma + 1..]).map(|e| e + comma + 1);
+                    let end = text::find_byte(&detail[comma + 1..], b',').map(|e| e + comma + 1);
                     partition = Some(text::parse_int(match end {
                         Some(end) if end > 0 => &detail[comma + 11..end.max(comma + 11)],
                         _ => after,
@@ -291,7 +347,7 @@ fn timeline_event(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option
             _ => worker = Some(text::parse_int(rest)?),
         }
     }
-    if partition.is_none() && memchr::memchr(b'=', detail).is_some() {
+    if partition.is_none() && text::find_byte(detail, b'=').is_some() {
         let kv = detail_pairs(detail);
         let raw = kv_last(&kv, b"partition").or_else(|| {
             let s = kv_last(&kv, b"snap_partition");
@@ -491,6 +547,19 @@ impl Reader {
             }
             self.flush_fragment(out);
         }
+        // the common lines, read straight away when no line begins past their head (where
+        // `find_line_start` would look): a TIMELINE line, its head read once, a timing line
+        if let Some(head) = timeline_head(line) {
+            if !text::holds_marker(&line[head.c3 + 1..]) {
+                self.timeline(line, Some(head), line_no, out);
+                return;
+            }
+        } else if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
+            if !text::holds_marker(body) {
+                self.timing(body, false, line_no, out);
+                return;
+            }
+        }
         match text::find_line_start(line, inner_search_from(line)) {
             None => self.logical(line, line_no, out),
             Some(m) => {
@@ -551,26 +620,11 @@ impl Reader {
 
     fn logical(&mut self, line: &[u8], line_no: u64, out: &mut Batch) {
         if line.starts_with(TIMELINE) {
-            let event = timeline_event(line, out, &mut self.jobs);
-            // offsets jumping back by more than disorder explains: the daemon restarted (the
-            // stamp is the first field, read again only when the line is malformed)
-            let first = event.map(|e| e.stamp).or_else(|| {
-                line[TIMELINE.len()..]
-                    .split(|&b| b == b',')
-                    .next()
-                    .and_then(text::parse_int)
-            });
-            out.items.push(Item::Timeline {
-                line_no,
-                first,
-                event,
-            });
-            return;
-        }
-        let timing = if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
-            classify(body, false)
+            self.timeline(line, timeline_head(line), line_no, out);
+        } else if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
+            self.timing(body, false, line_no, out);
         } else if let Some(body) = line.strip_prefix(b"CUZK_NTT_H: ") {
-            classify(body, true)
+            self.timing(body, true, line_no, out);
         } else {
             let first = line.first().copied().unwrap_or(0);
             if first == 0x1b || (first.is_ascii_digit() && text::stdout_start_at(line, 0)) {
@@ -579,19 +633,39 @@ impl Reader {
             } else {
                 out.items.push(Item::Other);
             }
-            return;
-        };
+        }
+    }
+
+    /// A TIMELINE line (`head`: its head, when it is the common one).
+    fn timeline(&mut self, line: &[u8], head: Option<Head>, line_no: u64, out: &mut Batch) {
+        let event = timeline_event(line, head, out, &mut self.jobs);
+        // offsets jumping back by more than disorder explains: the daemon restarted (the
+        // stamp is the first field, read again only when the line is malformed)
+        let first = event.map(|e| e.stamp).or_else(|| {
+            line[TIMELINE.len()..]
+                .split(|&b| b == b',')
+                .next()
+                .and_then(text::parse_int)
+        });
+        out.items.push(Item::Timeline {
+            line_no,
+            first,
+            event,
+        });
+    }
+
+    /// A timing line's body (the text after `CUZK_TIMING: `, or `CUZK_NTT_H: `).
+    fn timing(&mut self, body: &[u8], ntt_h: bool, line_no: u64, out: &mut Batch) {
+        let timing = classify(body, ntt_h);
         out.items.push(Item::Timing(timing));
-        if timing == Timing::Other {
-            if let Some(body) = line.strip_prefix(b"CUZK_TIMING: ") {
-                cpu_values(body, |kind, value| {
-                    out.items.push(Item::Cpu {
-                        line_no,
-                        kind,
-                        value,
-                    });
+        if timing == Timing::Other && !ntt_h {
+            cpu_values(body, |kind, value| {
+                out.items.push(Item::Cpu {
+                    line_no,
+                    kind,
+                    value,
                 });
-            }
+            });
         }
     }
 
@@ -677,6 +751,77 @@ mod tests {
                 String::from_utf8_lossy(&line)
             );
         }
+    }
+
+    #[test]
+    fn each_event_is_numbered_by_its_place_in_events() {
+        for (k, name) in EVENTS.iter().enumerate() {
+            assert_eq!(event_number(name), u8::try_from(k).ok());
+        }
+        assert_eq!(event_number(b"GPU_STAR"), None);
+        assert_eq!(event_number(b"GPU_START,"), None);
+    }
+
+    #[test]
+    fn a_timeline_line_read_by_its_head_gives_what_its_commas_give() {
+        let stamps: [&[u8]; 6] = [b"1282", b"0", b"99999999999999999999", b"12a", b"", b" 5"];
+        let events: [&[u8]; 6] = [
+            b"GPU_START",
+            b"SYNTH_START",
+            b"GPU_STAR",
+            b"GPU_END",
+            b"CHAN_SEND",
+            b"GPU_START,",
+        ];
+        let details: [&[u8]; 12] = [
+            b"porep-1-2",
+            b",",
+            b",partition=",
+            b"partition=",
+            b",worker=",
+            b"worker=",
+            b"3",
+            b"-1",
+            b",kind=snap",
+            b",snap_partition=4",
+            b"=",
+            b" ",
+        ];
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let mut heads = 0;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let pick = |shift: u32, n: usize| ((seed >> shift) % n as u64) as usize;
+            let mut line = b"TIMELINE,".to_vec();
+            line.extend_from_slice(stamps[pick(4, 6)]);
+            line.push(b',');
+            line.extend_from_slice(events[pick(8, 6)]);
+            line.push(b',');
+            for k in 0..pick(12, 8) {
+                line.extend_from_slice(details[pick(16 + 4 * k as u32, 12)]);
+            }
+            let Some(head) = timeline_head(&line) else {
+                continue;
+            };
+            heads += 1;
+            let read = |head: Option<Head>| {
+                let (mut out, mut jobs) = (Batch::default(), JobNumbers::default());
+                timeline_event(&line, head, &mut out, &mut jobs).map(|e| {
+                    let kind = e.kind.map(|k| out.get(k).to_vec());
+                    let job = out.get(e.job).to_vec();
+                    (e.stamp, e.event, job, e.partition, e.worker, e.snap, kind)
+                })
+            };
+            assert_eq!(
+                read(Some(head)),
+                read(None),
+                "{}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+        assert!(heads > 20_000, "{heads} lines with a head");
     }
 
     #[test]

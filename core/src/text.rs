@@ -8,8 +8,10 @@ pub const TIMELINE: &[u8] = b"TIMELINE,";
 /// when it is not one or does not fit in 64 bits.
 pub fn parse_int(raw: &[u8]) -> Option<i64> {
     // most numbers of a log are a few plain digits: no sign, no space, too short to overflow
-    if !raw.is_empty() && raw.len() <= 18 && raw.iter().all(u8::is_ascii_digit) {
-        return Some(raw.iter().fold(0i64, |v, &b| v * 10 + i64::from(b - b'0')));
+    if !raw.is_empty() && raw.len() <= 18 {
+        if let Some(v) = plain_digits(raw) {
+            return Some(v);
+        }
     }
     let s = trim(raw);
     let (neg, digits) = match s.first()? {
@@ -30,9 +32,85 @@ pub fn parse_int(raw: &[u8]) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// The number that `raw` (at most 18 bytes) spells in plain digits, read in one pass (None:
+/// a byte that is not a digit).
+pub fn plain_digits(raw: &[u8]) -> Option<i64> {
+    let mut v = 0i64;
+    for &b in raw {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(d); // 18 digits fit
+    }
+    Some(v)
+}
+
 /// A duration field: `123` or `123ms`.
 pub fn parse_ms(raw: &[u8]) -> Option<i64> {
     parse_int(raw.strip_suffix(b"ms").unwrap_or(raw))
+}
+
+/// Eight bytes of `bytes` from `at` (which has eight), as one word.
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]))
+}
+
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// The high bit of each zero byte of `v`, exactly (no carry crosses a byte).
+fn zero_bytes(v: u64) -> u64 {
+    !(((v & LOW7) + LOW7) | v | LOW7)
+}
+
+/// The first `byte` of `hay`, eight bytes at a time: for the few bytes of a field, where
+/// setting up memchr's search costs more than the search.
+pub fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
+    let n = hay.len();
+    if n < 8 {
+        return hay.iter().position(|&b| b == byte);
+    }
+    let pattern = u64::from_ne_bytes([byte; 8]);
+    let at = |k: usize| {
+        let m = zero_bytes(word_at(hay, k) ^ pattern);
+        (m != 0).then(|| k + (m.trailing_zeros() / 8) as usize)
+    };
+    let mut k = 0;
+    while k + 8 <= n {
+        if let Some(found) = at(k) {
+            return Some(found);
+        }
+        k += 8;
+    }
+    // the last eight bytes: those read already held none
+    if k < n {
+        at(n - 8)
+    } else {
+        None
+    }
+}
+
+/// Whether `bytes` holds a `T`, a `C` or an ESC, eight bytes at a time: where the rest of a
+/// line is known to begin no daemon line (`find_line_start` looks only at those bytes),
+/// that costs less than setting up memchr's search for them.
+pub fn holds_marker(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    if n < 8 {
+        return bytes.iter().any(|&b| b == b'T' || b == b'C' || b == 0x1b);
+    }
+    let marked = |k: usize| {
+        let w = word_at(bytes, k);
+        let [t, c, esc] = [b'T', b'C', 0x1b].map(|b| zero_bytes(w ^ u64::from_ne_bytes([b; 8])));
+        t | c | esc != 0
+    };
+    let mut k = 0;
+    while k + 8 <= n {
+        if marked(k) {
+            return true;
+        }
+        k += 8;
+    }
+    k < n && marked(n - 8)
 }
 
 /// `raw` without leading and trailing ASCII whitespace.
@@ -529,6 +607,39 @@ mod tests {
         assert_eq!(parse_int(b"+7"), Some(7));
         assert_eq!(parse_int(b"-"), None);
         assert_eq!(parse_int(b"1 2"), None);
+    }
+
+    #[test]
+    fn a_byte_is_found_eight_at_a_time_where_a_search_finds_it() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // a few kinds of byte, the high ones too (no carry may cross a byte)
+        let kinds = [
+            b',', b'T', b'C', 0x1b, b'a', 0x80, 0xff, 0x00, b'+', b'a', b'a',
+        ];
+        for _ in 0..20_000 {
+            let n = (next() % 40) as usize;
+            let bytes: Vec<u8> = (0..n)
+                .map(|_| kinds[(next() % kinds.len() as u64) as usize])
+                .collect();
+            for byte in [b',', b'T', 0x00, 0xff, 0x80] {
+                assert_eq!(
+                    find_byte(&bytes, byte),
+                    bytes.iter().position(|&b| b == byte),
+                    "{bytes:?} {byte}"
+                );
+            }
+            assert_eq!(
+                holds_marker(&bytes),
+                memchr::memchr3(b'T', b'C', 0x1b, &bytes).is_some(),
+                "{bytes:?}"
+            );
+        }
     }
 
     #[test]
