@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -240,6 +241,14 @@ class CuzkApp(App[None]):
         self.gantt.live = self.gantt.pinned = False
         self.notify(self.status, severity="error", timeout=30)
         self._refresh_text()
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key that arrives once no screen is left (the app is ending: keys typed faster
+        than it answers are still queued) is dropped: Textual would look for the screen to
+        give it to and fail with ScreenStackError."""
+        if isinstance(event, events.Key) and not self.screen_stack:
+            return
+        await super().on_event(event)
 
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
