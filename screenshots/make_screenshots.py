@@ -26,14 +26,14 @@ SAMPLES = ROOT / "tests" / "samples"
 
 
 def _app(name: str) -> CuzkApp:
-    if name in BEYOND:
-        return BEYOND[name]()
+    if name in COMPOSED:
+        return COMPOSED[name]()
     path = SAMPLES / f"{name}.log"
     return make_app(read_log(path), LineReader(path=path))
 
 
 def _hosts_app() -> CuzkApp:
-    """Two hosts on the wall clock (issue 11)."""
+    """Two hosts on the wall clock."""
     paths = [SAMPLES / "curio-mixed.log", SAMPLES / "journal-2gpu.log"]
     merged = merge([read_log(p) for p in paths], ["gpu-a", "gpu-b"])
     app = make_app(merged.model, HostLines(merged, [LineReader(path=p) for p in paths]))
@@ -42,7 +42,7 @@ def _hosts_app() -> CuzkApp:
 
 
 def _compare_app() -> CuzkApp:
-    """Two runs, each from its own start (issue 11)."""
+    """Two runs, each from its own start."""
     runs = [read_log(SAMPLES / f"{n}.log") for n in ("p12-c15-gw1", "p12-gw2-merged")]
     merged = merge(runs, ["p12-c15-gw1.log", "p12-gw2-merged.log"], START)
     app = make_app(merged.model, LineReader(data=b""), compared=(runs[0], runs[1]))
@@ -50,7 +50,7 @@ def _compare_app() -> CuzkApp:
     return app
 
 
-BEYOND = {"<hosts>": _hosts_app, "<compare>": _compare_app}
+COMPOSED = {"<hosts>": _hosts_app, "<compare>": _compare_app}
 
 
 async def _zoom_on_lock_wait(pilot: Pilot[None]) -> None:
