@@ -8,6 +8,7 @@ while nothing arrives the thread sleeps on an event.
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import tempfile
@@ -274,17 +275,21 @@ class StreamSource:
     Args:
         stream: a pipe's file descriptor (waited on with select), or a binary file object.
         name: shown as the log's name.
+        spool: keep what was read (False: no raw line is shown, and a pipe read for weeks
+            fills no disk; the input cannot be read again if the core fails).
     """
 
-    def __init__(self, stream: int | BinaryIO, name: str = "stdin") -> None:
+    def __init__(self, stream: int | BinaryIO, name: str = "stdin", spool: bool = True) -> None:
         self.name = name
         self.fd = stream if isinstance(stream, int) else -1
         self.stream = None if isinstance(stream, int) else stream
-        fd_spool, spool_name = temporary_file(
-            lambda: tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
-        )
-        self.spool_path = Path(spool_name)
-        self._spool = os.fdopen(fd_spool, "wb")
+        self._spool: BinaryIO | None = None
+        if spool:  # spool_path names the spool only where there is one
+            fd_spool, spool_name = temporary_file(
+                lambda: tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
+            )
+            self.spool_path = Path(spool_name)
+            self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False
         self.stopped = ""  # why reading stopped before the input's end, in words
         self._last_data: float | None = None
@@ -324,6 +329,8 @@ class StreamSource:
             self.closed = True
             return TailRead(b"", TailState.DELETED)
         self._last_data = time.time()
+        if self._spool is None:
+            return TailRead(data, TailState.GROWING, more=True)
         folder = self.spool_path.parent
         try:
             if not self._room_for(len(data)):
@@ -352,16 +359,23 @@ class StreamSource:
         """Remove the spool (and close a decompressing reader), whatever its last flush does
         (a full disk fails it: the spool must go all the same)."""
         try:
-            self._spool.close()
+            if self._spool is not None:
+                self._spool.close()
         except OSError:
             pass  # what was not written is not needed: the file goes
         finally:
-            self.spool_path.unlink(missing_ok=True)
+            if self._spool is not None:
+                self.spool_path.unlink(missing_ok=True)
             if self.stream is not None:
                 self.stream.close()
 
     def read_again(self) -> Iterator[bytes]:
-        """The bytes read so far, from the spool that holds them."""
+        """The bytes read so far, from the spool that holds them.
+
+        Raises: OSError: there is no spool.
+        """
+        if self._spool is None:
+            raise OSError(errno.ESPIPE, "what was read was not kept")
         self._spool.flush()
         with open(self.spool_path, "rb") as fh:
             while data := fh.read(STDIN_READ):
