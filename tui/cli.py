@@ -1,4 +1,4 @@
-"""The `cuzk-tui` command: open the viewer, or print the report.
+"""The `cuzk-tui` command: open the viewer, print the report, or serve the metrics.
 
 The one place where a failure becomes what the user sees: every `CuzkError` raised below
 (parsers/errors.py) is one line on standard error and its exit status here.
@@ -109,6 +109,10 @@ def _main(argv: list[str] | None) -> int:
     for stream in (sys.stdout, sys.stderr):
         use_ascii_stand_ins(stream, parsed.ascii)
     options = options_of(parsed)  # several logs, --compare, exports: tui/multi.py
+    if options.serve_metrics is not None:
+        from tui.exporter import run_exporter
+
+        return run_exporter(options)
     if options.multi:
         from tui.multi import run_multi
 

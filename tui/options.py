@@ -82,6 +82,28 @@ def replay_speed(text: str) -> float:
     return value
 
 
+DEFAULT_BIND = "127.0.0.1"  # --serve-metrics PORT: this machine only, unless told otherwise
+MAX_PORT = 65535
+
+
+def listen_address(text: str) -> tuple[str, int]:
+    """An argparse type: --serve-metrics's HOST:PORT (`PORT` or `:PORT`: DEFAULT_BIND;
+    `[::1]:PORT` for an IPv6 address; port 0: any free one)."""
+    host, _, port = text.rpartition(":")
+    bracketed = len(host) >= 2 and host[0] == "[" and host[-1] == "]"
+    if bracketed:
+        host = host[1:-1]
+    if not (port.isascii() and port.isdigit()) or (bracketed and not host):
+        raise argparse.ArgumentTypeError(f"not HOST:PORT (e.g. 127.0.0.1:9100): {text!r}")
+    if ":" in host and not bracketed:
+        raise argparse.ArgumentTypeError(f"put an IPv6 address in brackets, [::1]:9100: {text!r}")
+    if any(c.isspace() or not c.isprintable() or c in "[]/" for c in host):
+        raise argparse.ArgumentTypeError(f"not a host name or address: {text!r}")
+    if int(port) > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"port must be at most {MAX_PORT}: {text!r}")
+    return host or DEFAULT_BIND, int(port)
+
+
 def time_option(text: str) -> TimeSpec:
     """An argparse type: --from/--to, an offset or a wall-clock time (parsers/timespec.py)."""
     from parsers.timespec import parse_time
@@ -183,7 +205,8 @@ def make_parser() -> argparse.ArgumentParser:
         "--name",
         action="append",
         metavar="NAME",
-        help="name a log's lanes (repeat once per log, in order; default: the file name)",
+        help="name a log's lanes (repeat once per log, in order; default: the file name); "
+        "with --serve-metrics, the host label",
     )
     p.add_argument(
         "--export-trace",
@@ -212,6 +235,14 @@ def make_parser() -> argparse.ArgumentParser:
         type=time_option,
         metavar="T1",
         help="export only up to T1 (the same forms; a time of day: the first one after T0)",
+    )
+    p.add_argument(
+        "--serve-metrics",
+        type=listen_address,
+        metavar="HOST:PORT",
+        help="follow the log without the viewer and serve its figures on /metrics for "
+        f"Prometheus (PORT alone: {DEFAULT_BIND}; --name sets the host label, default: this "
+        "machine's name)",
     )
     p.add_argument(
         "--ascii",
@@ -291,6 +322,7 @@ class Options:
     time_to: TimeSpec | None
     ascii: bool
     no_clipboard: bool
+    serve_metrics: tuple[str, int] | None = None  # where /metrics is served (tui/exporter.py)
 
     @property
     def exporting(self) -> bool:
@@ -360,6 +392,8 @@ def options_of(ns: argparse.Namespace) -> Options:
         raise OptionError(f"--name given {len(ns.name)} times for {len(read)} logs (once per log)")
     exporting = ns.export_trace is not None or ns.export_csv is not None
     check_window(ns.time_from, ns.time_to, exporting)
+    if ns.serve_metrics is not None:
+        check_serving(ns, read, exporting)
     multi = compare is not None or len(read) > 1 or exporting
     log = logs[0] if len(logs) == 1 else None
     export_trace, export_csv = ns.export_trace, ns.export_csv
@@ -384,7 +418,7 @@ def options_of(ns: argparse.Namespace) -> Options:
             raise OptionError("no log given (try: cuzk-tui --demo)")
         if ns.json and not ns.report:
             raise OptionError("--json goes with --report")
-        if not ns.report:
+        if not ns.report and ns.serve_metrics is None:
             screenshot_dir = checked_screenshot_dir(ns.screenshot_dir)
     return Options(
         logs=tuple(logs),
@@ -409,7 +443,22 @@ def options_of(ns: argparse.Namespace) -> Options:
         time_to=ns.time_to,
         ascii=ns.ascii,
         no_clipboard=ns.no_clipboard,
+        serve_metrics=ns.serve_metrics,
     )
+
+
+def check_serving(ns: argparse.Namespace, read: list[str], exporting: bool) -> None:
+    """--serve-metrics follows one log, headless: nothing else to show or write."""
+    if ns.report or exporting or ns.compare:
+        raise OptionError(
+            "--serve-metrics serves one log's figures (not with --report, --compare or an export)"
+        )
+    if ns.demo or ns.replay is not None or ns.no_follow:
+        raise OptionError(
+            "--serve-metrics follows a log (not with --demo, --replay or --no-follow)"
+        )
+    if len(read) != 1:
+        raise OptionError(f"--serve-metrics follows one log ({len(read)} given)")
 
 
 def check_window(t0: TimeSpec | None, t1: TimeSpec | None, exporting: bool) -> None:

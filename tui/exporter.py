@@ -1,0 +1,207 @@
+"""The Prometheus exporter (`cuzk-tui LOG --serve-metrics HOST:PORT`): the viewer's follower
+without the viewer, its latest model served on /metrics (the families: parsers/metrics.py).
+
+Headless: Textual is not imported. The follower (tui/follow.py `LiveLog`) runs in the main
+thread with its CPU budget; the HTTP server answers on a thread of its own, and a scrape
+reads the latest model (its figures made once per model, their cost charged to the budget).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from types import FrameType
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client.core import Metric
+from prometheus_client.registry import Collector
+
+from parsers.errors import CoreFailure, CuzkError
+from parsers.load import check_log_path, check_stdin
+from parsers.metrics import Carried, Figures, LogHealth, families, figures_of, settled_limit
+from parsers.model import LogModel
+from parsers.sanitize import visible
+from parsers.sources import compression
+from tui.follow import CpuBudget, FileSource, InputState, LiveLog, Source, StreamSource, Update
+from tui.options import Options
+
+STATES = tuple(s.value for s in InputState)
+SIGINT_STATUS = 130  # the shell's status for a command ended by ctrl+c
+
+
+class LiveCollector(Collector):
+    """The metrics of the follower's latest model, made when Prometheus scrapes.
+
+    `take` is the follower's `on_update`; `collect` runs on the server's thread.
+
+    Args:
+        host: the `host` label.
+    """
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self._lock = threading.Lock()
+        self._update: Update | None = None
+        self._figures: tuple[tuple[LogModel, float], Figures] | None = None  # the latest made
+        self.carried = Carried()
+        self.source: Source | None = None
+        self.budget: CpuBudget | None = None
+
+    @property
+    def latest(self) -> Update | None:
+        """The follower's latest update."""
+        with self._lock:
+            return self._update
+
+    def take(self, update: Update) -> None:
+        """The follower's new update: a new run carries the counters of the last one on."""
+        with self._lock:
+            if update.restarted and self._update is not None:
+                self.carried.new_run(self._figures_of(self._update.model).counters)
+            self._update = update
+
+    def _figures_of(self, model: LogModel, quiet_s: float = 0.0) -> Figures:
+        """The model's figures (the lock held), made once per model and settled limit
+        (parsers/metrics.py `settled_limit`); what they cost is charged to the follower's
+        CPU budget, as the viewer's redraw is."""
+        limit = settled_limit(model, quiet_s * 1000)
+        if self._figures is not None:
+            (made_of, made_limit), figures = self._figures
+            if made_of is model and made_limit == limit:
+                return figures
+        cpu = time.thread_time()
+        figures = figures_of(model, quiet_s * 1000)
+        if self.budget is not None:
+            self.budget.charge(time.thread_time() - cpu)
+        self._figures = ((model, limit), figures)
+        return figures
+
+    def _quiet_s(self) -> float | None:
+        """Seconds since the input last grew (None: not known)."""
+        changed = self.source.last_change() if self.source is not None else None
+        return None if changed is None else max(0.0, time.time() - changed)
+
+    def describe(self) -> Iterable[Metric]:
+        """Nothing to check at registration (the families depend on the log)."""
+        return ()
+
+    def collect(self) -> Iterable[Metric]:
+        """The families of the latest model (none before the first one)."""
+        quiet_s = self._quiet_s()
+        with self._lock:
+            update = self._update
+            if update is None:
+                return []
+            figures = self._figures_of(update.model, quiet_s or 0.0)
+            counted = self.carried.counted(figures.counters)
+        health = LogHealth(update.state.value, STATES, quiet_s)
+        return list(families(figures, counted, self.host, health))
+
+
+def open_source(log: str) -> Source:
+    """The log to follow: a file, or standard input (not spooled: the exporter shows no
+    raw line, and `journalctl -f |` runs for weeks).
+
+    Raises: CuzkError: it cannot be followed.
+    """
+    if log == "-":
+        check_stdin()
+        if os.isatty(0):
+            raise CuzkError(
+                "- reads the log from standard input, which is the terminal "
+                "(try: journalctl -u cuzk -f | cuzk-tui - --serve-metrics ...)"
+            )
+        return StreamSource(0, spool=False)
+    path = check_log_path(log)
+    if compression(path) is not None:
+        raise CuzkError(f"a compressed log does not grow: {log} (try --report)")
+    try:
+        return FileSource(path)
+    except OSError as exc:
+        raise CuzkError(f"cannot read {log}: {exc.strerror or exc}") from None
+
+
+def url_of(server: WSGIServer) -> str:
+    """Where the server answers, as a URL (an IPv6 address in brackets)."""
+    raw, port = server.server_address[:2]
+    host = raw if isinstance(raw, str) else raw.decode()
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/metrics"
+
+
+def bind(address: tuple[str, int], registry: CollectorRegistry) -> WSGIServer:
+    """Serve `registry` on `address` (on a thread of its own).
+
+    Raises: CuzkError: the address cannot be bound (in use, not this machine's, no right).
+    """
+    host, port = address
+    try:
+        server, _ = start_http_server(port, addr=host, registry=registry)
+    except OSError as exc:
+        shown = f"[{host}]" if ":" in host else host
+        why = exc.strerror or str(exc) or type(exc).__name__
+        raise CuzkError(f"cannot serve metrics on {shown}:{port}: {why}") from None
+    return server
+
+
+def host_label(options: Options) -> str:
+    """The `host` label: --name, else this machine's name."""
+    return options.name[0] if options.name else socket.gethostname()
+
+
+def run_exporter(options: Options) -> int:
+    """Follow the log and serve its metrics until SIGTERM (status 0) or SIGINT (130), or
+    until standard input ends (0).
+
+    Raises: CuzkError: the log cannot be followed or the address not bound; CoreFailure:
+    the core failed again on the log.
+    """
+    assert options.log is not None and options.serve_metrics is not None  # options_of
+    collector = LiveCollector(host_label(options))
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    source = open_source(options.log)
+    try:
+        server = bind(options.serve_metrics, registry)
+    except CuzkError:
+        source.close()
+        raise
+    live = LiveLog(source, collector.take, options.workers_per_gpu)
+    collector.source, collector.budget = source, live.budget
+    ended_by: list[int] = []
+
+    def end(signum: int, frame: FrameType | None) -> None:
+        ended_by.append(signum)
+        live.halt()
+
+    previous = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        print(f"cuzk-tui: serving metrics on {url_of(server)}", file=sys.stderr, flush=True)
+        live.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        server.shutdown()
+        server.server_close()
+        source.close()
+    if ended_by:
+        return SIGINT_STATUS if ended_by[0] == signal.SIGINT else 0
+    return _ended(collector.latest, options.log)
+
+
+def _ended(update: Update | None, log: str) -> int:
+    """The follower stopped by itself: the core failed for good, or the input ended."""
+    if update is not None and update.state is InputState.CORE_FAILED:
+        raise CoreFailure(f"the core failed on {log}: {update.detail}")
+    if update is not None and update.state is InputState.STOPPED:
+        raise CuzkError(f"stopped reading {log}: {update.detail}")
+    name = "standard input" if log == "-" else visible(Path(log).name)
+    print(f"cuzk-tui: {name} ended: stopped serving metrics", file=sys.stderr)
+    return 0
