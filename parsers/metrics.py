@@ -120,17 +120,16 @@ def settled_split(model: LogModel, until: dict[int, float]) -> dict[int, Breakdo
     hi = np.full(len(seg_part), math.inf)
     for g, x in cut.items():
         hi[gpu_of_seg == g] = x
-    inf = np.full(len(seg_part), math.inf)
-    clipped = clipped_split(t, seg_part, -inf, hi)
-    drawn = clipped_split(t, seg_part, -inf, inf)
-    kernel_ms = {g.gpu: g.kernel_busy_ms for g in model.gpus}
+    clipped = clipped_split(t, seg_part, np.full(len(seg_part), -math.inf), hi)
+    # the kernel phase of a split is the union of the kernel segments (it comes first)
+    scales = {
+        g.gpu: g.kernel_busy_ms / g.kernel.total_ms if g.kernel.total_ms > 0 else 1.0
+        for g in model.gpus
+    }
     out = dict(whole)
     for g in cut:
         part = clipped.get(g, Breakdown(g, 0.0, {}))
-        segments_kernel = drawn[g].phase_ms.get(Phase.KERNEL, 0.0) if g in drawn else 0.0
-        have = part.phase_ms.get(Phase.KERNEL, 0.0)
-        scale = kernel_ms.get(g, 0.0) / segments_kernel if segments_kernel > 0 else 1.0
-        out[g] = with_kernel(part, have * scale)
+        out[g] = with_kernel(part, part.phase_ms.get(Phase.KERNEL, 0.0) * scales.get(g, 1.0))
     return out
 
 

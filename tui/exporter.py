@@ -34,6 +34,9 @@ from tui.options import Options
 
 STATES = tuple(s.value for s in InputState)
 SIGINT_STATUS = 130  # the shell's status for a command ended by ctrl+c
+# how long the log has been quiet counts in steps of this: a model's figures are made once
+# while lines come, and again at most this often while the log is quiet (settled_limit)
+QUIET_STEP_S = 10.0
 
 
 class LiveCollector(Collector):
@@ -88,6 +91,10 @@ class LiveCollector(Collector):
         changed = self.source.last_change() if self.source is not None else None
         return None if changed is None else max(0.0, time.time() - changed)
 
+    def _quiet_steps_s(self, quiet_s: float | None) -> float:
+        """`quiet_s` in whole QUIET_STEP_S (0: not known)."""
+        return 0.0 if quiet_s is None else QUIET_STEP_S * (quiet_s // QUIET_STEP_S)
+
     def describe(self) -> Iterable[Metric]:
         """Nothing to check at registration (the families depend on the log)."""
         return ()
@@ -99,7 +106,7 @@ class LiveCollector(Collector):
             update = self._update
             if update is None:
                 return []
-            figures = self._figures_of(update.model, quiet_s or 0.0)
+            figures = self._figures_of(update.model, self._quiet_steps_s(quiet_s))
             counted = self.carried.counted(figures.counters)
         health = LogHealth(update.state.value, STATES, quiet_s)
         return list(families(figures, counted, self.host, health))
