@@ -11,9 +11,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from conftest import SAMPLES
+from scrape import exposition, scraped
+
 from parsers.load import model_of_bytes
-from tests.conftest import SAMPLES
-from tests.test_metrics import exposition, scraped
 from tui.options import options_of, parse_args
 
 CONTRIB = Path(__file__).resolve().parent.parent / "contrib"

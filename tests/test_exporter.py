@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from conftest import SAMPLES
+from helpers import wait_for
 
 from parsers.builder import LogBuilder
 from parsers.load import model_of_bytes
 from parsers.metrics import BUSY, SPAN, figures_of
 from parsers.report import report_dict
-from tests.conftest import SAMPLES
-from tests.helpers import wait_for
 from tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,9 @@ def test_an_address_not_of_this_machine_is_one_line(capsys: pytest.CaptureFixtur
     assert "cannot serve metrics on 192.0.2.1:9100: " in capsys.readouterr().err
 
 
-def test_a_compressed_log_is_not_followed(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_a_compressed_log_is_not_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import gzip
 
     packed = tmp_path / "cuzk.log.gz"
