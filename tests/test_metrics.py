@@ -10,9 +10,11 @@ import subprocess
 
 import pytest
 from conftest import SAMPLE_NAMES, SAMPLES
-from helpers import build, simulate
+from helpers import build
 from scrape import Samples, exposition, scraped
 
+from cuzksim.config import SimConfig, random_config
+from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.load import model_of_bytes
 from parsers.metrics import (
@@ -24,7 +26,6 @@ from parsers.metrics import (
     figures_of,
 )
 from parsers.report import report_dict
-from parsers.simulate import SimConfig, random_config
 
 
 def sample(samples: Samples, name: str, **labels: str) -> float:
