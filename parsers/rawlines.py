@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import bisect
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from parsers.linefacts import LineFacts, LineStarts
 
 BLOCK_BYTES = 1 << 20
+CHUNK_BYTES = 1 << 20  # what `chunks` and `chunks_back` hand over at a time, about
 
 
 class RawLine(NamedTuple):
@@ -155,3 +158,84 @@ class LineReader:
                     break
             offset += cut + 1
         return out
+
+    def line_count(self) -> int:
+        """How many complete lines the log holds now (an unfinished last line is not one).
+
+        With the core's index only what it had not read is read; without it, the whole
+        file is counted once (the index is kept)."""
+        self._take_core_index()
+        self._extend_index(sys.maxsize)
+        return self._first_line[-1] - 1
+
+    def _start_of(self, line: int) -> tuple[int, int]:
+        """The byte offset where `line` starts, and `line`; past the last complete line,
+        where the complete lines end and the number the next line would have."""
+        line = max(line, 1)
+        self._take_core_index()
+        self._extend_index(line)
+        k = bisect.bisect_right(self._first_line, line) - 1
+        offset, line_no = self._offsets[k], self._first_line[k]
+        while line_no < line:
+            block = self._read(offset, BLOCK_BYTES)
+            if not block:
+                break
+            pos = 0
+            while line_no < line and (newline := block.find(b"\n", pos)) >= 0:
+                pos = newline + 1
+                line_no += 1
+            if line_no == line:
+                return offset + pos, line_no
+            if pos == 0:  # no newline in the block: a line longer than it
+                end = self._line_end(offset + len(block))
+                if end is None:
+                    break
+                offset, line_no = end, line_no + 1
+            else:
+                offset += pos
+        return offset, line_no
+
+    def chunks(self, first: int, size: int = CHUNK_BYTES) -> Iterator[tuple[int, bytes]]:
+        """Whole lines from line `first` to the last complete one, about `size` bytes at a
+        time: (the number of the chunk's first line, its lines, each ending in a newline).
+
+        A line longer than `size` comes alone, as its first `size` bytes and a newline. The
+        file is read as the chunks are taken: a caller may stop at any one.
+        """
+        offset, line_no = self._start_of(first)
+        while block := self._read(offset, size):
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                end = self._line_end(offset + len(block))
+                if end is None:
+                    return  # an unfinished last line
+                yield line_no, block + b"\n"
+                offset, line_no = end, line_no + 1
+                continue
+            yield line_no, block[: cut + 1]
+            line_no += block.count(b"\n", 0, cut + 1)
+            offset += cut + 1
+
+    def chunks_back(self, last: int, size: int = CHUNK_BYTES) -> Iterator[tuple[int, bytes]]:
+        """Whole lines from line `last` back to line 1, a stretch between two of the index's
+        line starts at a time, last stretch first: (the number of its first line, its lines,
+        each ending in a newline). A stretch longer than `size` is read as `chunks` reads
+        it (its lines longer than `size` cut) and handed over in pieces, last first."""
+        end_offset, end_line = self._start_of(last + 1)
+        end_line = min(end_line, last + 1)
+        while end_line > 1:
+            k = bisect.bisect_left(self._first_line, end_line) - 1
+            offset, line_no = self._offsets[k], self._first_line[k]
+            if end_offset - offset <= size:
+                yield line_no, self._read(offset, end_offset - offset)
+            else:
+                pieces: list[tuple[int, bytes]] = []
+                for start, chunk in self.chunks(line_no, size):
+                    if start >= end_line:
+                        break
+                    over = start + chunk.count(b"\n") - end_line
+                    if over > 0:  # the chunk runs past the stretch: keep its first lines
+                        chunk = b"\n".join(chunk.split(b"\n")[: end_line - start]) + b"\n"
+                    pieces.append((start, chunk))
+                yield from reversed(pieces)
+            end_offset, end_line = offset, line_no
