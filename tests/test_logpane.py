@@ -1,4 +1,5 @@
-"""The log pane (`L`): the log's own lines by number, read a chunk at a time."""
+"""The log pane (`L`): the log's own lines by number, read a chunk at a time (whole-log
+scrolling, the regex search, the jump to a line or a time), drawn with no control byte."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from pathlib import Path
 import pytest
 from test_line_index import awkward_log, facts_of
 
+from parsers.linesearch import LineSearch, compile_search
 from parsers.rawlines import LineReader
+
+SIZE = (120, 36)
+
 
 # -- the reader's chunks ----------------------------------------------------------------
 
@@ -52,3 +57,54 @@ def test_chunks_forward_and_back_hold_every_line_once(
         assert all(
             b == w or (len(b) == size and w.startswith(b)) for b, w in zip(back, whole, strict=True)
         )
+
+
+# -- the search -------------------------------------------------------------------------
+
+
+def _reader(tmp_path: Path, text: str) -> LineReader:
+    path = tmp_path / "log.log"
+    path.write_text(text)
+    return LineReader(path=path)
+
+
+def _run(search: LineSearch) -> int | None:
+    steps = 0
+    while not search.step():
+        steps += 1
+        assert steps < 10_000
+    return search.found
+
+
+def test_search_finds_the_next_and_the_previous_matching_line(tmp_path: Path) -> None:
+    lines = [f"line {k} {'GPU_END' if k % 7 == 0 else 'other'}" for k in range(1, 3001)]
+    reader = _reader(tmp_path, "\n".join(lines) + "\n")
+    pattern = compile_search("gpu_end")  # no capital: case ignored
+    for size in (64, 1 << 20):  # many chunks or one
+        assert _run(LineSearch(reader, pattern, 1, True, size)) == 7
+        assert _run(LineSearch(reader, pattern, 7, True, size)) == 14
+        assert _run(LineSearch(reader, pattern, 14, False, size)) == 7
+        assert _run(LineSearch(reader, pattern, 2999, False, size)) == 2996
+        assert _run(LineSearch(reader, pattern, 2996, True, size)) is None
+        assert _run(LineSearch(reader, pattern, 7, False, size)) is None
+    assert _run(LineSearch(reader, compile_search("GPU_end"), 1)) is None  # a capital: exact
+
+
+def test_a_match_runs_over_no_line_end(tmp_path: Path) -> None:
+    reader = _reader(tmp_path, "alpha\nbeta\nalpha beta\n")
+    # `\s+` takes the newline in the chunk: only the line that matches on its own counts
+    assert _run(LineSearch(reader, compile_search(r"alpha\s+beta"), 0)) == 3
+    assert _run(LineSearch(reader, compile_search(r"alpha\s+beta"), 4, forward=False)) == 3
+    assert _run(LineSearch(reader, compile_search(r"^beta$"), 0)) == 2
+    assert _run(LineSearch(reader, compile_search(r"ta$"), 2)) == 3  # `$` at a line's end
+    assert _run(LineSearch(reader, compile_search(r"ha$"), 1)) is None
+
+
+def test_colours_are_not_searched(tmp_path: Path) -> None:
+    reader = _reader(tmp_path, "x\n\x1b[31mER\x1b[0mROR here\n")
+    assert _run(LineSearch(reader, compile_search("ERROR"), 0)) == 2
+
+
+def test_a_bad_regex_is_one_line() -> None:
+    with pytest.raises(ValueError, match="not a regular expression: missing \\)"):
+        compile_search("(gpu")
