@@ -6,10 +6,14 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
+from conftest import SAMPLES
 from test_line_index import awkward_log, facts_of
 
 from parsers.linesearch import LineSearch, compile_search
+from parsers.linestamps import LineStamps
+from parsers.load import read_log
 from parsers.rawlines import LineReader
 
 SIZE = (120, 36)
@@ -108,3 +112,25 @@ def test_colours_are_not_searched(tmp_path: Path) -> None:
 def test_a_bad_regex_is_one_line() -> None:
     with pytest.raises(ValueError, match="not a regular expression: missing \\)"):
         compile_search("(gpu")
+
+
+# -- lines by time ----------------------------------------------------------------------
+
+
+def test_a_time_finds_its_first_line_and_a_line_its_partition() -> None:
+    model = read_log(SAMPLES / "p9-c6.log")
+    t = model.parts
+    stamps = LineStamps.of(t)
+    done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
+    i = int(np.flatnonzero(done)[3])
+    assert stamps.at_line(int(t.end_line[i])) == (i, float(t.gpu_end[i]))
+    assert stamps.at_line(int(t.start_line[i])) == (i, float(t.gpu_start[i]))
+    # the first GPU_START or GPU_END at or after a time: no stamp between it and the time
+    ms = float(t.gpu_start[i]) - 0.5
+    line = stamps.first_at_or_after(ms)
+    assert line is not None
+    found = stamps.at_line(line)
+    assert found is not None and found[1] >= ms
+    earlier = stamps.ms[(stamps.ms >= ms) & (stamps.ms < found[1])]
+    assert not len(earlier)
+    assert stamps.first_at_or_after(float(np.nanmax(t.gpu_end)) + 1) is None
