@@ -4,6 +4,7 @@ scrolling, the regex search, the jump to a line or a time), drawn with no contro
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +12,19 @@ import pytest
 from conftest import SAMPLES
 from test_line_index import awkward_log, facts_of
 
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
+from parsers.builder import LogBuilder
 from parsers.linesearch import LineSearch, compile_search
 from parsers.linestamps import LineStamps
 from parsers.load import read_log
+from parsers.model import LogModel
 from parsers.rawlines import LineReader
+from tui.app import CuzkApp, make_app
+from tui.gantt import GanttView
+from tui.inspector import InspectorScreen
+from tui.loglines import LogLines
+from tui.logpane import LogPaneScreen
 
 SIZE = (120, 36)
 
@@ -34,7 +44,7 @@ def test_chunks_forward_and_back_hold_every_line_once(
     lines = data.split(b"\n")[:-1]
     assert LineReader(path=path, facts=facts).line_count() == len(lines)
     rng = random.Random(seed)
-    for _ in range(25):
+    for _ in range(12):
         size = rng.choice([100, 4096, 1 << 20])
         first = rng.randint(1, len(lines) + 2)
         forward: list[bytes] = []
@@ -134,3 +144,240 @@ def test_a_time_finds_its_first_line_and_a_line_its_partition() -> None:
     earlier = stamps.ms[(stamps.ms >= ms) & (stamps.ms < found[1])]
     assert not len(earlier)
     assert stamps.first_at_or_after(float(np.nanmax(t.gpu_end)) + 1) is None
+
+
+# -- the pane ---------------------------------------------------------------------------
+
+
+def _app(path: Path) -> tuple[CuzkApp, LogModel]:
+    model = read_log(path)
+    return make_app(model, LineReader(path=path)), model
+
+
+def _rows(app: CuzkApp) -> list[str]:
+    lines = app.screen.query_one(LogLines)
+    return [lines.render_line(y).text for y in range(lines.size.height)]
+
+
+def _numbered(app: CuzkApp, line: int) -> str:
+    """The row showing line `line`."""
+    return next(r for r in _rows(app) if re.match(rf"\s*{line} ", r))
+
+
+async def _settle(pilot: object) -> None:
+    for _ in range(3):
+        await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def test_l_at_a_gap_shows_its_gpu_end_line_numbered() -> None:
+    path = SAMPLES / "p9-c6.log"
+    app, model = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "L")
+        await _settle(pilot)
+        assert isinstance(app.screen, LogPaneScreen)
+        gap = app.gantt.selected_gap
+        assert gap is not None
+        end_line = int(model.parts.end_line[gap.before.index])
+        lines = app.screen.query_one(LogLines)
+        assert lines.cursor == end_line
+        raw = path.read_bytes().split(b"\n")[end_line - 1].decode()
+        assert "GPU_END" in raw
+        assert raw[:60] in _numbered(app, end_line)
+        await pilot.press("escape")
+        await _settle(pilot)
+        assert app.screen.query(GanttView)
+
+
+async def test_l_in_the_inspector_opens_over_it_and_esc_goes_back() -> None:
+    app, model = _app(SAMPLES / "p9-c6.log")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n", "enter")
+        await _settle(pilot)
+        inspector = app.screen
+        assert isinstance(inspector, InspectorScreen)
+        await pilot.press("L")
+        await _settle(pilot)
+        assert isinstance(app.screen, LogPaneScreen)
+        end_line = int(model.parts.end_line[inspector.gap.before.index])
+        assert app.screen.query_one(LogLines).cursor == end_line
+        await pilot.press("escape")
+        await _settle(pilot)
+        shown: object = app.screen
+        assert shown is inspector
+
+
+def _long_log(tmp_path: Path) -> Path:
+    _, data = simulate(SimConfig(seed=5, proofs=8, stdout="ansi"))
+    path = tmp_path / "long.log"
+    path.write_bytes(data)
+    return path
+
+
+async def test_paging_reaches_the_last_line_and_home_the_first(tmp_path: Path) -> None:
+    path = _long_log(tmp_path)
+    total = path.read_bytes().count(b"\n")
+    assert total > 1500  # some eighty screens at 80 x 24
+    app, _ = _app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("L")
+        await _settle(pilot)
+        lines = app.screen.query_one(LogLines)
+        assert lines.total == total
+        await pilot.press("home")
+        await _settle(pilot)
+        assert lines.cursor == 1 and _rows(app)[0].lstrip().startswith("1 ")
+        pages = 0
+        while lines.cursor < total:
+            await pilot.press("pagedown")
+            pages += 1
+            assert pages < total
+        await _settle(pilot)
+        assert pages >= total // lines.rows_in_view - 1
+        last = path.read_bytes().split(b"\n")[total - 1]
+        assert _numbered(app, total).startswith(f"{total} ")
+        assert re.sub(rb"\x1b\[[0-9;]*m", b"", last)[:40].decode() in _numbered(app, total)
+        await pilot.press("home")
+        await _settle(pilot)
+        assert lines.cursor == 1
+        await pilot.press("end")
+        await _settle(pilot)
+        assert lines.cursor == total
+
+
+async def test_slash_finds_and_n_and_shift_n_step(tmp_path: Path) -> None:
+    path = _long_log(tmp_path)
+    data = path.read_bytes().split(b"\n")
+    want = [k + 1 for k, line in enumerate(data) if b"GPU_PICKUP" in line]
+    assert len(want) > 3
+    app, _ = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L", "home")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        lines = screen.query_one(LogLines)
+        await pilot.press("slash", *"GPU_PICK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == want[0]
+        await pilot.press("n")
+        await _settle(pilot)
+        assert lines.cursor == want[1]
+        await pilot.press("n")
+        await _settle(pilot)
+        await pilot.press("N")
+        await _settle(pilot)
+        assert lines.cursor == want[1]
+        assert f"line {want[1]:,}" in screen.said
+        await pilot.press("end", "n")
+        await _settle(pilot)
+        assert lines.cursor == len(data) - 1 and "no match below" in screen.said
+
+
+async def test_a_bad_regex_is_a_message() -> None:
+    app, _ = _app(SAMPLES / "p9-c6.log")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L", "slash", *"[gpu", "enter")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        assert screen.said.startswith("/[gpu: not a regular expression")
+        await pilot.press("n")
+        await _settle(pilot)
+        assert "nothing searched yet" in screen.said
+
+
+async def test_colon_goes_to_a_line_and_to_a_time() -> None:
+    path = SAMPLES / "p9-c6.log"
+    app, model = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L", "colon", *"500", "enter")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        lines = screen.query_one(LogLines)
+        assert lines.cursor == 500
+        assert _numbered(app, 500).startswith("500 ")
+        # 12.5s: the first GPU_START or GPU_END at or after 12 500 ms on the log's clock
+        t = model.parts
+        stamps = [
+            (s, int(line)) for s, line in zip(t.gpu_start, t.start_line, strict=True) if s >= 12_500
+        ]
+        stamps += [
+            (e, int(line)) for e, line in zip(t.gpu_end, t.end_line, strict=True) if e >= 12_500
+        ]
+        first = min(stamps)[1]
+        await pilot.press("colon", *"12.5s", "enter")
+        await _settle(pilot)
+        assert lines.cursor == first
+        row = path.read_bytes().split(b"\n")[first - 1]
+        assert row.startswith(b"TIMELINE,") and int(row.split(b",")[1]) >= 12_500
+        await pilot.press("colon", *"soon", "enter")
+        await _settle(pilot)
+        assert screen.said.startswith(":soon: not a time")
+        assert lines.cursor == first
+
+
+async def test_the_gantt_follows_the_cursor_onto_a_gap_edge() -> None:
+    app, model = _app(SAMPLES / "p9-c6.log")
+    async with app.run_test(size=SIZE) as pilot:
+        gaps = model.gaps
+        k = int(np.argmax(gaps.duration))
+        end_line = int(model.parts.end_line[gaps.before[k]])
+        await pilot.press("L", "colon", *str(end_line), "enter")
+        await _settle(pilot)
+        gantt = app.gantt
+        assert gantt.selected == k  # the gap that line begins is selected, and in view
+        assert (
+            gantt.t0 <= gaps[k].start < gaps[k].end <= gantt.t0 + gantt.timeline_width * gantt.scale
+        )
+
+
+async def test_a_hostile_line_is_drawn_with_no_control_character(tmp_path: Path) -> None:
+    hostile = (
+        "\x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b[2J \x9b31m \x9d8;;x\x9c "
+        "\u202eevil\u202c \u2066iso\u2069 \x00\x08\x7f end"
+    )
+    text = (
+        "TIMELINE,1,SYNTH_START,j,partition=0\n"
+        "TIMELINE,5,GPU_START,j,worker=0,partition=0\n"
+        f"{hostile}\n"
+        "TIMELINE,9,GPU_END,j,worker=0,partition=0,gpu_ms=4\n"
+    )
+    path = tmp_path / "hostile.log"
+    path.write_text(text)
+    builder = LogBuilder(source="hostile.log")
+    builder.feed(path.read_bytes())
+    app = make_app(builder.build(), LineReader(path=path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L", "colon", "3", "enter")
+        await _settle(pilot)
+        lines = app.screen.query_one(LogLines)
+        assert lines.cursor == 3
+        segments = list(lines.render_line(2))
+        drawn = "".join(s.text for s in segments)
+        bad = [
+            c
+            for c in drawn
+            if ord(c) < 0x20
+            or 0x7F <= ord(c) < 0xA0
+            or 0x2066 <= ord(c) <= 0x2069
+            or 0x202A <= ord(c) <= 0x202E
+        ]
+        assert not bad, bad
+        assert "red ␛]0;title␇ ␛[2J <U+009B>31m" in drawn
+        assert "<U+202E>evil<U+202C>" in drawn and "␀␈␡ end" in drawn
+        red = [s for s in segments if s.text.startswith("red")]
+        assert red and red[0].style is not None and red[0].style.color is not None
+        assert "red" in str(red[0].style.color.name) or red[0].style.color.number == 1
+
+
+async def test_lines_that_cannot_be_read_are_said_in_one_line() -> None:
+    model = read_log(SAMPLES / "p9-c6.log")
+    app = make_app(model, LineReader(data=b""))  # a packed log that was not kept
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        assert "cannot be read again" in screen.said

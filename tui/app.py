@@ -41,6 +41,7 @@ from tui.gantt import GanttView
 from tui.header import header_text, status_text
 from tui.inspector import GapDetails, InspectorScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
+from tui.logpane import LogPaneScreen, log_at
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen, KeysFooter
 from tui.terminal import Terminal, exit_watchdog, hangup_safe
 
@@ -85,6 +86,7 @@ class CuzkApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
         *QUIT_BINDINGS,
         Binding("g", "gap_list", "Gaps"),
+        Binding("L", "log_lines", "Log"),
         Binding("b", "toggle_breakdown", "Busy split", show=False),
         # the palette's own commands (tui/commands.py): copy an id, the comparison's figures
         Binding("y", "copy_id", "Copy id", show=False),
@@ -522,6 +524,40 @@ class CuzkApp(App[None]):
 
         screen = GapListScreen(self.model, self.gantt.threshold_ms)
         self.open_screen(screen, chosen)
+
+    def action_log_lines(self) -> None:
+        """The log's own lines at the selection (the inspector's gap, the selected gap, the
+        job found, else the view's middle): over the Gantt, or over the inspector."""
+        gantt = self.gantt
+        screen = self.screen
+        inspecting = isinstance(screen, InspectorScreen)
+        if len(self.screen_stack) > 1 and not inspecting:
+            return
+        gap = screen.gap if isinstance(screen, InspectorScreen) else gantt.selected_gap
+        job = gantt.found_jobs[gantt.found_index] if gantt.found_jobs else None
+        middle = gantt.t0 + gantt.timeline_width * gantt.scale / 2
+        at = log_at(self.model, self.reader, gap, job, middle)
+        pane = LogPaneScreen(at, self.model, lambda: self.model)
+        if inspecting:
+            self.push_screen(pane)  # over the inspector: esc goes back to it
+        else:
+            self.open_screen(pane)
+
+    def on_log_pane_screen_at_timeline(self, message: LogPaneScreen.AtTimeline) -> None:
+        """The pane's cursor is on a partition's GPU_START or GPU_END: the Gantt centres on
+        it, and selects the gap that line begins or ends (at or above the threshold)."""
+        gantt = self.gantt
+        gaps = self.model.gaps
+        t = self.model.parts
+        if message.part >= len(t):
+            return
+        side = gaps.before if t.end_line[message.part] == message.line else gaps.after
+        at = np.flatnonzero((side == message.part) & (gaps.duration >= gantt.threshold_ms))
+        if len(at):
+            gantt.select_gap(int(at[0]))
+        else:
+            gantt.pinned = gantt.autofit = False
+            gantt.center_on(message.ms)
 
     def action_help(self) -> None:
         """Every key."""

@@ -230,6 +230,7 @@ class InspectorScreen(SafeModal[None]):
         Binding("n", "step(1)", "Next gap"),
         Binding("N", "step(-1)", "Prev gap"),
         Binding("y", "app.copy_id", "Copy id"),
+        Binding("L", "app.log_lines", "Log"),
         *QUIT_BINDINGS,
         Binding("up,k", "scroll(-1)", "Scroll", show=False),
         Binding("down,j", "scroll(1)", "Scroll", show=False),

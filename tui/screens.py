@@ -130,6 +130,11 @@ KEYS = [
     ("enter", "inspect the selected gap (beside the Gantt when 160+ columns wide)"),
     ("g", "list of gaps, longest first (#1 is the longest); enter jumps to one"),
     ("/", "find a job by id, prefix or sector number; n / N step through matches"),
+    (
+        "L",
+        "the log's own lines at the selected gap, the job found or the view (also from "
+        "the inspector); in them: / regex, n / N, : line or time, arrows, page, home / end",
+    ),
     ("escape", "close a window; on the Gantt, drop the selection and the search"),
     ("] / [", "raise / lower the gap threshold (0 ms … 5 s)"),
     ("+ / -", "zoom in / out (around the selection when in view)"),

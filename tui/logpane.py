@@ -1,0 +1,338 @@
+"""The log pane (`L`): the log's own lines at the selection, scrolled through the whole log,
+with a regex search (`/`, `n`, `N`) and a jump to a line or a time (`:`)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Footer, Input, Static
+
+from parsers.hosts import HostLines, reader_for
+from parsers.linesearch import LineSearch, compile_search
+from parsers.linestamps import LineStamps
+from parsers.model import Gap, LogModel
+from parsers.rawlines import LineReader
+from parsers.sanitize import visible
+from parsers.timespec import parse_time, resolve
+from tui.loglines import LogLines
+from tui.screens import QUIT_BINDINGS, HelpScreen, SafeModal
+
+SEARCH_TURN_S = 0.05  # a search reads for this long, then lets the screen answer keys
+
+
+class LogAt(NamedTuple):
+    """Where the pane opens: the log (its reader, the partitions whose lines it holds), the
+    line, and what the line is."""
+
+    reader: LineReader
+    parts: tuple[int, int]  # first partition of the log, past its last
+    line: int
+    why: str
+
+
+def _log_of(reader: LineReader, model: LogModel, part: int) -> tuple[LineReader, int, int]:
+    """The reader of the log partition `part` came from, and that log's partitions."""
+    if isinstance(reader, HostLines) and reader.merged.hosts:
+        merged = reader.merged
+        host = merged.host_of_part(part)
+        firsts = [h.first_part for h in merged.hosts]
+        end = firsts[host + 1] if host + 1 < len(firsts) else len(model.parts)
+        return reader.for_part(part), firsts[host], end
+    return reader_for(reader, part, model), 0, len(model.parts)
+
+
+def log_at(
+    model: LogModel, reader: LineReader, gap: Gap | None, job: str | None, view_ms: float
+) -> LogAt:
+    """Where the pane opens: at the gap's edge (the GPU_END before it), else at the job's
+    first TIMELINE line the model knows, else at the line whose stamp is nearest the view's
+    middle, else at the first line.
+
+    Args:
+        model: the model shown.
+        reader: the app's reader (of several logs, when the model merges them).
+        gap: the selected gap.
+        job: the job found (`/` on the Gantt).
+        view_ms: the middle of the Gantt's view.
+    """
+    t = model.parts
+    if gap is not None:
+        part = gap.before.index
+        log, first, end = _log_of(reader, model, part)
+        return LogAt(log, (first, end), int(t.end_line[part]), "the GPU_END before the gap")
+    if job is not None and job in t.jobs:
+        mine = np.flatnonzero(t.job == t.jobs.index(job))
+        lines = np.concatenate([t.start_line[mine], t.end_line[mine]])
+        known = lines > 0
+        if known.any():
+            k = int(np.argmin(np.where(known, lines, np.iinfo(np.int64).max)))
+            part = int(mine[k % len(mine)])
+            log, first, end = _log_of(reader, model, part)
+            return LogAt(log, (first, end), int(lines[k]), f"job {visible(job)}")
+    stamps = LineStamps.of(t)
+    line = stamps.nearest(view_ms)
+    if line is not None:
+        found = stamps.at_line(line)
+        part = found[0] if found is not None else 0
+        log, first, end = _log_of(reader, model, part)
+        if (first, end) != (0, len(t)):  # several logs: the nearest line of this one
+            own = LineStamps.of(t, first, end).nearest(view_ms)
+            line = own if own is not None else line
+        return LogAt(log, (first, end), line, "the TIMELINE line nearest the view's middle")
+    log, first, end = _log_of(reader, model, 0)
+    return LogAt(log, (first, end), 1, "the log's first line")
+
+
+class LogPaneScreen(SafeModal[None]):
+    """The log's own lines; `/` searches, `n`/`N` step, `:` jumps, esc closes.
+
+    Args:
+        at: where to open (`log_at`).
+        model: the model shown (its partitions' lines and stamps: `:` to a time, and the
+            Gantt following the cursor).
+        latest: the model shown now (`r` reads the log again, for a growing log).
+    """
+
+    DEFAULT_CSS = """
+    LogPaneScreen { align: center middle; }
+    LogPaneScreen > #logpane {
+        width: 100%; height: 1fr; border: round $accent; background: $surface;
+    }
+    LogPaneScreen > #logpane-status { height: 1; padding: 0 1; background: $panel; }
+    LogPaneScreen > #logpane-status { text-wrap: nowrap; text-overflow: ellipsis; }
+    LogPaneScreen > Input { display: none; }
+    LogPaneScreen > Input.-open { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("slash", "prompt('/')", "Search", key_display="/"),
+        Binding("n", "search_next(1)", "Next"),
+        Binding("N", "search_next(-1)", "Prev", show=False),
+        Binding("colon", "prompt(':')", "Go to", key_display=":"),
+        Binding("r", "reload", "Reload", show=False),
+        Binding("question_mark", "help", "Help", key_display="?", show=False),
+        *QUIT_BINDINGS,
+    ]
+
+    class AtTimeline(Message):
+        """The cursor is on a partition's GPU_START or GPU_END line (stamped `ms`)."""
+
+        def __init__(self, part: int, ms: float, line: int) -> None:
+            super().__init__()
+            self.part = part
+            self.ms = ms
+            self.line = line
+
+    def __init__(self, at: LogAt, model: LogModel, latest: Callable[[], LogModel]) -> None:
+        super().__init__()
+        self.at = at
+        self.model = model
+        self.latest = latest
+        self.stamps = LineStamps.of(model.parts, *at.parts)
+        self.pattern: re.Pattern[str] | None = None
+        self.pattern_text = ""
+        self.searching: LineSearch | None = None
+        self.prompt_kind = "/"
+        self.said = ""
+
+    def compose(self) -> ComposeResult:
+        """The lines, the status line, the prompt (shown for / and :), the footer."""
+        yield LogLines(self.at.reader, 0, id="logpane")
+        yield Static(id="logpane-status")
+        yield Input(id="logpane-prompt")
+        yield Footer(compact=True)
+
+    @property
+    def lines(self) -> LogLines:
+        """The lines widget."""
+        return self.query_one(LogLines)
+
+    def on_mount(self) -> None:
+        """Count the lines, put the cursor on the line asked for."""
+        self.lines.border_subtitle = "/ search · n/N · : line or time · esc closes"
+        self._count()
+        if self.lines.total:
+            # once laid out: the view's height decides where the middle is
+            self.call_after_refresh(self.lines.go_to, self.at.line, True)
+            self.say(f"line {self.at.line:,}: {self.at.why}")
+        self.lines.focus()
+
+    def _count(self) -> None:
+        """How many lines the log holds; said when none can be read."""
+        lines = self.lines
+        try:
+            total = self.at.reader.line_count()
+        except OSError as exc:
+            total = 0
+            self.say(f"cannot read the log: {exc.strerror or exc}")
+        lines.set_total(total)
+        lines.border_title = f"the log's own lines: {total:,}"
+        if not total:
+            known = bool(len(self.stamps))
+            self.say(
+                "this log's own lines cannot be read again (read from a pipe or an archive "
+                "that was not kept)"
+                if known
+                else "the log holds no complete line yet"
+            )
+
+    def say(self, text: str) -> None:
+        """One line in the status (made visible: it may quote the log or a typed text)."""
+        self.said = visible(text)
+        self.query_one("#logpane-status", Static).update(self.said)
+
+    # -- the prompt ---------------------------------------------------------------------
+
+    def action_prompt(self, kind: str) -> None:
+        """Open the prompt: `/` a regex to search for, `:` a line number or a time."""
+        self._stop_search()
+        self.prompt_kind = kind
+        box = self.query_one(Input)
+        box.placeholder = (
+            "regex (case ignored unless it has a capital)"
+            if kind == "/"
+            else "line number, or a time: 12.5s, 3m20s, 1h05m, 12:30:05"
+        )
+        box.value = ""
+        box.add_class("-open")
+        box.focus()
+
+    def _close_prompt(self) -> None:
+        box = self.query_one(Input)
+        box.remove_class("-open")
+        self.lines.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the prompt: search or jump."""
+        event.stop()
+        text = event.value.strip()
+        self._close_prompt()
+        if not text:
+            return
+        if self.prompt_kind == "/":
+            self.search(text)
+        else:
+            self.jump(text)
+
+    def action_close(self) -> None:
+        """Esc: stop a search, else close the prompt, else close the pane."""
+        if self.searching is not None:
+            self._stop_search()
+            self.say("search stopped")
+        elif self.query_one(Input).has_class("-open"):
+            self._close_prompt()
+        else:
+            self.dismiss(None)
+
+    # -- search -------------------------------------------------------------------------
+
+    def search(self, text: str) -> None:
+        """Look for `text` (a regex) from the cursor down."""
+        try:
+            pattern = compile_search(text)
+        except ValueError as exc:
+            self.say(f"/{text}: {exc}")
+            return
+        self.pattern, self.pattern_text = pattern, text
+        self.lines.highlight(pattern)
+        self._start_search(1)
+
+    def action_search_next(self, direction: int) -> None:
+        """`n`: the next match below the cursor; `N`: the one above."""
+        if self.pattern is None:
+            self.say("nothing searched yet: / and a regex")
+            return
+        self._start_search(direction)
+
+    def _start_search(self, direction: int) -> None:
+        assert self.pattern is not None
+        self._stop_search()
+        self.searching = LineSearch(
+            self.at.reader, self.pattern, self.lines.cursor, forward=direction > 0
+        )
+        self._run_search(self.searching)
+
+    def _stop_search(self) -> None:
+        self.searching = None
+        self.workers.cancel_group(self, "logsearch")
+
+    @work(exclusive=True, group="logsearch")
+    async def _run_search(self, search: LineSearch) -> None:
+        """Read the log a turn at a time (SEARCH_TURN_S), letting keys in between."""
+        where = "below" if search.forward else "above"
+        started = search.at
+        try:
+            while True:
+                turn_end = time.monotonic() + SEARCH_TURN_S
+                while not search.step() and time.monotonic() < turn_end:
+                    pass
+                if search.done:
+                    break
+                self.say(f"searching… line {search.at:,} (esc stops)")
+                await asyncio.sleep(0)
+        except OSError as exc:
+            self.say(f"cannot read the log: {exc.strerror or exc}")
+            self.searching = None
+            return
+        if self.searching is not search:
+            return  # stopped, or another search began
+        self.searching = None
+        shown = f"/{self.pattern_text}"
+        if search.found is None:
+            self.say(f"{shown}: no match {where} line {started:,}")
+            return
+        self.lines.go_to(search.found, centre=True)
+        self.say(f"{shown}: line {search.found:,}")
+
+    # -- jump ---------------------------------------------------------------------------
+
+    def jump(self, text: str) -> None:
+        """`:` and a line number, or a time as the viewer writes it: its first TIMELINE
+        line at or after that time."""
+        if text.isdigit():
+            number = int(text)
+            if not self.lines.total:
+                return
+            self.lines.go_to(number, centre=True)
+            past = " (the last)" if number > self.lines.total else ""
+            self.say(f"line {self.lines.cursor:,}{past}")
+            return
+        try:
+            ms = resolve(parse_time(text), self.model.wall_anchor)
+        except ValueError as exc:
+            self.say(f":{text}: {exc}")
+            return
+        line = self.stamps.first_at_or_after(ms)
+        if line is None:
+            self.say(f":{text}: no GPU_START or GPU_END line at or after it")
+            return
+        self.lines.go_to(line, centre=True)
+        self.say(f":{text}: line {line:,}, the first GPU_START or GPU_END at or after it")
+
+    def action_help(self) -> None:
+        """Every key (the pane's among them), over the pane."""
+        self.app.push_screen(HelpScreen())
+
+    def action_reload(self) -> None:
+        """Read the log's length again (a growing log), with the model shown now."""
+        self.model = self.latest()
+        self.stamps = LineStamps.of(self.model.parts, *self.at.parts)
+        self._count()
+        self.say(f"{self.lines.total:,} lines")
+
+    # -- the Gantt follows -------------------------------------------------------------
+
+    def on_log_lines_cursor_moved(self, message: LogLines.CursorMoved) -> None:
+        """On a partition's GPU_START or GPU_END line: tell the app (the Gantt shows it)."""
+        found = self.stamps.at_line(message.line)
+        if found is not None:
+            self.post_message(self.AtTimeline(found[0], found[1], message.line))
