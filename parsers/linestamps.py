@@ -11,16 +11,23 @@ import numpy as np
 from parsers.model import F64, I64, PartitionTable
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class LineStamps:
     """The GPU_START and GPU_END lines of some partitions: `line` sorted, with the stamp
-    (`ms`, on the model's time axis) and the partition (`part`) of each; `by_time` orders
-    them by stamp, then line."""
+    (`ms`, on the model's time axis) and the partition (`part`) of each."""
 
     line: I64
     ms: F64
     part: I64
-    by_time: I64
+    _by_time: I64 | None = None  # the order by stamp, then line: made when first asked
+
+    @property
+    def by_time(self) -> I64:
+        """The stamps' order by stamp, then line (made once, at the first time asked for:
+        a pane that is only scrolled never needs it)."""
+        if self._by_time is None:
+            self._by_time = np.lexsort((self.line, self.ms)).astype(np.int64)
+        return self._by_time
 
     @staticmethod
     def of(parts: PartitionTable, first: int = 0, end: int | None = None) -> LineStamps:
@@ -48,9 +55,7 @@ class LineStamps:
         ms = np.concatenate(stamps).astype(np.float64)
         part = np.concatenate(owners)
         order = np.argsort(line, kind="stable")
-        line, ms, part = line[order], ms[order], part[order]
-        by_time = np.lexsort((line, ms)).astype(np.int64)
-        return LineStamps(line, ms, part, by_time)
+        return LineStamps(line[order], ms[order], part[order])
 
     def __len__(self) -> int:
         return len(self.line)
