@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Container, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -16,7 +17,7 @@ from textual.widgets import Static
 from parsers.durations import duration, offset
 from parsers.hosts import reader_for
 from parsers.model import NAMES_BY_KEY, PHASE_KEYS, Gap, GapSide, LogModel
-from parsers.rawlines import LineReader
+from parsers.rawlines import LineReader, RawLine
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
 from tui.report import gap_cause_words, kernel_figure
@@ -166,22 +167,28 @@ def raw_context(model: LogModel, reader: LineReader, gap: Gap) -> Text:
         except OSError as exc:
             text.append(f"  cannot read the log: {visible(str(exc))}\n", style="red")
             continue
-        if not rows:
-            text.append("  (the log no longer holds these lines)\n", style="dim")
-        for row in rows:
-            text.append(f"{row.number:>8}  ", style="dim")
-            line = styled_line(row.data)
-            if row.number == line_no:
-                line.stylize("reverse")
-            text.append_text(line)
-            if row.cut:
-                text.append(
-                    f" … (cut: the line is {row.length:,} bytes, {len(row.data):,} shown)",
-                    style="dim italic",
-                )
-            text.append("\n")
+        append_raw_lines(text, rows, {line_no})
         text.append("\n")
     return text
+
+
+def append_raw_lines(text: Text, rows: Sequence[RawLine], marked: Container[int]) -> None:
+    """Append raw log lines to `text`, numbered, drawn safely (styled_line), the lines whose
+    numbers are in `marked` in reverse video, a cut line said to be cut."""
+    if not rows:
+        text.append("  (the log no longer holds these lines)\n", style="dim")
+    for row in rows:
+        text.append(f"{row.number:>8}  ", style="dim")
+        line = styled_line(row.data)
+        if row.number in marked:
+            line.stylize("reverse")
+        text.append_text(line)
+        if row.cut:
+            text.append(
+                f" … (cut: the line is {row.length:,} bytes, {len(row.data):,} shown)",
+                style="dim italic",
+            )
+        text.append("\n")
 
 
 class GapDetails(VerticalScroll):
