@@ -40,6 +40,7 @@ from tui.follow import InputState, LiveLog, Update
 from tui.gantt import GanttView
 from tui.header import header_text, status_text
 from tui.inspector import GapDetails, InspectorScreen
+from tui.interval import IntervalScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
 from tui.logpane import LogPaneScreen, log_at
 from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen, KeysFooter
@@ -430,7 +431,7 @@ class CuzkApp(App[None]):
             gantt.pinned = False
         gantt.set_model(update.model, restarted=update.restarted)
         screen = self.screen
-        if isinstance(screen, GapListScreen | InspectorScreen | ProofScreen):
+        if isinstance(screen, GapListScreen | InspectorScreen | ProofScreen | IntervalScreen):
             screen.show_model(update.model)
         side = self.query_one("#side", GapDetails)
         if side.has_class("-open"):
@@ -486,6 +487,14 @@ class CuzkApp(App[None]):
         screen = self.screen
         if gap is not None and isinstance(screen, InspectorScreen):
             screen.show_gap(self.model, gap)
+
+    def on_gantt_view_inspect_interval(self, message: GanttView.InspectInterval) -> None:
+        """Open the interval inspector over the Gantt."""
+        self.open_screen(IntervalScreen(self.model, message.index, self.reader))
+
+    def on_interval_screen_shown(self, message: IntervalScreen.Shown) -> None:
+        """`n`/`N` in the interval inspector: the Gantt selects that interval and centres it."""
+        self.gantt.select_interval(message.index)
 
     def on_gantt_view_find_job(self) -> None:
         """The find box; a match highlights the job and shows its proof."""

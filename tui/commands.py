@@ -18,14 +18,20 @@ if TYPE_CHECKING:
 
 
 def selected_id(app: CuzkApp) -> tuple[str, str] | None:
-    """(the id, what it is): the job found with /, else the job of the gap selected or inspected."""
+    """(the id, what it is): the job of the interval inspected, the job found with /, else
+    the job of the gap selected or inspected (or of the interval selected)."""
     from tui.inspector import InspectorScreen
+    from tui.interval import IntervalScreen
 
     gantt = app.gantt
     screen = app.screen
+    if isinstance(screen, IntervalScreen):
+        return screen.model.parts.job_of(screen.index), "the job of the interval"
     gap = screen.gap if isinstance(screen, InspectorScreen) else gantt.selected_gap
     if gap is None and gantt.found_jobs:
         return gantt.found_jobs[gantt.found_index], "the job found"
+    if gap is None and gantt.selected_part is not None:
+        return app.model.parts.job_of(gantt.selected_part), "the job of the interval"
     if gap is None:
         return None
     index = app.model.gaps.index_of(gap.gpu, gap.start)

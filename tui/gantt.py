@@ -25,6 +25,7 @@ from textual.strip import Strip
 
 from parsers.model import Gap, LogModel
 from tui.cells import SUB
+from tui.interval import interval_span, pick_interval, same_interval
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
 from tui.palettes import palette_css
 
@@ -95,6 +96,7 @@ class GanttView(ScrollView, can_focus=True):
         Binding("n", "next_gap", "Next gap"),
         Binding("N", "previous_gap", "Prev gap", show=False),
         Binding("enter", "inspect", "Inspect"),
+        Binding("i", "inspect_interval", "Interval"),
         Binding("slash", "find", "Find job", key_display="/"),
         Binding("escape", "clear", "Clear", show=False),
         Binding("right_square_bracket", "raise_threshold", "Min gap +", show=False),
@@ -121,6 +123,13 @@ class GanttView(ScrollView, can_focus=True):
             super().__init__()
             self.gap = gap
 
+    class InspectInterval(Message):
+        """The user asked for the interval inspector on a GPU interval."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index  # into model.parts
+
     def __init__(self, model: LogModel, *, live: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model = model
@@ -132,6 +141,7 @@ class GanttView(ScrollView, can_focus=True):
         self.scale = 1000.0
         self.threshold_ms = 0
         self.selected: int | None = None  # index into model.gaps
+        self.selected_part: int | None = None  # a GPU interval (index into model.parts)
         self.generation = 0
         self._drawing = LaneDrawing(model)
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(256)
@@ -164,7 +174,9 @@ class GanttView(ScrollView, can_focus=True):
                 follow again.
         """
         selected_gap = None if restarted else self.selected_gap
+        old, part = self.model, None if restarted else self.selected_part
         self.model = model
+        self.selected_part = None if part is None else same_interval(old, model, part)
         self._prepare()
         self.selected = None
         if selected_gap is not None:
@@ -347,15 +359,31 @@ class GanttView(ScrollView, can_focus=True):
         self.pinned = False
         self.autofit = False
         self.selected = index
+        self.selected_part = None
         gap = self.model.gaps[index]
         share = gap.duration_ms / (self.timeline_width * self.scale)
         if share > GAP_SHARE_MAX:
             self.scale = max(self.min_scale, gap.duration_ms / (self.timeline_width * GAP_SHARE))
         self.center_on((gap.start + gap.end) / 2)
 
-    def clear_selection(self) -> None:
-        """Forget the selected gap and the job looked for."""
+    def select_interval(self, index: int, centre: bool = True) -> None:
+        """Select GPU interval `index` (into model.parts) in place of a gap; `centre`: centre
+        it, zooming out when it does not fit (a click selects it where it is)."""
         self.selected = None
+        self.selected_part = index
+        if not centre:
+            self._changed()
+            return
+        self.pinned = self.autofit = False
+        start, end = interval_span(self.model, index)
+        if end - start > self.timeline_width * self.scale * GAP_SHARE_MAX:
+            self.scale = max(self.min_scale, (end - start) / (self.timeline_width * GAP_SHARE))
+        self.center_on((start + end) / 2)
+
+    def clear_selection(self) -> None:
+        """Forget the selected gap or interval and the job looked for."""
+        self.selected = None
+        self.selected_part = None
         if self.found_jobs:
             self.show_found(())
         self._changed()
@@ -431,12 +459,35 @@ class GanttView(ScrollView, can_focus=True):
             self._changed()
 
     def action_inspect(self) -> None:
-        """Open the inspector on the selected gap."""
+        """Open the inspector on the selected gap (or the selected interval)."""
         gap = self.selected_gap
+        if gap is None and self.selected_part is not None:
+            self.post_message(self.InspectInterval(self.selected_part))
+            return
         if gap is None:
             self.notify("select a gap first: n", severity="warning")
             return
         self.post_message(self.InspectGap(gap))
+
+    def action_inspect_interval(self) -> None:
+        """Open the interval inspector on the interval at the selection (tui/interval.py's
+        pick_interval says which)."""
+        lane = next((r.lane for r in self.rows if r.kind == "worker"), None)
+        found = self.found_jobs[self.found_index] if self.found_jobs else None
+        index = pick_interval(
+            self.model,
+            selected=self.selected_part,
+            gap=self.selected_gap,
+            job=found,
+            lane=lane,
+            centre_ms=self.t0 + self.timeline_width * self.scale / 2,
+        )
+        if index is None:
+            self.notify("no GPU interval here", severity="warning")
+            return
+        if index != self.selected_part:
+            self.select_interval(index)
+        self.post_message(self.InspectInterval(index))
 
     def action_zoom_in(self) -> None:
         """Zoom in."""
@@ -501,7 +552,9 @@ class GanttView(ScrollView, can_focus=True):
         if action == "follow":
             return self.live
         if action == "clear":
-            return self.selected is not None or bool(self.found_jobs)
+            return (
+                self.selected is not None or self.selected_part is not None or bool(self.found_jobs)
+            )
         return True
 
     # -- drawing ------------------------------------------------------------------------
@@ -533,6 +586,7 @@ class GanttView(ScrollView, can_focus=True):
             self.scale,
             self.threshold_ms,
             self.selected,
+            self.selected_part,
             self.empty_message,
         )
         strip = self._cache.get(key)
@@ -576,12 +630,15 @@ class GanttView(ScrollView, can_focus=True):
         return self._strip(label, chars, styles, w.width)
 
     def _band_mask(self, tw: int) -> np.ndarray:
-        """Cells under the selected gap (drawn on a lighter background on every row)."""
+        """Cells under the selected gap or interval (a lighter background on every row)."""
         band = np.zeros(tw, dtype=bool)
         gap = self.selected_gap
-        if gap is not None:
-            a = int(np.floor((gap.start - self.t0) / self.scale))
-            b = int(np.ceil((gap.end - self.t0) / self.scale))
+        span = (float(gap.start), float(gap.end)) if gap is not None else None
+        if self.selected_part is not None:
+            span = interval_span(self.model, self.selected_part)
+        if span is not None:
+            a = int(np.floor((span[0] - self.t0) / self.scale))
+            b = max(int(np.ceil((span[1] - self.t0) / self.scale)), a + 1)
             band[max(a, 0) : max(min(b, tw), 0)] = True
         return band
 

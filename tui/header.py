@@ -14,6 +14,7 @@ from parsers.model import PHASES, LogModel, Phase
 from parsers.report import MID_RUN
 from parsers.sanitize import visible
 from tui.gantt import GanttView
+from tui.interval import interval_words
 from tui.lanes import abbreviate
 from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_pct, kernel_figure
 
@@ -112,6 +113,8 @@ def status_text(view: GanttView) -> Text:
             style="magenta" if gap.crosses_proof_boundary else "",
         )
         text.append(f" · {gap.cause or 'no queue event'}")
+    elif view.selected_part is not None:
+        text.append(f" │ {interval_words(model, view.selected_part)} (i inspects)")
     else:
         text.append(" │ n: first gap")
     if view.found_jobs:

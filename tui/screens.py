@@ -127,7 +127,13 @@ KEYS = [
     ("?", "this help"),
     ("q, ctrl+c", "quit (from any screen)"),
     ("n / N", "select the next / previous gap (by time) at or above the threshold"),
-    ("enter", "inspect the selected gap (beside the Gantt when 160+ columns wide)"),
+    ("enter", "inspect the selected gap (beside the Gantt when 160+ columns wide) or interval"),
+    (
+        "i",
+        "inspect the GPU interval at the selection: the one selected, after the selected gap, "
+        "the found job's first, or at the centre on the first worker lane; n / N in it step "
+        "its worker's intervals",
+    ),
     ("g", "list of gaps, longest first (#1 is the longest); enter jumps to one"),
     ("/", "find a job by id, prefix or sector number; n / N step through matches"),
     (
@@ -144,7 +150,7 @@ KEYS = [
     ("r", "next run of a log where the daemon restarted"),
     ("f / End", "follow the end of a growing log again"),
     ("b", "show / hide where each GPU's busy time went (shares of its busy time)"),
-    ("y", "copy the found job's id, or the selected gap's job id (OSC 52)"),
+    ("y", "copy the inspected interval's, the found job's or the selected gap's job id (OSC 52)"),
     ("c", "with --compare: every figure before and after, and what moved"),
     ("ctrl+p", "command palette (screenshot, export the visible range as a trace, theme, …)"),
 ]

@@ -1,0 +1,127 @@
+"""Pilot tests: the interval inspector (`i`), stepping a worker's intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+from textual.widgets import Static
+
+from parsers.durations import duration
+from parsers.load import read_log
+from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel
+from parsers.rawlines import LineReader
+from tui.app import CuzkApp, make_app
+from tui.gantt import GanttView
+from tui.interval import IntervalScreen, same_interval
+
+SIZE = (120, 36)
+
+
+def app_for(name: str) -> tuple[CuzkApp, LogModel]:
+    path = SAMPLES / f"{name}.log"
+    model = read_log(path)
+    return make_app(model, LineReader(path=path)), model
+
+
+def facts(app: CuzkApp) -> str:
+    return str(app.screen.query_one("#interval-facts", Static).render())
+
+
+def by_start(model: LogModel, mask: np.ndarray) -> list[int]:
+    """The partitions of `mask` that reached GPU_START, in GPU_START order (ties: index)."""
+    t = model.parts
+    rows = [i for i in np.flatnonzero(mask).tolist() if not np.isnan(t.gpu_start[i])]
+    return sorted(rows, key=lambda i: (float(t.gpu_start[i]), i))
+
+
+def worker_order(model: LogModel, index: int) -> list[int]:
+    t = model.parts
+    return by_start(model, (t.gpu == t.gpu[index]) & (t.worker == t.worker[index]))
+
+
+def centre(view: GanttView) -> float:
+    return view.t0 + view.timeline_width * view.scale / 2
+
+
+@pytest.mark.parametrize("size", [(80, 24), SIZE])
+async def test_i_after_n_shows_the_interval_after_the_gap(size: tuple[int, int]) -> None:
+    app, model = app_for("curio-mixed")
+    gap = model.gaps[0]
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("n", "i")
+        assert isinstance(app.screen, IntervalScreen)
+        assert app.screen.index == gap.after.index
+        part = model.parts.get(gap.after.index)
+        assert part.gpu_start is not None and part.gpu_end is not None
+        text = facts(app)
+        assert f"job        {part.job}" in text
+        assert f"partition  {part.partition} · worker {part.worker} · GPU{part.gpu}" in text
+        assert f"length     {duration(part.gpu_end - part.gpu_start)}" in text
+        # every phase as the model has it, and they add up to the interval's length
+        for k in PHASE_KEYS:
+            if k != "unknown" or part.phases_ms[k] > 0:
+                assert f"  {NAMES_BY_KEY[k]:<10} {duration(part.phases_ms[k]):>9}" in text
+        total = sum(part.phases_ms.values())
+        assert abs(total - (part.gpu_end - part.gpu_start)) < 1e-6
+        assert f"waited {duration(part.phases_ms['lock_wait'])} (lock wait)" in text
+        assert part.queued is not None and part.synth_start is not None
+        assert f"GPU_START {duration(part.gpu_start - part.queued)} later (queue time)" in text
+        assert part.synth_end is not None
+        assert f"= {duration(part.synth_end - part.synth_start)}" in text
+        # the raw lines: its GPU_START line and its GPU_END line
+        raw = str(app.screen.query_one("#interval-raw", Static).render())
+        assert f"{part.start_line:>8}  TIMELINE,{part.gpu_start},GPU_START,{part.job}" in raw
+        assert f"{part.end_line:>8}  TIMELINE,{part.gpu_end},GPU_END,{part.job}" in raw
+        await pilot.press("escape")
+        assert not isinstance(app.screen, IntervalScreen)
+        assert app.gantt.selected_part == gap.after.index
+
+
+async def test_n_and_N_step_the_workers_intervals_by_gpu_start_and_stop_at_the_ends() -> None:
+    app, model = app_for("curio-mixed")  # split proving: a worker's lane has sub-rows
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "i")
+        screen = app.screen
+        assert isinstance(screen, IntervalScreen)
+        order = worker_order(model, screen.index)
+        assert len(order) > 3
+        view = app.gantt
+        for _ in range(len(order)):
+            await pilot.press("N")
+        assert screen.index == order[0]  # stopped at the first
+        seen = [screen.index]
+        for _ in range(len(order) + 2):  # two more than there are: it stops at the last
+            await pilot.press("n")
+            if screen.index != seen[-1]:
+                seen.append(screen.index)
+        assert seen == order
+        # the Gantt follows: the interval is selected and centred
+        assert view.selected_part == order[-1] and view.selected is None
+        start, end = model.parts.gpu_start[order[-1]], model.parts.gpu_end[order[-1]]
+        assert view.t0 <= start and end <= view.t0 + view.timeline_width * view.scale
+        text = facts(app)
+        assert f"Interval {len(order)} of {len(order)} of worker" in text
+
+
+async def test_i_without_a_selection_takes_the_interval_at_the_centre_of_the_view() -> None:
+    app, model = app_for("p9-c6")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.gantt
+        await pilot.press("plus", "plus", "plus")
+        mid = centre(view)
+        await pilot.press("i")
+        assert isinstance(app.screen, IntervalScreen)
+        lane = model.lanes[0]
+        k = int(np.flatnonzero(lane.ends > mid)[0])  # the one covering it, or the next
+        assert app.screen.index == int(lane.partition[k])
+
+
+def test_an_interval_is_the_same_one_in_a_newer_model() -> None:
+    model = read_log(SAMPLES / "curio-mixed.log")
+    again = read_log(SAMPLES / "curio-mixed.log")
+    for index in (0, len(model.parts) // 2, len(model.parts) - 1):
+        assert same_interval(model, again, index) == index
+    # a model without it: none
+    tiny = read_log(SAMPLES / "tiny.log")
+    assert same_interval(model, tiny, 5) is None
