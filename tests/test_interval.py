@@ -1,10 +1,11 @@
-"""Pilot tests: the interval inspector (`i`), stepping a worker's intervals."""
+"""Pilot tests: the interval inspector (`i`), stepping a worker's intervals, and the mouse."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from conftest import SAMPLES
+from textual import events
 from textual.widgets import Static
 
 from parsers.durations import duration
@@ -12,7 +13,7 @@ from parsers.load import read_log
 from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
-from tui.gantt import GanttView
+from tui.gantt import LABEL_WIDTH, WHEEL_FACTOR, GanttView
 from tui.interval import IntervalScreen, same_interval
 
 SIZE = (120, 36)
@@ -102,6 +103,61 @@ async def test_n_and_N_step_the_workers_intervals_by_gpu_start_and_stop_at_the_e
         assert view.t0 <= start and end <= view.t0 + view.timeline_width * view.scale
         text = facts(app)
         assert f"Interval {len(order)} of {len(order)} of worker" in text
+
+
+async def test_a_click_on_a_worker_lane_selects_the_interval_under_it() -> None:
+    app, model = app_for("curio-mixed")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.gantt
+        await pilot.press("plus", "plus")
+        await pilot.pause()
+        y = next(y for y, r in enumerate(view.rows) if r.kind == "worker") + 2  # the axis rows
+        lane = model.lanes[view.rows[y - 2].lane]
+        # a cell whose centre a segment of the lane covers
+        for x in range(LABEL_WIDTH, view.size.width):
+            t = view.t0 + (x - LABEL_WIDTH + 0.5) * view.scale
+            hit = np.flatnonzero((lane.starts <= t) & (t < lane.ends))
+            if len(hit):
+                break
+        else:
+            pytest.fail("no interval in view")
+        expected = int(lane.partition[hit[0]])
+        t0, scale = view.t0, view.scale
+        assert await pilot.click(GanttView, offset=(x, y))
+        assert view.selected_part == expected
+        assert (view.t0, view.scale) == (t0, scale)  # a click does not move the view
+        await pilot.press("enter")
+        assert isinstance(app.screen, IntervalScreen) and app.screen.index == expected
+        await pilot.press("escape")
+        # a click on the axis or the label gutter selects nothing else
+        assert await pilot.click(GanttView, offset=(2, y))
+        assert await pilot.click(GanttView, offset=(x, 0))
+        assert view.selected_part == expected
+        await pilot.press("escape")
+        assert view.selected_part is None
+
+
+async def test_the_wheel_zooms_around_the_pointer() -> None:
+    app, _ = app_for("p9-c6")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.gantt
+        await pilot.pause()
+        x = LABEL_WIDTH + view.timeline_width // 3
+        cell = x - LABEL_WIDTH + 0.5
+        before, scale = view.t0 + cell * view.scale, view.scale
+        view.post_message(events.MouseScrollUp(view, x, 5, 0, -1, 0, False, False, False))
+        await pilot.pause()
+        assert view.scale == pytest.approx(scale / WHEEL_FACTOR)
+        assert view.t0 + cell * view.scale == pytest.approx(before)  # still under the pointer
+        view.post_message(events.MouseScrollUp(view, x, 5, 0, -1, 0, False, False, False))
+        view.post_message(events.MouseScrollDown(view, x, 5, 0, 1, 0, False, False, False))
+        await pilot.pause()
+        assert view.scale == pytest.approx(scale / WHEEL_FACTOR)
+        assert view.t0 + cell * view.scale == pytest.approx(before)
+        # shift + wheel scrolls the lanes, and leaves the zoom
+        view.post_message(events.MouseScrollDown(view, x, 5, 0, 1, 0, True, False, False))
+        await pilot.pause()
+        assert view.scale == pytest.approx(scale / WHEEL_FACTOR)
 
 
 async def test_i_without_a_selection_takes_the_interval_at_the_centre_of_the_view() -> None:

@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -25,7 +26,7 @@ from textual.strip import Strip
 
 from parsers.model import Gap, LogModel
 from tui.cells import SUB
-from tui.interval import interval_span, pick_interval, same_interval
+from tui.interval import interval_at, interval_span, pick_interval, same_interval
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
 from tui.palettes import palette_css
 
@@ -45,6 +46,8 @@ def message_rows(text: str, width: int) -> list[str]:
 
 THRESHOLDS_MS = (0, 10, 50, 100, 250, 500, 1000, 2000, 5000)
 ZOOM_FACTOR = 2.0
+WHEEL_FACTOR = 2**0.5  # a wheel notch zooms by half of what `+` does (wheels send many)
+WHEEL_LINES = 3  # shift + wheel scrolls the lanes this many rows
 MIN_SCALE = 0.05  # ms per cell, fully zoomed in
 # far from 0 a float's resolution is coarse (2 ms near 1e19): a cell's samples must still differ
 MIN_SAMPLE_ULPS = 4 * SUB
@@ -344,6 +347,20 @@ class GanttView(ScrollView, can_focus=True):
         else:
             self.center_on(centre)
 
+    def zoom_at(self, x: int, factor: float) -> None:
+        """Zoom by `factor` (>1 zooms in) keeping the time under screen column `x` there
+        (the wheel); following a growing log, now stays at the right edge."""
+        self.autofit = False
+        cell = x - LABEL_WIDTH + 0.5 if x >= LABEL_WIDTH else self.timeline_width / 2
+        t = self.t0 + cell * self.scale
+        self.scale = min(max(self.scale / factor, self.min_scale), self.max_scale)
+        if self.pinned:
+            self._show_now()
+            return
+        self.t0 = t - cell * self.scale
+        self._clamp()
+        self._changed()
+
     def _changed(self) -> None:
         self.generation += 1
         self.refresh()
@@ -488,6 +505,42 @@ class GanttView(ScrollView, can_focus=True):
         if index != self.selected_part:
             self.select_interval(index)
         self.post_message(self.InspectInterval(index))
+
+    # -- mouse --------------------------------------------------------------------------
+
+    def row_at(self, y: int) -> Row | None:
+        """The lane row at screen line `y` of the view (None: the axis, or below the rows)."""
+        index = y - AXIS_ROWS + int(self.scroll_offset.y)
+        if y < AXIS_ROWS or not self.model.gpus or not 0 <= index < len(self.rows):
+            return None
+        return self.rows[index]
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a worker lane selects the interval under the pointer (`i` or enter
+        inspects it)."""
+        row = self.row_at(event.y)
+        if row is None or row.kind != "worker" or event.x < LABEL_WIDTH:
+            return
+        t = self.t0 + (event.x - LABEL_WIDTH + 0.5) * self.scale
+        index = interval_at(self.model, row.lane, t, self.scale / 2)
+        if index is not None:
+            self.select_interval(index, centre=False)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        """The wheel zooms in around the pointer; with shift it scrolls the lanes."""
+        self._wheel(event, 1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        """The wheel zooms out around the pointer; with shift it scrolls the lanes."""
+        self._wheel(event, -1)
+
+    def _wheel(self, event: events.MouseEvent, direction: int) -> None:
+        event.prevent_default()  # not the ScrollView's own scrolling
+        event.stop()
+        if event.shift or event.ctrl:
+            self.scroll_relative(y=-direction * WHEEL_LINES, animate=False)
+            return
+        self.zoom_at(event.x, WHEEL_FACTOR if direction > 0 else 1 / WHEEL_FACTOR)
 
     def action_zoom_in(self) -> None:
         """Zoom in."""

@@ -134,6 +134,8 @@ KEYS = [
         "the found job's first, or at the centre on the first worker lane; n / N in it step "
         "its worker's intervals",
     ),
+    ("click", "on a worker lane: select the interval under the pointer"),
+    ("wheel", "zoom in / out around the pointer (shift + wheel: scroll the lanes)"),
     ("g", "list of gaps, longest first (#1 is the longest); enter jumps to one"),
     ("/", "find a job by id, prefix or sector number; n / N step through matches"),
     (
