@@ -1,4 +1,5 @@
-"""Pilot tests: the interval inspector (`i`), stepping a worker's intervals, and the mouse."""
+"""Pilot tests: the interval inspector (`i`), stepping a worker's intervals, the mouse, and
+`n` over a found job's intervals."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from parsers.load import read_log
 from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
+from tui.find import ProofScreen, find_jobs
 from tui.gantt import LABEL_WIDTH, WHEEL_FACTOR, GanttView
 from tui.interval import IntervalScreen, same_interval
 
@@ -158,6 +160,37 @@ async def test_the_wheel_zooms_around_the_pointer() -> None:
         view.post_message(events.MouseScrollDown(view, x, 5, 0, 1, 0, True, False, False))
         await pilot.pause()
         assert view.scale == pytest.approx(scale / WHEEL_FACTOR)
+
+
+async def test_after_a_search_n_visits_the_jobs_intervals_only() -> None:
+    app, model = app_for("curio-mixed")
+    job = find_jobs(model, "porep-1000-10")[0]
+    t = model.parts
+    numbers = [k for k, name in enumerate(t.jobs) if name == job]
+    order = by_start(model, np.isin(t.job, numbers))
+    assert len(order) > 1
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.gantt
+        await pilot.press("slash", *"porep-1000-10", "enter")
+        assert isinstance(app.screen, ProofScreen)
+        await pilot.press("escape")  # the proof view closes, the highlight stays
+        assert app.screen.active_bindings["n"].binding.description == "Next interval"
+        seen: list[int] = []
+        for _ in range(len(order) + 2):
+            await pilot.press("n")
+            assert view.selected is None and view.selected_part is not None
+            if not seen or seen[-1] != view.selected_part:
+                seen.append(view.selected_part)
+        assert seen == order  # in GPU_START order, stopping at the last
+        await pilot.press("N")
+        assert view.selected_part == order[-2]
+        await pilot.press("i")
+        assert isinstance(app.screen, IntervalScreen) and app.screen.index == order[-2]
+        await pilot.press("escape", "escape")  # the window, then the search
+        assert view.found_jobs == () and view.selected_part is None
+        assert app.screen.active_bindings["n"].binding.description == "Next gap"
+        await pilot.press("n")
+        assert view.selected == 0  # gaps again
 
 
 async def test_i_without_a_selection_takes_the_interval_at_the_centre_of_the_view() -> None:

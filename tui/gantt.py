@@ -26,7 +26,7 @@ from textual.strip import Strip
 
 from parsers.model import Gap, LogModel
 from tui.cells import SUB
-from tui.interval import interval_at, interval_span, pick_interval, same_interval
+from tui.interval import interval_at, interval_span, job_intervals, pick_interval, same_interval
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
 from tui.palettes import palette_css
 
@@ -98,6 +98,9 @@ class GanttView(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "next_gap", "Next gap"),
         Binding("N", "previous_gap", "Prev gap", show=False),
+        # while a job found with / is highlighted, n / N step its intervals instead
+        Binding("n", "next_found", "Next interval"),
+        Binding("N", "previous_found", "Prev interval", show=False),
         Binding("enter", "inspect", "Inspect"),
         Binding("i", "inspect_interval", "Interval"),
         Binding("slash", "find", "Find job", key_display="/"),
@@ -425,6 +428,7 @@ class GanttView(ScrollView, can_focus=True):
         self._changed()
 
     def _apply_found(self) -> None:
+        self.refresh_bindings()  # n / N step gaps, or the found job's intervals
         jobs = frozenset(self.found_jobs[self.found_index : self.found_index + 1])
         t = self.model.parts
         ids = [k for k, job in enumerate(t.jobs) if job in jobs] if jobs else []
@@ -438,6 +442,30 @@ class GanttView(ScrollView, can_focus=True):
     def action_previous_gap(self) -> None:
         """Select the previous gap at or above the threshold."""
         self.step_gap(-1)
+
+    def action_next_found(self) -> None:
+        """Select the found job's next interval."""
+        self.step_found(1)
+
+    def action_previous_found(self) -> None:
+        """Select the found job's previous interval."""
+        self.step_found(-1)
+
+    def step_found(self, direction: int) -> None:
+        """Select the found job's next (1) or previous (-1) interval, by GPU_START; from
+        none of its own, its first or its last."""
+        order = job_intervals(self.model, self.found_jobs[self.found_index]).tolist()
+        if not order:
+            self.notify("the job has no GPU interval yet", severity="warning")
+            return
+        if self.selected_part in order:
+            k = order.index(self.selected_part) + direction
+            if not 0 <= k < len(order):
+                self.notify("last interval of the job" if direction > 0 else "first interval")
+                return
+        else:
+            k = 0 if direction > 0 else len(order) - 1
+        self.select_interval(order[k])
 
     def step_gap(self, direction: int) -> None:
         """Select the next (1) or previous (-1) gap at or above the threshold, by time."""
@@ -604,6 +632,10 @@ class GanttView(ScrollView, can_focus=True):
         """`follow` applies to growing logs only; `escape` to a selection or a search."""
         if action == "follow":
             return self.live
+        if action in ("next_gap", "previous_gap"):
+            return not self.found_jobs
+        if action in ("next_found", "previous_found"):
+            return bool(self.found_jobs)
         if action == "clear":
             return (
                 self.selected is not None or self.selected_part is not None or bool(self.found_jobs)

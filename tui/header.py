@@ -115,6 +115,8 @@ def status_text(view: GanttView) -> Text:
         text.append(f" · {gap.cause or 'no queue event'}")
     elif view.selected_part is not None:
         text.append(f" │ {interval_words(model, view.selected_part)} (i inspects)")
+    elif view.found_jobs:
+        text.append(" │ n: its first interval")
     else:
         text.append(" │ n: first gap")
     if view.found_jobs:

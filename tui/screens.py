@@ -126,7 +126,11 @@ class SafeModal(ModalScreen[ScreenResultType]):
 KEYS = [
     ("?", "this help"),
     ("q, ctrl+c", "quit (from any screen)"),
-    ("n / N", "select the next / previous gap (by time) at or above the threshold"),
+    (
+        "n / N",
+        "select the next / previous gap (by time) at or above the threshold; a job found "
+        "with /: its next / previous GPU interval",
+    ),
     ("enter", "inspect the selected gap (beside the Gantt when 160+ columns wide) or interval"),
     (
         "i",
@@ -143,7 +147,7 @@ KEYS = [
         "the log's own lines at the selected gap, the job found or the view (also from "
         "the inspector); in them: / regex, n / N, : line or time, arrows, page, home / end",
     ),
-    ("escape", "close a window; on the Gantt, drop the selection and the search"),
+    ("escape", "close a window; on the Gantt, drop the selection and the search (n: gaps again)"),
     ("] / [", "raise / lower the gap threshold (0 ms … 5 s)"),
     ("+ / -", "zoom in / out (around the selection when in view)"),
     ("left right, h l", "pan"),
