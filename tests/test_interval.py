@@ -14,8 +14,9 @@ from parsers.load import read_log
 from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
-from tui.find import ProofScreen, find_jobs
+from tui.find import ProofScreen, find_jobs, proof_gaps
 from tui.gantt import LABEL_WIDTH, WHEEL_FACTOR, GanttView
+from tui.inspector import InspectorScreen
 from tui.interval import IntervalScreen, same_interval
 
 SIZE = (120, 36)
@@ -191,6 +192,32 @@ async def test_after_a_search_n_visits_the_jobs_intervals_only() -> None:
         assert app.screen.active_bindings["n"].binding.description == "Next gap"
         await pilot.press("n")
         assert view.selected == 0  # gaps again
+
+
+async def test_the_proof_view_opens_its_first_interval_and_its_gaps() -> None:
+    app, model = app_for("curio-mixed")
+    job = "porep-1000-10"
+    t = model.parts
+    numbers = [k for k, name in enumerate(t.jobs) if name == job]
+    first = by_start(model, np.isin(t.job, numbers))[0]
+    gaps = proof_gaps(model, job)
+    assert 0 < len(gaps) < 9
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *job, "enter")
+        proof = app.screen
+        assert isinstance(proof, ProofScreen)
+        await pilot.press("i")
+        assert isinstance(app.screen, IntervalScreen) and app.screen.index == first
+        await pilot.press("escape")
+        assert app.screen_stack[-1] is proof  # back to the proof view
+        await pilot.press("1")
+        assert isinstance(app.screen, InspectorScreen)
+        assert app.screen.gap == model.gaps[gaps[0]]
+        assert app.gantt.selected == gaps[0]
+        await pilot.press("escape")
+        assert app.screen_stack[-1] is proof
+        await pilot.press(str(len(gaps) + 1))  # a number past its gaps: said, nothing opens
+        assert app.screen_stack[-1] is proof
 
 
 async def test_i_without_a_selection_takes_the_interval_at_the_centre_of_the_view() -> None:

@@ -430,9 +430,9 @@ class CuzkApp(App[None]):
             gantt.live = False
             gantt.pinned = False
         gantt.set_model(update.model, restarted=update.restarted)
-        screen = self.screen
-        if isinstance(screen, GapListScreen | InspectorScreen | ProofScreen | IntervalScreen):
-            screen.show_model(update.model)
+        for screen in self.screen_stack:  # an inspector may be open over the proof view
+            if isinstance(screen, GapListScreen | InspectorScreen | ProofScreen | IntervalScreen):
+                screen.show_model(update.model)
         side = self.query_one("#side", GapDetails)
         if side.has_class("-open"):
             side.show(update.model, gantt.selected_gap, self.reader)
@@ -458,15 +458,18 @@ class CuzkApp(App[None]):
         self._refresh_text()
 
     def open_screen(
-        self, screen: Screen[T], callback: Callable[[T | None], None] | None = None
+        self,
+        screen: Screen[T],
+        callback: Callable[[T | None], None] | None = None,
+        over: Screen[Any] | None = None,
     ) -> None:
-        """Open a window over the Gantt, unless one is open already.
+        """Open a window over the Gantt (or over the window `over`), unless another is open.
 
         Keys typed faster than the app answers arrive after the window they asked for (or
         another) is already open: `enter /` must not stack a find box on an inspector, where
         `q` would be typed into the box instead of quitting.
         """
-        if self._closing or len(self.screen_stack) > 1:
+        if self._closing or (len(self.screen_stack) > 1 and self.screen is not over):
             return
         self.push_screen(screen, callback)
 
@@ -495,6 +498,21 @@ class CuzkApp(App[None]):
     def on_interval_screen_shown(self, message: IntervalScreen.Shown) -> None:
         """`n`/`N` in the interval inspector: the Gantt selects that interval and centres it."""
         self.gantt.select_interval(message.index)
+
+    def on_proof_screen_inspect_interval(self, message: ProofScreen.InspectInterval) -> None:
+        """`i` in the proof view: its first interval, over the proof view (esc goes back)."""
+        self.gantt.select_interval(message.index)
+        self.open_screen(
+            IntervalScreen(self.model, message.index, self.reader), over=message.screen
+        )
+
+    def on_proof_screen_inspect_gap(self, message: ProofScreen.InspectGap) -> None:
+        """A gap's number in the proof view: the gap inspector, over the proof view."""
+        gantt = self.gantt
+        gantt.select_gap(message.index)
+        gap = gantt.selected_gap
+        if gap is not None:
+            self.open_screen(InspectorScreen(self.model, gap, self.reader), over=message.screen)
 
     def on_gantt_view_find_job(self) -> None:
         """The find box; a match highlights the job and shows its proof."""

@@ -19,10 +19,12 @@ from textual.widgets import Static
 from parsers.durations import counted, duration
 from parsers.model import LogModel
 from parsers.sanitize import visible
+from tui.interval import job_intervals
 from tui.report import gap_cause_words
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
+GAP_KEYS = 9  # the proof view's first gaps open with the keys 1 … 9
 
 
 def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:
@@ -44,6 +46,16 @@ def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:
             first = p.first_synth_start if p.first_synth_start is not None else np.inf
             matches.append((first, p.job))
     return tuple(job for _, job in sorted(matches))
+
+
+def proof_gaps(model: LogModel, job: str) -> list[int]:
+    """The gaps (indices into model.gaps, by time) with a partition of `job` on either side."""
+    table = model.gaps
+    # a merged model (several hosts, or runs) may hold the name under several numbers
+    numbers = [k for k, name in enumerate(model.parts.jobs) if name == job]
+    sides = model.parts.job
+    mine = np.isin(sides[table.before], numbers) | np.isin(sides[table.after], numbers)
+    return np.flatnonzero(mine).tolist()
 
 
 def describe_proof(model: LogModel, job: str) -> Group:
@@ -111,15 +123,11 @@ def describe_proof(model: LogModel, job: str) -> Group:
         )
     table_ = model.gaps
     gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
-    # a merged model (several hosts, or runs) may hold the name under several numbers
-    numbers = [k for k, name in enumerate(model.parts.jobs) if name == job]
-    sides = model.parts.job
-    mine = np.flatnonzero(
-        np.isin(sides[table_.before], numbers) | np.isin(sides[table_.after], numbers)
-    ).tolist()
-    for k in mine:
+    mine = proof_gaps(model, job)
+    for n, k in enumerate(mine, 1):
         g = table_[k]
-        gaps.append(f"  #{table_.rank_of(k):<4}", style="bold")
+        gaps.append(f"{n:>2}" if n <= GAP_KEYS else "  ", style="bold cyan")
+        gaps.append(f" #{table_.rank_of(k):<4}", style="bold")
         gaps.append(f"{duration(g.duration_ms):>9}", style="red")
         gaps.append(f"  at {duration(g.start)}  GPU {g.gpu}  ")
         gaps.append("before it" if g.after.job == job and g.before.job != job else "")
@@ -145,7 +153,9 @@ class ProofScreen(SafeModal[None]):
         Binding("escape", "dismiss", "Close"),
         Binding("n", "step(1)", "Next match"),
         Binding("N", "step(-1)", "Prev match"),
+        Binding("i", "interval", "Interval"),
         *QUIT_BINDINGS,
+        *(Binding(str(n), f"gap({n})", "Gap", show=False) for n in range(1, GAP_KEYS + 1)),
     ]
 
     class Step(Message):
@@ -154,6 +164,22 @@ class ProofScreen(SafeModal[None]):
         def __init__(self, direction: int) -> None:
             super().__init__()
             self.direction = direction
+
+    class InspectInterval(Message):
+        """The user asked for the job's first interval (index into model.parts)."""
+
+        def __init__(self, screen: ProofScreen, index: int) -> None:
+            super().__init__()
+            self.screen = screen
+            self.index = index
+
+    class InspectGap(Message):
+        """The user asked for one of the job's gaps (index into model.gaps)."""
+
+        def __init__(self, screen: ProofScreen, index: int) -> None:
+            super().__init__()
+            self.screen = screen
+            self.index = index
 
     def __init__(self, model: LogModel, jobs: tuple[str, ...], index: int) -> None:
         super().__init__()
@@ -177,7 +203,7 @@ class ProofScreen(SafeModal[None]):
         self.model, self.jobs, self.index = model, jobs, index
         box_ = self.query_one("#proof", VerticalScroll)
         box_.border_title = f"job {index + 1} of {len(jobs)} matching"
-        box_.border_subtitle = "n/N next/previous match · esc closes (highlight stays; esc clears)"
+        box_.border_subtitle = "n/N match · i interval · 1…9 gap · esc closes (highlight stays)"
         if any(p.job == jobs[index] for p in model.proofs):
             self.query_one("#proof-facts", Static).update(describe_proof(model, jobs[index]))
 
@@ -188,3 +214,19 @@ class ProofScreen(SafeModal[None]):
     def action_step(self, direction: int) -> None:
         """Ask the app for the next or previous match."""
         self.post_message(self.Step(direction))
+
+    def action_interval(self) -> None:
+        """Ask the app for the interval inspector on the job's first interval (by GPU_START)."""
+        order = job_intervals(self.model, self.jobs[self.index])
+        if not len(order):
+            self.notify("the job has no GPU interval yet", severity="warning")
+            return
+        self.post_message(self.InspectInterval(self, int(order[0])))
+
+    def action_gap(self, n: int) -> None:
+        """Ask the app for the gap inspector on the job's gap `n` (1: its first listed)."""
+        mine = proof_gaps(self.model, self.jobs[self.index])
+        if n > len(mine):
+            self.notify(f"the job has {counted(len(mine), 'gap')}", severity="warning")
+            return
+        self.post_message(self.InspectGap(self, mine[n - 1]))

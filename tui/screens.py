@@ -141,7 +141,11 @@ KEYS = [
     ("click", "on a worker lane: select the interval under the pointer"),
     ("wheel", "zoom in / out around the pointer (shift + wheel: scroll the lanes)"),
     ("g", "list of gaps, longest first (#1 is the longest); enter jumps to one"),
-    ("/", "find a job by id, prefix or sector number; n / N step through matches"),
+    (
+        "/",
+        "find a job by id, prefix or sector number; in its proof view n / N step through "
+        "matches, i opens its first interval, 1 … 9 one of its gaps",
+    ),
     (
         "L",
         "the log's own lines at the selected gap, the job found or the view (also from "
