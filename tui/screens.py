@@ -128,23 +128,15 @@ KEYS = [
     ("q, ctrl+c", "quit (from any screen)"),
     (
         "n / N",
-        "select the next / previous gap (by time) at or above the threshold; a job found "
-        "with /: its next / previous GPU interval",
+        "next / previous gap (by time) at or above the threshold (a job found: its intervals)",
     ),
-    ("enter", "inspect the selected gap (beside the Gantt when 160+ columns wide) or interval"),
-    (
-        "i",
-        "inspect the GPU interval at the selection: the one selected, after the selected gap, "
-        "the found job's first, or at the centre on the first worker lane; n / N in it step "
-        "its worker's intervals",
-    ),
-    ("click", "on a worker lane: select the interval under the pointer"),
-    ("wheel", "zoom in / out around the pointer (shift + wheel: scroll the lanes)"),
+    ("enter", "inspect the selected gap (beside the Gantt from 160 columns) or interval"),
+    ("i", "inspect the GPU interval at the selection (n / N step)"),
     ("g", "list of gaps, longest first (#1 is the longest); enter jumps to one"),
     (
         "/",
-        "find a job by id, prefix or sector number; in its proof view n / N step through "
-        "matches, i opens its first interval, 1 … 9 one of its gaps",
+        "find a job by id, prefix or sector number; n / N step matches, i its interval, "
+        "1 … 9 its gaps",
     ),
     (
         "L",
@@ -157,6 +149,7 @@ KEYS = [
     ("left right, h l", "pan"),
     ("up / down", "scroll the lanes (and the inspector)"),
     ("0", "fit the whole run"),
+    ("click, wheel", "select the interval under the pointer; zoom around it (shift: scroll)"),
     ("r", "next run of a log where the daemon restarted"),
     ("f / End", "follow the end of a growing log again"),
     ("b", "show / hide where each GPU's busy time went (shares of its busy time)"),
