@@ -189,8 +189,8 @@ def test_input_the_parser_cannot_read_is_dropped_not_fatal(tmp_path: Path) -> No
         v.type(b"\x1b[55555555u")  # a key code past the last character: chr() raises
         v.type(b"\x1b[99999999999999999999999A")  # past a C long: OverflowError
         mark = len(v.screen())
-        v.type(b"?")  # the keys still answer
-        v.wait_for_text(b"fit the whole run", mark)
+        v.type(b"?")  # the keys still answer: the help opens (its first key: ? itself)
+        v.wait_for_text(b"this help", mark)
         v.type(b"q")
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
     assert v.proc.returncode == 0
@@ -325,8 +325,10 @@ def test_the_viewer_draws_ascii_where_the_terminal_asks_for_it(
     args = [str(SAMPLES / "p9-c6.log"), *(x for x in how if "=" not in x)]
     with viewer(args, tmp_path, env=env) as v:
         v.wait_for_text(b"GPU0")
-        v.type(b"?")  # the help's legend: every glyph
-        v.wait_for_text(b"fit the whole run")
+        v.type(b"?")  # the help, then its end: the legend of every glyph
+        v.wait_for_text(b"this help")
+        v.type(b"\x1b[F")  # end
+        v.wait_for_text(b"What each percentage is a share of")
         v.type(b"q")
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
     assert v.proc.returncode == 0

@@ -87,7 +87,7 @@ class CuzkApp(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
         *QUIT_BINDINGS,
         Binding("g", "gap_list", "Gaps"),
-        Binding("L", "log_lines", "Log"),
+        Binding("L", "log_lines", "Log", show=False),  # in the help: the footer fits 80 columns
         Binding("b", "toggle_breakdown", "Busy split", show=False),
         # the palette's own commands (tui/commands.py): copy an id, the comparison's figures
         Binding("y", "copy_id", "Copy id", show=False),

@@ -102,7 +102,7 @@ class GanttView(ScrollView, can_focus=True):
         Binding("n", "next_found", "Next interval"),
         Binding("N", "previous_found", "Prev interval", show=False),
         Binding("enter", "inspect", "Inspect"),
-        Binding("i", "inspect_interval", "Interval"),
+        Binding("i", "inspect_interval", "Interval", show=False),  # in the help (80 columns)
         Binding("slash", "find", "Find job", key_display="/"),
         Binding("escape", "clear", "Clear", show=False),
         Binding("right_square_bracket", "raise_threshold", "Min gap +", show=False),
