@@ -274,6 +274,26 @@ async def test_slash_finds_and_n_and_shift_n_step(tmp_path: Path) -> None:
         assert lines.cursor == len(data) - 1 and "no match below" in screen.said
 
 
+async def test_a_match_in_lines_written_since_the_pane_opened_is_shown(tmp_path: Path) -> None:
+    path = tmp_path / "growing.log"
+    path.write_bytes(SAMPLES.joinpath("p9-c6.log").read_bytes())
+    app, _ = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L", "end")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        lines = screen.query_one(LogLines)
+        total = lines.total
+        with path.open("ab") as out:
+            out.write(b"a line written later\nthe NEW_MARKER line\n")
+        await pilot.press("slash", *"NEW_MARKER", "enter")
+        await _settle(pilot)
+        assert lines.total == total + 2
+        assert lines.cursor == total + 2
+        assert "the NEW_MARKER line" in _numbered(app, total + 2)
+
+
 async def test_a_bad_regex_is_a_message() -> None:
     app, _ = _app(SAMPLES / "p9-c6.log")
     async with app.run_test(size=SIZE) as pilot:

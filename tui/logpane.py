@@ -290,6 +290,8 @@ class LogPaneScreen(SafeModal[None]):
         if search.found is None:
             self.say(f"{shown}: no match {where} line {started:,}")
             return
+        if search.found > self.lines.total:
+            self._count()  # the log grew since the pane counted its lines: the match is new
         self.lines.go_to(search.found, centre=True)
         self.say(f"{shown}: line {search.found:,}")
 
