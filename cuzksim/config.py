@@ -56,6 +56,9 @@ class SimConfig:
             job's partitions not yet started get no events).
         circuits: probability that a partition is a batch of 2-3 circuits (one CUZK_NTT_H
             line per circuit).
+        split_lock: (p12) allocation under a lock of its own, the kernels under the GPU's:
+            the next holder allocates while the previous one's kernels run (the two-lock
+            design; no engine prints such a log yet: for what-if predictions' truth).
     """
 
     seed: int = 1
@@ -85,6 +88,7 @@ class SimConfig:
     fail_prove: float = 0.0
     fail_synth: float = 0.0
     circuits: float = 0.0
+    split_lock: bool = False
 
 
 DEMO_CONFIG = SimConfig(

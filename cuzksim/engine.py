@@ -118,10 +118,10 @@ class EngineSim:
         self._idle_workers: list[int] = list(range(config.gpus * config.gw))
         # the engine of late February took one process-wide lock; later engines one per GPU
         domains = 1 if config.era == "feb" else config.gpus
-        self._mutex_holder: dict[int, bool] = dict.fromkeys(range(domains), False)
-        self._mutex_waiters: dict[int, deque[Callable[[float], None]]] = {
-            g: deque() for g in range(domains)
-        }
+        # a split lock: each domain's allocation lock is keyed -1 - domain
+        keys = [*range(domains), *(-1 - d for d in range(domains))]
+        self._mutex_holder: dict[int, bool] = dict.fromkeys(keys, False)
+        self._mutex_waiters: dict[int, deque[Callable[[float], None]]] = {g: deque() for g in keys}
         self._gpu_warm: set[int] = set()
         self._proofs_started = 0
         self._in_flight = 0
@@ -394,7 +394,8 @@ class EngineSim:
         def on_lock(lock_t: float) -> None:
             self._locked(lock_t, worker, domain, part, prep_done, bg2_done, circuits)
 
-        self._at(requested, lambda: self._request_mutex(requested, domain, on_lock))
+        first_lock = -1 - domain if cfg.split_lock and cfg.era == "p12" else domain
+        self._at(requested, lambda: self._request_mutex(requested, first_lock, on_lock))
 
     def _request_mutex(self, t: float, domain: int, on_lock: Callable[[float], None]) -> None:
         if not self._mutex_holder[domain]:
@@ -498,54 +499,74 @@ class EngineSim:
             )
             alloc = min(cuda_malloc, 0.5 * ntt_h)
             kstart = cursor + alloc
-        ntt_end = t + ntt_h
-        self._timing(ntt_end, f"gpu_tid=0 ntt_msm_h_ms={int(ntt_h)}")
-        barrier = max(0.0, prep_done - ntt_end) + rng.uniform(0.02, 0.06)
-        if cfg.era == "p12":
-            self._timing(ntt_end + barrier, f"gpu_tid=0 barrier_wait_ms={int(barrier)}")
-        batch = self._gauss(655.0 * sc * circuits, 12.0, 50.0)
-        tail = self._gauss(84.0 * sc * circuits, 2.0, 5.0)
-        batch_end = ntt_end + barrier + batch
-        self._timing(batch_end, f"gpu_tid=0 batch_add_ms={int(batch)}")
-        gpu_total = ntt_h + barrier + batch + tail
-        kend = batch_end + tail
-        self._timing(kend, f"gpu_tid=0 tail_msm_ms={int(tail)} gpu_total_ms={int(gpu_total)}")
-        part.alloc_ms = alloc
-        part.kernel_spans = [(kstart, ntt_end), (ntt_end + barrier, kend)]
-        part.barrier_ms = barrier
-        unlock = kend + rng.uniform(0.1, 0.4)
-        part.unlock = unlock
-        lock_t = part.lock_acquired
-        if cfg.era == "p12":
-            self._timing(
-                unlock,
-                f"mutex_held_ms={int(unlock - lock_t)} "
-                f"total_start_fn_ms={int(unlock - part.gpu_start)}",
-            )
-        self._at(unlock, lambda: self._release_mutex(unlock, domain))
-        pfield = f"Some({part.partition})" if part.partition is not None else "None"
-        if cfg.era == "p12":
-            free_t = unlock + rng.uniform(0.3, 1.5)
-            self._stdout(
-                free_t,
-                "cuzk_core::engine",
-                "GPU_TIMING spawn_blocking prove_start",
-                [
-                    ("worker_id", str(worker)),
-                    ("partition", pfield),
-                    ("spawn_to_enter_ms", "0"),
-                    ("prove_start_ms", str(int(unlock - part.gpu_start))),
-                ],
-            )
-            self._at(free_t, lambda: self._worker_free(free_t, worker))
-        end = max(unlock, bg2_done) + rng.uniform(5.0, 15.0)
-        self._owner = None
-        if cfg.era == "p12" and rng.random() < cfg.fail_prove:
-            # the finalizer fails: every timing line was printed, GPU_END never is
-            part.failed = True
-            self._at(end, lambda: self._fail_job(end, part))
-            return
-        self._at(end, lambda: self._gpu_end(end, worker, part, unlock, pfield))
+
+        gpu_start = part.gpu_start
+        lock_at = t
+
+        def finish(shift: float) -> None:
+            # the kernels start `shift` ms late: waiting for the kernel lock (a split lock)
+            self._owner = part
+            ntt_end = t + shift + ntt_h
+            self._timing(ntt_end, f"gpu_tid=0 ntt_msm_h_ms={int(ntt_h)}")
+            barrier = max(0.0, prep_done - ntt_end) + rng.uniform(0.02, 0.06)
+            if cfg.era == "p12":
+                self._timing(ntt_end + barrier, f"gpu_tid=0 barrier_wait_ms={int(barrier)}")
+            batch = self._gauss(655.0 * sc * circuits, 12.0, 50.0)
+            tail = self._gauss(84.0 * sc * circuits, 2.0, 5.0)
+            batch_end = ntt_end + barrier + batch
+            self._timing(batch_end, f"gpu_tid=0 batch_add_ms={int(batch)}")
+            gpu_total = ntt_h + barrier + batch + tail
+            kend = batch_end + tail
+            self._timing(kend, f"gpu_tid=0 tail_msm_ms={int(tail)} gpu_total_ms={int(gpu_total)}")
+            part.alloc_ms = alloc
+            part.kernel_spans = [(kstart + shift, ntt_end), (ntt_end + barrier, kend)]
+            part.barrier_ms = barrier
+            unlock = kend + rng.uniform(0.1, 0.4)
+            part.unlock = unlock
+            if cfg.era == "p12":
+                self._timing(
+                    unlock,
+                    f"mutex_held_ms={int(unlock - lock_at)} "
+                    f"total_start_fn_ms={int(unlock - gpu_start)}",
+                )
+            self._at(unlock, lambda: self._release_mutex(unlock, domain))
+            pfield = f"Some({part.partition})" if part.partition is not None else "None"
+            if cfg.era == "p12":
+                free_t = unlock + rng.uniform(0.3, 1.5)
+                self._stdout(
+                    free_t,
+                    "cuzk_core::engine",
+                    "GPU_TIMING spawn_blocking prove_start",
+                    [
+                        ("worker_id", str(worker)),
+                        ("partition", pfield),
+                        ("spawn_to_enter_ms", "0"),
+                        ("prove_start_ms", str(int(unlock - gpu_start))),
+                    ],
+                )
+                self._at(free_t, lambda: self._worker_free(free_t, worker))
+            end = max(unlock, bg2_done) + rng.uniform(5.0, 15.0)
+            self._owner = None
+            if cfg.era == "p12" and rng.random() < cfg.fail_prove:
+                # the finalizer fails: every timing line was printed, GPU_END never is
+                part.failed = True
+                self._at(end, lambda: self._fail_job(end, part))
+                return
+            self._at(end, lambda: self._gpu_end(end, worker, part, unlock, pfield))
+
+        if cfg.split_lock and cfg.era == "p12":
+            # the allocation's own lock is let go once allocated; the kernels wait for the
+            # GPU's lock, which the previous holder keeps until its kernels end
+            allocated = t + alloc
+
+            def kernels(tk: float) -> None:
+                finish(tk - allocated)
+
+            self._at(allocated, lambda: self._release_mutex(allocated, -1 - domain))
+            self._at(allocated, lambda: self._request_mutex(allocated, domain, kernels))
+            self._owner = None
+        else:
+            finish(0.0)
 
     def _gpu_end(
         self, t: float, worker: int, part: SimPartition, unlock: float, pfield: str
