@@ -695,8 +695,10 @@ class CuzkApp(App[None]):
                 "Follow the end", "Keep now in view as the log grows (End, f)", gantt.action_follow
             )
         from tui.commands import commands
+        from tui.whatif import commands as what_if
 
         yield from commands(self)
+        yield from what_if(self)
 
 
 def make_app(

@@ -71,6 +71,52 @@ def _report(options: Options) -> int:
     return 0
 
 
+def _what_if(options: Options) -> int:
+    """--what-if: the log replayed, unchanged and changed (parsers/whatif.py)."""
+    import json
+    import shutil
+
+    from parsers.load import load_log, model_of_bytes
+    from parsers.report import missing_timeline
+    from parsers.whatif import checked_changes, predict, prediction_dict, prediction_text
+    from tui.output import report_width, silence_stdout
+
+    if sys.stdout is None:
+        print("cuzk-tui: error: standard output is closed", file=sys.stderr)
+        return 1
+    changes = checked_changes(list(options.what_if))
+    if options.demo:
+        from tui.replay import DEMO_NAME, demo_bytes
+
+        model = model_of_bytes(demo_bytes(), DEMO_NAME, options.workers_per_gpu, drawn=False)
+    else:
+        assert options.log is not None  # options_of: one log, or the demo
+        model = load_log(options.log, options.workers_per_gpu, drawn=False)
+    reason = missing_timeline(model)
+    if reason is not None:
+        print(f"cuzk-tui: error: {reason} (nothing to replay)", file=sys.stderr)
+        return 2
+    prediction = predict(model, changes)
+    try:
+        if options.json:
+            doc = prediction_dict(prediction)
+            indent = 1 if sys.stdout.isatty() else None
+            sys.stdout.write(json.dumps(doc, indent=indent, ensure_ascii=True) + "\n")
+        else:
+            width = report_width() or shutil.get_terminal_size().columns
+            sys.stdout.write(prediction_text(prediction, width))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+    except OSError as exc:
+        silence_stdout()
+        print(
+            f"cuzk-tui: error: cannot write the prediction: {exc.strerror or exc}", file=sys.stderr
+        )
+        return 1
+    return 0
+
+
 def _exit_now(rc: int) -> NoReturn:
     """End the process once the report is out: the model of a long log is hundreds of
     megabytes of arrays and objects, which the system takes back at once, where freeing
@@ -117,6 +163,11 @@ def _main(argv: list[str] | None) -> int:
         from tui.multi import run_multi
 
         return run_multi(options)
+    if options.what_if:
+        rc = _what_if(options)
+        if argv is None:
+            _exit_now(rc)
+        return rc
     if options.report:
         rc = _report(options)
         if argv is None:  # the command itself, not a caller in this process

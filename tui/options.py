@@ -146,7 +146,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--json",
         action="store_true",
-        help="with --report: print the JSON document (its keys: see the README)",
+        help="with --report or --what-if: print the JSON document (its keys: see the README)",
     )
     p.add_argument(
         "--min-gap",
@@ -245,6 +245,14 @@ def make_parser() -> argparse.ArgumentParser:
         "machine's name)",
     )
     p.add_argument(
+        "--what-if",
+        action="append",
+        metavar="KNOB=VALUE",
+        help="predict what a change would do to s/proof and GPU utilization, from this log "
+        "alone (repeat to change several): gpu-workers=N, synthesis-workers=N, concurrency=N, "
+        "synthesis-speed=X, gpu-speed=X, split-lock",
+    )
+    p.add_argument(
         "--ascii",
         action="store_true",
         help="draw with ASCII only (lines as -|+, each phase its own character; also what a "
@@ -323,6 +331,7 @@ class Options:
     ascii: bool
     no_clipboard: bool
     serve_metrics: tuple[str, int] | None = None  # where /metrics is served (tui/exporter.py)
+    what_if: tuple[str, ...] = ()  # the --what-if changes, checked (parsers/whatif.py)
 
     @property
     def exporting(self) -> bool:
@@ -374,6 +383,8 @@ def options_of(ns: argparse.Namespace) -> Options:
     written (one of the logs, a folder that does not exist).
     """
     logs = expand(ns.logs)
+    if ns.what_if:
+        check_what_if(ns, logs)
     compare: tuple[str, str] | None = None
     compare_runs: tuple[int | None, int | None] = (None, None)
     if ns.compare:
@@ -416,9 +427,9 @@ def options_of(ns: argparse.Namespace) -> Options:
             raise OptionError("--replay needs a log file and the viewer (not --report)")
         if not ns.demo and not log:
             raise OptionError("no log given (try: cuzk-tui --demo)")
-        if ns.json and not ns.report:
-            raise OptionError("--json goes with --report")
-        if not ns.report and ns.serve_metrics is None:
+        if ns.json and not ns.report and not ns.what_if:
+            raise OptionError("--json goes with --report or --what-if")
+        if not ns.report and ns.serve_metrics is None and not ns.what_if:
             screenshot_dir = checked_screenshot_dir(ns.screenshot_dir)
     return Options(
         logs=tuple(logs),
@@ -444,7 +455,29 @@ def options_of(ns: argparse.Namespace) -> Options:
         ascii=ns.ascii,
         no_clipboard=ns.no_clipboard,
         serve_metrics=ns.serve_metrics,
+        what_if=tuple(ns.what_if or ()),
     )
+
+
+def check_what_if(ns: argparse.Namespace, logs: list[str]) -> None:
+    """--what-if replays one log (or the demo) and prints its prediction: nothing else to
+    show or write; every change known and in range."""
+    from parsers.whatif import checked_changes
+
+    others = [
+        ("--report", ns.report),
+        ("--compare", ns.compare),
+        ("--export-trace", ns.export_trace),
+        ("--export-csv", ns.export_csv),
+        ("--serve-metrics", ns.serve_metrics),
+        ("--replay", ns.replay),
+    ]
+    for name, given in others:
+        if given:
+            raise OptionError(f"--what-if prints its own prediction (not with {name})")
+    if len(logs) > 1:
+        raise OptionError(f"--what-if replays one log ({len(logs)} given)")
+    checked_changes(list(ns.what_if))
 
 
 def check_serving(ns: argparse.Namespace, read: list[str], exporting: bool) -> None:

@@ -1,0 +1,447 @@
+"""What a log says each proof needed, for replaying its run through a model of the engine
+(parsers/whatif.py): every partition's synthesis time and the parts of its GPU interval that
+do not depend on the other partitions (docs/analysis.md#what-if), and the configuration the
+run shows (GPUs, workers per GPU, synthesis workers, proofs in flight).
+
+What a partition waited for (the lock, a GPU worker, a synthesis worker) is left out: the
+replay makes it again under the configuration asked for.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from parsers.model import F64, LogModel, PartitionTable, Phase, ProofSpans
+
+# Fewer completed proofs than this, and the run's variability cannot be told from it.
+MIN_PROOFS = 3
+# A barrier shorter than this did not wait for the CPU (the stamp is a few tens of µs).
+BARRIER_MS = 1.0
+# A cleanup longer than this waited for the CPU path (the finalizer alone takes ~5-15 ms).
+CLEANUP_MS = 25.0
+# Two lock holders of one GPU overlapping by more than this, for more than this share of
+# its holders: the workers' GPUs are not what the log is taken to say.
+OVERLAP_MS = 50.0
+OVERLAP_SHARE = 0.05
+# The synthesis workers all busy for this share of the run: they limited it.
+SATURATED_SHARE = 0.5
+# Below this share of completed intervals with lock lines, the lock's holders are not known.
+LOCK_LINES_SHARE = 0.9
+
+
+UNKNOWN_GPUS = (
+    "the log does not say which GPU each worker is on (no `pipeline GPU worker started` "
+    "lines), so who held each GPU's lock is not known: give --workers-per-gpu N"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    """What one partition needed, in ms, whatever it waited for."""
+
+    synth: float  # SYNTH_START to SYNTH_END
+    start: float  # GPU_PICKUP to GPU_START
+    pre: float  # GPU_START to the lock asked for
+    alloc: float  # allocation under the lock (less a GPU's first-use warm-up)
+    k1: float  # the NTT kernels
+    k2: float  # the batch-addition and tail kernels, after the barrier
+    hold: float  # last kernel to unlock
+    prep: float  # GPU_START to the CPU's preparation done (the barrier passes then)
+    cpu: float  # GPU_START to GPU_END when the CPU path ends last
+    post: float  # unlock to GPU_END when the GPU ends last
+    prep_known: bool  # the barrier waited, so `prep` was measured, not estimated
+    cpu_known: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """How the engine was set up, as the run shows it (or as a change asks)."""
+
+    gpus: tuple[int, ...]  # CUDA ordinals
+    gpu_workers: int  # per GPU
+    synthesis_workers: int
+    concurrency: int  # proofs in flight
+    synthesis_speed: float = 1.0
+    gpu_speed: float = 1.0
+    split_lock: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """The run as a replay takes it: the proofs in the order they started, each a tuple of
+    its partitions' needs in the order they started synthesis."""
+
+    jobs: tuple[tuple[Work, ...], ...]
+    kinds: tuple[str, ...]  # each job's kind
+    config: Config
+    warmup_ms: dict[int, float]  # per GPU: the first lock holder's extra allocation
+    pickup_ms: float  # queued (or a worker freed) to GPU_PICKUP
+    admit_ms: float  # a proof ended to the next one's first SYNTH_START
+    handoff_ms: float  # one holder's unlock to the next one's lock
+    t0: float  # the first SYNTH_START
+    job_starts: tuple[float, ...]  # each proof's first SYNTH_START in the log
+    dropped_jobs: int  # failed, or not ended when the log ends, or begun before it
+    synthesis_saturated: bool  # the synthesis workers were all busy with work waiting
+    concurrency_seen: bool  # the proofs in flight were counted while nothing waited
+    prep_estimated: int  # partitions whose CPU preparation was not measured
+    cpu_estimated: int
+    log_proofs: int  # proofs the log completed
+    log_span_ms: float  # the log's own run span, for the baseline
+
+    @property
+    def partitions(self) -> int:
+        return sum(len(j) for j in self.jobs)
+
+
+class NoWorkload(Exception):
+    """The log cannot be replayed; the message says why, in a sentence."""
+
+
+def _segments(parts: PartitionTable, i: int) -> list[tuple[Phase, float, float]]:
+    lo, hi = int(parts.seg_offsets[i]), int(parts.seg_offsets[i + 1])
+    return [
+        (Phase(int(parts.seg_phase[k])), float(parts.seg_start[k]), float(parts.seg_end[k]))
+        for k in range(lo, hi)
+    ]
+
+
+@dataclass(slots=True)
+class _Raw:
+    """A completed partition as measured, before its censored figures are estimated."""
+
+    row: int
+    job: int
+    gpu: int
+    worker: int
+    partition: int
+    synth_start: float
+    synth: float
+    start: float
+    pre: float
+    alloc: float
+    k1: float
+    k2: float
+    hold: float
+    prep: float  # measured, or the most it can be
+    cpu: float
+    cleanup: float
+    prep_known: bool
+    cpu_known: bool
+    lock: float
+    unlock: float
+
+    @property
+    def kernel(self) -> float:
+        return self.k1 + self.k2
+
+
+def _measure(parts: PartitionTable, i: int) -> _Raw | None:
+    """A completed partition's needs, or None when its interval lacks the lines for them."""
+    gs, ge = float(parts.gpu_start[i]), float(parts.gpu_end[i])
+    lock, unlock = float(parts.lock_acquired[i]), float(parts.unlock[i])
+    pre = alloc = barrier = 0.0
+    kernels: list[tuple[float, float]] = []
+    barrier_end = math.nan
+    for phase, s, e in _segments(parts, i):
+        if phase is Phase.PRE_LOCK:
+            pre += e - s
+        elif phase is Phase.ALLOC:
+            alloc += e - s
+        elif phase is Phase.BARRIER:
+            barrier += e - s
+            barrier_end = e
+        elif phase is Phase.KERNEL:
+            kernels.append((s, e))
+    if not kernels:
+        return None
+    k1 = kernels[0][1] - kernels[0][0]
+    k2 = sum(e - s for s, e in kernels[1:])
+    ntt_end = kernels[0][1]
+    prep_known = barrier >= BARRIER_MS and barrier_end == barrier_end
+    prep = (barrier_end if prep_known else ntt_end) - gs
+    cleanup = ge - unlock
+    return _Raw(
+        row=i,
+        job=int(parts.job[i]),
+        gpu=int(parts.gpu[i]),
+        worker=int(parts.worker[i]),
+        partition=int(parts.partition[i]),
+        synth_start=float(parts.synth_start[i]),
+        synth=float(parts.synth_end[i] - parts.synth_start[i]),
+        start=max(0.0, gs - float(parts.pickup[i])),
+        pre=pre,
+        alloc=alloc,
+        k1=k1,
+        k2=k2,
+        hold=max(0.0, unlock - kernels[-1][1]),
+        prep=max(0.0, prep),
+        cpu=ge - gs,
+        cleanup=cleanup,
+        prep_known=prep_known,
+        cpu_known=cleanup >= CLEANUP_MS,
+        lock=lock,
+        unlock=unlock,
+    )
+
+
+def _median(values: list[float], default: float) -> float:
+    return float(np.median(values)) if values else default
+
+
+def _max_overlap(starts: F64, ends: F64) -> int:
+    """The most intervals [start, end) open at once."""
+    if not len(starts):
+        return 0
+    times = np.concatenate([starts, ends])
+    steps = np.concatenate([np.ones(len(starts)), -np.ones(len(ends))])
+    order = np.lexsort((steps, times))  # an end before a start at the same time
+    return int(np.max(np.cumsum(steps[order])))
+
+
+def workload_of(model: LogModel) -> Workload:
+    """The log's run as a replay takes it.
+
+    Raises: NoWorkload: the log cannot support a replay (no lock lines, too few proofs).
+    """
+    parts = model.parts
+    n = len(parts)
+    gpu_end, failed = parts.gpu_end, parts.failed
+    ended = ~np.isnan(gpu_end) & ~failed
+    if not ended.any():
+        raise NoWorkload("no GPU interval ended in this log: there is no run to replay")
+    # the lock line (`pre_lock_cpu_ms=… mutex_wait_ms=…`) splits an interval's start into
+    # pre-lock and lock wait: without it (older engines) who waited for what is not known
+    told = np.zeros(n, dtype=bool)
+    offsets = parts.seg_offsets
+    seg_part = np.repeat(np.arange(n), np.diff(offsets))
+    lock_seg = (parts.seg_phase == Phase.PRE_LOCK) | (parts.seg_phase == Phase.LOCK_WAIT)
+    told[seg_part[lock_seg]] = True
+    with_lock = ended & told & ~np.isnan(parts.lock_acquired) & ~np.isnan(parts.unlock)
+    if with_lock.sum() < LOCK_LINES_SHARE * ended.sum():
+        workers = np.unique(parts.worker[ended])
+        if not model.engine_seen and len(workers) > 1 and model.unattributed_timing_lines:
+            raise NoWorkload(UNKNOWN_GPUS)
+        raise NoWorkload(
+            "this log has no lock lines (an engine before pre_lock_cpu_ms / mutex_wait_ms were "
+            "printed): who held each GPU's lock is not known, so the run cannot be replayed"
+        )
+    job = parts.job
+    # a proof is replayed when each of its partitions ended and was measured
+    complete_job = np.ones(len(parts.jobs), dtype=bool)
+    np.logical_and.at(complete_job, job, with_lock & ~np.isnan(parts.synth_start))
+    raws: dict[int, list[_Raw]] = {}
+    for i in range(n):
+        j = int(job[i])
+        if not complete_job[j]:
+            continue
+        raw = _measure(parts, i)
+        if raw is None:
+            complete_job[j] = False
+            raws.pop(j, None)
+            continue
+        raws.setdefault(j, []).append(raw)
+    kept = [j for j in raws if complete_job[j]]
+    seen_jobs = np.unique(job) if n else np.zeros(0, dtype=np.int32)
+    if len(kept) < MIN_PROOFS:
+        raise NoWorkload(
+            f"the log completes {len(kept)} proof{'s' if len(kept) != 1 else ''} with every "
+            f"line a replay needs: too few (at least {MIN_PROOFS}) to tell how the run varies"
+        )
+    flat = [r for j in kept for r in raws[j]]
+    _check_one_holder(flat)
+
+    # the CPU path, where a lock wait hid it: as long, for its kernels' length, as the
+    # measured ones (a batch of several circuits takes longer on both), never longer than
+    # the interval allows. Not the measured ones' median: those that waited for the lock
+    # least, and the long batches, are the ones measured
+    known_prep = [r.prep / r.kernel for r in flat if r.prep_known and r.kernel > 0]
+    facts = model.line_facts
+    printed = facts.cpu.medians() if facts is not None else (None, None)
+    kernel_median = _median([r.kernel for r in flat], 1.0)
+    prep_ratio = _median(
+        known_prep, (printed[0] / kernel_median) if printed[0] is not None else math.inf
+    )
+    known_tail = [
+        (r.cpu - r.prep) / r.kernel for r in flat if r.cpu_known and r.prep_known and r.kernel > 0
+    ]
+    printed_tail = ((printed[1] or 0.0) + CLEANUP_MS / 2) / kernel_median
+    tail_ratio = _median(known_tail, printed_tail)
+    post = _median([r.cleanup for r in flat if not r.cpu_known], CLEANUP_MS / 2)
+
+    # a GPU's first lock holder allocates its buffers: an extra the replay gives to whichever
+    # partition takes that GPU's lock first
+    warmup: dict[int, float] = {}
+    first_on: dict[int, _Raw] = {}
+    for r in flat:
+        if r.gpu not in first_on or r.lock < first_on[r.gpu].lock:
+            first_on[r.gpu] = r
+    allocs = _median([r.alloc for r in flat if first_on.get(r.gpu) is not r], 0.0)
+    for g, r in first_on.items():
+        warmup[g] = max(0.0, r.alloc - allocs)
+        r.alloc -= warmup[g]
+
+    def work(r: _Raw) -> Work:
+        prep = r.prep if r.prep_known else min(r.prep, prep_ratio * r.kernel)
+        cpu = r.cpu if r.cpu_known else min(r.cpu, prep + tail_ratio * r.kernel)
+        return Work(
+            synth=r.synth,
+            start=r.start,
+            pre=r.pre,
+            alloc=r.alloc,
+            k1=r.k1,
+            k2=r.k2,
+            hold=r.hold,
+            prep=prep,
+            cpu=cpu,
+            post=post if r.cpu_known else r.cleanup,
+            prep_known=r.prep_known,
+            cpu_known=r.cpu_known,
+        )
+
+    # the engine's synthesis queue is first come, first served: a proof's partitions in
+    # their order, proof after proof. Stamps in one ms do not tell that order, but a proof's
+    # last partition to start always started before the next proof's last one did
+    order = sorted(
+        kept,
+        key=lambda j: (max(r.synth_start for r in raws[j]), min(r.synth_start for r in raws[j])),
+    )
+    jobs = tuple(tuple(work(r) for r in sorted(raws[j], key=_queue_place)) for j in order)
+    kinds = tuple(_kind_of(parts, raws[j][0].row) for j in order)
+    config = _config_of(model, flat)
+    saturated = _saturated(model, config.synthesis_workers)
+    return Workload(
+        jobs=jobs,
+        kinds=kinds,
+        config=config,
+        warmup_ms=warmup,
+        pickup_ms=_pickup_ms(flat, parts),
+        admit_ms=_admit_ms(model),
+        handoff_ms=_handoff_ms(flat),
+        t0=min(r.synth_start for r in flat),
+        job_starts=tuple(min(r.synth_start for r in raws[j]) for j in order),
+        dropped_jobs=len(seen_jobs) - len(kept),
+        synthesis_saturated=saturated,
+        concurrency_seen=not saturated,
+        prep_estimated=sum(not r.prep_known for r in flat),
+        cpu_estimated=sum(not r.cpu_known for r in flat),
+        log_proofs=model.summary.proofs_completed,
+        log_span_ms=float(model.summary.run_span_ms),
+    )
+
+
+def _queue_place(r: _Raw) -> tuple[float, int]:
+    return (r.synth_start, r.partition)
+
+
+def _check_one_holder(flat: list[_Raw]) -> None:
+    """Each GPU's lock has one holder at a time; holders that overlap on one GPU mean the
+    log does not say which GPU each worker is on.
+
+    Raises: NoWorkload: two holders overlap.
+    """
+    by_gpu: dict[int, list[tuple[float, float]]] = {}
+    for r in flat:
+        by_gpu.setdefault(r.gpu, []).append((r.lock, r.unlock))
+    for held in by_gpu.values():
+        held.sort()
+        # stamps printed a few ms late overlap a little; holders of two GPUs overlap by
+        # their kernels' length, and often
+        overlaps = sum(b[0] < a[1] - OVERLAP_MS for a, b in itertools.pairwise(held))
+        if overlaps > OVERLAP_SHARE * len(held):
+            raise NoWorkload(UNKNOWN_GPUS)
+
+
+def _kind_of(parts: PartitionTable, i: int) -> str:
+    k = int(parts.kind[i])
+    return parts.kinds[k] if 0 <= k < len(parts.kinds) else ""
+
+
+def _config_of(model: LogModel, flat: list[_Raw]) -> Config:
+    parts = model.parts
+    gpus = tuple(sorted({r.gpu for r in flat}))
+    workers: dict[int, set[int]] = {}
+    for r in flat:
+        workers.setdefault(r.gpu, set()).add(r.worker)
+    ss, se = parts.synth_start, parts.synth_end
+    synth = ~np.isnan(ss) & ~np.isnan(se)
+    pw = _max_overlap(ss[synth], se[synth])
+    spans = _spans(model)
+    first, last = spans.first, spans.last
+    ok = ~np.isnan(first) & ~np.isnan(last)
+    concurrency = _max_overlap(first[ok], last[ok])
+    return Config(
+        gpus=gpus,
+        gpu_workers=max(len(w) for w in workers.values()),
+        synthesis_workers=max(pw, 1),
+        concurrency=max(concurrency, 1),
+    )
+
+
+def _spans(model: LogModel) -> ProofSpans:
+    return model.proof_spans if model.proof_spans is not None else ProofSpans.of(model.proofs)
+
+
+def _saturated(model: LogModel, pw: int) -> bool:
+    """The synthesis workers were all busy for most of the run: a proof admitted may then
+    have waited to start, and the proofs in flight the log shows are a floor."""
+    parts = model.parts
+    ss, se = parts.synth_start, parts.synth_end
+    synth = ~np.isnan(ss) & ~np.isnan(se)
+    starts, ends = ss[synth], se[synth]
+    if not len(starts) or pw <= 0:
+        return False
+    times = np.concatenate([starts, ends])
+    steps = np.concatenate([np.ones(len(starts)), -np.ones(len(ends))])
+    order = np.lexsort((steps, times))
+    times, count = times[order], np.cumsum(steps[order])
+    held = np.diff(times)
+    span = times[-1] - times[0]
+    full = float(held[count[:-1] >= pw].sum())
+    return bool(span > 0 and full >= SATURATED_SHARE * span)
+
+
+def _pickup_ms(flat: list[_Raw], parts: PartitionTable) -> float:
+    """Queued, or the worker's previous unlock, to the pickup: the dispatch's own delay."""
+    last_unlock: dict[int, float] = {}
+    delays: list[float] = []
+    for r in sorted(flat, key=lambda r: r.lock):
+        queued = float(parts.queued[r.row])
+        pickup = float(parts.pickup[r.row])
+        ready = max(queued if queued == queued else -math.inf, last_unlock.get(r.worker, -math.inf))
+        if ready > -math.inf and pickup >= ready:
+            delays.append(pickup - ready)
+        last_unlock[r.worker] = r.unlock
+    small = [d for d in delays if d < 50.0]
+    return _median(small, 1.0)
+
+
+def _admit_ms(model: LogModel) -> float:
+    """A proof's last GPU_END to the next proof's first SYNTH_START, when that came soon."""
+    spans = _spans(model)
+    first, last = spans.first[~np.isnan(spans.first)], spans.last[~np.isnan(spans.last)]
+    if not len(first) or not len(last):
+        return 1.0
+    ends = np.sort(last)
+    idx = np.searchsorted(ends, first, side="right") - 1
+    gaps = first[idx >= 0] - ends[idx[idx >= 0]]
+    small = [float(g) for g in gaps if 0 <= g < 50.0]
+    return _median(small, 1.0)
+
+
+def _handoff_ms(flat: list[_Raw]) -> float:
+    """One holder's unlock to the next holder's lock on the same GPU, when it waited."""
+    by_gpu: dict[int, list[_Raw]] = {}
+    for r in flat:
+        by_gpu.setdefault(r.gpu, []).append(r)
+    gaps: list[float] = []
+    for rs in by_gpu.values():
+        rs.sort(key=lambda r: r.lock)
+        for a, b in itertools.pairwise(rs):
+            d = b.lock - a.unlock
+            if 0 <= d < 5.0:
+                gaps.append(d)
+    return _median(gaps, 0.05)

@@ -1,0 +1,166 @@
+"""The viewer's what-if (the command palette): a change asked for, the loaded log replayed with
+it (parsers/whatif.py) on a thread, and the prediction shown as `--what-if` prints it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Input, Static
+
+from parsers.errors import OptionError
+from parsers.model import LogModel
+from parsers.whatif import Change, Prediction, checked_changes, predict, prediction_text
+from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
+
+if TYPE_CHECKING:
+    from tui.app import CuzkApp
+
+# The narrowest the prediction's text is wrapped to.
+MIN_WIDTH = 40
+SCROLLBAR = 2
+# The palette's ready-made changes (any other is typed: "What if…").
+PRESETS = (
+    ("split-lock", "allocation and upload overlap the previous holder's kernels"),
+    ("synthesis-speed=2", "synthesis twice as fast"),
+    ("gpu-speed=2", "the GPU's kernels twice as fast"),
+)
+
+
+class WhatIfAskScreen(SafeModal[str | None]):
+    """A one-line box: the change, as --what-if takes it (several apart by spaces)."""
+
+    DEFAULT_CSS = """
+    WhatIfAskScreen { align: center middle; }
+    WhatIfAskScreen > Vertical {
+        width: 76; max-width: 96%; height: auto;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Close")]
+
+    def compose(self) -> ComposeResult:
+        """The input."""
+        with Vertical(id="ask"):
+            yield Input(placeholder="gpu-workers=2 synthesis-workers=40 split-lock")
+
+    def on_mount(self) -> None:
+        """Title the box; type right away."""
+        box = self.query_one("#ask", Vertical)
+        box.border_title = "what if"
+        box.border_subtitle = "knobs: see --help · enter predicts · esc closes"
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: predict it."""
+        self.dismiss(event.value.strip() or None)
+
+    def action_dismiss_none(self) -> None:
+        """Close without predicting."""
+        self.dismiss(None)
+
+
+class WhatIfScreen(SafeModal[None]):
+    """The prediction for the loaded log, made on a thread (a long log takes a while)."""
+
+    DEFAULT_CSS = """
+    WhatIfScreen { align: center middle; }
+    WhatIfScreen > VerticalScroll {
+        width: 96%; max-width: 100; height: 92%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        *QUIT_BINDINGS,
+    ]
+
+    def __init__(self, model: LogModel, changes: tuple[Change, ...]) -> None:
+        super().__init__()
+        self.model = model
+        self.changes = changes
+        self.prediction: Prediction | None = None  # once made
+        self.text: str | None = None  # ... and as shown
+
+    def compose(self) -> ComposeResult:
+        """The prediction, scrolled."""
+        what = ", ".join(c.text for c in self.changes)
+        with VerticalScroll(id="whatif"):
+            yield Static(Text(f"replaying the log with {what}…", style="dim"), id="prediction")
+        yield KeysFooter(compact=True)
+
+    def on_mount(self) -> None:
+        """Title the box, take the keys, start the replay."""
+        box = self.query_one("#whatif", VerticalScroll)
+        box.border_title = "what if"
+        box.border_subtitle = "↑↓ scroll · esc closes"
+        box.focus()
+        self.replay()
+
+    @work(thread=True, exclusive=True, group="whatif")
+    def replay(self) -> None:
+        """Predict off the UI thread, then show it."""
+        prediction = predict(self.model, self.changes)
+        self.app.call_from_thread(self.show, prediction)
+
+    def show(self, prediction: Prediction) -> None:
+        """The prediction, as `--what-if` prints it, as wide as the box (plain text: never
+        markup)."""
+        self.prediction = prediction
+        static = self.query_one("#prediction", Static)
+        # less the scrollbar's columns: it comes once the text is longer than the box
+        width = max(MIN_WIDTH, static.content_size.width - SCROLLBAR)
+        self.text = prediction_text(prediction, width)
+        static.update(Text(self.text))
+
+    def on_resize(self) -> None:
+        """A new width: the lines wrapped again."""
+        if self.prediction is not None:
+            self.call_after_refresh(self.show, self.prediction)
+
+
+def open_what_if(app: CuzkApp, texts: list[str]) -> None:
+    """Replay the loaded log with the changes `texts` name, or say what is wrong with them."""
+    if app.model.gpu_keys is not None:
+        app.notify("what-if replays one log: open it alone", severity="warning")
+        return
+    try:
+        changes = checked_changes(texts)
+    except OptionError as exc:
+        app.notify(str(exc), severity="error")
+        return
+    if not changes:
+        return
+    app.push_screen(WhatIfScreen(app.model, changes))
+
+
+def ask_what_if(app: CuzkApp) -> None:
+    """Ask for a change, then predict it."""
+
+    def asked(text: str | None) -> None:
+        if text:
+            open_what_if(app, text.split())
+
+    app.push_screen(WhatIfAskScreen(), asked)
+
+
+def commands(app: CuzkApp) -> Iterator[SystemCommand]:
+    """The palette's what-if entries."""
+    yield SystemCommand(
+        "What if…",
+        "Predict s/proof and utilization with a setting changed (like --what-if)",
+        lambda: ask_what_if(app),
+    )
+    for change, means in PRESETS:
+        yield SystemCommand(
+            f"What if: {change}", f"Predict it for this log: {means}", _preset(app, change)
+        )
+
+
+def _preset(app: CuzkApp, change: str) -> Callable[[], None]:
+    return lambda: open_what_if(app, [change])
