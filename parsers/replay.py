@@ -169,8 +169,11 @@ class _Replay:
 
     def synthesized(self, t: float, j: int, w: Work) -> None:
         self.synth_free += 1
-        self.gpu_queue.append((j, w))
-        self.dispatch(t)
+        if w.gpu:
+            self.gpu_queue.append((j, w))
+            self.dispatch(t)
+        else:
+            self.finished(t, j)
         self.pump(t)
 
     # -- the GPUs ------------------------------------------------------------------------
@@ -261,10 +264,13 @@ class _Replay:
 
     def ended(self, t: float, j: int) -> None:
         self.last_end = max(self.last_end, t)
+        self.finished(t, j)
+
+    def finished(self, t: float, j: int) -> None:
         self.open_parts[j] -= 1
         if self.open_parts[j] == 0:
             self.job_ends[j] = t
-            self.done += 1
+            self.done += self.load.counted[j]
             self.in_flight -= 1
             self.at(t + self.load.admit_ms, self.admit)
 

@@ -186,13 +186,16 @@ def _figures(outcome: Outcome, labels: dict[int, str]) -> Figures:
 
 
 def _resampled(load: Workload, rng: random.Random) -> tuple[tuple[Work, ...], ...]:
-    """The log's proofs, each partition's needs drawn from those of the log's partitions of
-    the same kind (its run's variability, as another run of it would draw them)."""
+    """The log's proofs, each partition's needs drawn from those of the log's counted
+    partitions of the same kind (its run's variability, as another run of it would draw
+    them); a partition replayed for its synthesis alone stays as it is."""
     pools: dict[str, list[Work]] = {}
-    for kind, job in zip(load.kinds, load.jobs, strict=True):
-        pools.setdefault(kind, []).extend(job)
+    for kind, job, counted in zip(load.kinds, load.jobs, load.counted, strict=True):
+        if counted:
+            pools.setdefault(kind, []).extend(job)
+    every = [w for pool in pools.values() for w in pool]
     return tuple(
-        tuple(rng.choice(pools[kind]) for _ in job)
+        tuple(rng.choice(pools.get(kind, every)) if w.gpu else w for w in job)
         for kind, job in zip(load.kinds, load.jobs, strict=True)
     )
 
@@ -256,9 +259,9 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
     config = _fit_concurrency(load)
     load = replace(load, config=config)
     target = changed(config, changes)
-    if target.concurrency > len(load.jobs):
+    if target.concurrency > load.proofs:
         return cannot(
-            f"the log holds {len(load.jobs)} proofs that a replay can use: "
+            f"the log holds {load.proofs} proofs that a replay can use: "
             f"{target.concurrency} in flight cannot be replayed from it",
             config,
         )
@@ -385,10 +388,16 @@ def assumptions(load: Workload, target: Config, replays: int) -> tuple[str, ...]
             "split-lock: a partition allocates under a lock of its own, then waits for the "
             "GPU's lock for its kernels, as the two-lock design proposes"
         )
+    if load.uncounted:
+        out.append(
+            f"{load.uncounted} proof{'s' if load.uncounted != 1 else ''} failed or not ended "
+            "when the log ends: replayed for what they took of synthesis and the GPUs, not "
+            "counted"
+        )
     if load.dropped_jobs:
         out.append(
             f"{load.dropped_jobs} proof{'s' if load.dropped_jobs != 1 else ''} left out "
-            "(failed, not ended when the log ends, or begun before it)"
+            "(begun before the log, or nothing of them a replay can use)"
         )
     out.append(
         f"the range: the least and most of {replays} replays with partitions drawn from the "

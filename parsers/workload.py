@@ -55,6 +55,7 @@ class Work:
     post: float  # unlock to GPU_END when the GPU ends last
     prep_known: bool  # the barrier waited, so `prep` was measured, not estimated
     cpu_known: bool
+    gpu: bool = True  # False: a synthesis that never reached a GPU interval the log ends
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +85,10 @@ class Workload:
     handoff_ms: float  # one holder's unlock to the next one's lock
     t0: float  # the first SYNTH_START
     job_starts: tuple[float, ...]  # each proof's first SYNTH_START in the log
-    dropped_jobs: int  # failed, or not ended when the log ends, or begun before it
+    counted: tuple[bool, ...]  # each job: completed, so counted in s/proof (else: replayed
+    # for what it took of synthesis and the GPUs, as a failed or unfinished one did)
+    dropped_jobs: int  # begun before the log, or with nothing a replay can use
+    uncounted: int  # failed, or not ended when the log ends: replayed, not counted
     synthesis_saturated: bool  # the synthesis workers were all busy with work waiting
     concurrency_seen: bool  # the proofs in flight were counted while nothing waited
     prep_estimated: int  # partitions whose CPU preparation was not measured
@@ -95,6 +99,11 @@ class Workload:
     @property
     def partitions(self) -> int:
         return sum(len(j) for j in self.jobs)
+
+    @property
+    def proofs(self) -> int:
+        """The jobs that count (completed in the log)."""
+        return sum(self.counted)
 
 
 class NoWorkload(Exception):
@@ -230,21 +239,25 @@ def workload_of(model: LogModel) -> Workload:
             "printed): who held each GPU's lock is not known, so the run cannot be replayed"
         )
     job = parts.job
-    # a proof is replayed when each of its partitions ended and was measured
+    # a proof is counted when each of its partitions ended and was measured; the others
+    # (failed, unfinished) are replayed for what they took of synthesis and the GPUs
+    synth_known = ~np.isnan(parts.synth_start) & ~np.isnan(parts.synth_end)
     complete_job = np.ones(len(parts.jobs), dtype=bool)
     np.logical_and.at(complete_job, job, with_lock & ~np.isnan(parts.synth_start))
     raws: dict[int, list[_Raw]] = {}
+    synth_only: dict[int, list[tuple[float, float]]] = {}
     for i in range(n):
         j = int(job[i])
-        if not complete_job[j]:
+        raw = _measure(parts, i) if with_lock[i] and synth_known[i] else None
+        if raw is not None:
+            raws.setdefault(j, []).append(raw)
             continue
-        raw = _measure(parts, i)
-        if raw is None:
-            complete_job[j] = False
-            raws.pop(j, None)
-            continue
-        raws.setdefault(j, []).append(raw)
+        complete_job[j] = False
+        if synth_known[i]:
+            start = float(parts.synth_start[i])
+            synth_only.setdefault(j, []).append((start, float(parts.synth_end[i]) - start))
     kept = [j for j in raws if complete_job[j]]
+    ballast = sorted(set(synth_only) | {j for j in raws if not complete_job[j]})
     seen_jobs = np.unique(job) if n else np.zeros(0, dtype=np.int32)
     if len(kept) < MIN_PROOFS:
         raise NoWorkload(
@@ -305,12 +318,19 @@ def workload_of(model: LogModel) -> Workload:
     # the engine's synthesis queue is first come, first served: a proof's partitions in
     # their order, proof after proof. Stamps in one ms do not tell that order, but a proof's
     # last partition to start always started before the next proof's last one did
-    order = sorted(
-        kept,
-        key=lambda j: (max(r.synth_start for r in raws[j]), min(r.synth_start for r in raws[j])),
-    )
-    jobs = tuple(tuple(work(r) for r in sorted(raws[j], key=_queue_place)) for j in order)
-    kinds = tuple(_kind_of(parts, raws[j][0].row) for j in order)
+    def starts(j: int) -> list[float]:
+        return [r.synth_start for r in raws.get(j, [])] + [a for a, _ in synth_only.get(j, [])]
+
+    order = sorted([*kept, *ballast], key=lambda j: (max(starts(j)), min(starts(j))))
+
+    def works(j: int) -> tuple[Work, ...]:
+        placed = [(r.synth_start, r.partition, work(r)) for r in raws.get(j, [])]
+        placed += [(a, -1, _synthesis_only(d)) for a, d in synth_only.get(j, [])]
+        return tuple(w for _, _, w in sorted(placed, key=lambda x: (x[0], x[1])))
+
+    jobs = tuple(works(j) for j in order)
+    counted = frozenset(kept)
+    kinds = tuple(_kind_of(parts, raws[j][0].row) if j in raws else "" for j in order)
     config = _config_of(model, flat)
     saturated = _saturated(model, config.synthesis_workers)
     return Workload(
@@ -322,8 +342,10 @@ def workload_of(model: LogModel) -> Workload:
         admit_ms=_admit_ms(model),
         handoff_ms=_handoff_ms(flat),
         t0=min(r.synth_start for r in flat),
-        job_starts=tuple(min(r.synth_start for r in raws[j]) for j in order),
-        dropped_jobs=len(seen_jobs) - len(kept),
+        job_starts=tuple(min(starts(j)) for j in order),
+        counted=tuple(j in counted for j in order),
+        dropped_jobs=len(seen_jobs) - len(kept) - len(ballast),
+        uncounted=len(ballast),
         synthesis_saturated=saturated,
         concurrency_seen=not saturated,
         prep_estimated=sum(not r.prep_known for r in flat),
@@ -333,8 +355,10 @@ def workload_of(model: LogModel) -> Workload:
     )
 
 
-def _queue_place(r: _Raw) -> tuple[float, int]:
-    return (r.synth_start, r.partition)
+def _synthesis_only(synth: float) -> Work:
+    """A partition whose GPU interval the log does not end (it failed, or is still running):
+    replayed for its synthesis alone."""
+    return Work(synth, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, gpu=False)
 
 
 def _check_one_holder(flat: list[_Raw]) -> None:

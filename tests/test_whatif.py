@@ -122,12 +122,29 @@ def test_a_log_too_short_and_a_knob_beyond_it_get_no_number() -> None:
     assert p.cannot is not None and "9 in flight" in p.cannot
 
 
-def test_failed_proofs_are_left_out_and_said() -> None:
-    config = replace(make_pair(5).a, fail=0.05, fail_prove=0.03)
-    _, data = simulate(config)
-    p = predict(model_of_bytes(data, "a.log"), checked_changes(["split-lock"]))
-    assert p.predicted is not None
-    assert any("left out" in a for a in p.assumptions)
+def test_failed_proofs_are_replayed_for_what_they_took_and_not_counted() -> None:
+    """A failed proof took synthesis and GPU time before it failed: left out, the replay
+    would run faster than the log did."""
+    for fail_synth, within in ((0.0, 0.005), (0.02, 0.03)):
+        # a synthesis that failed prints no SYNTH_END: how long it held its worker is not
+        # known, and it is replayed for nothing (the replay runs a little fast)
+        config = replace(make_pair(5).a, fail=0.05, fail_prove=0.03, fail_synth=fail_synth)
+        _, data = simulate(config)
+        model = model_of_bytes(data, "a.log")
+        assert model.summary.proofs_completed < config.proofs  # some failed
+        p = predict(model, checked_changes(["split-lock"]))
+        assert p.predicted is not None and p.replayed is not None
+        assert any("not counted" in a for a in p.assumptions)
+        assert p.replayed.s_per_proof == pytest.approx(model.summary.s_per_proof, rel=within)
+
+
+def test_the_demo_replays_as_it_ran() -> None:
+    from tui.replay import DEMO_NAME, demo_bytes
+
+    model = model_of_bytes(demo_bytes(), DEMO_NAME)
+    p = predict(model, checked_changes(["gpu-workers=2"]))
+    assert p.replayed is not None and p.predicted is not None
+    assert p.replayed.s_per_proof == pytest.approx(model.summary.s_per_proof, rel=0.01)
 
 
 def test_the_json_document_has_the_keys_the_readme_names() -> None:
