@@ -105,8 +105,6 @@ class _Replay:
         self.last_end = load.t0
         self.job_starts = [float("nan")] * len(jobs)
         self.job_ends = [float("nan")] * len(jobs)
-        # (proof, synthesis start, GPU index, GPU_START, lock, unlock, GPU_END) per partition
-        self.trace: list[tuple[int, float, int, float, float, float, float]] = []
 
     def at(self, t: float, fn: Callable[[float], None]) -> None:
         self.seq += 1
@@ -252,7 +250,6 @@ class _Replay:
         lock.held_ms += unlock - t
         end = max(unlock + w.post, start + w.cpu)
         self.intervals[g].append((start, end))
-        self.trace.append((j, 0.0, g, start, t, unlock, end))
 
         def unlocked(tu: float) -> None:
             self.give(lock, tu)

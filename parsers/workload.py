@@ -110,12 +110,54 @@ class NoWorkload(Exception):
     """The log cannot be replayed; the message says why, in a sentence."""
 
 
-def _segments(parts: PartitionTable, i: int) -> list[tuple[Phase, float, float]]:
-    lo, hi = int(parts.seg_offsets[i]), int(parts.seg_offsets[i + 1])
-    return [
-        (Phase(int(parts.seg_phase[k])), float(parts.seg_start[k]), float(parts.seg_end[k]))
-        for k in range(lo, hi)
-    ]
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """The partition table's columns as Python lists, read once (a long log has ~10^5
+    partitions, each measured by a loop in Python)."""
+
+    job: list[int]
+    gpu: list[int]
+    worker: list[int]
+    partition: list[int]
+    synth_start: list[float]
+    synth_end: list[float]
+    pickup: list[float]
+    gpu_start: list[float]
+    gpu_end: list[float]
+    lock: list[float]
+    unlock: list[float]
+    offsets: list[int]
+    phase: list[int]
+    seg_start: list[float]
+    seg_end: list[float]
+
+    @staticmethod
+    def of(parts: PartitionTable) -> _Columns:
+        return _Columns(
+            parts.job.tolist(),
+            parts.gpu.tolist(),
+            parts.worker.tolist(),
+            parts.partition.tolist(),
+            parts.synth_start.tolist(),
+            parts.synth_end.tolist(),
+            parts.pickup.tolist(),
+            parts.gpu_start.tolist(),
+            parts.gpu_end.tolist(),
+            parts.lock_acquired.tolist(),
+            parts.unlock.tolist(),
+            parts.seg_offsets.tolist(),
+            parts.seg_phase.tolist(),
+            parts.seg_start.tolist(),
+            parts.seg_end.tolist(),
+        )
+
+
+_PRE_LOCK, _ALLOC, _BARRIER, _KERNEL = (
+    int(Phase.PRE_LOCK),
+    int(Phase.ALLOC),
+    int(Phase.BARRIER),
+    int(Phase.KERNEL),
+)
 
 
 @dataclass(slots=True)
@@ -148,45 +190,48 @@ class _Raw:
         return self.k1 + self.k2
 
 
-def _measure(parts: PartitionTable, i: int) -> _Raw | None:
+def _measure(c: _Columns, i: int) -> _Raw | None:
     """A completed partition's needs, or None when its interval lacks the lines for them."""
-    gs, ge = float(parts.gpu_start[i]), float(parts.gpu_end[i])
-    lock, unlock = float(parts.lock_acquired[i]), float(parts.unlock[i])
-    pre = alloc = barrier = 0.0
-    kernels: list[tuple[float, float]] = []
+    gs, ge = c.gpu_start[i], c.gpu_end[i]
+    lock, unlock = c.lock[i], c.unlock[i]
+    pre = alloc = barrier = k1 = k2 = 0.0
+    ntt_end = last_kernel = math.nan  # the first kernel stretch's end, the last one's
     barrier_end = math.nan
-    for phase, s, e in _segments(parts, i):
-        if phase is Phase.PRE_LOCK:
+    phases, starts, ends = c.phase, c.seg_start, c.seg_end
+    for k in range(c.offsets[i], c.offsets[i + 1]):
+        phase, s, e = phases[k], starts[k], ends[k]
+        if phase == _PRE_LOCK:
             pre += e - s
-        elif phase is Phase.ALLOC:
+        elif phase == _ALLOC:
             alloc += e - s
-        elif phase is Phase.BARRIER:
+        elif phase == _BARRIER:
             barrier += e - s
             barrier_end = e
-        elif phase is Phase.KERNEL:
-            kernels.append((s, e))
-    if not kernels:
+        elif phase == _KERNEL:
+            if ntt_end != ntt_end:
+                k1, ntt_end = e - s, e
+            else:
+                k2 += e - s
+            last_kernel = e
+    if ntt_end != ntt_end:
         return None
-    k1 = kernels[0][1] - kernels[0][0]
-    k2 = sum(e - s for s, e in kernels[1:])
-    ntt_end = kernels[0][1]
     prep_known = barrier >= BARRIER_MS and barrier_end == barrier_end
     prep = (barrier_end if prep_known else ntt_end) - gs
     cleanup = ge - unlock
     return _Raw(
         row=i,
-        job=int(parts.job[i]),
-        gpu=int(parts.gpu[i]),
-        worker=int(parts.worker[i]),
-        partition=int(parts.partition[i]),
-        synth_start=float(parts.synth_start[i]),
-        synth=float(parts.synth_end[i] - parts.synth_start[i]),
-        start=max(0.0, gs - float(parts.pickup[i])),
+        job=c.job[i],
+        gpu=c.gpu[i],
+        worker=c.worker[i],
+        partition=c.partition[i],
+        synth_start=c.synth_start[i],
+        synth=c.synth_end[i] - c.synth_start[i],
+        start=max(0.0, gs - c.pickup[i]),
         pre=pre,
         alloc=alloc,
         k1=k1,
         k2=k2,
-        hold=max(0.0, unlock - kernels[-1][1]),
+        hold=max(0.0, unlock - last_kernel),
         prep=max(0.0, prep),
         cpu=ge - gs,
         cleanup=cleanup,
@@ -246,16 +291,19 @@ def workload_of(model: LogModel) -> Workload:
     np.logical_and.at(complete_job, job, with_lock & ~np.isnan(parts.synth_start))
     raws: dict[int, list[_Raw]] = {}
     synth_only: dict[int, list[tuple[float, float]]] = {}
+    cols = _Columns.of(parts)
+    measurable = (with_lock & synth_known).tolist()
+    known_synth = synth_known.tolist()
     for i in range(n):
-        j = int(job[i])
-        raw = _measure(parts, i) if with_lock[i] and synth_known[i] else None
+        j = cols.job[i]
+        raw = _measure(cols, i) if measurable[i] else None
         if raw is not None:
             raws.setdefault(j, []).append(raw)
             continue
         complete_job[j] = False
-        if synth_known[i]:
-            start = float(parts.synth_start[i])
-            synth_only.setdefault(j, []).append((start, float(parts.synth_end[i]) - start))
+        if known_synth[i]:
+            start = cols.synth_start[i]
+            synth_only.setdefault(j, []).append((start, cols.synth_end[i] - start))
     kept = [j for j in raws if complete_job[j]]
     ballast = sorted(set(synth_only) | {j for j in raws if not complete_job[j]})
     seen_jobs = np.unique(job) if n else np.zeros(0, dtype=np.int32)
