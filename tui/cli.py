@@ -32,7 +32,7 @@ def error_line(error: CuzkError) -> str:
 
 def _report(options: Options) -> int:
     from parsers.load import load_log, model_of_bytes, read_ahead
-    from tui.output import encoding_hint, print_one_report, silence_stdout
+    from tui.output import encoding_hint, print_one_report, written
 
     if sys.stdout is None:  # started with standard output closed (>&-)
         print("cuzk-tui: error: standard output is closed", file=sys.stderr)
@@ -58,17 +58,7 @@ def _report(options: Options) -> int:
     if reason is not None:
         reason = hint or reason
         print(f"cuzk-tui: {reason}", file=sys.stderr)
-    try:
-        print_one_report(options, model)
-    except BrokenPipeError:
-        # `cuzk-tui LOG --report | head`: the reader left; that is not an error
-        silence_stdout()
-    except OSError as exc:
-        # /dev/full, a closed descriptor, a full disk: one line, no traceback
-        silence_stdout()
-        print(f"cuzk-tui: error: cannot write the report: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    return 0
+    return written("report", lambda: print_one_report(options, model))
 
 
 def _what_if(options: Options) -> int:
@@ -79,7 +69,7 @@ def _what_if(options: Options) -> int:
     from parsers.load import load_log, model_of_bytes
     from parsers.report import missing_timeline
     from parsers.whatif import checked_changes, predict, prediction_dict, prediction_text
-    from tui.output import report_width, silence_stdout
+    from tui.output import report_width, written
 
     if sys.stdout is None:
         print("cuzk-tui: error: standard output is closed", file=sys.stderr)
@@ -97,7 +87,8 @@ def _what_if(options: Options) -> int:
         print(f"cuzk-tui: error: {reason} (nothing to replay)", file=sys.stderr)
         return 2
     prediction = predict(model, changes)
-    try:
+
+    def write() -> None:
         if options.json:
             doc = prediction_dict(prediction)
             indent = 1 if sys.stdout.isatty() else None
@@ -105,16 +96,8 @@ def _what_if(options: Options) -> int:
         else:
             width = report_width() or shutil.get_terminal_size().columns
             sys.stdout.write(prediction_text(prediction, width))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        silence_stdout()
-    except OSError as exc:
-        silence_stdout()
-        print(
-            f"cuzk-tui: error: cannot write the prediction: {exc.strerror or exc}", file=sys.stderr
-        )
-        return 1
-    return 0
+
+    return written("prediction", write)
 
 
 def _exit_now(rc: int) -> NoReturn:

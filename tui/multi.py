@@ -274,23 +274,15 @@ def run_multi(args: Options) -> int:
         if not args.report:
             return 0
     if args.report:
-        from tui.output import print_one_report, silence_stdout
+        from tui.output import print_one_report, written
 
-        try:
+        def write() -> None:
             if merged is None:
                 print_one_report(args, model)
             else:
                 _print(args, merged, models, readers, HostLines(merged, _plain(readers)))
-            sys.stdout.flush()
-        except BrokenPipeError:
-            silence_stdout()
-        except OSError as exc:
-            silence_stdout()
-            print(
-                f"cuzk-tui: error: cannot write the report: {exc.strerror or exc}", file=sys.stderr
-            )
-            return 1
-        return 0
+
+        return written("report", write)
     from tui.launch import find_terminal, run_static
 
     # one log comes here only to be exported (check_multi), and went above

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,22 @@ def print_one_report(options: Options, model: LogModel) -> None:
             model, Console(width=width), top=options.top, min_gap_ms=options.min_gap, reader=reader
         )
     sys.stdout.flush()
+
+
+def written(what: str, write: Callable[[], None]) -> int:
+    """Run `write` (it writes to standard output) and give the exit status: a reader that
+    left (`| head`) is not an error; a write that failed (/dev/full, a closed descriptor, a
+    full disk) is one line and status 1, never a traceback."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+    except OSError as exc:
+        silence_stdout()
+        print(f"cuzk-tui: error: cannot write the {what}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def silence_stdout() -> None:
