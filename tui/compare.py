@@ -8,15 +8,13 @@ from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from parsers.compare import Figure, compare, fmt, fmt_delta
 from parsers.model import LogModel
 from parsers.sanitize import visible
-from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
+from tui.screens import QUIT_BINDINGS, TextBoxScreen
 
 
 def _cell(f: Figure) -> Text:
@@ -74,7 +72,7 @@ def print_compare(a: LogModel, b: LogModel, console: Console) -> None:
     console.print(Group(*compare_renderables(a, b)))
 
 
-class CompareScreen(SafeModal[None]):
+class CompareScreen(TextBoxScreen):
     """The comparison's figures over the two stacked Gantts (key `c`)."""
 
     DEFAULT_CSS = """
@@ -88,21 +86,13 @@ class CompareScreen(SafeModal[None]):
         Binding("escape,c", "dismiss", "Close"),
         *QUIT_BINDINGS,
     ]
+    BOX_TITLE = "before → after"
 
     def __init__(self, before: LogModel, after: LogModel) -> None:
         super().__init__()
         self.before = before
         self.after = after
 
-    def compose(self) -> ComposeResult:
-        """The tables and verdicts, scrolled."""
-        with VerticalScroll(id="compare"):
-            yield Static(Group(*compare_renderables(self.before, self.after)))
-        yield KeysFooter(compact=True)
-
-    def on_mount(self) -> None:
-        """Title the box and take the keys."""
-        box = self.query_one("#compare", VerticalScroll)
-        box.border_title = "before → after"
-        box.border_subtitle = "↑↓ scroll · esc closes"
-        box.focus()
+    def body(self) -> Static:
+        """The tables and verdicts."""
+        return Static(Group(*compare_renderables(self.before, self.after)))

@@ -1,4 +1,4 @@
-"""The gap list (worst first), the help screen and the find box."""
+"""The gap list (worst first), the help screen, the find box, and the boxes they are made of."""
 
 from __future__ import annotations
 
@@ -279,7 +279,36 @@ class HelpScreen(SafeModal[None]):
         box.focus()
 
 
-class FindScreen(SafeModal[str | None]):
+class AskScreen(SafeModal[str | None]):
+    """A one-line box: enter gives what was typed (nothing: None), escape closes."""
+
+    BOX_TITLE: ClassVar[str] = ""
+    BOX_SUBTITLE: ClassVar[str | None] = None
+    PLACEHOLDER: ClassVar[str] = ""
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Close")]
+
+    def compose(self) -> ComposeResult:
+        """The input."""
+        with Vertical(id="ask"):
+            yield Input(placeholder=self.PLACEHOLDER)
+
+    def on_mount(self) -> None:
+        """Title the box; type right away."""
+        box = self.query_one("#ask", Vertical)
+        box.border_title = self.BOX_TITLE
+        box.border_subtitle = self.BOX_SUBTITLE
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: what was typed."""
+        self.dismiss(event.value.strip() or None)
+
+    def action_dismiss_none(self) -> None:
+        """Close, with nothing."""
+        self.dismiss(None)
+
+
+class FindScreen(AskScreen):
     """A one-line box: the job to look for."""
 
     DEFAULT_CSS = """
@@ -289,22 +318,37 @@ class FindScreen(SafeModal[str | None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Close")]
+    BOX_TITLE = "find a job"
+    PLACEHOLDER = "job id, its beginning, or a sector number"
+
+
+class TextBoxScreen(SafeModal[None]):
+    """A scrolled box of text over the screen below (its body: `body`); esc closes."""
+
+    BOX_TITLE: ClassVar[str] = ""
+    BOX_SUBTITLE: ClassVar[str] = "↑↓ scroll · esc closes"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        *QUIT_BINDINGS,
+    ]
+
+    def body(self) -> Static:
+        """What the box shows."""
+        raise NotImplementedError
 
     def compose(self) -> ComposeResult:
-        """The input."""
-        with Vertical(id="find"):
-            yield Input(placeholder="job id, its beginning, or a sector number")
+        """The body, scrolled."""
+        with VerticalScroll(id="box"):
+            yield self.body()
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
-        """Title the box; type right away."""
-        self.query_one("#find", Vertical).border_title = "find a job"
-        self.query_one(Input).focus()
+        """Title the box and take the keys."""
+        box = self.query_one("#box", VerticalScroll)
+        box.border_title = self.BOX_TITLE
+        box.border_subtitle = self.BOX_SUBTITLE
+        box.focus()
+        self.opened()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter: look for it."""
-        self.dismiss(event.value.strip() or None)
-
-    def action_dismiss_none(self) -> None:
-        """Close without looking."""
-        self.dismiss(None)
+    def opened(self) -> None:
+        """Once shown (a screen that makes its body later starts here)."""

@@ -4,19 +4,17 @@ it (parsers/whatif.py) on a thread, and the prediction shown as `--what-if` prin
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Input, Static
+from textual.app import SystemCommand
+from textual.widgets import Static
 
 from parsers.errors import OptionError
 from parsers.model import LogModel
 from parsers.whatif import Change, Prediction, checked_changes, predict, prediction_text
-from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
+from tui.screens import AskScreen, TextBoxScreen
 
 if TYPE_CHECKING:
     from tui.app import CuzkApp
@@ -32,7 +30,7 @@ PRESETS = (
 )
 
 
-class WhatIfAskScreen(SafeModal[str | None]):
+class WhatIfAskScreen(AskScreen):
     """A one-line box: the change, as --what-if takes it (several apart by spaces)."""
 
     DEFAULT_CSS = """
@@ -42,30 +40,12 @@ class WhatIfAskScreen(SafeModal[str | None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Close")]
-
-    def compose(self) -> ComposeResult:
-        """The input."""
-        with Vertical(id="ask"):
-            yield Input(placeholder="gpu-workers=2 synthesis-workers=40 split-lock")
-
-    def on_mount(self) -> None:
-        """Title the box; type right away."""
-        box = self.query_one("#ask", Vertical)
-        box.border_title = "what if"
-        box.border_subtitle = "knobs: see --help · enter predicts · esc closes"
-        self.query_one(Input).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter: predict it."""
-        self.dismiss(event.value.strip() or None)
-
-    def action_dismiss_none(self) -> None:
-        """Close without predicting."""
-        self.dismiss(None)
+    BOX_TITLE = "what if"
+    BOX_SUBTITLE = "knobs: see --help · enter predicts · esc closes"
+    PLACEHOLDER = "gpu-workers=2 synthesis-workers=40 split-lock"
 
 
-class WhatIfScreen(SafeModal[None]):
+class WhatIfScreen(TextBoxScreen):
     """The prediction for the loaded log, made on a thread (a long log takes a while)."""
 
     DEFAULT_CSS = """
@@ -75,10 +55,7 @@ class WhatIfScreen(SafeModal[None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss", "Close"),
-        *QUIT_BINDINGS,
-    ]
+    BOX_TITLE = "what if"
 
     def __init__(self, model: LogModel, changes: tuple[Change, ...]) -> None:
         super().__init__()
@@ -87,19 +64,13 @@ class WhatIfScreen(SafeModal[None]):
         self.prediction: Prediction | None = None  # once made
         self.text: str | None = None  # ... and as shown
 
-    def compose(self) -> ComposeResult:
-        """The prediction, scrolled."""
+    def body(self) -> Static:
+        """A line that says it is on its way."""
         what = ", ".join(c.text for c in self.changes)
-        with VerticalScroll(id="whatif"):
-            yield Static(Text(f"replaying the log with {what}…", style="dim"), id="prediction")
-        yield KeysFooter(compact=True)
+        return Static(Text(f"replaying the log with {what}…", style="dim"), id="prediction")
 
-    def on_mount(self) -> None:
-        """Title the box, take the keys, start the replay."""
-        box = self.query_one("#whatif", VerticalScroll)
-        box.border_title = "what if"
-        box.border_subtitle = "↑↓ scroll · esc closes"
-        box.focus()
+    def opened(self) -> None:
+        """Start the replay."""
         self.replay()
 
     @work(thread=True, exclusive=True, group="whatif")
