@@ -113,19 +113,29 @@ DEMO_CONFIG = SimConfig(
 """The built-in demo run: two GPUs, a worker each, Curio job ids, a few splices."""
 
 
+LOADS = ("starved", "balanced", "gpu-bound")
+
+
+def load_settings(
+    rng: random.Random, load: str, most_in_flight: int = 15
+) -> tuple[float, int, int]:
+    """(synthesis ms, synthesis workers, proofs in flight) of a load: "starved" (the GPUs
+    wait for synthesis), "balanced" or "gpu-bound" (synthesis far ahead)."""
+    if load == "starved":
+        return rng.choice([36000.0, 60000.0]), rng.choice([2, 4]), 2
+    if load == "balanced":
+        return 20000.0, rng.choice([10, 14]), rng.randint(3, 6)
+    return rng.choice([2000.0, 5000.0]), 30, rng.randint(8, most_in_flight)
+
+
 def random_config(seed: int, era: Era | None = None) -> SimConfig:
     """A random run of the engine: era, GPUs 1-4 with 1-3 workers each, a load from
     synthesis-starved to GPU-bound, splices, jitter, failures and captures."""
     rng = random.Random(seed)
     gpus = rng.choice([1, 1, 2, 2, 3, 4])
     gw = rng.choice([1, 2, 2, 3])
-    load = rng.choice(["starved", "balanced", "gpu-bound"])
-    if load == "starved":
-        synth_ms, pw, concurrency = rng.choice([36000.0, 60000.0]), rng.choice([2, 4]), 2
-    elif load == "balanced":
-        synth_ms, pw, concurrency = 20000.0, rng.choice([10, 14]), rng.randint(3, 6)
-    else:
-        synth_ms, pw, concurrency = rng.choice([2000.0, 5000.0]), 30, rng.randint(8, 15)
+    load = rng.choice(LOADS)
+    synth_ms, pw, concurrency = load_settings(rng, load)
     return SimConfig(
         seed=seed,
         proofs=rng.randint(3, 7),

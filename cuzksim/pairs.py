@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
-from cuzksim.config import SimConfig
+from cuzksim.config import LOADS, SimConfig, load_settings
 from cuzksim.engine import EngineSim
 from cuzksim.reference import completed, gpu_figures, proofs_completed
 
@@ -36,13 +36,8 @@ def base_config(seed: int, load: str | None = None) -> SimConfig:
     to GPU-bound, long enough (16-30 proofs) for its run's variability to be seen, proving
     PoRep C2 alone."""
     rng = random.Random(seed)
-    load = load or rng.choice(["starved", "balanced", "gpu-bound"])
-    if load == "starved":
-        synth_ms, pw, concurrency = rng.choice([36000.0, 60000.0]), rng.choice([2, 4]), 2
-    elif load == "balanced":
-        synth_ms, pw, concurrency = 20000.0, rng.choice([10, 14]), rng.randint(3, 6)
-    else:
-        synth_ms, pw, concurrency = rng.choice([2000.0, 5000.0]), 30, rng.randint(8, 12)
+    load = load or rng.choice(LOADS)
+    synth_ms, pw, concurrency = load_settings(rng, load, most_in_flight=12)
     return SimConfig(
         # the run's own seed, apart from the stream that chose its configuration (one
         # stream for both would tie the run's draws to the choices)
@@ -76,7 +71,7 @@ def base_config(seed: int, load: str | None = None) -> SimConfig:
 def make_pair(seed: int, knob: str | None = None) -> Pair:
     """A's configuration, one knob changed for B (B runs with another seed)."""
     rng = random.Random(seed * 7919 + 1)
-    load = rng.choice(["starved", "balanced", "gpu-bound"])
+    load = rng.choice(LOADS)
     a = base_config(seed, load)
     knob = knob or rng.choice(KNOB_NAMES)
     b = replace(a, seed=a.seed + 100_003)
