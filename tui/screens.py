@@ -155,7 +155,7 @@ KEYS = [
     ("b", "show / hide where each GPU's busy time went (shares of its busy time)"),
     ("y", "copy the inspected interval's, the found job's or the selected gap's job id (OSC 52)"),
     ("c", "with --compare: every figure before and after, and what moved"),
-    ("ctrl+p", "command palette (screenshot, export the visible range as a trace, theme, …)"),
+    ("ctrl+p", "command palette (what if…, screenshot, export the visible range as a trace, …)"),
 ]
 
 
