@@ -18,6 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
+
+from parsers.rows import union_blocks
 from parsers.workload import Config, Work, Workload
 
 
@@ -49,7 +52,6 @@ class Outcome:
     gpus: tuple[GpuOutcome, ...]
     synthesis_busy: float  # the share of the synthesis workers' time spent synthesizing
     job_starts: tuple[float, ...]  # each proof's first SYNTH_START, in the workload's order
-    job_ends: tuple[float, ...]  # ... and its last GPU_END
 
     @property
     def s_per_proof(self) -> float:
@@ -57,16 +59,11 @@ class Outcome:
 
 
 def _union_ms(spans: list[tuple[float, float]]) -> float:
-    total = 0.0
-    end = -float("inf")
-    for s, e in sorted(spans):
-        if s > end:
-            total += e - s
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return total
+    """The length of the union of `spans` (the model's own union: parsers/rows.py)."""
+    if not spans:
+        return 0.0
+    starts, ends = np.array(spans, dtype=np.float64).T
+    return union_blocks(starts, ends).total_ms
 
 
 class _Lock:
@@ -104,7 +101,6 @@ class _Replay:
         self.done = 0
         self.last_end = load.t0
         self.job_starts = [float("nan")] * len(jobs)
-        self.job_ends = [float("nan")] * len(jobs)
 
     def at(self, t: float, fn: Callable[[float], None]) -> None:
         self.seq += 1
@@ -141,7 +137,6 @@ class _Replay:
             gpus=tuple(gpus),
             synthesis_busy=self.synth_ms / pool if pool > 0 else 0.0,
             job_starts=tuple(self.job_starts),
-            job_ends=tuple(self.job_ends),
         )
 
     # -- proofs and synthesis -----------------------------------------------------------
@@ -266,7 +261,6 @@ class _Replay:
     def finished(self, t: float, j: int) -> None:
         self.open_parts[j] -= 1
         if self.open_parts[j] == 0:
-            self.job_ends[j] = t
             self.done += self.load.counted[j]
             self.in_flight -= 1
             self.at(t + self.load.admit_ms, self.admit)

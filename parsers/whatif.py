@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from statistics import median
 from typing import Any
@@ -24,6 +25,7 @@ class Knob:
     """A setting an operator can change, and the values it takes."""
 
     name: str
+    field: str  # of Config
     kind: type  # int, float, or bool (a flag: `split-lock`)
     low: float
     high: float
@@ -33,13 +35,37 @@ class Knob:
 KNOBS: dict[str, Knob] = {
     k.name: k
     for k in (
-        Knob("gpu-workers", int, 1, 16, "GPU workers per device (gpus.gpu_workers_per_device)"),
-        Knob("synthesis-workers", int, 1, 1024, "partitions synthesized at once"),
-        Knob("concurrency", int, 1, 1024, "proofs in flight"),
-        Knob("synthesis-speed", float, 0.1, 10.0, "synthesis this many times as fast"),
-        Knob("gpu-speed", float, 0.1, 10.0, "the GPU's kernels this many times as fast"),
+        Knob(
+            "gpu-workers",
+            "gpu_workers",
+            int,
+            1,
+            16,
+            "GPU workers per device (gpus.gpu_workers_per_device)",
+        ),
+        Knob(
+            "synthesis-workers",
+            "synthesis_workers",
+            int,
+            1,
+            1024,
+            "partitions synthesized at once",
+        ),
+        Knob("concurrency", "concurrency", int, 1, 1024, "proofs in flight"),
+        Knob(
+            "synthesis-speed",
+            "synthesis_speed",
+            float,
+            0.1,
+            10.0,
+            "synthesis this many times as fast",
+        ),
+        Knob(
+            "gpu-speed", "gpu_speed", float, 0.1, 10.0, "the GPU's kernels this many times as fast"
+        ),
         Knob(
             "split-lock",
+            "split_lock",
             bool,
             0,
             1,
@@ -107,21 +133,7 @@ def checked_changes(texts: list[str]) -> tuple[Change, ...]:
 
 def changed(config: Config, changes: tuple[Change, ...]) -> Config:
     """`config` with `changes` made."""
-    out = config
-    for c in changes:
-        if c.knob == "gpu-workers":
-            out = replace(out, gpu_workers=int(c.value))
-        elif c.knob == "synthesis-workers":
-            out = replace(out, synthesis_workers=int(c.value))
-        elif c.knob == "concurrency":
-            out = replace(out, concurrency=int(c.value))
-        elif c.knob == "synthesis-speed":
-            out = replace(out, synthesis_speed=float(c.value))
-        elif c.knob == "gpu-speed":
-            out = replace(out, gpu_speed=float(c.value))
-        else:
-            out = replace(out, split_lock=True)
-    return out
+    return replace(config, **{KNOBS[c.knob].field: KNOBS[c.knob].kind(c.value) for c in changes})
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,12 +187,11 @@ MODEL_UTIL_ERROR = 0.03
 BOUND = 0.9
 
 
-def _figures(outcome: Outcome, labels: dict[int, str]) -> Figures:
+def _figures(outcome: Outcome, label: Callable[[int], str]) -> Figures:
     return Figures(
         s_per_proof=outcome.s_per_proof,
         gpus=tuple(
-            GpuFigures(g.gpu, labels.get(g.gpu, f"GPU{g.gpu}"), g.timeline_util, g.kernel_util)
-            for g in outcome.gpus
+            GpuFigures(g.gpu, label(g.gpu), g.timeline_util, g.kernel_util) for g in outcome.gpus
         ),
     )
 
@@ -229,9 +240,15 @@ def _fit_concurrency(load: Workload) -> Config:
 
 
 def _start_error(load: Workload, cfg: Config) -> float:
-    prefix = replace(load, jobs=load.jobs[:FIT_JOBS], kinds=load.kinds[:FIT_JOBS])
+    prefix = replace(
+        load,
+        jobs=load.jobs[:FIT_JOBS],
+        kinds=load.kinds[:FIT_JOBS],
+        counted=load.counted[:FIT_JOBS],
+        job_starts=load.job_starts[:FIT_JOBS],
+    )
     out = replay(prefix, cfg)
-    return sum(abs(a - b) for a, b in zip(out.job_starts, load.job_starts[:FIT_JOBS], strict=True))
+    return sum(abs(a - b) for a, b in zip(out.job_starts, prefix.job_starts, strict=True))
 
 
 FIT_JOBS = 60
@@ -239,11 +256,11 @@ FIT_JOBS = 60
 
 def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Prediction:
     """The prediction of `changes` for the run `model` holds."""
-    labels = {g.gpu: model.gpu_label(g.gpu) for g in model.gpus}
+    label = model.gpu_label
     baseline = Figures(
         s_per_proof=model.summary.s_per_proof,
         gpus=tuple(
-            GpuFigures(g.gpu, labels[g.gpu], g.timeline_util, g.kernel_util) for g in model.gpus
+            GpuFigures(g.gpu, label(g.gpu), g.timeline_util, g.kernel_util) for g in model.gpus
         ),
     )
 
@@ -266,8 +283,9 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
             config,
         )
     base = replay(load, config)
+    replayed = _figures(base, label)
     point = replay(load, target)
-    if not load.concurrency_seen and not any(c.knob == "concurrency" for c in changes):
+    if load.synthesis_saturated and not any(c.knob == "concurrency" for c in changes):
         # synthesis was always full, so the log shows a floor of the proofs in flight: a
         # change that frees synthesis may then hang on how many more there were
         most = replay(load, replace(target, concurrency=len(load.jobs)))
@@ -279,9 +297,8 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
                 f"{fast:.2f} to {slow:.2f} s/proof depending on them; add "
                 "--what-if concurrency=N",
                 config,
-                _figures(base, labels),
+                replayed,
             )
-    replayed = _figures(base, labels)
     error = abs(base.s_per_proof / baseline.s_per_proof - 1) if baseline.s_per_proof else 0.0
     util_error = max(
         (
@@ -305,7 +322,7 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
         gpus.append(
             GpuFigures(
                 g.gpu,
-                labels.get(g.gpu, f"GPU{g.gpu}"),
+                label(g.gpu),
                 t_mid,
                 k_mid,
                 _util_span(timeline, t_mid, util_error),
@@ -320,10 +337,10 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
         configuration=config,
         replayed=replayed,
         predicted=predicted,
-        limits=limits(point, target, labels),
+        limits=limits(point, target, label),
         assumptions=assumptions(load, target, count),
         cannot=None,
-        concurrency_floor=not load.concurrency_seen,
+        concurrency_floor=load.synthesis_saturated,
     )
 
 
@@ -335,14 +352,14 @@ def _util_span(values: list[float], point: float, error: float) -> tuple[float, 
     return max(0.0, lo), min(1.0, hi)
 
 
-def limits(outcome: Outcome, config: Config, labels: dict[int, str]) -> str:
+def limits(outcome: Outcome, config: Config, label: Callable[[int], str]) -> str:
     """What sets the pace of a replayed run, in a sentence."""
     lock, gpu = max(
         ((g.lock_ms / g.span_ms if g.span_ms > 0 else 0.0, g.gpu) for g in outcome.gpus),
         default=(0.0, 0),
     )
     synth = outcome.synthesis_busy
-    name = labels.get(gpu, f"GPU{gpu}")
+    name = label(gpu)
     if lock >= BOUND and lock >= synth:
         more = "a faster GPU can" if config.split_lock else "a faster GPU or a split lock can"
         return (

@@ -53,8 +53,6 @@ class Work:
     prep: float  # GPU_START to the CPU's preparation done (the barrier passes then)
     cpu: float  # GPU_START to GPU_END when the CPU path ends last
     post: float  # unlock to GPU_END when the GPU ends last
-    prep_known: bool  # the barrier waited, so `prep` was measured, not estimated
-    cpu_known: bool
     gpu: bool = True  # False: a synthesis that never reached a GPU interval the log ends
 
 
@@ -89,12 +87,10 @@ class Workload:
     # for what it took of synthesis and the GPUs, as a failed or unfinished one did)
     dropped_jobs: int  # begun before the log, or with nothing a replay can use
     uncounted: int  # failed, or not ended when the log ends: replayed, not counted
-    synthesis_saturated: bool  # the synthesis workers were all busy with work waiting
-    concurrency_seen: bool  # the proofs in flight were counted while nothing waited
+    # the synthesis workers were all busy for most of the run: a proof admitted may have
+    # waited to start, so the proofs in flight the log shows are a floor
+    synthesis_saturated: bool
     prep_estimated: int  # partitions whose CPU preparation was not measured
-    cpu_estimated: int
-    log_proofs: int  # proofs the log completed
-    log_span_ms: float  # the log's own run span, for the baseline
 
     @property
     def partitions(self) -> int:
@@ -121,6 +117,7 @@ class _Columns:
     partition: list[int]
     synth_start: list[float]
     synth_end: list[float]
+    queued: list[float]
     pickup: list[float]
     gpu_start: list[float]
     gpu_end: list[float]
@@ -140,6 +137,7 @@ class _Columns:
             parts.partition.tolist(),
             parts.synth_start.tolist(),
             parts.synth_end.tolist(),
+            parts.queued.tolist(),
             parts.pickup.tolist(),
             parts.gpu_start.tolist(),
             parts.gpu_end.tolist(),
@@ -246,14 +244,18 @@ def _median(values: list[float], default: float) -> float:
     return float(np.median(values)) if values else default
 
 
-def _max_overlap(starts: F64, ends: F64) -> int:
-    """The most intervals [start, end) open at once."""
-    if not len(starts):
-        return 0
+def _open_counts(starts: F64, ends: F64) -> tuple[F64, F64]:
+    """How many intervals [start, end) are open from each start or end on: (times, counts),
+    an end before a start at the same time."""
     times = np.concatenate([starts, ends])
     steps = np.concatenate([np.ones(len(starts)), -np.ones(len(ends))])
-    order = np.lexsort((steps, times))  # an end before a start at the same time
-    return int(np.max(np.cumsum(steps[order])))
+    order = np.lexsort((steps, times))
+    return times[order], np.cumsum(steps[order])
+
+
+def _max_overlap(starts: F64, ends: F64) -> int:
+    """The most intervals [start, end) open at once."""
+    return int(np.max(_open_counts(starts, ends)[1])) if len(starts) else 0
 
 
 def workload_of(model: LogModel) -> Workload:
@@ -287,8 +289,7 @@ def workload_of(model: LogModel) -> Workload:
     # a proof is counted when each of its partitions ended and was measured; the others
     # (failed, unfinished) are replayed for what they took of synthesis and the GPUs
     synth_known = ~np.isnan(parts.synth_start) & ~np.isnan(parts.synth_end)
-    complete_job = np.ones(len(parts.jobs), dtype=bool)
-    np.logical_and.at(complete_job, job, with_lock & ~np.isnan(parts.synth_start))
+    complete_job = np.ones(len(parts.jobs), dtype=bool)  # made False below
     raws: dict[int, list[_Raw]] = {}
     synth_only: dict[int, list[tuple[float, float]]] = {}
     cols = _Columns.of(parts)
@@ -359,8 +360,6 @@ def workload_of(model: LogModel) -> Workload:
             prep=prep,
             cpu=cpu,
             post=post if r.cpu_known else r.cleanup,
-            prep_known=r.prep_known,
-            cpu_known=r.cpu_known,
         )
 
     # the engine's synthesis queue is first come, first served: a proof's partitions in
@@ -379,14 +378,13 @@ def workload_of(model: LogModel) -> Workload:
     jobs = tuple(works(j) for j in order)
     counted = frozenset(kept)
     kinds = tuple(_kind_of(parts, raws[j][0].row) if j in raws else "" for j in order)
-    config = _config_of(model, flat)
-    saturated = _saturated(model, config.synthesis_workers)
+    config, saturated = _config_of(model, flat)
     return Workload(
         jobs=jobs,
         kinds=kinds,
         config=config,
         warmup_ms=warmup,
-        pickup_ms=_pickup_ms(flat, parts),
+        pickup_ms=_pickup_ms(flat, cols),
         admit_ms=_admit_ms(model),
         handoff_ms=_handoff_ms(flat),
         t0=min(r.synth_start for r in flat),
@@ -395,18 +393,14 @@ def workload_of(model: LogModel) -> Workload:
         dropped_jobs=len(seen_jobs) - len(kept) - len(ballast),
         uncounted=len(ballast),
         synthesis_saturated=saturated,
-        concurrency_seen=not saturated,
         prep_estimated=sum(not r.prep_known for r in flat),
-        cpu_estimated=sum(not r.cpu_known for r in flat),
-        log_proofs=model.summary.proofs_completed,
-        log_span_ms=float(model.summary.run_span_ms),
     )
 
 
 def _synthesis_only(synth: float) -> Work:
     """A partition whose GPU interval the log does not end (it failed, or is still running):
     replayed for its synthesis alone."""
-    return Work(synth, 0, 0, 0, 0, 0, 0, 0, 0, 0, False, False, gpu=False)
+    return Work(synth, 0, 0, 0, 0, 0, 0, 0, 0, 0, gpu=False)
 
 
 def _check_one_holder(flat: list[_Raw]) -> None:
@@ -432,7 +426,10 @@ def _kind_of(parts: PartitionTable, i: int) -> str:
     return parts.kinds[k] if 0 <= k < len(parts.kinds) else ""
 
 
-def _config_of(model: LogModel, flat: list[_Raw]) -> Config:
+def _config_of(model: LogModel, flat: list[_Raw]) -> tuple[Config, bool]:
+    """The configuration the run shows, and whether its synthesis workers were all busy for
+    most of the run (SATURATED_SHARE): a proof admitted may then have waited to start, and
+    the proofs in flight the log shows are a floor."""
     parts = model.parts
     gpus = tuple(sorted({r.gpu for r in flat}))
     workers: dict[int, set[int]] = {}
@@ -440,49 +437,36 @@ def _config_of(model: LogModel, flat: list[_Raw]) -> Config:
         workers.setdefault(r.gpu, set()).add(r.worker)
     ss, se = parts.synth_start, parts.synth_end
     synth = ~np.isnan(ss) & ~np.isnan(se)
-    pw = _max_overlap(ss[synth], se[synth])
+    pw, saturated = 0, False
+    if synth.any():
+        times, count = _open_counts(ss[synth], se[synth])
+        pw = int(np.max(count))
+        span = times[-1] - times[0]
+        full = float(np.diff(times)[count[:-1] >= pw].sum())
+        saturated = bool(span > 0 and full >= SATURATED_SHARE * span)
     spans = _spans(model)
     first, last = spans.first, spans.last
     ok = ~np.isnan(first) & ~np.isnan(last)
     concurrency = _max_overlap(first[ok], last[ok])
-    return Config(
+    config = Config(
         gpus=gpus,
         gpu_workers=max(len(w) for w in workers.values()),
         synthesis_workers=max(pw, 1),
         concurrency=max(concurrency, 1),
     )
+    return config, saturated
 
 
 def _spans(model: LogModel) -> ProofSpans:
     return model.proof_spans if model.proof_spans is not None else ProofSpans.of(model.proofs)
 
 
-def _saturated(model: LogModel, pw: int) -> bool:
-    """The synthesis workers were all busy for most of the run: a proof admitted may then
-    have waited to start, and the proofs in flight the log shows are a floor."""
-    parts = model.parts
-    ss, se = parts.synth_start, parts.synth_end
-    synth = ~np.isnan(ss) & ~np.isnan(se)
-    starts, ends = ss[synth], se[synth]
-    if not len(starts) or pw <= 0:
-        return False
-    times = np.concatenate([starts, ends])
-    steps = np.concatenate([np.ones(len(starts)), -np.ones(len(ends))])
-    order = np.lexsort((steps, times))
-    times, count = times[order], np.cumsum(steps[order])
-    held = np.diff(times)
-    span = times[-1] - times[0]
-    full = float(held[count[:-1] >= pw].sum())
-    return bool(span > 0 and full >= SATURATED_SHARE * span)
-
-
-def _pickup_ms(flat: list[_Raw], parts: PartitionTable) -> float:
+def _pickup_ms(flat: list[_Raw], c: _Columns) -> float:
     """Queued, or the worker's previous unlock, to the pickup: the dispatch's own delay."""
     last_unlock: dict[int, float] = {}
     delays: list[float] = []
     for r in sorted(flat, key=lambda r: r.lock):
-        queued = float(parts.queued[r.row])
-        pickup = float(parts.pickup[r.row])
+        queued, pickup = c.queued[r.row], c.pickup[r.row]
         ready = max(queued if queued == queued else -math.inf, last_unlock.get(r.worker, -math.inf))
         if ready > -math.inf and pickup >= ready:
             delays.append(pickup - ready)
