@@ -21,6 +21,7 @@ from parsers.sanitize import visible
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
+    from parsers.model import LogModel
     from tui.options import Options
 
 
@@ -30,28 +31,40 @@ def error_line(error: CuzkError) -> str:
     return text + " (see cuzk-tui --help)" if isinstance(error, OptionError) else text
 
 
-def _report(options: Options) -> int:
-    from parsers.load import load_log, model_of_bytes, read_ahead
-    from tui.output import encoding_hint, print_one_report, written
-
-    if sys.stdout is None:  # started with standard output closed (>&-)
+def _stdout_closed() -> bool:
+    """Started with standard output closed (>&-): said in a line."""
+    if sys.stdout is None:
         print("cuzk-tui: error: standard output is closed", file=sys.stderr)
-        return 1
+        return True
+    return False
+
+
+def _one_model(options: Options, drawn: bool) -> LogModel:
+    """The finished model of the one log, or of the demo, that the report and --what-if
+    read (`drawn`: with the viewer's lanes). The core reads a plain file while the analysis
+    loads."""
+    from parsers.load import load_log, model_of_bytes, read_ahead
+
     log = options.log
-    # the core reads a plain file while the analysis loads
     ahead = None if options.demo or log is None else read_ahead(log, options.workers_per_gpu)
-    hint = encoding_hint(options)  # before the read: standard input is peeked at, not re-read
-    drawn = not options.json  # the JSON report does without the viewer's lanes
     if options.demo:
         from tui.replay import DEMO_NAME, demo_bytes
 
-        model = model_of_bytes(demo_bytes(), DEMO_NAME, options.workers_per_gpu, drawn)
-    else:
-        assert log is not None  # options_of: one log, or the demo
-        if ahead is not None:
-            # loaded while the core reads: numpy.unique imports it on first use (~15 ms)
-            import numpy.ma  # noqa: F401
-        model = load_log(log, options.workers_per_gpu, drawn, ahead)
+        return model_of_bytes(demo_bytes(), DEMO_NAME, options.workers_per_gpu, drawn)
+    assert log is not None  # options_of: one log, or the demo
+    if ahead is not None:
+        # loaded while the core reads: numpy.unique imports it on first use (~15 ms)
+        import numpy.ma  # noqa: F401
+    return load_log(log, options.workers_per_gpu, drawn, ahead)
+
+
+def _report(options: Options) -> int:
+    from tui.output import encoding_hint, print_one_report, written
+
+    if _stdout_closed():
+        return 1
+    hint = encoding_hint(options)  # before the read: standard input is peeked at, not re-read
+    model = _one_model(options, drawn=not options.json)  # the JSON does without the lanes
     from parsers.report import missing_timeline
 
     reason = missing_timeline(model)
@@ -66,27 +79,18 @@ def _what_if(options: Options) -> int:
     import json
     import shutil
 
-    from parsers.load import load_log, model_of_bytes
     from parsers.report import missing_timeline
-    from parsers.whatif import checked_changes, predict, prediction_dict, prediction_text
+    from parsers.whatif import predict, prediction_dict, prediction_text
     from tui.output import report_width, written
 
-    if sys.stdout is None:
-        print("cuzk-tui: error: standard output is closed", file=sys.stderr)
+    if _stdout_closed():
         return 1
-    changes = checked_changes(list(options.what_if))
-    if options.demo:
-        from tui.replay import DEMO_NAME, demo_bytes
-
-        model = model_of_bytes(demo_bytes(), DEMO_NAME, options.workers_per_gpu, drawn=False)
-    else:
-        assert options.log is not None  # options_of: one log, or the demo
-        model = load_log(options.log, options.workers_per_gpu, drawn=False)
+    model = _one_model(options, drawn=False)  # the replay reads no lane
     reason = missing_timeline(model)
     if reason is not None:
         print(f"cuzk-tui: error: {reason} (nothing to replay)", file=sys.stderr)
         return 2
-    prediction = predict(model, changes)
+    prediction = predict(model, options.what_if)
 
     def write() -> None:
         if options.json:

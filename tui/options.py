@@ -21,6 +21,7 @@ from tui.palettes import PALETTES
 
 if TYPE_CHECKING:
     from parsers.timespec import TimeSpec
+    from parsers.whatif import Change
 
 GLOB_CHARS = set("*?[")
 # `--compare LOG:N`: run N (from 1) of a log whose daemon restarted
@@ -331,7 +332,7 @@ class Options:
     ascii: bool
     no_clipboard: bool
     serve_metrics: tuple[str, int] | None = None  # where /metrics is served (tui/exporter.py)
-    what_if: tuple[str, ...] = ()  # the --what-if changes, checked (parsers/whatif.py)
+    what_if: tuple[Change, ...] = ()  # the --what-if changes, checked (parsers/whatif.py)
 
     @property
     def exporting(self) -> bool:
@@ -383,8 +384,7 @@ def options_of(ns: argparse.Namespace) -> Options:
     written (one of the logs, a folder that does not exist).
     """
     logs = expand(ns.logs)
-    if ns.what_if:
-        check_what_if(ns, logs)
+    what_if = checked_what_if(ns, logs) if ns.what_if else ()
     compare: tuple[str, str] | None = None
     compare_runs: tuple[int | None, int | None] = (None, None)
     if ns.compare:
@@ -455,13 +455,13 @@ def options_of(ns: argparse.Namespace) -> Options:
         ascii=ns.ascii,
         no_clipboard=ns.no_clipboard,
         serve_metrics=ns.serve_metrics,
-        what_if=tuple(ns.what_if or ()),
+        what_if=what_if,
     )
 
 
-def check_what_if(ns: argparse.Namespace, logs: list[str]) -> None:
-    """--what-if replays one log (or the demo) and prints its prediction: nothing else to
-    show or write; every change known and in range."""
+def checked_what_if(ns: argparse.Namespace, logs: list[str]) -> tuple[Change, ...]:
+    """The --what-if changes: one log (or the demo) replayed and its prediction printed,
+    nothing else to show or write; every change known and in range."""
     from parsers.whatif import checked_changes
 
     others = [
@@ -477,7 +477,7 @@ def check_what_if(ns: argparse.Namespace, logs: list[str]) -> None:
             raise OptionError(f"--what-if prints its own prediction (not with {name})")
     if len(logs) > 1:
         raise OptionError(f"--what-if replays one log ({len(logs)} given)")
-    checked_changes(list(ns.what_if))
+    return checked_changes(list(ns.what_if))
 
 
 def check_serving(ns: argparse.Namespace, read: list[str], exporting: bool) -> None:
