@@ -75,13 +75,6 @@ def print_compare(a: LogModel, b: LogModel, console: Console) -> None:
 class CompareScreen(TextBoxScreen):
     """The comparison's figures over the two stacked Gantts (key `c`)."""
 
-    DEFAULT_CSS = """
-    CompareScreen { align: center middle; }
-    CompareScreen > VerticalScroll {
-        width: 96%; max-width: 100; height: 92%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,c", "dismiss", "Close"),
         *QUIT_BINDINGS,

@@ -282,6 +282,13 @@ class HelpScreen(SafeModal[None]):
 class AskScreen(SafeModal[str | None]):
     """A one-line box: enter gives what was typed (nothing: None), escape closes."""
 
+    DEFAULT_CSS = """
+    AskScreen { align: center middle; }
+    AskScreen > Vertical {
+        width: 70; max-width: 96%; height: auto;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
     BOX_TITLE: ClassVar[str] = ""
     BOX_SUBTITLE: ClassVar[str | None] = None
     PLACEHOLDER: ClassVar[str] = ""
@@ -311,13 +318,6 @@ class AskScreen(SafeModal[str | None]):
 class FindScreen(AskScreen):
     """A one-line box: the job to look for."""
 
-    DEFAULT_CSS = """
-    FindScreen { align: center middle; }
-    FindScreen > Vertical {
-        width: 70; max-width: 96%; height: auto;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    """
     BOX_TITLE = "find a job"
     PLACEHOLDER = "job id, its beginning, or a sector number"
 
@@ -325,6 +325,13 @@ class FindScreen(AskScreen):
 class TextBoxScreen(SafeModal[None]):
     """A scrolled box of text over the screen below (its body: `body`); esc closes."""
 
+    DEFAULT_CSS = """
+    TextBoxScreen { align: center middle; }
+    TextBoxScreen > VerticalScroll {
+        width: 96%; max-width: 100; height: 92%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
     BOX_TITLE: ClassVar[str] = ""
     BOX_SUBTITLE: ClassVar[str] = "↑↓ scroll · esc closes"
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -34,11 +34,7 @@ class WhatIfAskScreen(AskScreen):
     """A one-line box: the change, as --what-if takes it (several apart by spaces)."""
 
     DEFAULT_CSS = """
-    WhatIfAskScreen { align: center middle; }
-    WhatIfAskScreen > Vertical {
-        width: 76; max-width: 96%; height: auto;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
+    WhatIfAskScreen > Vertical { width: 76; }
     """
     BOX_TITLE = "what if"
     BOX_SUBTITLE = "knobs: see --help · enter predicts · esc closes"
@@ -48,13 +44,6 @@ class WhatIfAskScreen(AskScreen):
 class WhatIfScreen(TextBoxScreen):
     """The prediction for the loaded log, made on a thread (a long log takes a while)."""
 
-    DEFAULT_CSS = """
-    WhatIfScreen { align: center middle; }
-    WhatIfScreen > VerticalScroll {
-        width: 96%; max-width: 100; height: 92%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    """
     BOX_TITLE = "what if"
 
     def __init__(self, model: LogModel, changes: tuple[Change, ...]) -> None:
