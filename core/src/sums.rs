@@ -4,7 +4,6 @@
 //! figures to the last bit.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// Per worker (by id, ascending): the lowest record of an ended interval of its, how many
 /// such intervals it has, and the length of its segments of each phase.
@@ -104,9 +103,11 @@ pub struct BusySplit {
 /// The busy split of the ended intervals' segments (see `BusySplit`); `gpu` per record (-1:
 /// none), `order` the phases by precedence (a phase not in it is not busy time).
 ///
-/// Per GPU its ended intervals, by start, feed a merge of their segments' ends: a heap holds
-/// the next end of each interval under way, so the memory is that of the records (not of
-/// the segments) and the time O(segments × log of the intervals under way at once).
+/// Per GPU its ended intervals, by start, are swept in time: each interval under way holds
+/// a cursor on its next busy segment, and the next edge is the earliest of theirs (the
+/// intervals under way at once are the GPU's workers, a handful: a scan of them is cheaper
+/// than a heap). The memory is that of the records, the time O(segments × intervals under
+/// way at once); the sums are added in time order, edge by edge.
 pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusySplit {
     let n = x.gpu_start.len().min(x.gpu_end.len()).min(gpu.len());
     let done = |i: usize| i < n && !x.gpu_start[i].is_nan() && !x.gpu_end[i].is_nan();
@@ -125,113 +126,99 @@ pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusyS
         (r != u8::MAX && long).then_some(r)
     };
     let by_record = SegmentsOf::new(x.seg_part, x.seg_start, segs, n);
+    // record `i`'s first busy segment from slot `k` on, as a cursor
+    let cursor = |i: usize, mut k: usize| -> Option<Cursor> {
+        let to = by_record.offsets[i + 1];
+        while k < to {
+            let s = by_record.slot(k);
+            if let Some(rank) = busy(s) {
+                let (start, end) = (x.seg_start[s], x.seg_end[s]);
+                return Some(Cursor {
+                    start,
+                    end,
+                    slot: k,
+                    record: i,
+                    rank,
+                });
+            }
+            k += 1;
+        }
+        None
+    };
     // the ended intervals with a busy segment, by (GPU, start)
     let mut records: Vec<(i32, f64, u32)> = Vec::new();
     for (i, &g) in gpu.iter().enumerate().take(n) {
-        if done(i) && g >= 0 && by_record.of(i).any(|s| busy(s).is_some()) {
+        if done(i) && g >= 0 && cursor(i, by_record.offsets[i]).is_some() {
             records.push((g, x.gpu_start[i], i as u32));
         }
     }
     records.sort_unstable_by(|p, q| p.0.cmp(&q.0).then(p.1.total_cmp(&q.1)));
     let mut out = BusySplit::default();
-    let mut open = vec![0i64; order.len()];
-    let mut heap: BinaryHeap<Edge> = BinaryHeap::new();
+    let mut under_way: Vec<Cursor> = Vec::new();
     let mut k = 0;
     while k < records.len() {
         let g = records[k].0;
         out.gpus.push(i64::from(g));
         out.sums.extend(std::iter::repeat_n(0.0, phases));
         let row = out.sums.len() - phases;
-        open.iter_mut().for_each(|c| *c = 0);
         let mut at = f64::NEG_INFINITY;
         loop {
-            // the next edge: of an interval under way, or the next interval's first one
-            let next_start = records.get(k).filter(|r| r.0 == g).map(|r| r.1);
-            let from_heap = heap.peek().map(|e| e.time);
-            if next_start.is_some_and(|t| from_heap.is_none_or(|h| t <= h)) {
-                let i = records[k].2 as usize;
-                k += 1;
-                let mut segs = by_record.of(i).filter_map(|s| busy(s).map(|r| (s, r)));
-                if let Some((s, r)) = segs.next() {
-                    heap.push(Edge::open(x.seg_start[s], s, r, i));
+            // the next edge: a segment of an interval under way starts or ends
+            let edge = under_way
+                .iter()
+                .map(|c| if c.start > at { c.start } else { c.end })
+                .fold(f64::INFINITY, f64::min);
+            // an interval that starts by then is under way first
+            if let Some(&(_, start, i)) = records.get(k).filter(|r| r.0 == g) {
+                if start <= edge {
+                    k += 1;
+                    let i = i as usize;
+                    under_way.extend(cursor(i, by_record.offsets[i]));
+                    continue;
                 }
-                continue;
             }
-            let Some(edge) = heap.pop() else { break };
-            if edge.time > at {
-                if let Some(r) = open.iter().position(|&c| c > 0) {
-                    out.sums[row + order[r] as usize] += edge.time - at;
+            if under_way.is_empty() {
+                break;
+            }
+            if edge > at {
+                // [at, edge) goes to the first phase of a segment under way
+                let first = under_way
+                    .iter()
+                    .filter(|c| c.start <= at)
+                    .map(|c| c.rank)
+                    .min();
+                if let Some(r) = first {
+                    out.sums[row + order[r as usize] as usize] += edge - at;
                 }
-                at = edge.time;
+                at = edge;
             }
-            if edge.closes {
-                open[edge.rank as usize] -= 1;
-                // the interval's next busy segment, if any
-                let next = by_record
-                    .after(edge.record, edge.seg)
-                    .find_map(|s| busy(s).map(|r| (s, r)));
-                if let Some((s, r)) = next {
-                    heap.push(Edge::open(x.seg_start[s], s, r, edge.record));
+            // segments that end here give way to their interval's next busy one
+            under_way.retain_mut(|c| {
+                if c.end > at {
+                    return true;
                 }
-            } else {
-                open[edge.rank as usize] += 1;
-                heap.push(Edge {
-                    time: x.seg_end[edge.seg],
-                    closes: true,
-                    ..edge
-                });
-            }
+                match cursor(c.record, c.slot + 1) {
+                    Some(next) => {
+                        *c = next;
+                        true
+                    }
+                    None => false,
+                }
+            });
         }
     }
     out
 }
 
-/// One end of a segment in the merge: its time, whether it closes the segment, the
-/// segment, its phase's rank and its record. The heap gives the earliest first.
+/// An interval under way in the sweep: its current busy segment (times, slot among its
+/// record's segments, phase rank) and its record.
 #[derive(Clone, Copy)]
-struct Edge {
-    time: f64,
-    closes: bool,
-    seg: usize,
-    rank: u8,
+struct Cursor {
+    start: f64,
+    end: f64,
+    slot: usize,
     record: usize,
-}
-
-impl Edge {
-    fn open(time: f64, seg: usize, rank: u8, record: usize) -> Edge {
-        Edge {
-            time,
-            closes: false,
-            seg,
-            rank,
-            record,
-        }
-    }
-}
-
-impl PartialEq for Edge {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Edge {}
-
-impl PartialOrd for Edge {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Edge {
-    /// Reversed (BinaryHeap is a max-heap): the earliest time first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .total_cmp(&self.time)
-            .then(other.seg.cmp(&self.seg))
-            .then(other.closes.cmp(&self.closes))
-    }
+    rank: u8,
 }
 
 /// Each record's segments in time order: a range of the segment columns when they come
@@ -283,33 +270,12 @@ impl SegmentsOf {
         }
     }
 
-    /// Record `i`'s segments, in the columns' order.
-    fn of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.slots(i, self.offsets[i])
-    }
-
-    /// Record `i`'s segments after segment `seg`.
-    fn after(&self, i: usize, seg: usize) -> impl Iterator<Item = usize> + '_ {
-        let from = match &self.index {
-            None => seg + 1,
-            Some(index) => {
-                let slots = &index[self.offsets[i]..self.offsets[i + 1]];
-                self.offsets[i]
-                    + slots
-                        .iter()
-                        .position(|&s| s as usize == seg)
-                        .map_or(0, |p| p + 1)
-            }
-        };
-        self.slots(i, from)
-    }
-
-    fn slots(&self, i: usize, from: usize) -> impl Iterator<Item = usize> + '_ {
-        let to = self.offsets[i + 1];
-        (from.min(to)..to).map(move |k| match &self.index {
+    /// The segment at position `k` of the records' order.
+    fn slot(&self, k: usize) -> usize {
+        match &self.index {
             None => k,
             Some(index) => index[k] as usize,
-        })
+        }
     }
 }
 
