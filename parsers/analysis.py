@@ -37,6 +37,7 @@ from parsers.rows import (
     EMPTY_I,
     SEGMENTS_APART_ROWS,
     Rows,
+    distinct,
     groups_of,
     in_mask,
     make_rows,
@@ -259,13 +260,13 @@ class LiveAnalysis:
         # each GPU's seam: where its first live interval that ended starts (one that ends
         # later having started before it makes the settled part again)
         ended = started & ~np.isnan(t.gpu_end) & (t.gpu >= 0)
-        seams = dict.fromkeys(np.unique(t.gpu[settled & ended]).tolist(), limit)
+        seams = dict.fromkeys(distinct(t.gpu[settled & ended]).tolist(), limit)
         for g, idx in groups_of(t.gpu, np.flatnonzero(ended & ~settled)):
             if g in seams:
                 seams[g] = min(limit, float(t.gpu_start[idx].min()))
         rows = every.take(settled)
         live = every.take(~settled)
-        elsewhere = np.unique(t.job[~settled].astype(np.int64))
+        elsewhere = distinct(t.job[~settled].astype(np.int64))
         # what only every record's rows held (their segments, lock and drawn ends) goes
         # before the settled piece is made beside the two copies
         del every, t

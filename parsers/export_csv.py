@@ -21,6 +21,7 @@ import numpy.typing as npt
 from parsers import _core
 from parsers.breakdown import BUSY_KEYS, busy_breakdown, busy_split_ms
 from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
+from parsers.rows import distinct
 from parsers.sanitize import visible
 from parsers.trace_tracks import Names
 from parsers.writing import OutputBatch, check_folder, check_target
@@ -112,7 +113,7 @@ class _Tables:
         self.empty = names.id("")
         self.jobs = names.extend([csv_text(j) for j in t.jobs])
         self.kinds = names.extend([csv_text(k) for k in t.kinds])
-        gpus = np.unique(np.concatenate((t.gpu.astype(np.int64), model.gaps.gpu.astype(np.int64))))
+        gpus = distinct(np.concatenate((t.gpu.astype(np.int64), model.gaps.gpu.astype(np.int64))))
         self.gpu_ids = np.full(int(gpus.max()) + 2 if len(gpus) else 1, -1, dtype=np.int64)
         for g in gpus[gpus >= 0].tolist():
             self.gpu_ids[g] = names.id(csv_text(model.gpu_label(g)))

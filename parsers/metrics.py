@@ -25,6 +25,7 @@ from parsers import tracing
 from parsers.analysis import SETTLE_MS
 from parsers.breakdown import BUSY_KEYS, BUSY_ORDER, clipped_split, whole_run, with_kernel
 from parsers.model import CAUSES, PHASE_KEYS, Breakdown, LogModel, Phase
+from parsers.rows import distinct
 
 # the gap lengths a bucket ends at (s): 0.05 and 0.5 are the report's histogram's edges
 GAP_BUCKETS_S = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, math.inf)
@@ -162,7 +163,7 @@ def _failed_proofs(model: LogModel, limit: float) -> int:
         return sum(j.outcome == tracing.FAILED for j in model.traced_jobs)
     t = model.parts
     failed = t.failed & ~(t.gpu_start > limit)
-    return len(np.unique(t.job[failed]))
+    return len(distinct(t.job[failed]))
 
 
 def in_synthesis(model: LogModel) -> int:

@@ -7,6 +7,7 @@ things (gaps, proofs, per-GPU figures) are small frozen dataclasses.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -876,6 +877,27 @@ class ProofSpans:
         )
 
 
+def percentiles(values: F64, percents: Sequence[float]) -> list[float]:
+    """numpy.percentile of `values` (no NaN, at least one) at `percents`, by its default
+    (linear) method and in its arithmetic, so the same floats: the two order statistics
+    around (n - 1) * p / 100, interpolated from the nearer one. Without numpy.percentile's
+    import of numpy.ma (13-22 ms of a report that needs nothing else of it)."""
+    n = len(values)
+    spots = []
+    for p in percents:
+        at = (n - 1) * (p / 100)
+        below = min(math.floor(at), n - 1)
+        spots.append((at, below, min(below + 1, n - 1)))
+    part = np.partition(values, sorted({k for _, lo, hi in spots for k in (lo, hi)}))
+    out = []
+    for at, lo, hi in spots:
+        a, b = float(part[lo]), float(part[hi])
+        t = at - lo
+        d = b - a
+        out.append(b - d * (1 - t) if t >= 0.5 else a + d * t)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class GapStats:
     """Statistics over a set of gaps."""
@@ -898,7 +920,7 @@ class GapStats:
             return GapStats(0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0, 0, 0)
         whole = np.asarray(durations, dtype=np.int64)
         arr = whole.astype(np.float64)
-        p50, p90, p99 = (float(x) for x in np.percentile(arr, [50, 90, 99]))
+        p50, p90, p99 = percentiles(arr, (50, 90, 99))
         return GapStats(
             count=len(durations),
             total_ms=int(whole.sum()),

@@ -23,6 +23,7 @@ from typing import IO
 import numpy as np
 
 from parsers import _core
+from parsers.rows import distinct
 from parsers.trace_tracks import (
     ARGS,
     CATEGORIES,
@@ -140,7 +141,7 @@ def write_perfetto(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
             which = track.ints[NAME][is_counter]
             values = np.ascontiguousarray(track.floats[0][is_counter])
             ts = np.ascontiguousarray(track.ints[0][is_counter])
-            for n in np.unique(which).tolist():
+            for n in distinct(which).tolist():
                 mine = which == n
                 name = f"{names[n]} {names[counter_keys[n]]}"
                 uuid = uuids.of(track.pid, counter=name)

@@ -33,6 +33,7 @@ from parsers.rows import (
     EMPTY_I,
     SEGMENTS_APART_ROWS,
     Rows,
+    distinct,
     first_free_rows,
     first_with,
     groups_of,
@@ -144,7 +145,7 @@ class SegmentFigures:
 def _gpus_of(t: PartitionTable) -> list[int]:
     """The GPUs the rows started intervals on."""
     started = ~np.isnan(t.gpu_start)
-    gpus: list[int] = np.unique(t.gpu[started & (t.gpu >= 0)]).tolist()
+    gpus: list[int] = distinct(t.gpu[started & (t.gpu >= 0)]).tolist()
     return gpus
 
 
@@ -406,7 +407,7 @@ def make_piece(
 def _gpu_workers(t: PartitionTable) -> dict[int, frozenset[int]]:
     known = (t.gpu >= 0) & (t.worker >= 0)
     # (gpu, worker) pairs as one number each: a plain unique, not one over rows
-    pairs = np.unique((t.gpu[known].astype(np.int64) << 32) | t.worker[known].astype(np.int64))
+    pairs = distinct((t.gpu[known].astype(np.int64) << 32) | t.worker[known].astype(np.int64))
     out: dict[int, set[int]] = {}
     for g, w in zip((pairs >> 32).tolist(), (pairs & 0xFFFFFFFF).tolist(), strict=True):
         out.setdefault(int(g), set()).add(int(w))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parsers.model import F64, LogModel, PartitionTable, Phase, ProofSpans
+from parsers.rows import distinct
 
 # Fewer completed proofs than this, and the run's variability cannot be told from it.
 MIN_PROOFS = 3
@@ -278,7 +279,7 @@ def workload_of(model: LogModel) -> Workload:
     told[seg_part[lock_seg]] = True
     with_lock = ended & told & ~np.isnan(parts.lock_acquired) & ~np.isnan(parts.unlock)
     if with_lock.sum() < LOCK_LINES_SHARE * ended.sum():
-        workers = np.unique(parts.worker[ended])
+        workers = distinct(parts.worker[ended])
         if not model.engine_seen and len(workers) > 1 and model.unattributed_timing_lines:
             raise NoWorkload(UNKNOWN_GPUS)
         raise NoWorkload(
@@ -307,7 +308,7 @@ def workload_of(model: LogModel) -> Workload:
             synth_only.setdefault(j, []).append((start, cols.synth_end[i] - start))
     kept = [j for j in raws if complete_job[j]]
     ballast = sorted(set(synth_only) | {j for j in raws if not complete_job[j]})
-    seen_jobs = np.unique(job) if n else np.zeros(0, dtype=np.int32)
+    seen_jobs = distinct(job) if n else np.zeros(0, dtype=np.int32)
     if len(kept) < MIN_PROOFS:
         raise NoWorkload(
             f"the log completes {len(kept)} proof{'s' if len(kept) != 1 else ''} with every "

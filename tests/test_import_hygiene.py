@@ -100,3 +100,40 @@ def test_the_command_starts_reading_before_the_heavy_modules_load() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("json", [False, True])
+def test_the_reports_load_no_numpy_ma(json: bool) -> None:
+    """numpy.unique and numpy.percentile import numpy.ma on first use (13-22 ms of a report):
+    the reports use parsers.rows.distinct and parsers.model.percentiles instead."""
+    log = Path(__file__).parent / "samples" / "p12-c15-gw1.log"
+    flags = "'--report', '--json'" if json else "'--report'"
+    code = (
+        "import io, sys, contextlib, tui.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    rc = tui.cli.main([{str(log)!r}, {flags}])\n"
+        "print(rc, len(out.getvalue()) > 100, 'numpy.ma' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "True", "False"]
+
+
+def test_distinct_and_percentiles_give_numpys_answers_to_the_last_bit() -> None:
+    import numpy as np
+
+    from parsers.model import percentiles
+    from parsers.rows import distinct
+
+    rng = np.random.default_rng(7)
+    for k in range(3000):
+        n = int(rng.integers(1, 2000)) if k % 3 else int(rng.integers(1, 12))
+        top = int(rng.choice([3, 100, 10**4, 10**12]))
+        ints = rng.integers(-top, top, n)
+        assert np.array_equal(distinct(ints), np.unique(ints))
+        assert distinct(ints.astype(np.int32) if top < 2**31 else ints).dtype == (
+            np.int32 if top < 2**31 else np.int64
+        )
+        values = np.abs(ints).astype(np.float64)
+        want = [float(x) for x in np.percentile(values, [50, 90, 99])]
+        assert percentiles(values, (50, 90, 99)) == want, (n, top)
+    assert len(distinct(np.zeros(0, dtype=np.int64))) == 0
