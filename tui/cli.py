@@ -21,6 +21,8 @@ from parsers.sanitize import visible
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from parsers.model import LogModel
     from tui.options import Options
 
@@ -39,23 +41,29 @@ def _stdout_closed() -> bool:
     return False
 
 
-def _one_model(options: Options, drawn: bool) -> LogModel:
+def _one_model(
+    options: Options, drawn: bool, meanwhile: Callable[[], object] | None = None
+) -> LogModel:
     """The finished model of the one log, or of the demo, that the report and --what-if
     read (`drawn`: with the viewer's lanes). The core reads a plain file while the analysis
-    loads."""
+    loads, and `meanwhile` runs (the modules the model's reader loads after it)."""
     from parsers.load import load_log, model_of_bytes, read_ahead
 
     log = options.log
     ahead = None if options.demo or log is None else read_ahead(log, options.workers_per_gpu)
+    if meanwhile is not None:
+        meanwhile()
     if options.demo:
         from tui.replay import DEMO_NAME, demo_bytes
 
         return model_of_bytes(demo_bytes(), DEMO_NAME, options.workers_per_gpu, drawn)
     assert log is not None  # options_of: one log, or the demo
-    if ahead is not None:
-        # loaded while the core reads: numpy.unique imports it on first use (~15 ms)
-        import numpy.ma  # noqa: F401
     return load_log(log, options.workers_per_gpu, drawn, ahead)
+
+
+def _text() -> None:
+    """Load the text report's writer (Rich, ~30-60 ms)."""
+    import tui.report  # noqa: F401
 
 
 def _report(options: Options) -> int:
@@ -64,7 +72,8 @@ def _report(options: Options) -> int:
     if _stdout_closed():
         return 1
     hint = encoding_hint(options)  # before the read: standard input is peeked at, not re-read
-    model = _one_model(options, drawn=not options.json)  # the JSON does without the lanes
+    # the JSON does without the lanes; the text's writer is loaded while the core reads
+    model = _one_model(options, drawn=not options.json, meanwhile=None if options.json else _text)
     from parsers.report import missing_timeline
 
     reason = missing_timeline(model)
