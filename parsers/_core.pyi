@@ -150,6 +150,7 @@ def busy_split(
     seg_part: npt.NDArray[np.int64],
     order: list[int],
     phases: int,
+    window: list[tuple[int, float, float]],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
 def reconstruct_segments(
     columns: dict[str, npt.NDArray[np.float64]],

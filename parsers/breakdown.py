@@ -7,7 +7,7 @@ then: the shares add up to 100 % of the busy time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -133,18 +133,13 @@ def segments_split(t: PartitionTable, seg_part: np.ndarray) -> dict[int, Breakdo
 
 
 def clipped_split(
-    t: PartitionTable, seg_part: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    t: PartitionTable, seg_part: np.ndarray, window: Mapping[int, tuple[float, float]]
 ) -> dict[int, Breakdown]:
-    """`segments_split` of the time each segment has in [lo, hi) (per segment): as every
-    instant goes to one phase, the splits of windows that do not overlap add up."""
+    """`segments_split` of the time each segment has in its GPU's [lo, hi) of `window` (a
+    GPU not in it: all its time): as every instant goes to one phase, the splits of windows
+    that do not overlap add up. The core clips the segments as it sweeps them."""
     return _core_split(
-        t.gpu_start,
-        t.gpu_end,
-        t.gpu,
-        np.clip(t.seg_start, lo, hi),
-        np.clip(t.seg_end, lo, hi),
-        t.seg_phase,
-        seg_part,
+        t.gpu_start, t.gpu_end, t.gpu, t.seg_start, t.seg_end, t.seg_phase, seg_part, window
     )
 
 
@@ -156,9 +151,11 @@ def _core_split(
     seg_end: np.ndarray,
     seg_phase: np.ndarray,
     seg_part: np.ndarray,
+    window: Mapping[int, tuple[float, float]] | None = None,
 ) -> dict[int, Breakdown]:
     """The core's sweep (`sums::busy_split`) over per-record and per-segment columns: per GPU,
-    each instant of its ended intervals given to the first phase of BUSY_ORDER under way."""
+    each instant of its ended intervals given to the first phase of BUSY_ORDER under way
+    (`window`: per GPU the time counted, its segments clipped to it)."""
     c = np.ascontiguousarray
     gpus, sums = _core.busy_split(
         c(gpu_start, dtype=np.float64),
@@ -170,6 +167,7 @@ def _core_split(
         c(seg_part, dtype=np.int64),
         [int(p) for p in BUSY_ORDER],
         len(Phase),
+        [(int(g), float(lo), float(hi)) for g, (lo, hi) in (window or {}).items()],
     )
     table = sums.reshape(len(gpus), len(Phase))
     out: dict[int, Breakdown] = {}

@@ -117,11 +117,7 @@ def settled_split(model: LogModel, until: dict[int, float]) -> dict[int, Breakdo
         return whole
     t = model.parts
     seg_part = np.repeat(np.arange(len(t)), np.diff(t.seg_offsets))
-    gpu_of_seg = t.gpu[seg_part]
-    hi = np.full(len(seg_part), math.inf)
-    for g, x in cut.items():
-        hi[gpu_of_seg == g] = x
-    clipped = clipped_split(t, seg_part, np.full(len(seg_part), -math.inf), hi)
+    clipped = clipped_split(t, seg_part, {g: (-math.inf, x) for g, x in cut.items()})
     # the kernel phase of a split is the union of the kernel segments (it comes first)
     scales = {
         g.gpu: g.kernel_busy_ms / g.kernel.total_ms if g.kernel.total_ms > 0 else 1.0

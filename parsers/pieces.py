@@ -345,10 +345,7 @@ def _split_of(t: PartitionTable, seg_part: I64, bounds: Bounds | None) -> dict[i
     phase: the split of a window is its share of the whole's)."""
     if bounds is None:
         return segments_split(t, seg_part)
-    seg_gpu = t.gpu[seg_part]
-    lo = per_key({g: b[0] for g, b in bounds.items()}, seg_gpu, -np.inf)
-    hi = per_key({g: b[1] for g, b in bounds.items()}, seg_gpu, np.inf)
-    return clipped_split(t, seg_part, lo, hi)
+    return clipped_split(t, seg_part, bounds)
 
 
 def make_piece(

@@ -5,6 +5,8 @@
 
 use std::cmp::Ordering;
 
+use rustc_hash::FxHashMap as HashMap;
+
 /// Per worker (by id, ascending): the lowest record of an ended interval of its, how many
 /// such intervals it has, and the length of its segments of each phase.
 #[derive(Debug, Default, PartialEq)]
@@ -101,15 +103,31 @@ pub struct BusySplit {
 }
 
 /// The busy split of the ended intervals' segments (see `BusySplit`); `gpu` per record (-1:
-/// none), `order` the phases by precedence (a phase not in it is not busy time).
+/// none), `order` the phases by precedence (a phase not in it is not busy time), `window`
+/// per GPU the time counted, [lo, hi] (each segment clipped to it; a GPU not listed: all
+/// its time), `(gpu, lo, hi)` each.
 ///
 /// Per GPU its ended intervals, by start, are swept in time: each interval under way holds
 /// a cursor on its next busy segment, and the next edge is the earliest of theirs (the
 /// intervals under way at once are the GPU's workers, a handful: a scan of them is cheaper
 /// than a heap). The memory is that of the records, the time O(segments × intervals under
 /// way at once); the sums are added in time order, edge by edge.
-pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusySplit {
+pub fn busy_split(
+    x: &Inputs,
+    gpu: &[i32],
+    order: &[i8],
+    phases: usize,
+    window: &[(i64, f64, f64)],
+) -> BusySplit {
     let n = x.gpu_start.len().min(x.gpu_end.len()).min(gpu.len());
+    let windows: HashMap<i64, (f64, f64)> =
+        window.iter().map(|&(g, lo, hi)| (g, (lo, hi))).collect();
+    let window_of = |g: i32| {
+        windows
+            .get(&i64::from(g))
+            .copied()
+            .unwrap_or((f64::NEG_INFINITY, f64::INFINITY))
+    };
     let done = |i: usize| i < n && !x.gpu_start[i].is_nan() && !x.gpu_end[i].is_nan();
     let mut rank = vec![u8::MAX; phases];
     for (r, &p) in order.iter().enumerate() {
@@ -118,21 +136,24 @@ pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusyS
         }
     }
     let segs = x.segments();
-    let busy = |s: usize| -> Option<u8> {
+    // segment `s` within (lo, hi): its phase's rank and its times there, when it is busy
+    // and some of it is left
+    let busy = |s: usize, (lo, hi): (f64, f64)| -> Option<(u8, f64, f64)> {
         let r = *usize::try_from(x.seg_phase[s])
             .ok()
             .and_then(|p| rank.get(p))?;
-        let long = x.seg_end[s].partial_cmp(&x.seg_start[s]) == Some(Ordering::Greater);
-        (r != u8::MAX && long).then_some(r)
+        let (start, end) = (clip(x.seg_start[s], lo, hi), clip(x.seg_end[s], lo, hi));
+        let long = end.partial_cmp(&start) == Some(Ordering::Greater);
+        (r != u8::MAX && long).then_some((r, start, end))
     };
     let by_record = SegmentsOf::new(x.seg_part, x.seg_start, segs, n);
     // record `i`'s first busy segment from slot `k` on, as a cursor
     let cursor = |i: usize, mut k: usize| -> Option<Cursor> {
         let to = by_record.offsets[i + 1];
+        let within = window_of(gpu[i]);
         while k < to {
             let s = by_record.slot(k);
-            if let Some(rank) = busy(s) {
-                let (start, end) = (x.seg_start[s], x.seg_end[s]);
+            if let Some((rank, start, end)) = busy(s, within) {
                 return Some(Cursor {
                     start,
                     end,
@@ -208,6 +229,15 @@ pub fn busy_split(x: &Inputs, gpu: &[i32], order: &[i8], phases: usize) -> BusyS
         }
     }
     out
+}
+
+/// `v` within [lo, hi], as numpy.clip gives it (a NaN stays NaN).
+fn clip(v: f64, lo: f64, hi: f64) -> f64 {
+    if v.is_nan() {
+        v
+    } else {
+        v.max(lo).min(hi)
+    }
 }
 
 /// An interval under way in the sweep: its current busy segment (times, slot among its
@@ -335,7 +365,7 @@ mod tests {
             seg_part: &[0, 0, 0, 1, 2, 3],
         };
         // order: kernel, barrier, lock wait, cleanup
-        let s = busy_split(&inputs, &[0, 0, 0, 1], &[3, 4, 1, 5], 6);
+        let s = busy_split(&inputs, &[0, 0, 0, 1], &[3, 4, 1, 5], 6, &[]);
         assert_eq!(s.gpus, vec![0, 1]);
         // GPU 0: kernel 2..6 = 4; barrier 6..12 = 6; lock wait 0..2 = 2 (12 ms busy in all)
         assert_eq!(s.sums[0..6].to_vec(), vec![0.0, 2.0, 0.0, 4.0, 6.0, 0.0]);
@@ -426,11 +456,43 @@ mod tests {
                 seg_part: &spart,
             };
             let order = [3, 4, 2, 5, 1, 0, 6];
-            let got = busy_split(&inputs, &gpu, &order, 9);
+            let got = busy_split(&inputs, &gpu, &order, 9, &[]);
             let want = split_by_sorting(&inputs, &gpu, &order, 9);
             assert_eq!(got.gpus, want.gpus, "round {round}");
             for (a, b) in got.sums.iter().zip(&want.sums) {
                 assert!((a - b).abs() < 1e-9, "round {round}: {a} against {b}");
+            }
+            // a window per GPU (GPU 2 has none): what the segments clipped to it give
+            let lo = [next(600) as f64, f64::NEG_INFINITY];
+            let window = [
+                (0, lo[0], lo[0] + next(800) as f64),
+                (1, lo[1], next(1200) as f64),
+            ];
+            let clipped = |v: &[f64]| -> Vec<f64> {
+                v.iter()
+                    .zip(&spart)
+                    .map(|(&t, &i)| {
+                        match window.iter().find(|w| w.0 == i64::from(gpu[i as usize])) {
+                            Some(&(_, lo, hi)) => clip(t, lo, hi),
+                            None => t,
+                        }
+                    })
+                    .collect()
+            };
+            let (cs, ce) = (clipped(&ss), clipped(&se));
+            let clipped_inputs = Inputs {
+                seg_start: &cs,
+                seg_end: &ce,
+                ..inputs
+            };
+            let got = busy_split(&inputs, &gpu, &order, 9, &window);
+            let want = split_by_sorting(&clipped_inputs, &gpu, &order, 9);
+            assert_eq!(got.gpus, want.gpus, "round {round}, windowed");
+            for (a, b) in got.sums.iter().zip(&want.sums) {
+                assert!(
+                    (a - b).abs() < 1e-9,
+                    "round {round}, windowed: {a} against {b}"
+                );
             }
         }
     }

@@ -74,8 +74,9 @@ pub(super) fn worker_sums<'py>(
 pub(super) type BusySplitArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>);
 
 /// Per GPU, its busy time split by phase (see `sums::busy_split`): per record gpu_start,
-/// gpu_end and GPU, per segment start, end, phase and record, the phases by precedence
-/// and how many phases there are. Returns (GPU ordinals, the sums: `phases` a GPU).
+/// gpu_end and GPU, per segment start, end, phase and record, the phases by precedence,
+/// how many phases there are and the time each GPU counts, (gpu, lo, hi) (a GPU not
+/// listed: all its time). Returns (GPU ordinals, the sums: `phases` a GPU).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn busy_split<'py>(
@@ -89,6 +90,7 @@ pub(super) fn busy_split<'py>(
     seg_part: PyReadonlyArray1<'py, i64>,
     order: Vec<i8>,
     phases: usize,
+    window: Vec<(i64, f64, f64)>,
 ) -> PyResult<BusySplitArrays<'py>> {
     let inputs = crate::sums::Inputs {
         gpu_start: gpu_start.as_slice()?,
@@ -100,7 +102,8 @@ pub(super) fn busy_split<'py>(
         seg_part: seg_part.as_slice()?,
     };
     let gpu = gpu.as_slice()?;
-    let s = py.detach(|| guarded(|| crate::sums::busy_split(&inputs, gpu, &order, phases)))?;
+    let s =
+        py.detach(|| guarded(|| crate::sums::busy_split(&inputs, gpu, &order, phases, &window)))?;
     Ok((
         PyArray1::from_vec(py, s.gpus),
         PyArray1::from_vec(py, s.sums),
