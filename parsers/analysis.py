@@ -31,7 +31,7 @@ from parsers.pieces import (
     stamp_figures,
     take_jobs,
 )
-from parsers.records import LiveRecords, LiveSnapshot, RunRecords
+from parsers.records import Columns, LiveRecords, LiveSnapshot, RunRecords
 from parsers.rows import (
     EMPTY_F,
     EMPTY_I,
@@ -68,6 +68,20 @@ def build_model(builder: RunRecords, finished: bool, drawn: bool = True) -> LogM
     rows, segmented = later.result() if later is not None else segment()
     piece = make_piece(rows, drawn, stamped, segmented)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
+
+
+# What a snapshot holds in place of the columns it handed over (`LiveAnalysis._settle`).
+_NO_COLUMNS = Columns(
+    floats={},
+    job=np.zeros(0, dtype=np.int32),
+    partition=np.zeros(0, dtype=np.int32),
+    kind=np.zeros(0, dtype=np.int32),
+    worker=np.zeros(0, dtype=np.int32),
+    start_line=np.zeros(0, dtype=np.int64),
+    end_line=np.zeros(0, dtype=np.int64),
+    jobs=(),
+    kinds=(),
+)
 
 
 # How long (log time) after its end an interval is taken as settled: the timing lines and
@@ -210,16 +224,12 @@ class LiveAnalysis:
         if base is None:
             if len(snap.columns) != snap.records:
                 snap = builder.live_snapshot(None, 0)
-            cols = snap.columns
-            gpu = builder.gpus_of(cols.worker, snap.worker_gpu).astype(np.int32)
+            # every record's columns handed over, not kept here (nor in the snapshot):
+            # `_settle` drops them and the rows made of them once split
+            handed = [snap.columns]
+            snap = replace(snap, columns=_NO_COLUMNS)
             open_rows = np.asarray(snap.open_rows, np.int64)
-            # every record's rows handed over, not kept here: `_settle` drops them once split
-            base, live = self._settle(
-                make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64)),
-                now,
-                open_rows,
-                snap.worker_gpu,
-            )
+            base, live = self._settle(handed, builder, now, open_rows, snap.worker_gpu)
             self.rebuilds += 1
         self._base = base
         window = Window(
@@ -244,9 +254,18 @@ class LiveAnalysis:
 
     @staticmethod
     def _settle(
-        every: Rows, now: float, open_rows: I64, worker_gpu: dict[int, int]
+        handed: list[Columns],
+        builder: LiveRecords,
+        now: float,
+        open_rows: I64,
+        worker_gpu: dict[int, int],
     ) -> tuple[_Base, Rows]:
-        """Split the records into the settled part and the live rows."""
+        """Split the records into the settled part and the live rows (`handed`: the one
+        Columns of every record, taken out: nothing else holds it)."""
+        cols = handed.pop()
+        gpu = builder.gpus_of(cols.worker, worker_gpu).astype(np.int32)
+        every = make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64))
+        del cols, gpu
         t = every.table
         n = len(every)
         started = ~np.isnan(t.gpu_start)

@@ -219,6 +219,44 @@ def test_the_settled_part_keeps_of_its_rows_what_later_snapshots_read() -> None:
     assert canonical(live) == canonical(build_model(whole, finished=False))
 
 
+def test_the_columns_a_settled_part_is_made_of_are_gone_before_its_piece_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Making the settled part holds its rows' copy and the piece made of them: the columns
+    of every record (and the rows made of them) are dropped first, by the snapshot and the
+    analysis alike, so the peak of a long log's opening is not two copies of its records."""
+    import weakref
+
+    from parsers import pieces
+
+    _, data = simulate(SimConfig(seed=9, proofs=40, concurrency=3))
+    b = LogBuilder(source="t")
+    b.feed(data)
+    fetched: list[weakref.ref[np.ndarray]] = []
+    alive_at_piece: list[int] = []
+    take = b.live_snapshot
+
+    def live_snapshot(rows: Any, first_new: int) -> Any:
+        snap = take(rows, first_new)
+        fetched.extend(weakref.ref(a) for a in snap.columns.floats.values())
+        return snap
+
+    make_piece = pieces.make_piece
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        alive_at_piece.append(sum(r() is not None for r in fetched))
+        return make_piece(*args, **kwargs)
+
+    monkeypatch.setattr(b, "live_snapshot", live_snapshot)
+    monkeypatch.setattr(analysis, "make_piece", watched)
+    live = b.snapshot()
+    assert fetched and alive_at_piece
+    assert alive_at_piece[0] == 0  # the settled piece: every fetched column gone
+    whole = LogBuilder(source="t")
+    whole.feed(data)
+    assert canonical(live) == canonical(build_model(whole, finished=False))
+
+
 def test_a_settled_record_written_again_makes_the_settled_part_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
