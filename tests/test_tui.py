@@ -121,6 +121,21 @@ async def test_zoom_pan_fit_stay_inside_the_run() -> None:
         assert (view.t0, view.scale) == (t0, scale)
 
 
+async def test_a_wider_terminal_never_shows_time_past_the_run() -> None:
+    """Once the user moved the view (n), a wider terminal keeps the zoom only as far as the
+    run allows: the axis used to run past the run's end, a third of the lanes blank."""
+    app, _ = app_for("journal-2gpu")
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(GanttView)
+        await pilot.press("n")
+        assert not view.autofit
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        lo, hi = view.model.time_range
+        assert view.t0 >= lo - (hi - lo) * 0.02
+        assert view.t0 + view.timeline_width * view.scale <= hi + (hi - lo) * 0.02
+
+
 async def test_zoom_centres_on_the_selection_only_while_it_is_in_view() -> None:
     app, model = app_for("p9-c6")
     async with app.run_test(size=SIZE) as pilot:

@@ -238,6 +238,8 @@ class GanttView(ScrollView, can_focus=True):
             self.fit(keep_pinned=True)
         elif self.pinned:
             self._show_now()
+        else:
+            self._clamp()  # wider, the same zoom would show time past the run's ends
         self._changed()
 
     def fit(self, keep_pinned: bool = False) -> None:
