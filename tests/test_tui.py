@@ -298,6 +298,9 @@ async def test_command_palette_offers_the_viewer_commands() -> None:
         for title in ("Next gap", "Gap list", "Fit the whole run", "Raise the gap threshold"):
             assert title in titles
         assert "Follow the end" not in titles  # a finished log does not grow
+        # Textual's key panel (its own keys beside a few of the viewer's) is left out
+        assert titles.keys().isdisjoint({"Keys", "Maximize", "Minimize"})
+        assert {"Quit", "Theme", "Screenshot"} <= titles.keys()
         titles["Next gap"].callback()
         await pilot.pause()
         assert app.query_one(GanttView).selected == 0

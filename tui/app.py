@@ -66,6 +66,10 @@ def _freeze_long_lived() -> None:
     gc.freeze()
 
 
+# Textual's palette commands the viewer leaves out (`CuzkApp.get_system_commands`)
+TEXTUAL_ONLY = frozenset({"Keys", "Maximize", "Minimize"})
+
+
 class CuzkApp(App[None]):
     """cuzk-tui: why is the GPU not busier?"""
 
@@ -662,8 +666,13 @@ class CuzkApp(App[None]):
         return str(saved)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """The viewer's own commands in the command palette (ctrl+p), after Textual's."""
-        yield from super().get_system_commands(screen)
+        """The viewer's own commands in the command palette (ctrl+p), after Textual's theme,
+        quit and screenshot (saved by `deliver_screenshot`). Not Textual's key panel, which
+        lists Textual's own keys (ctrl+q, tab) beside a few of ours (the help, ?, lists the
+        viewer's), nor its maximize, which only squeezes the timeline."""
+        for command in super().get_system_commands(screen):
+            if command.title not in TEXTUAL_ONLY:
+                yield command
         if not screen.query(GanttView):
             return  # another screen (the inspector, a list) is on top
         gantt = self.gantt
