@@ -93,6 +93,27 @@ def test_a_bad_window_is_one_line_and_exit_2(
     assert not (tmp_path / "t.json").exists()
 
 
+@pytest.mark.parametrize(
+    ("window", "said"),
+    [
+        (["--from", "100h"], "--from 100h is after the log's end"),
+        (["--from", "10m", "--to", "20m"], "--from 10m is after the log's end"),
+        (["--to", "0"], "--to 0 is before the log's start"),
+    ],
+)
+@pytest.mark.parametrize("target", ["t.json", "t.perfetto-trace", "csv"])
+def test_a_window_the_run_never_reaches_exports_nothing_and_says_so(
+    window: list[str], said: str, target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An export of a window outside the run held only headers and metadata, with exit 0:
+    a user took it for a good export. It is refused, with the run's own span."""
+    flag = "--export-csv" if target == "csv" else "--export-trace"
+    assert cli.main([LOG, flag, str(tmp_path / target), *window]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and said in err and "the log runs" in err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_wall_clock_time_needs_the_engine_s_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

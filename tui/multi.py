@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from parsers import export
-from parsers.durations import counted
+from parsers.durations import counted, duration
 from parsers.errors import CuzkError
 from parsers.export import size_warning, write_csv, write_trace_sized
 from parsers.hosts import START, HostLines, Merged, merge
@@ -114,6 +114,19 @@ def export_window(args: Options, model: LogModel) -> tuple[float, float]:
     if t0 > t1:
         assert args.time_from is not None and args.time_to is not None
         raise CuzkError(f"--from {args.time_from.text} is after --to {args.time_to.text}")
+    lo, hi = model.time_range
+    if t0 >= hi or t1 <= lo:
+        # a window the run never reaches: an export of it holds nothing but its headers
+        def shown(ms: float) -> str:
+            return model.wall_text(ms) or duration(ms)
+
+        given = args.time_from if t0 >= hi else args.time_to
+        assert given is not None
+        side = "after the log's end" if t0 >= hi else "before the log's start"
+        raise CuzkError(
+            f"{'--from' if t0 >= hi else '--to'} {given.text} is {side} "
+            f"(the log runs {shown(lo)} to {shown(hi)}): nothing to export"
+        )
     return t0, t1
 
 
