@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SAMPLES
 from textual.binding import Binding
@@ -404,3 +405,28 @@ def test_the_proof_table_is_one_line_a_partition_at_80_columns() -> None:
             cell[-1] in "sm" or cell == "—" or cell.startswith("w") or cell.isdigit()
             for cell in row.split()
         ), row
+
+
+def test_a_proof_whose_partition_failed_is_drawn_failed_while_the_log_grows() -> None:
+    """Following, a proof with a failed partition (its worker moved on without a GPU_END)
+    and none under way is drawn ✗, not ▶ running to now; at every cut of the log, a proof
+    drawn ✗ never completes later."""
+    from tui.lanes import failed_proofs
+
+    data = (SAMPLES / "journal-2gpu.log").read_bytes()
+    done = read_log(SAMPLES / "journal-2gpu.log")
+    completed = {p.job for p in done.proofs if p.completed}
+    t = done.parts
+    with_failed = {t.job_of(i) for i in np.flatnonzero(t.failed).tolist()}
+    live = LogBuilder(source="j")
+    live.feed(data)
+    model = live.snapshot()
+    assert not model.finished
+    drawn_failed = {p.job for p, f in zip(model.proofs, failed_proofs(model), strict=True) if f}
+    assert drawn_failed and drawn_failed == with_failed - completed
+    for cut in range(len(data) // 10, len(data), len(data) // 10):
+        part = LogBuilder(source="j")
+        part.feed(data[: data.rindex(b"\n", 0, cut) + 1])
+        m = part.snapshot()
+        flagged = {p.job for p, f in zip(m.proofs, failed_proofs(m), strict=True) if f}
+        assert not flagged & completed, cut

@@ -15,7 +15,7 @@ from rich.cells import cell_len
 
 from parsers._core import first_free_rows
 from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans
-from parsers.rows import groups_of
+from parsers.rows import distinct, groups_of
 from parsers.sanitize import visible
 from parsers.tracing import FAILED
 from tui import cells
@@ -184,11 +184,24 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
 
 
 def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
-    """Per proof, whether the log says it failed (a traced job's error line); a TIMELINE
-    proof that did not complete has failed only once the log is complete."""
+    """Per proof, whether the log says it failed: a traced job's error line, or (while the
+    log grows too) a TIMELINE proof one of whose partitions failed (its worker moved on
+    without a GPU_END) with none of its partitions under way. Any other proof that did
+    not complete has failed only once the log is complete."""
     failed = np.zeros(len(model.proofs), dtype=bool)
     if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
         failed[:] = [j.outcome == FAILED for j in model.traced_jobs]
+        return failed
+    t = model.parts
+    if not len(model.proofs) or not t.failed.any():
+        return failed
+    started = ~np.isnan(t.pickup) | ~np.isnan(t.gpu_start)
+    under_way = (started & np.isnan(t.gpu_end) & ~t.failed) | (
+        ~np.isnan(t.synth_start) & np.isnan(t.synth_end)
+    )
+    lost = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
+    names = {t.jobs[j] for j in lost if 0 <= j < len(t.jobs)}
+    failed[:] = [p.job in names and not p.completed for p in model.proofs]
     return failed
 
 
