@@ -130,8 +130,9 @@ TRACED_TITLE = "Jobs, as the tracing lines tell them"
 NO_TRACED_JOB = "no job in the tracing lines"
 
 
-def traced_table(model: LogModel) -> RenderableType:
-    """The jobs of a log without TIMELINE lines: id, kind, queue, prove, outcome."""
+def traced_table(model: LogModel, cut_ids: bool = True) -> RenderableType:
+    """The jobs of a log without TIMELINE lines: id, kind, queue, prove, outcome (`cut_ids`:
+    an id past JOB_CELLS cut in the middle, for a terminal; to a pipe or a file, whole)."""
     if not model.traced_jobs:
         return Text(NO_TRACED_JOB)
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
@@ -142,7 +143,7 @@ def traced_table(model: LogModel) -> RenderableType:
         if j.error:
             outcome.append(f": {visible(j.error)}")
         table.add_row(
-            Text(abbreviate(j.job, JOB_CELLS)),
+            Text(abbreviate(j.job, JOB_CELLS) if cut_ids else visible(j.job)),
             Text(visible(j.kind) or "?"),
             "–" if j.queue_ms is None else duration(j.queue_ms, "cell"),
             "–" if j.prove_ms is None else duration(j.prove_ms, "cell"),
@@ -352,9 +353,13 @@ def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -
 
 
 def report_renderables(
-    model: LogModel, top: int = 10, min_gap_ms: int = 0, reader: LineReader | None = None
+    model: LogModel,
+    top: int = 10,
+    min_gap_ms: int = 0,
+    reader: LineReader | None = None,
+    cut_ids: bool = True,
 ) -> list[RenderableType]:
-    """Everything the text report prints, in order."""
+    """Everything the text report prints, in order (`cut_ids`: as `traced_table`)."""
     s = model.summary
     head = Text()
     head.append("cuzk-tui report: ", style="bold")
@@ -383,7 +388,7 @@ def report_renderables(
         head.append(f"\n{reason}", style="bold yellow")
     if reason is not None:
         # no GPU intervals: the jobs the tracing lines tell, in place of the empty tables
-        return [head, heading(TRACED_TITLE), traced_table(model), _lines_read(model)]
+        return [head, heading(TRACED_TITLE), traced_table(model, cut_ids), _lines_read(model)]
     out: list[RenderableType] = [
         head,
         heading(
@@ -434,5 +439,9 @@ def print_report(
     min_gap_ms: int = 0,
     reader: LineReader | None = None,
 ) -> None:
-    """Print the text report (the largest gaps' CPU path needs the log's `reader`)."""
-    console.print(Group(*report_renderables(model, top=top, min_gap_ms=min_gap_ms, reader=reader)))
+    """Print the text report (the largest gaps' CPU path needs the log's `reader`): job ids
+    cut to fit a terminal, whole to a pipe or a file (a reader greps them)."""
+    parts = report_renderables(
+        model, top=top, min_gap_ms=min_gap_ms, reader=reader, cut_ids=console.is_terminal
+    )
+    console.print(Group(*parts))
