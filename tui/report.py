@@ -423,8 +423,8 @@ def _lines_read(model: LogModel) -> Text:
     lines = Text(
         f"\nlines read: {c.total} (TIMELINE {c.timeline}, C++ timing {c.cuzk_timing}, "
         f"stdout {c.stdout}, other {c.other}); skipped: {c.malformed} malformed; "
-        f"{c.spliced} splices rejoined; {model.unattributed_timing_lines} timing lines "
-        "matched no GPU interval",
+        f"{c.spliced} splices rejoined; "
+        f"{counted(model.unattributed_timing_lines, 'timing line')} matched no GPU interval",
         style="dim",
     )
     if model.partial_bytes:
