@@ -430,3 +430,43 @@ def test_a_proof_whose_partition_failed_is_drawn_failed_while_the_log_grows() ->
         m = part.snapshot()
         flagged = {p.job for p, f in zip(m.proofs, failed_proofs(m), strict=True) if f}
         assert not flagged & completed, cut
+
+
+def test_a_terminal_that_cannot_write_the_enter_symbol_gets_the_key_spelled() -> None:
+    """With --ascii (or an ASCII locale) the footer's ⏎ was drawn `?`, the help's own key."""
+    import io
+    from types import SimpleNamespace
+
+    app, _ = app_for("tiny")
+    enter = Binding("enter", "inspect", "Inspect")
+    assert app.get_key_display(enter) == "⏎"  # no terminal of its own: Textual's symbol
+    for encoding, shown in (("ascii", "enter"), ("utf-8", "⏎"), ("latin-1", "enter")):
+        screen = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+        app.terminal = SimpleNamespace(screen=screen)  # type: ignore[assignment]
+        assert app.get_key_display(enter) == shown
+        assert app.get_key_display(Binding("n", "next", "Next")) == "n"
+
+
+def test_signs_an_ascii_terminal_cannot_write_are_spelled_not_stood_in_for() -> None:
+    """≤ and ≥ have one-cell stand-ins (< and >) that say another threshold: where the
+    output cannot write them they are spelled, before the text is laid out."""
+    import subprocess
+    import sys
+
+    from tui.ascii_glyphs import spelled
+    from tui.gantt import LABEL_WIDTH, synth_label
+
+    assert spelled("gaps ≥ 5 ms", "ascii") == "gaps >= 5 ms"
+    assert spelled("gaps ≥ 5 ms", "utf-8") == "gaps ≥ 5 ms"
+    assert spelled("gaps ≥ 5 ms", None) == "gaps ≥ 5 ms"
+    for peak in (3, 10, 100, 12345):
+        for encoding in ("ascii", "utf-8"):
+            label = synth_label(peak, encoding)
+            assert len(label) < LABEL_WIDTH and label.endswith(str(peak))  # never cut
+            assert ("<=" in label) == (encoding == "ascii")
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(SAMPLES / "p9-c6.log"), "--report", "--ascii"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode("ascii")
+    assert "<50|<=500|>500" in out

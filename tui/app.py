@@ -641,6 +641,21 @@ class CuzkApp(App[None]):
             lines, title=visible(title), severity=severity, timeout=timeout, markup=False
         )
 
+    def get_key_display(self, binding: Binding) -> str:
+        """A key as the footer shows it; spelled out (`enter`) where the terminal's encoding
+        cannot write Textual's symbol (⏎ in ASCII would be `?`, the help's key)."""
+        shown = super().get_key_display(binding)
+        try:
+            shown.encode(self.terminal_encoding or "utf-8")
+        except (UnicodeEncodeError, LookupError):
+            return binding.key.split(",")[0].replace("_", " ")
+        return shown
+
+    @property
+    def terminal_encoding(self) -> str | None:
+        """The encoding the viewer's terminal is written in (None: not its own terminal)."""
+        return getattr(self.terminal.screen, "encoding", None) if self.terminal else None
+
     def deliver_screenshot(
         self,
         filename: str | None = None,

@@ -115,6 +115,26 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(ERRORS, _stand_in)
 
 
+# signs whose one-cell stand-ins (< and >) would say something else: spelled out where the
+# text is made, before it is laid out, so columns stay aligned
+_SPELLED = {"≤": "<=", "≥": ">="}
+
+
+def spelled(text: str, encoding: str | None) -> str:
+    """`text` with ≤ and ≥ written <= and >= when `encoding` cannot write them (None: as it
+    is); `gaps ≥ 0 ms` drawn `gaps > 0 ms` said another threshold."""
+    if encoding is None:
+        return text
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        for sign, words in _SPELLED.items():
+            text = text.replace(sign, words)
+    except LookupError:
+        pass
+    return text
+
+
 def use_ascii_stand_ins(stream: IO[str] | None, ascii_only: bool) -> None:
     """Write `stream` with the stand-ins for what its encoding cannot write (`ascii_only`:
     for everything but ASCII). A stream that cannot be reconfigured is left as it is.

@@ -25,6 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from parsers.model import Gap, LogModel
+from tui.ascii_glyphs import spelled
 from tui.cells import SUB
 from tui.interval import interval_at, interval_span, job_intervals, pick_interval, same_interval
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
@@ -56,6 +57,16 @@ PAN_FRACTION = 0.25
 # a selected gap keeps the zoom unless it takes more than GAP_SHARE_MAX of the width;
 # then it is shown at GAP_SHARE of it
 GAP_SHARE, GAP_SHARE_MAX = 0.3, 0.8
+
+
+def synth_label(peak: int, encoding: str | None) -> str:
+    """The synthesis lane's name with its scale, `synth ≤10`, in the gutter whole (a peak of
+    100 would have been cut to `synth ≤10`), spelled for `encoding` (tui/ascii_glyphs.py)."""
+    for form in (f"synth ≤{peak}", f"synth≤{peak}", f"syn≤{peak}", f"≤{peak}"):
+        label = spelled(form, encoding)
+        if len(label) <= LABEL_WIDTH - 1:
+            return label
+    return label
 
 
 class GanttView(ScrollView, can_focus=True):
@@ -713,7 +724,7 @@ class GanttView(ScrollView, can_focus=True):
             if m.synth_by_gpu is not None and spec.gpu in m.synth_by_gpu:
                 counts = m.synth_by_gpu[spec.gpu][1]  # a log's own, in a model of several
             peak = int(counts.max()) if len(counts) else 0
-            label = f"synth ≤{peak}"
+            label = synth_label(peak, getattr(self.app, "terminal_encoding", None))
         return self._strip(label, chars, styles, w.width)
 
     def _band_mask(self, tw: int) -> np.ndarray:

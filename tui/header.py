@@ -13,6 +13,7 @@ from parsers.durations import counted, duration
 from parsers.model import PHASES, LogModel, Phase
 from parsers.report import MID_RUN
 from parsers.sanitize import visible
+from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
 from tui.lanes import abbreviate
@@ -101,7 +102,8 @@ def status_text(view: GanttView) -> Text:
     model = view.model
     shown = model.gaps.how_many(min_ms=view.threshold_ms)
     text = Text()
-    text.append(f"gaps ≥ {duration(view.threshold_ms)}: ", style="bold")
+    encoding = getattr(view.app, "terminal_encoding", None)
+    text.append(spelled(f"gaps ≥ {duration(view.threshold_ms)}: ", encoding), style="bold")
     text.append(f"{shown}")
     gap = view.selected_gap
     if gap is not None and view.selected is not None:

@@ -29,6 +29,7 @@ from parsers.rawlines import LineReader
 from parsers.report import MID_RUN, NOT_A_CUZK_LOG, missing_timeline, runs_sentence
 from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
+from tui.ascii_glyphs import spelled
 from tui.lanes import abbreviate
 
 
@@ -312,11 +313,14 @@ def _phase_rows(model: LogModel) -> RenderableType:
     return Group(*plain_table(header, rows, left=2))
 
 
-def gap_stats_table(gaps: GapTable, all_stats: GapStats) -> Table:
+def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = None) -> Table:
+    """The gaps' statistics (`encoding`: the output's, for `spelled`)."""
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99"):
         table.add_column(col, justify="left" if col == "" else "right")
-    table.add_column("<50|≤500|>500", justify="right", no_wrap=True, min_width=13)
+    table.add_column(
+        spelled("<50|≤500|>500", encoding), justify="right", no_wrap=True, min_width=13
+    )
     table.add_row(*_stats_row("all", all_stats))
     durations, crosses = gaps.duration, gaps.crosses
     table.add_row(*_stats_row("mid-proof", GapStats.of(durations[~crosses])))
@@ -358,8 +362,10 @@ def report_renderables(
     min_gap_ms: int = 0,
     reader: LineReader | None = None,
     cut_ids: bool = True,
+    encoding: str | None = None,
 ) -> list[RenderableType]:
-    """Everything the text report prints, in order (`cut_ids`: as `traced_table`)."""
+    """Everything the text report prints, in order (`cut_ids`: as `traced_table`;
+    `encoding`: the output's, for `spelled`)."""
     s = model.summary
     head = Text()
     head.append("cuzk-tui report: ", style="bold")
@@ -402,7 +408,7 @@ def report_renderables(
         heading(WORKER_PHASES_TITLE),
         _phase_table(model),
         heading("Gaps: a GPU idle inside its span"),
-        gap_stats_table(gaps, s.gaps),
+        gap_stats_table(gaps, s.gaps, encoding),
     ]
     listed = gaps.largest(top, min_gap_ms)
     title = f"Largest {counted(len(listed), 'gap')}" + (
@@ -442,6 +448,11 @@ def print_report(
     """Print the text report (the largest gaps' CPU path needs the log's `reader`): job ids
     cut to fit a terminal, whole to a pipe or a file (a reader greps them)."""
     parts = report_renderables(
-        model, top=top, min_gap_ms=min_gap_ms, reader=reader, cut_ids=console.is_terminal
+        model,
+        top=top,
+        min_gap_ms=min_gap_ms,
+        reader=reader,
+        cut_ids=console.is_terminal,
+        encoding=getattr(console.file, "encoding", None),
     )
     console.print(Group(*parts))
