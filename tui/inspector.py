@@ -95,7 +95,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     text.append(f"Gap #{gaps.rank_of(index)} of {len(gaps)}", style="bold")
     text.append(
         f"  (#1 is the longest · by time {index + 1} of {len(gaps)}"
-        f" · on {name} {int(on_gpu[: index + 1].sum())} of {int(on_gpu.sum())})\n\n"
+        f" · {int(on_gpu[: index + 1].sum())} of {int(on_gpu.sum())} on {name})\n\n"
     )
     text.append(f"{name} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
     text.append(duration(gap.duration_ms), style="bold red")
