@@ -10,14 +10,20 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
 from textual import events
+from textual.widgets import Input
 
 from cuzksim.config import DEMO_CONFIG
 from cuzksim.engine import EngineSim
 from parsers.builder import LogBuilder
+from parsers.load import read_log
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
 from tui.follow import FileSource, LiveLog
+from tui.gantt import GanttView
+from tui.logpane import LogPaneScreen
+from tui.screens import FindScreen
 
 # every key a screen binds (q and ctrl+c, which quit, come last, on purpose)
 BOUND_KEYS = [
@@ -60,6 +66,9 @@ KNOWN_BAD = [
     ["question_mark", "question_mark", "question_mark", "escape"],
 ]
 HANG_GUARD_S = 5.0  # a generous bound: this is a hang guard, not a speed test
+# how long the app may take to read the keys of the storm still queued after it (a thousand
+# or two: on a loaded 2-core machine up to several seconds); also a hang guard
+BACKLOG_GUARD_S = 60.0
 
 
 def _key(name: str) -> events.Key:
@@ -96,6 +105,32 @@ async def _storm(app: CuzkApp, keys: list[str], burst: int) -> None:
         assert app.return_code is None, f"the app ended during the storm at key {start}"
 
 
+def _two_lines(tmp_path: Path) -> CuzkApp:
+    log = tmp_path / "two.log"
+    log.write_bytes(
+        b"TIMELINE,10,GPU_START,j,worker=0,partition=0\n"
+        b"TIMELINE,20,GPU_END,j,worker=0,partition=0\n"
+    )
+    return make_app(LogBuilder(source="x").build(), LineReader(path=log))
+
+
+async def _ended(app: CuzkApp) -> None:
+    """Once it quit, let the app end by itself, as `cuzk-tui` does: App.run closes the
+    screens once the app has handled what was queued before the end; leaving run_test now
+    would close them while it still handles that (and a handler find no Gantt)."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while app.is_running and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+
+
+async def _quits(app: CuzkApp) -> bool:
+    deadline = time.monotonic() + HANG_GUARD_S
+    while app.return_code is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await _ended(app)
+    return app.return_code == 0
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 async def test_a_key_storm_on_a_growing_log_never_kills_the_app(
     tmp_path: Path, size: tuple[int, int]
@@ -122,16 +157,26 @@ async def test_a_key_storm_on_a_growing_log_never_kills_the_app(
             await pilot.pause(0.5)
             assert app.return_code is None
             assert app.model.counts.total > 0  # it kept reading while the keys came
-            # close whatever is open, then quit: q is bound on every screen but the find box
+            # close whatever is open, then quit: q is bound on every screen but the find box;
+            # typed behind the storm's keys still queued, and given HANG_GUARD_S from the
+            # moment the app has read those (before, the clock ran while it read them: a
+            # speed test on a loaded machine)
+            read = threading.Event()
+            app.call_later(read.set)  # queued after the storm's last key, before the escapes
             app.post_message(_key("escape"))
             app.post_message(_key("escape"))
             app.post_message(_key("q"))
+            deadline = time.monotonic() + BACKLOG_GUARD_S
+            while not read.is_set() and app.return_code is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            assert read.is_set() or app.return_code is not None, "the app stopped reading keys"
             deadline = time.monotonic() + HANG_GUARD_S
             while app.return_code is None and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)
             assert app.return_code == 0, (
                 f"q did not quit after the storm: {app.screen_stack} {app.focused}"
             )
+            await _ended(app)
     finally:
         stop.set()
         writer.join(5)
@@ -152,3 +197,94 @@ async def test_a_key_left_once_no_screen_is_left_is_dropped(tmp_path: Path) -> N
             await app.on_event(_key("n"))  # no ScreenStackError
         finally:
             stack.extend(saved)
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing"),
+    [
+        (["slash"], ["escape"]),  # the find box
+        (["L", "colon"], ["escape"]),  # the log pane's prompt: q quits from the pane
+        (["L", "colon"], ["escape", "escape"]),  # the prompt, then the pane
+        (["L", "slash"], ["escape", "escape"]),
+    ],
+)
+async def test_keys_typed_after_the_escape_that_closes_a_box_go_below_it(
+    tmp_path: Path, opening: list[str], closing: list[str]
+) -> None:
+    """A text box is open; `escape` and `q` are typed in one burst, before the app answers
+    the first. Textual gives each key to the focused widget as it reads it, and acts on a
+    binding once the key comes back up: the `q` went into the box the `escape` was closing,
+    and the viewer stayed open (the storm's `q did not quit`)."""
+    app = _two_lines(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for name in opening:  # one at a time, each answered
+            app.post_message(events.Key(name, {"slash": "/", "colon": ":"}.get(name, name)))
+            await pilot.pause()
+        assert isinstance(app.focused, Input), (app.screen_stack, app.focused)
+        for name in [*closing, "q"]:  # one burst
+            app.post_message(_key(name))
+        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+
+
+async def test_q_typed_while_a_find_box_is_on_its_way_quits(tmp_path: Path) -> None:
+    """`q` typed on the Gantt while the find box a `/` asked for is still on its way up to
+    the app (the storm saw it behind a backlog of keys): it came back up after the box had
+    opened, was acted on there, where it is no key, and the viewer stayed open."""
+    app = _two_lines(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("q"))  # the app gives it to the Gantt ...
+        app.gantt.post_message(GanttView.FindJob())  # ... behind the `/`'s request
+        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+
+
+async def test_q_is_still_text_in_a_text_box(tmp_path: Path) -> None:
+    """`q` acts as it is read, except in a box that has the keys: there it is a letter."""
+    app = _two_lines(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for name in ("slash", "q", "q"):
+            app.post_message(_key(name))
+            await pilot.pause()
+        assert app.return_code is None
+        assert isinstance(app.screen, FindScreen)
+        assert app.screen.query_one(Input).value == "qq"
+        app.post_message(events.Key("ctrl+c", None))  # ctrl+c quits from the box
+        assert await _quits(app)
+
+
+@pytest.mark.parametrize("quit_key", ["q", "ctrl+c"])
+@pytest.mark.parametrize("window", ["inspector", "find box", "interval"])
+async def test_a_window_asked_for_before_quitting_does_not_open(quit_key: str, window: str) -> None:
+    """`enter` (or `/`, `i`) then `q` typed faster than the app answers: the Gantt's request
+    for the window reached the app after the `q`. Once exit() is called Textual mounts
+    nothing, so the window opened empty, its on_mount found none of its widgets, and the
+    viewer ended with a traceback (NoMatches) and status 1 (the storm saw it)."""
+    path = SAMPLES / "curio-mixed.log"
+    app = make_app(read_log(path), LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(events.Key(quit_key, "q" if quit_key == "q" else None))
+        if window == "inspector":
+            app.post_message(GanttView.InspectGap(app.model.gaps[0]))
+        elif window == "find box":
+            app.post_message(GanttView.FindJob())
+        else:
+            app.post_message(GanttView.InspectInterval(0))
+        await _quits(app)
+    assert app.return_code == 0
+
+
+async def test_a_key_on_its_way_back_once_the_app_is_ending_is_dropped(tmp_path: Path) -> None:
+    """A key given to a widget before `q` was read comes back up to the app after it: it is
+    not acted on (here `?` in the log pane, which would open the help over it, empty)."""
+    app = _two_lines(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.post_message(_key("L"))
+        await pilot.pause()
+        assert isinstance(app.screen, LogPaneScreen)
+        back = _key("question_mark")
+        back._set_forwarded()  # as Textual marks a key it gave to a widget
+        app.post_message(_key("q"))
+        app.post_message(back)
+        await _quits(app)
+    assert app.return_code == 0

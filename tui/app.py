@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
+from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -135,6 +136,7 @@ class CuzkApp(App[None]):
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self.show_breakdown = True
         self._closing = False
+        self._ending = False  # exit() was called: no window opens any more, no key is acted on
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
@@ -183,6 +185,18 @@ class CuzkApp(App[None]):
             sys.setswitchinterval(SWITCH_INTERVAL_S)
             self.run_worker(self._follow, thread=True, exclusive=True, group="tail", name="tail")
             self.set_interval(1.0, self._tick_clock)  # the idle clock in the header
+
+    def exit(
+        self,
+        result: None = None,
+        return_code: int = 0,
+        message: RenderableType | None = None,
+    ) -> None:
+        """End the app (q, ctrl+c, a signal). The messages queued go on being handled until it
+        ends, but Textual mounts nothing more: a window opened now (a key typed before q, still
+        on its way) would stay empty, and its on_mount fail to find its widgets."""
+        self._ending = True
+        super().exit(result, return_code, message)
 
     def request_exit(self) -> None:
         """End as `q` does, now or as soon as the app is up (a signal while it starts)."""
@@ -250,10 +264,11 @@ class CuzkApp(App[None]):
         self._refresh_text()
 
     async def on_event(self, event: events.Event) -> None:
-        """A key that arrives once no screen is left (the app is ending: keys typed faster
-        than it answers are still queued) is dropped: Textual would look for the screen to
-        give it to and fail with ScreenStackError."""
-        if isinstance(event, events.Key) and not self.screen_stack:
+        """A key that arrives once the app is ending (keys typed faster than it answers are
+        still queued, or on their way back from a widget) is dropped: after exit() a window
+        it opened would be empty (see exit), and once no screen is left Textual would look
+        for the screen to give it to and fail with ScreenStackError."""
+        if isinstance(event, events.Key) and (self._ending or not self.screen_stack):
             return
         await super().on_event(event)
 
@@ -473,7 +488,9 @@ class CuzkApp(App[None]):
         another) is already open: `enter /` must not stack a find box on an inspector, where
         `q` would be typed into the box instead of quitting.
         """
-        if self._closing or (len(self.screen_stack) > 1 and self.screen is not over):
+        if self._ending or self._closing:
+            return  # ending: Textual would mount none of its widgets (see exit)
+        if len(self.screen_stack) > 1 and self.screen is not over:
             return
         self.push_screen(screen, callback)
 

@@ -113,7 +113,8 @@ class LogPaneScreen(SafeModal[None]):
     LogPaneScreen > Input.-open { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        # priority: the prompt would take the keys typed after escape (SafeModal)
+        Binding("escape", "close", "Close", priority=True),
         Binding("slash", "prompt('/')", "Search", key_display="/"),
         Binding("n", "search_next(1)", "Next"),
         Binding("N", "search_next(-1)", "Prev", show=False),
@@ -209,7 +210,8 @@ class LogPaneScreen(SafeModal[None]):
     def _close_prompt(self) -> None:
         box = self.query_one(Input)
         box.remove_class("-open")
-        self.lines.focus()
+        # now, not after the keys already typed (`focus` waits its turn): `esc q` quits
+        self.set_focus(self.lines)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Enter in the prompt: search or jump."""

@@ -25,9 +25,14 @@ from parsers.model import PHASE_NAMES, LogModel
 from tui.gaprows import GapRows
 from tui.lanes import GAP_GLYPH, PHASE_GLYPHS
 
-# q and ctrl+c quit from every screen (a modal screen hides the app's own bindings)
+# q and ctrl+c quit from every screen (a modal screen hides the app's own bindings). Both
+# with priority: they act as the app reads them, on the windows open then. Without it, `q`
+# was acted on only once it came back up from the widget it was given to, against the
+# window on top by then: a find box opened meanwhile (a `/` still on its way) took it, and
+# the viewer stayed open. A text box that has the keys still takes `q` as text (Textual
+# leaves out a binding of a key the focused Input takes).
 QUIT_BINDINGS: list[BindingType] = [
-    Binding("q", "app.quit", "Quit"),
+    Binding("q", "app.quit", "Quit", priority=True),
     Binding("ctrl+c", "app.quit", "Quit", show=False, priority=True),
 ]
 
@@ -102,6 +107,12 @@ class SafeModal(ModalScreen[ScreenResultType]):
     Textual's `dismiss` pops whatever screen is on top: a second `enter` or `escape` typed
     before the first one took effect would pop the screen below (the Gantt's: the app dies
     with ScreenStackError), and a result callback would run twice.
+
+    A screen whose focus can be in a text box binds its `escape` with priority: Textual hands
+    each key to the focused widget as it reads it, and acts on a binding only once the key
+    comes back up from that widget. The keys typed after the `escape`, already on their way
+    to the box when the screen closed, went into it: `/`, `esc`, `q` left the viewer open.
+    With priority the screen closes as the `escape` is read, before the next key is given out.
     """
 
     def __init__(self) -> None:
@@ -292,7 +303,10 @@ class AskScreen(SafeModal[str | None]):
     BOX_TITLE: ClassVar[str] = ""
     BOX_SUBTITLE: ClassVar[str | None] = None
     PLACEHOLDER: ClassVar[str] = ""
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Close")]
+    # priority: the box would take the keys typed after escape (SafeModal)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_none", "Close", priority=True)
+    ]
 
     def compose(self) -> ComposeResult:
         """The input."""
