@@ -147,10 +147,9 @@ pub fn busy_split(
         (r != u8::MAX && long).then_some((r, start, end))
     };
     let by_record = SegmentsOf::new(x.seg_part, x.seg_start, segs, n);
-    // record `i`'s first busy segment from slot `k` on, as a cursor
-    let cursor = |i: usize, mut k: usize| -> Option<Cursor> {
+    // record `i`'s first busy segment from slot `k` on, within its GPU's window, as a cursor
+    let cursor = |i: usize, mut k: usize, within: (f64, f64)| -> Option<Cursor> {
         let to = by_record.offsets[i + 1];
-        let within = window_of(gpu[i]);
         while k < to {
             let s = by_record.slot(k);
             if let Some((rank, start, end)) = busy(s, within) {
@@ -169,7 +168,7 @@ pub fn busy_split(
     // the ended intervals with a busy segment, by (GPU, start)
     let mut records: Vec<(i32, f64, u32)> = Vec::new();
     for (i, &g) in gpu.iter().enumerate().take(n) {
-        if done(i) && g >= 0 && cursor(i, by_record.offsets[i]).is_some() {
+        if done(i) && g >= 0 && cursor(i, by_record.offsets[i], window_of(g)).is_some() {
             records.push((g, x.gpu_start[i], i as u32));
         }
     }
@@ -182,6 +181,7 @@ pub fn busy_split(
         out.gpus.push(i64::from(g));
         out.sums.extend(std::iter::repeat_n(0.0, phases));
         let row = out.sums.len() - phases;
+        let within = window_of(g); // looked up once a GPU, not once a segment
         let mut at = f64::NEG_INFINITY;
         loop {
             // the next edge: a segment of an interval under way starts or ends
@@ -194,7 +194,7 @@ pub fn busy_split(
                 if start <= edge {
                     k += 1;
                     let i = i as usize;
-                    under_way.extend(cursor(i, by_record.offsets[i]));
+                    under_way.extend(cursor(i, by_record.offsets[i], within));
                     continue;
                 }
             }
@@ -218,7 +218,7 @@ pub fn busy_split(
                 if c.end > at {
                     return true;
                 }
-                match cursor(c.record, c.slot + 1) {
+                match cursor(c.record, c.slot + 1, within) {
                     Some(next) => {
                         *c = next;
                         true
