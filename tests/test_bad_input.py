@@ -43,6 +43,28 @@ def test_ten_megabyte_line() -> None:
     assert model.counts.other == 1 and model.counts.timeline == 1 and model.counts.cuzk_timing == 1
 
 
+def test_a_daemon_line_too_long_to_read_is_counted_malformed() -> None:
+    # a TIMELINE or timing line past 1 MiB is a line of the daemon's lost, not other text,
+    # whether it comes whole in one chunk or held across many, and under a journald prefix
+    big = b"x" * 3_000_000
+    lines = (
+        b"TIMELINE,1,SYNTH_START,j,partition=0\n"
+        b"TIMELINE,2,GPU_START,j,worker=0,partition=0," + big + b"\n"
+        b"CUZK_TIMING: prep_msm_ms=" + big + b"\n"
+        b"CUZK_NTT_H: " + big + b"\n"
+        b"hello " + big + b"\n"
+        b"TIMELINE,3,SYNTH_END,j,partition=0\n"
+    )
+    prefix = b"Mar 16 09:08:44 host cuzk[7]: "
+    journal = b"".join(prefix + line + b"\n" for line in lines.split(b"\n")[:-1])
+    for data in (lines, journal):
+        for chunks in (None, [4096] * 3000):
+            model = build(data, chunks)
+            c = model.counts
+            assert (c.timeline, c.malformed, c.other, c.cuzk_timing) == (2, 3, 1, 0), chunks
+            assert len(model.parts) == 1
+
+
 def test_malformed_timeline_lines_are_counted() -> None:
     data = (
         b"TIMELINE,abc,GPU_START,j,worker=0,partition=0\n"  # stamp not a number

@@ -1648,6 +1648,32 @@ TIMELINE,130,GPU_END,porep-1-5,worker=0,partition=1,gpu_ms=5
     }
 
     #[test]
+    fn a_huge_timeline_line_is_malformed_not_other() {
+        // begun in one feed and held across many, or whole in one
+        for whole in [false, true] {
+            let mut b = Builder::new(None);
+            let mut line = b"TIMELINE,2,GPU_START,j,worker=0,".to_vec();
+            line.resize(MAX_LINE_BYTES + 10, b'x');
+            b.feed(b"TIMELINE,1,SYNTH_START,j,partition=0\n");
+            if whole {
+                line.push(b'\n');
+                b.feed(&line);
+            } else {
+                for piece in line.chunks(4096) {
+                    b.feed(piece);
+                }
+                b.feed(b"\n");
+            }
+            b.finish();
+            assert_eq!(
+                (b.counts.timeline, b.counts.malformed, b.counts.other),
+                (1, 1, 0)
+            );
+            assert_eq!(b.reader.lines_read, 2);
+        }
+    }
+
+    #[test]
     fn bad_input_never_panics() {
         let mut rng = Rng(7);
         let mut data = Vec::new();

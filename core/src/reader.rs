@@ -19,9 +19,12 @@ pub const MAX_PARTITION: i64 = 1_000_000;
 pub const MAX_WORKER: i64 = 1_000_000;
 /// A cut line waits this many physical lines for its rest, then is taken as it is.
 const FRAGMENT_WAIT_LINES: usize = 16;
-/// A physical line longer than this is no daemon line: it is counted as other and its
-/// bytes are skipped, never held (memory stays bounded whatever the input).
+/// A physical line longer than this is not read: its bytes are skipped, never held (memory
+/// stays bounded whatever the input). It is counted as malformed when it begins as a
+/// TIMELINE or timing line (a line of the daemon's lost), else as other.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// The first bytes of a line too long to read that say what it began as.
+const OVERSIZED_HEAD_BYTES: usize = 256;
 /// The capture's form is decided from this many first lines (from four when they agree).
 const CAPTURE_VOTES: u32 = 16;
 
@@ -460,7 +463,9 @@ impl Reader {
             self.index.line_start(self.lines_read + 1, next_start);
             let line = &rest[start..nl];
             if line.len() > MAX_LINE_BYTES {
-                out.items.push(Item::Other);
+                let head = &line[..OVERSIZED_HEAD_BYTES];
+                let item = self.oversized(head, self.lines_read);
+                out.items.push(item);
             } else {
                 self.physical(line, self.lines_read, out);
             }
@@ -481,12 +486,40 @@ impl Reader {
             return;
         }
         if self.tail.len() + bytes.len() > MAX_LINE_BYTES {
-            self.tail = Vec::new();
+            let mut head = std::mem::take(&mut self.tail);
+            head.truncate(OVERSIZED_HEAD_BYTES);
+            let more = OVERSIZED_HEAD_BYTES - head.len();
+            head.extend_from_slice(&bytes[..more.min(bytes.len())]);
             self.skipping = true;
-            out.items.push(Item::Other);
+            let item = self.oversized(&head, self.lines_read + 1);
+            out.items.push(item);
             return;
         }
         self.tail.extend_from_slice(bytes);
+    }
+
+    /// What a line too long to read is counted as, by its first bytes `head`: a malformed
+    /// TIMELINE or timing line when it begins as one (under the capture's prefix), else
+    /// other.
+    fn oversized(&self, head: &[u8], line_no: u64) -> Item {
+        let mut line = head;
+        if self.capture != Capture::Plain {
+            let year = self.year.unwrap_or_else(current_year);
+            if let Some((n, _)) = text::capture_prefix(line, year) {
+                line = &line[n..];
+            }
+        }
+        if line.starts_with(TIMELINE) {
+            Item::Timeline {
+                line_no,
+                first: None,
+                event: None,
+            }
+        } else if line.starts_with(b"CUZK_TIMING: ") || line.starts_with(b"CUZK_NTT_H: ") {
+            Item::Timing(Timing::Bad)
+        } else {
+            Item::Other
+        }
     }
 
     // -- physical lines ---------------------------------------------------------------------
