@@ -470,3 +470,11 @@ def test_signs_an_ascii_terminal_cannot_write_are_spelled_not_stood_in_for() -> 
         check=True,
     ).stdout.decode("ascii")
     assert "<50|<=500|>500" in out
+    # several hosts: each host's table and the one of every host at once
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--report", "--ascii"]
+        + [str(SAMPLES / name) for name in ("p9-c6.log", "journal-2gpu.log")],
+        capture_output=True,
+        check=True,
+    ).stdout.decode("ascii")
+    assert out.count("<50|<=500|>500") == 3 and "|<500|" not in out

@@ -144,8 +144,11 @@ def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -
     }
 
 
-def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> list[Any]:
-    """The report over every log at once: GPUs, gap statistics, the largest gaps of all."""
+def all_hosts(
+    merged: Merged, top: int, min_gap_ms: int, reader: LineReader, encoding: str | None = None
+) -> list[Any]:
+    """The report over every log at once: GPUs, gap statistics, the largest gaps of all
+    (`encoding`: the output's, for `spelled`, as each host's report)."""
     from tui.report import gap_lines, gap_stats_table, gpu_table, heading
 
     model = merged.model
@@ -159,7 +162,7 @@ def all_hosts(merged: Merged, top: int, min_gap_ms: int, reader: LineReader) -> 
         ),
         gpu_table(model),
         heading("Gaps of every host"),
-        gap_stats_table(gaps, s.gaps),
+        gap_stats_table(gaps, s.gaps, encoding),
         heading(f"Largest {counted(len(listed), 'gap')} of every host"),
     ]
     out.extend(
@@ -203,7 +206,8 @@ def _print(
         print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
         console.print()
     console.print(Text(f"━━ all {len(models)} hosts: {merged.note} ━━", style="bold reverse"))
-    console.print(Group(*all_hosts(merged, args.top, args.min_gap, reader)))
+    encoding = getattr(console.file, "encoding", None)
+    console.print(Group(*all_hosts(merged, args.top, args.min_gap, reader, encoding)))
 
 
 def _plain(readers: list[LineReader | None]) -> list[LineReader]:
