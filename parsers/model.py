@@ -973,6 +973,14 @@ class Summary:
             return 0.0
         return self.run_span_ms / 1000 / self.proofs_completed
 
+    @property
+    def s_per_proof_shown(self) -> str:
+        """s/proof as the screen and the text report write it: `- s/proof` while no proof
+        has completed (the figure is 0 then: no rate, not an instant one)."""
+        if not self.proofs_completed:
+            return "- s/proof"
+        return f"{self.s_per_proof:.2f} s/proof"
+
 
 @dataclass(frozen=True, slots=True)
 class GpuKey:

@@ -181,3 +181,29 @@ def test_mid_run_is_said_in_the_report_the_json_and_the_header() -> None:
     whole = build(data)
     assert report_dict(whole)["summary"]["starts_mid_run"] is False
     assert MID_RUN not in header_text(whole, "LIVE", whole_run(whole)).plain
+
+
+def test_s_per_proof_is_no_number_before_a_proof_completes() -> None:
+    """With no proof completed there is no rate: the header and the text report write
+    `- s/proof`, not `0.00 s/proof` (which reads as infinitely fast); the JSON keeps 0."""
+    from parsers.breakdown import whole_run
+    from parsers.report import report_dict
+    from tui.header import header_text
+    from tui.report import report_renderables
+
+    _, data = simulate(random_config(7))
+    whole = build(data)
+    assert whole.summary.proofs_completed > 0
+    shown = f"{whole.summary.s_per_proof:.2f} s/proof"
+    assert shown in header_text(whole, "LIVE", whole_run(whole)).plain
+    assert shown in report_renderables(whole)[0].plain  # type: ignore[union-attr]
+    # the log's start: intervals ran, no proof had ended yet
+    lines = data.split(b"\n")
+    start = build(b"\n".join(lines[: len(lines) // 20]))
+    assert start.summary.proofs_completed == 0 and start.summary.proofs_started > 0
+    for text in (
+        header_text(start, "LIVE", whole_run(start)).plain,
+        report_renderables(start)[0].plain,  # type: ignore[union-attr]
+    ):
+        assert "- s/proof" in text and "0.00 s/proof" not in text
+    assert report_dict(start)["summary"]["s_per_proof"] == 0

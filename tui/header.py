@@ -57,7 +57,7 @@ def header_text(
     text.append(visible(model.source))  # a file name is never markup, nor a control
     text.append(
         f"  run {duration(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
-        f"  {s.s_per_proof:.2f} s/proof"
+        f"  {s.s_per_proof_shown}"
     )
     if model.starts_mid_run:
         text.append(f"\n{MID_RUN}", style="bold yellow")
