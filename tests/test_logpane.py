@@ -401,3 +401,26 @@ async def test_lines_that_cannot_be_read_are_said_in_one_line() -> None:
         screen = app.screen
         assert isinstance(screen, LogPaneScreen)
         assert "cannot be read again" in screen.said
+
+
+async def test_a_line_number_typed_after_colon_in_one_burst_goes_to_the_prompt() -> None:
+    """`:` and a number typed faster than the pane answers: the prompt took the focus only
+    once the keys already typed had gone to the lines (`1` `2` lost, `n`, `q` acted on)."""
+    from textual import events
+
+    path = SAMPLES / "p9-c6.log"
+    app, _ = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        for key in ("colon", "1", "2", "enter"):
+            app.post_message(events.Key(key, {"colon": ":", "enter": "\r"}.get(key, key)))
+        await _settle(pilot)
+        assert screen.query_one(LogLines).cursor == 12
+        for key in ("slash", "G", "P", "U", "enter"):
+            app.post_message(events.Key(key, {"slash": "/", "enter": "\r"}.get(key, key)))
+        await _settle(pilot)
+        assert screen.said.startswith("/GPU"), screen.said
+        assert app.screen is screen

@@ -20,8 +20,10 @@ from parsers.builder import LogBuilder
 from parsers.load import read_log
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
+from tui.find import ProofScreen
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
+from tui.inspector import InspectorScreen
 from tui.logpane import LogPaneScreen
 from tui.screens import FindScreen
 
@@ -288,3 +290,53 @@ async def test_a_key_on_its_way_back_once_the_app_is_ending_is_dropped(tmp_path:
         app.post_message(back)
         await _quits(app)
     assert app.return_code == 0
+
+
+def _typed(text: str) -> list[events.Key]:
+    """The keys of `text` as a terminal sends them."""
+    names = {"/": "slash", "-": "minus", ":": "colon", " ": "space", ".": "full_stop"}
+    return [events.Key(names.get(ch, ch), ch) for ch in text]
+
+
+async def test_a_job_id_typed_after_slash_in_one_burst_goes_to_the_find_box() -> None:
+    """`/` and a job id typed faster than the app answers (a paste, a slow link): the keys
+    after the `/` reached the Gantt before the box was up, as commands (`n` stepped a gap,
+    `g` opened the gap list and the box never came). They are held for the box now."""
+    path = SAMPLES / "curio-mixed.log"
+    model = read_log(path)
+    job = model.proofs[0].job
+    assert any(ch in job for ch in "ngbrf")  # letters the Gantt binds
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in [*_typed("/" + job), events.Key("enter", "\r")]:
+            app.post_message(key)
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, ProofScreen), app.screen_stack  # the find's answer
+        assert app.gantt.selected_gap is None  # no `n` reached the Gantt
+        assert list(app.gantt.found_jobs[:1]) == [job]
+        app.post_message(events.Key("escape", None))
+        await pilot.pause()
+        assert len(app.screen_stack) == 1, app.screen_stack
+        # a burst that closes the box: `esc` closes it, the `q` after it quits
+        for key in [*_typed("/nq"), events.Key("escape", None), events.Key("q", "q")]:
+            app.post_message(key)
+        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+
+
+async def test_keys_held_for_a_find_box_that_cannot_open_still_reach_the_gantt() -> None:
+    """The keys after a `/` are held only until the box opens: when it cannot, they are
+    acted on where they were typed, in order."""
+    path = SAMPLES / "curio-mixed.log"
+    app = make_app(read_log(path), LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("slash"))  # the keys after it are held ...
+        app.post_message(GanttView.InspectGap(app.model.gaps[0]))  # ... a window opens first
+        app.post_message(_key("n"))
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, InspectorScreen), app.screen_stack  # no find box on it
+        # the `n` went to the inspector, as typed there: it stepped the Gantt to a gap
+        assert app.gantt.selected_gap is not None

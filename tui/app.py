@@ -27,7 +27,7 @@ from textual.filter import LineFilter, NoColor
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
 from parsers.durations import duration
@@ -49,6 +49,8 @@ from tui.terminal import Terminal, exit_watchdog, hangup_safe
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
+# the longest the keys typed after a `/` wait for the find box (it opens in milliseconds)
+HOLD_KEYS_S = 1.0
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
@@ -135,8 +137,13 @@ class CuzkApp(App[None]):
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self.show_breakdown = True
-        self._closing = False
+        self._unmounted = False
         self._ending = False  # exit() was called: no window opens any more, no key is acted on
+        # the keys typed after a key that asks for a text box (`/` on the Gantt, `/` and `:`
+        # in the log pane), until the box has the focus (None: none held): typed faster
+        # than the app answers, they would otherwise reach what is below as commands
+        # (`/jobng`: n steps a gap, g opens the gap list)
+        self._held_keys: list[events.Key] | None = None
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
@@ -270,11 +277,41 @@ class CuzkApp(App[None]):
         for the screen to give it to and fail with ScreenStackError."""
         if isinstance(event, events.Key) and (self._ending or not self.screen_stack):
             return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self._held_keys is not None and event.key != "ctrl+c":
+                self._held_keys.append(events.Key(event.key, event.character))
+                return
+            if self._asks_for_a_box(event.key):
+                await super().on_event(event)  # the box is asked for
+                self._held_keys = []
+                self.set_timer(HOLD_KEYS_S, self._release_keys)  # never held for good
+                return
         await super().on_event(event)
+
+    def _asks_for_a_box(self, key: str) -> bool:
+        """`key` asks for a text box, the keys after it to be typed in it: `/` on the Gantt
+        (the find box), `/` and `:` in the log pane (its prompt)."""
+        if isinstance(self.screen, LogPaneScreen):
+            return key in ("slash", "colon") and not isinstance(self.focused, Input)
+        return (
+            key == "slash" and len(self.screen_stack) == 1 and isinstance(self.focused, GanttView)
+        )
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A widget took the focus: a text box, the keys held for it go to it now."""
+        if isinstance(event.widget, Input) and self._held_keys is not None:
+            self.call_next(self._release_keys)
+
+    async def _release_keys(self) -> None:
+        """The keys held for a text box, handled now, in the order typed (to the box once it
+        has the focus; where they were typed when it did not open)."""
+        held, self._held_keys = self._held_keys, None
+        for key in held or ():
+            await self.on_event(key)
 
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
-        self._closing = True
+        self._unmounted = True
         self._up = False
         self._release_signals()
         if self.live is not None:
@@ -331,7 +368,7 @@ class CuzkApp(App[None]):
 
     def _tick_clock(self) -> None:
         """The header's idle clock, each second while the screen is up."""
-        if self._closing:
+        if self._unmounted:
             return
         try:
             self._refresh_text()
@@ -406,7 +443,7 @@ class CuzkApp(App[None]):
 
     def on_model_updated(self, message: ModelUpdated) -> None:
         """A newer model from the follower: show it."""
-        if self._closing:
+        if self._unmounted:
             return
         start = time.thread_time()
         try:
@@ -488,11 +525,13 @@ class CuzkApp(App[None]):
         another) is already open: `enter /` must not stack a find box on an inspector, where
         `q` would be typed into the box instead of quitting.
         """
-        if self._ending or self._closing:
+        if self._ending or self._unmounted:
             return  # ending: Textual would mount none of its widgets (see exit)
         if len(self.screen_stack) > 1 and self.screen is not over:
             return
         self.push_screen(screen, callback)
+        if self._held_keys is not None and not isinstance(screen, FindScreen):
+            self.call_next(self._release_keys)  # another window came first: the keys are its
 
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
         """Open the inspector: beside the Gantt on a wide terminal, over it otherwise."""
@@ -543,6 +582,8 @@ class CuzkApp(App[None]):
                 self.find(query)
 
         self.open_screen(FindScreen(), chosen)
+        if not isinstance(self.screen, FindScreen):  # not opened: the keys go where they would
+            self.call_next(self._release_keys)
 
     def find(self, query: str) -> None:
         """Look for a job by id, prefix or sector number."""

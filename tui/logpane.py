@@ -205,7 +205,7 @@ class LogPaneScreen(SafeModal[None]):
         )
         box.value = ""
         box.add_class("-open")
-        box.focus()
+        self.set_focus(box)  # now: the keys held for it (CuzkApp.on_event) come right after
 
     def _close_prompt(self) -> None:
         box = self.query_one(Input)
