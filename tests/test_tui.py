@@ -478,3 +478,26 @@ def test_signs_an_ascii_terminal_cannot_write_are_spelled_not_stood_in_for() -> 
         check=True,
     ).stdout.decode("ascii")
     assert out.count("<50|<=500|>500") == 3 and "|<500|" not in out
+
+
+def test_the_gpu_lines_of_the_header_fit_80_columns_whole() -> None:
+    """At 80 columns the GPU line was cut (`+1 ru…`): under 100 columns its figures are
+    not padded, and the line, what it is a share of and `+N running` with it, fits."""
+    from rich.cells import cell_len
+
+    from parsers.breakdown import whole_run
+    from tui.header import header_text
+    from tui.replay import demo_bytes
+
+    data = demo_bytes()
+    live = LogBuilder(source="demo")
+    live.feed(data[: len(data) // 3])
+    model = live.snapshot()
+    assert all(g.in_flight for g in model.gpus)
+    for width in (80, 120):
+        lines = header_text(model, "LIVE", whole_run(model), width=width).plain.split("\n")
+        gpu_lines = [line for line in lines if line.startswith("GPU")]
+        assert len(gpu_lines) == len(model.gpus)
+        for line in gpu_lines:
+            assert "of span: TIMELINE" in line and line.endswith("running"), line
+            assert cell_len(line) + 1 <= width - 1, (width, line)  # the header's own margin

@@ -62,17 +62,20 @@ def header_text(
     if model.starts_mid_run:
         text.append(f"\n{MID_RUN}", style="bold yellow")
     short = width < 100
+    # under 100 columns the figures are not padded to line up, nor spaced by two: the
+    # line (`+1 running` with it) fits 80 columns whole
+    pad, sep = (0, " ") if short else (7, "  ")
     for g in model.gpus[:HEADER_GPUS]:
         text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")
         text.append("of span: ", style="dim")
         text.append("TIMELINE ")
-        text.append(f"{fmt_pct(g.timeline_util):>7}", style="bold yellow")
-        text.append("  kernel ")
-        text.append(f"{kernel_figure(g):>7}", style="bold green")
-        text.append(f"  idle {duration(g.span_ms - g.busy_ms)} in ", style="dim")
+        text.append(f"{fmt_pct(g.timeline_util):>{pad}}", style="bold yellow")
+        text.append(f"{sep}kernel ")
+        text.append(f"{kernel_figure(g):>{pad}}", style="bold green")
+        text.append(f"{sep}idle {duration(g.span_ms - g.busy_ms)} in ", style="dim")
         text.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
         if g.in_flight:
-            text.append(f"  +{g.in_flight} running", style="italic")
+            text.append(f"{sep}+{g.in_flight} running", style="italic")
         zoomed = view is not None and g.gpu in view
         if run is not None and g.gpu in run:
             text.append("\n")
