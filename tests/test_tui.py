@@ -501,3 +501,34 @@ def test_the_gpu_lines_of_the_header_fit_80_columns_whole() -> None:
         for line in gpu_lines:
             assert "of span: TIMELINE" in line and line.endswith("running"), line
             assert cell_len(line) + 1 <= width - 1, (width, line)  # the header's own margin
+
+
+def test_a_proof_two_cells_long_is_drawn_with_both_ends() -> None:
+    """Zoomed out, a proof of two cells was drawn `━━`, the same as the middle of a longer
+    one: it is `┣┫` now (`┣✗` failed), and a proof of one cell `━` (`✗` failed)."""
+    from tui.lanes import LaneDrawing, Row, Window
+
+    done = (
+        b"TIMELINE,0,SYNTH_START,a,partition=0\nTIMELINE,40,SYNTH_END,a,partition=0\n"
+        b"TIMELINE,50,GPU_START,a,worker=0,partition=0\n"
+        b"TIMELINE,100,GPU_END,a,worker=0,partition=0,gpu_ms=50\n"
+    )
+    failed = (
+        b"TIMELINE,0,SYNTH_START,b,partition=0\nTIMELINE,40,SYNTH_END,b,partition=0\n"
+        b"TIMELINE,100,GPU_PICKUP,b,worker=0,partition=0\n"
+        b"TIMELINE,150,GPU_PICKUP,c,worker=0,partition=0\n"
+    )
+    for data, end in ((done, "┫"), (failed, "✗")):
+        drawing = LaneDrawing(_built(data))
+        (row,) = [r for r in drawing.rows if r.kind == "proofs"][:1]
+        assert isinstance(row, Row)
+        for scale, want in ((60.0, "┣" + end), (200.0, "━" if end == "┫" else "✗")):
+            w = Window(t0=0.0, scale=scale, width=10, threshold_ms=0, selected=None)
+            chars, _ = drawing.row_cells(row, w)
+            assert "".join(chars).strip() == want, (scale, "".join(chars))
+
+
+def _built(data: bytes) -> LogModel:
+    b = LogBuilder(source="t")
+    b.feed(data)
+    return b.build()

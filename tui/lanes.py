@@ -475,7 +475,7 @@ class LaneDrawing:
             0,
         )
         chars = np.where(drawn, "━", " ")
-        wide = np.flatnonzero(b - a >= 2)
+        wide = np.flatnonzero(b - a >= 1)  # two cells hold its ends, ┣┫
         for k in wide[:tw].tolist():
             lo, hi = int(a[k]), int(b[k])
             proof = self.model.proofs[members[i + k]]
@@ -492,7 +492,7 @@ class LaneDrawing:
                 if label and cell_len(label[-1]) == 2:
                     label[-1] = " "  # its second cell was cut: half a wide character is none
                 chars[first : first + len(label)] = label
-        # a failed job too short to hold its ends is its ✗
-        failed = self.proof_failed[members[i:j]] & (b - a < 2) & (b >= 0) & (b < tw)
+        # a failed job in one cell is its ✗
+        failed = self.proof_failed[members[i:j]] & (b == a) & (b >= 0) & (b < tw)
         chars[b[failed]] = "✗"
         return chars, styles
