@@ -241,3 +241,27 @@ def test_an_interval_is_the_same_one_in_a_newer_model() -> None:
     # a model without it: none
     tiny = read_log(SAMPLES / "tiny.log")
     assert same_interval(model, tiny, 5) is None
+
+
+def test_a_failed_interval_shows_its_lines_to_its_workers_next_start() -> None:
+    """A failed interval (no GPU_END) showed its GPU_START line alone: now the lines from
+    it to its worker's next GPU_START, where the log says it ended, both edges marked."""
+    from tui.interval import interval_raw, next_start_line
+
+    path = SAMPLES / "journal-2gpu.log"
+    model = read_log(path)
+    t = model.parts
+    failed = np.flatnonzero(t.failed).tolist()
+    assert failed
+    rows = path.read_bytes().split(b"\n")
+    for i in failed:
+        first, nxt = int(t.start_line[i]), next_start_line(model, i)
+        assert nxt is not None and nxt > first
+        ahead = rows[nxt - 1]
+        assert b"GPU_START" in ahead and f"worker={int(t.worker[i])},".encode() in ahead
+        text = interval_raw(model, LineReader(path=path), i).plain
+        assert text.startswith(f"raw lines {first}–{nxt} (no GPU_END")
+        assert f"{first:>8}  " in text and f"{nxt:>8}  " in text
+    done = int(np.flatnonzero(~np.isnan(t.gpu_end))[0])  # an ended one: as before
+    text = interval_raw(model, LineReader(path=path), done).plain
+    assert text.startswith(f"raw lines {int(t.start_line[done])}–{int(t.end_line[done])}\n")

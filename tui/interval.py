@@ -246,14 +246,30 @@ def _segments(text: Text, part: Partition) -> None:
         )
 
 
+def next_start_line(model: LogModel, index: int) -> int | None:
+    """The line of the next GPU_START of interval `index`'s worker (None: none read)."""
+    t = model.parts
+    first = int(t.start_line[index])
+    later = (t.worker == t.worker[index]) & (t.start_line > first) & (t.gpu == t.gpu[index])
+    return int(t.start_line[later].min()) if later.any() else None
+
+
 def interval_raw(model: LogModel, reader: LineReader, index: int) -> Text:
     """The raw log lines of interval `index`, GPU_START to GPU_END (the first and the last
-    RAW_EDGE_LINES of a longer stretch), its two edges marked."""
+    RAW_EDGE_LINES of a longer stretch), its two edges marked. An interval without a
+    GPU_END (failed, or still running) runs to its worker's next GPU_START, what is known
+    of where it ended (the lines in between may say why)."""
     t = model.parts
     first, last = int(t.start_line[index]), int(t.end_line[index])
-    last = max(first, last)
+    note = ""
+    if last < first:
+        nxt = next_start_line(model, index)
+        last = first if nxt is None else nxt
+        if nxt is not None:
+            note = " (no GPU_END: to its worker's next GPU_START)"
     text = Text()
-    text.append(f"raw lines {first}–{last}\n", style="bold underline")
+    text.append(f"raw lines {first}–{last}", style="bold underline")
+    text.append(f"{note}\n", style="dim")
     spans = [(first, last)]
     if last - first + 1 > 2 * RAW_EDGE_LINES:
         spans = [(first, first + RAW_EDGE_LINES - 1), (last - RAW_EDGE_LINES + 1, last)]
