@@ -340,3 +340,20 @@ async def test_keys_held_for_a_find_box_that_cannot_open_still_reach_the_gantt()
         assert isinstance(app.screen, InspectorScreen), app.screen_stack  # no find box on it
         # the `n` went to the inspector, as typed there: it stepped the Gantt to a gap
         assert app.gantt.selected_gap is not None
+
+
+async def test_a_job_id_pasted_right_after_slash_goes_to_the_find_box() -> None:
+    """A bracketed paste that comes with the `/` (before the box is up) is held for the
+    box as keys are: it went to the Gantt, which takes no paste, and was lost."""
+    path = SAMPLES / "curio-mixed.log"
+    model = read_log(path)
+    job = model.proofs[0].job
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("slash"))
+        app.post_message(events.Paste(job))
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, FindScreen), app.screen_stack
+        assert app.screen.query_one(Input).value == job

@@ -143,7 +143,7 @@ class CuzkApp(App[None]):
         # in the log pane), until the box has the focus (None: none held): typed faster
         # than the app answers, they would otherwise reach what is below as commands
         # (`/jobng`: n steps a gap, g opens the gap list)
-        self._held_keys: list[events.Key] | None = None
+        self._held_keys: list[events.Key | events.Paste] | None = None
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
@@ -276,6 +276,10 @@ class CuzkApp(App[None]):
         it opened would be empty (see exit), and once no screen is left Textual would look
         for the screen to give it to and fail with ScreenStackError."""
         if isinstance(event, events.Key) and (self._ending or not self.screen_stack):
+            return
+        held = self._held_keys
+        if isinstance(event, events.Paste) and not event.is_forwarded and held is not None:
+            held.append(events.Paste(event.text))  # a paste after the `/`: for the box too
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
             if self._held_keys is not None and event.key != "ctrl+c":
