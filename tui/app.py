@@ -27,6 +27,7 @@ from textual.filter import LineFilter, NoColor
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
@@ -144,6 +145,7 @@ class CuzkApp(App[None]):
         # than the app answers, they would otherwise reach what is below as commands
         # (`/jobng`: n steps a gap, g opens the gap list)
         self._held_keys: list[events.Key | events.Paste] | None = None
+        self._hold_timer: Timer | None = None  # releases the held keys if no box comes
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
@@ -282,13 +284,14 @@ class CuzkApp(App[None]):
             held.append(events.Paste(event.text))  # a paste after the `/`: for the box too
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
-            if self._held_keys is not None and event.key != "ctrl+c":
-                self._held_keys.append(events.Key(event.key, event.character))
+            if held is not None and event.key != "ctrl+c":
+                held.append(events.Key(event.key, event.character))
                 return
             if self._asks_for_a_box(event.key):
                 await super().on_event(event)  # the box is asked for
                 self._held_keys = []
-                self.set_timer(HOLD_KEYS_S, self._release_keys)  # never held for good
+                # never held for good; stopped once released, so it cannot end a later hold
+                self._hold_timer = self.set_timer(HOLD_KEYS_S, self._release_keys)
                 return
         await super().on_event(event)
 
@@ -310,6 +313,9 @@ class CuzkApp(App[None]):
         """The keys held for a text box, handled now, in the order typed (to the box once it
         has the focus; where they were typed when it did not open)."""
         held, self._held_keys = self._held_keys, None
+        if self._hold_timer is not None:
+            self._hold_timer.stop()
+            self._hold_timer = None
         for key in held or ():
             await self.on_event(key)
 

@@ -205,7 +205,7 @@ class LogPaneScreen(SafeModal[None]):
         )
         box.value = ""
         box.add_class("-open")
-        self.set_focus(box)  # now: the keys held for it (CuzkApp.on_event) come right after
+        box.focus()  # after on_mount's focus of the lines (`L/` in one burst); held keys follow
 
     def _close_prompt(self) -> None:
         box = self.query_one(Input)
