@@ -357,3 +357,95 @@ async def test_a_job_id_pasted_right_after_slash_goes_to_the_find_box() -> None:
         await pilot.pause()
         assert isinstance(app.screen, FindScreen), app.screen_stack
         assert app.screen.query_one(Input).value == job
+
+
+async def test_keys_typed_after_the_enter_that_closes_the_find_box_go_below_it() -> None:
+    """`/`, a job id, `enter` and `q` in one burst: the keys held for the box were all
+    handed to it at once, so the `q` was typed into the box `enter` was closing (the find
+    looked for the job id with a `q` after it). The keys after `enter` wait until the box
+    has closed, and go where they would have gone had they been typed then."""
+    path = SAMPLES / "curio-mixed.log"
+    model = read_log(path)
+    job = model.proofs[0].job
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        found: list[str] = []
+        find = app.find
+
+        def spy(query: str) -> None:
+            found.append(query)
+            find(query)
+
+        app.find = spy  # type: ignore[method-assign]
+        for key in [*_typed("/" + job), events.Key("enter", "\r"), events.Key("q", "q")]:
+            app.post_message(key)
+        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+    assert found == [job]
+
+
+async def test_keys_typed_after_the_enter_of_the_log_panes_prompt_go_below_it(
+    tmp_path: Path,
+) -> None:
+    """The same in the log pane: `:2`, `enter`, `q` in one burst jumps to line 2, then
+    quits (the `q` was typed into the prompt: `2q`, a line number not understood)."""
+    app = _two_lines(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.post_message(_key("L"))
+        await pilot.pause()
+        pane = app.screen
+        assert isinstance(pane, LogPaneScreen)
+        jumped: list[str] = []
+        jump = pane.jump
+
+        def spy(text: str) -> None:
+            jumped.append(text)
+            jump(text)
+
+        pane.jump = spy  # type: ignore[method-assign]
+        for key in [*_typed(":2"), events.Key("enter", "\r"), events.Key("q", "q")]:
+            app.post_message(key)
+        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+    assert jumped == ["2"]
+
+
+@pytest.mark.parametrize("typed", ["L:2", "L/TIMELINE"])
+async def test_keys_typed_with_the_key_that_opens_the_log_pane_reach_it(
+    tmp_path: Path, typed: str
+) -> None:
+    """`L` and the keys after it in one burst: those reached the app before the pane had
+    its widgets (its prompt's keys were lost). They wait for the pane now."""
+    app = _two_lines(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in _typed(typed):
+            app.post_message(key)
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, LogPaneScreen), app.screen_stack
+        box = app.screen.query_one(Input)
+        assert app.focused is box
+        assert box.value == typed[2:]
+
+
+async def test_a_line_number_typed_with_the_key_that_opens_the_log_pane_is_shown() -> None:
+    """`L:12` and `enter` in one burst: the jump came before the pane had placed its cursor
+    on the line it opens at, which then moved it away (the status said line 12, the view
+    showed lines 33-52). The keys wait for the pane to be placed."""
+    path = SAMPLES / "curio-mixed.log"
+    app = make_app(read_log(path), LineReader(path=path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in [*_typed("L:12"), events.Key("enter", "\r")]:
+            app.post_message(key)
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not app.screen.query("LogLines") and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        await pilot.pause()
+        pane = app.screen
+        assert isinstance(pane, LogPaneScreen), app.screen_stack
+        assert pane.at.line != 12  # the line it opens at is another
+        lines = pane.lines
+        assert lines.cursor == 12
+        assert lines.top <= 12 < lines.top + lines.size.height

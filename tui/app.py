@@ -45,13 +45,30 @@ from tui.inspector import GapDetails, InspectorScreen
 from tui.interval import IntervalScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
 from tui.logpane import LogPaneScreen, log_at
-from tui.screens import QUIT_BINDINGS, FindScreen, GapListScreen, HelpScreen, KeysFooter
+from tui.screens import (
+    QUIT_BINDINGS,
+    FindScreen,
+    GapListScreen,
+    HelpScreen,
+    KeysFooter,
+    SafeModal,
+)
 from tui.terminal import Terminal, exit_watchdog, hangup_safe
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
-# the longest the keys typed after a `/` wait for the find box (it opens in milliseconds)
+# the longest keys typed ahead wait for the box or window they were typed for (it opens in
+# milliseconds), and how often a hold looks whether that has come (or a box has closed)
 HOLD_KEYS_S = 1.0
+HOLD_POLL_S = 0.02
+# keys on the Gantt that open a window whose widget takes the keys typed after them
+WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
+    "L": LogPaneScreen,
+    "g": GapListScreen,
+    "question_mark": HelpScreen,
+}
+# keys that close a text box: the keys typed after them are not the box's
+CLOSING_KEYS = ("enter", "escape")
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
@@ -140,12 +157,17 @@ class CuzkApp(App[None]):
         self.show_breakdown = True
         self._unmounted = False
         self._ending = False  # exit() was called: no window opens any more, no key is acted on
-        # the keys typed after a key that asks for a text box (`/` on the Gantt, `/` and `:`
-        # in the log pane), until the box has the focus (None: none held): typed faster
-        # than the app answers, they would otherwise reach what is below as commands
-        # (`/jobng`: n steps a gap, g opens the gap list)
+        # keys typed faster than the app answers, held until what they were typed for is up
+        # (None: none held): after a key that asks for a text box (`/` on the Gantt, `/`
+        # and `:` in the log pane), until the box has the focus, else they reach what is
+        # below as commands (`/jobng`: n steps a gap, g opens the gap list); after a key
+        # that opens a window (WINDOW_KEYS), until its widget has the focus; after the key
+        # that closes a box, until it has closed, else they are typed into it
         self._held_keys: list[events.Key | events.Paste] | None = None
-        self._hold_timer: Timer | None = None  # releases the held keys if no box comes
+        self._hold_ready: Callable[[], bool] = bool
+        self._hold_window: type[Screen[Any]] | None = None  # the window the keys wait for
+        self._hold_deadline = 0.0
+        self._hold_timer: Timer | None = None  # looks whether the hold is over
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
@@ -287,11 +309,14 @@ class CuzkApp(App[None]):
             if held is not None and event.key != "ctrl+c":
                 held.append(events.Key(event.key, event.character))
                 return
-            if self._asks_for_a_box(event.key):
-                await super().on_event(event)  # the box is asked for
-                self._held_keys = []
-                # never held for good; stopped once released, so it cannot end a later hold
-                self._hold_timer = self.set_timer(HOLD_KEYS_S, self._release_keys)
+            window = self._window_asked_for(event.key)
+            if window is not None or self._asks_for_a_box(event.key):
+                await super().on_event(event)  # the box or the window is asked for
+                if window is not None:
+                    self._hold(lambda: self._window_up(window), window)
+                else:  # the find box is a window; the log pane's prompt is not
+                    box = None if isinstance(self.screen, LogPaneScreen) else FindScreen
+                    self._hold(lambda: isinstance(self.focused, Input), box)
                 return
         await super().on_event(event)
 
@@ -304,20 +329,64 @@ class CuzkApp(App[None]):
             key == "slash" and len(self.screen_stack) == 1 and isinstance(self.focused, GanttView)
         )
 
+    def _window_asked_for(self, key: str) -> type[Screen[Any]] | None:
+        """The window `key` opens from the Gantt, whose widget takes the keys after it."""
+        if len(self.screen_stack) == 1 and isinstance(self.focused, GanttView):
+            return WINDOW_KEYS.get(key)
+        return None
+
+    def _window_up(self, window: type[Screen[Any]]) -> bool:
+        """The window is on top, placed, and one of its widgets has the focus (its keys'
+        target)."""
+        screen = self.screen
+        placed = not isinstance(screen, SafeModal) or screen.placed
+        return isinstance(screen, window) and placed and screen.focused is not None
+
+    def _hold(
+        self,
+        ready: Callable[[], bool],
+        window: type[Screen[Any]] | None,
+        keys: Sequence[events.Key | events.Paste] = (),
+    ) -> None:
+        """Hold the keys typed from now (after `keys`) until `ready()`, or HOLD_KEYS_S at
+        most (`window`: the window they wait for; another opening first ends the hold)."""
+        self._held_keys = list(keys)
+        self._hold_ready = ready
+        self._hold_window = window
+        self._hold_deadline = time.monotonic() + HOLD_KEYS_S
+        # never held for good; stopped once released, so it cannot end a later hold
+        self._hold_timer = self.set_interval(HOLD_POLL_S, self._check_hold)
+
+    async def _check_hold(self) -> None:
+        """The keys held, handled once what they wait for has come (or no longer may)."""
+        if self._held_keys is not None and (
+            self._hold_ready() or time.monotonic() >= self._hold_deadline
+        ):
+            await self._release_keys()
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """A widget took the focus: a text box, the keys held for it go to it now."""
-        if isinstance(event.widget, Input) and self._held_keys is not None:
-            self.call_next(self._release_keys)
+        """A widget took the focus: the box or the window the keys are held for may be up."""
+        if self._held_keys is not None:
+            self.call_next(self._check_hold)
 
     async def _release_keys(self) -> None:
-        """The keys held for a text box, handled now, in the order typed (to the box once it
-        has the focus; where they were typed when it did not open)."""
+        """The keys held, handled now, in the order typed (to the box or the window once it
+        has the focus; where they were typed when it did not open). Those after a key that
+        closes the box are held again, until it has closed."""
         held, self._held_keys = self._held_keys, None
         if self._hold_timer is not None:
             self._hold_timer.stop()
             self._hold_timer = None
-        for key in held or ():
+        keys = held or []
+        for n, key in enumerate(keys):
             await self.on_event(key)
+            if self._held_keys is not None:
+                continue  # the key began a hold of its own: the rest go to it, in order
+            rest = keys[n + 1 :]
+            closing = isinstance(key, events.Key) and key.key in CLOSING_KEYS
+            if closing and rest and isinstance(self.focused, Input):
+                self._hold(lambda: not isinstance(self.focused, Input), None, rest)
+                return
 
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
@@ -540,7 +609,9 @@ class CuzkApp(App[None]):
         if len(self.screen_stack) > 1 and self.screen is not over:
             return
         self.push_screen(screen, callback)
-        if self._held_keys is not None and not isinstance(screen, FindScreen):
+        if self._held_keys is not None and not (
+            self._hold_window is not None and isinstance(screen, self._hold_window)
+        ):
             self.call_next(self._release_keys)  # another window came first: the keys are its
 
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:

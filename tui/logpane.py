@@ -144,6 +144,7 @@ class LogPaneScreen(SafeModal[None]):
         self.searching: LineSearch | None = None
         self.prompt_kind = "/"
         self.said = ""
+        self.placed = False  # until the cursor is on the line asked for (keys typed wait)
 
     def compose(self) -> ComposeResult:
         """The lines, the status line, the prompt (shown for / and :), the footer."""
@@ -163,9 +164,16 @@ class LogPaneScreen(SafeModal[None]):
         self._count()
         if self.lines.total:
             # once laid out: the view's height decides where the middle is
-            self.call_after_refresh(self.lines.go_to, self.at.line, True)
+            self.call_after_refresh(self._place)
             self.say(f"line {self.at.line:,}: {self.at.why}")
+        else:
+            self.placed = True
         self.lines.focus()
+
+    def _place(self) -> None:
+        """The cursor on the line asked for, in the middle of the view."""
+        self.lines.go_to(self.at.line, True)
+        self.placed = True
 
     def _count(self) -> None:
         """How many lines the log holds; said when none can be read."""

@@ -118,6 +118,9 @@ class SafeModal(ModalScreen[ScreenResultType]):
     def __init__(self) -> None:
         super().__init__()
         self._dismissed = False
+        # the window acts on keys as they come (False while it is first placed: keys typed
+        # ahead wait for it, see CuzkApp._hold)
+        self.placed = True
 
     def render(self) -> RenderableType:
         """The screen below, tinted (or the plain background when it is opaque)."""
