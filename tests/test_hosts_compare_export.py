@@ -516,6 +516,21 @@ async def test_c_shows_the_comparison_and_the_palette_exports_the_view(tmp_path:
         )
 
 
+async def test_the_comparison_opens_over_no_other_window(tmp_path: Path) -> None:
+    """`c` asked for while another window is open (a request on its way behind `enter`):
+    the comparison was stacked on the inspector. It opens over the Gantt alone."""
+    a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
+    m = merge([a, b], ["before", "after"], START)
+    app = make_app(m.model, LineReader(data=b""), screenshot_dir=tmp_path, compared=(a, b))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.post_message(GanttView.InspectGap(app.model.gaps[0]))
+        await pilot.pause()
+        assert isinstance(app.screen, InspectorScreen)
+        app.action_compare()
+        await pilot.pause()
+        assert len(app.screen_stack) == 2 and isinstance(app.screen, InspectorScreen)
+
+
 def test_the_model_of_one_log_is_unchanged(tmp_path: Path) -> None:
     m: LogModel = read_log(SAMPLES / "tiny.log")
     assert m.gpu_keys is None and m.gpu_label(0) == "GPU0"

@@ -70,7 +70,7 @@ def show_compare(app: CuzkApp) -> None:
         return
     from tui.compare import CompareScreen
 
-    app.push_screen(CompareScreen(*app.compared))
+    app.open_screen(CompareScreen(*app.compared))
 
 
 def export_visible(app: CuzkApp) -> None:

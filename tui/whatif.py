@@ -96,7 +96,7 @@ def open_what_if(app: CuzkApp, texts: list[str]) -> None:
         return
     if not changes:
         return
-    app.push_screen(WhatIfScreen(app.model, changes))
+    app.open_screen(WhatIfScreen(app.model, changes))
 
 
 def ask_what_if(app: CuzkApp) -> None:
@@ -106,7 +106,7 @@ def ask_what_if(app: CuzkApp) -> None:
         if text:
             open_what_if(app, text.split())
 
-    app.push_screen(WhatIfAskScreen(), asked)
+    app.open_screen(WhatIfAskScreen(), asked)
 
 
 def commands(app: CuzkApp) -> Iterator[SystemCommand]:
