@@ -503,6 +503,27 @@ def test_the_gpu_lines_of_the_header_fit_80_columns_whole() -> None:
             assert cell_len(line) + 1 <= width - 1, (width, line)  # the header's own margin
 
 
+def test_the_state_line_of_the_header_gives_way_with_the_source_name() -> None:
+    """A long source name pushed the figures off the state line at 80 columns (`14.11
+    s/…`): the name is cut in the middle now, the figures stay whole."""
+    from rich.cells import cell_len
+
+    from parsers.breakdown import whole_run
+    from tui.header import header_text
+
+    name = "cuzk-daemon-" + "x" * 60 + "-host-17.log"
+    model = LogBuilder(source=name).build()
+    for width in (80, 120, 200):
+        first = header_text(model, "FINISHED", whole_run(model), width=width).plain
+        first = first.split("\n")[0]
+        assert first.endswith(model.summary.s_per_proof_shown), first
+        assert cell_len(first) <= width - 2, (width, first)
+        if width == 200:
+            assert name in first  # room: whole
+        else:
+            assert name not in first and "cuzk-daemon" in first and "host-17.log" in first
+
+
 def test_a_proof_two_cells_long_is_drawn_with_both_ends() -> None:
     """Zoomed out, a proof of two cells was drawn `━━`, the same as the middle of a longer
     one: it is `┣┫` now (`┣✗` failed), and a proof of one cell `━` (`✗` failed)."""

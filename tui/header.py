@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
@@ -12,7 +13,6 @@ from parsers.breakdown import BUSY_ORDER, Breakdown
 from parsers.durations import counted, duration
 from parsers.model import PHASES, LogModel, Phase
 from parsers.report import MID_RUN
-from parsers.sanitize import visible
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
@@ -39,6 +39,8 @@ def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: 
 
 # GPUs the header shows (its height follows them; the report and the gap list hold all)
 HEADER_GPUS = 4
+HEADER_MARGINS = 2  # the header's cells left and right of its text
+SOURCE_MIN_CELLS = 12  # the source's name is cut to no fewer cells than this
 
 
 def header_text(
@@ -52,13 +54,18 @@ def header_text(
     """State, source, run figures; per GPU the honest pair and where its busy time went."""
     s = model.summary
     text = Text()
-    text.append(f" {state} ", style="bold reverse" if state != "FINISHED" else "bold")
-    text.append(" ")
-    text.append(visible(model.source))  # a file name is never markup, nor a control
-    text.append(
+    figures = (
         f"  run {duration(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
         f"  {s.s_per_proof_shown}"
     )
+    state_cells = f" {state} "
+    text.append(state_cells, style="bold reverse" if state != "FINISHED" else "bold")
+    text.append(" ")
+    # the source name gives way (cut in the middle) so that the figures fit the line, the
+    # header's margins outside it; a file name is never markup, nor a control (abbreviate)
+    room = width - HEADER_MARGINS - len(state_cells) - 1 - cell_len(figures)
+    text.append(abbreviate(model.source, max(room, SOURCE_MIN_CELLS)))
+    text.append(figures)
     if model.starts_mid_run:
         text.append(f"\n{MID_RUN}", style="bold yellow")
     short = width < 100
