@@ -549,6 +549,37 @@ def test_a_proof_two_cells_long_is_drawn_with_both_ends() -> None:
             assert "".join(chars).strip() == want, (scale, "".join(chars))
 
 
+def test_a_proof_that_begins_in_the_cell_another_ends_in_shows_both() -> None:
+    """Zoomed out, two proofs of one row that meet in a cell were drawn `┣━┣━┫`: the second's
+    ┣ took the first's ┫, which read as a proof that never ended. The cell is `╋` now (a ✗
+    of a failed proof stays a ✗)."""
+    from tui.lanes import LaneDrawing, Row, Window
+
+    def proof(job: str, t: int, completed: bool) -> bytes:
+        lines = (
+            f"TIMELINE,{t},SYNTH_START,{job},partition=0\n"
+            f"TIMELINE,{t + 40},SYNTH_END,{job},partition=0\n"
+            f"TIMELINE,{t + 50},GPU_START,{job},worker=0,partition=0\n"
+        )
+        if completed:
+            lines += f"TIMELINE,{t + 150},GPU_END,{job},worker=0,partition=0,gpu_ms=100\n"
+        return lines.encode()
+
+    # 50 ms cells. Completed, a runs 0-150 ms (cells 0-3) and b 160-310 (cells 3-6); failed,
+    # a's last line is at 50 ms (cells 0-1), b runs 60-210 (cells 1-4)
+    for a_done, b_at, want in ((True, 160, "┣━━╋━━┫"), (False, 60, "┣✗━━┫")):
+        data = proof("a", 0, a_done)
+        if not a_done:  # a's worker picks up another job: a's interval failed
+            data += b"TIMELINE,55,GPU_PICKUP,x,worker=0,partition=0\n"
+        data += proof("b", b_at, True)
+        drawing = LaneDrawing(_built(data))
+        rows = [r for r in drawing.rows if r.kind == "proofs"]
+        assert isinstance(rows[0], Row)
+        w = Window(t0=0.0, scale=50.0, width=10, threshold_ms=0, selected=None)
+        chars, _ = drawing.row_cells(rows[0], w)
+        assert "".join(chars).strip() == want, "".join(chars)
+
+
 def _built(data: bytes) -> LogModel:
     b = LogBuilder(source="t")
     b.feed(data)

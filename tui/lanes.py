@@ -476,14 +476,17 @@ class LaneDrawing:
         )
         chars = np.where(drawn, "━", " ")
         wide = np.flatnonzero(b - a >= 1)  # two cells hold its ends, ┣┫
+        end_at: dict[int, str] = {}  # the end drawn in a cell (proofs in start order)
         for k in wide[:tw].tolist():
             lo, hi = int(a[k]), int(b[k])
             proof = self.model.proofs[members[i + k]]
             if 0 <= lo < tw:
-                chars[lo] = "┣"
+                # the cell the proof before ends in: ╋ (a ✗ says more, and stays)
+                before = end_at.get(lo)
+                chars[lo] = "┣" if before is None else ("╋" if before == "┫" else before)
             if 0 <= hi < tw:
                 ended = self.model.finished or self.proof_failed[members[i + k]]
-                chars[hi] = "┫" if proof.completed else ("✗" if ended else "▶")
+                chars[hi] = end_at[hi] = "┫" if proof.completed else ("✗" if ended else "▶")
             room = min(hi, tw) - max(lo + 1, 0)
             if room >= 6:
                 label = cells_of(f" {abbreviate(proof.job, room - 2)} ")
