@@ -261,8 +261,7 @@ async def test_a_window_asked_for_before_quitting_does_not_open(quit_key: str, w
     for the window reached the app after the `q`. Once exit() is called Textual mounts
     nothing, so the window opened empty, its on_mount found none of its widgets, and the
     viewer ended with a traceback (NoMatches) and status 1 (the storm saw it)."""
-    path = SAMPLES / "curio-mixed.log"
-    app = make_app(read_log(path), LineReader(path=path))
+    app, _ = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.post_message(events.Key(quit_key, "q" if quit_key == "q" else None))
@@ -292,6 +291,26 @@ async def test_a_key_on_its_way_back_once_the_app_is_ending_is_dropped(tmp_path:
     assert app.return_code == 0
 
 
+def _calls(obj: object, name: str) -> list[str]:
+    """The texts `obj.name(text)` is called with from now on (each call still made)."""
+    seen: list[str] = []
+    method = getattr(obj, name)
+
+    def spy(text: str) -> None:
+        seen.append(text)
+        method(text)
+
+    setattr(obj, name, spy)
+    return seen
+
+
+def _mixed() -> tuple[CuzkApp, str]:
+    """The viewer on curio-mixed.log, and its first proof's job id."""
+    path = SAMPLES / "curio-mixed.log"
+    model = read_log(path)
+    return make_app(model, LineReader(path=path)), model.proofs[0].job
+
+
 def _typed(text: str) -> list[events.Key]:
     """The keys of `text` as a terminal sends them."""
     names = {"/": "slash", "-": "minus", ":": "colon", " ": "space", ".": "full_stop"}
@@ -302,11 +321,8 @@ async def test_a_job_id_typed_after_slash_in_one_burst_goes_to_the_find_box() ->
     """`/` and a job id typed faster than the app answers (a paste, a slow link): the keys
     after the `/` reached the Gantt before the box was up, as commands (`n` stepped a gap,
     `g` opened the gap list and the box never came). They are held for the box now."""
-    path = SAMPLES / "curio-mixed.log"
-    model = read_log(path)
-    job = model.proofs[0].job
+    app, job = _mixed()
     assert any(ch in job for ch in "ngbrf")  # letters the Gantt binds
-    app = make_app(model, LineReader(path=path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         for key in [*_typed("/" + job), events.Key("enter", "\r")]:
@@ -328,8 +344,7 @@ async def test_a_job_id_typed_after_slash_in_one_burst_goes_to_the_find_box() ->
 async def test_keys_held_for_a_find_box_that_cannot_open_still_reach_the_gantt() -> None:
     """The keys after a `/` are held only until the box opens: when it cannot, they are
     acted on where they were typed, in order."""
-    path = SAMPLES / "curio-mixed.log"
-    app = make_app(read_log(path), LineReader(path=path))
+    app, _ = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.post_message(_key("slash"))  # the keys after it are held ...
@@ -345,10 +360,7 @@ async def test_keys_held_for_a_find_box_that_cannot_open_still_reach_the_gantt()
 async def test_a_job_id_pasted_right_after_slash_goes_to_the_find_box() -> None:
     """A bracketed paste that comes with the `/` (before the box is up) is held for the
     box as keys are: it went to the Gantt, which takes no paste, and was lost."""
-    path = SAMPLES / "curio-mixed.log"
-    model = read_log(path)
-    job = model.proofs[0].job
-    app = make_app(model, LineReader(path=path))
+    app, job = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.post_message(_key("slash"))
@@ -364,20 +376,10 @@ async def test_keys_typed_after_the_enter_that_closes_the_find_box_go_below_it()
     handed to it at once, so the `q` was typed into the box `enter` was closing (the find
     looked for the job id with a `q` after it). The keys after `enter` wait until the box
     has closed, and go where they would have gone had they been typed then."""
-    path = SAMPLES / "curio-mixed.log"
-    model = read_log(path)
-    job = model.proofs[0].job
-    app = make_app(model, LineReader(path=path))
+    app, job = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        found: list[str] = []
-        find = app.find
-
-        def spy(query: str) -> None:
-            found.append(query)
-            find(query)
-
-        app.find = spy  # type: ignore[method-assign]
+        found = _calls(app, "find")
         for key in [*_typed("/" + job), events.Key("enter", "\r"), events.Key("q", "q")]:
             app.post_message(key)
         assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
@@ -395,14 +397,7 @@ async def test_keys_typed_after_the_enter_of_the_log_panes_prompt_go_below_it(
         await pilot.pause()
         pane = app.screen
         assert isinstance(pane, LogPaneScreen)
-        jumped: list[str] = []
-        jump = pane.jump
-
-        def spy(text: str) -> None:
-            jumped.append(text)
-            jump(text)
-
-        pane.jump = spy  # type: ignore[method-assign]
+        jumped = _calls(pane, "jump")
         for key in [*_typed(":2"), events.Key("enter", "\r"), events.Key("q", "q")]:
             app.post_message(key)
         assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
@@ -432,8 +427,7 @@ async def test_a_line_number_typed_with_the_key_that_opens_the_log_pane_is_shown
     """`L:12` and `enter` in one burst: the jump came before the pane had placed its cursor
     on the line it opens at, which then moved it away (the status said line 12, the view
     showed lines 33-52). The keys wait for the pane to be placed."""
-    path = SAMPLES / "curio-mixed.log"
-    app = make_app(read_log(path), LineReader(path=path))
+    app, _ = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         for key in [*_typed("L:12"), events.Key("enter", "\r")]:
