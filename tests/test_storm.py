@@ -19,13 +19,13 @@ from cuzksim.engine import EngineSim
 from parsers.builder import LogBuilder
 from parsers.load import read_log
 from parsers.rawlines import LineReader
-from tui.app import CuzkApp, make_app
+from tui.app import HOLD_KEYS_S, CuzkApp, make_app
 from tui.find import ProofScreen
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
 from tui.inspector import InspectorScreen
 from tui.logpane import LogPaneScreen
-from tui.screens import FindScreen
+from tui.screens import AskScreen, FindScreen
 
 # every key a screen binds (q and ctrl+c, which quit, come last, on purpose)
 BOUND_KEYS = [
@@ -369,6 +369,32 @@ async def test_a_job_id_pasted_right_after_slash_goes_to_the_find_box() -> None:
         await pilot.pause()
         assert isinstance(app.screen, FindScreen), app.screen_stack
         assert app.screen.query_one(Input).value == job
+
+
+async def test_a_stalled_app_still_hands_the_keys_after_enter_to_what_is_below(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A loaded host stalls the app, for longer than the hold's limit, as the find box
+    takes its `enter`. The hold of the keys after it, counted in wall time, ended at its
+    first look after the stall, with the box still up, and the `q` was typed into it; it
+    counts the looks the app made now. Then the `q` came as the find's answer mounted,
+    and the quit found its widgets half removed (a traceback); it waits for that screen
+    to take the focus now."""
+    submitted = AskScreen.on_input_submitted
+
+    def slow_submit(screen: AskScreen, event: Input.Submitted) -> None:
+        time.sleep(HOLD_KEYS_S * 1.5)  # the whole app stalls: one thread, one loop
+        submitted(screen, event)
+
+    monkeypatch.setattr(AskScreen, "on_input_submitted", slow_submit)
+    app, job = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        found = _calls(app, "find")
+        for key in [*_typed("/" + job), events.Key("enter", "\r"), events.Key("q", "q")]:
+            app.post_message(key)
+        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+    assert found == [job]
 
 
 async def test_keys_typed_after_the_enter_that_closes_the_find_box_go_below_it() -> None:

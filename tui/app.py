@@ -58,9 +58,12 @@ from tui.terminal import Terminal, exit_watchdog, hangup_safe
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
 # the longest keys typed ahead wait for the box or window they were typed for (it opens in
-# milliseconds), and how often a hold looks whether that has come (or a box has closed)
+# milliseconds), and how often a hold looks whether that has come (or a box has closed);
+# counted in the looks the app made, not in wall time: a loaded host that stalls the app
+# for a second must not end the hold before the box it waits for could come
 HOLD_KEYS_S = 1.0
 HOLD_POLL_S = 0.02
+HOLD_POLLS = round(HOLD_KEYS_S / HOLD_POLL_S)
 # keys on the Gantt that open a window whose widget takes the keys typed after them
 WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
     "L": LogPaneScreen,
@@ -166,7 +169,7 @@ class CuzkApp(App[None]):
         self._held_keys: list[events.Key | events.Paste] | None = None
         self._hold_ready: Callable[[], bool] = bool
         self._hold_window: type[Screen[Any]] | None = None  # the window the keys wait for
-        self._hold_deadline = 0.0
+        self._hold_polls_left = 0  # looks the hold may still make before it gives up
         self._hold_timer: Timer | None = None  # looks whether the hold is over
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
@@ -348,20 +351,24 @@ class CuzkApp(App[None]):
         window: type[Screen[Any]] | None,
         keys: Sequence[events.Key | events.Paste] = (),
     ) -> None:
-        """Hold the keys typed from now (after `keys`) until `ready()`, or HOLD_KEYS_S at
-        most (`window`: the window they wait for; another opening first ends the hold)."""
+        """Hold the keys typed from now (after `keys`) until `ready()`, or HOLD_POLLS looks
+        at most (`window`: the window they wait for; another opening first ends the hold)."""
         self._held_keys = list(keys)
         self._hold_ready = ready
         self._hold_window = window
-        self._hold_deadline = time.monotonic() + HOLD_KEYS_S
-        # never held for good; stopped once released, so it cannot end a later hold
-        self._hold_timer = self.set_interval(HOLD_POLL_S, self._check_hold)
+        self._hold_polls_left = HOLD_POLLS
+        # never held for good; stopped once released, so it cannot end a later hold (a
+        # timer skips the ticks a stalled loop missed: a stall costs the hold one look)
+        self._hold_timer = self.set_interval(HOLD_POLL_S, self._poll_hold)
+
+    async def _poll_hold(self) -> None:
+        """One look of the hold's: one fewer left."""
+        self._hold_polls_left -= 1
+        await self._check_hold()
 
     async def _check_hold(self) -> None:
         """The keys held, handled once what they wait for has come (or no longer may)."""
-        if self._held_keys is not None and (
-            self._hold_ready() or time.monotonic() >= self._hold_deadline
-        ):
+        if self._held_keys is not None and (self._hold_ready() or self._hold_polls_left <= 0):
             await self._release_keys()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -385,7 +392,14 @@ class CuzkApp(App[None]):
             rest = keys[n + 1 :]
             closing = isinstance(key, events.Key) and key.key in CLOSING_KEYS
             if closing and rest and isinstance(self.focused, Input):
-                self._hold(lambda: not isinstance(self.focused, Input), None, rest)
+                # until the box has closed and what comes after it (the find's answer) has
+                # taken the focus: a key that quits while a screen mounts finds its widgets
+                # half removed
+                self._hold(
+                    lambda: self.focused is not None and not isinstance(self.focused, Input),
+                    None,
+                    rest,
+                )
                 return
 
     def on_unmount(self) -> None:
