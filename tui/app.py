@@ -170,6 +170,7 @@ class CuzkApp(App[None]):
         self._hold_ready: Callable[[], bool] = bool
         self._hold_window: type[Screen[Any]] | None = None  # the window the keys wait for
         self._hold_polls_left = 0  # looks the hold may still make before it gives up
+        self._releasing = 0  # hand-outs of held keys under way (one may start in another)
         self._hold_timer: Timer | None = None  # looks whether the hold is over
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
@@ -301,7 +302,11 @@ class CuzkApp(App[None]):
         """A key that arrives once the app is ending (keys typed faster than it answers are
         still queued, or on their way back from a widget) is dropped: after exit() a window
         it opened would be empty (see exit), and once no screen is left Textual would look
-        for the screen to give it to and fail with ScreenStackError."""
+        for the screen to give it to and fail with ScreenStackError.
+
+        Keys typed ahead (faster than the app answers) are held for what an earlier key
+        asked for: after `/`, `L`, `g` or `?`, until the box or the window is up; after a
+        key that closes a box or a window (`enter`, `escape`), until it has closed."""
         if isinstance(event, events.Key) and (self._ending or not self.screen_stack):
             return
         held = self._held_keys
@@ -311,6 +316,11 @@ class CuzkApp(App[None]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             if held is not None and event.key != "ctrl+c":
                 held.append(events.Key(event.key, event.character))
+                return
+            if self._closes_something(event.key):
+                closed = self._closed_test()  # of the box or the window open now
+                await super().on_event(event)
+                self._hold(closed, None)
                 return
             window = self._window_asked_for(event.key)
             if window is not None or self._asks_for_a_box(event.key):
@@ -323,6 +333,11 @@ class CuzkApp(App[None]):
                 return
         await super().on_event(event)
 
+    @property
+    def holding_keys(self) -> bool:
+        """Keys typed ahead wait for a box or a window to open or close."""
+        return self._held_keys is not None or self._releasing > 0
+
     def _asks_for_a_box(self, key: str) -> bool:
         """`key` asks for a text box, the keys after it to be typed in it: `/` on the Gantt
         (the find box), `/` and `:` in the log pane (its prompt)."""
@@ -331,6 +346,28 @@ class CuzkApp(App[None]):
         return (
             key == "slash" and len(self.screen_stack) == 1 and isinstance(self.focused, GanttView)
         )
+
+    def _closes_something(self, key: str) -> bool:
+        """`key` closes the text box that has the focus (`enter`, `escape`) or the window on
+        top."""
+        if isinstance(self.focused, Input):
+            return key in CLOSING_KEYS
+        screen = self.screen
+        return isinstance(screen, SafeModal) and screen.closes_on(key)
+
+    def _closed_test(self) -> Callable[[], bool]:
+        """Whether the box or the window open now has closed and what is below has the
+        focus: the keys typed after the key that closes it wait for that (a key that quits
+        while the find's answer mounts finds its widgets half removed)."""
+        box = isinstance(self.focused, Input)
+        window = self.screen
+
+        def closed() -> bool:
+            if self.focused is None:
+                return False
+            return not isinstance(self.focused, Input) if box else window is not self.screen
+
+        return closed
 
     def _window_asked_for(self, key: str) -> type[Screen[Any]] | None:
         """The window `key` opens from the Gantt, whose widget takes the keys after it."""
@@ -368,7 +405,10 @@ class CuzkApp(App[None]):
 
     async def _check_hold(self) -> None:
         """The keys held, handled once what they wait for has come (or no longer may)."""
-        if self._held_keys is not None and (self._hold_ready() or self._hold_polls_left <= 0):
+        if self._held_keys is not None and (
+            # no screen left (ending): the keys are dropped (on_event)
+            not self.screen_stack or self._hold_polls_left <= 0 or self._hold_ready()
+        ):
             await self._release_keys()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -379,28 +419,17 @@ class CuzkApp(App[None]):
     async def _release_keys(self) -> None:
         """The keys held, handled now, in the order typed (to the box or the window once it
         has the focus; where they were typed when it did not open). Those after a key that
-        closes the box are held again, until it has closed."""
+        closes a box or a window are held again, until it has closed (`on_event`)."""
         held, self._held_keys = self._held_keys, None
         if self._hold_timer is not None:
             self._hold_timer.stop()
             self._hold_timer = None
-        keys = held or []
-        for n, key in enumerate(keys):
-            await self.on_event(key)
-            if self._held_keys is not None:
-                continue  # the key began a hold of its own: the rest go to it, in order
-            rest = keys[n + 1 :]
-            closing = isinstance(key, events.Key) and key.key in CLOSING_KEYS
-            if closing and rest and isinstance(self.focused, Input):
-                # until the box has closed and what comes after it (the find's answer) has
-                # taken the focus: a key that quits while a screen mounts finds its widgets
-                # half removed
-                self._hold(
-                    lambda: self.focused is not None and not isinstance(self.focused, Input),
-                    None,
-                    rest,
-                )
-                return
+        self._releasing += 1
+        try:
+            for key in held or []:
+                await self.on_event(key)  # one that begins a hold of its own: the rest go to it
+        finally:
+            self._releasing -= 1
 
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""

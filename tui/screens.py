@@ -101,6 +101,10 @@ class TintedBackground(BackgroundScreen):
             yield Segment(text, tinted)
 
 
+# the actions of a window's bindings that close it
+CLOSING_ACTIONS = ("dismiss", "dismiss_none", "close")
+
+
 class SafeModal(ModalScreen[ScreenResultType]):
     """A modal screen that is dismissed once, and only while it is on top.
 
@@ -121,6 +125,16 @@ class SafeModal(ModalScreen[ScreenResultType]):
         # the window acts on keys as they come (False while it is first placed: keys typed
         # ahead wait for it, see CuzkApp._hold)
         self.placed = True
+
+    def closes_on(self, key: str) -> bool:
+        """`key` closes this window: it is bound to its closing action (the keys typed
+        after it wait until it has closed: see CuzkApp.on_event)."""
+        return any(
+            isinstance(b, Binding)
+            and b.action in CLOSING_ACTIONS
+            and key in (k.strip() for k in b.key.split(","))
+            for b in self.BINDINGS
+        )
 
     def render(self) -> RenderableType:
         """The screen below, tinted (or the plain background when it is opaque)."""
@@ -221,6 +235,10 @@ class GapListScreen(SafeModal[int | None]):
         shown = counted(count, "gap")
         box.border_title = f"{shown} of {self.threshold_ms} ms or more, longest first"
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
+
+    def closes_on(self, key: str) -> bool:
+        """`escape`, and `enter` on a row."""
+        return key == "escape" or (key == "enter" and self.query_one(GapRows).row_count > 0)
 
     def on_gap_rows_chosen(self, event: GapRows.Chosen) -> None:
         """Enter on a row: jump to that gap."""
