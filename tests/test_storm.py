@@ -77,6 +77,8 @@ BACKLOG_GUARD_S = 120.0
 def _key(name: str) -> events.Key:
     if len(name) == 1:
         return events.Key(name, name)
+    if name.startswith("alt+"):  # `esc` and a key in one read, as the terminal parses it
+        return events.Key(name, name[4:])
     chars = {"question_mark": "?", "slash": "/", "plus": "+", "enter": "\r"}
     return events.Key(name, chars.get(name))
 
@@ -446,6 +448,27 @@ async def test_keys_typed_after_the_enter_that_closes_the_gap_list_go_below_it(
     assert paced is not None and chosen is not None and paced != chosen  # `n` steps
     typed, _ = await _gap_after([[_key(k) for k in b] for b in bursts])
     assert typed == paced
+
+
+async def test_escape_and_a_key_that_come_in_one_read_are_both_acted_on() -> None:
+    """`esc` and `n` typed together (one read over SSH) reach the app as alt+n, which
+    nothing binds: the gap list stayed open, and the `n` was lost. They are `esc`, then
+    `n`: the list closes and the Gantt steps to the next gap, as when typed apart."""
+    paced, _ = await _gap_after([[_key("g")], [_key("escape")], [_key("n")]])
+    assert paced is not None
+    typed, _ = await _gap_after([[_key("g")], [_key("alt+n")]])
+    assert typed == paced
+
+
+async def test_escape_and_q_typed_together_in_the_find_box_close_it_and_quit() -> None:
+    """The same in the find box: alt+q was neither text nor a key it binds, and the box
+    stayed open."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in [*_typed("/ab"), _key("alt+q")]:
+            app.post_message(key)
+        assert await _quits(app), f"alt+q went astray: {app.screen_stack} {app.focused}"
 
 
 async def test_keys_typed_after_the_enter_of_the_log_panes_prompt_go_below_it(

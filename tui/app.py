@@ -72,6 +72,18 @@ WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
 }
 # keys that close a text box: the keys typed after them are not the box's
 CLOSING_KEYS = ("enter", "escape")
+
+
+def escape_and_key(event: events.Key) -> tuple[events.Key, events.Key] | None:
+    """`esc` and a letter or digit that came in one read (over SSH, typed quickly, or
+    pasted) are one key to the terminal's parser, alt and that key: the two keys they were
+    typed as (None: not such a key)."""
+    char = event.character
+    if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isalnum():
+        return None
+    return events.Key("escape", "\x1b"), events.Key(char, char)
+
+
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
@@ -304,11 +316,18 @@ class CuzkApp(App[None]):
         it opened would be empty (see exit), and once no screen is left Textual would look
         for the screen to give it to and fail with ScreenStackError.
 
+        `esc` and a key typed together come as alt and the key: they are the two keys.
         Keys typed ahead (faster than the app answers) are held for what an earlier key
         asked for: after `/`, `L`, `g` or `?`, until the box or the window is up; after a
         key that closes a box or a window (`enter`, `escape`), until it has closed."""
         if isinstance(event, events.Key) and (self._ending or not self.screen_stack):
             return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            typed = escape_and_key(event)
+            if typed is not None and event.key not in self.screen.active_bindings:
+                for key in typed:  # nothing binds alt and the key: `esc`, then the key
+                    await self.on_event(key)
+                return
         held = self._held_keys
         if isinstance(event, events.Paste) and not event.is_forwarded and held is not None:
             held.append(events.Paste(event.text))  # a paste after the `/`: for the box too
