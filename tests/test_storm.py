@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from cuzksim.config import DEMO_CONFIG
 from cuzksim.engine import EngineSim
 from parsers.builder import LogBuilder
+from parsers.linesearch import LineSearch
 from parsers.load import read_log
 from parsers.rawlines import LineReader
 from tui.app import HOLD_KEYS_S, CuzkApp, make_app
@@ -469,6 +471,141 @@ async def test_escape_and_q_typed_together_in_the_find_box_close_it_and_quit() -
         for key in [*_typed("/ab"), _key("alt+q")]:
             app.post_message(key)
         assert await _quits(app), f"alt+q went astray: {app.screen_stack} {app.focused}"
+
+
+async def _after_find(after: list[str], paced: bool) -> tuple[list[str], str | None]:
+    """The windows open and the text of the box on top after `/job enter`, then `after`
+    (`paced`: once the proof is shown, a key at a time; else all in the same burst)."""
+    app, job = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in [*_typed("/" + job), _key("enter")]:
+            app.post_message(key)
+        if paced:
+            deadline = time.monotonic() + HANG_GUARD_S
+            while not (isinstance(app.screen, ProofScreen) and app.focused is not None):
+                assert time.monotonic() < deadline, app.screen_stack
+                await asyncio.sleep(0.01)
+        for name in after:
+            app.post_message(_key(name))
+            if paced:
+                await pilot.pause(0.2)
+        await _settled(app, pilot)
+        box = app.screen.query(Input)
+        return [type(s).__name__ for s in app.screen_stack], box.first().value if box else None
+
+
+async def _settled(app: CuzkApp, pilot: Pilot[None]) -> None:
+    """Once no key is held and the app has answered what came before."""
+    await pilot.pause(0.3)
+    deadline = time.monotonic() + HANG_GUARD_S
+    while app.holding_keys:
+        assert time.monotonic() < deadline, "the keys are held for ever"
+        await asyncio.sleep(0.01)
+    await pilot.pause(0.3)
+
+
+async def test_find_typed_again_after_the_escape_that_closes_the_proof_go_to_a_new_box() -> None:
+    """`/job enter`, then `escape /gn` in one burst: a release of the keys held for the
+    find box, queued when the proof opened, handed out the keys held after the `escape`
+    while the proof was still up (the `/` did not open a box, the `g` opened the gap
+    list). A release now hands out only the keys of the hold it was queued for."""
+    after = ["escape", "slash", "g", "n"]
+    paced = await _after_find(after, paced=True)
+    assert paced == (["Screen", "FindScreen"], "gn")
+    assert await _after_find(after, paced=False) == paced
+
+
+async def _palette(
+    command: str, keys: list[str], paced: bool
+) -> tuple[object, list[str], str | None]:
+    """ctrl+p and `command` typed, then `keys` (`paced`: one at a time): the selected
+    gap, the windows open and the text of the box on top."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(events.Key("ctrl+p", None))
+        await pilot.pause(0.3)
+        for key in _typed(command):
+            app.post_message(key)
+            await pilot.pause()
+        await pilot.pause(0.5)
+        for name in keys:
+            app.post_message(_key(name))
+            if paced:
+                await pilot.pause(0.3)
+        await _settled(app, pilot)
+        box = app.screen.query(Input)
+        stack = [type(s).__name__ for s in app.screen_stack]
+        return app.gantt.selected_gap, stack, box.first().value if box else None
+
+
+@pytest.mark.parametrize(
+    ("command", "keys"),
+    [("Gap list", ["enter", "enter", "n"]), ("Find a job", ["enter", *"porep-"])],
+)
+async def test_keys_typed_after_the_palettes_enter_wait_for_the_window_it_opens(
+    command: str, keys: list[str]
+) -> None:
+    """The palette's `enter` and the keys after it in one burst: those waited only for
+    the palette's box to close, and went to the Gantt before the command (which Textual
+    runs once the palette has closed) opened its window (the job id typed for the find
+    box stepped gaps). They wait for the window now."""
+    paced = await _palette(command, keys, paced=True)
+    assert paced[1][-1] in ("Screen", "FindScreen")
+    assert await _palette(command, keys, paced=False) == paced
+
+
+async def test_the_escape_that_stops_the_log_panes_search_holds_no_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a search running, `escape` in the log pane stops it, and the pane stays: the
+    keys after it waited a second for the pane to close."""
+
+    def endless(search: LineSearch) -> bool:  # a search of a long log, still under way
+        time.sleep(0.0005)
+        return False
+
+    monkeypatch.setattr(LineSearch, "step", endless)
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("L"))
+        await pilot.pause(0.3)
+        pane = app.screen
+        assert isinstance(pane, LogPaneScreen)
+        for key in [*_typed("/zzz"), _key("enter")]:
+            app.post_message(key)
+            await pilot.pause()
+        assert pane.searching is not None
+        app.post_message(_key("escape"))
+        app.post_message(_key("n"))
+        await pilot.pause()
+        await pilot.pause()
+        assert not app.holding_keys
+        pane._stop_search()  # the `n` began another endless search
+        assert app.screen is pane
+
+
+async def test_a_paste_held_once_no_screen_is_left_is_dropped(tmp_path: Path) -> None:
+    """Keys held when the last screen goes (the app ending) are dropped: a paste among
+    them was handed to Textual, which looked for the focused widget and raised
+    ScreenStackError."""
+    app = _two_lines(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("slash"))
+        app.post_message(events.Paste("abc"))  # held for the box
+        stack = app._screen_stacks[app._current_mode]
+        saved = list(stack)
+        await asyncio.sleep(0)
+        assert app.holding_keys
+        stack.clear()
+        try:
+            await app._check_hold()
+        finally:
+            stack.extend(saved)
+        assert not app.holding_keys
 
 
 async def test_keys_typed_after_the_enter_of_the_log_panes_prompt_go_below_it(

@@ -20,6 +20,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.driver import Driver
@@ -64,6 +65,8 @@ IDLE_AFTER_S = 5.0
 HOLD_KEYS_S = 1.0
 HOLD_POLL_S = 0.02
 HOLD_POLLS = round(HOLD_KEYS_S / HOLD_POLL_S)
+# the looks the keys after a command chosen in the palette wait for the window it opens
+COMMAND_POLLS = 5
 # keys on the Gantt that open a window whose widget takes the keys typed after them
 WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
     "L": LogPaneScreen,
@@ -75,11 +78,12 @@ CLOSING_KEYS = ("enter", "escape")
 
 
 def escape_and_key(event: events.Key) -> tuple[events.Key, events.Key] | None:
-    """`esc` and a letter or digit that came in one read (over SSH, typed quickly, or
-    pasted) are one key to the terminal's parser, alt and that key: the two keys they were
-    typed as (None: not such a key)."""
+    """`esc` and a letter that came in one read (over SSH, typed quickly, or pasted) are
+    one key to Textual's parser, alt and the letter: the two keys they were typed as (None:
+    not such a key). The parser makes `esc` and some other keys into keys that cannot be
+    told from others (`esc b`: ctrl+left; `esc 1`: ¡), or drops the `esc` (`esc ?`)."""
     char = event.character
-    if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isalnum():
+    if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isalpha():
         return None
     return events.Key("escape", "\x1b"), events.Key(char, char)
 
@@ -183,6 +187,7 @@ class CuzkApp(App[None]):
         self._hold_window: type[Screen[Any]] | None = None  # the window the keys wait for
         self._hold_polls_left = 0  # looks the hold may still make before it gives up
         self._releasing = 0  # hand-outs of held keys under way (one may start in another)
+        self._command_pending = False  # a command chosen in the palette may open a window
         self._hold_timer: Timer | None = None  # looks whether the hold is over
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
@@ -320,7 +325,7 @@ class CuzkApp(App[None]):
         Keys typed ahead (faster than the app answers) are held for what an earlier key
         asked for: after `/`, `L`, `g` or `?`, until the box or the window is up; after a
         key that closes a box or a window (`enter`, `escape`), until it has closed."""
-        if isinstance(event, events.Key) and (self._ending or not self.screen_stack):
+        if isinstance(event, events.Key | events.Paste) and (self._ending or not self.screen_stack):
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
             typed = escape_and_key(event)
@@ -417,10 +422,22 @@ class CuzkApp(App[None]):
         # timer skips the ticks a stalled loop missed: a stall costs the hold one look)
         self._hold_timer = self.set_interval(HOLD_POLL_S, self._poll_hold)
 
-    async def _poll_hold(self) -> None:
-        """One look of the hold's: one fewer left."""
+    def _poll_hold(self) -> None:
+        """One look of the hold's: one fewer left. The keys are handed out from the app's
+        own loop, not from the timer's task, which stopping the timer cancels."""
         self._hold_polls_left -= 1
-        await self._check_hold()
+        self.call_next(self._check_hold)
+
+    def _release_later(self) -> None:
+        """Hand out the keys held now once the app has handled what is queued (those of a
+        hold begun meanwhile wait for what they wait for)."""
+        held = self._held_keys
+
+        async def release() -> None:
+            if held is not None and self._held_keys is held:
+                await self._release_keys()
+
+        self.call_next(release)
 
     async def _check_hold(self) -> None:
         """The keys held, handled once what they wait for has come (or no longer may)."""
@@ -429,6 +446,17 @@ class CuzkApp(App[None]):
             not self.screen_stack or self._hold_polls_left <= 0 or self._hold_ready()
         ):
             await self._release_keys()
+
+    def on_command_palette_closed(self, event: CommandPalette.Closed) -> None:
+        """A command was chosen: the keys typed after the palette's `enter` wait for it to
+        run (Textual runs it once the palette has closed) and for the window it opens to
+        be up, as after the key that opens that window; COMMAND_POLLS looks for it to
+        open (a command that opens none: the keys go where they would)."""
+        if event.option_selected and self._held_keys is not None:
+            self._command_pending = True
+            self._hold_window = None
+            self._hold_ready = lambda: self._window_up(SafeModal)
+            self._hold_polls_left = COMMAND_POLLS
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A widget took the focus: the box or the window the keys are held for may be up."""
@@ -440,6 +468,7 @@ class CuzkApp(App[None]):
         has the focus; where they were typed when it did not open). Those after a key that
         closes a box or a window are held again, until it has closed (`on_event`)."""
         held, self._held_keys = self._held_keys, None
+        self._command_pending = False
         if self._hold_timer is not None:
             self._hold_timer.stop()
             self._hold_timer = None
@@ -671,10 +700,9 @@ class CuzkApp(App[None]):
         if len(self.screen_stack) > 1 and self.screen is not over:
             return
         self.push_screen(screen, callback)
-        if self._held_keys is not None and not (
-            self._hold_window is not None and isinstance(screen, self._hold_window)
-        ):
-            self.call_next(self._release_keys)  # another window came first: the keys are its
+        awaited = self._hold_window is not None and isinstance(screen, self._hold_window)
+        if self._held_keys is not None and not awaited and not self._command_pending:
+            self._release_later()  # another window came first: the keys are its
 
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
         """Open the inspector: beside the Gantt on a wide terminal, over it otherwise."""
@@ -725,8 +753,8 @@ class CuzkApp(App[None]):
                 self.find(query)
 
         self.open_screen(FindScreen(), chosen)
-        if not isinstance(self.screen, FindScreen):  # not opened: the keys go where they would
-            self.call_next(self._release_keys)
+        if not isinstance(self.screen, FindScreen) and not self._command_pending:
+            self._release_later()  # not opened: the keys go where they would
 
     def find(self, query: str) -> None:
         """Look for a job by id, prefix or sector number."""

@@ -233,6 +233,15 @@ class LogPaneScreen(SafeModal[None]):
         else:
             self.jump(text)
 
+    def closes_on(self, key: str) -> bool:
+        """`escape` once no search runs and the prompt is closed (before, it stops the
+        search, or closes the prompt)."""
+        return (
+            key == "escape"
+            and self.searching is None
+            and not self.query_one(Input).has_class("-open")
+        )
+
     def action_close(self) -> None:
         """Esc: stop a search, else close the prompt, else close the pane."""
         if self.searching is not None:
