@@ -377,6 +377,19 @@ async def test_a_job_id_pasted_right_after_slash_goes_to_the_find_box() -> None:
         assert app.screen.query_one(Input).value == job
 
 
+async def _find_then_quit() -> None:
+    """`/`, a job id, `enter` and `q` in one burst: the job is looked for, then the app
+    quits."""
+    app, job = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        found = _calls(app, "find")
+        for key in [*_typed("/" + job), events.Key("enter", "\r"), events.Key("q", "q")]:
+            app.post_message(key)
+        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+    assert found == [job]
+
+
 async def test_a_stalled_app_still_hands_the_keys_after_enter_to_what_is_below(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -393,14 +406,7 @@ async def test_a_stalled_app_still_hands_the_keys_after_enter_to_what_is_below(
         submitted(screen, event)
 
     monkeypatch.setattr(AskScreen, "on_input_submitted", slow_submit)
-    app, job = _mixed()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        found = _calls(app, "find")
-        for key in [*_typed("/" + job), events.Key("enter", "\r"), events.Key("q", "q")]:
-            app.post_message(key)
-        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
-    assert found == [job]
+    await _find_then_quit()
 
 
 async def test_keys_typed_after_the_enter_that_closes_the_find_box_go_below_it() -> None:
@@ -408,14 +414,7 @@ async def test_keys_typed_after_the_enter_that_closes_the_find_box_go_below_it()
     handed to it at once, so the `q` was typed into the box `enter` was closing (the find
     looked for the job id with a `q` after it). The keys after `enter` wait until the box
     has closed, and go where they would have gone had they been typed then."""
-    app, job = _mixed()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        found = _calls(app, "find")
-        for key in [*_typed("/" + job), events.Key("enter", "\r"), events.Key("q", "q")]:
-            app.post_message(key)
-        assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
-    assert found == [job]
+    await _find_then_quit()
 
 
 async def _gap_after(keys: list[list[events.Key]]) -> tuple[object, object]:
@@ -486,23 +485,27 @@ async def _after_find(after: list[str], paced: bool) -> tuple[list[str], str | N
             while not (isinstance(app.screen, ProofScreen) and app.focused is not None):
                 assert time.monotonic() < deadline, app.screen_stack
                 await asyncio.sleep(0.01)
-        for name in after:
-            app.post_message(_key(name))
-            if paced:
-                await pilot.pause(0.2)
-        await _settled(app, pilot)
-        box = app.screen.query(Input)
-        return [type(s).__name__ for s in app.screen_stack], box.first().value if box else None
+        return await _answered(app, pilot, after, 0.2 if paced else None)
 
 
-async def _settled(app: CuzkApp, pilot: Pilot[None]) -> None:
-    """Once no key is held and the app has answered what came before."""
+async def _answered(
+    app: CuzkApp, pilot: Pilot[None], keys: list[str], pause: float | None
+) -> tuple[list[str], str | None]:
+    """The windows open and the text of the box on top once `keys` have been typed (a
+    `pause` after each, or all in one burst) and answered: no key is held, and the app
+    has handled what came before."""
+    for name in keys:
+        app.post_message(_key(name))
+        if pause is not None:
+            await pilot.pause(pause)
     await pilot.pause(0.3)
     deadline = time.monotonic() + HANG_GUARD_S
     while app.holding_keys:
         assert time.monotonic() < deadline, "the keys are held for ever"
         await asyncio.sleep(0.01)
     await pilot.pause(0.3)
+    box = app.screen.query(Input)
+    return [type(s).__name__ for s in app.screen_stack], box.first().value if box else None
 
 
 async def test_find_typed_again_after_the_escape_that_closes_the_proof_go_to_a_new_box() -> None:
@@ -530,14 +533,8 @@ async def _palette(
             app.post_message(key)
             await pilot.pause()
         await pilot.pause(0.5)
-        for name in keys:
-            app.post_message(_key(name))
-            if paced:
-                await pilot.pause(0.3)
-        await _settled(app, pilot)
-        box = app.screen.query(Input)
-        stack = [type(s).__name__ for s in app.screen_stack]
-        return app.gantt.selected_gap, stack, box.first().value if box else None
+        stack, box = await _answered(app, pilot, keys, 0.3 if paced else None)
+        return app.gantt.selected_gap, stack, box
 
 
 @pytest.mark.parametrize(
