@@ -451,6 +451,27 @@ async def test_keys_typed_after_the_enter_that_closes_the_gap_list_go_below_it(
     assert typed == paced
 
 
+async def _after_gap_list(keys: list[str], pause: float | None) -> tuple[object, ...]:
+    """The windows open and the gap selected after `g`, then `keys` (`pause`: after each)."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("g"))
+        await pilot.pause(0.3)
+        stack, _ = await _answered(app, pilot, keys, pause)
+        return stack, app.gantt.selected_gap
+
+
+async def test_keys_typed_after_the_enter_that_opens_the_inspector_reach_it() -> None:
+    """`g`, then `enter enter escape` in one burst: the second `enter` asks the Gantt to
+    inspect the gap chosen, and the `escape` reached the Gantt (it clears nothing) before
+    the inspector opened, which stayed open. The keys after it wait for the window."""
+    keys = ["enter", "enter", "escape"]
+    paced = await _after_gap_list(keys, 0.3)
+    assert paced[0] == ["Screen"] and paced[1] is not None
+    assert await _after_gap_list(keys, None) == paced
+
+
 async def test_escape_and_a_key_that_come_in_one_read_are_both_acted_on() -> None:
     """`esc` and `n` typed together (one read over SSH) reach the app as alt+n, which
     nothing binds: the gap list stayed open, and the `n` was lost. They are `esc`, then

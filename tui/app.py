@@ -65,8 +65,11 @@ IDLE_AFTER_S = 5.0
 HOLD_KEYS_S = 1.0
 HOLD_POLL_S = 0.02
 HOLD_POLLS = round(HOLD_KEYS_S / HOLD_POLL_S)
-# the looks the keys after a command chosen in the palette wait for the window it opens
-COMMAND_POLLS = 5
+# the looks the keys after a key that may open a window (a command chosen in the palette,
+# `enter` or `i` on the Gantt) wait for it to open; once it has, they wait for it to be up
+OPEN_POLLS = 5
+# keys on the Gantt that open a window when there is something to inspect
+INSPECT_KEYS = ("enter", "i")
 # keys on the Gantt that open a window whose widget takes the keys typed after them
 WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
     "L": LogPaneScreen,
@@ -187,7 +190,6 @@ class CuzkApp(App[None]):
         self._hold_window: type[Screen[Any]] | None = None  # the window the keys wait for
         self._hold_polls_left = 0  # looks the hold may still make before it gives up
         self._releasing = 0  # hand-outs of held keys under way (one may start in another)
-        self._command_pending = False  # a command chosen in the palette may open a window
         self._hold_timer: Timer | None = None  # looks whether the hold is over
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
@@ -346,6 +348,10 @@ class CuzkApp(App[None]):
                 await super().on_event(event)
                 self._hold(closed, None)
                 return
+            if event.key in INSPECT_KEYS and self._on_gantt():
+                await super().on_event(event)  # the inspector may open: the keys wait for it
+                self._hold(lambda: self._window_up(SafeModal), SafeModal, polls=OPEN_POLLS)
+                return
             window = self._window_asked_for(event.key)
             if window is not None or self._asks_for_a_box(event.key):
                 await super().on_event(event)  # the box or the window is asked for
@@ -393,11 +399,13 @@ class CuzkApp(App[None]):
 
         return closed
 
+    def _on_gantt(self) -> bool:
+        """The Gantt has the keys (no window is open)."""
+        return len(self.screen_stack) == 1 and isinstance(self.focused, GanttView)
+
     def _window_asked_for(self, key: str) -> type[Screen[Any]] | None:
         """The window `key` opens from the Gantt, whose widget takes the keys after it."""
-        if len(self.screen_stack) == 1 and isinstance(self.focused, GanttView):
-            return WINDOW_KEYS.get(key)
-        return None
+        return WINDOW_KEYS.get(key) if self._on_gantt() else None
 
     def _window_up(self, window: type[Screen[Any]]) -> bool:
         """The window is on top, placed, and one of its widgets has the focus (its keys'
@@ -411,13 +419,14 @@ class CuzkApp(App[None]):
         ready: Callable[[], bool],
         window: type[Screen[Any]] | None,
         keys: Sequence[events.Key | events.Paste] = (),
+        polls: int = HOLD_POLLS,
     ) -> None:
-        """Hold the keys typed from now (after `keys`) until `ready()`, or HOLD_POLLS looks
-        at most (`window`: the window they wait for; another opening first ends the hold)."""
+        """Hold the keys typed from now (after `keys`) until `ready()`, or `polls` looks at
+        most (`window`: the window they wait for; another opening first ends the hold)."""
         self._held_keys = list(keys)
         self._hold_ready = ready
         self._hold_window = window
-        self._hold_polls_left = HOLD_POLLS
+        self._hold_polls_left = polls
         # never held for good; stopped once released, so it cannot end a later hold (a
         # timer skips the ticks a stalled loop missed: a stall costs the hold one look)
         self._hold_timer = self.set_interval(HOLD_POLL_S, self._poll_hold)
@@ -450,13 +459,12 @@ class CuzkApp(App[None]):
     def on_command_palette_closed(self, event: CommandPalette.Closed) -> None:
         """A command was chosen: the keys typed after the palette's `enter` wait for it to
         run (Textual runs it once the palette has closed) and for the window it opens to
-        be up, as after the key that opens that window; COMMAND_POLLS looks for it to
-        open (a command that opens none: the keys go where they would)."""
+        be up, as after the key that opens that window; OPEN_POLLS looks for it to open
+        (a command that opens none: the keys go where they would)."""
         if event.option_selected and self._held_keys is not None:
-            self._command_pending = True
-            self._hold_window = None
+            self._hold_window = SafeModal
             self._hold_ready = lambda: self._window_up(SafeModal)
-            self._hold_polls_left = COMMAND_POLLS
+            self._hold_polls_left = OPEN_POLLS
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A widget took the focus: the box or the window the keys are held for may be up."""
@@ -468,7 +476,6 @@ class CuzkApp(App[None]):
         has the focus; where they were typed when it did not open). Those after a key that
         closes a box or a window are held again, until it has closed (`on_event`)."""
         held, self._held_keys = self._held_keys, None
-        self._command_pending = False
         if self._hold_timer is not None:
             self._hold_timer.stop()
             self._hold_timer = None
@@ -701,8 +708,10 @@ class CuzkApp(App[None]):
             return
         self.push_screen(screen, callback)
         awaited = self._hold_window is not None and isinstance(screen, self._hold_window)
-        if self._held_keys is not None and not awaited and not self._command_pending:
+        if self._held_keys is not None and not awaited:
             self._release_later()  # another window came first: the keys are its
+        elif self._held_keys is not None:  # the window the keys wait for: until it is up
+            self._hold_polls_left = max(self._hold_polls_left, HOLD_POLLS)
 
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
         """Open the inspector: beside the Gantt on a wide terminal, over it otherwise."""
@@ -753,8 +762,8 @@ class CuzkApp(App[None]):
                 self.find(query)
 
         self.open_screen(FindScreen(), chosen)
-        if not isinstance(self.screen, FindScreen) and not self._command_pending:
-            self._release_later()  # not opened: the keys go where they would
+        if not isinstance(self.screen, FindScreen):  # not opened: the keys go where they would
+            self._release_later()
 
     def find(self, query: str) -> None:
         """Look for a job by id, prefix or sector number."""
