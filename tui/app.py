@@ -78,6 +78,7 @@ WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
 }
 # keys that close a text box: the keys typed after them are not the box's
 CLOSING_KEYS = ("enter", "escape")
+SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
 def escape_and_key(event: events.Key) -> tuple[events.Key, events.Key] | None:
@@ -89,9 +90,6 @@ def escape_and_key(event: events.Key) -> tuple[events.Key, events.Key] | None:
     if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isalpha():
         return None
     return events.Key("escape", "\x1b"), events.Key(char, char)
-
-
-SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
 class ModelUpdated(Message):
@@ -373,9 +371,7 @@ class CuzkApp(App[None]):
         (the find box), `/` and `:` in the log pane (its prompt)."""
         if isinstance(self.screen, LogPaneScreen):
             return key in ("slash", "colon") and not isinstance(self.focused, Input)
-        return (
-            key == "slash" and len(self.screen_stack) == 1 and isinstance(self.focused, GanttView)
-        )
+        return key == "slash" and self._on_gantt()
 
     def _closes_something(self, key: str) -> bool:
         """`key` closes the text box that has the focus (`enter`, `escape`) or the window on

@@ -234,13 +234,10 @@ class LogPaneScreen(SafeModal[None]):
             self.jump(text)
 
     def closes_on(self, key: str) -> bool:
-        """`escape` once no search runs and the prompt is closed (before, it stops the
-        search, or closes the prompt)."""
-        return (
-            key == "escape"
-            and self.searching is None
-            and not self.query_one(Input).has_class("-open")
-        )
+        """Its closing key once no search runs and the prompt is closed (before, `escape`
+        stops the search, or closes the prompt)."""
+        idle = self.searching is None and not self.query_one(Input).has_class("-open")
+        return idle and super().closes_on(key)
 
     def action_close(self) -> None:
         """Esc: stop a search, else close the prompt, else close the pane."""

@@ -237,8 +237,9 @@ class GapListScreen(SafeModal[int | None]):
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
     def closes_on(self, key: str) -> bool:
-        """`escape`, and `enter` on a row."""
-        return key == "escape" or (key == "enter" and self.query_one(GapRows).row_count > 0)
+        """Its closing keys, and `enter` on a row."""
+        rows = key == "enter" and self.query_one(GapRows).row_count > 0
+        return rows or super().closes_on(key)
 
     def on_gap_rows_chosen(self, event: GapRows.Chosen) -> None:
         """Enter on a row: jump to that gap."""
