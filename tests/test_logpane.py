@@ -424,3 +424,34 @@ async def test_a_line_number_typed_after_colon_in_one_burst_goes_to_the_prompt()
         await _settle(pilot)
         assert screen.said.startswith("/GPU"), screen.said
         assert app.screen is screen
+
+
+async def test_n_typed_in_one_burst_steps_once_per_key(tmp_path: Path) -> None:
+    """`n` typed faster than a search ends (key repeat, a paste): each one steps to the next
+    match from where the one before it left the cursor (each used to stop the search still
+    running and start again from the same line: four moved one match), and `N` after them
+    steps back."""
+    from textual import events
+
+    path = _long_log(tmp_path)
+    data = path.read_bytes().split(b"\n")
+    want = [k + 1 for k, line in enumerate(data) if b"GPU_PICKUP" in line]
+    assert len(want) > 6
+    app, _ = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L", "home")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        lines = screen.query_one(LogLines)
+        await pilot.press("slash", *"GPU_PICK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == want[0]
+        for key in ("n", "n", "n", "n", "N"):
+            app.post_message(events.Key(key, key))
+        for _ in range(50):
+            await pilot.pause()
+            if screen.searching is None and not screen.queued:
+                break
+        assert lines.cursor == want[3], (lines.cursor, want[:6])
+        assert f"line {want[3]:,}" in screen.said

@@ -142,6 +142,9 @@ class LogPaneScreen(SafeModal[None]):
         self.pattern: re.Pattern[str] | None = None
         self.pattern_text = ""
         self.searching: LineSearch | None = None
+        # n and N typed while a search runs: each searched in turn from where the one
+        # before it left the cursor, as they would have been typed slowly
+        self.queued: list[int] = []
         self.prompt_kind = "/"
         self.said = ""
         self.placed = False  # until the cursor is on the line asked for (keys typed wait)
@@ -236,12 +239,13 @@ class LogPaneScreen(SafeModal[None]):
     def closes_on(self, key: str) -> bool:
         """Its closing key once no search runs and the prompt is closed (before, `escape`
         stops the search, or closes the prompt)."""
-        idle = self.searching is None and not self.query_one(Input).has_class("-open")
+        idle = not self._searching and not self.query_one(Input).has_class("-open")
         return idle and super().closes_on(key)
 
     def action_close(self) -> None:
-        """Esc: stop a search, else close the prompt, else close the pane."""
-        if self.searching is not None:
+        """Esc: stop a search (and the n typed after it), else close the prompt, else close
+        the pane."""
+        if self._searching:
             self._stop_search()
             self.say("search stopped")
         elif self.query_one(Input).has_class("-open"):
@@ -267,19 +271,37 @@ class LogPaneScreen(SafeModal[None]):
         if self.pattern is None:
             self.say("nothing searched yet: / and a regex")
             return
+        if self.searching is not None:
+            self.queued.append(direction)
+            return
         self._start_search(direction)
 
     def _start_search(self, direction: int) -> None:
-        assert self.pattern is not None
+        """Search from the cursor (a search running, or any queued after it, is stopped)."""
         self._stop_search()
+        self._search_from_cursor(direction)
+
+    def _search_from_cursor(self, direction: int) -> None:
+        assert self.pattern is not None
         self.searching = LineSearch(
             self.at.reader, self.pattern, self.lines.cursor, forward=direction > 0
         )
         self._run_search(self.searching)
 
+    @property
+    def _searching(self) -> bool:
+        """A search runs, or an n typed during the last one waits for its turn."""
+        return self.searching is not None or bool(self.queued)
+
     def _stop_search(self) -> None:
         self.searching = None
+        self.queued.clear()
         self.workers.cancel_group(self, "logsearch")
+
+    def _next_queued(self) -> None:
+        """The next n or N typed while the last search ran, from where that one ended."""
+        if self.queued and self.searching is None and self.pattern is not None:
+            self._search_from_cursor(self.queued.pop(0))
 
     @work(exclusive=True, group="logsearch")
     async def _run_search(self, search: LineSearch) -> None:
@@ -298,6 +320,7 @@ class LogPaneScreen(SafeModal[None]):
         except OSError as exc:
             self.say(f"cannot read the log: {exc.strerror or exc}")
             self.searching = None
+            self.queued.clear()
             return
         if self.searching is not search:
             return  # stopped, or another search began
@@ -305,11 +328,17 @@ class LogPaneScreen(SafeModal[None]):
         shown = f"/{self.pattern_text}"
         if search.found is None:
             self.say(f"{shown}: no match {where} line {started:,}")
-            return
-        if search.found > self.lines.total:
-            self._count()  # the log grew since the pane counted its lines: the match is new
-        self.lines.go_to(search.found, centre=True)
-        self.say(f"{shown}: line {search.found:,}")
+            # those typed after it the same way, from the same line, would find none either
+            same = 1 if search.forward else -1
+            while self.queued and self.queued[0] == same:
+                self.queued.pop(0)
+        else:
+            if search.found > self.lines.total:
+                self._count()  # the log grew since the pane counted its lines: the match is new
+            self.lines.go_to(search.found, centre=True)
+            self.say(f"{shown}: line {search.found:,}")
+        # after this worker ends: a worker started from it would cancel it (exclusive)
+        self.call_next(self._next_queued)
 
     # -- jump ---------------------------------------------------------------------------
 
