@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 from test_line_index import awkward_log, facts_of
+from textual.pilot import Pilot
 
 from cuzksim.config import SimConfig
 from cuzksim.logs import simulate
@@ -245,20 +246,37 @@ async def test_paging_reaches_the_last_line_and_home_the_first(tmp_path: Path) -
         assert lines.cursor == total
 
 
+def _pickup_lines(path: Path) -> list[int]:
+    """The numbers of the log's GPU_PICKUP lines (what `/GPU_PICK` finds)."""
+    data = path.read_bytes().split(b"\n")
+    return [k + 1 for k, line in enumerate(data) if b"GPU_PICKUP" in line]
+
+
+async def _searched_from_the_top(pilot: Pilot[None], app: CuzkApp) -> LogPaneScreen:
+    """The log pane opened on its first line, `/GPU_PICK` searched."""
+    await pilot.press("L", "home")
+    await _settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, LogPaneScreen)
+    await pilot.press("slash", *"GPU_PICK", "enter")
+    await _settle(pilot)
+    return screen
+
+
 async def test_slash_finds_and_n_and_shift_n_step(tmp_path: Path) -> None:
+    """Typed slowly, and in one burst faster than a search ends (key repeat, a paste):
+    there each `n` steps from where the one before it left the cursor (each used to stop
+    the search still running and start again from the same line: four moved one match)."""
+    from textual import events
+
     path = _long_log(tmp_path)
     data = path.read_bytes().split(b"\n")
-    want = [k + 1 for k, line in enumerate(data) if b"GPU_PICKUP" in line]
-    assert len(want) > 3
+    want = _pickup_lines(path)
+    assert len(want) > 6
     app, _ = _app(path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("L", "home")
-        await _settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LogPaneScreen)
+        screen = await _searched_from_the_top(pilot, app)
         lines = screen.query_one(LogLines)
-        await pilot.press("slash", *"GPU_PICK", "enter")
-        await _settle(pilot)
         assert lines.cursor == want[0]
         await pilot.press("n")
         await _settle(pilot)
@@ -272,6 +290,17 @@ async def test_slash_finds_and_n_and_shift_n_step(tmp_path: Path) -> None:
         await pilot.press("end", "n")
         await _settle(pilot)
         assert lines.cursor == len(data) - 1 and "no match below" in screen.said
+        await pilot.press("home", "slash", *"GPU_PICK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == want[0]
+        for key in ("n", "n", "n", "n", "N"):
+            app.post_message(events.Key(key, key))
+        for _ in range(50):
+            await pilot.pause()
+            if screen.searching is None and not screen.queued:
+                break
+        assert lines.cursor == want[3], (lines.cursor, want[:6])
+        assert f"line {want[3]:,}" in screen.said
 
 
 async def test_a_match_in_lines_written_since_the_pane_opened_is_shown(tmp_path: Path) -> None:
@@ -424,34 +453,3 @@ async def test_a_line_number_typed_after_colon_in_one_burst_goes_to_the_prompt()
         await _settle(pilot)
         assert screen.said.startswith("/GPU"), screen.said
         assert app.screen is screen
-
-
-async def test_n_typed_in_one_burst_steps_once_per_key(tmp_path: Path) -> None:
-    """`n` typed faster than a search ends (key repeat, a paste): each one steps to the next
-    match from where the one before it left the cursor (each used to stop the search still
-    running and start again from the same line: four moved one match), and `N` after them
-    steps back."""
-    from textual import events
-
-    path = _long_log(tmp_path)
-    data = path.read_bytes().split(b"\n")
-    want = [k + 1 for k, line in enumerate(data) if b"GPU_PICKUP" in line]
-    assert len(want) > 6
-    app, _ = _app(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("L", "home")
-        await _settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LogPaneScreen)
-        lines = screen.query_one(LogLines)
-        await pilot.press("slash", *"GPU_PICK", "enter")
-        await _settle(pilot)
-        assert lines.cursor == want[0]
-        for key in ("n", "n", "n", "n", "N"):
-            app.post_message(events.Key(key, key))
-        for _ in range(50):
-            await pilot.pause()
-            if screen.searching is None and not screen.queued:
-                break
-        assert lines.cursor == want[3], (lines.cursor, want[:6])
-        assert f"line {want[3]:,}" in screen.said
