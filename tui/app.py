@@ -391,6 +391,8 @@ class CuzkApp(App[None]):
         def closed() -> bool:
             if self.focused is None:
                 return False
+            if window is not self.screen and not getattr(window, "answered", True):
+                return False  # gone, its answer not acted on yet (the find's opens the proof)
             return not isinstance(self.focused, Input) if box else window is not self.screen
 
         return closed
@@ -702,6 +704,17 @@ class CuzkApp(App[None]):
             return  # ending: Textual would mount none of its widgets (see exit)
         if len(self.screen_stack) > 1 and self.screen is not over:
             return
+        if callback is not None and isinstance(screen, SafeModal):
+            screen.answered = False
+            answer = callback
+
+            def answered(result: T | None) -> None:
+                try:
+                    answer(result)
+                finally:
+                    screen.answered = True
+
+            callback = answered
         self.push_screen(screen, callback)
         awaited = self._hold_window is not None and isinstance(screen, self._hold_window)
         if self._held_keys is not None and not awaited:

@@ -125,6 +125,10 @@ class SafeModal(ModalScreen[ScreenResultType]):
         # the window acts on keys as they come (False while it is first placed: keys typed
         # ahead wait for it, see CuzkApp._hold)
         self.placed = True
+        # what it was closed with has been acted on (False from its opening with a callback
+        # until that callback has run: the callback may open a window, which the keys typed
+        # after the closing key wait for)
+        self.answered = True
 
     def closes_on(self, key: str) -> bool:
         """`key` closes this window: it is bound to its closing action (the keys typed
