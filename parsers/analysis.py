@@ -42,6 +42,7 @@ from parsers.rows import (
     in_mask,
     make_rows,
     record_segments,
+    split_rows,
     stamp_rows,
     with_segments,
 )
@@ -264,8 +265,9 @@ class LiveAnalysis:
         Columns of every record, taken out: nothing else holds it)."""
         cols = handed.pop()
         gpu = builder.gpus_of(cols.worker, worker_gpu).astype(np.int32)
-        every = make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64))
+        held = [make_rows(cols, gpu, now, False, np.arange(len(cols), dtype=np.int64))]
         del cols, gpu
+        every = held[0]
         t = every.table
         n = len(every)
         started = ~np.isnan(t.gpu_start)
@@ -283,12 +285,10 @@ class LiveAnalysis:
         for g, idx in groups_of(t.gpu, np.flatnonzero(ended & ~settled)):
             if g in seams:
                 seams[g] = min(limit, float(t.gpu_start[idx].min()))
-        rows = every.take(settled)
-        live = every.take(~settled)
         elsewhere = distinct(t.job[~settled].astype(np.int64))
-        # what only every record's rows held (their segments, lock and drawn ends) goes
-        # before the settled piece is made beside the two copies
+        # every record's rows are let go as they are split: never held beside both parts
         del every, t
+        rows, live = split_rows(held, settled)
         bounds = {g: (-np.inf, f) for g, f in seams.items()}
         piece = make_piece(rows, window=Window(bounds, None, EMPTY_I, {}))
         r = rows.table

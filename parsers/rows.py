@@ -222,6 +222,73 @@ class Rows:
         )
 
 
+def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Rows]:
+    """The rows where `keep` is True and those where it is False, as `take(keep)` and
+    `take(~keep)` give them, of the one Rows that `held` holds, taken out (nothing else may
+    hold it or its arrays). Each of its arrays is let go once both of its parts are made, so
+    that a long log's rows are never held twice over: the viewer's peak memory as a read
+    ends. An array the rows hold twice (a float column of both the table and `floats`) is
+    split once, and its parts are shared the same way.
+    """
+    whole = held.pop()
+    t = whole.table
+    jobs, kinds = t.jobs, t.kinds
+    segment_names = ("seg_start", "seg_end", "seg_phase")
+    columns = {name: getattr(t, name) for name in ROW_FIELDS + segment_names}
+    floats = dict(whole.floats)
+    float_names = list(floats)
+    drawn_end, failed_end, index = whole.drawn_end, whole.failed_end, whole.index
+    seg_of = whole.seg_part
+    del whole, t
+    rest = ~keep
+    picks = (np.flatnonzero(keep), np.flatnonzero(rest))
+    seg_keep = keep[seg_of]
+    segs = (seg_keep, ~seg_keep)
+    # each part's row of a segment, and where each part's rows' segments begin
+    seg_parts, offsets = [], []
+    for mask, seg_mask, idx in zip((keep, rest), segs, picks, strict=True):
+        part = (np.cumsum(mask) - 1)[seg_of[seg_mask]]
+        at = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(part, minlength=len(idx)), out=at[1:])
+        seg_parts.append(part)
+        offsets.append(at)
+    del seg_of
+    halves: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] = ({}, {})
+    float_halves: tuple[dict[str, F64], dict[str, F64]] = ({}, {})
+    for name in list(columns):
+        array = columns.pop(name)
+        by = segs if name in segment_names else picks
+        cut = (array[by[0]], array[by[1]])
+        for half, part in zip(halves, cut, strict=True):
+            half[name] = part
+        for key in [k for k, v in floats.items() if v is array]:
+            del floats[key]
+            for half, part in zip(float_halves, cut, strict=True):
+                half[key] = part
+        del array, cut
+    for key in list(floats):
+        values = floats.pop(key)
+        for half, taken in zip(float_halves, (values[picks[0]], values[picks[1]]), strict=True):
+            half[key] = taken
+        del values
+    out = []
+    for k in range(2):
+        cols = halves[k]
+        table = PartitionTable(
+            jobs=jobs,
+            kinds=kinds,
+            **{name: cols[name] for name in ROW_FIELDS},
+            seg_start=cols["seg_start"],
+            seg_end=cols["seg_end"],
+            seg_phase=cols["seg_phase"],
+            seg_offsets=offsets[k],
+        )
+        idx = picks[k]
+        named = {key: float_halves[k][key] for key in float_names}  # in the order they came
+        out.append(Rows(table, seg_parts[k], drawn_end[idx], failed_end[idx], index[idx], named))
+    return out[0], out[1]
+
+
 def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -> Rows:
     """What each record of `cols` alone gives (`gpu`: each one's GPU, -1 unknown)."""
     table, failed_end = stamp_rows(cols, gpu, finished)

@@ -17,8 +17,9 @@ from parsers import analysis
 from parsers.analysis import build_model
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown
 from parsers.builder import LogBuilder
-from parsers.model import ROW_FIELDS, LogModel, PartitionTable
+from parsers.model import ROW_FIELDS, SEGMENT_FIELDS, LogModel, PartitionTable
 from parsers.report import report_dict
+from parsers.rows import Rows, make_rows, split_rows
 
 
 def _rows(model: LogModel) -> list[tuple[Any, ...]]:
@@ -532,3 +533,90 @@ def test_live_snapshots_of_a_busy_gpu_equal_whole_models(
     if case % 2:
         data = _kill_worker(data, rnd.randrange(4), rnd.randint(3, 12))
     assert _follow_and_compare(data, rnd, report=True) > 3
+
+
+def _made_rows(b: LogBuilder) -> Rows:
+    """Every record of `b` as the live analysis makes its rows (fresh arrays each call)."""
+    cols = b.columns()
+    gpu = b.gpus_of(cols.worker, b.worker_gpu).astype(np.int32)
+    return make_rows(cols, gpu, float(b.max_stamp), False, np.arange(len(cols), dtype=np.int64))
+
+
+def _same_rows(a: Rows, b: Rows) -> None:
+    for name in ROW_FIELDS + SEGMENT_FIELDS:
+        assert np.array_equal(getattr(a.table, name), getattr(b.table, name), equal_nan=True), name
+    assert (a.table.jobs, a.table.kinds) == (b.table.jobs, b.table.kinds)
+    for x, y in (
+        (a.seg_part, b.seg_part),
+        (a.drawn_end, b.drawn_end),
+        (a.failed_end, b.failed_end),
+        (a.index, b.index),
+    ):
+        assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=True)
+    assert list(a.floats) == list(b.floats)
+    for key, values in a.floats.items():
+        assert np.array_equal(values, b.floats[key], equal_nan=True), key
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_rows_split_as_they_are_let_go_are_the_rows_taken(seed: int) -> None:
+    _, data = simulate(SimConfig(seed=seed, proofs=30, concurrency=3, gpus=2, fail=0.05))
+    b = LogBuilder(source="t")
+    b.feed(data)
+    rng = np.random.default_rng(seed)
+    n = len(_made_rows(b))
+    for keep in (
+        np.ones(n, dtype=bool),
+        np.zeros(n, dtype=bool),
+        np.arange(n) < n // 2,
+        rng.random(n) < 0.5,
+        rng.random(n) < 0.05,
+    ):
+        reference = _made_rows(b)
+        held = [_made_rows(b)]
+        kept, rest = split_rows(held, keep)
+        assert held == []
+        _same_rows(kept, reference.take(keep))
+        _same_rows(rest, reference.take(~keep))
+
+
+def test_rows_split_are_never_held_beside_their_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each array of the rows split is let go once both of its parts are made: none is alive
+    when the parts' tables are made (take's are made beside the whole), and a float column
+    the table shares with `floats` is split once, its parts shared the same way."""
+    import weakref
+
+    from parsers import rows as rows_module
+
+    _, data = simulate(SimConfig(seed=5, proofs=30, concurrency=3))
+    b = LogBuilder(source="t")
+    b.feed(data)
+    made = PartitionTable
+    alive_at_table: list[int] = []
+    refs: list[weakref.ref[np.ndarray]] = []
+
+    def watched(**kwargs: Any) -> PartitionTable:
+        alive_at_table.append(sum(r() is not None for r in refs))
+        return made(**kwargs)
+
+    monkeypatch.setattr(rows_module, "PartitionTable", watched)
+    for split in (True, False):
+        held = [_made_rows(b)]
+        t = held[0].table
+        arrays = [getattr(t, name) for name in (*ROW_FIELDS, "seg_start", "seg_end", "seg_phase")]
+        arrays += [*held[0].floats.values(), held[0].seg_part]
+        refs[:] = [weakref.ref(a) for a in arrays]
+        del t, arrays
+        keep = np.arange(len(held[0])) % 3 > 0
+        alive_at_table.clear()
+        if split:
+            kept, rest = split_rows(held, keep)
+            assert alive_at_table == [0, 0]
+            for part in (kept, rest):
+                assert part.floats["gpu_start"] is part.table.gpu_start
+                assert part.floats["synth_end"] is part.table.synth_end
+        else:  # the test tells: take's tables are made beside every array of the whole
+            whole = held.pop()
+            whole.take(keep)
+            assert alive_at_table == [len(refs)]
+            del whole
