@@ -25,6 +25,7 @@ from parsers.pieces import (
     Piece,
     SegmentFigures,
     Window,
+    lanes_of,
     make_piece,
     per_key,
     segment_figures,
@@ -58,16 +59,27 @@ def build_model(builder: RunRecords, finished: bool, drawn: bool = True) -> LogM
     table, failed_end = stamp_rows(cols, gpu, finished)
     c = cols.floats
 
-    def segment() -> tuple[Rows, SegmentFigures]:
-        rows = with_segments(table, failed_end, record_segments(cols, now, failed_end), index, c)
-        return rows, segment_figures(rows.table, rows.seg_part)
+    def rows_of() -> Rows:
+        return with_segments(table, failed_end, record_segments(cols, now, failed_end), index, c)
 
-    # the segments and what they give are made on a second thread (the core's loops run
-    # without the GIL, numpy's sorts too) while this one reads the stamps
-    later = Later(segment, name="cuzk-tui-segments") if len(cols) >= SEGMENTS_APART_ROWS else None
+    def segment() -> tuple[Rows, Later[SegmentFigures]]:
+        rows = rows_of()
+        return rows, Later(segment_figures, rows.table, rows.seg_part, name="cuzk-tui-segments")
+
+    # the segments are made on a second thread (the core's loops run without the GIL,
+    # numpy's sorts too) while this one reads the stamps; then what the segments give is
+    # made on a thread while this one lays the rows out in lanes
+    later = Later(segment, name="cuzk-tui-rows") if len(cols) >= SEGMENTS_APART_ROWS else None
     stamped = stamp_figures(table, c, index, synth=drawn)
-    rows, segmented = later.result() if later is not None else segment()
-    piece = make_piece(rows, drawn, stamped, segmented)
+    if later is not None:
+        rows, figures = later.result()
+        laid = lanes_of(rows) if drawn else None
+        segmented = figures.result()
+    else:
+        rows = rows_of()
+        laid = None
+        segmented = segment_figures(rows.table, rows.seg_part)
+    piece = make_piece(rows, drawn, stamped, segmented, laid=laid)
     return assemble([piece], facts_of(builder, finished, set(piece.gpus)))
 
 

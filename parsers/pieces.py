@@ -354,11 +354,13 @@ def make_piece(
     stamped: _Stamped | None = None,
     segmented: SegmentFigures | None = None,
     window: Window | None = None,
+    laid: Laid | None = None,
 ) -> Piece:
     """Everything `rows` gives on their own (`drawn`: lay the intervals out in lanes, for
-    the viewer and the text report; the JSON report does without them; `stamped` and
-    `segmented`: what their stamps and their segments give, when made already; `window`:
-    the time its time figures cover, and the earlier rows that reach into it)."""
+    the viewer and the text report; the JSON report does without them; `stamped`,
+    `segmented` and `laid`: what their stamps and their segments give and their lanes
+    (`lanes_of`, without a window), when made already; `window`: the time its time figures
+    cover, and the earlier rows that reach into it)."""
     t = rows.table
     before = window.before if window is not None else None
     if before is None or len(before) == 0:
@@ -383,7 +385,9 @@ def make_piece(
         )
         for g, part in stamped.gpus.items()
     }
-    lanes, lane_ends = _lanes(rows, window.lane_ends if window else None) if drawn else ({}, {})
+    if laid is None:
+        laid = _lanes(rows, window.lane_ends if window else None) if drawn else ({}, {})
+    lanes, lane_ends = laid
     return Piece(
         rows=rows,
         gpus=gpus,
@@ -425,9 +429,16 @@ def sorted_gaps(cols: list[tuple[int, F64, F64, I64, I64]]) -> tuple[I32, I64, I
     return gpu[order], start[order], end[order], before[order], after[order]
 
 
-def _lanes(
-    rows: Rows, before: dict[int, F64] | None = None
-) -> tuple[dict[tuple[int, int], Lane], dict[int, F64]]:
+# lanes by (worker, sub-row), and where each worker's sub-rows are free from (`_lanes`)
+Laid = tuple[dict[tuple[int, int], Lane], dict[int, F64]]
+
+
+def lanes_of(rows: Rows) -> Laid:
+    """The lanes of `rows` on their own, as `make_piece` lays them out without a window."""
+    return _lanes(rows)
+
+
+def _lanes(rows: Rows, before: dict[int, F64] | None = None) -> Laid:
     """Place each worker's intervals on sub-rows so that overlapping ones stay visible
     (packed by where each is drawn to; `before`: per worker, where each of its sub-rows'
     last interval before these rows is drawn to). With `before`, also where each sub-row's
