@@ -7,6 +7,7 @@
 
 pub mod attribution;
 pub mod builder;
+pub mod bytemask;
 pub mod columns;
 pub mod json;
 pub mod lines;

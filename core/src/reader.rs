@@ -457,7 +457,7 @@ impl Reader {
         }
         let rest = &data[pos..];
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', rest) {
+        for nl in crate::bytemask::each_byte(rest, b'\n') {
             self.lines_read += 1;
             let next_start = base + (pos + nl) as u64 + 1;
             self.index.line_start(self.lines_read + 1, next_start);

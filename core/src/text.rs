@@ -90,27 +90,11 @@ pub fn find_byte(hay: &[u8], byte: u8) -> Option<usize> {
     }
 }
 
-/// Whether `bytes` holds a `T`, a `C` or an ESC, eight bytes at a time: where the rest of a
-/// line is known to begin no daemon line (`find_line_start` looks only at those bytes),
-/// that costs less than setting up memchr's search for them.
+/// Whether `bytes` holds a `T`, a `C` or an ESC, sixteen bytes at a time: where the rest of
+/// a line is known to begin no daemon line (`find_line_start` looks only at those bytes).
+#[inline]
 pub fn holds_marker(bytes: &[u8]) -> bool {
-    let n = bytes.len();
-    if n < 8 {
-        return bytes.iter().any(|&b| b == b'T' || b == b'C' || b == 0x1b);
-    }
-    let marked = |k: usize| {
-        let w = word_at(bytes, k);
-        let [t, c, esc] = [b'T', b'C', 0x1b].map(|b| zero_bytes(w ^ u64::from_ne_bytes([b; 8])));
-        t | c | esc != 0
-    };
-    let mut k = 0;
-    while k + 8 <= n {
-        if marked(k) {
-            return true;
-        }
-        k += 8;
-    }
-    k < n && marked(n - 8)
+    crate::bytemask::holds_any(bytes, [b'T', b'C', 0x1b])
 }
 
 /// `raw` without leading and trailing ASCII whitespace.
