@@ -183,7 +183,9 @@ const RECENT_JOBS: usize = 4;
 impl JobNumbers {
     fn number(&mut self, job: &[u8]) -> u32 {
         // a slot's number is one more than the job's (0: an empty slot)
-        if let Some((_, n)) = self.recent.iter().find(|(name, n)| *n > 0 && name == job) {
+        if let Some((_, n)) =
+            (self.recent.iter()).find(|(name, n)| *n > 0 && text::same_bytes(name, job))
+        {
             return n.wrapping_sub(1);
         }
         let n = match self.numbers.get(job) {
@@ -372,7 +374,7 @@ fn timeline_event(
         return None;
     }
     let mut kind = None;
-    if event == EV_SYNTH_START && crate::contains!(detail, b"kind=") {
+    if event == EV_SYNTH_START && text::holds_key(detail, b"kind") {
         let kv = detail_pairs(detail);
         if let Some(k) = kv_last(&kv, b"kind").filter(|k| !k.is_empty()) {
             kind = Some(out.keep(k));
@@ -387,6 +389,106 @@ fn timeline_event(
         worker,
         snap,
         kind,
+    })
+}
+
+/// The longest line `common_timeline` reads: its masks are of 128 bytes.
+const COMMON_LINE_BYTES: usize = 128;
+
+/// The commas of `line` (at most COMMON_LINE_BYTES), and the bytes a daemon line can begin
+/// with (T, C, ESC), a bit each, sixteen bytes at a time.
+fn comma_and_marker_masks(line: &[u8]) -> (u128, u128) {
+    let (mut commas, mut markers) = (0u128, 0u128);
+    let mut add = |block: &[u8], from: usize, at: usize| {
+        commas |= u128::from(crate::bytemask::mask16(block, from, [b','])) << at;
+        markers |= u128::from(crate::bytemask::mask16(block, from, [b'T', b'C', 0x1b])) << at;
+    };
+    let mut at = 0;
+    while at + 16 <= line.len() {
+        add(line, at, at);
+        at += 16;
+    }
+    if at < line.len() {
+        // the last bytes, fewer than sixteen, padded with NULs (neither a comma nor a marker)
+        let mut padded = [0u8; 16];
+        padded[..line.len() - at].copy_from_slice(&line[at..]);
+        add(&padded, 0, at);
+    }
+    (commas, markers)
+}
+
+/// The digits of `raw` as a number, 1 to 18 of them and nothing else (None: anything else,
+/// which `parse_int` may still read).
+#[inline]
+fn short_digits(raw: &[u8]) -> Option<i64> {
+    if raw.is_empty() || raw.len() > 18 {
+        return None;
+    }
+    text::plain_digits(raw)
+}
+
+/// The common TIMELINE line read in one pass: `TIMELINE,<stamp>,<EVENT>,<job>` then nothing,
+/// `,partition=<n>...` or `,worker=<n>,partition=<n>...` (plain numbers), no line beginning
+/// past its head, no `kind=` to keep. What `timeline_event` gives it, where that reading
+/// would be taken (`physical`); None for any other line, which is read that way, and then
+/// nothing was done.
+fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option<Event> {
+    if line.len() > COMMON_LINE_BYTES || !line.starts_with(TIMELINE) {
+        return None;
+    }
+    let (mut commas, markers) = comma_and_marker_masks(line);
+    let mut next_comma = || {
+        let at = commas.trailing_zeros() as usize;
+        commas &= commas.wrapping_sub(1);
+        (at < line.len()).then_some(at)
+    };
+    next_comma(); // TIMELINE's own
+    let c1 = next_comma()?;
+    let c2 = next_comma()?;
+    let stamp = short_digits(&line[TIMELINE.len()..c1])?;
+    let event = event_number(&line[c1 + 1..c2])?;
+    if markers >> c2 >> 1 != 0 {
+        return None; // a line may begin past the head: `physical` looks
+    }
+    let c3 = next_comma();
+    let job = &line[c2 + 1..c3.unwrap_or(line.len())];
+    let (mut partition, mut worker) = (None, None);
+    let mut rest: &[u8] = b""; // the detail past what was read of it
+    if let Some(c3) = c3 {
+        let detail = &line[c3 + 1..];
+        let c4 = next_comma();
+        let upto = |c: Option<usize>| &line[..c.unwrap_or(line.len())];
+        if let Some(n) = detail.strip_prefix(b"partition=") {
+            let n = &n[..upto(c4).len().saturating_sub(c3 + 11)];
+            partition = Some(short_digits(n)?);
+            rest = c4.map_or(b"", |c| &line[c + 1..]);
+        } else if let Some(w) = detail.strip_prefix(b"worker=") {
+            let c4 = c4?; // worker=<n> alone: the detail's items are read one by one
+            worker = Some(short_digits(&w[..c4 - c3 - 8])?);
+            let p = line[c4 + 1..].strip_prefix(b"partition=")?;
+            partition = Some(short_digits(
+                &p[..upto(next_comma()).len().saturating_sub(c4 + 11)],
+            )?);
+            rest = detail; // as `timeline_event` leaves it: the whole detail
+        } else if !detail.is_empty() {
+            return None;
+        }
+    }
+    let plausible = stamp <= MAX_STAMP_MS
+        && partition.is_none_or(|p| p <= MAX_PARTITION)
+        && worker.is_none_or(|w| w <= MAX_WORKER);
+    if !plausible || (event == EV_SYNTH_START && text::holds_key(rest, b"kind")) {
+        return None;
+    }
+    Some(Event {
+        stamp,
+        event,
+        job_no: jobs.number(job),
+        job: out.keep(job),
+        partition,
+        worker,
+        snap: false,
+        kind: None,
     })
 }
 
@@ -581,7 +683,16 @@ impl Reader {
             self.flush_fragment(out);
         }
         // the common lines, read straight away when no line begins past their head (where
-        // `find_line_start` would look): a TIMELINE line, its head read once, a timing line
+        // `find_line_start` would look): a TIMELINE line, the common one in one pass, another
+        // with its head read once; a timing line
+        if let Some(event) = common_timeline(line, out, &mut self.jobs) {
+            out.items.push(Item::Timeline {
+                line_no,
+                first: Some(event.stamp),
+                event: Some(event),
+            });
+            return;
+        }
         if let Some(head) = timeline_head(line) {
             if !text::holds_marker(&line[head.c3 + 1..]) {
                 self.timeline(line, Some(head), line_no, out);
@@ -855,6 +966,114 @@ mod tests {
             );
         }
         assert!(heads > 20_000, "{heads} lines with a head");
+    }
+
+    #[test]
+    fn the_common_timeline_line_is_read_in_one_pass_as_its_head_reads_it() {
+        let stamps: [&[u8]; 6] = [b"1282", b"0", b"999999999999999999", b"12a", b"", b"7"];
+        let events: [&[u8]; 5] = [
+            b"GPU_START",
+            b"SYNTH_START",
+            b"GPU_END",
+            b"GPU_STAR",
+            b"CHAN_SEND",
+        ];
+        let jobs: [&[u8]; 5] = [
+            b"porep-1-2",
+            b"ps-porep-1000-2-230623",
+            b"",
+            b"a T",
+            b"j\x1b",
+        ];
+        let details: [&[u8]; 16] = [
+            b",partition=",
+            b"partition=",
+            b",worker=",
+            b"worker=",
+            b"3",
+            b"12",
+            b"-1",
+            b" 4",
+            b",kind=snap",
+            b"kind=",
+            b",snap_partition=4",
+            b",gpu_ms=5",
+            b"=",
+            b",",
+            b"9999999",
+            b"x",
+        ];
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let (mut common, mut lines) = (0, 0);
+        for _ in 0..300_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let pick = |shift: u32, n: usize| ((seed >> shift) % n as u64) as usize;
+            let mut line = b"TIMELINE,".to_vec();
+            line.extend_from_slice(stamps[pick(4, 6)]);
+            line.push(b',');
+            line.extend_from_slice(events[pick(8, 5)]);
+            if pick(12, 8) > 0 {
+                line.push(b',');
+                line.extend_from_slice(jobs[pick(15, 5)]);
+            }
+            if pick(60, 2) == 0 {
+                // as the daemon prints them, and near misses
+                let shapes: [&[u8]; 8] = [
+                    b",partition=3",
+                    b",worker=0,partition=5",
+                    b",worker=1,partition=12,gpu_ms=55",
+                    b",partition=4,synth_ms=9",
+                    b",partition=4,kind=x",
+                    b",worker=1,partition=",
+                    b",worker=1",
+                    b"",
+                ];
+                line.extend_from_slice(shapes[pick(18, 8)]);
+            } else {
+                for k in 0..pick(18, 7) {
+                    line.extend_from_slice(details[pick(21 + 4 * k as u32, 16)]);
+                }
+            }
+            if pick(50, 9) == 0 {
+                line.resize(120 + pick(54, 20), b'p'); // around the longest line read so
+            }
+            lines += 1;
+            let (mut fast_out, mut fast_jobs) = (Batch::default(), JobNumbers::default());
+            let Some(fast) = common_timeline(&line, &mut fast_out, &mut fast_jobs) else {
+                assert!(fast_out.text.is_empty() && fast_jobs.numbers.is_empty());
+                continue;
+            };
+            common += 1;
+            // the reading `physical` takes otherwise: the head, no marker past it, the fields
+            let head = timeline_head(&line).expect("a head");
+            assert!(!text::holds_marker(&line[head.c3 + 1..]));
+            let (mut out, mut jobs) = (Batch::default(), JobNumbers::default());
+            let e = timeline_event(&line, Some(head), &mut out, &mut jobs).expect("an event");
+            let show = String::from_utf8_lossy(&line);
+            assert_eq!(
+                (
+                    fast.stamp,
+                    fast.event,
+                    fast.partition,
+                    fast.worker,
+                    fast.snap
+                ),
+                (e.stamp, e.event, e.partition, e.worker, e.snap),
+                "{show}"
+            );
+            assert_eq!(fast_out.get(fast.job), out.get(e.job), "{show}");
+            assert_eq!(
+                (fast.job_no, fast.kind, e.kind),
+                (e.job_no, None, None),
+                "{show}"
+            );
+        }
+        assert!(
+            common > lines / 10,
+            "{common} of {lines} lines read in one pass"
+        );
     }
 
     #[test]

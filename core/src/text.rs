@@ -6,6 +6,7 @@ pub const TIMELINE: &[u8] = b"TIMELINE,";
 
 /// An integer as the daemon prints it (`123`, `-4`, surrounding spaces allowed); `None`
 /// when it is not one or does not fit in 64 bits.
+#[inline]
 pub fn parse_int(raw: &[u8]) -> Option<i64> {
     // most numbers of a log are a few plain digits: no sign, no space, too short to overflow
     if !raw.is_empty() && raw.len() <= 18 {
@@ -13,6 +14,12 @@ pub fn parse_int(raw: &[u8]) -> Option<i64> {
             return Some(v);
         }
     }
+    parse_int_slowly(raw)
+}
+
+/// `parse_int` of what is not a few plain digits.
+#[cold]
+fn parse_int_slowly(raw: &[u8]) -> Option<i64> {
     let s = trim(raw);
     let (neg, digits) = match s.first()? {
         b'-' => (true, &s[1..]),
@@ -34,6 +41,7 @@ pub fn parse_int(raw: &[u8]) -> Option<i64> {
 
 /// The number that `raw` (at most 18 bytes) spells in plain digits, read in one pass (None:
 /// a byte that is not a digit).
+#[inline]
 pub fn plain_digits(raw: &[u8]) -> Option<i64> {
     let mut v = 0i64;
     for &b in raw {
@@ -54,6 +62,44 @@ pub fn parse_ms(raw: &[u8]) -> Option<i64> {
 /// Eight bytes of `bytes` from `at` (which has eight), as one word.
 fn word_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// Whether `a` and `b` are the same bytes, compared a word at a time from their ends (where
+/// the job ids of one log differ) and inline: for the short names compared on every line,
+/// where a call to `bcmp` costs more than the comparison.
+#[inline]
+pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    let mut k = n;
+    while k >= 8 {
+        k -= 8;
+        if word_at(a, k) != word_at(b, k) {
+            return false;
+        }
+    }
+    // the first k (< 8) bytes: the first word covers them
+    k == 0 || word_at(a, 0) == word_at(b, 0)
+}
+
+/// Whether `key=` occurs in `hay`, looked for at each `=` (a line holds a few): a search
+/// for the whole of it costs more to set up than this costs.
+#[inline]
+pub fn holds_key(hay: &[u8], key: &[u8]) -> bool {
+    let mut from = 0;
+    while let Some(eq) = find_byte(&hay[from..], b'=') {
+        let eq = from + eq;
+        if hay[..eq].ends_with(key) {
+            return true;
+        }
+        from = eq + 1;
+    }
+    false
 }
 
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -591,6 +637,52 @@ mod tests {
         assert_eq!(parse_int(b"+7"), Some(7));
         assert_eq!(parse_int(b"-"), None);
         assert_eq!(parse_int(b"1 2"), None);
+    }
+
+    #[test]
+    fn bytes_compared_a_word_at_a_time_are_equal_as_slices_are() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let n = (seed % 40) as usize;
+            let a: Vec<u8> = (0..n)
+                .map(|k| b"ab"[(seed >> (k % 60)) as usize & 1])
+                .collect();
+            let mut b = a.clone();
+            match (seed >> 40) % 4 {
+                0 => {}
+                1 if n > 0 => b[(seed >> 44) as usize % n] ^= 1, // one byte anywhere differs
+                2 => b.push(b'a'),
+                _ => {
+                    b.pop();
+                }
+            }
+            assert_eq!(same_bytes(&a, &b), a == b, "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn a_key_is_found_at_its_equals_sign_as_a_search_finds_it() {
+        let pieces: [&[u8]; 8] = [b"kind", b"=", b"ki", b"nd", b",", b"x", b"kind=", b"=="];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..50_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut hay = Vec::new();
+            for k in 0..(seed % 7) as usize {
+                hay.extend_from_slice(pieces[((seed >> (3 * k + 8)) % 8) as usize]);
+            }
+            let want = memchr::memmem::find(&hay, b"kind=").is_some();
+            assert_eq!(
+                holds_key(&hay, b"kind"),
+                want,
+                "{}",
+                String::from_utf8_lossy(&hay)
+            );
+        }
     }
 
     #[test]
