@@ -137,8 +137,74 @@ fn names_a_kernel_phase_by(body: &[u8], second: &[u8]) -> bool {
         || FINDERS.iter().any(|f| f.find(body).is_some())
 }
 
+/// The number that `rest` begins with (1 to 18 plain digits) and what follows it.
+#[inline]
+fn number_then(rest: &[u8]) -> Option<(i64, &[u8])> {
+    let n = rest
+        .iter()
+        .take(19)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if n == 0 || n > 18 {
+        return None;
+    }
+    Some((crate::text::plain_digits(&rest[..n])?, &rest[n..]))
+}
+
+/// The number after `key` at the start of `rest`, and what follows it.
+#[inline]
+fn keyed_number<'a>(rest: &'a [u8], key: &[u8]) -> Option<(i64, &'a [u8])> {
+    number_then(rest.strip_prefix(key)?)
+}
+
+/// The kernel phases a `gpu_tid=` line names second, by their keys.
+const GPU_TID_STAGES: [(&[u8], i8); 4] = [
+    (b"ntt_msm_h_ms=", STAGE_NTT_MSM),
+    (b"barrier_wait_ms=", STAGE_BARRIER),
+    (b"batch_add_ms=", STAGE_BATCH),
+    (b"tail_msm_ms=", STAGE_TAIL),
+];
+
+/// `classify` of the phase lines as the daemon prints them, read in one pass against their
+/// shapes: `gpu_tid=<n> <phase>_ms=<n>` (then ` gpu_total_ms=<n>` for the tail),
+/// `pre_lock_cpu_ms=<n> mutex_wait_ms=<n>`, `mutex_held_ms=<n>` (then
+/// ` total_start_fn_ms=<n>`). None for any other line, which `classify` reads token by
+/// token.
+fn classify_plain(body: &[u8]) -> Option<Timing> {
+    let (stage, vals, rest) = if let Some(rest) = body.strip_prefix(b"gpu_tid=") {
+        let rest = number_then(rest)?.1.strip_prefix(b" ")?;
+        let (key, stage) = GPU_TID_STAGES.iter().find(|(k, _)| rest.starts_with(k))?;
+        let (v, rest) = number_then(&rest[key.len()..])?;
+        match keyed_number(rest, b" gpu_total_ms=") {
+            Some((total, rest)) if *stage == STAGE_TAIL => (*stage, [Some(v), Some(total)], rest),
+            _ => (*stage, [Some(v), None], rest),
+        }
+    } else if let Some((cpu, rest)) = keyed_number(body, b"pre_lock_cpu_ms=") {
+        let (wait, rest) = keyed_number(rest, b" mutex_wait_ms=")?;
+        (STAGE_LOCK, [Some(cpu), Some(wait)], rest)
+    } else if let Some((held, rest)) = keyed_number(body, b"mutex_held_ms=") {
+        let rest = keyed_number(rest, b" total_start_fn_ms=").map_or(rest, |(_, r)| r);
+        (STAGE_HELD, [Some(held), None], rest)
+    } else {
+        return None;
+    };
+    // the whole line read, its numbers in range (else `classify` says what it is)
+    let in_range = vals.iter().flatten().all(|&v| v <= MAX_DURATION_MS);
+    (rest.is_empty() && in_range).then_some(Timing::Phase(stage, vals))
+}
+
 /// Classify the text after `CUZK_TIMING: ` / `CUZK_NTT_H: `.
 pub fn classify(body: &[u8], ntt_h: bool) -> Timing {
+    if !ntt_h {
+        if let Some(timing) = classify_plain(body) {
+            return timing;
+        }
+    }
+    classify_by_tokens(body, ntt_h)
+}
+
+/// `classify`, the line read token by token.
+fn classify_by_tokens(body: &[u8], ntt_h: bool) -> Timing {
     let head = &body[..body.len().min(6)];
     // a gpu_tid line's tokens are found once, for both questions
     let gpu_tid = (!ntt_h && head == b"gpu_ti").then(|| first_two_tokens(body));
@@ -259,6 +325,82 @@ pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_phase_line_is_classified_as_token_by_token() {
+        let pieces: [&[u8]; 20] = [
+            b"gpu_tid=0",
+            b"gpu_tidx=1",
+            b"ntt_msm_h_ms=1440",
+            b"barrier_wait_ms=0",
+            b"batch_add_ms=655",
+            b"tail_msm_ms=84",
+            b"gpu_total_ms=2624",
+            b"pre_lock_cpu_ms=34",
+            b"mutex_wait_ms=1735",
+            b"mutex_held_ms=2624",
+            b"total_start_fn_ms=2659",
+            b"x=1",
+            b"batch_add_ms=99999999999999999",
+            b"tail_msm_ms=1ms",
+            b"tail_msm_ms=",
+            b"Z=3",
+            b"=5",
+            b"xntt_msm_h_ms=5",
+            b"mutex_wait_ms=-1",
+            b"gpu_total_ms=1000000001",
+        ];
+        let seps: [&[u8]; 6] = [b" ", b" ", b" ", b" ", b"  ", b"\t"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut plain, mut lines) = (0, 0);
+        for _ in 0..300_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut body = Vec::new();
+            for k in 0..1 + (seed % 5) as usize {
+                if k > 0 {
+                    body.extend_from_slice(seps[((seed >> (40 + 2 * k)) % 6) as usize]);
+                }
+                // most lines begin as the phase lines do
+                let first = [0, 1, 7, 9, 8][((seed >> 3) % 5) as usize];
+                let piece = if k == 0 && seed % 5 > 0 {
+                    first
+                } else {
+                    ((seed >> (5 * k + 8)) % 20) as usize
+                };
+                body.extend_from_slice(pieces[piece]);
+            }
+            if (seed >> 60) == 0 {
+                body.push(b' ');
+            }
+            lines += 1;
+            if let Some(t) = classify_plain(&body) {
+                plain += 1;
+                let show = String::from_utf8_lossy(&body);
+                assert_eq!(t, classify_by_tokens(&body, false), "{show}");
+            }
+        }
+        // the lines as the daemon prints them are all read in one pass
+        for body in [
+            &b"gpu_tid=0 tail_msm_ms=84 gpu_total_ms=2624"[..],
+            b"gpu_tid=0 tail_msm_ms=84",
+            b"gpu_tid=1 batch_add_ms=655",
+            b"gpu_tid=0 ntt_msm_h_ms=1440",
+            b"gpu_tid=0 barrier_wait_ms=0",
+            b"pre_lock_cpu_ms=34 mutex_wait_ms=1735",
+            b"mutex_held_ms=2624 total_start_fn_ms=2659",
+            b"mutex_held_ms=2624",
+        ] {
+            let want = classify_by_tokens(body, false);
+            assert!(matches!(want, Timing::Phase(..)));
+            assert_eq!(classify_plain(body), Some(want));
+        }
+        assert!(
+            plain > lines / 100,
+            "{plain} of {lines} lines read in one pass"
+        );
+    }
 
     #[test]
     fn one_pass_reads_every_key_as_a_search_per_key_would() {
