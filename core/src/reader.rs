@@ -457,18 +457,18 @@ fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Optio
     if let Some(c3) = c3 {
         let detail = &line[c3 + 1..];
         let c4 = next_comma();
-        let upto = |c: Option<usize>| &line[..c.unwrap_or(line.len())];
-        if let Some(n) = detail.strip_prefix(b"partition=") {
-            let n = &n[..upto(c4).len().saturating_sub(c3 + 11)];
-            partition = Some(short_digits(n)?);
+        // the text from `from` to the comma `c` (or the line's end)
+        let upto = |from: usize, c: Option<usize>| &line[from..c.unwrap_or(line.len())];
+        if detail.starts_with(b"partition=") {
+            partition = Some(short_digits(upto(c3 + 11, c4))?);
             rest = c4.map_or(b"", |c| &line[c + 1..]);
-        } else if let Some(w) = detail.strip_prefix(b"worker=") {
+        } else if detail.starts_with(b"worker=") {
             let c4 = c4?; // worker=<n> alone: the detail's items are read one by one
-            worker = Some(short_digits(&w[..c4 - c3 - 8])?);
-            let p = line[c4 + 1..].strip_prefix(b"partition=")?;
-            partition = Some(short_digits(
-                &p[..upto(next_comma()).len().saturating_sub(c4 + 11)],
-            )?);
+            worker = Some(short_digits(upto(c3 + 8, Some(c4)))?);
+            if !line[c4 + 1..].starts_with(b"partition=") {
+                return None;
+            }
+            partition = Some(short_digits(upto(c4 + 11, next_comma()))?);
             rest = detail; // as `timeline_event` leaves it: the whole detail
         } else if !detail.is_empty() {
             return None;
