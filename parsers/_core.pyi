@@ -19,6 +19,7 @@ __all__ = [
     "busy_split",
     "first_free_rows",
     "gap_rows_json",
+    "lane_segments",
     "numpy_api",
     "proof_rows_json",
     "reconstruct_segments",
@@ -128,6 +129,15 @@ def numpy_api() -> None:
 def first_free_rows(
     starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], touching: bool = True
 ) -> npt.NDArray[np.int64]: ...
+def lane_segments(
+    members: npt.NDArray[np.int64],
+    seg_offsets: npt.NDArray[np.int64],
+    seg_start: npt.NDArray[np.float64],
+    seg_end: npt.NDArray[np.float64],
+    seg_phase: npt.NDArray[np.int8],
+) -> tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.int8], npt.NDArray[np.int32]
+]: ...
 def worker_sums(
     gpu_start: npt.NDArray[np.float64],
     gpu_end: npt.NDArray[np.float64],

@@ -445,6 +445,8 @@ def _lanes(rows: Rows, before: dict[int, F64] | None = None) -> Laid:
     last interval is drawn to then (for the rows after these)."""
     t = rows.table
     started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
+    c = np.ascontiguousarray
+    segment_columns = (c(t.seg_offsets), c(t.seg_start), c(t.seg_end), c(t.seg_phase))
     lanes: dict[tuple[int, int], Lane] = {}
     ends: dict[int, F64] = {}
     for w, idx in groups_of(t.worker, started.astype(np.int64)):
@@ -470,22 +472,9 @@ def _lanes(rows: Rows, before: dict[int, F64] | None = None) -> Laid:
             members = idx[row_of == r]
             if len(members) == 0:
                 continue
-            lo, hi = t.seg_offsets[members], t.seg_offsets[members + 1]
-            lens = hi - lo
-            seg = np.repeat(lo - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-            lanes[(int(w), r)] = Lane(
-                max(g, 0),
-                int(w),
-                r,
-                (
-                    Segments(
-                        t.seg_start[seg],
-                        t.seg_end[seg],
-                        t.seg_phase[seg],
-                        np.repeat(members, lens).astype(np.int32),
-                    ),
-                ),
-            )
+            # each member's segments, one member after another (one pass in the core)
+            segments = Segments(*_core.lane_segments(members, *segment_columns))
+            lanes[(int(w), r)] = Lane(max(g, 0), int(w), r, (segments,))
     if before is not None:
         for w, held in before.items():
             ends.setdefault(w, held)

@@ -620,3 +620,30 @@ def test_rows_split_are_never_held_beside_their_parts(monkeypatch: pytest.Monkey
             whole.take(keep)
             assert alive_at_table == [len(refs)]
             del whole
+
+
+@pytest.mark.parametrize("seed", [1, 8, 21])
+def test_a_lane_holds_its_intervals_segments_as_the_table_has_them(seed: int) -> None:
+    """Each lane's segments are those of its intervals, one interval after another, each
+    interval's as the table holds them (the core gathers them in one pass); every segment
+    of a started interval of a worker is on exactly one of its lanes."""
+    _, data = simulate(SimConfig(seed=seed, proofs=30, concurrency=4, gw=2, fail=0.05))
+    model = build(data)
+    t = model.parts
+    seen: list[int] = []
+    for lane in model.lanes:
+        s = lane.segments
+        members = list(dict.fromkeys(s.partition.tolist()))  # in the lane's order
+        for i in members:
+            assert int(t.worker[i]) == lane.worker
+        lo = t.seg_offsets[np.array(members)]
+        hi = t.seg_offsets[np.array(members) + 1]
+        idx = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+        assert np.array_equal(s.starts, t.seg_start[idx])
+        assert np.array_equal(s.ends, t.seg_end[idx])
+        assert np.array_equal(s.phases, t.seg_phase[idx])
+        assert s.partition.dtype == np.int32
+        seen.extend(members)
+    started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
+    with_segments = [int(i) for i in started if t.seg_offsets[i + 1] > t.seg_offsets[i]]
+    assert sorted(seen) == sorted(with_segments)

@@ -231,9 +231,81 @@ pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
     out
 }
 
+/// The segments of some records, one after another (a Gantt lane's).
+#[derive(Debug, Default, PartialEq)]
+pub struct Gathered {
+    pub start: Vec<f64>,
+    pub end: Vec<f64>,
+    pub phase: Vec<i8>,
+    /// Each segment's record.
+    pub part: Vec<i32>,
+}
+
+/// The segments of records `members`, in their order, each record's in its own order: a
+/// record `i`'s are `offsets[i]..offsets[i + 1]` of `start`, `end` and `phase`. None when a
+/// record or a segment is not there (the columns do not go together), or a record's number
+/// does not fit an i32.
+pub fn gather(
+    members: &[i64],
+    offsets: &[i64],
+    start: &[f64],
+    end: &[f64],
+    phase: &[i8],
+) -> Option<Gathered> {
+    let bounds = |i: i64| -> Option<(usize, usize)> {
+        let i = usize::try_from(i).ok()?;
+        let lo = usize::try_from(*offsets.get(i)?).ok()?;
+        let hi = usize::try_from(*offsets.get(i + 1)?).ok()?;
+        (lo <= hi && hi <= start.len().min(end.len()).min(phase.len())).then_some((lo, hi))
+    };
+    let mut total = 0usize;
+    for &i in members {
+        let (lo, hi) = bounds(i)?;
+        i32::try_from(i).ok()?;
+        total += hi - lo;
+    }
+    let mut out = Gathered {
+        start: Vec::with_capacity(total),
+        end: Vec::with_capacity(total),
+        phase: Vec::with_capacity(total),
+        part: Vec::with_capacity(total),
+    };
+    for &i in members {
+        let (lo, hi) = bounds(i)?;
+        out.start.extend_from_slice(&start[lo..hi]);
+        out.end.extend_from_slice(&end[lo..hi]);
+        out.phase.extend_from_slice(&phase[lo..hi]);
+        out.part.resize(out.part.len() + (hi - lo), i as i32);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lane_gathers_its_records_segments_in_order() {
+        let offsets = [0i64, 2, 2, 5];
+        let start = [0.0, 1.0, 10.0, 11.0, 12.0];
+        let end = [1.0, 2.0, 11.0, 12.0, 13.0];
+        let phase = [1i8, 2, 3, 4, 5];
+        let g = gather(&[2, 0, 1], &offsets, &start, &end, &phase).expect("gathered");
+        assert_eq!(g.start, [10.0, 11.0, 12.0, 0.0, 1.0]);
+        assert_eq!(g.end, [11.0, 12.0, 13.0, 1.0, 2.0]);
+        assert_eq!(g.phase, [3, 4, 5, 1, 2]);
+        assert_eq!(g.part, [2, 2, 2, 0, 0]);
+        assert_eq!(
+            gather(&[], &offsets, &start, &end, &phase),
+            Some(Gathered::default())
+        );
+        // a record or segment that is not there: nothing, never a panic
+        for members in [&[3i64][..], &[-1], &[0, 7]] {
+            assert_eq!(gather(members, &offsets, &start, &end, &phase), None);
+        }
+        assert_eq!(gather(&[2], &offsets, &start[..4], &end, &phase), None);
+        assert_eq!(gather(&[0], &[2, 1], &start, &end, &phase), None);
+    }
 
     fn one(values: &[(&str, f64)], now: f64, failed: Option<f64>) -> Segments {
         let cols: Vec<Vec<f64>> = col::FLOAT_FIELDS

@@ -29,6 +29,43 @@ pub(super) fn first_free_rows<'py>(
     ))
 }
 
+/// A lane's segments: start, end, phase, record.
+pub(super) type LaneArrays<'py> = (
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<i8>>,
+    Bound<'py, PyArray1<i32>>,
+);
+
+/// The segments of records `members`, in their order (see `segments::gather`), read without
+/// the GIL. Raises ValueError when the columns do not go together.
+#[pyfunction]
+pub(super) fn lane_segments<'py>(
+    py: Python<'py>,
+    members: PyReadonlyArray1<'py, i64>,
+    seg_offsets: PyReadonlyArray1<'py, i64>,
+    seg_start: PyReadonlyArray1<'py, f64>,
+    seg_end: PyReadonlyArray1<'py, f64>,
+    seg_phase: PyReadonlyArray1<'py, i8>,
+) -> PyResult<LaneArrays<'py>> {
+    let (m, o) = (members.as_slice()?, seg_offsets.as_slice()?);
+    let (s, e, k) = (
+        seg_start.as_slice()?,
+        seg_end.as_slice()?,
+        seg_phase.as_slice()?,
+    );
+    let gathered = py.detach(|| guarded(|| crate::segments::gather(m, o, s, e, k)))?;
+    let g = gathered.ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err("a record or a segment is not in the columns")
+    })?;
+    Ok((
+        PyArray1::from_vec(py, g.start),
+        PyArray1::from_vec(py, g.end),
+        PyArray1::from_vec(py, g.phase),
+        PyArray1::from_vec(py, g.part),
+    ))
+}
+
 pub(super) type WorkerSumArrays<'py> = (
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<i64>>,

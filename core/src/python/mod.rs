@@ -109,6 +109,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scanner::Scanner>()?;
     m.add_function(wrap_pyfunction!(numpy_api, m)?)?;
     m.add_function(wrap_pyfunction!(functions::first_free_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::lane_segments, m)?)?;
     m.add_function(wrap_pyfunction!(functions::reconstruct_segments, m)?)?;
     m.add_function(wrap_pyfunction!(functions::proof_rows_json, m)?)?;
     m.add_function(wrap_pyfunction!(functions::gap_rows_json, m)?)?;
