@@ -23,6 +23,7 @@ __all__ = [
     "numpy_api",
     "proof_rows_json",
     "reconstruct_segments",
+    "release_free_memory",
     "worker_sums",
 ]
 
@@ -125,6 +126,9 @@ class Scanner:
 
 def numpy_api() -> None:
     """Load numpy's C API, raising what loading it raised (an interrupt, a signal's exit)."""
+
+def release_free_memory() -> None:
+    """Give the memory the core's allocator holds freed back to the system."""
 
 def first_free_rows(
     starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], touching: bool = True

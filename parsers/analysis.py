@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
+from parsers import _core
 from parsers.assembly import Listed, assemble, facts_of, live_facts, proof_table_of
 from parsers.later import Later
 from parsers.model import (
@@ -301,6 +302,8 @@ class LiveAnalysis:
         # every record's rows are let go as they are split: never held beside both parts
         del every, t
         rows, live = split_rows(held, settled)
+        # the core's arrays let go (the segments) go back to the system before the piece's
+        _core.release_free_memory()
         bounds = {g: (-np.inf, f) for g, f in seams.items()}
         piece = make_piece(rows, window=Window(bounds, None, EMPTY_I, {}))
         r = rows.table

@@ -44,6 +44,13 @@ fn numpy_api(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
+/// Give the memory the core's allocator holds freed back to the system (columns the core
+/// handed over and Python let go of are freed into it, not to the system).
+#[pyfunction]
+fn release_free_memory(py: Python<'_>) {
+    py.detach(crate::release_free_memory);
+}
+
 /// Numpy copies of every column, by name: (float64, int64 columns).
 fn column_dicts<'py>(
     py: Python<'py>,
@@ -108,6 +115,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scanner::RunFacts>()?;
     m.add_class::<scanner::Scanner>()?;
     m.add_function(wrap_pyfunction!(numpy_api, m)?)?;
+    m.add_function(wrap_pyfunction!(release_free_memory, m)?)?;
     m.add_function(wrap_pyfunction!(functions::first_free_rows, m)?)?;
     m.add_function(wrap_pyfunction!(functions::lane_segments, m)?)?;
     m.add_function(wrap_pyfunction!(functions::reconstruct_segments, m)?)?;
