@@ -36,14 +36,12 @@ pub fn mask16<const N: usize>(hay: &[u8], at: usize, bytes: [u8; N]) -> u32 {
 /// gathered into the mask.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn mask16_portable<const N: usize>(block: &[u8; 16], bytes: [u8; N]) -> u32 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     let mut mask = 0u32;
     for (half, word) in block.chunks_exact(8).enumerate() {
         let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
         let mut zeros = 0u64;
         for b in bytes {
-            let v = w ^ u64::from_ne_bytes([b; 8]);
-            zeros |= !(((v & LOW7) + LOW7) | v | LOW7); // the high bit of each zero byte
+            zeros |= crate::text::zero_bytes(w ^ u64::from_ne_bytes([b; 8]));
         }
         // the eight high bits, into the low byte (no carry crosses a byte)
         let bits = ((zeros >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;

@@ -105,7 +105,7 @@ pub fn holds_key(hay: &[u8], key: &[u8]) -> bool {
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 
 /// The high bit of each zero byte of `v`, exactly (no carry crosses a byte).
-fn zero_bytes(v: u64) -> u64 {
+pub(crate) fn zero_bytes(v: u64) -> u64 {
     !(((v & LOW7) + LOW7) | v | LOW7)
 }
 
