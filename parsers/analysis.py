@@ -302,7 +302,8 @@ class LiveAnalysis:
         # every record's rows are let go as they are split: never held beside both parts
         del every, t
         rows, live = split_rows(held, settled)
-        # the core's arrays let go (the segments) go back to the system before the piece's
+        # the core's arrays let go (the segments) go back to the system before the piece
+        # is made
         _core.release_free_memory()
         bounds = {g: (-np.inf, f) for g, f in seams.items()}
         piece = make_piece(rows, window=Window(bounds, None, EMPTY_I, {}))

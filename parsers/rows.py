@@ -198,11 +198,7 @@ class Rows:
         """The rows where `keep` is True, in their order."""
         idx = np.flatnonzero(keep)
         t = self.table
-        seg_keep = keep[self.seg_part]
-        new_row = np.cumsum(keep) - 1
-        seg_part = new_row[self.seg_part[seg_keep]]
-        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(seg_part, minlength=len(idx)), out=offsets[1:])
+        seg_keep, seg_part, offsets = _kept_segments(keep, self.seg_part)
         table = PartitionTable(
             jobs=t.jobs,
             kinds=t.kinds,
@@ -220,6 +216,19 @@ class Rows:
             self.index[idx],
             {k: v[idx] for k, v in self.floats.items()},
         )
+
+
+def _kept_segments(
+    keep: npt.NDArray[np.bool_], seg_part: I64
+) -> tuple[npt.NDArray[np.bool_], I64, I64]:
+    """Of the segments of rows `seg_part`, those of the rows where `keep` is True: which they
+    are, each one's row among the kept rows, and where each kept row's segments begin."""
+    seg_keep = keep[seg_part]
+    part = (np.cumsum(keep) - 1)[seg_part[seg_keep]]
+    kept = int(np.count_nonzero(keep))
+    offsets = np.zeros(kept + 1, dtype=np.int64)
+    np.cumsum(np.bincount(part, minlength=kept), out=offsets[1:])
+    return seg_keep, part, offsets
 
 
 def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Rows]:
@@ -240,18 +249,9 @@ def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Row
     drawn_end, failed_end, index = whole.drawn_end, whole.failed_end, whole.index
     seg_of = whole.seg_part
     del whole, t
-    rest = ~keep
-    picks = (np.flatnonzero(keep), np.flatnonzero(rest))
-    seg_keep = keep[seg_of]
-    segs = (seg_keep, ~seg_keep)
-    # each part's row of a segment, and where each part's rows' segments begin
-    seg_parts, offsets = [], []
-    for mask, seg_mask, idx in zip((keep, rest), segs, picks, strict=True):
-        part = (np.cumsum(mask) - 1)[seg_of[seg_mask]]
-        at = np.zeros(len(idx) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(part, minlength=len(idx)), out=at[1:])
-        seg_parts.append(part)
-        offsets.append(at)
+    picks = (np.flatnonzero(keep), np.flatnonzero(~keep))
+    kept, rest = _kept_segments(keep, seg_of), _kept_segments(~keep, seg_of)
+    segs, seg_parts, offsets = (kept[0], rest[0]), (kept[1], rest[1]), (kept[2], rest[2])
     del seg_of
     halves: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] = ({}, {})
     float_halves: tuple[dict[str, F64], dict[str, F64]] = ({}, {})
