@@ -1,7 +1,8 @@
 //! Where given bytes are in a block of sixteen, as a bit mask: SSE2 on x86_64 (part of every
-//! x86_64 target: no detection at run time), two words at a time elsewhere. The scan looks for newlines
-//! and for the bytes a daemon line can begin with on every line of a log; a search set up
-//! per line (memchr's) costs more than the search itself on lines of a few dozen bytes.
+//! x86_64 target: no detection at run time), two words at a time elsewhere. The scan looks
+//! for newlines and for the bytes a daemon line can begin with on every line of a log; a
+//! search set up per line (memchr's) costs more than the search itself on lines of a few
+//! dozen bytes.
 
 /// Bit k of the result: byte k of the sixteen at `at` is one of `bytes`. `hay` has sixteen
 /// bytes from `at`.
@@ -122,13 +123,7 @@ impl Iterator for EachByte<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn xorshift(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
-    }
+    use crate::xorshift;
 
     /// Bytes drawn from a few, `newline` among them one time in `every`.
     fn hay(seed: &mut u64, n: usize, every: u64) -> Vec<u8> {

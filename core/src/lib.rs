@@ -24,6 +24,15 @@ pub mod trackevent;
 #[cfg(feature = "python")]
 mod python;
 
+/// The next number of a xorshift sequence: the choices of the tests' generated inputs.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
 /// The scan makes and drops many small allocations (the attributor's ways): mimalloc makes
 /// them cheap.
 #[global_allocator]

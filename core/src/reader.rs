@@ -417,16 +417,6 @@ fn comma_and_marker_masks(line: &[u8]) -> (u128, u128) {
     (commas, markers)
 }
 
-/// The digits of `raw` as a number, 1 to 18 of them and nothing else (None: anything else,
-/// which `parse_int` may still read).
-#[inline]
-fn short_digits(raw: &[u8]) -> Option<i64> {
-    if raw.is_empty() || raw.len() > 18 {
-        return None;
-    }
-    text::plain_digits(raw)
-}
-
 /// The common TIMELINE line read in one pass: `TIMELINE,<stamp>,<EVENT>,<job>` then nothing,
 /// `,partition=<n>...` or `,worker=<n>,partition=<n>...` (plain numbers), no line beginning
 /// past its head, no `kind=` to keep. What `timeline_event` gives it, where that reading
@@ -445,7 +435,7 @@ fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Optio
     next_comma(); // TIMELINE's own
     let c1 = next_comma()?;
     let c2 = next_comma()?;
-    let stamp = short_digits(&line[TIMELINE.len()..c1])?;
+    let stamp = text::short_number(&line[TIMELINE.len()..c1])?;
     let event = event_number(&line[c1 + 1..c2])?;
     if markers >> c2 >> 1 != 0 {
         return None; // a line may begin past the head: `physical` looks
@@ -460,15 +450,15 @@ fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Optio
         // the text from `from` to the comma `c` (or the line's end)
         let upto = |from: usize, c: Option<usize>| &line[from..c.unwrap_or(line.len())];
         if detail.starts_with(b"partition=") {
-            partition = Some(short_digits(upto(c3 + 11, c4))?);
+            partition = Some(text::short_number(upto(c3 + 11, c4))?);
             rest = c4.map_or(b"", |c| &line[c + 1..]);
         } else if detail.starts_with(b"worker=") {
             let c4 = c4?; // worker=<n> alone: the detail's items are read one by one
-            worker = Some(short_digits(upto(c3 + 8, Some(c4)))?);
+            worker = Some(text::short_number(upto(c3 + 8, Some(c4)))?);
             if !line[c4 + 1..].starts_with(b"partition=") {
                 return None;
             }
-            partition = Some(short_digits(upto(c4 + 11, next_comma()))?);
+            partition = Some(text::short_number(upto(c4 + 11, next_comma()))?);
             rest = detail; // as `timeline_event` leaves it: the whole detail
         } else if !detail.is_empty() {
             return None;
@@ -857,14 +847,7 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The next of a xorshift sequence: the generated lines' choices.
-    fn xorshift(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
-    }
+    use crate::xorshift;
 
     #[test]
     fn the_words_of_a_stdout_line_are_found_as_searches_find_them() {

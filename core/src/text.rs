@@ -9,12 +9,17 @@ pub const TIMELINE: &[u8] = b"TIMELINE,";
 #[inline]
 pub fn parse_int(raw: &[u8]) -> Option<i64> {
     // most numbers of a log are a few plain digits: no sign, no space, too short to overflow
-    if !raw.is_empty() && raw.len() <= 18 {
-        if let Some(v) = plain_digits(raw) {
-            return Some(v);
-        }
+    short_number(raw).or_else(|| parse_int_slowly(raw))
+}
+
+/// The number that `raw` spells in 1 to 18 plain digits and nothing else (None: anything
+/// else, which `parse_int` may still read).
+#[inline]
+pub fn short_number(raw: &[u8]) -> Option<i64> {
+    if raw.is_empty() || raw.len() > 18 {
+        return None;
     }
-    parse_int_slowly(raw)
+    plain_digits(raw)
 }
 
 /// `parse_int` of what is not a few plain digits.
@@ -643,9 +648,7 @@ mod tests {
     fn bytes_compared_a_word_at_a_time_are_equal_as_slices_are() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..200_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            crate::xorshift(&mut seed);
             let n = (seed % 40) as usize;
             let a: Vec<u8> = (0..n)
                 .map(|k| b"ab"[(seed >> (k % 60)) as usize & 1])
@@ -668,9 +671,7 @@ mod tests {
         let pieces: [&[u8]; 8] = [b"kind", b"=", b"ki", b"nd", b",", b"x", b"kind=", b"=="];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..50_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            crate::xorshift(&mut seed);
             let mut hay = Vec::new();
             for k in 0..(seed % 7) as usize {
                 hay.extend_from_slice(pieces[((seed >> (3 * k + 8)) % 8) as usize]);

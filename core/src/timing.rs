@@ -145,10 +145,7 @@ fn number_then(rest: &[u8]) -> Option<(i64, &[u8])> {
         .take(19)
         .take_while(|b| b.is_ascii_digit())
         .count();
-    if n == 0 || n > 18 {
-        return None;
-    }
-    Some((crate::text::plain_digits(&rest[..n])?, &rest[n..]))
+    Some((crate::text::short_number(&rest[..n])?, &rest[n..]))
 }
 
 /// The number after `key` at the start of `rest`, and what follows it.
@@ -354,9 +351,7 @@ mod tests {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let (mut plain, mut lines) = (0, 0);
         for _ in 0..300_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            crate::xorshift(&mut seed);
             let mut body = Vec::new();
             for k in 0..1 + (seed % 5) as usize {
                 if k > 0 {
