@@ -27,7 +27,7 @@ from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
 from tui.inspector import InspectorScreen
 from tui.logpane import LogPaneScreen
-from tui.screens import AskScreen, FindScreen
+from tui.screens import AskScreen, FindScreen, HelpScreen
 
 # every key a screen binds (q and ctrl+c, which quit, come last, on purpose)
 BOUND_KEYS = [
@@ -415,6 +415,55 @@ async def test_keys_typed_after_the_enter_that_closes_the_find_box_go_below_it()
     looked for the job id with a `q` after it). The keys after `enter` wait until the box
     has closed, and go where they would have gone had they been typed then."""
     await _find_then_quit()
+
+
+def _helps_opened(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item per help window mounted from now on."""
+    opened: list[int] = []
+    mount = HelpScreen.on_mount
+
+    def counted(screen: HelpScreen) -> None:
+        opened.append(1)
+        mount(screen)
+
+    monkeypatch.setattr(HelpScreen, "on_mount", counted)
+    return opened
+
+
+async def test_q_after_keys_held_down_quits_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`?` held down (a hundred of them) then `q`: the `q` waited for the help to open and
+    close fifty times (7.8 s), though nothing those keys open could take it as text. It
+    quits at once, the keys held before it dropped."""
+    opened = _helps_opened(monkeypatch)
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in [*["question_mark"] * 100, "q"]:
+            app.post_message(_key(key))
+        assert await _quits(app), app.screen_stack
+    assert len(opened) <= 1, len(opened)  # the first may have opened
+
+
+@pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])
+async def test_q_after_held_keys_that_may_open_a_box_waits_its_turn(
+    monkeypatch: pytest.MonkeyPatch, box_key: str
+) -> None:
+    """`? ?`, then `/` (or the palette's ctrl+p) and `q` in one burst: the `q` is the box's
+    text, as had the keys been typed slowly; it does not quit. (A ctrl+p handed out from a
+    hold let the `q` after it reach the Gantt before the palette was up: the app quit as the
+    palette mounted, with a NoMatches traceback. The keys after ctrl+p wait for its input.)"""
+    opened = _helps_opened(monkeypatch)
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key in [_key("question_mark"), _key("question_mark"), _key(box_key), _key("q")]:
+            app.post_message(key)
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not (isinstance(app.focused, Input) and app.focused.value == "q"):
+            assert app.return_code is None, "q quit"
+            assert time.monotonic() < deadline, (app.screen_stack, app.focused)
+            await pilot.pause(0.01)
+        assert len(opened) == 1
 
 
 async def _gap_after(keys: list[list[events.Key]]) -> tuple[object, object]:

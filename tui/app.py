@@ -78,6 +78,9 @@ WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
 }
 # keys that close a text box: the keys typed after them are not the box's
 CLOSING_KEYS = ("enter", "escape")
+# keys that may open a text box (`/` on the Gantt and in the log pane, `:` there, the
+# palette, whose commands may ask for text): a `q` typed after one may be text
+BOX_KEYS = frozenset({"slash", "colon", "ctrl+p"})
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
@@ -179,13 +182,14 @@ class CuzkApp(App[None]):
         self._ending = False  # exit() was called: no window opens any more, no key is acted on
         # keys typed faster than the app answers, held until what they were typed for is up
         # (None: none held): after a key that asks for a text box (`/` on the Gantt, `/`
-        # and `:` in the log pane), until the box has the focus, else they reach what is
-        # below as commands (`/jobng`: n steps a gap, g opens the gap list); after a key
-        # that opens a window (WINDOW_KEYS), until its widget has the focus; after the key
+        # and `:` in the log pane, ctrl+p: the palette), until the box has the focus, else they
+        # reach what is below as commands (`/jobng`: n steps a gap, g opens the gap list); after
+        # a key that opens a window (WINDOW_KEYS), until its widget has the focus; after the key
         # that closes a box, until it has closed, else they are typed into it
         self._held_keys: list[events.Key | events.Paste] | None = None
         self._hold_ready: Callable[[], bool] = bool
         self._hold_window: type[Screen[Any]] | None = None  # the window the keys wait for
+        self._hold_for_box = False  # the keys wait for a text box, which may take a `q`
         self._hold_polls_left = 0  # looks the hold may still make before it gives up
         self._releasing = 0  # hand-outs of held keys under way (one may start in another)
         self._hold_timer: Timer | None = None  # looks whether the hold is over
@@ -323,8 +327,10 @@ class CuzkApp(App[None]):
 
         `esc` and a key typed together come as alt and the key: they are the two keys.
         Keys typed ahead (faster than the app answers) are held for what an earlier key
-        asked for: after `/`, `L`, `g` or `?`, until the box or the window is up; after a
-        key that closes a box or a window (`enter`, `escape`), until it has closed."""
+        asked for: after `/`, ctrl+p, `L`, `g` or `?`, until the box or the window is up; after a
+        key that closes a box or a window (`enter`, `escape`), until it has closed. A `q`
+        that no box can take quits at once, the keys held before it dropped (`?` held down
+        for a while would otherwise open and close the help once a key before it quits)."""
         if isinstance(event, events.Key | events.Paste) and (self._ending or not self.screen_stack):
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
@@ -338,6 +344,9 @@ class CuzkApp(App[None]):
             held.append(events.Paste(event.text))  # a paste after the `/`: for the box too
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
+            if held is not None and event.key == "q" and self._quits_past(held):
+                self.exit()
+                return
             if held is not None and event.key != "ctrl+c":
                 held.append(events.Key(event.key, event.character))
                 return
@@ -355,9 +364,9 @@ class CuzkApp(App[None]):
                 await super().on_event(event)  # the box or the window is asked for
                 if window is not None:
                     self._hold(lambda: self._window_up(window), window)
-                else:  # the find box is a window; the log pane's prompt is not
-                    box = None if isinstance(self.screen, LogPaneScreen) else FindScreen
-                    self._hold(lambda: isinstance(self.focused, Input), box)
+                else:
+                    box = self._box_window(event.key)
+                    self._hold(lambda: isinstance(self.focused, Input), box, for_box=True)
                 return
         await super().on_event(event)
 
@@ -366,12 +375,34 @@ class CuzkApp(App[None]):
         """Keys typed ahead wait for a box or a window to open or close."""
         return self._held_keys is not None or self._releasing > 0
 
+    def _quits_past(self, held: Sequence[events.Key | events.Paste]) -> bool:
+        """A `q` typed after the keys `held` would quit when its turn came: no text box has
+        the keys or is waited for, and none of them may open one (or is a paste, for one)."""
+        return (
+            not self._hold_for_box
+            and not isinstance(self.focused, Input)
+            and all(isinstance(k, events.Key) and k.key not in BOX_KEYS for k in held)
+        )
+
     def _asks_for_a_box(self, key: str) -> bool:
         """`key` asks for a text box, the keys after it to be typed in it: `/` on the Gantt
-        (the find box), `/` and `:` in the log pane (its prompt)."""
+        (the find box), `/` and `:` in the log pane (its prompt), the palette's key on any
+        screen (its input)."""
+        if key == self.COMMAND_PALETTE_BINDING:
+            return (
+                self.use_command_palette
+                and not isinstance(self.focused, Input)
+                and not isinstance(self.screen, CommandPalette)
+            )
         if isinstance(self.screen, LogPaneScreen):
             return key in ("slash", "colon") and not isinstance(self.focused, Input)
         return key == "slash" and self._on_gantt()
+
+    def _box_window(self, key: str) -> type[Screen[Any]] | None:
+        """The window of the box `key` asks for (None: the log pane's prompt, in the pane)."""
+        if key == self.COMMAND_PALETTE_BINDING:
+            return CommandPalette
+        return None if isinstance(self.screen, LogPaneScreen) else FindScreen
 
     def _closes_something(self, key: str) -> bool:
         """`key` closes the text box that has the focus (`enter`, `escape`) or the window on
@@ -418,12 +449,15 @@ class CuzkApp(App[None]):
         window: type[Screen[Any]] | None,
         keys: Sequence[events.Key | events.Paste] = (),
         polls: int = HOLD_POLLS,
+        for_box: bool = False,
     ) -> None:
         """Hold the keys typed from now (after `keys`) until `ready()`, or `polls` looks at
-        most (`window`: the window they wait for; another opening first ends the hold)."""
+        most (`window`: the window they wait for; another opening first ends the hold;
+        `for_box`: it is a text box's)."""
         self._held_keys = list(keys)
         self._hold_ready = ready
         self._hold_window = window
+        self._hold_for_box = for_box
         self._hold_polls_left = polls
         # never held for good; stopped once released, so it cannot end a later hold (a
         # timer skips the ticks a stalled loop missed: a stall costs the hold one look)
@@ -460,6 +494,7 @@ class CuzkApp(App[None]):
         be up, as after the key that opens that window; OPEN_POLLS looks for it to open
         (a command that opens none: the keys go where they would)."""
         if event.option_selected and self._held_keys is not None:
+            self._hold_for_box = True  # the command may ask for text (what if…)
             self._hold_window = SafeModal
             self._hold_ready = lambda: self._window_up(SafeModal)
             self._hold_polls_left = OPEN_POLLS
