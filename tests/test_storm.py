@@ -623,6 +623,43 @@ async def test_keys_typed_after_the_palettes_enter_wait_for_the_window_it_opens(
     assert await _palette(command, keys, paced=False) == paced
 
 
+async def _palette_enter(first: str | None, text: str, paced: bool) -> tuple[object, ...]:
+    """ctrl+p (after `first`), then `text` and `enter` (`paced`: a key at a time, each
+    answered): the app's return code, the windows open, whether the busy split shows."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        if first is not None:
+            app.post_message(_key(first))
+            await pilot.pause(0.3)
+        app.post_message(events.Key("ctrl+p", None))
+        await pilot.pause(0.3)
+        for key in [*_typed(text), events.Key("enter", "\r")]:
+            app.post_message(key)
+            if paced:
+                await pilot.pause(0.2)
+        for _ in range(5):
+            await pilot.pause(0.1)
+        stack = [type(s).__name__ for s in app.screen_stack]
+        return app.return_code, stack, app.show_breakdown
+
+
+@pytest.mark.parametrize(
+    ("first", "text"), [(None, "zzzz"), ("g", "gap list"), (None, "busy"), ("g", "quit")]
+)
+async def test_the_palettes_enter_typed_with_its_text_acts_on_that_text(
+    first: str | None, text: str
+) -> None:
+    """The palette's text and `enter` in one burst: the `enter` chose from the list of an
+    earlier text, still shown while the palette looked for the text's commands. `zzzz`
+    (no command) ran the busy split, the first listed for `z`; `gap list` in the gap list
+    (where the palette offers fewer commands) quit the app. It acts as typed slowly now."""
+    paced = await _palette_enter(first, text, paced=True)
+    assert await _palette_enter(first, text, paced=False) == paced
+    if text in ("zzzz", "gap list"):
+        assert paced[0] is None and paced[1][-1] == "ListedPalette", paced  # no match
+
+
 async def test_the_escape_that_stops_the_log_panes_search_holds_no_key(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -276,6 +276,13 @@ class CuzkApp(App[None]):
             return filters
         return [*filters, self._no_color]
 
+    def action_command_palette(self) -> None:
+        """Open the command palette (one whose `enter` waits for its list: ListedPalette)."""
+        from tui.commands import ListedPalette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            self.push_screen(ListedPalette())
+
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal; on POSIX terminals one that survives a hang-up."""
         driver = super().get_driver_class()

@@ -1,4 +1,5 @@
-"""The command palette's own entries: copy an id (OSC 52), the comparison, the visible export."""
+"""The command palette, and its own entries: copy an id (OSC 52), the comparison, the visible
+export."""
 
 from __future__ import annotations
 
@@ -6,7 +7,11 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import SystemCommand
+from textual.command import CommandPalette
+from textual.widgets import Input
+from textual.worker import Worker
 
 from parsers.durations import counted
 from parsers.export import write_trace
@@ -15,6 +20,39 @@ from parsers.writing import safe_stem, write_new
 
 if TYPE_CHECKING:
     from tui.app import CuzkApp
+
+
+class ListedPalette(CommandPalette):
+    """Textual's command palette, whose `enter` waits for the list of what was typed.
+
+    The palette looks for the commands that match its text on a worker, started again at
+    each key. An `enter` typed before that worker ended chose from the list of an earlier
+    text: `zzzz enter` ran the command first listed for `z` (the busy split), and `gap list
+    enter` typed fast in the gap list, where the palette offers fewer commands, quit the app.
+    Such an `enter` is acted on once the list is the text's.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="--command-palette")  # as Textual's own opens it
+        self._enter_waits = False
+
+    def _listing(self) -> bool:
+        """The commands matching the text are still being looked for."""
+        group = self._GATHER_COMMANDS_GROUP
+        return any(w.node is self and w.group == group and not w.is_finished for w in self.workers)
+
+    @on(Input.Submitted)
+    def _enter_once_listed(self, event: Input.Submitted) -> None:
+        if self._listing():
+            event.stop()
+            event.prevent_default()  # Textual's own handler acts once the list is made
+            self._enter_waits = True
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A look for commands ended: an `enter` that waited for it is acted on."""
+        if self._enter_waits and event.worker.is_finished and not self._listing():
+            self._enter_waits = False
+            self._select_or_command()
 
 
 def selected_id(app: CuzkApp) -> tuple[str, str] | None:
