@@ -197,6 +197,59 @@ def test_input_the_parser_cannot_read_is_dropped_not_fatal(tmp_path: Path) -> No
     assert b"Traceback" not in v.screen() and b"Error" not in v.screen()
 
 
+@pytest.mark.parametrize(
+    ("typed", "keys"),
+    [
+        ("\x1b/q", ["escape", "slash", "q"]),  # the esc was lost
+        ("\x1b:", ["escape", "colon"]),
+        ("\x1b?", ["escape", "question_mark"]),
+        ("\x1b\r", ["escape", "enter"]),
+        ("\x1b ", ["escape", "space"]),
+        ("\x1b[", ["escape", "left_square_bracket"]),
+        ("\x1b1", ["escape", "1"]),  # was ¡
+        ("a\x1b-", ["a", "escape", "minus"]),  # was –
+        # as Textual reads them
+        ("\x1bq", ["alt+q"]),  # the app splits it unless alt+q is bound
+        ("\x1bb", ["ctrl+left"]),  # word left in a text box
+        ("\x1b\t", ["shift+tab"]),
+        ("\x1b\x7f", ["ctrl+w"]),
+        ("\x1b", ["escape"]),
+        ("\x1b\x1b", ["escape", "escape"]),
+        ("\x1b[A", ["up"]),
+        ("\x1bOP", ["f1"]),
+    ],
+)
+def test_esc_and_a_key_that_is_not_a_letter_in_one_read_are_both_keys(
+    typed: str, keys: list[str]
+) -> None:
+    from textual import events
+
+    from tui.terminal import tolerant_parser
+
+    parser = tolerant_parser()
+    read = [*parser.feed(typed), *parser.feed("")]
+    assert [e.key for e in read if isinstance(e, events.Key)] == keys
+
+
+def test_esc_then_slash_in_one_read_after_the_gap_list_opens_the_find_box(tmp_path: Path) -> None:
+    """`g`, then `esc / q` in one read (typed fast, or over SSH): the parser lost the `esc`,
+    the `/` went to the gap list, and the `q` quit. The gap list closes, the find box opens
+    and the `q` is typed in it, as when the keys come one by one."""
+    with viewer([str(SAMPLES / "curio-mixed.log")], tmp_path, size=(36, 120)) as v:
+        v.wait_for_text(b"GPU0")
+        v.type(b"g")
+        v.wait_for_text(b"longest first")
+        mark = len(v.screen())
+        v.type(b"\x1b/q")
+        v.wait_for_text(b"find a job", mark)
+        assert v.proc.poll() is None
+        v.type(b"\x1b")
+        v.wait_for_text(b"GPU0", mark)
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    assert v.proc.returncode == 0
+
+
 def _threads(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 

@@ -87,8 +87,9 @@ SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not liv
 def escape_and_key(event: events.Key) -> tuple[events.Key, events.Key] | None:
     """`esc` and a letter that came in one read (over SSH, typed quickly, or pasted) are
     one key to Textual's parser, alt and the letter: the two keys they were typed as (None:
-    not such a key). The parser makes `esc` and some other keys into keys that cannot be
-    told from others (`esc b`: ctrl+left; `esc 1`: ¡), or drops the `esc` (`esc ?`)."""
+    not such a key). `esc` with a key that is not a letter is split as the parser reads it
+    (tui/terminal.py: `tolerant_parser`); `esc b` and `esc f` are ctrl+left and ctrl+right
+    there, word moves in a text box."""
     char = event.character
     if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isalpha():
         return None

@@ -219,17 +219,39 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
     return HangupSafeDriver
 
 
+# `esc` and one of these in one read: Textual's parser maps the pair to a character (the
+# option key of a macOS terminal: `esc 1` is ¡), which nothing here binds or means
+ESC_AS_CHARACTER = frozenset("1234567890-=§")
+
+
 def tolerant_parser(debug: bool = False) -> Parser[Message]:
-    """Textual's terminal input parser, except that a sequence it cannot read is dropped.
+    """Textual's terminal input parser, except that a sequence it cannot read is dropped, and
+    `esc` typed with a key that is not a letter is both keys.
 
     `ESC[55555555u` (a key code past the last character) made it raise ValueError from
     chr(), `ESC[99999999999999999999999A` OverflowError, and a parser that raised once is
     finished: the key thread ended and took the viewer down with a traceback.
+
+    `esc` and the next key in one read (typed fast, over SSH) are one key to the parser: alt
+    and the key. A letter keeps the alt (the app makes it the two keys unless something
+    binds the alt key: `escape_and_key`); any other key lost the `esc` (`g esc / q` quit
+    where `/` opens the find box once the gap list has closed), or the pair became a
+    character (`esc 1`: ¡). They are `escape`, then the key. `esc b` and `esc f` (word left
+    and right in a text box), `esc tab` (shift+tab) and `esc backspace` (delete a word) stay
+    the keys they are read as.
     """
     from textual._xterm_parser import XTermParser  # the parser the driver uses; no seam
 
+    escape = events.Key("escape", "\x1b")
+
     class TolerantParser(XTermParser):
         def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterator[events.Key]:
+            if alt and len(sequence) == 1 and not sequence.isalpha():
+                yield escape.copy()  # a key reissued after an `esc` it did not read with it
+                alt = False
+            elif len(sequence) == 2 and sequence[0] == "\x1b" and sequence[1] in ESC_AS_CHARACTER:
+                yield escape.copy()
+                sequence = sequence[1]
             try:
                 keys = list(super()._sequence_to_key_events(sequence, alt))
             except (ValueError, OverflowError):
