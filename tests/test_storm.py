@@ -26,6 +26,7 @@ from tui.find import ProofScreen
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
 from tui.inspector import InspectorScreen
+from tui.interval import IntervalScreen
 from tui.logpane import LogPaneScreen
 from tui.screens import AskScreen, FindScreen, HelpScreen
 
@@ -658,6 +659,58 @@ async def test_the_palettes_enter_typed_with_its_text_acts_on_that_text(
     assert await _palette_enter(first, text, paced=False) == paced
     if text in ("zzzz", "gap list"):
         assert paced[0] is None and paced[1][-1] == "ListedPalette", paced  # no match
+
+
+def _window_state(app: CuzkApp) -> list[str]:
+    """The windows open, what the one on top shows (its gap, interval or log line) and
+    what has the focus (a box: with its text)."""
+    screen = app.screen
+    out = [type(s).__name__ for s in app.screen_stack]
+    if isinstance(screen, InspectorScreen):
+        out.append(f"gap at {screen.gap.start}")
+    elif isinstance(screen, IntervalScreen | ProofScreen):
+        out.append(f"index {screen.index}")
+    elif isinstance(screen, LogPaneScreen):
+        out.append(f"line {screen.lines.cursor}")
+    focused = app.focused
+    out.append(f"{type(focused).__name__} {getattr(focused, 'value', '')}")
+    return out
+
+
+async def _over_window(setup: list[str], keys: list[str], paced: bool) -> list[str]:
+    """`setup` typed a key at a time, then `keys` (`paced`: a key at a time, each answered;
+    else in one burst): the state of the windows (`_window_state`)."""
+    app, _ = _mixed()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        for name in setup:
+            app.post_message(_typed(name)[0] if len(name) == 1 else _key(name))
+            await pilot.pause(0.3)
+        for name in keys:
+            app.post_message(_key(name))
+            if paced:
+                await pilot.pause(0.4)
+        for _ in range(10):
+            await pilot.pause(0.1)
+        return _window_state(app)
+
+
+@pytest.mark.parametrize(
+    ("setup", "keys"),
+    [
+        (["n", "enter"], ["n", "n", "L"]),  # the log of the first gap, not the third
+        (["slash", *"1000-1", "enter"], ["n", "n", "i"]),  # the first match's interval
+    ],
+)
+async def test_keys_typed_after_n_in_a_window_act_on_what_it_stepped_to(
+    setup: list[str], keys: list[str]
+) -> None:
+    """`n`/`N` in the inspector and the proof view asked the app for the next gap or match
+    by a message, acted on once the keys after them had been: `n n L` in one burst showed
+    the log of the gap the inspector was on before, `n n i` the first match's interval.
+    They step as the key is read now; the burst ends as the keys typed slowly do."""
+    paced = await _over_window(setup, keys, paced=True)
+    assert await _over_window(setup, keys, paced=False) == paced
 
 
 async def test_the_escape_that_stops_the_log_panes_search_holds_no_key(

@@ -774,10 +774,10 @@ class CuzkApp(App[None]):
             return
         self.open_screen(InspectorScreen(self.model, message.gap, self.reader))
 
-    def on_inspector_screen_step(self, message: InspectorScreen.Step) -> None:
+    def action_step_inspected(self, direction: int) -> None:
         """`n`/`N` in the inspector: the Gantt selects the next gap, the inspector shows it."""
         gantt = self.gantt
-        gantt.step_gap(message.direction)
+        gantt.step_gap(direction)
         gap = gantt.selected_gap
         screen = self.screen
         if gap is not None and isinstance(screen, InspectorScreen):
@@ -826,11 +826,11 @@ class CuzkApp(App[None]):
         self.gantt.show_found(matches, 0)
         self.open_screen(ProofScreen(self.model, matches, 0))
 
-    def on_proof_screen_step(self, message: ProofScreen.Step) -> None:
+    def action_step_match(self, direction: int) -> None:
         """`n`/`N` in the proof view: the next match, highlighted in the Gantt too."""
         gantt = self.gantt
         if gantt.found_jobs:
-            index = (gantt.found_index + message.direction) % len(gantt.found_jobs)
+            index = (gantt.found_index + direction) % len(gantt.found_jobs)
             gantt.show_found(gantt.found_jobs, index)
             screen = self.screen
             if isinstance(screen, ProofScreen):

@@ -151,19 +151,14 @@ class ProofScreen(SafeModal[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close"),
-        Binding("n", "step(1)", "Next match"),
-        Binding("N", "step(-1)", "Prev match"),
+        # the app's (which owns the matches), acted on as the key is read: an `i` or a gap's
+        # number typed right after `n n` is of the match they step to
+        Binding("n", "app.step_match(1)", "Next match"),
+        Binding("N", "app.step_match(-1)", "Prev match"),
         Binding("i", "interval", "Interval"),
         *QUIT_BINDINGS,
         *(Binding(str(n), f"gap({n})", "Gap", show=False) for n in range(1, GAP_KEYS + 1)),
     ]
-
-    class Step(Message):
-        """The user asked for the next (1) or previous (-1) match."""
-
-        def __init__(self, direction: int) -> None:
-            super().__init__()
-            self.direction = direction
 
     class InspectInterval(Message):
         """The user asked for the job's first interval (index into model.parts)."""
@@ -210,10 +205,6 @@ class ProofScreen(SafeModal[None]):
     def show_model(self, model: LogModel) -> None:
         """The log grew: the same job as it is now."""
         self.show_match(model, self.jobs, self.index)
-
-    def action_step(self, direction: int) -> None:
-        """Ask the app for the next or previous match."""
-        self.post_message(self.Step(direction))
 
     def action_interval(self) -> None:
         """Ask the app for the interval inspector on the job's first interval (by GPU_START)."""

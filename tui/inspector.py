@@ -11,7 +11,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.widgets import Static
 
 from parsers.durations import duration, offset
@@ -234,21 +233,16 @@ class InspectorScreen(SafeModal[None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss", "Close"),
-        Binding("n", "step(1)", "Next gap"),
-        Binding("N", "step(-1)", "Prev gap"),
+        # the app's (which owns the selection), acted on as the key is read: a `y` or an `L`
+        # typed right after `n n` is of the gap they step to
+        Binding("n", "app.step_inspected(1)", "Next gap"),
+        Binding("N", "app.step_inspected(-1)", "Prev gap"),
         Binding("y", "app.copy_id", "Copy id"),
         Binding("L", "app.log_lines", "Log"),
         *QUIT_BINDINGS,
         Binding("up,k", "scroll(-1)", "Scroll", show=False),
         Binding("down,j", "scroll(1)", "Scroll", show=False),
     ]
-
-    class Step(Message):
-        """The user asked for the next (1) or previous (-1) gap."""
-
-        def __init__(self, direction: int) -> None:
-            super().__init__()
-            self.direction = direction
 
     def __init__(self, model: LogModel, gap: Gap, reader: LineReader) -> None:
         super().__init__()
@@ -281,10 +275,6 @@ class InspectorScreen(SafeModal[None]):
         self.model = model
         if details.gap is not None:
             self.gap = details.gap
-
-    def action_step(self, direction: int) -> None:
-        """Ask the app (which owns the selection) for the next or previous gap."""
-        self.post_message(self.Step(direction))
 
     def action_scroll(self, direction: int) -> None:
         """Scroll the details."""
