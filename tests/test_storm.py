@@ -713,6 +713,29 @@ async def test_keys_typed_after_n_in_a_window_act_on_what_it_stepped_to(
     assert await _over_window(setup, keys, paced=False) == paced
 
 
+FIND_14 = ["slash", *"1000-14", "enter"]
+
+
+@pytest.mark.parametrize(
+    ("setup", "keys"),
+    [
+        (["n", "enter"], ["L", "colon", "1", "2", "enter"]),  # the pane's prompt lost its text
+        (FIND_14, ["i", "n", "n"]),  # the proof view stepped, closed
+        (FIND_14, ["1", "n", "n"]),  # the proof view stepped, closed: no window left
+        (["L"], ["question_mark", "escape", "slash", "x"]),  # the `/` went to the help
+    ],
+)
+async def test_keys_typed_after_a_key_that_opens_a_window_over_a_window_reach_it(
+    setup: list[str], keys: list[str]
+) -> None:
+    """Over a window, the keys that open another (`L` in the inspector, `i` and a gap's
+    number in the proof view, `?` in the log pane) and the keys after them in one burst:
+    those reached the window below before the new one was up. They wait for it now, as
+    after `L`, `g` or `?` on the Gantt; the burst ends as the keys typed slowly do."""
+    paced = await _over_window(setup, keys, paced=True)
+    assert await _over_window(setup, keys, paced=False) == paced
+
+
 async def test_the_escape_that_stops_the_log_panes_search_holds_no_key(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

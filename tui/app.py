@@ -38,7 +38,7 @@ from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sanitize import visible
 from parsers.writing import write_new, write_text_new
-from tui.find import ProofScreen, find_jobs
+from tui.find import GAP_KEYS, ProofScreen, find_jobs
 from tui.follow import InputState, LiveLog, Update
 from tui.gantt import GanttView
 from tui.header import header_text, status_text
@@ -76,6 +76,15 @@ WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
     "g": GapListScreen,
     "question_mark": HelpScreen,
 }
+# keys on a window that open another over it, whose widget takes the keys typed after them
+WINDOW_KEYS_OVER: dict[type[Screen[Any]], dict[str, type[Screen[Any]]]] = {
+    InspectorScreen: {"L": LogPaneScreen},
+    LogPaneScreen: {"question_mark": HelpScreen},
+    ProofScreen: {"i": IntervalScreen, **{str(n): InspectorScreen for n in range(1, GAP_KEYS + 1)}},
+}
+# of them, those that may open none (a proof with no interval yet, or fewer gaps than the
+# number): the keys after them wait OPEN_POLLS looks for the window to open
+MAY_OPEN_OVER = frozenset({"i", *(str(n) for n in range(1, GAP_KEYS + 1))})
 # keys that close a text box: the keys typed after them are not the box's
 CLOSING_KEYS = ("enter", "escape")
 # keys that may open a text box (`/` on the Gantt and in the log pane, `:` there, the
@@ -335,7 +344,8 @@ class CuzkApp(App[None]):
 
         `esc` and a key typed together come as alt and the key: they are the two keys.
         Keys typed ahead (faster than the app answers) are held for what an earlier key
-        asked for: after `/`, ctrl+p, `L`, `g` or `?`, until the box or the window is up; after a
+        asked for: after `/`, ctrl+p, `L`, `g` or `?` (and the keys that open a window over a
+        window: WINDOW_KEYS_OVER), until the box or the window is up; after a
         key that closes a box or a window (`enter`, `escape`), until it has closed. A `q`
         that no box can take quits at once, the keys held before it dropped (`?` held down
         for a while would otherwise open and close the help once a key before it quits)."""
@@ -367,11 +377,12 @@ class CuzkApp(App[None]):
                 await super().on_event(event)  # the inspector may open: the keys wait for it
                 self._hold(lambda: self._window_up(SafeModal), SafeModal, polls=OPEN_POLLS)
                 return
-            window = self._window_asked_for(event.key)
-            if window is not None or self._asks_for_a_box(event.key):
+            asked = self._window_asked_for(event.key)
+            if asked is not None or self._asks_for_a_box(event.key):
                 await super().on_event(event)  # the box or the window is asked for
-                if window is not None:
-                    self._hold(lambda: self._window_up(window), window)
+                if asked is not None:
+                    window, polls = asked
+                    self._hold(lambda: self._window_up(window), window, polls=polls)
                 else:
                     box = self._box_window(event.key)
                     self._hold(lambda: isinstance(self.focused, Input), box, for_box=True)
@@ -440,9 +451,18 @@ class CuzkApp(App[None]):
         """The Gantt has the keys (no window is open)."""
         return len(self.screen_stack) == 1 and isinstance(self.focused, GanttView)
 
-    def _window_asked_for(self, key: str) -> type[Screen[Any]] | None:
-        """The window `key` opens from the Gantt, whose widget takes the keys after it."""
-        return WINDOW_KEYS.get(key) if self._on_gantt() else None
+    def _window_asked_for(self, key: str) -> tuple[type[Screen[Any]], int] | None:
+        """The window `key` opens from the Gantt or over the window on top, whose widget takes
+        the keys after it, and the looks those wait for it to open (None: no window)."""
+        if self._on_gantt():
+            window = WINDOW_KEYS.get(key)
+            return None if window is None else (window, HOLD_POLLS)
+        if isinstance(self.focused, Input):
+            return None  # the key is the box's text
+        for below, keys in WINDOW_KEYS_OVER.items():
+            if isinstance(self.screen, below) and key in keys:
+                return keys[key], OPEN_POLLS if key in MAY_OPEN_OVER else HOLD_POLLS
+        return None
 
     def _window_up(self, window: type[Screen[Any]]) -> bool:
         """The window is on top, placed, and one of its widgets has the focus (its keys'
