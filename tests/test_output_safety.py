@@ -200,7 +200,8 @@ def test_a_file_size_limit_midway_leaves_the_old_trace_whole(tmp_path: Path) -> 
         resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
 
     result = run(str(BIG), "--export-trace", str(trace), preexec_fn=limit)
-    assert result.returncode == 2 and "cannot write the export" in only_line(result.stderr)
+    line = only_line(result.stderr)
+    assert result.returncode == 2 and f"cannot write the export {trace}: " in line, line
     assert digest(trace) == before
     assert os.listdir(tmp_path) == ["t.json"]
 

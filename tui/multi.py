@@ -73,8 +73,10 @@ def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
     Raises: CuzkError: a target refused, or a write that failed (nothing was replaced).
     """
     t0, t1 = export_window(args, model)
+    target = ""  # the export being written, named if its write fails
     try:
         if args.export_trace is not None:
+            target = args.export_trace
             path = Path(args.export_trace)
             n, size = write_trace_sized(model, path, t0, t1, inputs=inputs)
             shown = visible(args.export_trace)
@@ -83,6 +85,7 @@ def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
             if warning is not None:
                 print(f"cuzk-tui: warning: {visible(warning)}", file=sys.stderr)
         if args.export_csv is not None:
+            target = args.export_csv
             files = write_csv(model, Path(args.export_csv), inputs, t0, t1)
             names = ", ".join(f.name for f in files)
             print(f"cuzk-tui: wrote {names} in {visible(args.export_csv)}", file=sys.stderr)
@@ -90,10 +93,10 @@ def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
         raise
     except OSError as exc:
         raise CuzkError(
-            f"cannot write the export: {exc.strerror or exc} (nothing was replaced)"
+            f"cannot write the export {target}: {exc.strerror or exc} (nothing was replaced)"
         ) from None
     except ValueError as exc:  # a time a Perfetto trace cannot hold (before 0)
-        raise CuzkError(f"cannot write the export: {exc} (nothing was replaced)") from None
+        raise CuzkError(f"cannot write the export {target}: {exc} (nothing was replaced)") from None
 
 
 def export_window(args: Options, model: LogModel) -> tuple[float, float]:
