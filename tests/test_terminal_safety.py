@@ -205,7 +205,6 @@ def test_input_the_parser_cannot_read_is_dropped_not_fatal(tmp_path: Path) -> No
         ("\x1b?", ["escape", "question_mark"]),
         ("\x1b\r", ["escape", "enter"]),
         ("\x1b ", ["escape", "space"]),
-        ("\x1b[", ["escape", "left_square_bracket"]),
         ("\x1b1", ["escape", "1"]),  # was ¡
         ("a\x1b-", ["a", "escape", "minus"]),  # was –
         # as Textual reads them
@@ -216,6 +215,10 @@ def test_input_the_parser_cannot_read_is_dropped_not_fatal(tmp_path: Path) -> No
         ("\x1b", ["escape"]),
         ("\x1b\x1b", ["escape", "escape"]),
         ("\x1b[A", ["up"]),
+        # the start of a sequence given back, as Textual does: no `escape` of its own
+        ("\x1b[", ["left_square_bracket"]),
+        ("\x1b[?62;c", ["left_square_bracket", "question_mark", "6", "2", "semicolon", "c"]),
+        ("\x1b\\", ["backslash"]),
         ("\x1bOP", ["f1"]),
     ],
 )
@@ -229,6 +232,24 @@ def test_esc_and_a_key_that_is_not_a_letter_in_one_read_are_both_keys(
     parser = tolerant_parser()
     read = [*parser.feed(typed), *parser.feed("")]
     assert [e.key for e in read if isinstance(e, events.Key)] == keys
+
+
+def test_a_sequence_cut_between_two_reads_makes_no_escape() -> None:
+    """A down arrow whose `ESC [` and `B` come apart (a slow link), longer than the parser
+    waits: its characters are given back as keys, with no `escape` (which would close the
+    window on top) before them."""
+    import time
+
+    from textual import constants, events
+
+    from tui.terminal import tolerant_parser
+
+    parser = tolerant_parser()
+    read = list(parser.feed("\x1b["))
+    time.sleep(constants.ESCAPE_DELAY + 0.1)
+    read += [*parser.tick(), *parser.feed("B"), *parser.feed("")]
+    keys = [e.key for e in read if isinstance(e, events.Key)]
+    assert keys == ["left_square_bracket", "B"], keys
 
 
 def test_esc_then_slash_in_one_read_after_the_gap_list_opens_the_find_box(tmp_path: Path) -> None:

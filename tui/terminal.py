@@ -222,6 +222,11 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
 # `esc` and one of these in one read: Textual's parser maps the pair to a character (the
 # option key of a macOS terminal: `esc 1` is ¡), which nothing here binds or means
 ESC_AS_CHARACTER = frozenset("1234567890-=§")
+# what follows `esc` in the escape sequences a terminal sends (CSI, OSC, DCS, APC, PM, SOS,
+# ST; SS3's `O` is a letter): a sequence cut between two reads, or one Textual cannot read,
+# is given back a character at a time after `esc`, as if typed with it, and must not
+# become an `escape` that closes the window on top
+SEQUENCE_STARTS = frozenset("[]P_^X\\")
 
 
 def tolerant_parser(debug: bool = False) -> Parser[Message]:
@@ -238,7 +243,8 @@ def tolerant_parser(debug: bool = False) -> Parser[Message]:
     where `/` opens the find box once the gap list has closed), or the pair became a
     character (`esc 1`: ¡). They are `escape`, then the key. `esc b` and `esc f` (word left
     and right in a text box), `esc tab` (shift+tab) and `esc backspace` (delete a word) stay
-    the keys they are read as.
+    the keys they are read as, and so does `esc` with what begins an escape sequence
+    (SEQUENCE_STARTS: `esc [` is `[`, as Textual reads it).
     """
     from textual._xterm_parser import XTermParser  # the parser the driver uses; no seam
 
@@ -246,7 +252,12 @@ def tolerant_parser(debug: bool = False) -> Parser[Message]:
 
     class TolerantParser(XTermParser):
         def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterator[events.Key]:
-            if alt and len(sequence) == 1 and not sequence.isalpha():
+            if (
+                alt
+                and len(sequence) == 1
+                and not sequence.isalpha()
+                and sequence not in SEQUENCE_STARTS
+            ):
                 yield escape.copy()  # a key reissued after an `esc` it did not read with it
                 alt = False
             elif len(sequence) == 2 and sequence[0] == "\x1b" and sequence[1] in ESC_AS_CHARACTER:
