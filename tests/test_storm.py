@@ -445,6 +445,36 @@ async def test_q_after_keys_held_down_quits_at_once(monkeypatch: pytest.MonkeyPa
     assert len(opened) <= 1, len(opened)  # the first may have opened
 
 
+@pytest.mark.parametrize("keys", [["y", "q"], ["enter", "y", "q"]])
+async def test_q_right_after_y_quits_once_the_id_is_copied(
+    monkeypatch: pytest.MonkeyPatch, keys: list[str]
+) -> None:
+    """A gap selected, then `y q` in one burst (or `enter y q`: the `y` held until the
+    inspector is up): `y` copies the job id to the clipboard, which outlives the app. The
+    `q`, a binding acted on as the app reads it, quit before the `y` had come back up from
+    the widget it was given to (and a held `y` was dropped with the keys held before a `q`);
+    the id was never copied. The `q` now waits for the keys before it."""
+    import tui.commands
+
+    copied: list[int] = []
+    copy = tui.commands.copy_id
+
+    def counted(app: CuzkApp) -> None:
+        copied.append(1)
+        copy(app)
+
+    monkeypatch.setattr(tui.commands, "copy_id", counted)
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("n"))
+        await pilot.pause(0.3)
+        for key in keys:
+            app.post_message(_key(key))
+        assert await _quits(app), app.screen_stack
+    assert copied == [1]
+
+
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])
 async def test_q_after_held_keys_that_may_open_a_box_waits_its_turn(
     monkeypatch: pytest.MonkeyPatch, box_key: str

@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.filter import LineFilter, NoColor
 from textual.message import Message
@@ -85,11 +86,16 @@ WINDOW_KEYS_OVER: dict[type[Screen[Any]], dict[str, type[Screen[Any]]]] = {
 # of them, those that may open none (a proof with no interval yet, or fewer gaps than the
 # number): the keys after them wait OPEN_POLLS looks for the window to open
 MAY_OPEN_OVER = frozenset({"i", *(str(n) for n in range(1, GAP_KEYS + 1))})
+# the longest a `q` waits for the screen to act on the keys typed before it
+QUIT_AFTER_KEYS_S = 0.5
 # keys that close a text box: the keys typed after them are not the box's
 CLOSING_KEYS = ("enter", "escape")
 # keys that may open a text box (`/` on the Gantt and in the log pane, `:` there, the
 # palette, whose commands may ask for text): a `q` typed after one may be text
 BOX_KEYS = frozenset({"slash", "colon", "ctrl+p"})
+# keys whose effect outlives the app (`y` copies an id to the clipboard): a `q` typed after
+# one waits for it to be acted on
+LASTING_KEYS = frozenset({"y"})
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
@@ -194,7 +200,8 @@ class CuzkApp(App[None]):
         # (None: none held): after a key that asks for a text box (`/` on the Gantt, `/`
         # and `:` in the log pane, ctrl+p: the palette), until the box has the focus, else they
         # reach what is below as commands (`/jobng`: n steps a gap, g opens the gap list); after
-        # a key that opens a window (WINDOW_KEYS), until its widget has the focus; after the key
+        # a key that opens a window (WINDOW_KEYS, WINDOW_KEYS_OVER), until its widget has the
+        # focus; after the key
         # that closes a box, until it has closed, else they are typed into it
         self._held_keys: list[events.Key | events.Paste] | None = None
         self._hold_ready: Callable[[], bool] = bool
@@ -347,8 +354,9 @@ class CuzkApp(App[None]):
         asked for: after `/`, ctrl+p, `L`, `g` or `?` (and the keys that open a window over a
         window: WINDOW_KEYS_OVER), until the box or the window is up; after a
         key that closes a box or a window (`enter`, `escape`), until it has closed. A `q`
-        that no box can take quits at once, the keys held before it dropped (`?` held down
-        for a while would otherwise open and close the help once a key before it quits)."""
+        that no box can take quits at once, the keys held before it dropped unless one lasts
+        beyond the app (`?` held down for a while would otherwise open and close the help
+        once a key before it quits)."""
         if isinstance(event, events.Key | events.Paste) and (self._ending or not self.screen_stack):
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
@@ -367,6 +375,9 @@ class CuzkApp(App[None]):
                 return
             if held is not None and event.key != "ctrl+c":
                 held.append(events.Key(event.key, event.character))
+                return
+            if event.key == "q" and self._q_quits():
+                self._quit_after_keys()
                 return
             if self._closes_something(event.key):
                 closed = self._closed_test()  # of the box or the window open now
@@ -394,13 +405,46 @@ class CuzkApp(App[None]):
         """Keys typed ahead wait for a box or a window to open or close."""
         return self._held_keys is not None or self._releasing > 0
 
+    def _q_quits(self) -> bool:
+        """`q` would quit now: it is bound to quit where it is, and no text box takes it."""
+        active = self.screen.active_bindings.get("q")
+        return (
+            active is not None
+            and active.binding.action in ("app.quit", "quit")
+            and not isinstance(self.focused, Input)
+        )
+
+    def _quit_after_keys(self) -> None:
+        """Quit once the keys read before the `q` have been acted on. A priority binding acts
+        as the app reads the key, while a key before it travels from the focused widget up
+        to the app (whose bindings it finds on the way back): `y q` in one read quit before
+        the `y` copied its id. The quit follows that path, each step queued behind the key
+        (at most QUIT_AFTER_KEYS_S, should a widget on it be going away)."""
+
+        def quit_now() -> None:
+            if not self._ending:
+                self.exit()
+
+        def up_from(node: DOMNode) -> None:
+            parent = node.parent
+            if node is self or parent is None:
+                quit_now()
+            else:
+                parent.call_later(up_from, parent)
+
+        start = self.focused or self.screen
+        start.call_later(up_from, start)
+        self.set_timer(QUIT_AFTER_KEYS_S, quit_now)
+
     def _quits_past(self, held: Sequence[events.Key | events.Paste]) -> bool:
-        """A `q` typed after the keys `held` would quit when its turn came: no text box has
-        the keys or is waited for, and none of them may open one (or is a paste, for one)."""
+        """A `q` typed after the keys `held` would quit when its turn came, and they do
+        nothing that outlives the app: no text box has the keys or is waited for, none of
+        them may open one (or is a paste, for one), none copies to the clipboard."""
+        keep = BOX_KEYS | LASTING_KEYS
         return (
             not self._hold_for_box
             and not isinstance(self.focused, Input)
-            and all(isinstance(k, events.Key) and k.key not in BOX_KEYS for k in held)
+            and all(isinstance(k, events.Key) and k.key not in keep for k in held)
         )
 
     def _asks_for_a_box(self, key: str) -> bool:
