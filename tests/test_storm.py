@@ -654,7 +654,9 @@ async def test_keys_typed_after_the_palettes_enter_wait_for_the_window_it_opens(
     assert await _palette(command, keys, paced=False) == paced
 
 
-async def _palette_enter(first: str | None, text: str, paced: bool) -> tuple[object, ...]:
+async def _palette_enter(
+    first: str | None, text: str, paced: bool
+) -> tuple[int | None, list[str], bool]:
     """ctrl+p (after `first`), then `text` and `enter` (`paced`: a key at a time, each
     answered): the app's return code, the windows open, whether the busy split shows."""
     app, _ = _mixed()
