@@ -22,6 +22,7 @@ from parsers.linesearch import LineSearch
 from parsers.load import read_log
 from parsers.rawlines import LineReader
 from tui.app import HOLD_KEYS_S, CuzkApp, make_app
+from tui.commands import ListedPalette
 from tui.find import ProofScreen
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
@@ -473,6 +474,45 @@ async def test_q_right_after_y_quits_once_the_id_is_copied(
             app.post_message(_key(key))
         assert await _quits(app), app.screen_stack
     assert copied == [1]
+
+
+async def test_q_right_after_the_palettes_screenshot_quits_once_it_is_saved(
+    tmp_path: Path,
+) -> None:
+    """`screenshot enter q` in the palette in one burst: the screenshot is taken 0.1 s after
+    the palette closes (so that the palette is not in it), and the `q` quit before that;
+    nothing was saved. The `q` waits for it."""
+    path = SAMPLES / "curio-mixed.log"
+    app = make_app(read_log(path), LineReader(path=path), screenshot_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(events.Key("ctrl+p", None))
+        await pilot.pause(0.3)
+        for key in [*_typed("screenshot"), events.Key("enter", "\r"), _key("q")]:
+            app.post_message(key)
+        assert await _quits(app), app.screen_stack
+    assert len(list(tmp_path.glob("cuzk-tui-*.svg"))) == 1
+
+
+async def test_keys_typed_after_c_wait_for_the_comparison() -> None:
+    """With --compare, `c ctrl+p` in one burst: the palette opened over the Gantt before
+    the comparison, which then never opened (a window opens over no other). The keys after
+    `c` wait for its window, as after `enter` on the Gantt."""
+    from parsers.hosts import START, merge
+    from tui.compare import CompareScreen
+
+    a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
+    m = merge([a, b], ["before", "after"], START)
+    app = make_app(m.model, LineReader(data=b""), compared=(a, b))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.post_message(_key("c"))
+        app.post_message(events.Key("ctrl+p", None))
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not isinstance(app.focused, Input):
+            assert time.monotonic() < deadline, app.screen_stack
+            await pilot.pause(0.02)
+        assert [type(s) for s in app.screen_stack[1:]] == [CompareScreen, ListedPalette]
 
 
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])

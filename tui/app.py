@@ -69,8 +69,9 @@ HOLD_POLLS = round(HOLD_KEYS_S / HOLD_POLL_S)
 # the looks the keys after a key that may open a window (a command chosen in the palette,
 # `enter` or `i` on the Gantt) wait for it to open; once it has, they wait for it to be up
 OPEN_POLLS = 5
-# keys on the Gantt that open a window when there is something to inspect
-INSPECT_KEYS = ("enter", "i")
+# keys on the Gantt that open a window when there is something to show (a gap or an
+# interval to inspect; `c`: the comparison, with --compare)
+MAY_OPEN_KEYS = ("enter", "i", "c")
 # keys on the Gantt that open a window whose widget takes the keys typed after them
 WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
     "L": LogPaneScreen,
@@ -88,6 +89,8 @@ WINDOW_KEYS_OVER: dict[type[Screen[Any]], dict[str, type[Screen[Any]]]] = {
 MAY_OPEN_OVER = frozenset({"i", *(str(n) for n in range(1, GAP_KEYS + 1))})
 # the longest a `q` waits for the screen to act on the keys typed before it
 QUIT_AFTER_KEYS_S = 0.5
+# how long after the palette's `enter` its screenshot is taken (the palette gone by then)
+SCREENSHOT_DELAY_S = 0.1
 # keys that close a text box: the keys typed after them are not the box's
 CLOSING_KEYS = ("enter", "escape")
 # keys that may open a text box (`/` on the Gantt and in the log pane, `:` there, the
@@ -210,6 +213,7 @@ class CuzkApp(App[None]):
         self._hold_polls_left = 0  # looks the hold may still make before it gives up
         self._releasing = 0  # hand-outs of held keys under way (one may start in another)
         self._hold_timer: Timer | None = None  # looks whether the hold is over
+        self._screenshots_due = 0  # screenshots asked for, not yet taken
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
@@ -384,8 +388,8 @@ class CuzkApp(App[None]):
                 await super().on_event(event)
                 self._hold(closed, None)
                 return
-            if event.key in INSPECT_KEYS and self._on_gantt():
-                await super().on_event(event)  # the inspector may open: the keys wait for it
+            if event.key in MAY_OPEN_KEYS and self._on_gantt():
+                await super().on_event(event)  # a window may open: the keys wait for it
                 self._hold(lambda: self._window_up(SafeModal), SafeModal, polls=OPEN_POLLS)
                 return
             asked = self._window_asked_for(event.key)
@@ -422,7 +426,9 @@ class CuzkApp(App[None]):
         (at most QUIT_AFTER_KEYS_S, should a widget on it be going away)."""
 
         def quit_now() -> None:
-            if not self._ending:
+            if self._screenshots_due:  # asked for before the `q`: taken first
+                self.set_timer(SCREENSHOT_DELAY_S, quit_now)
+            elif not self._ending:
                 self.exit()
 
         def up_from(node: DOMNode) -> None:
@@ -1010,6 +1016,19 @@ class CuzkApp(App[None]):
         """The encoding the viewer's terminal is written in (None: not its own terminal)."""
         return getattr(self.terminal.screen, "encoding", None) if self.terminal else None
 
+    def _screenshot_soon(self) -> None:
+        """The palette's screenshot, taken once the palette has gone from the screen (as
+        Textual's, 0.1 s later); a `q` typed after it waits for it (`_quit_after_keys`)."""
+        self._screenshots_due += 1
+
+        def take() -> None:
+            try:
+                self.deliver_screenshot()
+            finally:
+                self._screenshots_due -= 1
+
+        self.set_timer(SCREENSHOT_DELAY_S, take)
+
     def deliver_screenshot(
         self,
         filename: str | None = None,
@@ -1040,7 +1059,9 @@ class CuzkApp(App[None]):
         lists Textual's own keys (ctrl+q, tab) beside a few of ours (the help, ?, lists the
         viewer's), nor its maximize, which only squeezes the timeline."""
         for command in super().get_system_commands(screen):
-            if command.title not in TEXTUAL_ONLY:
+            if command.title == "Screenshot":
+                yield command._replace(callback=self._screenshot_soon)
+            elif command.title not in TEXTUAL_ONLY:
                 yield command
         if not screen.query(GanttView):
             return  # another screen (the inspector, a list) is on top
