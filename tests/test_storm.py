@@ -733,6 +733,46 @@ async def test_the_palettes_enter_typed_with_its_text_acts_on_that_text(
         assert paced[0] is None and paced[1][-1] == "ListedPalette", paced  # no match
 
 
+async def _box_text(setup: list[str], keys: list[str], paced: bool) -> tuple[list[str], str]:
+    """`setup` typed a key at a time, then `keys` (`paced`: a key at a time, each answered;
+    else in one burst): the windows open and the text of the box that has the focus."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for name in setup:
+            app.post_message(_key(name))
+            await pilot.pause(0.3)
+        for name in keys:
+            app.post_message(_key(name))
+            if paced:
+                await pilot.pause(0.2)
+        for _ in range(5):
+            await pilot.pause(0.1)
+        focused = app.focused
+        assert isinstance(focused, Input), (app.screen_stack, focused)
+        return [type(s).__name__ for s in app.screen_stack], focused.value
+
+
+@pytest.mark.parametrize(
+    ("setup", "keys", "text"),
+    [
+        (["slash"], ["g", "backspace", "p"], "p"),  # was g
+        (["slash"], ["a", "b", "left", "c"], "acb"),  # was abc
+        (["slash"], ["a", "b", "ctrl+u", "c"], "c"),  # was empty
+        (["L", "slash"], ["a", "b", "left", "c"], "acb"),  # the log pane's prompt
+    ],
+)
+async def test_a_boxs_own_keys_in_a_burst_act_in_the_order_typed(
+    setup: list[str], keys: list[str], text: str
+) -> None:
+    """In a text box, the keys it binds (cursor moves, deletions) typed in one burst with
+    letters acted only once they had come back up to the app, after the letters typed
+    after them. They act in order now, as typed slowly."""
+    paced = await _box_text(setup, keys, paced=True)
+    assert paced[1] == text
+    assert await _box_text(setup, keys, paced=False) == paced
+
+
 def _window_state(app: CuzkApp) -> list[str]:
     """The windows open, what the one on top shows (its gap, interval or log line) and
     what has the focus (a box: with its text)."""

@@ -24,7 +24,7 @@ from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.timespec import parse_time, resolve
 from tui.loglines import LogLines
-from tui.screens import QUIT_BINDINGS, HelpScreen, SafeModal
+from tui.screens import QUIT_BINDINGS, HelpScreen, OrderedInput, SafeModal
 
 SEARCH_TURN_S = 0.05  # a search reads for this long, then lets the screen answer keys
 
@@ -153,7 +153,7 @@ class LogPaneScreen(SafeModal[None]):
         """The lines, the status line, the prompt (shown for / and :), the footer."""
         yield LogLines(self.at.reader, 0, id="logpane")
         yield Static(id="logpane-status")
-        yield Input(id="logpane-prompt")
+        yield OrderedInput(id="logpane-prompt")
         yield Footer(compact=True)
 
     @property

@@ -10,6 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -317,6 +318,27 @@ class HelpScreen(SafeModal[None]):
         box.focus()
 
 
+class OrderedInput(Input):
+    """Textual's one-line Input, whose own keys (cursor moves, deletions, `enter`) act in
+    the order typed.
+
+    A printable key is typed as the Input reads it, but a key it binds was acted on only
+    once it came back up to the app, which looks its bindings up there: `a b left c` in
+    one burst (a paste of keys, a slow link) gave `abc`, not `acb`, and `g backspace p`
+    gave `g`. Here the Input acts on its own bindings as it reads the key.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.is_printable:
+            return  # Input's own handler, after this one, types it
+        bindings = self._bindings.key_to_bindings.get(event.key)
+        if not bindings:
+            return  # not the Input's: up to the screen and the app, as before
+        event.stop()
+        event.prevent_default()  # neither Input's handler nor the app's binding look again
+        await self.run_action(bindings[0].action)
+
+
 class AskScreen(SafeModal[str | None]):
     """A one-line box: enter gives what was typed (nothing: None), escape closes."""
 
@@ -338,7 +360,7 @@ class AskScreen(SafeModal[str | None]):
     def compose(self) -> ComposeResult:
         """The input."""
         with Vertical(id="ask"):
-            yield Input(placeholder=self.PLACEHOLDER)
+            yield OrderedInput(placeholder=self.PLACEHOLDER)
 
     def on_mount(self) -> None:
         """Title the box; type right away."""
