@@ -733,21 +733,28 @@ async def test_the_palettes_enter_typed_with_its_text_acts_on_that_text(
         assert paced[0] is None and paced[1][-1] == "ListedPalette", paced  # no match
 
 
-async def _box_text(setup: list[str], keys: list[str], paced: bool) -> tuple[list[str], str]:
+async def _setup_then(
+    app: CuzkApp, pilot: Pilot[None], setup: list[str], keys: list[str], paced: bool
+) -> None:
     """`setup` typed a key at a time, then `keys` (`paced`: a key at a time, each answered;
-    else in one burst): the windows open and the text of the box that has the focus."""
+    else in one burst), and time for the app to answer them."""
+    await pilot.pause()
+    for name in setup:
+        app.post_message(_typed(name)[0] if len(name) == 1 else _key(name))
+        await pilot.pause(0.3)
+    for name in keys:
+        app.post_message(_key(name))
+        if paced:
+            await pilot.pause(0.4)
+    for _ in range(10):
+        await pilot.pause(0.1)
+
+
+async def _box_text(setup: list[str], keys: list[str], paced: bool) -> tuple[list[str], str]:
+    """The windows open and the text of the box that has the focus after `_setup_then`."""
     app, _ = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        for name in setup:
-            app.post_message(_key(name))
-            await pilot.pause(0.3)
-        for name in keys:
-            app.post_message(_key(name))
-            if paced:
-                await pilot.pause(0.2)
-        for _ in range(5):
-            await pilot.pause(0.1)
+        await _setup_then(app, pilot, setup, keys, paced)
         focused = app.focused
         assert isinstance(focused, Input), (app.screen_stack, focused)
         return [type(s).__name__ for s in app.screen_stack], focused.value
@@ -790,20 +797,10 @@ def _window_state(app: CuzkApp) -> list[str]:
 
 
 async def _over_window(setup: list[str], keys: list[str], paced: bool) -> list[str]:
-    """`setup` typed a key at a time, then `keys` (`paced`: a key at a time, each answered;
-    else in one burst): the state of the windows (`_window_state`)."""
+    """The state of the windows (`_window_state`) after `_setup_then`."""
     app, _ = _mixed()
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        for name in setup:
-            app.post_message(_typed(name)[0] if len(name) == 1 else _key(name))
-            await pilot.pause(0.3)
-        for name in keys:
-            app.post_message(_key(name))
-            if paced:
-                await pilot.pause(0.4)
-        for _ in range(10):
-            await pilot.pause(0.1)
+        await _setup_then(app, pilot, setup, keys, paced)
         return _window_state(app)
 
 
