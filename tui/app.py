@@ -375,7 +375,7 @@ class CuzkApp(App[None]):
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
             if held is not None and event.key == "q" and self._quits_past(held):
-                self.exit()
+                self._quit_when_done()
                 return
             if held is not None and event.key != "ctrl+c":
                 held.append(events.Key(event.key, event.character))
@@ -425,22 +425,23 @@ class CuzkApp(App[None]):
         the `y` copied its id. The quit follows that path, each step queued behind the key
         (at most QUIT_AFTER_KEYS_S, should a widget on it be going away)."""
 
-        def quit_now() -> None:
-            if self._screenshots_due:  # asked for before the `q`: taken first
-                self.set_timer(SCREENSHOT_DELAY_S, quit_now)
-            elif not self._ending:
-                self.exit()
-
         def up_from(node: DOMNode) -> None:
             parent = node.parent
             if node is self or parent is None:
-                quit_now()
+                self._quit_when_done()
             else:
                 parent.call_later(up_from, parent)
 
         start = self.focused or self.screen
         start.call_later(up_from, start)
-        self.set_timer(QUIT_AFTER_KEYS_S, quit_now)
+        self.set_timer(QUIT_AFTER_KEYS_S, self._quit_when_done)
+
+    def _quit_when_done(self) -> None:
+        """Quit, once the screenshots asked for before the `q` are taken."""
+        if self._screenshots_due:
+            self.set_timer(SCREENSHOT_DELAY_S, self._quit_when_done)
+        elif not self._ending:
+            self.exit()
 
     def _quits_past(self, held: Sequence[events.Key | events.Paste]) -> bool:
         """A `q` typed after the keys `held` would quit when its turn came, and they do
