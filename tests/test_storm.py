@@ -515,6 +515,34 @@ async def test_keys_typed_after_c_wait_for_the_comparison() -> None:
         assert [type(s) for s in app.screen_stack[1:]] == [CompareScreen, ListedPalette]
 
 
+async def _wheel_after_g(paced: bool) -> tuple[float, list[str], object]:
+    """`g`, the wheel turned twice over the middle of the screen, `enter` (`paced`: each
+    answered; else in one burst): the Gantt's scale, the windows, the gap selected."""
+    app, _ = _mixed()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        wheel = [
+            events.MouseScrollUp(None, 60, 12, 0, -1, 0, False, False, False, 60, 12)
+            for _ in range(2)
+        ]
+        for message in [_key("g"), *wheel, _key("enter")]:
+            app.post_message(message)
+            if paced:
+                await pilot.pause(0.4)
+        for _ in range(10):
+            await pilot.pause(0.1)
+        stack = [type(s).__name__ for s in app.screen_stack]
+        return app.gantt.scale, stack, app.gantt.selected_gap
+
+
+async def test_the_wheel_turned_after_g_is_held_for_the_gap_list() -> None:
+    """`g`, two turns of the wheel and `enter` in one write: the keys after `g` were held
+    for the gap list, the wheel was not, and zoomed the Gantt below it. It is held with
+    the keys; the burst ends as the same input given slowly."""
+    paced = await _wheel_after_g(paced=True)
+    assert await _wheel_after_g(paced=False) == paced
+
+
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])
 async def test_q_after_held_keys_that_may_open_a_box_waits_its_turn(
     monkeypatch: pytest.MonkeyPatch, box_key: str

@@ -87,6 +87,15 @@ WINDOW_KEYS_OVER: dict[type[Screen[Any]], dict[str, type[Screen[Any]]]] = {
 # of them, those that may open none (a proof with no interval yet, or fewer gaps than the
 # number): the keys after them wait OPEN_POLLS looks for the window to open
 MAY_OPEN_OVER = frozenset({"i", *(str(n) for n in range(1, GAP_KEYS + 1))})
+# what is held with the keys typed ahead (`CuzkApp.on_event`): they and the mouse wheel,
+# which scrolls the window a key asked for as it would have had it come a moment later
+WHEEL = (
+    events.MouseScrollUp,
+    events.MouseScrollDown,
+    events.MouseScrollLeft,
+    events.MouseScrollRight,
+)
+Held = events.Key | events.Paste | events.MouseEvent
 # the longest a `q` waits for the screen to act on the keys typed before it
 QUIT_AFTER_KEYS_S = 0.5
 # how long after the palette's `enter` its screenshot is taken (the palette gone by then)
@@ -206,7 +215,7 @@ class CuzkApp(App[None]):
         # a key that opens a window (WINDOW_KEYS, WINDOW_KEYS_OVER), until its widget has the
         # focus; after the key
         # that closes a box, until it has closed, else they are typed into it
-        self._held_keys: list[events.Key | events.Paste] | None = None
+        self._held_keys: list[Held] | None = None
         self._hold_ready: Callable[[], bool] = bool
         self._hold_window: type[Screen[Any]] | None = None  # the window the keys wait for
         self._hold_for_box = False  # the keys wait for a text box, which may take a `q`
@@ -357,7 +366,8 @@ class CuzkApp(App[None]):
         Keys typed ahead (faster than the app answers) are held for what an earlier key
         asked for: after `/`, ctrl+p, `L`, `g` or `?` (and the keys that open a window over a
         window: WINDOW_KEYS_OVER), until the box or the window is up; after a
-        key that closes a box or a window (`enter`, `escape`), until it has closed. A `q`
+        key that closes a box or a window (`enter`, `escape`), until it has closed; the
+        mouse wheel turned meanwhile is held with them. A `q`
         that no box can take quits at once, the keys held before it dropped unless one lasts
         beyond the app (`?` held down for a while would otherwise open and close the help
         once a key before it quits)."""
@@ -372,6 +382,9 @@ class CuzkApp(App[None]):
         held = self._held_keys
         if isinstance(event, events.Paste) and not event.is_forwarded and held is not None:
             held.append(events.Paste(event.text))  # a paste after the `/`: for the box too
+            return
+        if isinstance(event, WHEEL) and not event.is_forwarded and held is not None:
+            held.append(event)  # the wheel turned after `g`: for the list, not the Gantt
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
             if held is not None and event.key == "q" and self._quits_past(held):
@@ -443,7 +456,7 @@ class CuzkApp(App[None]):
         elif not self._ending:
             self.exit()
 
-    def _quits_past(self, held: Sequence[events.Key | events.Paste]) -> bool:
+    def _quits_past(self, held: Sequence[Held]) -> bool:
         """A `q` typed after the keys `held` would quit when its turn came, and they do
         nothing that outlives the app: no text box has the keys or is waited for, none of
         them may open one (or is a paste, for one), none copies to the clipboard."""
@@ -451,7 +464,10 @@ class CuzkApp(App[None]):
         return (
             not self._hold_for_box
             and not isinstance(self.focused, Input)
-            and all(isinstance(k, events.Key) and k.key not in keep for k in held)
+            and all(
+                isinstance(k, WHEEL) or (isinstance(k, events.Key) and k.key not in keep)
+                for k in held
+            )
         )
 
     def _asks_for_a_box(self, key: str) -> bool:
@@ -526,7 +542,7 @@ class CuzkApp(App[None]):
         self,
         ready: Callable[[], bool],
         window: type[Screen[Any]] | None,
-        keys: Sequence[events.Key | events.Paste] = (),
+        keys: Sequence[Held] = (),
         polls: int = HOLD_POLLS,
         for_box: bool = False,
     ) -> None:
