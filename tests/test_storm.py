@@ -7,11 +7,13 @@ import random
 import string
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
 from textual import events
+from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -520,17 +522,11 @@ async def _wheel_after_g(paced: bool) -> tuple[float, list[str], object]:
     answered; else in one burst): the Gantt's scale, the windows, the gap selected."""
     app, _ = _mixed()
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
         wheel = [
             events.MouseScrollUp(None, 60, 12, 0, -1, 0, False, False, False, 60, 12)
             for _ in range(2)
         ]
-        for message in [_key("g"), *wheel, _key("enter")]:
-            app.post_message(message)
-            if paced:
-                await pilot.pause(0.4)
-        for _ in range(10):
-            await pilot.pause(0.1)
+        await _setup_then(app, pilot, [], ["g", *wheel, "enter"], paced)
         stack = [type(s).__name__ for s in app.screen_stack]
         return app.gantt.scale, stack, app.gantt.selected_gap
 
@@ -729,18 +725,9 @@ async def _palette_enter(
     answered): the app's return code, the windows open, whether the busy split shows."""
     app, _ = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        if first is not None:
-            app.post_message(_key(first))
-            await pilot.pause(0.3)
-        app.post_message(events.Key("ctrl+p", None))
-        await pilot.pause(0.3)
-        for key in [*_typed(text), events.Key("enter", "\r")]:
-            app.post_message(key)
-            if paced:
-                await pilot.pause(0.2)
-        for _ in range(5):
-            await pilot.pause(0.1)
+        setup = [first] if first is not None else []
+        keys = [*_typed(text), events.Key("enter", "\r")]
+        await _setup_then(app, pilot, [*setup, events.Key("ctrl+p", None)], keys, paced)
         stack = [type(s).__name__ for s in app.screen_stack]
         return app.return_code, stack, app.show_breakdown
 
@@ -761,17 +748,28 @@ async def test_the_palettes_enter_typed_with_its_text_acts_on_that_text(
         assert paced[0] is None and paced[1][-1] == "ListedPalette", paced  # no match
 
 
+def _input(item: str | Message) -> Message:
+    """A key by its name or its character, or the event given."""
+    if not isinstance(item, str):
+        return item
+    return _typed(item)[0] if len(item) == 1 else _key(item)
+
+
 async def _setup_then(
-    app: CuzkApp, pilot: Pilot[None], setup: list[str], keys: list[str], paced: bool
+    app: CuzkApp,
+    pilot: Pilot[None],
+    setup: Sequence[str | Message],
+    keys: Sequence[str | Message],
+    paced: bool,
 ) -> None:
     """`setup` typed a key at a time, then `keys` (`paced`: a key at a time, each answered;
     else in one burst), and time for the app to answer them."""
     await pilot.pause()
-    for name in setup:
-        app.post_message(_typed(name)[0] if len(name) == 1 else _key(name))
+    for item in setup:
+        app.post_message(_input(item))
         await pilot.pause(0.3)
-    for name in keys:
-        app.post_message(_key(name))
+    for item in keys:
+        app.post_message(_input(item))
         if paced:
             await pilot.pause(0.4)
     for _ in range(10):
