@@ -458,12 +458,13 @@ class CuzkApp(App[None]):
 
     def _quits_past(self, held: Sequence[Held]) -> bool:
         """A `q` typed after the keys `held` would quit when its turn came, and they do
-        nothing that outlives the app: no text box has the keys or is waited for, none of
-        them may open one (or is a paste, for one), none copies to the clipboard."""
+        nothing that outlives the app: it quits where it is now (`_q_quits`), no text box is
+        waited for, none of them may open one (or is a paste, for one), none copies to the
+        clipboard."""
         keep = BOX_KEYS | LASTING_KEYS
         return (
             not self._hold_for_box
-            and not isinstance(self.focused, Input)
+            and self._q_quits()
             and all(
                 isinstance(k, WHEEL) or (isinstance(k, events.Key) and k.key not in keep)
                 for k in held
