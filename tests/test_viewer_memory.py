@@ -9,6 +9,8 @@ import sys
 import weakref
 from pathlib import Path
 
+import numpy as np
+
 from conftest import SAMPLES
 
 from parsers.builder import LogBuilder
@@ -71,3 +73,16 @@ async def test_read_through_the_viewer_leaves_what_lives_out_of_collections(
     finally:
         gc.unfreeze()
         live.source.close()
+
+
+def test_the_gaps_between_blocks_are_views_of_the_blocks() -> None:
+    """A GPU's gaps and its kernel gaps are the stretches between its busy and kernel
+    blocks: read from the blocks' own arrays, not copied (millions on a long log)."""
+    model = read_log(SAMPLES / "journal-2gpu.log")
+    assert len(model.gpus) == 2
+    for gpu in model.gpus:
+        gaps, kernel = model.kernel_gaps[gpu.gpu], gpu.kernel
+        assert len(gaps.starts) == len(kernel.starts) - 1 > 0
+        assert np.shares_memory(gaps.starts, kernel.ends)
+        assert np.shares_memory(gaps.ends, kernel.starts)
+        assert (gaps.starts == kernel.ends[:-1]).all() and (gaps.ends == kernel.starts[1:]).all()
