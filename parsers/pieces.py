@@ -149,6 +149,11 @@ def _gpus_of(t: PartitionTable) -> list[int]:
     return gpus
 
 
+def _by_gpu(t: PartitionTable, seg_part: I64, at: I64) -> dict[int, I64]:
+    """The segments `at` (ascending) by the GPU of their rows, each ascending."""
+    return {g: at[k] for g, k in groups_of(t.gpu[seg_part[at]], np.arange(len(at)))}
+
+
 # Where each GPU's time figures of a piece lie (see `LiveAnalysis`): [lo, hi) per GPU
 Bounds = dict[int, tuple[float, float]]
 
@@ -313,21 +318,23 @@ def segment_figures(
         if len(tpart) >= SEGMENTS_APART_ROWS
         else None
     )
-    seg_done = (~np.isnan(tt.gpu_start) & ~np.isnan(tt.gpu_end))[tpart]
-    kernel_segs = (tt.seg_phase == Phase.KERNEL) & seg_done
+    # the kernel and unexplained segments of ended intervals, by GPU: found by phase first,
+    # so that no array as long as the segments is made but masks (a long log's segments
+    # are millions: index arrays of them were most of a snapshot's peak)
+    done = ~np.isnan(tt.gpu_start) & ~np.isnan(tt.gpu_end)
+    kernel_at = np.flatnonzero(tt.seg_phase == Phase.KERNEL)
+    kernel_at = kernel_at[done[tpart[kernel_at]]]
+    unknown_at = np.flatnonzero(tt.seg_phase == Phase.UNKNOWN)
+    unknown_at = unknown_at[done[tpart[unknown_at]]]
     # a few ms between phases is the durations' truncation to whole ms, not a lost line
-    unknown_segs = (
-        (tt.seg_phase == Phase.UNKNOWN)
-        & seg_done
-        & (tt.seg_end - tt.seg_start > UNEXPLAINED_MIN_MS)
-    )
+    unknown_at = unknown_at[tt.seg_end[unknown_at] - tt.seg_start[unknown_at] > UNEXPLAINED_MIN_MS]
+    kernel_by = _by_gpu(tt, tpart, kernel_at)
+    unknown_by = _by_gpu(tt, tpart, unknown_at)
     kernel = {}
     unknown = {}
-    by_gpu = dict(groups_of(tt.gpu[tpart], np.arange(len(tpart), dtype=np.int64)))
     for g in sorted(set(_gpus_of(t)) | (set(_gpus_of(tt)) if timed else set())):
-        on_gpu = by_gpu.get(g, EMPTY_I)
-        kseg = on_gpu[kernel_segs[on_gpu]]
-        useg = on_gpu[unknown_segs[on_gpu]]
+        kseg = kernel_by.get(g, EMPTY_I)
+        useg = unknown_by.get(g, EMPTY_I)
         k_blocks = union_blocks(tt.seg_start[kseg], tt.seg_end[kseg])
         u_blocks = union_blocks(tt.seg_start[useg], tt.seg_end[useg])
         if bounds is not None and g in bounds:
