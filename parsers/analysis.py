@@ -235,6 +235,7 @@ class LiveAnalysis:
                 base = None
             else:
                 live = rows
+        rebuilt = base is None
         if base is None:
             if len(snap.columns) != snap.records:
                 snap = builder.live_snapshot(None, 0)
@@ -254,7 +255,12 @@ class LiveAnalysis:
         )
         tail = make_piece(live, window=window)
         facts = live_facts(builder.source, snap, now)
-        return assemble([base.piece, tail], facts, base.listed)
+        model = assemble([base.piece, tail], facts, base.listed)
+        if rebuilt:
+            # what making the settled part took and let go goes back to the system, not
+            # kept resident under the next snapshot
+            _core.release_free_memory()
+        return model
 
     @staticmethod
     def _still_good(base: _Base, snap: LiveSnapshot) -> bool:

@@ -38,9 +38,21 @@ pub(crate) fn xorshift(seed: &mut u64) -> u64 {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Give the pages freed so far back to the system (mimalloc keeps them a while for reuse;
-/// after a big read they would count as memory the scan keeps).
+/// Give the pages freed so far back to the system: the core's (mimalloc keeps them a while
+/// for reuse; after a big read they would count as memory the scan keeps) and, with glibc,
+/// the C heap's, where numpy's arrays live (glibc returns only the top of a heap: the
+/// arrays a snapshot made and dropped stay resident, ~100 MB after a 685 MB log is read).
 pub fn release_free_memory() {
     // SAFETY: mi_collect only walks the allocator's own structures; any thread may call it.
     unsafe { libmimalloc_sys::mi_collect(true) }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: malloc_trim takes glibc's own arena locks; any thread may call it.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
 }
