@@ -219,25 +219,12 @@ class LiveAnalysis:
         now = float(max(snap.max_stamp, 0))
         if base is not None and not self._still_good(base, snap):
             base = None
-        if base is not None:
-            idx = np.concatenate(
-                [base.unsettled, np.arange(base.count, snap.records, dtype=np.int64)]
-            )
-            cols = snap.columns
-            gpu = builder.gpus_of(cols.worker, snap.worker_gpu).astype(np.int32)
-            rows = make_rows(cols, gpu, now, False, idx)
-            ripe = _ripe(rows, now) - base.ripe
-            if (
-                ripe >= min(TAIL_ROWS, max(RIPE_ROWS_MIN, math.isqrt(snap.records)))
-                or _early(base, rows)
-                or in_mask(base.settled, np.asarray(snap.open_rows, np.int64)).any()
-            ):
-                base = None
-            else:
-                live = rows
-        rebuilt = base is None
-        if base is None:
+        live = None if base is None else self._live_rows(base, builder, snap, now)
+        rebuilt = base is None or live is None
+        if base is None or live is None:
             if len(snap.columns) != snap.records:
+                # the live rows' columns let go before every record's are copied
+                snap = replace(snap, columns=_NO_COLUMNS)
                 snap = builder.live_snapshot(None, 0)
             # every record's columns handed over, not kept here (nor in the snapshot):
             # `_settle` drops them and the rows made of them once split
@@ -261,6 +248,25 @@ class LiveAnalysis:
             # kept resident under the next snapshot
             _core.release_free_memory()
         return model
+
+    @staticmethod
+    def _live_rows(
+        base: _Base, builder: LiveRecords, snap: LiveSnapshot, now: float
+    ) -> Rows | None:
+        """The rows after the settled part, or None when it must be made again (made of
+        the snapshot's columns, and let go with them then)."""
+        idx = np.concatenate([base.unsettled, np.arange(base.count, snap.records, dtype=np.int64)])
+        cols = snap.columns
+        gpu = builder.gpus_of(cols.worker, snap.worker_gpu).astype(np.int32)
+        rows = make_rows(cols, gpu, now, False, idx)
+        ripe = _ripe(rows, now) - base.ripe
+        if (
+            ripe >= min(TAIL_ROWS, max(RIPE_ROWS_MIN, math.isqrt(snap.records)))
+            or _early(base, rows)
+            or in_mask(base.settled, np.asarray(snap.open_rows, np.int64)).any()
+        ):
+            return None
+        return rows
 
     @staticmethod
     def _still_good(base: _Base, snap: LiveSnapshot) -> bool:

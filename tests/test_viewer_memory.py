@@ -11,12 +11,15 @@ import weakref
 from pathlib import Path
 
 import numpy as np
+import pytest
 from conftest import SAMPLES
 
-from parsers import _core
+from parsers import _core, analysis
 from parsers.builder import LogBuilder
 from parsers.load import read_log
+from parsers.model import I64
 from parsers.rawlines import LineReader
+from parsers.records import LiveSnapshot
 from tui.app import make_app
 from tui.follow import FileSource, LiveLog
 from tui.lanes import LaneDrawing
@@ -103,3 +106,49 @@ def test_arrays_let_go_go_back_to_the_system() -> None:
     _core.release_free_memory()
     assert before - _rss_mb() > 48
     assert len(arrays) == 1_000
+
+
+class _Watched(LogBuilder):
+    """A builder that checks, as every record's columns are copied, that the columns of
+    the snapshot before it were let go."""
+
+    def __init__(self) -> None:
+        super().__init__(source="watched")
+        self.handed: list[weakref.ref[np.ndarray]] = []
+        self.copies = 0
+
+    def live_snapshot(self, rows: I64 | None, first_new: int) -> LiveSnapshot:
+        if rows is None:
+            self.copies += 1
+            assert all(r() is None for r in self.handed), "a partial copy is still held"
+        snap = super().live_snapshot(rows, first_new)
+        self.handed = [weakref.ref(a) for a in snap.columns.floats.values()]
+        return snap
+
+
+@pytest.mark.parametrize("why", ["stale", "ripe"])
+def test_a_rebuild_lets_the_live_rows_go_before_every_record_is_copied(
+    why: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The settled part is made again (it went stale, or too many live rows ended): the
+    columns the snapshot gave for the live rows, and the rows made of them, are let go
+    before the core copies every record's (on a long log both are hundreds of MB)."""
+    data = (SAMPLES / "curio-mixed.log").read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 1
+    builder = _Watched()
+    builder.feed(data[:cut])
+    builder.snapshot()
+    assert builder.live.settled_records > 0
+    # stale: the core wrote one of its records; ripe: enough of the live rows ended
+    good = why == "ripe"
+    monkeypatch.setattr(analysis.LiveAnalysis, "_still_good", staticmethod(lambda b, s: good))
+    monkeypatch.setattr(analysis, "TAIL_ROWS", 0)
+    builder.feed(data[cut:])
+    rebuilds, copies = builder.live.rebuilds, builder.copies
+    gc.disable()  # only references count: a cycle would hide nothing here
+    try:
+        builder.snapshot()
+    finally:
+        gc.enable()
+    assert builder.live.rebuilds == rebuilds + 1
+    assert builder.copies == copies + 1
