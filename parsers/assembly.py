@@ -17,6 +17,7 @@ import numpy.typing as npt
 from parsers.breakdown import add_breakdowns, with_kernel
 from parsers.model import (
     F64,
+    I8,
     I32,
     I64,
     NO_STAMP,
@@ -505,7 +506,7 @@ def _kernel_range(
     return lo, max(lo, min(hi, busy_ms))
 
 
-def _synthesis_steps(pieces: list[Piece], now: float, finished: bool) -> tuple[F64, I64]:
+def _synthesis_steps(pieces: list[Piece], now: float, finished: bool) -> tuple[F64, I32]:
     """How many partitions are in synthesis over time, as a step function.
 
     A synthesis that never ended failed (SYNTH_START without SYNTH_END) or is running:
@@ -517,12 +518,12 @@ def _synthesis_steps(pieces: list[Piece], now: float, finished: bool) -> tuple[F
     gave_up = finished | (now - s > 3 * typical if typical else np.zeros(len(s), dtype=bool))
     times = np.concatenate([s, s[gave_up] + typical] + [p.synth.times for p in pieces[1:]])
     deltas = np.concatenate(
-        [np.ones(len(s), np.int64), -np.ones(int(np.sum(gave_up)), np.int64)]
+        [np.ones(len(s), np.int8), -np.ones(int(np.sum(gave_up)), np.int8)]
         + [p.synth.deltas for p in pieces[1:]]
     )
     order = np.lexsort((deltas, times))  # ends before starts at the same ms
     t, d = _merge_steps(pieces[0].synth.times, pieces[0].synth.deltas, times[order], deltas[order])
-    return t, np.cumsum(d)
+    return t, np.cumsum(d, dtype=np.int32)
 
 
 def _median(parts: list[F64]) -> float:
@@ -540,7 +541,7 @@ def _median(parts: list[F64]) -> float:
     return float(0.5 * (near[lo_rank - a] + near[hi_rank - a]))
 
 
-def _merge_steps(at: F64, ad: I64, bt: F64, bd: I64) -> tuple[F64, I64]:
+def _merge_steps(at: F64, ad: I8, bt: F64, bd: I8) -> tuple[F64, I8]:
     """Two step lists sorted by (time, delta) as one (b is short)."""
     if len(bt) == 0:
         return at, ad

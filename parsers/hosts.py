@@ -190,11 +190,11 @@ def _synthesis(models: Sequence[LogModel], offsets: list[int]) -> tuple[np.ndarr
             times.append(m.synth_times + off)
             deltas.append(np.diff(m.synth_counts, prepend=0))
     if not times:
-        return np.zeros(0), np.zeros(0, dtype=np.int64)
+        return np.zeros(0), np.zeros(0, dtype=np.int32)
     t = np.concatenate(times)
-    d = np.concatenate(deltas).astype(np.int64)
+    d = np.concatenate(deltas)
     order = np.lexsort((d, t))  # ends before starts at the same ms
-    return t[order], np.cumsum(d[order])
+    return t[order], np.cumsum(d[order], dtype=np.int32)
 
 
 def _run_split(models: Sequence[LogModel], stride: int) -> dict[int, Breakdown]:

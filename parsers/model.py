@@ -1018,7 +1018,7 @@ class LogModel:
     # step function of partitions in synthesis: at synth_times[i] the count becomes
     # synth_counts[i] (empty in a model made for the JSON report, which has no lanes either)
     synth_times: F64
-    synth_counts: I64
+    synth_counts: I32
     unattributed_timing_lines: int = 0
     partial_bytes: int = 0
     engine_seen: bool = False  # stdout lines of the cuzk engine were read
@@ -1029,7 +1029,7 @@ class LogModel:
     # the daemon restarted: the physical line each run began at (one run: None)
     run_lines: tuple[int, ...] | None = None
     # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
-    synth_by_gpu: dict[int, tuple[F64, I64]] | None = None
+    synth_by_gpu: dict[int, tuple[F64, I32]] | None = None
     # per GPU, where its busy time went over the whole run, when the analysis made it
     # (a live model: parsers/breakdown.py makes it otherwise)
     run_split: dict[int, Breakdown] | None = None

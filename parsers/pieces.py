@@ -18,6 +18,7 @@ from parsers.breakdown import clipped_split, segments_split
 from parsers.later import Later
 from parsers.model import (
     F64,
+    I8,
     I32,
     I64,
     PHASE_KEYS,
@@ -87,12 +88,12 @@ class Synth:
     """Synthesis over the rows of a piece: the steps of the ended ones, the others' starts."""
 
     times: F64  # sorted by (time, delta)
-    deltas: I64
+    deltas: I8  # +1 a start, -1 an end (a byte: a long log has millions)
     durations: F64  # sorted
     open_starts: F64  # SYNTH_START without SYNTH_END
 
 
-NO_SYNTH = Synth(EMPTY_F, EMPTY_I, EMPTY_F, EMPTY_F)
+NO_SYNTH = Synth(EMPTY_F, np.zeros(0, dtype=np.int8), EMPTY_F, EMPTY_F)
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,9 +532,7 @@ def _synth(t: PartitionTable) -> Synth:
     s, e = t.synth_start[has], t.synth_end[has]
     done = ~np.isnan(e)
     times = np.concatenate([s[done], e[done]])
-    deltas = np.concatenate(
-        [np.ones(int(done.sum()), np.int64), -np.ones(int(done.sum()), np.int64)]
-    )
+    deltas = np.concatenate([np.ones(int(done.sum()), np.int8), -np.ones(int(done.sum()), np.int8)])
     order = np.lexsort((deltas, times))  # ends before starts at the same ms
     return Synth(times[order], deltas[order], np.sort(e[done] - s[done]), s[~done])
 

@@ -152,3 +152,17 @@ def test_a_rebuild_lets_the_live_rows_go_before_every_record_is_copied(
         gc.enable()
     assert builder.live.rebuilds == rebuilds + 1
     assert builder.copies == copies + 1
+
+
+def test_the_synthesis_steps_are_held_in_small_integers() -> None:
+    """The step function of partitions in synthesis has a step per SYNTH_START and per
+    SYNTH_END (millions on a long log): its counts are 4 bytes each, and the settled part
+    keeps each step's +1/-1 in a byte."""
+    builder = LogBuilder(source="")
+    builder.feed((SAMPLES / "curio-mixed.log").read_bytes())
+    model = builder.snapshot()
+    assert len(model.synth_counts) > 0 and model.synth_counts.dtype == np.int32
+    assert builder.live.settled_records > 0
+    base = builder.live._base
+    assert base is not None and base.piece.synth.deltas.dtype == np.int8
+    assert set(base.piece.synth.deltas.tolist()) == {-1, 1}

@@ -8,6 +8,8 @@ eighth-block characters).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -109,9 +111,9 @@ def mark_spans(a: I64, b: I64, width: int) -> npt.NDArray[np.bool_]:
     return result
 
 
-def step_values(times: F64, values: I64, at: F64) -> I64:
+def step_values(times: F64, values: npt.NDArray[np.integer[Any]], at: F64) -> I64:
     """A step function (value becomes values[i] at times[i], 0 before) sampled at `at`."""
     if len(times) == 0:
         return np.zeros(len(at), dtype=np.int64)
     idx = np.searchsorted(times, at, side="right") - 1
-    return np.where(idx >= 0, values[np.maximum(idx, 0)], 0)
+    return np.where(idx >= 0, values[np.maximum(idx, 0)], 0).astype(np.int64, copy=False)
