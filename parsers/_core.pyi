@@ -128,7 +128,8 @@ def numpy_api() -> None:
     """Load numpy's C API, raising what loading it raised (an interrupt, a signal's exit)."""
 
 def release_free_memory() -> None:
-    """Give the memory the core's allocator holds freed back to the system."""
+    """Give the memory freed so far back to the system: the core's allocator's, and (with
+    glibc) the C heap's, where numpy's arrays live."""
 
 def first_free_rows(
     starts: npt.NDArray[np.float64], ends: npt.NDArray[np.float64], touching: bool = True

@@ -319,9 +319,9 @@ def segment_figures(
         if len(tpart) >= SEGMENTS_APART_ROWS
         else None
     )
-    # the kernel and unexplained segments of ended intervals, by GPU: found by phase first,
-    # so that no array as long as the segments is made but masks (a long log's segments
-    # are millions: index arrays of them were most of a snapshot's peak)
+    # the kernel and unexplained segments of ended intervals, by GPU: picked by phase
+    # first, then grouped. A long log has millions of segments: index arrays over all of
+    # them were most of a snapshot's peak; over all of them only masks are made now
     done = ~np.isnan(tt.gpu_start) & ~np.isnan(tt.gpu_end)
     kernel_at = np.flatnonzero(tt.seg_phase == Phase.KERNEL)
     kernel_at = kernel_at[done[tpart[kernel_at]]]

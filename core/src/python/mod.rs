@@ -44,8 +44,9 @@ fn numpy_api(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
-/// Give the memory the core's allocator holds freed back to the system (columns the core
-/// handed over and Python let go of are freed into it, not to the system).
+/// Give the memory freed so far back to the system: the core's allocator's (columns the
+/// core handed over and Python let go of are freed into it, not to the system) and, with
+/// glibc, the C heap's (numpy's arrays).
 #[pyfunction]
 fn release_free_memory(py: Python<'_>) {
     py.detach(crate::release_free_memory);
