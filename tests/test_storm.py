@@ -539,6 +539,28 @@ async def test_the_wheel_turned_after_g_is_held_for_the_gap_list() -> None:
     assert await _wheel_after_g(paced=False) == paced
 
 
+async def _click_after_g(click: bool, paced: bool) -> tuple[list[str], object]:
+    """`g`, a click on the middle of the screen (`click`), `enter` (`paced`: each
+    answered; else in one burst): the windows and the gap selected."""
+    app, _ = _mixed()
+    async with app.run_test(size=(120, 36)) as pilot:
+        press = [
+            kind(None, 60, 20, 0, 0, 1, False, False, False, 60, 20)
+            for kind in (events.MouseDown, events.MouseUp)
+        ]
+        await _setup_then(app, pilot, [], ["g", *(press if click else []), "enter"], paced)
+        return [type(s).__name__ for s in app.screen_stack], app.gantt.selected_gap
+
+
+async def test_a_click_after_g_is_held_for_the_gap_list() -> None:
+    """`g`, a click on a row of the gap list and `enter` in one write: the click went to
+    the Gantt below the list, and `enter` chose the first gap. It is held with the keys:
+    the click puts the list's cursor on its row, which `enter` chooses, as given slowly."""
+    paced = await _click_after_g(click=True, paced=True)
+    assert paced != await _click_after_g(click=False, paced=True)  # the click chose a row
+    assert await _click_after_g(click=True, paced=False) == paced
+
+
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])
 async def test_q_after_held_keys_that_may_open_a_box_waits_its_turn(
     monkeypatch: pytest.MonkeyPatch, box_key: str

@@ -87,13 +87,16 @@ WINDOW_KEYS_OVER: dict[type[Screen[Any]], dict[str, type[Screen[Any]]]] = {
 # of them, those that may open none (a proof with no interval yet, or fewer gaps than the
 # number): the keys after them wait OPEN_POLLS looks for the window to open
 MAY_OPEN_OVER = frozenset({"i", *(str(n) for n in range(1, GAP_KEYS + 1))})
-# what is held with the keys typed ahead (`CuzkApp.on_event`): they and the mouse wheel,
-# which scrolls the window a key asked for as it would have had it come a moment later
-WHEEL = (
+# what is held with the keys typed ahead (`CuzkApp.on_event`): they, the mouse wheel and
+# the buttons, which scroll or click the window a key asked for as they would have had they
+# come a moment later (a move only hovers: it goes where the pointer is)
+HELD_MOUSE = (
     events.MouseScrollUp,
     events.MouseScrollDown,
     events.MouseScrollLeft,
     events.MouseScrollRight,
+    events.MouseDown,
+    events.MouseUp,
 )
 Held = events.Key | events.Paste | events.MouseEvent
 # the longest a `q` waits for the screen to act on the keys typed before it
@@ -367,7 +370,7 @@ class CuzkApp(App[None]):
         asked for: after `/`, ctrl+p, `L`, `g` or `?` (and the keys that open a window over a
         window: WINDOW_KEYS_OVER), until the box or the window is up; after a
         key that closes a box or a window (`enter`, `escape`), until it has closed; the
-        mouse wheel turned meanwhile is held with them. A `q`
+        mouse wheel turned and the buttons pressed meanwhile are held with them. A `q`
         that no box can take quits at once, the keys held before it dropped unless one lasts
         beyond the app (`?` held down for a while would otherwise open and close the help
         once a key before it quits)."""
@@ -383,8 +386,8 @@ class CuzkApp(App[None]):
         if isinstance(event, events.Paste) and not event.is_forwarded and held is not None:
             held.append(events.Paste(event.text))  # a paste after the `/`: for the box too
             return
-        if isinstance(event, WHEEL) and not event.is_forwarded and held is not None:
-            held.append(event)  # the wheel turned after `g`: for the list, not the Gantt
+        if isinstance(event, HELD_MOUSE) and not event.is_forwarded and held is not None:
+            held.append(event)  # the wheel or a click after `g`: for the list, not the Gantt
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
             if held is not None and event.key == "q" and self._quits_past(held):
@@ -466,7 +469,7 @@ class CuzkApp(App[None]):
             not self._hold_for_box
             and self._q_quits()
             and all(
-                isinstance(k, WHEEL) or (isinstance(k, events.Key) and k.key not in keep)
+                isinstance(k, HELD_MOUSE) or (isinstance(k, events.Key) and k.key not in keep)
                 for k in held
             )
         )
