@@ -11,8 +11,9 @@ lines; `--log hours-250` for the 250-hour two-GPU one), each figure from fresh p
 - the trace and CSV exports in one command, and the Perfetto protobuf trace: seconds and
   peak RSS, against the limits;
 - the viewer (headless, following the log as `cuzk-tui LOG` does): time until the final
-  figures are shown, its peak RSS against the limit and against twice the model's columns,
-  the first inspector (`n`, then `enter`) until its text is drawn;
+  figures are shown, its peak RSS against the limit and against twice the model's columns
+  (and what it takes above the viewer on an empty log), the first inspector (`n`, then
+  `enter`) until its text is drawn;
 - the viewer following the log and a GPU-bound log of two GPUs with two workers each, each
   growing by 5 lines a second with the lines of further partitions: CPU of the whole process,
   measured after 30 s of growth (the follower's burst allowance spent).
@@ -276,6 +277,37 @@ async def drive_viewer(
     return out
 
 
+async def drive_empty(path: Path) -> dict[str, Any]:
+    """The viewer on an empty log for a second: what the interpreter, Textual and the app
+    take before any log is read (the floor under the viewer's peak)."""
+    from parsers.builder import LogBuilder
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.follow import FileSource, LiveLog
+
+    live = LiveLog(FileSource(path), lambda _: None)
+    app = make_app(LogBuilder(source=path.name).snapshot(), LineReader(path=path), live)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(1.0)
+        live.halt()
+    live.source.close()
+    return {"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def empty_viewer() -> float:
+    """The empty viewer's peak RSS (MB), in a fresh process."""
+    with tempfile.TemporaryDirectory(prefix="cuzk-tui-paths-") as d:
+        empty = Path(d) / "empty.log"
+        empty.write_bytes(b"")
+        args = [sys.executable, str(Path(__file__).resolve()), "--viewer", str(empty), "--empty"]
+        _, _, code, err = run_measured(args)
+        lines = err.strip().splitlines()
+        if code or not lines:
+            raise SystemExit(f"viewer run failed (exit {code}): {err[-2000:]}")
+        peak: float = json.loads(lines[-1])["peak_mb"]
+        return peak
+
+
 def viewer(log: Path, config: SimConfig, follow_s: float, inspect: bool) -> dict[str, Any]:
     """One viewer run on a copy of `log` (it is appended to), in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="cuzk-tui-paths-") as d:
@@ -323,7 +355,11 @@ def main() -> int:
     ap.add_argument("--viewer", metavar="LOG", help=argparse.SUPPRESS)
     ap.add_argument("--viewer-config", default="hours-100", help=argparse.SUPPRESS)
     ap.add_argument("--inspect", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--empty", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.viewer and args.empty:
+        print(json.dumps(asyncio.run(drive_empty(Path(args.viewer)))), file=sys.stderr)
+        return 0
     if args.viewer:
         config = CONFIGS[args.viewer_config]
         follow = args.follow_seconds if args.follow_seconds > 0.5 else 0.0
@@ -359,10 +395,13 @@ def main() -> int:
         exports(log)
     if wanted("viewer"):
         v = viewer(log, config, 0.0, inspect=True)
+        floor = empty_viewer()
+        cols = max(v["columns_mb"], 1e-9)
         print(f"  {'viewer final':<18} {v['final_s']:6.2f} s   limit {LIMITS['viewer final']}")
         print(
             f"  {'viewer peak':<18} {v['peak_mb']:6.0f} MB  model columns {v['columns_mb']:.0f} MB "
-            f"({v['peak_mb'] / max(v['columns_mb'], 1e-9):.1f}x)   limit {LIMITS['viewer peak']}"
+            f"({v['peak_mb'] / cols:.1f}x; the empty viewer {floor:.0f} MB, the rest "
+            f"{(v['peak_mb'] - floor) / cols:.1f}x)   limit {LIMITS['viewer peak']}"
         )
         print(
             f"  {'first inspector':<18} {v['inspector_s']:6.2f} s   "
