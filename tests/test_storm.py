@@ -15,7 +15,8 @@ from conftest import SAMPLES
 from textual import events
 from textual.message import Message
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widget import Widget
+from textual.widgets import Footer, Input
 
 from cuzksim.config import DEMO_CONFIG
 from cuzksim.engine import EngineSim
@@ -559,6 +560,35 @@ async def test_a_click_after_g_is_held_for_the_gap_list() -> None:
     paced = await _click_after_g(click=True, paced=True)
     assert paced != await _click_after_g(click=False, paced=True)  # the click chose a row
     assert await _click_after_g(click=True, paced=False) == paced
+
+
+async def _footer_slash_after_escape(last: str, paced: bool) -> tuple[list[str], object]:
+    """The help open; `escape`, a click on the footer's `/` (under the help, on the Gantt's
+    screen once it closes) and `last` (`paced`: each answered; else in one burst): the
+    windows and the focused box's text."""
+    app, _ = _mixed()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        shown = app.screen.query_one(Footer).walk_children(Widget)
+        region = next(w.region for w in shown if getattr(w, "key", None) == "slash")
+        x, y = region.x + 1, region.y
+        press = [
+            kind(None, x, y, 0, 0, 1, False, False, False, x, y)
+            for kind in (events.MouseDown, events.MouseUp)
+        ]
+        await _setup_then(app, pilot, ["question_mark"], ["escape", *press, last], paced)
+        return [type(s).__name__ for s in app.screen_stack], getattr(app.focused, "value", None)
+
+
+@pytest.mark.parametrize("last", ["n", "q"])
+async def test_a_click_on_the_footer_acts_in_its_turn(last: str) -> None:
+    """A click on a key of the footer, held with the keys typed ahead, acts as that key in
+    its turn: the footer's key posts its key to the app, which came behind the keys held
+    after the click, so `n` reached the Gantt before `/` opened the find box (and `q`
+    quit, as if nothing held could open a box)."""
+    paced = await _footer_slash_after_escape(last, paced=True)
+    assert paced == (["Screen", "FindScreen"], last)
+    assert await _footer_slash_after_escape(last, paced=False) == paced
 
 
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])

@@ -25,12 +25,13 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.dom import DOMNode
 from textual.driver import Driver
+from textual.errors import NoWidget
 from textual.filter import LineFilter, NoColor
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Footer, Input, Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
 from parsers.durations import duration
@@ -90,14 +91,13 @@ MAY_OPEN_OVER = frozenset({"i", *(str(n) for n in range(1, GAP_KEYS + 1))})
 # what is held with the keys typed ahead (`CuzkApp.on_event`): they, the mouse wheel and
 # the buttons, which scroll or click the window a key asked for as they would have had they
 # come a moment later (a move only hovers: it goes where the pointer is)
-HELD_MOUSE = (
+WHEEL = (
     events.MouseScrollUp,
     events.MouseScrollDown,
     events.MouseScrollLeft,
     events.MouseScrollRight,
-    events.MouseDown,
-    events.MouseUp,
 )
+HELD_MOUSE = (*WHEEL, events.MouseDown, events.MouseUp)
 Held = events.Key | events.Paste | events.MouseEvent
 # the longest a `q` waits for the screen to act on the keys typed before it
 QUIT_AFTER_KEYS_S = 0.5
@@ -462,14 +462,14 @@ class CuzkApp(App[None]):
     def _quits_past(self, held: Sequence[Held]) -> bool:
         """A `q` typed after the keys `held` would quit when its turn came, and they do
         nothing that outlives the app: it quits where it is now (`_q_quits`), no text box is
-        waited for, none of them may open one (or is a paste, for one), none copies to the
-        clipboard."""
+        waited for, none of them may open one (or is a paste, for one; or a click, which
+        may be on the footer's `/`), none copies to the clipboard."""
         keep = BOX_KEYS | LASTING_KEYS
         return (
             not self._hold_for_box
             and self._q_quits()
             and all(
-                isinstance(k, HELD_MOUSE) or (isinstance(k, events.Key) and k.key not in keep)
+                isinstance(k, WHEEL) or (isinstance(k, events.Key) and k.key not in keep)
                 for k in held
             )
         )
@@ -614,9 +614,25 @@ class CuzkApp(App[None]):
         self._releasing += 1
         try:
             for key in held or []:
-                await self.on_event(key)  # one that begins a hold of its own: the rest go to it
+                # one that begins a hold of its own: the rest go to it
+                await self.on_event(self._footer_key(key) or key)
         finally:
             self._releasing -= 1
+
+    def _footer_key(self, event: Held) -> events.Key | None:
+        """A held press of a mouse button on a key of the footer, as that key. The footer's
+        key acts on a press by posting the key to the app, behind the keys held after the
+        press: given as the key, it acts in its turn (`/` then `n` puts `n` in the box)."""
+        if not isinstance(event, events.MouseDown):
+            return None
+        try:
+            widget, _ = self.get_widget_at(event.x, event.y)
+        except NoWidget:
+            return None
+        key = getattr(widget, "key", None)
+        if isinstance(key, str) and any(isinstance(a, Footer) for a in widget.ancestors):
+            return events.Key(key, None)
+        return None
 
     def on_unmount(self) -> None:
         """Stop the follower; remove what the run made (temporary files)."""
