@@ -15,6 +15,7 @@ from cpu_reference import reference_cpu_path
 
 from cuzksim.config import DEMO_CONFIG, SimConfig, random_config
 from cuzksim.logs import simulate
+from parsers._core import Scanner
 from parsers.builder import LogBuilder
 from parsers.hosts import HostLines, merge
 from parsers.load import read_log, read_stream
@@ -197,3 +198,27 @@ def test_a_hole_of_nuls_before_a_cpu_line() -> None:
     hole = b"\0" * 4096 + b"CUZK_TIMING: prep_msm_ms=50"
     new, old = _one_gap(_lines(START, hole, END, START2, END2))
     assert new == old and new is not None and new.prep_msm_ms == (50,)
+
+
+def test_the_core_lets_go_of_the_cpu_figures_it_handed_over() -> None:
+    """The builder keeps the CPU path figures it fetched; the core keeps only those read
+    since (a long log has millions: they were held twice). Asking again for figures handed
+    over is an error, not a silent empty answer."""
+    scanner = Scanner(None)
+    data = (SAMPLES / "curio-mixed.log").read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 1
+    scanner.feed(data[:cut])
+    first = scanner.cpu_lines(0)
+    assert len(first[0]) > 0
+    scanner.feed(data[cut:])
+    scanner.finish()
+    rest = scanner.cpu_lines(len(first[0]))
+    assert len(rest[0]) > 0 and rest[0][0] > first[0][-1]
+    assert len(scanner.cpu_lines(len(first[0]) + len(rest[0]))[0]) == 0
+    with pytest.raises(ValueError, match="let go"):
+        scanner.cpu_lines(0)
+    whole = LogBuilder(source="")
+    whole.feed(data)
+    whole.finish()
+    figures = whole.line_facts().cpu
+    assert figures.line.tolist() == [*first[0].tolist(), *rest[0].tolist()]

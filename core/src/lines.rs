@@ -20,6 +20,8 @@ pub struct CpuLines {
     pub kind: Vec<u8>,
     pub value: Vec<i64>,
     pub run: Vec<u32>,
+    /// How many figures before `line[0]` were handed over and let go (`let_go_before`).
+    pub let_go: usize,
 }
 
 impl CpuLines {
@@ -30,12 +32,37 @@ impl CpuLines {
         self.run.push(run);
     }
 
+    /// The figures held (those let go not counted).
     pub fn len(&self) -> usize {
         self.line.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.line.is_empty()
+    }
+
+    /// How many figures were read, those let go included.
+    pub fn count(&self) -> usize {
+        self.let_go + self.line.len()
+    }
+
+    /// Let go of the figures before the `upto`-th (the one reader of them holds those), and
+    /// of the memory they took: a long log has millions, which would otherwise be held
+    /// twice.
+    pub fn let_go_before(&mut self, upto: usize) {
+        let k = upto.saturating_sub(self.let_go).min(self.line.len());
+        if k == 0 {
+            return;
+        }
+        fn drop_head<T>(v: &mut Vec<T>, k: usize) {
+            v.drain(..k);
+            v.shrink_to_fit();
+        }
+        drop_head(&mut self.line, k);
+        drop_head(&mut self.kind, k);
+        drop_head(&mut self.value, k);
+        drop_head(&mut self.run, k);
+        self.let_go += k;
     }
 }
 
@@ -133,6 +160,22 @@ mod tests {
         let mut out = Vec::new();
         cpu_values(body, |k, v| out.push((k, v)));
         out
+    }
+
+    #[test]
+    fn figures_let_go_are_counted_and_their_memory_given_back() {
+        let mut c = CpuLines::default();
+        for k in 0..100_000u64 {
+            c.push(k + 1, (k % 2) as u8, k as i64, 0);
+        }
+        c.let_go_before(99_990);
+        assert_eq!((c.count(), c.len(), c.let_go), (100_000, 10, 99_990));
+        assert_eq!(c.line[0], 99_991);
+        assert!(c.line.capacity() < 1_000 && c.value.capacity() < 1_000);
+        c.let_go_before(5); // held already: nothing changes
+        c.push(100_001, 0, 7, 1);
+        c.let_go_before(200_000); // past the last: every one let go
+        assert_eq!((c.count(), c.len()), (100_001, 0));
     }
 
     #[test]

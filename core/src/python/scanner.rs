@@ -410,12 +410,20 @@ impl Scanner {
     }
 
     /// The CPU path figures of the whole file from the `since`-th on, in the order read:
-    /// (physical line, kind (0 prep_msm_ms, 1 b_g2_msm_ms), value in ms, run).
+    /// (physical line, kind (0 prep_msm_ms, 1 b_g2_msm_ms), value in ms, run). Those before
+    /// the `since`-th are let go: the caller holds them (asking for them again is an error).
     #[pyo3(signature = (since=0))]
-    fn cpu_lines<'py>(&self, py: Python<'py>, since: usize) -> PyResult<CpuLineArrays<'py>> {
+    fn cpu_lines<'py>(&mut self, py: Python<'py>, since: usize) -> PyResult<CpuLineArrays<'py>> {
         numpy_api(py)?;
-        let c = &self.inner.cpu;
-        let from = since.min(c.len());
+        let c = &mut self.inner.cpu;
+        if since < c.let_go {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "the CPU path figures before the {}th were let go",
+                c.let_go
+            )));
+        }
+        c.let_go_before(since);
+        let from = (since - c.let_go).min(c.len());
         let line: Vec<i64> = c.line[from..].iter().map(|&n| n as i64).collect();
         let kind: Vec<i8> = c.kind[from..].iter().map(|&k| k as i8).collect();
         let run: Vec<i32> = c.run[from..].iter().map(|&r| r as i32).collect();
