@@ -69,7 +69,10 @@ class CpuLines:
             return
         end = self.count + n
         if end > len(self._line):
-            room = max(end, 2 * len(self._line), 1024)
+            # twice what is held: the figures that come next are written after these, not
+            # copied with them into a new buffer while a shown model still holds the old
+            # one (room not written to yet takes no memory)
+            room = max(2 * end, 1024)
             # a new buffer: views handed out before keep the old one, unchanged
             self._line = _grown(self._line, room, self.count)
             self._kind = _grown(self._kind, room, self.count)

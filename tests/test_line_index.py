@@ -9,12 +9,13 @@ import os
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cuzksim.config import SimConfig
 from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
-from parsers.linefacts import LineFacts
+from parsers.linefacts import CpuLines, LineFacts
 from parsers.load import read_log
 from parsers.rawlines import BLOCK_BYTES, LineReader
 from parsers.tail import LogTail, TailState
@@ -213,3 +214,24 @@ def test_a_compressed_log_s_index_is_of_its_text(tmp_path: Path) -> None:
     assert on_gz.lines(50, 60) == LineReader(path=packed).lines(50, 60)
     assert on_gz._weighed is facts.starts  # weighed, and left
     assert on_gz._offsets[: len(facts.starts.offsets)] != list(facts.starts.offsets)
+
+
+def test_cpu_figures_that_come_after_a_long_read_are_not_copied_with_it() -> None:
+    """The figures of a long log's first read are held with room after them: the few that
+    the next snapshot adds are written there, not copied with all the others into a new
+    buffer while the model shown still holds the old one."""
+    lines = CpuLines()
+    n = 100_000
+    lines.extend(
+        np.arange(1, n + 1, dtype=np.int64),
+        np.zeros(n, dtype=np.int8),
+        np.arange(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int32),
+    )
+    shown = lines.figures()
+    more = np.array([n + 1, n + 2], dtype=np.int64)
+    lines.extend(more, np.ones(2, dtype=np.int8), more, np.ones(2, dtype=np.int32))
+    now = lines.figures()
+    assert len(shown) == n and len(now) == n + 2
+    assert np.shares_memory(shown.line, now.line) and np.shares_memory(shown.value, now.value)
+    assert now.line[-2:].tolist() == [n + 1, n + 2] and shown.line[-1] == n
