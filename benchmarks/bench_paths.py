@@ -160,9 +160,9 @@ def exports(log: Path) -> None:
 
 
 def column_bytes(obj: object) -> int:
-    """Bytes of the numpy arrays a model holds (each buffer counted once)."""
-    seen: set[int] = set()
-    total = 0
+    """Bytes of the numpy arrays a model holds: each buffer counted once, as far as the
+    model's arrays reach into it (a buffer with room for more counts what is in it)."""
+    reach: dict[int, int] = {}
     stack: list[object] = [obj]
     visited: set[int] = set()
     while stack:
@@ -174,9 +174,7 @@ def column_bytes(obj: object) -> int:
             base = x
             while isinstance(base.base, np.ndarray):
                 base = base.base
-            if id(base) not in seen:
-                seen.add(id(base))
-                total += base.nbytes
+            reach[id(base)] = max(reach.get(id(base), 0), x.nbytes)
         elif is_dataclass(x) and not isinstance(x, type):
             stack.extend(getattr(x, f.name) for f in fields(x))
         elif isinstance(x, dict):
@@ -186,7 +184,7 @@ def column_bytes(obj: object) -> int:
                 stack.extend(x)
         elif hasattr(x, "__slots__"):
             stack.extend(getattr(x, s) for s in x.__slots__ if hasattr(x, s))
-    return total
+    return sum(reach.values())
 
 
 def _cpu_s() -> float:
