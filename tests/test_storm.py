@@ -562,10 +562,10 @@ async def test_a_click_after_g_is_held_for_the_gap_list() -> None:
     assert await _click_after_g(click=True, paced=False) == paced
 
 
-async def _footer_slash_after_escape(last: str, paced: bool) -> tuple[list[str], object]:
-    """The help open; `escape`, a click on the footer's `/` (under the help, on the Gantt's
-    screen once it closes) and `last` (`paced`: each answered; else in one burst): the
-    windows and the focused box's text."""
+async def _footer_slash(help_first: bool, last: str, paced: bool) -> tuple[list[str], object]:
+    """A click on the footer's `/` and `last` (`help_first`: the help open, and `escape`
+    before the click, which lands under the help, on the Gantt's screen once it closes;
+    `paced`: each answered; else in one burst): the windows and the focused box's text."""
     app, _ = _mixed()
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
@@ -576,19 +576,21 @@ async def _footer_slash_after_escape(last: str, paced: bool) -> tuple[list[str],
             kind(None, x, y, 0, 0, 1, False, False, False, x, y)
             for kind in (events.MouseDown, events.MouseUp)
         ]
-        await _setup_then(app, pilot, ["question_mark"], ["escape", *press, last], paced)
+        setup, first = (["question_mark"], ["escape"]) if help_first else ([], [])
+        await _setup_then(app, pilot, setup, [*first, *press, last], paced)
         return [type(s).__name__ for s in app.screen_stack], getattr(app.focused, "value", None)
 
 
+@pytest.mark.parametrize("help_first", [True, False])
 @pytest.mark.parametrize("last", ["n", "q"])
-async def test_a_click_on_the_footer_acts_in_its_turn(last: str) -> None:
-    """A click on a key of the footer, held with the keys typed ahead, acts as that key in
-    its turn: the footer's key posts its key to the app, which came behind the keys held
-    after the click, so `n` reached the Gantt before `/` opened the find box (and `q`
-    quit, as if nothing held could open a box)."""
-    paced = await _footer_slash_after_escape(last, paced=True)
+async def test_a_click_on_the_footer_acts_in_its_turn(help_first: bool, last: str) -> None:
+    """A click on a key of the footer acts as that key in its turn, held with the keys
+    typed ahead or not: the footer's key posts its key to the app, which came behind the
+    keys read with the click, so `n` reached the Gantt before `/` opened the find box (and
+    `q` quit)."""
+    paced = await _footer_slash(help_first, last, paced=True)
     assert paced == (["Screen", "FindScreen"], last)
-    assert await _footer_slash_after_escape(last, paced=False) == paced
+    assert await _footer_slash(help_first, last, paced=False) == paced
 
 
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])

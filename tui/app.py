@@ -383,6 +383,13 @@ class CuzkApp(App[None]):
                     await self.on_event(key)
                 return
         held = self._held_keys
+        if isinstance(event, events.MouseDown) and not event.is_forwarded and held is None:
+            footer_key = self._footer_key(event)
+            if footer_key is not None:
+                # acted on now, as that key: the footer would post it behind the keys
+                # already read (a click on `/`, then `abc`: the letters go in the box)
+                await self.on_event(footer_key)
+                return
         if isinstance(event, events.Paste) and not event.is_forwarded and held is not None:
             held.append(events.Paste(event.text))  # a paste after the `/`: for the box too
             return
