@@ -593,6 +593,35 @@ async def test_a_click_on_the_footer_acts_in_its_turn(help_first: bool, last: st
     assert await _footer_slash(help_first, last, paced=False) == paced
 
 
+async def _window_footer_click(paced: bool) -> tuple[list[str], object]:
+    """`g`, a click on the gap list's footer key `esc` (found with the list opened once
+    before) and `n` (`paced`: each answered; else in one burst): the windows and the gap
+    selected."""
+    app, _ = _mixed()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _setup_then(app, pilot, ["g"], [], paced=True)
+        shown = app.screen.query_one(Footer).walk_children(Widget)
+        region = next(w.region for w in shown if getattr(w, "key", None) == "escape")
+        x, y = region.x + 1, region.y
+        await _setup_then(app, pilot, ["escape"], [], paced=True)
+        assert app.screen is app.screen_stack[0]
+        press = [
+            kind(None, x, y, 0, 0, 1, False, False, False, x, y)
+            for kind in (events.MouseDown, events.MouseUp)
+        ]
+        await _setup_then(app, pilot, [], ["g", *press, "n"], paced)
+        return [type(s).__name__ for s in app.screen_stack], app.gantt.selected_gap
+
+
+async def test_a_click_on_the_footer_of_a_window_a_key_opened_acts_in_its_turn() -> None:
+    """`g`, a click on the gap list's `esc Close` and `n` in one write: the click was held
+    for the list, then handed out before the list's footer had placed its keys, and was
+    lost (the list stayed open). It waits for the footer's keys."""
+    paced = await _window_footer_click(paced=True)
+    assert paced[0] == ["Screen"] and paced[1] is not None
+    assert await _window_footer_click(paced=False) == paced
+
+
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])
 async def test_q_after_held_keys_that_may_open_a_box_waits_its_turn(
     monkeypatch: pytest.MonkeyPatch, box_key: str

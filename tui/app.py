@@ -55,6 +55,7 @@ from tui.screens import (
     HelpScreen,
     KeysFooter,
     SafeModal,
+    keys_placed,
 )
 from tui.terminal import Terminal, exit_watchdog, hangup_safe
 
@@ -587,10 +588,17 @@ class CuzkApp(App[None]):
         self.call_next(release)
 
     async def _check_hold(self) -> None:
-        """The keys held, handled once what they wait for has come (or no longer may)."""
-        if self._held_keys is not None and (
-            # no screen left (ending): the keys are dropped (on_event)
-            not self.screen_stack or self._hold_polls_left <= 0 or self._hold_ready()
+        """The keys held, handled once what they wait for has come (or no longer may); with
+        a click among them, once the window's footer shows its keys too (a click on one
+        acts as the key, `_footer_key`)."""
+        held = self._held_keys
+        if held is None:
+            return
+        if not self.screen_stack or self._hold_polls_left <= 0:
+            await self._release_keys()  # no screen left (ending): the keys are dropped
+        elif self._hold_ready() and (
+            not any(isinstance(k, events.MouseDown) for k in held)
+            or all(keys_placed(f) for f in self.screen.query(Footer))
         ):
             await self._release_keys()
 

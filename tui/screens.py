@@ -38,6 +38,14 @@ QUIT_BINDINGS: list[BindingType] = [
 ]
 
 
+def keys_placed(footer: Footer) -> bool:
+    """The footer's keys are drawn and placed: a click on one can be told from the footer
+    around it (a window's footer is composed after the window is up)."""
+    if isinstance(footer, KeysFooter) and not footer.shows_current_keys():
+        return False
+    return bool(footer.children) and all(c.region.width > 0 for c in footer.children)
+
+
 class KeysFooter(Footer):
     """Textual's Footer, recomposed only when the keys it shows change.
 
@@ -63,6 +71,10 @@ class KeysFooter(Footer):
                 if b.binding.show or key == palette
             ),
         )
+
+    def shows_current_keys(self) -> bool:
+        """It was composed for the keys the screen binds now."""
+        return self.is_attached and self._keys == self._keys_shown()
 
     async def recompose(self) -> None:
         """Recompose, unless the keys drawn are the ones shown already."""
