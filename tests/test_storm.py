@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from textual import events
+from textual.command import CommandList
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -620,6 +621,33 @@ async def test_a_click_on_the_footer_of_a_window_a_key_opened_acts_in_its_turn()
     paced = await _window_footer_click(paced=True)
     assert paced[0] == ["Screen"] and paced[1] is not None
     assert await _window_footer_click(paced=False) == paced
+
+
+async def _palette_click(click: bool, paced: bool) -> tuple[object, ...]:
+    """ctrl+p, then (`click`) a click on the palette's list (found with the palette opened
+    once before) (`paced`: each answered; else in one burst): what the app shows."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _setup_then(app, pilot, ["ctrl+p"], [], paced=True)
+        listed = app.screen.query_one(CommandList).region
+        x, y = listed.x + 4, listed.y + 2
+        await _setup_then(app, pilot, ["escape"], [], paced=True)
+        press = [
+            kind(None, x, y, 0, 0, 1, False, False, False, x, y)
+            for kind in (events.MouseDown, events.MouseUp)
+        ]
+        await _setup_then(app, pilot, [], ["ctrl+p", *(press if click else [])], paced)
+        stack = [type(s).__name__ for s in app.screen_stack]
+        return stack, app.show_breakdown, app.gantt.scale, app.gantt.selected_gap
+
+
+async def test_a_click_on_the_palettes_list_waits_for_the_list() -> None:
+    """ctrl+p and a click on one of the commands it lists, in one write: the click was
+    handed out once the palette's input had the focus, before its list was made, and chose
+    nothing. It waits for the list."""
+    paced = await _palette_click(click=True, paced=True)
+    assert paced != await _palette_click(click=False, paced=True)  # the click chose one
+    assert await _palette_click(click=True, paced=False) == paced
 
 
 @pytest.mark.parametrize("box_key", ["slash", "ctrl+p"])

@@ -589,18 +589,25 @@ class CuzkApp(App[None]):
 
     async def _check_hold(self) -> None:
         """The keys held, handled once what they wait for has come (or no longer may); with
-        a click among them, once the window's footer shows its keys too (a click on one
-        acts as the key, `_footer_key`)."""
+        a click among them, once the window shows what the click would land on too."""
         held = self._held_keys
         if held is None:
             return
         if not self.screen_stack or self._hold_polls_left <= 0:
             await self._release_keys()  # no screen left (ending): the keys are dropped
         elif self._hold_ready() and (
-            not any(isinstance(k, events.MouseDown) for k in held)
-            or all(keys_placed(f) for f in self.screen.query(Footer))
+            not any(isinstance(k, events.MouseDown) for k in held) or self._clickable()
         ):
             await self._release_keys()
+
+    def _clickable(self) -> bool:
+        """The screen shows what a click would land on: its footer's keys placed, and the
+        palette's list made (`ListedPalette`)."""
+        from tui.commands import ListedPalette
+
+        if isinstance(self.screen, ListedPalette) and not self.screen.list_shown():
+            return False
+        return all(keys_placed(f) for f in self.screen.query(Footer))
 
     def on_command_palette_closed(self, event: CommandPalette.Closed) -> None:
         """A command was chosen: the keys typed after the palette's `enter` wait for it to

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import SystemCommand
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.widgets import Input
 from textual.worker import Worker
 
@@ -36,21 +36,27 @@ class ListedPalette(CommandPalette):
         super().__init__(id="--command-palette")  # as Textual's own opens it
         self._enter_waits = False
 
-    def _listing(self) -> bool:
+    def list_shown(self) -> bool:
+        """The list of the commands matching the text is made and laid out: a click lands on
+        the command it shows (none listed: the hold that waits for it runs to its end)."""
+        shown = self.query_one(CommandList)
+        return not self.listing() and shown.option_count > 0 and shown.region.height > 0
+
+    def listing(self) -> bool:
         """The commands matching the text are still being looked for."""
         group = self._GATHER_COMMANDS_GROUP
         return any(w.node is self and w.group == group and not w.is_finished for w in self.workers)
 
     @on(Input.Submitted)
     def _enter_once_listed(self, event: Input.Submitted) -> None:
-        if self._listing():
+        if self.listing():
             event.stop()
             event.prevent_default()  # Textual's own handler acts once the list is made
             self._enter_waits = True
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A look for commands ended: an `enter` that waited for it is acted on."""
-        if self._enter_waits and event.worker.is_finished and not self._listing():
+        if self._enter_waits and event.worker.is_finished and not self.listing():
             self._enter_waits = False
             self._select_or_command()
 
