@@ -82,6 +82,14 @@ HANG_GUARD_S = 5.0  # a generous bound: this is a hang guard, not a speed test
 BACKLOG_GUARD_S = 120.0
 
 
+def _click(x: int, y: int) -> list[Message]:
+    """A click of the left button at (x, y) of the screen: its press and its release."""
+    return [
+        kind(None, x, y, 0, 0, 1, False, False, False, x, y)
+        for kind in (events.MouseDown, events.MouseUp)
+    ]
+
+
 def _key(name: str) -> events.Key:
     if len(name) == 1:
         return events.Key(name, name)
@@ -546,10 +554,7 @@ async def _click_after_g(click: bool, paced: bool) -> tuple[list[str], object]:
     answered; else in one burst): the windows and the gap selected."""
     app, _ = _mixed()
     async with app.run_test(size=(120, 36)) as pilot:
-        press = [
-            kind(None, 60, 20, 0, 0, 1, False, False, False, 60, 20)
-            for kind in (events.MouseDown, events.MouseUp)
-        ]
+        press = _click(60, 20)
         await _setup_then(app, pilot, [], ["g", *(press if click else []), "enter"], paced)
         return [type(s).__name__ for s in app.screen_stack], app.gantt.selected_gap
 
@@ -573,10 +578,7 @@ async def _footer_slash(help_first: bool, last: str, paced: bool) -> tuple[list[
         shown = app.screen.query_one(Footer).walk_children(Widget)
         region = next(w.region for w in shown if getattr(w, "key", None) == "slash")
         x, y = region.x + 1, region.y
-        press = [
-            kind(None, x, y, 0, 0, 1, False, False, False, x, y)
-            for kind in (events.MouseDown, events.MouseUp)
-        ]
+        press = _click(x, y)
         setup, first = (["question_mark"], ["escape"]) if help_first else ([], [])
         await _setup_then(app, pilot, setup, [*first, *press, last], paced)
         return [type(s).__name__ for s in app.screen_stack], getattr(app.focused, "value", None)
@@ -606,10 +608,7 @@ async def _window_footer_click(paced: bool) -> tuple[list[str], object]:
         x, y = region.x + 1, region.y
         await _setup_then(app, pilot, ["escape"], [], paced=True)
         assert app.screen is app.screen_stack[0]
-        press = [
-            kind(None, x, y, 0, 0, 1, False, False, False, x, y)
-            for kind in (events.MouseDown, events.MouseUp)
-        ]
+        press = _click(x, y)
         await _setup_then(app, pilot, [], ["g", *press, "n"], paced)
         return [type(s).__name__ for s in app.screen_stack], app.gantt.selected_gap
 
@@ -632,10 +631,7 @@ async def _palette_click(click: bool, paced: bool) -> tuple[object, ...]:
         listed = app.screen.query_one(CommandList).region
         x, y = listed.x + 4, listed.y + 2
         await _setup_then(app, pilot, ["escape"], [], paced=True)
-        press = [
-            kind(None, x, y, 0, 0, 1, False, False, False, x, y)
-            for kind in (events.MouseDown, events.MouseUp)
-        ]
+        press = _click(x, y)
         await _setup_then(app, pilot, [], ["ctrl+p", *(press if click else [])], paced)
         stack = [type(s).__name__ for s in app.screen_stack]
         return stack, app.show_breakdown, app.gantt.scale, app.gantt.selected_gap
