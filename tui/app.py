@@ -387,8 +387,8 @@ class CuzkApp(App[None]):
         if isinstance(event, events.MouseDown) and not event.is_forwarded and held is None:
             footer_key = self._footer_key(event)
             if footer_key is not None:
-                # acted on now, as that key: the footer would post it behind the keys
-                # already read (a click on `/`, then `abc`: the letters go in the box)
+                # acted on now, as that key (`_footer_key`): a click on `/`, then `abc`,
+                # puts the letters in the box
                 await self.on_event(footer_key)
                 return
         if isinstance(event, events.Paste) and not event.is_forwarded and held is not None:
@@ -642,9 +642,10 @@ class CuzkApp(App[None]):
             self._releasing -= 1
 
     def _footer_key(self, event: Held) -> events.Key | None:
-        """A held press of a mouse button on a key of the footer, as that key. The footer's
-        key acts on a press by posting the key to the app, behind the keys held after the
-        press: given as the key, it acts in its turn (`/` then `n` puts `n` in the box)."""
+        """A press of a mouse button on a key of the footer, as that key (None: elsewhere).
+        The footer's key acts on a press by posting the key to the app, behind the input
+        read after the press: given as the key, it acts in its turn (a click on `/` then
+        `n` puts `n` in the box), whether it was held or not."""
         if not isinstance(event, events.MouseDown):
             return None
         try:
