@@ -292,17 +292,23 @@ async def drive_empty(path: Path) -> dict[str, Any]:
     return {"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def viewer_figures(args: list[str]) -> dict[str, Any]:
+    """Run a viewer process of this script's (`args`): the figures it printed last."""
+    _, _, code, err = run_measured(args)
+    lines = err.strip().splitlines()
+    if code or not lines:
+        raise SystemExit(f"viewer run failed (exit {code}): {err[-2000:]}")
+    figures: dict[str, Any] = json.loads(lines[-1])
+    return figures
+
+
 def empty_viewer() -> float:
     """The empty viewer's peak RSS (MB), in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="cuzk-tui-paths-") as d:
         empty = Path(d) / "empty.log"
         empty.write_bytes(b"")
         args = [sys.executable, str(Path(__file__).resolve()), "--viewer", str(empty), "--empty"]
-        _, _, code, err = run_measured(args)
-        lines = err.strip().splitlines()
-        if code or not lines:
-            raise SystemExit(f"viewer run failed (exit {code}): {err[-2000:]}")
-        peak: float = json.loads(lines[-1])["peak_mb"]
+        peak: float = viewer_figures(args)["peak_mb"]
         return peak
 
 
@@ -328,12 +334,7 @@ def viewer(log: Path, config: SimConfig, follow_s: float, inspect: bool) -> dict
         if inspect:
             args.append("--inspect")
         subprocess.run(["cat", str(copy)], stdout=subprocess.DEVNULL, check=True)  # page cache
-        _, _, code, err = run_measured(args)
-        lines = err.strip().splitlines()
-        if code or not lines:
-            raise SystemExit(f"viewer run failed (exit {code}): {err[-2000:]}")
-        result: dict[str, Any] = json.loads(lines[-1])
-        return result
+        return viewer_figures(args)
 
 
 CONFIGS = {
