@@ -215,6 +215,24 @@ class LogBuilder(Run):
             self.feed_tracing(data)
 
     @property
+    def reads_spans(self) -> bool:
+        """Bytes of a file can be given by place (`feed_span`): the tracing lines are no
+        longer looked at (a TIMELINE line was read), so the core alone reads them."""
+        if self._tracing is not None and self.timeline_seen:
+            self._tracing = None
+        return self._tracing is None
+
+    def feed_span(self, fd: int, offset: int, length: int) -> int:
+        """Take the next bytes of the log: `length` bytes from `offset` of the open file
+        `fd` (fewer where it ends first), read by the core without the GIL, while
+        `reads_spans`. Returns the bytes read.
+
+        Raises: OSError (the file could not be read: the bytes before the error were taken),
+            CoreError.
+        """
+        return self._core.feed_span(fd, offset, length)
+
+    @property
     def timeline_seen(self) -> bool:
         """A TIMELINE line has been read."""
         return self._core.run_count() > 1 or self._core.counts(None).timeline > 0

@@ -16,6 +16,8 @@ from pathlib import Path
 from parsers.regular import kind_of, open_regular
 
 READ_BYTES = 8 << 20  # at most this much per poll, so a burst never blocks the caller long
+# New bytes at least this many are a span for the caller to read (`LogTail.poll`)
+SPAN_MIN_BYTES = 1 << 20
 SIGNATURE_BYTES = 64  # the last bytes read, checked again on every poll
 
 
@@ -27,6 +29,16 @@ class TailState(Enum):
     ROTATED = "rotated"  # the path names another file now
     DELETED = "deleted"  # the path is gone (what was read is kept)
     UNAVAILABLE = "unavailable"  # the path names no regular file now (a FIFO, a directory)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """New bytes of the open file, left for the caller to read: `length` bytes from `offset`
+    of the descriptor `fd` (open until the next poll)."""
+
+    fd: int
+    offset: int
+    length: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +54,12 @@ class TailRead:
     restart: bool = False
     more: bool = False  # more bytes are waiting (the read was capped)
     note: str = ""  # UNAVAILABLE: what the path names now, in words
+    span: Span | None = None  # new bytes not read: the caller reads them (in place of data)
+
+    @property
+    def got(self) -> bool:
+        """New bytes came, read or as a span."""
+        return bool(self.data) or self.span is not None
 
 
 class LogTail:
@@ -85,33 +103,53 @@ class LogTail:
                 return
             yield data
 
-    def _read_available(self, limit: int) -> tuple[bytes, bool]:
+    def _read_available(self, limit: int, span_limit: int = 0) -> tuple[bytes, bool, Span | None]:
         size = os.fstat(self._fd).st_size
-        want = min(size - self.position, limit)
+        left = size - self.position
+        if span_limit and left >= SPAN_MIN_BYTES:
+            # the caller reads them: the position and signature move past them now (a file
+            # cut meanwhile reads short, and the next poll finds it shorter)
+            span = Span(self._fd, self.position, min(left, span_limit))
+            self.position += span.length
+            self._signature = self._read_signature()
+            return b"", self.position < size, span
+        want = min(left, limit)
         if want <= 0:
-            return b"", False
+            return b"", False, None
         data = os.pread(self._fd, want, self.position)
         self.position += len(data)
         self._signature = (self._signature + data)[-SIGNATURE_BYTES:]
-        return data, self.position < size
+        return data, self.position < size, None
+
+    def rewind(self, position: int) -> None:
+        """Read again from `position` (before it: what was read) at the next poll: a span
+        the caller could not read."""
+        self.position = min(position, self.position)
+        self._signature = self._read_signature()
 
     def _rewritten(self) -> bool:
         """Truncated and written again past where we were: the bytes we read changed."""
         n = len(self._signature)
         return n > 0 and os.pread(self._fd, n, self.position - n) != self._signature
 
-    def poll(self, limit: int = READ_BYTES) -> TailRead:
-        """Read new bytes and say what happened to the file."""
+    def poll(self, limit: int = READ_BYTES, span_limit: int = 0) -> TailRead:
+        """Read new bytes and say what happened to the file.
+
+        Args:
+            limit: read at most this many bytes.
+            span_limit: when at least SPAN_MIN_BYTES are new, read none: they are a span of
+                at most this many bytes for the caller to read (0: always read them).
+        """
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            data, more = self._read_available(limit)
-            return TailRead(data, TailState.DELETED, more=more)
+            data, more, span = self._read_available(limit, span_limit)
+            return TailRead(data, TailState.DELETED, more=more, span=span)
         if (st.st_dev, st.st_ino) != self._ident:
             # rotated: finish the old file first, then switch to the new one
-            data, more = self._read_available(limit)
-            if data:
-                return TailRead(data, TailState.GROWING, more=True)
+            data, more, span = self._read_available(limit, span_limit)
+            if data or span:
+                return TailRead(data, TailState.GROWING, more=True, span=span)
             kind = kind_of(st.st_mode)
             if kind is not None:
                 # keep the old file open and look again later: a regular file may come back
@@ -124,12 +162,12 @@ class LogTail:
             self._ident = (fst.st_dev, fst.st_ino)
             self.position = 0
             self._signature = b""
-            data, more = self._read_available(limit)
-            return TailRead(data, TailState.ROTATED, restart=True, more=more)
+            data, more, span = self._read_available(limit, span_limit)
+            return TailRead(data, TailState.ROTATED, restart=True, more=more, span=span)
         if os.fstat(self._fd).st_size < self.position or self._rewritten():
             self.position = 0
             self._signature = b""
-            data, more = self._read_available(limit)
-            return TailRead(data, TailState.TRUNCATED, restart=True, more=more)
-        data, more = self._read_available(limit)
-        return TailRead(data, TailState.GROWING, more=more)
+            data, more, span = self._read_available(limit, span_limit)
+            return TailRead(data, TailState.TRUNCATED, restart=True, more=more, span=span)
+        data, more, span = self._read_available(limit, span_limit)
+        return TailRead(data, TailState.GROWING, more=more, span=span)

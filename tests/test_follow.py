@@ -549,9 +549,9 @@ def test_a_long_read_shows_its_progress_without_remaking_the_model(tmp_path: Pat
     source = FileSource(log)
     real_poll = source.tail.poll
 
-    def slow_poll(limit: int = 0) -> TailRead:
+    def slow_poll(limit: int = 0, span_limit: int = 0) -> TailRead:
         time.sleep(0.03)  # a slow disk: the read takes many progress updates
-        return real_poll(16 << 10)
+        return real_poll(16 << 10)  # read here, in small pieces
 
     source.tail.poll = slow_poll  # type: ignore[method-assign]
     updates: list[Update] = []

@@ -24,7 +24,7 @@ from parsers._core import CoreError
 from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
 from parsers.model import LogModel
-from parsers.tail import LogTail, TailRead, TailState
+from parsers.tail import SPAN_MIN_BYTES, LogTail, TailRead, TailState
 
 T = TypeVar("T")
 
@@ -66,6 +66,9 @@ MAX_CORE_RESTARTS = 3
 # yields between them, so keys are answered during a burst.
 # the core scans without holding the interpreter, so big slices cost the screen nothing
 FEED_SLICE = 4 << 20
+# A file's bytes are read by the core in spans of at most this much (the screen is told how
+# far the read is between two): read in place, without the GIL, a third faster than fed
+SPAN_BYTES = 32 << 20
 # While a long file is read: how often the progress is shown, and when a model of what was
 # read so far is made again (its cost times REMODEL_TIMES since the last one, at least
 # MIN_REMODEL_S): mid-load models of a 685 MB log took 3.2 s of a 15.5 s load
@@ -169,6 +172,10 @@ class Source(Protocol):
     def read_again(self) -> Iterator[bytes]:
         """The bytes read so far, once more from the start (the core failed on them)."""
 
+    def rewind(self, position: int) -> None:
+        """Give the bytes from `position` on again at the next poll (a span the caller could
+        not read; a source that gives no spans has nothing to do)."""
+
 
 class FileSource:
     """A log file on disk, watched with watchdog when possible."""
@@ -208,9 +215,10 @@ class FileSource:
         return True
 
     def poll(self) -> TailRead:
-        """New bytes, and what happened to the file."""
-        read = self.tail.poll()
-        if read.data:
+        """New bytes, and what happened to the file: a megabyte or more of them as a span,
+        read by the core (`LiveLog`), not here."""
+        read = self.tail.poll(span_limit=SPAN_BYTES)
+        if read.got:
             self._last_data = time.time()
         return read
 
@@ -247,6 +255,10 @@ class FileSource:
     def read_again(self) -> Iterator[bytes]:
         """The bytes read so far, from the file still open (whatever the path names now)."""
         return self.tail.read_again()
+
+    def rewind(self, position: int) -> None:
+        """Give the bytes from `position` on again at the next poll."""
+        self.tail.rewind(position)
 
 
 class NoTemporaryFile(CuzkError):
@@ -381,6 +393,9 @@ class StreamSource:
             while data := fh.read(STDIN_READ):
                 yield data
 
+    def rewind(self, position: int) -> None:
+        """A stream gives no spans: nothing to give again."""
+
 
 def _reason(exc: BaseException) -> str:
     """An exception in words: an OSError's strerror, else its message, else its type."""
@@ -506,6 +521,40 @@ class LiveLog:
                 time.sleep(YIELD_S)  # let the screen thread take the interpreter
         return True
 
+    def _feed_read(self, read: TailRead) -> tuple[bool, bool]:
+        """Feed what a poll gave (its bytes, or a span of the file to read). Whether the
+        core took them (False as for `_feed`), and whether bytes were given back to the
+        source for the next poll.
+
+        Raises: OSError: a span could not be read (the bytes before it are read again, the
+            span at the next poll).
+        """
+        span = read.span
+        if span is None:
+            return self._feed(read.data), False
+        if not self.builder.reads_spans:
+            # the tracing lines are looked at too: a first piece is read here, the rest
+            # given back (the core reads it once a TIMELINE line was read)
+            try:
+                data = os.pread(span.fd, min(span.length, SPAN_MIN_BYTES), span.offset)
+            except OSError:
+                self.source.rewind(span.offset)
+                raise
+            self.source.rewind(span.offset + len(data))
+            return self._feed(data), len(data) < span.length
+        try:
+            self.builder.feed_span(span.fd, span.offset, span.length)
+        except CoreError as exc:
+            return self._read_again(exc), False
+        except OSError:
+            # the bytes before the error were taken: a new builder takes what came before
+            # the span, and the next poll gives the span again
+            self.source.rewind(span.offset)
+            if not self._refeed(""):
+                return False, False
+            raise
+        return True, False
+
     def _read_again(self, exc: CoreError) -> bool:
         """The core failed (a bug): a new scanner reads what was read from the start. False
         when it fails again on those bytes, or has failed too often: following stops."""
@@ -514,6 +563,14 @@ class LiveLog:
             self._core_failure = why
             return False
         self.core_restarts += 1
+        if not self._refeed(why):
+            return False
+        self._core_note = why
+        return True
+
+    def _refeed(self, why: str) -> bool:
+        """A new builder fed what the source gave so far, again; False when the core fails
+        on it or it cannot be read again (said; `why`: what made it needed)."""
         self.builder = self._new_builder()  # the last model stays shown until the next
         try:
             for chunk in self.source.read_again():
@@ -522,9 +579,9 @@ class LiveLog:
             self._core_failure = f"{again}"
             return False
         except OSError as error:  # the bytes cannot be had again: nothing to follow
-            self._core_failure = f"{why}; the log cannot be read again: {_reason(error)}"
+            cannot = f"the log cannot be read again: {_reason(error)}"
+            self._core_failure = f"{why}; {cannot}" if why else cannot
             return False
-        self._core_note = why
         return True
 
     def _flush(self) -> bool:
@@ -576,6 +633,16 @@ class LiveLog:
             Update(model, *state, restarted, loading, finished, following, self._error_note)
         )
 
+    def _unreadable(self, state: tuple[InputState, str], exc: OSError) -> tuple[InputState, str]:
+        """A read failed (a flaky disk, a file whose permissions changed): said, then a wait
+        before the next try. The state it leaves."""
+        unreadable = (InputState.UNREADABLE, f"{exc.strerror or exc}")
+        if state != unreadable:
+            state = unreadable
+            self._publish(state, False, None, finished=False)
+        self.source.wait(POLL_S * 5)
+        return state
+
     def run(self) -> None:
         """The reading loop (run it in a thread)."""
         state: tuple[InputState, str] = (InputState.FOLLOWING, "")
@@ -591,12 +658,7 @@ class LiveLog:
             try:
                 read = self.source.poll()
             except OSError as exc:
-                # a flaky disk or a file whose permissions changed: say so, keep trying
-                unreadable = (InputState.UNREADABLE, f"{exc.strerror or exc}")
-                if state != unreadable:
-                    state = unreadable
-                    self._publish(state, False, None, finished=False)
-                self.source.wait(POLL_S * 5)
+                state = self._unreadable(state, exc)
                 continue
             if read.restart:
                 self.builder = self._new_builder()
@@ -620,15 +682,21 @@ class LiveLog:
                     state, dirty = (InputState.UNAVAILABLE, read.note), True
             elif state[0] in BACK_WHEN_READABLE:
                 state, dirty = (InputState.FOLLOWING, ""), True  # a readable file is back
-            if read.data:
-                if not self._feed(read.data):
+            given_back = False  # bytes the poll gave were given back: read them at once
+            if read.got:
+                try:
+                    fed, given_back = self._feed_read(read)
+                except OSError as exc:
+                    state = self._unreadable(state, exc)
+                    continue
+                if not fed:
                     self._publish(state, False, None, finished=True)
                     return  # the core failed again: the last model stays, following stops
                 dirty = True
                 last_data = time.perf_counter()
             elif time.perf_counter() - last_data >= IDLE_FLUSH_S and self._flush():
                 dirty = True
-            catching_up = read.more
+            catching_up = read.more or given_back
             if catching_up and size is None and (hint := self.source.size_hint()):
                 # behind a log that grows faster than it is read (or that grew by more than a
                 # read at once): say how far at once, as when it was opened, not LIVE or IDLE
@@ -673,7 +741,7 @@ class LiveLog:
                 size = None
             if catching_up:
                 continue
-            if writer_done and not read.data and not dirty:
+            if writer_done and not read.got and not dirty:
                 self._flush()
                 self._publish(state, False, None, finished=True)
                 return

@@ -48,6 +48,29 @@ const RECORD_BYTES_HINT: u64 = 512;
 /// the attribution's columns with the records'), memory only as it is written.
 const MAX_RECORDS_HINT: usize = 4 << 20;
 
+/// A part of a file, read at its offsets (`Read` that moves no file position).
+struct Span<'a> {
+    file: &'a std::fs::File,
+    at: u64,
+    left: u64,
+}
+
+impl Read for Span<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = self.file.read_at(&mut buf[..want], self.at)?;
+        self.at += n as u64;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
 /// How many lines of each sort were read.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Counts {
@@ -306,6 +329,30 @@ impl Builder {
             total += n as u64;
             self.feed_here(&buf[..n]);
         }
+    }
+
+    /// The bytes `offset..offset + length` of `file` (fewer where it ends first), read without
+    /// moving its position: a big span as `feed_from` reads (on a second thread, attributed
+    /// on a third), a small one here. Returns the bytes read; on a read error the bytes
+    /// before it have been applied.
+    pub fn feed_span(
+        &mut self,
+        file: &std::fs::File,
+        offset: u64,
+        length: u64,
+    ) -> std::io::Result<u64> {
+        let mut span = Span {
+            file,
+            at: offset,
+            left: length,
+        };
+        if length >= THREADED_FEED_BYTES as u64 {
+            return self.feed_from(&mut span);
+        }
+        let mut data = Vec::with_capacity(usize::try_from(length).unwrap_or(0));
+        span.read_to_end(&mut data)?;
+        self.feed_here(&data);
+        Ok(data.len() as u64)
     }
 
     /// Run `produce` on a second thread with the reader and a pipe of batches, and apply the
@@ -1261,6 +1308,41 @@ TIMELINE,105,GPU_START,job-a,worker=0
             self.pos += n;
             Ok(n)
         }
+    }
+
+    #[test]
+    fn a_file_read_in_spans_gives_what_a_whole_feed_gives() {
+        use std::io::Write;
+        let data = long_log(3000, 1700);
+        assert!(data.len() > 2 * THREADED_FEED_BYTES);
+        let whole_feed = whole(&data);
+        let path = std::env::temp_dir().join(format!("cuzk-tui-span-{}.log", std::process::id()));
+        std::fs::File::create(&path)
+            .and_then(|mut f| f.write_all(&data))
+            .expect("a file written");
+        let file = std::fs::File::open(&path).expect("the file opened");
+        let _ = std::fs::remove_file(&path);
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        let mut spans = Builder::new(None);
+        let mut at = 0u64;
+        let mut big = 0;
+        while at < data.len() as u64 {
+            // spans big (read on threads) and small (here), cut anywhere
+            let length = if rng.below(2) == 0 {
+                1 + rng.below(THREADED_FEED_BYTES / 8)
+            } else {
+                big += 1;
+                THREADED_FEED_BYTES + rng.below(THREADED_FEED_BYTES / 4)
+            } as u64;
+            let n = spans.feed_span(&file, at, length).expect("a span reads");
+            assert_eq!(n, length.min(data.len() as u64 - at));
+            at += n;
+        }
+        assert!(big >= 2);
+        // past the end: nothing
+        assert_eq!(spans.feed_span(&file, at, 1 << 20).unwrap(), 0);
+        spans.finish();
+        assert_eq!(runs_of(&spans), runs_of(&whole_feed));
     }
 
     #[test]

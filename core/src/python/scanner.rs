@@ -168,6 +168,26 @@ impl Scanner {
         out?.map_err(os_error)
     }
 
+    /// Read the bytes `offset..offset + length` of an open file (fewer where it ends first)
+    /// without moving its position; a big span as `feed_fd` reads it, without the GIL. The
+    /// descriptor stays the caller's. Returns the bytes read; a read error is raised as
+    /// OSError, the bytes before it read.
+    fn feed_span(&mut self, py: Python<'_>, fd: i32, offset: u64, length: u64) -> PyResult<u64> {
+        use std::os::fd::FromRawFd;
+        self.check()?;
+        if fd < 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "not a file descriptor",
+            ));
+        }
+        // SAFETY: as in `feed_fd`: the caller keeps `fd` open, the File is never dropped
+        let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let inner = &mut self.inner;
+        let out = py.detach(|| guarded(|| inner.feed_span(&file, offset, length)));
+        self.broken = out.is_err();
+        out?.map_err(os_error)
+    }
+
     /// End of input: attribute everything still waiting.
     fn finish(&mut self) -> PyResult<()> {
         self.run(Builder::finish)
