@@ -900,6 +900,8 @@ async def _box_text(setup: list[str], keys: list[str], paced: bool) -> tuple[lis
         (["slash"], ["a", "b", "left", "c"], "acb"),  # was abc
         (["slash"], ["a", "b", "ctrl+u", "c"], "c"),  # was empty
         (["L", "slash"], ["a", "b", "left", "c"], "acb"),  # the log pane's prompt
+        (["ctrl+p"], ["g", "a", "x", "backspace", "p"], "gap"),  # the palette's: was gax
+        (["ctrl+p"], ["a", "b", "left", "c"], "acb"),  # was abc
     ],
 )
 async def test_a_boxs_own_keys_in_a_burst_act_in_the_order_typed(

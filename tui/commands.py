@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from textual import on
-from textual.app import SystemCommand
-from textual.command import CommandList, CommandPalette
+from textual.app import ComposeResult, SystemCommand
+from textual.command import CommandInput, CommandList, CommandPalette
 from textual.widgets import Input
 from textual.worker import Worker
 
@@ -17,6 +17,7 @@ from parsers.durations import counted
 from parsers.export import write_trace
 from parsers.sanitize import CLIPBOARD_LIMIT_BYTES, clipboard_text
 from parsers.writing import safe_stem, write_new
+from tui.screens import OrderedInput
 
 if TYPE_CHECKING:
     from tui.app import CuzkApp
@@ -35,6 +36,15 @@ class ListedPalette(CommandPalette):
     def __init__(self) -> None:
         super().__init__(id="--command-palette")  # as Textual's own opens it
         self._enter_waits = False
+
+    def compose(self) -> ComposeResult:
+        """Textual's palette, whose input acts on its own keys in the order typed."""
+        for widget in super().compose():
+            if type(widget) is CommandInput:  # made as Textual's was
+                widget = OrderedCommandInput(
+                    placeholder=widget.placeholder, select_on_focus=widget.select_on_focus
+                )
+            yield widget
 
     def list_shown(self) -> bool:
         """The list of the commands matching the text is made and laid out: a click lands on
@@ -59,6 +69,12 @@ class ListedPalette(CommandPalette):
         if self._enter_waits and event.worker.is_finished and not self.listing():
             self._enter_waits = False
             self._select_or_command()
+
+
+class OrderedCommandInput(CommandInput, OrderedInput):
+    """The palette's input, whose own keys (cursor moves, deletions, `enter`) act in the
+    order typed: `gax backspace p` in one burst gave `gax` (`OrderedInput`). CommandInput
+    first: Textual's queries and styles follow the first base only."""
 
 
 def selected_id(app: CuzkApp) -> tuple[str, str] | None:
