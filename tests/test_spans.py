@@ -26,6 +26,19 @@ def _big_log(seed: int) -> bytes:
     return data
 
 
+def _spans_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each span the core is given to read from now on."""
+    lengths: list[int] = []
+    real = LogBuilder.feed_span
+
+    def counted(self: LogBuilder, fd: int, offset: int, length: int) -> int:
+        lengths.append(length)
+        return real(self, fd, offset, length)
+
+    monkeypatch.setattr(LogBuilder, "feed_span", counted)
+    return lengths
+
+
 def test_a_poll_gives_a_megabyte_or_more_as_a_span_and_less_as_bytes(tmp_path: Path) -> None:
     log = tmp_path / "d.log"
     data = bytes(range(256)) * (12 << 10)  # 3 MB
@@ -85,14 +98,7 @@ def test_a_log_caught_up_with_in_spans_is_the_whole_log(
     data = _big_log(41)
     log = tmp_path / "d.log"
     log.write_bytes(data)
-    spans: list[int] = []
-    real = LogBuilder.feed_span
-
-    def counted(self: LogBuilder, fd: int, offset: int, length: int) -> int:
-        spans.append(length)
-        return real(self, fd, offset, length)
-
-    monkeypatch.setattr(LogBuilder, "feed_span", counted)
+    spans = _spans_read(monkeypatch)
     c = Collector(log)
     try:
         wait_for(lambda: bool(c.updates) and c.last.loading is None)
@@ -153,14 +159,7 @@ def test_a_log_without_timeline_lines_is_read_here_for_its_tracing_lines(
     data = filler + (SAMPLES / "real" / "monolithic-merged.log").read_bytes()
     log = tmp_path / "d.log"
     log.write_bytes(data)
-    in_core: list[int] = []
-    real = LogBuilder.feed_span
-
-    def counted(self: LogBuilder, fd: int, offset: int, length: int) -> int:
-        in_core.append(length)
-        return real(self, fd, offset, length)
-
-    monkeypatch.setattr(LogBuilder, "feed_span", counted)
+    in_core = _spans_read(monkeypatch)
     fed = LogBuilder(source="x")
     fed.feed(data)
     c = Collector(log)
