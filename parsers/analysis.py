@@ -321,6 +321,12 @@ class LiveAnalysis:
         piece = make_piece(rows, window=Window(bounds, None, EMPTY_I, {}))
         r = rows.table
         reaches = ~np.isnan(r.gpu_start) & (r.gpu_end >= per_key(seams, r.gpu, np.inf))
+        reach = rows.take(reaches)
+        # the snapshots after read of its rows only their table and count: the builder's
+        # float columns, segment rows and drawn ends are let go before the proofs are made
+        # (the viewer's peak on a long log was as they were made, beside them)
+        piece = replace(piece, rows=_kept_rows(rows))
+        del rows, r
         only_here = np.ones(len(piece.jobs.ids), dtype=bool)
         only_here[np.isin(piece.jobs.ids, elsewhere)] = False
         listed_ids = piece.jobs.ids[only_here]
@@ -328,9 +334,7 @@ class LiveAnalysis:
         mask = np.zeros(int(listed_ids.max()) + 1 if len(listed_ids) else 0, dtype=bool)
         mask[listed_ids] = True
         base = _Base(
-            # the snapshots after read of its rows only their table and count: the
-            # builder's float columns, segment rows and drawn ends are dropped
-            piece=replace(piece, rows=_kept_rows(rows)),
+            piece=piece,
             listed=Listed(
                 list(table.proofs()),
                 mask,
@@ -344,7 +348,7 @@ class LiveAnalysis:
             ripe=_ripe(live, now),
             cuts=cuts,
             seams=seams,
-            reach=rows.take(reaches),
+            reach=reach,
             reach_index=np.flatnonzero(reaches).astype(np.int64),
             worker_gpu=worker_gpu,
         )
