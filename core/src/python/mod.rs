@@ -106,6 +106,7 @@ fn row_dicts<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    crate::purge_at_once();
     m.add("CoreError", py.get_type::<CoreError>())?;
     // the columns' names, in the order the core keeps them: the Python side reads them
     // here rather than listing them again
