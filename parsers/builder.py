@@ -218,9 +218,7 @@ class LogBuilder(Run):
     def reads_spans(self) -> bool:
         """Bytes of a file can be given by place (`feed_span`): the tracing lines are no
         longer looked at (a TIMELINE line was read), so the core alone reads them."""
-        if self._tracing is not None and self.timeline_seen:
-            self._tracing = None
-        return self._tracing is None
+        return self._tracing_wanted() is None
 
     def feed_span(self, fd: int, offset: int, length: int) -> int:
         """Take the next bytes of the log: `length` bytes from `offset` of the open file
@@ -237,25 +235,29 @@ class LogBuilder(Run):
         """A TIMELINE line has been read."""
         return self._core.run_count() > 1 or self._core.counts(None).timeline > 0
 
+    def _tracing_wanted(self) -> TracingScanner | None:
+        """The tracing scanner while no TIMELINE line has been read (once one has, it is
+        dropped: None)."""
+        if self._tracing is not None and self.timeline_seen:
+            self._tracing = None
+        return self._tracing
+
     def feed_tracing(self, data: bytes) -> None:
         """Give the tracing scanner bytes the core has read, while no TIMELINE line has been."""
-        if self._tracing is None:
-            return
-        if self.timeline_seen:
-            self._tracing = None
-        else:
-            self._tracing.feed(bytes(data))
+        tracing = self._tracing_wanted()
+        if tracing is not None:
+            tracing.feed(bytes(data))
 
     def read_tracing(self, path: Path) -> None:
         """Read the tracing lines of a file the core read by itself (a ReadAhead's), when it
         held no TIMELINE line."""
-        if self._tracing is None or self.timeline_seen:
-            self._tracing = None
+        tracing = self._tracing_wanted()
+        if tracing is None:
             return
         fd = open_regular(path)
         try:
             while chunk := os.read(fd, 1 << 22):
-                self._tracing.feed(chunk)
+                tracing.feed(chunk)
         finally:
             os.close(fd)
 
