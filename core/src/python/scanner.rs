@@ -42,6 +42,22 @@ pub(super) fn bytes_left(file: &mut std::fs::File) -> Option<u64> {
     Some(meta.len().saturating_sub(file.stream_position().ok()?))
 }
 
+/// The open file `fd` as a File that does not close it (the descriptor stays the
+/// caller's, who keeps it open during the call and closes it after).
+fn borrowed_file(fd: i32) -> PyResult<std::mem::ManuallyDrop<std::fs::File>> {
+    use std::os::fd::FromRawFd;
+    if fd < 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "not a file descriptor",
+        ));
+    }
+    // SAFETY: the caller keeps `fd` open during the call; the File is never dropped
+    // (ManuallyDrop), so it does not close it.
+    Ok(std::mem::ManuallyDrop::new(unsafe {
+        std::fs::File::from_raw_fd(fd)
+    }))
+}
+
 /// An OSError as Python raises it: errno and strerror set (its subclass by errno).
 pub(super) fn os_error(e: std::io::Error) -> PyErr {
     match e.raw_os_error() {
@@ -147,16 +163,8 @@ impl Scanner {
     /// the GIL: the interpreter goes on meanwhile). The descriptor stays the caller's.
     /// Returns the bytes read; a read error is raised as OSError.
     fn feed_fd(&mut self, py: Python<'_>, fd: i32) -> PyResult<u64> {
-        use std::os::fd::FromRawFd;
         self.check()?;
-        if fd < 0 {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "not a file descriptor",
-            ));
-        }
-        // SAFETY: the caller keeps `fd` open during the call and closes it after; the
-        // File is never dropped (ManuallyDrop), so it does not close it.
-        let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let mut file = borrowed_file(fd)?;
         if let Some(left) = bytes_left(&mut file) {
             self.inner.expect_bytes(left);
         }
@@ -173,15 +181,8 @@ impl Scanner {
     /// descriptor stays the caller's. Returns the bytes read; a read error is raised as
     /// OSError, the bytes before it read.
     fn feed_span(&mut self, py: Python<'_>, fd: i32, offset: u64, length: u64) -> PyResult<u64> {
-        use std::os::fd::FromRawFd;
         self.check()?;
-        if fd < 0 {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "not a file descriptor",
-            ));
-        }
-        // SAFETY: as in `feed_fd`: the caller keeps `fd` open, the File is never dropped
-        let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let file = borrowed_file(fd)?;
         let inner = &mut self.inner;
         let out = py.detach(|| guarded(|| inner.feed_span(&file, offset, length)));
         self.broken = out.is_err();
