@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
@@ -34,11 +34,13 @@ class TailState(Enum):
 @dataclass(frozen=True, slots=True)
 class Span:
     """New bytes of the open file, left for the caller to read: `length` bytes from `offset`
-    of the descriptor `fd` (open until the next poll)."""
+    of the descriptor `fd` (open until the next poll). What it could not read it gives back
+    (`LogTail.give_back`)."""
 
     fd: int
     offset: int
     length: int
+    before: bytes = field(default=b"", compare=False, repr=False)  # the signature at offset
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +110,13 @@ class LogTail:
         left = size - self.position
         if span_limit and left >= SPAN_MIN_BYTES:
             # the caller reads them: the position and signature move past them now (a file
-            # cut meanwhile reads short, and the next poll finds it shorter)
-            span = Span(self._fd, self.position, min(left, span_limit))
-            self.position += span.length
-            self._signature = self._read_signature()
+            # cut meanwhile reads short, and the next poll finds it shorter), both or
+            # neither (a read error here moves nothing)
+            span = Span(self._fd, self.position, min(left, span_limit), self._signature)
+            end = span.offset + span.length
+            n = min(SIGNATURE_BYTES, end)
+            self._signature = os.pread(self._fd, n, end - n)
+            self.position = end
             return b"", self.position < size, span
         want = min(left, limit)
         if want <= 0:
@@ -121,11 +126,20 @@ class LogTail:
         self._signature = (self._signature + data)[-SIGNATURE_BYTES:]
         return data, self.position < size, None
 
-    def rewind(self, position: int) -> None:
-        """Read again from `position` (before it: what was read) at the next poll: a span
-        the caller could not read."""
-        self.position = min(position, self.position)
-        self._signature = self._read_signature()
+    def give_back(self, span: Span, taken: bytes | int = b"") -> None:
+        """The caller read only the start of `span`, the last poll's (`taken`: those bytes,
+        or how many): the rest is read at the next poll. Given the bytes, no read is made
+        (the disk that failed the caller may fail it again); given a count, the signature
+        is read again, and left empty (not checked at the next poll) if it cannot be."""
+        count = taken if isinstance(taken, int) else len(taken)
+        self.position = span.offset + min(count, span.length)
+        if isinstance(taken, bytes):
+            self._signature = (span.before + taken)[-SIGNATURE_BYTES:]
+            return
+        try:
+            self._signature = self._read_signature()
+        except OSError:
+            self._signature = b""
 
     def _rewritten(self) -> bool:
         """Truncated and written again past where we were: the bytes we read changed."""

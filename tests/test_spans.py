@@ -79,17 +79,108 @@ def test_without_a_span_limit_a_poll_reads_as_ever(tmp_path: Path) -> None:
         tail.close()
 
 
-def test_rewind_gives_a_span_again(tmp_path: Path) -> None:
+def _failing_preads(monkeypatch: pytest.MonkeyPatch, fails: list[bool]) -> list[int]:
+    """The tail's reads fail while `fails` says so (the first of it each time, then
+    dropped); the offsets of those that failed."""
+    real = os.pread
+    failed: list[int] = []
+
+    def pread(fd: int, n: int, offset: int) -> bytes:
+        if fails and fails.pop(0):
+            failed.append(offset)
+            raise OSError(errno.EIO, "Input/output error")
+        return real(fd, n, offset)
+
+    monkeypatch.setattr("parsers.tail.os.pread", pread)
+    return failed
+
+
+def test_a_span_given_back_is_given_again_without_a_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the caller could not read of a span is given again at the next poll: given
+    back whole or after bytes it read, the tail reads nothing (the disk that failed the
+    caller may fail again), and the bytes it passed over still say whether the file was
+    rewritten."""
     log = tmp_path / "d.log"
-    log.write_bytes(b"y" * (2 << 20))
+    data = bytes(range(256)) * (12 << 10)  # 3 MB
+    log.write_bytes(data)
     tail = LogTail(log)
     try:
-        span = tail.poll(span_limit=1 << 30).span
-        assert span is not None and tail.position == 2 << 20
-        tail.rewind(span.offset)
-        assert tail.poll(span_limit=1 << 30).span == span
+        first = tail.poll(span_limit=1 << 30).span
+        assert first is not None and tail.position == len(data)
+        every_read_fails = [True] * 100
+        _failing_preads(monkeypatch, every_read_fails)
+        tail.give_back(first)
+        tail.give_back(first, data[:1000])
+        monkeypatch.undo()
+        again = tail.poll(span_limit=1 << 30)
+        assert again.state is TailState.GROWING
+        assert again.span == Span(first.fd, 1000, len(data) - 1000)
+        # given back by a count: the signature is read where the rest begins
+        tail.give_back(again.span, 500)
+        assert tail.position == 1500
+        log.write_bytes(data[:1000] + b"x" * 500 + data[1500:])
+        rewritten = tail.poll(span_limit=1 << 30)
+        assert rewritten.state is TailState.TRUNCATED and rewritten.restart
     finally:
         tail.close()
+
+
+def test_a_span_whose_signature_cannot_be_read_is_not_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The poll that gives a span reads the bytes at its end (what the next poll checks):
+    that read failing left the position past the span, never read. The first poll of a file
+    lost up to a span silently; a later one said the file had been rewritten. It moves
+    nothing now: the poll fails, and the next gives the same span."""
+    log = tmp_path / "d.log"
+    data = bytes(range(256)) * (12 << 10)
+    log.write_bytes(data)
+    for before in (0, 1 << 20):  # the first poll of the file, and a later one
+        tail = LogTail(log)
+        try:
+            if before:
+                assert tail.poll(span_limit=before).span is not None
+            failed = _failing_preads(monkeypatch, [True])
+            with pytest.raises(OSError):
+                tail.poll(span_limit=1 << 30)
+            assert failed and tail.position == before
+            monkeypatch.undo()
+            read = tail.poll(span_limit=1 << 30)
+            assert read.state is TailState.GROWING and not read.restart
+            assert read.span is not None
+            assert (read.span.offset, read.span.length) == (before, len(data) - before)
+        finally:
+            tail.close()
+
+
+def test_a_follower_whose_span_signature_fails_once_reads_every_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same through the follower: one read error as a span is given (its first, of a
+    40 MB file read in 32 MB spans) is said, and every byte is read after it, once."""
+    data = _big_log(43)
+    log = tmp_path / "d.log"
+    log.write_bytes(data)
+    failed = _failing_preads(monkeypatch, [True])
+    c = Collector(log)
+    try:
+        wait_for(
+            lambda: (
+                bool(c.updates)
+                and c.last.loading is None
+                and c.last.state is InputState.FOLLOWING
+                and c.live.builder.bytes_read == len(data)
+            )
+        )
+        assert failed
+        states = [u.state for u in c.updates]
+        assert InputState.UNREADABLE in states
+        assert InputState.TRUNCATED not in states
+        assert _comparable(c.last.model) == whole(data, flush=False)
+    finally:
+        c.stop()
 
 
 def test_a_log_caught_up_with_in_spans_is_the_whole_log(
@@ -112,9 +203,11 @@ def test_a_log_caught_up_with_in_spans_is_the_whole_log(
 def test_a_span_that_fails_part_way_is_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A read error part-way through a span (a flaky disk): the bytes before it were taken,
-    so what came before the span is read again by a new builder, the span at the next poll;
-    the input is said to be unreadable meanwhile, and nothing is counted twice."""
+    """A read error part-way through a span (a flaky disk): the core took the bytes before
+    it, the rest of the span is given at the next poll; the input is said to be unreadable
+    meanwhile, nothing is counted twice, and nothing is read again (before, a new builder
+    read every byte before the span again: a bad sector near the end of a long log cost
+    half a core for as long as it stayed bad, and a second error then stopped following)."""
     data = _big_log(42)
     log = tmp_path / "d.log"
     log.write_bytes(data)
@@ -129,6 +222,8 @@ def test_a_span_that_fails_part_way_is_read_again(
         return real(self, fd, offset, length)
 
     monkeypatch.setattr(LogBuilder, "feed_span", flaky)
+    read_again: list[bool] = []
+    monkeypatch.setattr(LogTail, "read_again", lambda self, chunk=0: read_again.append(True))
     c = Collector(log)
     try:
         wait_for(
@@ -142,9 +237,11 @@ def test_a_span_that_fails_part_way_is_read_again(
         assert failed, "a span failed"
         states = [u.state for u in c.updates]
         assert InputState.UNREADABLE in states
+        assert InputState.TRUNCATED not in states
         assert _comparable(c.last.model) == whole(data, flush=False)
         assert c.live.builder.bytes_read == len(data)
         assert c.live.core_restarts == 0  # not the core's failure
+        assert not read_again, "what came before the span was read again"
     finally:
         c.stop()
 

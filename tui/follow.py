@@ -24,7 +24,7 @@ from parsers._core import CoreError
 from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
 from parsers.model import LogModel
-from parsers.tail import SPAN_MIN_BYTES, LogTail, TailRead, TailState
+from parsers.tail import SPAN_MIN_BYTES, LogTail, Span, TailRead, TailState
 
 T = TypeVar("T")
 
@@ -172,9 +172,9 @@ class Source(Protocol):
     def read_again(self) -> Iterator[bytes]:
         """The bytes read so far, once more from the start (the core failed on them)."""
 
-    def rewind(self, position: int) -> None:
-        """Give the bytes from `position` on again at the next poll (a span the caller could
-        not read; a source that gives no spans has nothing to do)."""
+    def give_back(self, span: Span, taken: bytes | int = b"") -> None:
+        """Give what of `span` was not read (after `taken`: its first bytes, or how many)
+        again at the next poll (a source that gives no spans has nothing to do)."""
 
 
 class FileSource:
@@ -256,9 +256,9 @@ class FileSource:
         """The bytes read so far, from the file still open (whatever the path names now)."""
         return self.tail.read_again()
 
-    def rewind(self, position: int) -> None:
-        """Give the bytes from `position` on again at the next poll."""
-        self.tail.rewind(position)
+    def give_back(self, span: Span, taken: bytes | int = b"") -> None:
+        """Give what of `span` was not read again at the next poll (`LogTail.give_back`)."""
+        self.tail.give_back(span, taken)
 
 
 class NoTemporaryFile(CuzkError):
@@ -393,7 +393,7 @@ class StreamSource:
             while data := fh.read(STDIN_READ):
                 yield data
 
-    def rewind(self, position: int) -> None:
+    def give_back(self, span: Span, taken: bytes | int = b"") -> None:
         """A stream gives no spans: nothing to give again."""
 
 
@@ -538,20 +538,19 @@ class LiveLog:
             try:
                 data = os.pread(span.fd, min(span.length, SPAN_MIN_BYTES), span.offset)
             except OSError:
-                self.source.rewind(span.offset)
+                self.source.give_back(span)
                 raise
-            self.source.rewind(span.offset + len(data))
+            self.source.give_back(span, data)
             return self._feed(data), len(data) < span.length
+        before = self.builder.bytes_read
         try:
             self.builder.feed_span(span.fd, span.offset, span.length)
         except CoreError as exc:
             return self._read_again(exc), False
         except OSError:
-            # the bytes before the error were taken: a new builder takes what came before
-            # the span, and the next poll gives the span again
-            self.source.rewind(span.offset)
-            if not self._refeed(""):
-                return False, False
+            # the core took the bytes it read before the error, as a feed of them would
+            # have: the next poll gives the rest of the span again
+            self.source.give_back(span, self.builder.bytes_read - before)
             raise
         return True, False
 

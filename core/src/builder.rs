@@ -1414,12 +1414,17 @@ TIMELINE,105,GPU_START,job-a,worker=0
         let err = from.feed_from(&mut source).unwrap_err();
         assert_eq!(err.to_string(), "the disk went away");
         assert!(source.pos >= at);
-        assert!(
-            from.reader.bytes_read >= at as u64,
+        // every byte the source gave was applied, and those only: the caller gives the
+        // rest again from `bytes_read` (a followed file's span), as a whole feed would
+        assert_eq!(
+            from.reader.bytes_read, source.pos as u64,
             "what was read before is kept"
         );
         let timeline: i64 = from.finished.iter().map(|r| r.counts.timeline).sum();
         assert!(from.counts.timeline + timeline > 0);
+        from.feed(&data[source.pos..]);
+        from.finish();
+        assert_eq!(runs_of(&from), runs_of(&whole(&data)));
     }
 
     #[test]
