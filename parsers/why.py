@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parsers.hosts import reader_for
-from parsers.model import PHASES, Gap, LogModel, Phase
+from parsers.model import PHASES, Gap, LogModel, PartitionTable, Phase
 from parsers.rawlines import LineReader
 
 MAX_LINES = 20_000  # a gap's neighbourhood searched for its CPU lines is never longer than this
@@ -139,11 +139,7 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
             covering[lane.worker] = WorkerState(
                 lane.worker, words, t.job_of(i), None if part < 0 else part
             )
-    picked: dict[int, int] = {}  # worker -> its last partition picked up, not started
-    waiting = np.flatnonzero((t.pickup <= at) & ~(t.gpu_start <= at))
-    for i, w in zip(waiting.tolist(), t.worker[waiting].tolist(), strict=True):
-        if w in mine:
-            picked[w] = i
+    picked = _picked_up(t, mine, at)
     out = []
     for w in stats.workers:
         state = covering.get(w)
@@ -153,6 +149,25 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
             state = WorkerState(w, "picked up", t.job_of(i), None if part < 0 else part)
         out.append(state or WorkerState(w, "idle"))
     return tuple(out)
+
+
+def _picked_up(t: PartitionTable, mine: set[int], at: float) -> dict[int, int]:
+    """Per worker of `mine`, the partition it picked up last by `at` and has not started
+    then, if it started nothing after picking it up: a pickup whose GPU_START never came
+    (a lost line, a failure) is not what the worker still waits on once it started another.
+    One pass over the partitions, whatever the workers."""
+    worker = t.worker
+    known = np.flatnonzero((t.gpu_start <= at) & (worker >= 0))
+    last_start = np.full(int(worker.max(initial=-1)) + 1, -np.inf)  # per worker number
+    np.maximum.at(last_start, worker[known], t.gpu_start[known])
+    waiting = np.flatnonzero((t.pickup <= at) & ~(t.gpu_start <= at) & (worker >= 0))
+    waiting = waiting[t.pickup[waiting] >= last_start[worker[waiting]]]
+    waiting = waiting[np.argsort(t.pickup[waiting], kind="stable")]
+    picked: dict[int, int] = {}
+    for i, w in zip(waiting.tolist(), worker[waiting].tolist(), strict=True):
+        if w in mine:
+            picked[w] = i  # the last picked up, by time
+    return picked
 
 
 def cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:

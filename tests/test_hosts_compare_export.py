@@ -279,6 +279,35 @@ def test_worker_states_and_the_cpu_lines_near_a_gap() -> None:
             assert why.at_queue == worker_states(model, gap.gpu, float(gap.after_queued or 0))
 
 
+def test_a_pickup_whose_start_never_came_is_not_waited_on_once_another_started() -> None:
+    """w0 picks up p0, whose GPU_START never comes (a lost line), then picks up and runs p1:
+    once p1 started, w0 is not waiting on p0. It was said to be "picked up (j p0)" for the
+    rest of the log: 47 of the 50 largest gaps of a 100-hour log said so, and the text
+    report and the inspector named a partition picked up hours before."""
+    lines = [
+        "TIMELINE,100,GPU_PICKUP,j,worker=0,partition=0",
+        "TIMELINE,200,GPU_PICKUP,j,worker=0,partition=1",
+        "TIMELINE,210,GPU_START,j,worker=0,partition=1",
+        "TIMELINE,900,GPU_END,j,worker=0,partition=1",
+        "TIMELINE,5000,GPU_PICKUP,j,worker=0,partition=2",
+        "TIMELINE,5100,GPU_START,j,worker=0,partition=2",
+        "TIMELINE,6000,GPU_END,j,worker=0,partition=2",
+    ]
+    model = build(("\n".join(lines) + "\n").encode())
+    gpu = model.gpus[0].gpu
+
+    def said(at: float) -> tuple[str, int | None]:
+        (state,) = worker_states(model, gpu, at)
+        return state.state, state.partition
+
+    assert said(150) == ("picked up", 0)  # p0 picked up, nothing started since
+    assert said(205) == ("picked up", 1)  # the last picked up
+    assert said(2000) == ("idle", None)  # was ("picked up", 0)
+    assert said(5050) == ("picked up", 2)
+    (gap,) = model.gaps
+    assert [s.words() for s in gap_why(model, gap).at_start] == ["w0 idle"]
+
+
 def test_the_workers_at_an_instant_are_read_in_a_live_models_lane_chunks() -> None:
     """A live model's lanes are chunks (its settled part, then the rest): what each worker
     did at an instant is read in them, not in the lanes put together, and is the segment
