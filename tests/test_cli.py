@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, truth
 
+from parsers.load import read_log
 from tui import cli
 
 
@@ -192,6 +194,53 @@ def test_piped_report_prints_full_lines() -> None:
         line.startswith("lines read:") and line.endswith("matched no GPU interval")
         for line in out.splitlines()
     )
+
+
+@pytest.mark.parametrize(
+    "logs",
+    [["p12-gw2-merged.log"], ["p12-gw2-merged.log", "p9-c6.log"], ["--compare", "p9-c6.log"]],
+)
+def test_a_piped_report_ends_no_line_with_spaces(logs: list[str]) -> None:
+    """Rich pads a table's lines to its width: in a file 37 of the report's 132 lines ended
+    in spaces (8 were only spaces), a nuisance to diff and grep. Piped, they are trimmed,
+    and that is all that changes."""
+    args = [str(SAMPLES / x) if x.endswith(".log") else x for x in logs]
+    if args[0] == "--compare":
+        args.insert(1, str(SAMPLES / "p12-gw2-merged.log"))
+    proc = run(*args, "--report")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) > 20
+    assert not [line for line in lines if line.endswith(" ")]
+    if len(logs) == 1:
+        from rich.console import Console
+
+        from parsers.rawlines import LineReader
+        from tui.report import print_report
+
+        drawn = Console(file=io.StringIO(), width=10_000)
+        path = SAMPLES / logs[0]
+        print_report(read_log(path), drawn, reader=LineReader(path=path))
+        padded = drawn.file.getvalue().splitlines()  # type: ignore[attr-defined]
+        assert sum(line.endswith(" ") for line in padded) > 10
+        assert [line.rstrip(" ") for line in padded] == lines
+
+
+def test_a_reader_that_leaves_a_piped_report_early_is_not_an_error() -> None:
+    """`cuzk-tui LOG --report | head -2`: status 0, nothing on standard error, however soon
+    the reader leaves (the lines are written in one piece, after Rich has drawn them)."""
+    log = SAMPLES / "p12-gw2-merged.log"
+    for _ in range(5):
+        proc = subprocess.run(
+            f"{sys.executable} -m tui.cli {log} --report | head -2 >/dev/null;"
+            " exit ${PIPESTATUS[0]}",
+            shell=True,
+            executable="/bin/bash",
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        assert (proc.returncode, proc.stderr) == (0, "")
 
 
 def test_report_to_a_full_disk_or_a_closed_stdout_is_one_line() -> None:

@@ -182,7 +182,7 @@ def _print(
     readers: list[LineReader | None],
     reader: LineReader,
 ) -> None:
-    from rich.console import Console, Group
+    from rich.console import Group
     from rich.text import Text
 
     from parsers.compare import compare_dict
@@ -198,19 +198,19 @@ def _print(
         json.dump(doc, sys.stdout, indent=1 if sys.stdout.isatty() else None, ensure_ascii=True)
         sys.stdout.write("\n")
         return
-    from tui.output import report_width
+    from tui.output import report_console, report_width
 
-    console = Console(width=report_width())
-    if args.compare:
-        print_compare(models[0], models[1], console)
-        return
-    for h, m, r in zip(merged.hosts, models, readers, strict=True):
-        console.print(Text(f"━━ host {visible(h.name)} ━━", style="bold reverse"))
-        print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
-        console.print()
-    console.print(Text(f"━━ all {len(models)} hosts: {merged.note} ━━", style="bold reverse"))
-    encoding = getattr(console.file, "encoding", None)
-    console.print(Group(*all_hosts(merged, args.top, args.min_gap, reader, encoding)))
+    with report_console(report_width()) as console:
+        if args.compare:
+            print_compare(models[0], models[1], console)
+            return
+        for h, m, r in zip(merged.hosts, models, readers, strict=True):
+            console.print(Text(f"━━ host {visible(h.name)} ━━", style="bold reverse"))
+            print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
+            console.print()
+        console.print(Text(f"━━ all {len(models)} hosts: {merged.note} ━━", style="bold reverse"))
+        encoding = getattr(console.file, "encoding", None)
+        console.print(Group(*all_hosts(merged, args.top, args.min_gap, reader, encoding)))
 
 
 def _plain(readers: list[LineReader | None]) -> list[LineReader]:
