@@ -80,6 +80,8 @@ def test_offsets_are_read_in_the_viewer_s_forms(text: str, ms: float) -> None:
         ["--from", "2026-02-30 10:00"],
         ["--from", "2h", "--to", "1h"],
         ["--from", "10:00:05", "--to", "2026-03-16 09:00"],  # resolved: after --to
+        ["--from", "1m", "--to", "1m"],  # an empty window: exported with exit 0 before
+        ["--from", "1m", "--to", "60s"],
         ["--from", "5s"],  # no export
     ],
 )

@@ -23,7 +23,7 @@ from parsers.sanitize import visible
 from parsers.sources import file_hint
 from parsers.why import gap_why
 from parsers.writing import WriteRefused
-from tui.options import Options, input_paths
+from tui.options import Options, input_paths, window_error
 
 
 def names_for(logs: list[str], given: Sequence[str] | None) -> list[str]:
@@ -114,9 +114,9 @@ def export_window(args: Options, model: LogModel) -> tuple[float, float]:
             t1 = resolve(args.time_to, model.wall_anchor, t0 if math.isfinite(t0) else 0.0)
     except ValueError as exc:
         raise CuzkError(str(exc)) from None
-    if t0 > t1:
+    if t0 >= t1:
         assert args.time_from is not None and args.time_to is not None
-        raise CuzkError(f"--from {args.time_from.text} is after --to {args.time_to.text}")
+        raise CuzkError(window_error(args.time_from.text, args.time_to.text, t0 > t1))
     lo, hi = model.time_range
     if t0 >= hi or t1 <= lo:
         # a window the run never reaches: an export of it holds nothing but its headers

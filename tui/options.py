@@ -501,8 +501,15 @@ def check_window(t0: TimeSpec | None, t1: TimeSpec | None, exporting: bool) -> N
         raise OptionError("--from/--to choose what --export-trace or --export-csv writes")
     a = None if t0 is None else t0.offset_ms
     b = None if t1 is None else t1.offset_ms
-    if t0 is not None and t1 is not None and a is not None and b is not None and a > b:
-        raise OptionError(f"--from {t0.text} is after --to {t1.text}")
+    if t0 is not None and t1 is not None and a is not None and b is not None and a >= b:
+        raise OptionError(window_error(t0.text, t1.text, a > b))
+
+
+def window_error(t0: str, t1: str, after: bool) -> str:
+    """--from after --to, or the same moment: a window with nothing in it."""
+    if after:
+        return f"--from {t0} is after --to {t1}"
+    return f"--from {t0} is --to {t1}: the window is empty"
 
 
 def input_paths(logs: list[str]) -> list[Path]:
