@@ -158,29 +158,35 @@ def test_a_span_whose_signature_cannot_be_read_is_not_passed_over(
 def test_a_follower_whose_span_signature_fails_once_reads_every_byte(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same through the follower: one read error as a span is given (its first, of a
-    40 MB file read in 32 MB spans) is said, and every byte is read after it, once."""
+    """The same through the follower: one read error as the file's first span is given is
+    said, and every byte is read after it, once."""
     data = _big_log(43)
     log = tmp_path / "d.log"
     log.write_bytes(data)
     failed = _failing_preads(monkeypatch, [True])
     c = Collector(log)
     try:
-        wait_for(
-            lambda: (
-                bool(c.updates)
-                and c.last.loading is None
-                and c.last.state is InputState.FOLLOWING
-                and c.live.builder.bytes_read == len(data)
-            )
-        )
+        _read_after_an_error(c, data)
         assert failed
-        states = [u.state for u in c.updates]
-        assert InputState.UNREADABLE in states
-        assert InputState.TRUNCATED not in states
-        assert _comparable(c.last.model) == whole(data, flush=False)
     finally:
         c.stop()
+
+
+def _read_after_an_error(c: Collector, data: bytes) -> None:
+    """Wait for the follower to have read `data` whole after a read error: it said the input
+    was unreadable, never that the file was rewritten, and its model is the whole feed's."""
+    wait_for(
+        lambda: (
+            bool(c.updates)
+            and c.last.loading is None
+            and c.last.state is InputState.FOLLOWING
+            and c.live.builder.bytes_read == len(data)
+        )
+    )
+    states = [u.state for u in c.updates]
+    assert InputState.UNREADABLE in states
+    assert InputState.TRUNCATED not in states
+    assert _comparable(c.last.model) == whole(data, flush=False)
 
 
 def test_a_log_caught_up_with_in_spans_is_the_whole_log(
@@ -226,20 +232,8 @@ def test_a_span_that_fails_part_way_is_read_again(
     monkeypatch.setattr(LogTail, "read_again", lambda self, chunk=0: read_again.append(True))
     c = Collector(log)
     try:
-        wait_for(
-            lambda: (
-                bool(c.updates)
-                and c.last.loading is None
-                and c.last.state is InputState.FOLLOWING
-                and c.live.builder.bytes_read == len(data)
-            )
-        )
+        _read_after_an_error(c, data)
         assert failed, "a span failed"
-        states = [u.state for u in c.updates]
-        assert InputState.UNREADABLE in states
-        assert InputState.TRUNCATED not in states
-        assert _comparable(c.last.model) == whole(data, flush=False)
-        assert c.live.builder.bytes_read == len(data)
         assert c.live.core_restarts == 0  # not the core's failure
         assert not read_again, "what came before the span was read again"
     finally:
