@@ -80,10 +80,11 @@ class LogTail:
         self.position = st.st_size if start_at_end else 0
         self._signature = self._read_signature()
 
-    def _read_signature(self) -> bytes:
-        """The bytes just before the read position (empty at the start)."""
-        n = min(SIGNATURE_BYTES, self.position)
-        return os.pread(self._fd, n, self.position - n) if n else b""
+    def _read_signature(self, at: int | None = None) -> bytes:
+        """The bytes just before `at` (the read position when None; empty at the start)."""
+        at = self.position if at is None else at
+        n = min(SIGNATURE_BYTES, at)
+        return os.pread(self._fd, n, at - n) if n else b""
 
     def close(self) -> None:
         """Close the file."""
@@ -113,10 +114,8 @@ class LogTail:
             # cut meanwhile reads short, and the next poll finds it shorter), both or
             # neither (a read error here moves nothing)
             span = Span(self._fd, self.position, min(left, span_limit), self._signature)
-            end = span.offset + span.length
-            n = min(SIGNATURE_BYTES, end)
-            self._signature = os.pread(self._fd, n, end - n)
-            self.position = end
+            self._signature = self._read_signature(span.offset + span.length)
+            self.position = span.offset + span.length
             return b"", self.position < size, span
         want = min(left, limit)
         if want <= 0:
@@ -131,11 +130,11 @@ class LogTail:
         or how many): the rest is read at the next poll. Given the bytes, no read is made
         (the disk that failed the caller may fail it again); given a count, the signature
         is read again, and left empty (not checked at the next poll) if it cannot be."""
-        count = taken if isinstance(taken, int) else len(taken)
-        self.position = span.offset + min(count, span.length)
         if isinstance(taken, bytes):
+            self.position = span.offset + len(taken)
             self._signature = (span.before + taken)[-SIGNATURE_BYTES:]
             return
+        self.position = span.offset + min(taken, span.length)
         try:
             self._signature = self._read_signature()
         except OSError:
