@@ -91,13 +91,11 @@ class TrimmedLines:
 
     def __init__(self, out: TextIO) -> None:
         self._out = out
-        self._lines: list[str] = []
-        self._line = ""  # the line begun, not ended yet
+        self._parts: list[str] = []
         self.encoding = getattr(out, "encoding", None)  # the glyphs chosen for the output
 
     def write(self, text: str) -> int:
-        *ended, self._line = (self._line + text).split("\n")
-        self._lines.extend(line.rstrip(" ") + "\n" for line in ended)
+        self._parts.append(text)
         return len(text)
 
     def flush(self) -> None:
@@ -107,9 +105,10 @@ class TrimmedLines:
         return False
 
     def finish(self) -> None:
-        """Write the lines, and the line begun if any."""
-        self._out.write("".join(self._lines) + self._line.rstrip(" "))
-        self._lines, self._line = [], ""
+        """Write what was drawn, each line trimmed."""
+        lines = "".join(self._parts).split("\n")
+        self._parts = []
+        self._out.write("\n".join(line.rstrip(" ") for line in lines))
         self._out.flush()
 
 
