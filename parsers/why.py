@@ -157,10 +157,11 @@ def _picked_up(t: PartitionTable, mine: set[int], at: float) -> dict[int, int]:
     (a lost line, a failure) is not what the worker still waits on once it started another.
     One pass over the partitions, whatever the workers."""
     worker = t.worker
-    known = np.flatnonzero((t.gpu_start <= at) & (worker >= 0))
+    started, named = t.gpu_start <= at, worker >= 0
+    known = np.flatnonzero(started & named)
     last_start = np.full(int(worker.max(initial=-1)) + 1, -np.inf)  # per worker number
     np.maximum.at(last_start, worker[known], t.gpu_start[known])
-    waiting = np.flatnonzero((t.pickup <= at) & ~(t.gpu_start <= at) & (worker >= 0))
+    waiting = np.flatnonzero((t.pickup <= at) & ~started & named)
     waiting = waiting[t.pickup[waiting] >= last_start[worker[waiting]]]
     waiting = waiting[np.argsort(t.pickup[waiting], kind="stable")]
     picked: dict[int, int] = {}
