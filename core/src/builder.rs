@@ -347,6 +347,13 @@ impl Builder {
             left: length,
         };
         if length >= THREADED_FEED_BYTES as u64 {
+            // a big span is most often the first of a long file read in spans: room for
+            // the records of the whole file is made once, not grown span after span
+            if let Ok(meta) = file.metadata() {
+                if meta.is_file() {
+                    self.expect_bytes(meta.len().saturating_sub(offset));
+                }
+            }
             return self.feed_from(&mut span);
         }
         let mut data = Vec::with_capacity(usize::try_from(length).unwrap_or(0));
@@ -1325,7 +1332,7 @@ TIMELINE,105,GPU_START,job-a,worker=0
         let mut rng = Rng(0x5851_f42d_4c95_7f2d);
         let mut spans = Builder::new(None);
         let mut at = 0u64;
-        let mut big = 0;
+        let (mut big, mut roomy) = (0, 0);
         while at < data.len() as u64 {
             // spans big (read on threads) and small (here), cut anywhere
             let length = if rng.below(2) == 0 {
@@ -1334,11 +1341,21 @@ TIMELINE,105,GPU_START,job-a,worker=0
                 big += 1;
                 THREADED_FEED_BYTES + rng.below(THREADED_FEED_BYTES / 4)
             } as u64;
+            let left = data.len() as u64 - at;
             let n = spans.feed_span(&file, at, length).expect("a span reads");
-            assert_eq!(n, length.min(data.len() as u64 - at));
+            assert_eq!(n, length.min(left));
+            if length >= THREADED_FEED_BYTES as u64 && left / RECORD_BYTES_HINT >= 4096 {
+                // a big span made room for the records of the rest of the file at once
+                let room = usize::try_from(left / RECORD_BYTES_HINT).unwrap();
+                assert!(
+                    spans.recs.cols.job.capacity() >= room,
+                    "room for the file's rest"
+                );
+                roomy += 1;
+            }
             at += n;
         }
-        assert!(big >= 2);
+        assert!(big >= 2 && roomy >= 1);
         // past the end: nothing
         assert_eq!(spans.feed_span(&file, at, 1 << 20).unwrap(), 0);
         spans.finish();
