@@ -335,12 +335,7 @@ class LiveAnalysis:
         mask[listed_ids] = True
         base = _Base(
             piece=piece,
-            listed=Listed(
-                list(table.proofs()),
-                mask,
-                int(np.count_nonzero(table.completed)),
-                table.spans(),
-            ),
+            listed=Listed(table, mask),
             settled=settled,
             unsettled=np.flatnonzero(~settled).astype(np.int64),
             count=n,

@@ -111,16 +111,37 @@ def facts_of(builder: RunRecords, finished: bool, gpus: set[int]) -> Facts:
 
 @dataclass(slots=True)
 class Listed:
-    """The proofs of a piece none of whose jobs has rows elsewhere: made once, kept sorted."""
+    """The proofs of a piece none of whose jobs has rows elsewhere: made once, kept sorted
+    (as columns: a long log's tens of thousands of proofs are not made one object each at
+    every snapshot)."""
 
-    proofs: list[Proof]
+    table: ProofTable
     mask: npt.NDArray[np.bool_]  # by job number: listed here
-    completed: int  # how many of them completed
-    spans: ProofSpans  # their columns
 
 
 def proof_key(p: Proof) -> tuple[int, str]:
+    """The order proofs are listed in: by first SYNTH_START (none last), then job id."""
     return (p.first_synth_start if p.first_synth_start is not None else NO_FIRST, p.job)
+
+
+def _key_firsts(t: ProofTable) -> F64:
+    """The first part of each proof's sort key: its first SYNTH_START, NO_FIRST for none."""
+    return np.where(np.isnan(t.first), float(NO_FIRST), t.first)
+
+
+def merge_positions(kept: ProofTable, made: ProofTable) -> I64:
+    """Where each of `made`'s proofs goes among `kept`'s (both in key order: first
+    SYNTH_START, then job id): after every kept proof of a key up to its own, as
+    `bisect.insort_right` would put it."""
+    kf, mf = _key_firsts(kept), _key_firsts(made)
+    at = np.searchsorted(kf, mf, side="left").astype(np.int64)
+    tied_to = np.searchsorted(kf, mf, side="right")
+    for k in np.flatnonzero(tied_to > at).tolist():
+        # kept proofs of the same first SYNTH_START: by job id among them
+        lo, hi = int(at[k]), int(tied_to[k])
+        names = [kept.jobs[j] for j in kept.job[lo:hi].tolist()]
+        at[k] = lo + bisect.bisect_right(names, made.jobs[int(made.job[k])])
+    return at
 
 
 # How long after the log's first stamp a record that began before the log may still show
@@ -412,6 +433,7 @@ def _proofs(
     """Every job's proof, by first SYNTH_START (then job id), their spans' columns, and how
     many completed."""
     jobs = [p.jobs for p in pieces]
+    kept: ProofTable | None = None
     if listed is not None:
         # the first piece's listed proofs are made: only the other jobs are made here
         first = jobs[0]
@@ -420,32 +442,16 @@ def _proofs(
             np.concatenate([j.ids for j in jobs[1:]]) if len(jobs) > 1 else np.zeros(0, np.int64)
         )
         hit = in_mask(listed.mask, again)
-        kept, kept_done = listed.proofs, listed.completed
+        kept = listed.table
         if hit.any():
             # a job listed before has new rows: make it again with them
-            names = {t.jobs[j] for j in again[hit].tolist()}
             back = take_jobs(pieces[0].jobs, np.isin(pieces[0].jobs.ids, again[hit]))
             jobs.append(back)
-            kept = [p for p in kept if p.job not in names]
-            kept_done = sum(1 for p in kept if p.completed)
-    else:
-        kept, kept_done = [], 0
+            kept = kept.take(~np.isin(kept.job, again[hit]))
     table = proof_table_of(combine_jobs(jobs), t)
-    completed = kept_done + int(np.count_nonzero(table.completed))
-    if not kept:
-        return ProofList(table), table.spans(), completed
-    made = table.proofs()
-    # each made proof goes after the kept ones with a key up to its own (as insort would)
-    at = [bisect.bisect_right(kept, proof_key(p), key=proof_key) for p in made]
-    out: list[Proof] = []
-    prev = 0
-    for pos, p in zip(at, made, strict=True):
-        out.extend(kept[prev:pos])
-        out.append(p)
-        prev = pos
-    out.extend(kept[prev:])
-    spans = listed.spans if listed is not None and kept is listed.proofs else ProofSpans.of(kept)
-    return tuple(out), spans.insert(at, table.spans()), completed
+    if kept is not None and len(kept):
+        table = kept.insert(merge_positions(kept, table), table, t.jobs, t.kinds)
+    return ProofList(table), table.spans(), int(np.count_nonzero(table.completed))
 
 
 def proof_table_of(j: Jobs, t: PartitionTable) -> ProofTable:

@@ -775,9 +775,59 @@ class ProofTable:
             )
         )
 
+    def proof(self, k: int) -> Proof:
+        """Proof `k` (from the end when negative) made alone, as `proofs` makes each.
+
+        Raises: IndexError: there is no proof `k`.
+        """
+        k = range(len(self))[k]
+        first, last, seen = (float(c[k]) for c in (self.first, self.last, self.seen))
+        kind = int(self.kind[k])
+        return Proof(
+            self.jobs[int(self.job[k])],
+            self.kinds[kind] if kind >= 0 else "",
+            int(self.partitions[k]),
+            None if first != first else int(first),
+            None if last != last else int(last),
+            bool(self.completed[k]),
+            None if seen != seen else int(seen),
+        )
+
     def spans(self) -> ProofSpans:
         """The columns a drawing reads."""
         return ProofSpans(self.first, self.last, self.completed, self.seen)
+
+    def take(self, keep: npt.NDArray[np.bool_]) -> ProofTable:
+        """The proofs where `keep` is True, in their order."""
+        return ProofTable(
+            self.job[keep],
+            self.kind[keep],
+            self.partitions[keep],
+            self.first[keep],
+            self.last[keep],
+            self.completed[keep],
+            self.seen[keep],
+            self.jobs,
+            self.kinds,
+        )
+
+    def insert(
+        self, at: I64, other: ProofTable, jobs: tuple[str, ...], kinds: tuple[str, ...]
+    ) -> ProofTable:
+        """`other`'s proofs put before proofs `at` (as numpy.insert does); `jobs` and
+        `kinds` name the job and kind numbers of both (the names of a later snapshot of
+        the same run: numbers are given first seen first, and never change)."""
+        return ProofTable(
+            np.insert(self.job, at, other.job),
+            np.insert(self.kind, at, other.kind),
+            np.insert(self.partitions, at, other.partitions),
+            np.insert(self.first, at, other.first),
+            np.insert(self.last, at, other.last),
+            np.insert(self.completed, at, other.completed),
+            np.insert(self.seen, at, other.seen),
+            jobs,
+            kinds,
+        )
 
     @staticmethod
     def of(proofs: Sequence[Proof]) -> ProofTable:
@@ -824,6 +874,8 @@ class ProofList(Sequence[Proof]):
     @overload
     def __getitem__(self, k: slice) -> tuple[Proof, ...]: ...
     def __getitem__(self, k: int | slice) -> Proof | tuple[Proof, ...]:
+        if self._made is None and not isinstance(k, slice):
+            return self.table.proof(k)  # the few a drawing names: not every one made
         return self._all()[k]
 
     def __iter__(self) -> Iterator[Proof]:

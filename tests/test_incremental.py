@@ -647,3 +647,40 @@ def test_a_lane_holds_its_intervals_segments_as_the_table_has_them(seed: int) ->
     started = np.flatnonzero(~np.isnan(t.gpu_start) & (t.worker >= 0))
     with_segments = [int(i) for i in started if t.seg_offsets[i + 1] > t.seg_offsets[i]]
     assert sorted(seen) == sorted(with_segments)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_proofs_merged_as_columns_are_in_the_order_of_their_objects(seed: int) -> None:
+    """A live model puts the proofs made at a snapshot among the settled ones as columns:
+    the order is the one `proof_key` gives the objects (first SYNTH_START, none last, then
+    job id), ties of first SYNTH_START and proofs with none among them."""
+    from parsers.assembly import merge_positions, proof_key
+    from parsers.model import ProofTable
+
+    rng = random.Random(seed)
+    names = tuple(f"job-{rng.randrange(1000):03d}-{k}" for k in range(200))
+    ids = list(range(len(names)))
+    rng.shuffle(ids)
+
+    def table(rows: list[int]) -> ProofTable:
+        first = np.array([rng.choice([np.nan, 1000.0, 3000.0, rng.randrange(5000)]) for _ in rows])
+        n = len(rows)
+        t = ProofTable(
+            job=np.array(rows, dtype=np.int64),
+            kind=np.full(n, -1, dtype=np.int64),
+            partitions=np.ones(n, dtype=np.int64),
+            first=first,
+            last=np.full(n, np.nan),
+            completed=np.zeros(n, dtype=bool),
+            seen=np.full(n, np.nan),
+            jobs=names,
+            kinds=(),
+        )
+        order = sorted(range(n), key=lambda k: proof_key(t.proofs()[k]))
+        return t.take(np.array(order, dtype=np.int64))
+
+    kept, made = table(ids[:150]), table(ids[150:])
+    merged = kept.insert(merge_positions(kept, made), made, names, ())
+    every = kept.proofs() + made.proofs()
+    assert merged.proofs() == tuple(sorted(every, key=proof_key))
+    assert sum(p.first_synth_start == 1000 for p in every) > 10  # ties were put in place

@@ -92,7 +92,13 @@ def test_a_model_s_proofs_are_made_from_their_columns_only_when_asked_for() -> N
     model = build(data)
     proofs = model.proofs
     assert isinstance(proofs, ProofList) and proofs._made is None
+    # a proof asked for by its place (a drawing's few) is made alone
+    picked = [proofs[0], proofs[-1], proofs[len(proofs) // 2]]
+    assert proofs._made is None
+    with pytest.raises(IndexError):
+        proofs[len(proofs)]
     made = tuple(proofs)
+    assert picked == [made[0], made[-1], made[len(made) // 2]]
     assert list(made) == sorted(made, key=proof_key) and len(made) == len(proofs) > 3
     assert proofs == made and proofs == list(made) and made == tuple(proofs)
     assert proofs[0] == made[0] and proofs[-1] == made[-1] and proofs[1:3] == made[1:3]

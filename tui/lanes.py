@@ -14,7 +14,7 @@ import numpy.typing as npt
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
-from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans
+from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans, ProofTable
 from parsers.rows import distinct, groups_of
 from parsers.sanitize import visible
 from parsers.tracing import FAILED
@@ -201,7 +201,11 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     )
     lost = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
     names = {t.jobs[j] for j in lost if 0 <= j < len(t.jobs)}
-    failed[:] = [p.job in names and not p.completed for p in model.proofs]
+    # read from the proofs' columns: a long log's tens of thousands of proofs are not made
+    # one object each to be drawn
+    table = ProofTable.of(model.proofs)
+    named = np.fromiter((table.jobs[j] in names for j in table.job.tolist()), bool, len(table))
+    failed[:] = named & ~table.completed
     return failed
 
 
