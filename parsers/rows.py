@@ -186,7 +186,7 @@ class Rows:
     and unlock, where it is drawn to."""
 
     table: PartitionTable
-    seg_part: I64  # the row of each segment
+    seg_part: I64  # the row of each segment (row after row, as `table.seg_offsets` says)
     drawn_end: F64  # where each interval is drawn to (NaN: no GPU_START)
     failed_end: F64  # where a failed prove is drawn to (NaN: not failed)
     index: I64  # each row's record number in the builder
@@ -199,7 +199,7 @@ class Rows:
         """The rows where `keep` is True, in their order."""
         idx = np.flatnonzero(keep)
         t = self.table
-        seg_keep, seg_part, offsets = _kept_segments(keep, self.seg_part)
+        seg_keep, seg_part, offsets = _kept_segments(keep, self.table.seg_offsets)
         table = PartitionTable(
             jobs=t.jobs,
             kinds=t.kinds,
@@ -220,16 +220,17 @@ class Rows:
 
 
 def _kept_segments(
-    keep: npt.NDArray[np.bool_], seg_part: I64
+    keep: npt.NDArray[np.bool_], offsets: I64
 ) -> tuple[npt.NDArray[np.bool_], I64, I64]:
-    """Of the segments of rows `seg_part`, those of the rows where `keep` is True: which they
-    are, each one's row among the kept rows, and where each kept row's segments begin."""
-    seg_keep = keep[seg_part]
-    part = (np.cumsum(keep) - 1)[seg_part[seg_keep]]
-    kept = int(np.count_nonzero(keep))
-    offsets = np.zeros(kept + 1, dtype=np.int64)
-    np.cumsum(np.bincount(part, minlength=kept), out=offsets[1:])
-    return seg_keep, part, offsets
+    """Of the segments of rows whose segments begin at `offsets` (row after row), those of
+    the rows where `keep` is True: which they are, each one's row among the kept rows, and
+    where each kept row's segments begin."""
+    counts = np.diff(offsets)
+    kept_counts = counts[keep]
+    kept_offsets = np.zeros(len(kept_counts) + 1, dtype=np.int64)
+    np.cumsum(kept_counts, out=kept_offsets[1:])
+    part = np.repeat(np.arange(len(kept_counts), dtype=np.int64), kept_counts)
+    return np.repeat(keep, counts), part, kept_offsets
 
 
 def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Rows]:
@@ -248,12 +249,12 @@ def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Row
     floats = dict(whole.floats)
     float_names = list(floats)
     drawn_end, failed_end, index = whole.drawn_end, whole.failed_end, whole.index
-    seg_of = whole.seg_part
+    seg_offsets = t.seg_offsets
     del whole, t
-    picks = (np.flatnonzero(keep), np.flatnonzero(~keep))
-    kept, rest = _kept_segments(keep, seg_of), _kept_segments(~keep, seg_of)
+    picks = (keep, ~keep)
+    kept, rest = _kept_segments(keep, seg_offsets), _kept_segments(~keep, seg_offsets)
     segs, seg_parts, offsets = (kept[0], rest[0]), (kept[1], rest[1]), (kept[2], rest[2])
-    del seg_of
+    del seg_offsets
     halves: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] = ({}, {})
     float_halves: tuple[dict[str, F64], dict[str, F64]] = ({}, {})
     for name in list(columns):

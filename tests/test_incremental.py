@@ -578,6 +578,17 @@ def test_rows_split_as_they_are_let_go_are_the_rows_taken(seed: int) -> None:
         assert held == []
         _same_rows(kept, reference.take(keep))
         _same_rows(rest, reference.take(~keep))
+        for part, mask in ((kept, keep), (rest, ~keep)):
+            # each row's segments are those it had, row after row
+            t, was = part.table, reference.table
+            slices = [
+                np.arange(was.seg_offsets[i], was.seg_offsets[i + 1])
+                for i in np.flatnonzero(mask).tolist()
+            ]
+            at = np.concatenate([np.zeros(0, np.int64), *slices])
+            assert t.seg_start.tolist() == was.seg_start[at].tolist()
+            assert np.diff(t.seg_offsets).tolist() == [len(s) for s in slices]
+            assert part.seg_part.tolist() == [k for k, s in enumerate(slices) for _ in s]
 
 
 def test_rows_split_are_never_held_beside_their_parts(monkeypatch: pytest.MonkeyPatch) -> None:
