@@ -197,11 +197,14 @@ _STAMP = re.compile(rb"^(TIMELINE,)(\d+)(,.*)$")
 
 def more_lines(config: SimConfig, after_ms: int) -> Iterator[bytes]:
     """Further partitions' lines: the config's run again (another seed, another miner's job
-    ids) from its first TIMELINE line, its TIMELINE stamps moved past `after_ms`."""
+    ids, no TIMELINE line cut by another) from its first TIMELINE line, its TIMELINE stamps
+    moved past `after_ms`. A cut line's stamp is in its second part, which the stamps'
+    move would miss: its old stamp, hours back, read as the daemon restarting."""
     import io
 
+    more = replace(config, seed=config.seed + 7919, miner=config.miner + 1, proofs=200, splice=0.0)
     buf = io.StringIO()
-    write_log(replace(config, seed=config.seed + 7919, miner=config.miner + 1, proofs=200), buf)
+    write_log(more, buf)
     begun = False
     for raw in buf.getvalue().encode().splitlines():
         m = _STAMP.match(raw)
