@@ -6,7 +6,6 @@ The figures are defined in docs/analysis.md.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -20,6 +19,7 @@ from parsers.model import (
     I8,
     I32,
     I64,
+    NO_FIRST,
     NO_STAMP,
     PHASE_KEYS,
     Blocks,
@@ -37,11 +37,11 @@ from parsers.model import (
     Segments,
     Summary,
     WorkerStats,
+    merge_positions,
 )
 from parsers.pieces import (
     FIRST_USE_ALLOC_MS,
     HIDDEN_ALLOC_SHARE,
-    NO_FIRST,
     GpuPart,
     Jobs,
     Piece,
@@ -117,31 +117,6 @@ class Listed:
 
     table: ProofTable
     mask: npt.NDArray[np.bool_]  # by job number: listed here
-
-
-def proof_key(p: Proof) -> tuple[int, str]:
-    """The order proofs are listed in: by first SYNTH_START (none last), then job id."""
-    return (p.first_synth_start if p.first_synth_start is not None else NO_FIRST, p.job)
-
-
-def _key_firsts(t: ProofTable) -> F64:
-    """The first part of each proof's sort key: its first SYNTH_START, NO_FIRST for none."""
-    return np.where(np.isnan(t.first), float(NO_FIRST), t.first)
-
-
-def merge_positions(kept: ProofTable, made: ProofTable) -> I64:
-    """Where each of `made`'s proofs goes among `kept`'s (both in key order: first
-    SYNTH_START, then job id): after every kept proof of a key up to its own, as
-    `bisect.insort_right` would put it."""
-    kf, mf = _key_firsts(kept), _key_firsts(made)
-    at = np.searchsorted(kf, mf, side="left").astype(np.int64)
-    tied_to = np.searchsorted(kf, mf, side="right")
-    for k in np.flatnonzero(tied_to > at).tolist():
-        # kept proofs of the same first SYNTH_START: by job id among them
-        lo, hi = int(at[k]), int(tied_to[k])
-        names = [kept.jobs[j] for j in kept.job[lo:hi].tolist()]
-        at[k] = lo + bisect.bisect_right(names, made.jobs[int(made.job[k])])
-    return at
 
 
 # How long after the log's first stamp a record that began before the log may still show

@@ -7,6 +7,7 @@ things (gaps, proofs, per-GPU figures) are small frozen dataclasses.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -732,6 +733,15 @@ class Proof(NamedTuple):
     last_seen: int | None = None  # the latest stamp of any of its partitions
 
 
+# where a proof without a SYNTH_START sorts (`proof_key`)
+NO_FIRST = 1 << 62
+
+
+def proof_key(p: Proof) -> tuple[int, str]:
+    """The order proofs are listed in: by first SYNTH_START (none last), then job id."""
+    return (p.first_synth_start if p.first_synth_start is not None else NO_FIRST, p.job)
+
+
 @dataclass(frozen=True, slots=True)
 class ProofTable:
     """A list of proofs as columns, in its order: a long log has tens of thousands, and a
@@ -848,6 +858,26 @@ class ProofTable:
             jobs=tuple(p.job for p in proofs),
             kinds=tuple(p.kind for p in proofs),
         )
+
+
+def _key_firsts(t: ProofTable) -> F64:
+    """The first part of each proof's sort key: its first SYNTH_START, NO_FIRST for none."""
+    return np.where(np.isnan(t.first), float(NO_FIRST), t.first)
+
+
+def merge_positions(kept: ProofTable, made: ProofTable) -> I64:
+    """Where each of `made`'s proofs goes among `kept`'s (both in `proof_key` order, their
+    job numbers named by the same names): after every kept proof of a key up to its own,
+    as `bisect.insort_right` would put it."""
+    kf, mf = _key_firsts(kept), _key_firsts(made)
+    at = np.searchsorted(kf, mf, side="left").astype(np.int64)
+    tied_to = np.searchsorted(kf, mf, side="right")
+    for k in np.flatnonzero(tied_to > at).tolist():
+        # kept proofs of the same first SYNTH_START: by job id among them
+        lo, hi = int(at[k]), int(tied_to[k])
+        names = [kept.jobs[j] for j in kept.job[lo:hi].tolist()]
+        at[k] = lo + bisect.bisect_right(names, made.jobs[int(made.job[k])])
+    return at
 
 
 class ProofList(Sequence[Proof]):

@@ -537,10 +537,6 @@ def _synth(t: PartitionTable) -> Synth:
     return Synth(times[order], deltas[order], np.sort(e[done] - s[done]), s[~done])
 
 
-# where a proof without a SYNTH_START sorts
-NO_FIRST = 1 << 62
-
-
 def mid_run_stamps(t: PartitionTable) -> tuple[float, float]:
     """What `starts_mid_run` reads of some rows: their first stamp, and the first stamp of
     those that began before the log (inf: none); the minimums of all rows' are those of

@@ -665,8 +665,7 @@ def test_proofs_merged_as_columns_are_in_the_order_of_their_objects(seed: int) -
     """A live model puts the proofs made at a snapshot among the settled ones as columns:
     the order is the one `proof_key` gives the objects (first SYNTH_START, none last, then
     job id), ties of first SYNTH_START and proofs with none among them."""
-    from parsers.assembly import merge_positions, proof_key
-    from parsers.model import ProofTable
+    from parsers.model import ProofTable, merge_positions, proof_key
 
     rng = random.Random(seed)
     names = tuple(f"job-{rng.randrange(1000):03d}-{k}" for k in range(200))

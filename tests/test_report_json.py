@@ -75,8 +75,7 @@ def test_odd_job_ids_are_escaped_as_json_dumps_does() -> None:
 def test_a_model_s_proofs_are_made_from_their_columns_only_when_asked_for() -> None:
     """A finished model keeps its proofs as columns: the list behaves as the tuple of
     Proofs it stands for, in the report's order (first SYNTH_START, then job id; none last)."""
-    from parsers.assembly import proof_key
-    from parsers.model import Proof, ProofList, ProofTable
+    from parsers.model import Proof, ProofList, ProofTable, proof_key
 
     lines = [
         "TIMELINE,1000,SYNTH_START,b-job,partition=0",
