@@ -15,6 +15,7 @@ import numpy as np
 from parsers.breakdown import whole_run
 from parsers.linefacts import LineFacts
 from parsers.model import (
+    I32,
     NO_STAMP,
     Blocks,
     Breakdown,
@@ -26,11 +27,13 @@ from parsers.model import (
     LineCounts,
     LogModel,
     PartitionTable,
-    Proof,
+    ProofList,
+    ProofTable,
     Segments,
     Summary,
     WorkerStats,
     joined_offsets,
+    merge_positions,
 )
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
@@ -125,10 +128,6 @@ def _shift_blocks(b: Blocks, off: int) -> Blocks:
     return Blocks(b.starts + off, b.ends + off)
 
 
-def _shift_opt(x: int | None, off: int) -> int | None:
-    return None if x is None else x + off
-
-
 def gpu_stride(models: Sequence[LogModel]) -> int:
     """What host k's GPU ids are shifted by (k times it): above every ordinal printed."""
     top = max((g.gpu for m in models for g in m.gpus), default=0)
@@ -206,6 +205,40 @@ def _run_split(models: Sequence[LogModel], stride: int) -> dict[int, Breakdown]:
     return out
 
 
+def _shifted_proofs(t: ProofTable, off: int) -> ProofTable:
+    """Proofs `t` with their times shifted by `off`."""
+    return replace(t, first=t.first + off, last=t.last + off, seen=t.seen + off)
+
+
+def _merged_proofs(tables: Sequence[ProofTable]) -> tuple[ProofTable, I32]:
+    """The proofs of several logs in one list, in `proof_key` order (of two with the same
+    key, the earlier log's first), and the log each is from. Each log's are in that order
+    already: each is put among those before it, as columns (a long log has tens of
+    thousands, and a followed log is merged again at every snapshot)."""
+    jobs: list[str] = []
+    kinds: list[str] = []
+    renumbered = []
+    for t in tables:
+        renumbered.append(
+            replace(
+                t,
+                job=t.job + len(jobs),
+                kind=np.where(t.kind >= 0, t.kind + len(kinds), -1),
+            )
+        )
+        jobs.extend(t.jobs)
+        kinds.extend(t.kinds)
+    names, kind_names = tuple(jobs), tuple(kinds)
+    merged = replace(renumbered[0], jobs=names, kinds=kind_names)
+    hosts = np.zeros(len(merged), dtype=np.int32)
+    for k, t in enumerate(renumbered[1:], start=1):
+        t = replace(t, jobs=names, kinds=kind_names)
+        at = merge_positions(merged, t)
+        merged = merged.insert(at, t, names, kind_names)
+        hosts = np.insert(hosts, at, np.int32(k))
+    return merged, hosts
+
+
 def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = None) -> Merged:
     """One model of several logs: host k's GPU G becomes k * stride + G (`gpu_stride`; the
     model's gpu_keys say where each is from), its times are shifted by its offset; gaps,
@@ -219,9 +252,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
     workers: list[WorkerStats] = []
     gaps: list[GapTable] = []
     kernel_gaps: dict[int, Blocks] = {}
-    proofs: list[Proof] = []
+    proof_tables: list[ProofTable] = []
     counts = LineCounts()
-    hosts_of_proofs: list[int] = []  # the log each proof is from, as they are added
     base = 0
     for k, (m, off, name) in enumerate(zip(models, offsets, names, strict=True)):
         g0 = k * stride
@@ -267,15 +299,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             )
         )
         kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
-        hosts_of_proofs.extend([k] * len(m.proofs))
-        proofs.extend(
-            p._replace(
-                first_synth_start=_shift_opt(p.first_synth_start, off),
-                last_gpu_end=_shift_opt(p.last_gpu_end, off),
-                last_seen=_shift_opt(p.last_seen, off),
-            )
-            for p in m.proofs
-        )
+        proof_tables.append(_shifted_proofs(ProofTable.of(m.proofs), off))
         c = m.counts
         counts = LineCounts(
             counts.timeline + c.timeline,
@@ -288,15 +312,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         base += len(m.parts)
     every = GapTable.concat(gaps, t)
     all_gaps = every.take(np.lexsort((every.gpu, every.start)))
-    by_start = sorted(
-        range(len(proofs)),
-        key=lambda i: (
-            s if (s := proofs[i].first_synth_start) is not None else 1 << 62,
-            proofs[i].job,
-        ),
-    )
-    proofs = [proofs[i] for i in by_start]
-    proof_hosts = np.array([hosts_of_proofs[i] for i in by_start], dtype=np.int32)
+    proofs, proof_hosts = _merged_proofs(proof_tables)
     firsts = [
         s.first_synth_start + off
         for s, off in ((m.summary, off) for m, off in zip(models, offsets, strict=True))
@@ -334,7 +350,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         workers=tuple(workers),
         gaps=all_gaps,
         kernel_gaps=kernel_gaps,
-        proofs=tuple(proofs),
+        proofs=ProofList(proofs),
+        proof_spans=proofs.spans(),
         summary=summary,
         synth_times=synth_t,
         synth_counts=synth_n,

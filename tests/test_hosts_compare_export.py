@@ -196,6 +196,38 @@ def test_two_hosts_align_on_the_wall_clock() -> None:
     assert sum(g.busy_ms for g in model.gpus) == sum(g.busy_ms for g in (*a.gpus, *b.gpus))
 
 
+@pytest.mark.parametrize("align", [OWN, START])
+def test_merged_proofs_are_every_log_s_shifted_in_the_order_of_their_objects(align: str) -> None:
+    """The proofs of several logs, merged as columns: each log's proofs with its times
+    shifted, in `proof_key` order (the earlier log's first on a tie: the same log twice
+    ties every proof), each said to be from its log; no proof object is made to merge."""
+    from parsers.model import ProofList, proof_key
+
+    models = [build(simulate(random_config(seed))[1]) for seed in (3, 3, 8, 21)]
+    merged = merge(models, ["a", "b", "c", "d"], align=align)
+    model = merged.model
+    assert isinstance(model.proofs, ProofList) and model.proofs._made is None
+    every = [
+        (
+            p._replace(
+                first_synth_start=None
+                if p.first_synth_start is None
+                else p.first_synth_start + h.offset_ms,
+                last_gpu_end=None if p.last_gpu_end is None else p.last_gpu_end + h.offset_ms,
+                last_seen=None if p.last_seen is None else p.last_seen + h.offset_ms,
+            ),
+            k,
+        )
+        for k, (m, h) in enumerate(zip(models, merged.hosts, strict=True))
+        for p in m.proofs
+    ]
+    want = sorted(every, key=lambda pk: proof_key(pk[0]))  # stable: the earlier log first
+    assert list(model.proofs) == [p for p, _ in want]
+    assert model.proof_hosts is not None
+    assert model.proof_hosts.tolist() == [k for _, k in want]
+    assert model.proof_spans is not None and len(model.proof_spans) == len(want) > 20
+
+
 def test_a_log_without_wall_clock_keeps_its_own_and_compare_starts_both_at_zero() -> None:
     a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
     assert a.wall_anchor is None
