@@ -15,8 +15,9 @@ lines; `--log hours-250` for the 250-hour two-GPU one), each figure from fresh p
   (and what it takes above the viewer on an empty log), the first inspector (`n`, then
   `enter`) until its text is drawn;
 - the viewer following the log and a GPU-bound log of two GPUs with two workers each, each
-  growing by 5 lines a second with the lines of further partitions: CPU of the whole process,
-  measured after 30 s of growth (the follower's burst allowance spent).
+  growing by 5 lines a second with the lines of further partitions, and the log growing with
+  a restarted daemon's lines (a second run, shown beside the first): CPU of the whole
+  process, measured after 30 s of growth (the follower's burst allowance spent).
 
 The limits are printed beside every figure; nothing is asserted.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import re
@@ -217,10 +219,15 @@ def more_lines(config: SimConfig, after_ms: int) -> Iterator[bytes]:
         yield raw + b"\n"
 
 
+# What the daemon prints first when it starts again (the appended lines of a restart).
+ENGINE_START = b"2026-03-20T09:08:44.409318Z  INFO cuzk_core::engine: starting cuzk engine\n"
+
+
 async def drive_viewer(
-    path: Path, config: SimConfig, follow_s: float, inspect: bool
+    path: Path, config: SimConfig, follow_s: float, inspect: bool, restart: bool = False
 ) -> dict[str, Any]:
-    """Follow `path` headless as `cuzk-tui LOG` does; the figures as a dict."""
+    """Follow `path` headless as `cuzk-tui LOG` does (`restart`: the log grows with a new
+    run of the daemon, its stamps from 0 again); the figures as a dict."""
     from parsers.builder import LogBuilder
     from parsers.rawlines import LineReader
     from tui.app import make_app
@@ -252,7 +259,11 @@ async def drive_viewer(
             await pilot.press("escape")
             await pilot.pause(0.5)
         if follow_s > 0:
-            lines = more_lines(config, app.model.now_ms + 1000)
+            lines = (
+                itertools.chain([ENGINE_START], more_lines(config, 0))
+                if restart
+                else more_lines(config, app.model.now_ms + 1000)
+            )
             stop = threading.Event()
 
             def grow() -> None:
@@ -315,7 +326,9 @@ def empty_viewer() -> float:
         return peak
 
 
-def viewer(log: Path, config: SimConfig, follow_s: float, inspect: bool) -> dict[str, Any]:
+def viewer(
+    log: Path, config: SimConfig, follow_s: float, inspect: bool, restart: bool = False
+) -> dict[str, Any]:
     """One viewer run on a copy of `log` (it is appended to), in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="cuzk-tui-paths-") as d:
         copy = Path(d) / log.name
@@ -336,6 +349,8 @@ def viewer(log: Path, config: SimConfig, follow_s: float, inspect: bool) -> dict
         ]
         if inspect:
             args.append("--inspect")
+        if restart:
+            args.append("--restart")
         # the copy written to disk before the run, not by the kernel's flusher during it
         # (writing back 685 MB took ~0.5 s of the viewer's final figures)
         with copy.open("rb") as fh:
@@ -361,6 +376,7 @@ def main() -> int:
     ap.add_argument("--viewer", metavar="LOG", help=argparse.SUPPRESS)
     ap.add_argument("--viewer-config", default="hours-100", help=argparse.SUPPRESS)
     ap.add_argument("--inspect", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--restart", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--empty", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.viewer and args.empty:
@@ -369,7 +385,9 @@ def main() -> int:
     if args.viewer:
         config = CONFIGS[args.viewer_config]
         follow = args.follow_seconds if args.follow_seconds > 0.5 else 0.0
-        figures = asyncio.run(drive_viewer(Path(args.viewer), config, follow, args.inspect))
+        figures = asyncio.run(
+            drive_viewer(Path(args.viewer), config, follow, args.inspect, args.restart)
+        )
         print(json.dumps(figures), file=sys.stderr)
         return 0
     only = {part.strip() for part in args.only.split(",") if part.strip()}
@@ -414,11 +432,12 @@ def main() -> int:
             f"limit {LIMITS['first inspector']}"
         )
     if wanted("follow"):
-        for name, path, cfg in (
-            (log.name, log, config),
-            ("gpu-bound 2x2", gpu_bound_log(), GPU_BOUND_CONFIG),
+        for name, path, cfg, restart in (
+            (log.name, log, config, False),
+            ("gpu-bound 2x2", gpu_bound_log(), GPU_BOUND_CONFIG, False),
+            (f"{log.name}, then the daemon restarted", log, config, True),
         ):
-            v = viewer(path, cfg, args.follow_seconds, inspect=False)
+            v = viewer(path, cfg, args.follow_seconds, inspect=False, restart=restart)
             print(
                 f"  {'follow':<18} {100 * v['follow_cpu']:5.1f} % of a core, {name}, "
                 f"{LINES_PER_S:g} lines/s over {args.follow_seconds:g} s ({v['state']})"
