@@ -6,6 +6,7 @@ Defined in docs/analysis.md#several-logs-cuzk-tui-host1log-host2log-.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -150,15 +151,20 @@ def _table(models: Sequence[LogModel], offsets: list[int], stride: int) -> Parti
         jobs.extend(t.jobs)
         kinds.extend(t.kinds)
 
-    def cat(name: str, shift: bool = False) -> np.ndarray:
-        cols = [
-            getattr(t, name) + (off if shift else 0) for t, off in zip(ts, offsets, strict=True)
-        ]
-        return np.concatenate(cols)
+    def cat(name: str, shift: bool = False, rows: bool = True) -> np.ndarray:
+        """One column of every table (`shift`: each table's part moved by its offset, in
+        place: one copy of the column, not two; `rows`: a column of rows, else of
+        segments)."""
+        out = np.concatenate([getattr(t, name) for t in ts])
+        if shift:
+            at = 0
+            for t, off in zip(ts, offsets, strict=True):
+                n = len(t) if rows else len(t.seg_start)
+                if off:
+                    out[at : at + n] += off
+                at += n
+        return out
 
-    seg_shift = np.concatenate(
-        [np.full(len(t.seg_start), float(off)) for t, off in zip(ts, offsets, strict=True)]
-    )
     times = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
     return PartitionTable(
         jobs=tuple(jobs),
@@ -174,8 +180,8 @@ def _table(models: Sequence[LogModel], offsets: list[int], stride: int) -> Parti
         failed=cat("failed"),
         start_line=cat("start_line"),
         end_line=cat("end_line"),
-        seg_start=cat("seg_start") + seg_shift,
-        seg_end=cat("seg_end") + seg_shift,
+        seg_start=cat("seg_start", True, rows=False),
+        seg_end=cat("seg_end", True, rows=False),
         seg_phase=cat("seg_phase"),
         seg_offsets=joined_offsets(ts),
     )
@@ -192,6 +198,9 @@ def _synthesis(models: Sequence[LogModel], offsets: list[int]) -> tuple[np.ndarr
         return np.zeros(0), np.zeros(0, dtype=np.int32)
     t = np.concatenate(times)
     d = np.concatenate(deltas)
+    if all(later[0] > earlier[-1] for earlier, later in itertools.pairwise(times)):
+        # each log's steps in order, each log after the one before (a log's runs): in order
+        return t, np.cumsum(d, dtype=np.int32)
     order = np.lexsort((d, t))  # ends before starts at the same ms
     return t[order], np.cumsum(d[order], dtype=np.int32)
 

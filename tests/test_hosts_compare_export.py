@@ -20,7 +20,7 @@ from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
 from parsers.export import trace_document, write_csv
-from parsers.hosts import OWN, START, WALL, HostLines, merge
+from parsers.hosts import OWN, RUNS, START, WALL, HostLines, merge
 from parsers.load import read_log, read_runs
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
@@ -226,6 +226,28 @@ def test_merged_proofs_are_every_log_s_shifted_in_the_order_of_their_objects(ali
     assert model.proof_hosts is not None
     assert model.proof_hosts.tolist() == [k for _, k in want]
     assert model.proof_spans is not None and len(model.proof_spans) == len(want) > 20
+
+
+@pytest.mark.parametrize("align", [OWN, START, RUNS])
+def test_merged_columns_are_each_log_s_shifted(align: str) -> None:
+    """The merged table's stamps and segments are each log's moved by its offset, and the
+    synthesis steps are every log's put in time order (taken as they come where each log
+    is after the one before: a log's runs), whatever the placement."""
+    models = [build(simulate(random_config(seed))[1]) for seed in (4, 9, 4)]
+    merged = merge(models, ["a", "b", "c"], align=align)
+    t = merged.model.parts
+    offs = [h.offset_ms for h in merged.hosts]
+    for name in ("synth_start", "gpu_start", "gpu_end", "unlock", "seg_start", "seg_end"):
+        want = np.concatenate(
+            [getattr(m.parts, name) + off for m, off in zip(models, offs, strict=True)]
+        )
+        assert np.array_equal(getattr(t, name), want, equal_nan=True), name
+    times = np.concatenate([m.synth_times + off for m, off in zip(models, offs, strict=True)])
+    steps = np.concatenate([np.diff(m.synth_counts, prepend=0) for m in models])
+    order = np.lexsort((steps, times))
+    assert merged.model.synth_times.tolist() == times[order].tolist()
+    assert merged.model.synth_counts.tolist() == np.cumsum(steps[order]).tolist()
+    assert len(times) > 20 and (align != RUNS or times.tolist() == sorted(times.tolist()))
 
 
 def test_a_log_without_wall_clock_keeps_its_own_and_compare_starts_both_at_zero() -> None:
