@@ -222,8 +222,8 @@ def _shifted_proofs(t: ProofTable, off: int) -> ProofTable:
 def _merged_proofs(tables: Sequence[ProofTable]) -> tuple[ProofTable, I32]:
     """The proofs of several logs in one list, in `proof_key` order (of two with the same
     key, the earlier log's first), and the log each is from. Each log's are in that order
-    already: each is put among those before it, as columns (a long log has tens of
-    thousands, and a followed log is merged again at every snapshot)."""
+    (`ProofTable.in_key_order`): each is put among those before it, as columns (a long log
+    has tens of thousands, and a followed log is merged again at every snapshot)."""
     jobs: list[str] = []
     kinds: list[str] = []
     renumbered = []
@@ -308,7 +308,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             )
         )
         kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
-        proof_tables.append(_shifted_proofs(ProofTable.of(m.proofs), off))
+        proof_tables.append(_shifted_proofs(ProofTable.of(m.proofs).in_key_order(), off))
         c = m.counts
         counts = LineCounts(
             counts.timeline + c.timeline,

@@ -803,12 +803,27 @@ class ProofTable:
             None if seen != seen else int(seen),
         )
 
+    def in_key_order(self) -> ProofTable:
+        """These proofs in `proof_key` order (itself when they are: a model's own proofs
+        are, but for a log without TIMELINE lines, whose jobs come as the log names
+        them)."""
+        firsts = _key_firsts(self)
+        step = np.diff(firsts)
+        name = self.jobs.__getitem__
+        ties = np.flatnonzero(step == 0).tolist()  # only these are told apart by job id
+        job = self.job
+        if not (step < 0).any() and all(name(job[k]) <= name(job[k + 1]) for k in ties):
+            return self
+        keys = list(zip(firsts.tolist(), map(name, job.tolist()), strict=True))
+        order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+        return self.take(order)
+
     def spans(self) -> ProofSpans:
         """The columns a drawing reads."""
         return ProofSpans(self.first, self.last, self.completed, self.seen)
 
-    def take(self, keep: npt.NDArray[np.bool_]) -> ProofTable:
-        """The proofs where `keep` is True, in their order."""
+    def take(self, keep: npt.NDArray[np.bool_] | npt.NDArray[np.int64]) -> ProofTable:
+        """The proofs where `keep` is True, in their order (or at `keep`'s indices)."""
         return ProofTable(
             self.job[keep],
             self.kind[keep],

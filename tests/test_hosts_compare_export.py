@@ -200,11 +200,17 @@ def test_two_hosts_align_on_the_wall_clock() -> None:
 def test_merged_proofs_are_every_log_s_shifted_in_the_order_of_their_objects(align: str) -> None:
     """The proofs of several logs, merged as columns: each log's proofs with its times
     shifted, in `proof_key` order (the earlier log's first on a tie: the same log twice
-    ties every proof), each said to be from its log; no proof object is made to merge."""
+    ties every proof), each said to be from its log; no proof object is made to merge.
+    A log whose proofs come in another order (its jobs as the tracing lines name them) is
+    put in that order first."""
     from parsers.model import ProofList, proof_key
 
     models = [build(simulate(random_config(seed))[1]) for seed in (3, 3, 8, 21)]
-    merged = merge(models, ["a", "b", "c", "d"], align=align)
+    # a log without TIMELINE lines lists its jobs as the log names them, not in that order
+    traced = read_log(SAMPLES / "real" / "monolithic-merged.log")
+    assert list(traced.proofs) != sorted(traced.proofs, key=proof_key)
+    models.insert(2, traced)
+    merged = merge(models, ["a", "b", "t", "c", "d"], align=align)
     model = merged.model
     assert isinstance(model.proofs, ProofList) and model.proofs._made is None
     every = [
