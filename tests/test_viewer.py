@@ -363,6 +363,40 @@ async def test_slash_finds_a_job_highlights_it_and_shows_its_proof() -> None:
         assert view.found_jobs == ()
 
 
+def test_the_proofs_rows_mark_the_found_jobs_proofs_and_no_others() -> None:
+    """A found job's proofs are marked on the proofs rows, read from the proofs' columns:
+    the marked proofs are those named, and drawing makes no proof object."""
+    import numpy as np
+
+    from parsers.model import ProofList
+    from tui.lanes import LaneDrawing, Window
+
+    model = read_log(SAMPLES / "curio-mixed.log")
+    assert isinstance(model.proofs, ProofList) and model.proofs._made is None
+    drawing = LaneDrawing(model)
+    names = [model.proofs.table.jobs[j] for j in model.proofs.table.job.tolist()]
+    jobs = frozenset(names[::3])
+    drawing.set_found(np.zeros(0, dtype=np.int64), jobs)
+    t0, t1 = np.nanmin(drawing.proof_starts), np.nanmax(drawing.proof_ends)
+    w = Window(float(t0), float(t1 - t0) / 400 + 1, 400, 0, None)
+    rows = 0
+    for spec in drawing.rows:
+        if spec.kind != "proofs":
+            continue
+        # the cells marked are those of the row's proofs of the jobs found, each alone
+        want = np.zeros(w.width, dtype=bool)
+        for i in drawing.proof_rows[spec.lane].tolist():
+            if names[i] in jobs:
+                alone = LaneDrawing(model)
+                alone.set_found(np.zeros(0, dtype=np.int64), frozenset([names[i]]))
+                want |= alone._found_cells(spec, w)
+        got = drawing._found_cells(spec, w)
+        assert got.tolist() == want.tolist()
+        rows += bool(got.any())
+    assert rows >= 1
+    assert model.proofs._made is None
+
+
 # -- colours ---------------------------------------------------------------------------------
 
 

@@ -283,6 +283,7 @@ class LaneDrawing:
         self._gpu_stats: dict[int, GpuStats] = {g.gpu: g for g in model.gpus}
         self.found: np.ndarray = np.zeros(0, dtype=np.int64)  # partitions highlighted
         self.found_jobs: frozenset[str] = frozenset()
+        self._found_proofs = np.zeros(len(model.proofs), dtype=bool)  # of found_jobs
         self._gap_index: dict[int, np.ndarray] = {}
         self._gap_starts: dict[int, np.ndarray] = {}
         self._gap_ends: dict[int, np.ndarray] = {}
@@ -297,6 +298,10 @@ class LaneDrawing:
         """Highlight these partitions (indices into model.parts) and their proofs."""
         self.found = np.asarray(partitions, dtype=np.int64)
         self.found_jobs = jobs
+        # read from the proofs' columns once, not a proof made per member at each drawing
+        table = ProofTable.of(self.model.proofs)
+        named = [k for k, name in enumerate(table.jobs) if name in jobs] if jobs else []
+        self._found_proofs = np.isin(table.job, named)
 
     def row_cells(self, spec: Row, w: Window) -> Cells:
         """Characters and style ids of one lane row (ids + FOUND where a found job is)."""
@@ -332,7 +337,7 @@ class LaneDrawing:
             starts, ends = t.synth_start[found], t.synth_end[found]
         elif spec.kind == "proofs" and spec.lane < len(self.proof_rows):
             members = self.proof_rows[spec.lane]
-            chosen = [i for i in members if self.model.proofs[i].job in self.found_jobs]
+            chosen = members[self._found_proofs[members]]
             starts, ends = self.proof_starts[chosen], self.proof_ends[chosen]
         else:
             return np.zeros(w.width, dtype=bool)
