@@ -256,6 +256,28 @@ def test_merged_columns_are_each_log_s_shifted(align: str) -> None:
     assert len(times) > 20 and (align != RUNS or times.tolist() == sorted(times.tolist()))
 
 
+def test_a_merged_model_marks_the_failed_partitions_and_proofs_each_log_does(
+    tmp_path: Path,
+) -> None:
+    """A merged model's `failed` column is each log's, a mask still (it was joined as 0s and
+    1s: the failed partitions picked by it were the first two rows' over and over, and a
+    restarted daemon's failed proofs were drawn running to the log's end), and the proofs
+    drawn failed are those each log draws failed."""
+    from tui.lanes import failed_proofs
+
+    logs = [SAMPLES / "curio-mixed.log", SAMPLES / "journal-2gpu.log"]
+    alone = [read_log(p) for p in logs]
+    both = tmp_path / "restarted.log"
+    both.write_bytes(b"".join(p.read_bytes() for p in logs))  # the daemon restarted
+    merged = merge(alone, ["a", "b"]).model
+    assert merged.parts.failed.tolist() == [f for m in alone for f in m.parts.failed.tolist()]
+    for model in (merged, read_log(both)):
+        assert model.parts.failed.dtype == np.bool_
+        drawn = {p.job for p, f in zip(model.proofs, failed_proofs(model), strict=True) if f}
+        each = {p.job for m in alone for p, f in zip(m.proofs, failed_proofs(m), strict=True) if f}
+        assert drawn == each and len(each) == 4
+
+
 def test_a_log_without_wall_clock_keeps_its_own_and_compare_starts_both_at_zero() -> None:
     a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
     assert a.wall_anchor is None
