@@ -19,7 +19,6 @@ from parsers.model import (
     I8,
     I32,
     I64,
-    NO_FIRST,
     NO_STAMP,
     PHASE_KEYS,
     Blocks,
@@ -37,6 +36,7 @@ from parsers.model import (
     Segments,
     Summary,
     WorkerStats,
+    key_order,
     merge_positions,
 )
 from parsers.pieces import (
@@ -431,11 +431,7 @@ def _proofs(
 
 def proof_table_of(j: Jobs, t: PartitionTable) -> ProofTable:
     """The proofs of jobs `j` as columns, by first SYNTH_START, then job id (`proof_key`)."""
-    names = [t.jobs[k] for k in j.ids.tolist()]
-    by_name = np.empty(len(names), dtype=np.int64)
-    by_name[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
-    # stamps are whole ms: as floats they sort as the key's integers do
-    order = np.lexsort((by_name, np.where(np.isnan(j.first), float(NO_FIRST), j.first)))
+    order = key_order(j.first, [t.jobs[k] for k in j.ids.tolist()])
     return ProofTable(
         job=j.ids[order],
         kind=j.kind[order],

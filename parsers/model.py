@@ -807,16 +807,13 @@ class ProofTable:
         """These proofs in `proof_key` order (itself when they are: a model's own proofs
         are, but for a log without TIMELINE lines, whose jobs come as the log names
         them)."""
-        firsts = _key_firsts(self)
-        step = np.diff(firsts)
+        step = np.diff(_key_firsts(self.first))
         name = self.jobs.__getitem__
         ties = np.flatnonzero(step == 0).tolist()  # only these are told apart by job id
         job = self.job
         if not (step < 0).any() and all(name(job[k]) <= name(job[k + 1]) for k in ties):
             return self
-        keys = list(zip(firsts.tolist(), map(name, job.tolist()), strict=True))
-        order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-        return self.take(order)
+        return self.take(key_order(self.first, [name(j) for j in job.tolist()]))
 
     def spans(self) -> ProofSpans:
         """The columns a drawing reads."""
@@ -875,16 +872,25 @@ class ProofTable:
         )
 
 
-def _key_firsts(t: ProofTable) -> F64:
-    """The first part of each proof's sort key: its first SYNTH_START, NO_FIRST for none."""
-    return np.where(np.isnan(t.first), float(NO_FIRST), t.first)
+def _key_firsts(first: F64) -> F64:
+    """The first part of each proof's sort key: its first SYNTH_START, NO_FIRST for none
+    (stamps are whole ms: as floats they sort as the key's integers do)."""
+    return np.where(np.isnan(first), float(NO_FIRST), first)
+
+
+def key_order(first: F64, jobs: Sequence[str]) -> I64:
+    """The order that puts proofs of these first SYNTH_STARTs (NaN: none) and job ids in
+    `proof_key` order (stable: of two with the same key, the earlier first)."""
+    by_name = np.empty(len(jobs), dtype=np.int64)
+    by_name[sorted(range(len(jobs)), key=jobs.__getitem__)] = np.arange(len(jobs))
+    return np.lexsort((by_name, _key_firsts(first)))
 
 
 def merge_positions(kept: ProofTable, made: ProofTable) -> I64:
     """Where each of `made`'s proofs goes among `kept`'s (both in `proof_key` order, their
     job numbers named by the same names): after every kept proof of a key up to its own,
     as `bisect.insort_right` would put it."""
-    kf, mf = _key_firsts(kept), _key_firsts(made)
+    kf, mf = _key_firsts(kept.first), _key_firsts(made.first)
     at = np.searchsorted(kf, mf, side="left").astype(np.int64)
     tied_to = np.searchsorted(kf, mf, side="right")
     for k in np.flatnonzero(tied_to > at).tolist():
