@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import IntEnum
@@ -814,6 +814,13 @@ class ProofTable:
         if not (step < 0).any() and all(name(job[k]) <= name(job[k + 1]) for k in ties):
             return self
         return self.take(key_order(self.first, [name(j) for j in job.tolist()]))
+
+    def named(self, names: Collection[str]) -> npt.NDArray[np.bool_]:
+        """Per proof, whether its job id is one of `names` (read from the columns: a long
+        log's tens of thousands of proofs are not made one object each)."""
+        if not names:
+            return np.zeros(len(self), dtype=bool)
+        return np.isin(self.job, [k for k, name in enumerate(self.jobs) if name in names])
 
     def spans(self) -> ProofSpans:
         """The columns a drawing reads."""

@@ -201,11 +201,8 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     )
     lost = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
     names = {t.jobs[j] for j in lost if 0 <= j < len(t.jobs)}
-    # read from the proofs' columns: a long log's tens of thousands of proofs are not made
-    # one object each to be drawn
     table = ProofTable.of(model.proofs)
-    named = np.fromiter((table.jobs[j] in names for j in table.job.tolist()), bool, len(table))
-    failed[:] = named & ~table.completed
+    failed[:] = table.named(names) & ~table.completed
     return failed
 
 
@@ -298,10 +295,8 @@ class LaneDrawing:
         """Highlight these partitions (indices into model.parts) and their proofs."""
         self.found = np.asarray(partitions, dtype=np.int64)
         self.found_jobs = jobs
-        # read from the proofs' columns once, not a proof made per member at each drawing
-        table = ProofTable.of(self.model.proofs)
-        named = [k for k, name in enumerate(table.jobs) if name in jobs] if jobs else []
-        self._found_proofs = np.isin(table.job, named)
+        # read once, not a proof made per member at each drawing
+        self._found_proofs = ProofTable.of(self.model.proofs).named(jobs)
 
     def row_cells(self, spec: Row, w: Window) -> Cells:
         """Characters and style ids of one lane row (ids + FOUND where a found job is)."""
