@@ -608,13 +608,12 @@ def _reduce_jobs(j: Jobs) -> Jobs:
 
 def _line_kernel_ms(c: dict[str, F64]) -> F64:
     """Each interval's kernel time as its timing lines print it (however its segments could
-    be placed): NTT less the allocation inside it, batch additions, tail MSMs."""
+    be placed): NTT less the allocation inside it, batch additions, tail MSMs; each of the
+    lines it has (a splice may have taken its NTT line, not its kernels)."""
     ntt = c["ntt_msm_h"]
     alloc = np.nan_to_num(c["ntt_alloc"] + np.maximum(0.0, ntt - c["ntt_total"]))
-    kernel = (
-        np.nan_to_num(ntt) - alloc + np.nan_to_num(c["batch_add"]) + np.nan_to_num(c["tail_msm"])
-    )
-    return np.where(np.isnan(ntt), 0.0, np.maximum(kernel, 0.0))
+    in_ntt = np.where(np.isnan(ntt), 0.0, np.maximum(np.nan_to_num(ntt) - alloc, 0.0))
+    return in_ntt + np.nan_to_num(c["batch_add"]) + np.nan_to_num(c["tail_msm"])
 
 
 def per_key(values: dict[int, float], keys: npt.NDArray[np.integer], default: float) -> F64:

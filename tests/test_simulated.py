@@ -152,6 +152,35 @@ def test_all_gpus_together_the_kernel_time_is_pinned_down() -> None:
     assert len(widths) > 150 and widths[len(widths) // 2] < 0.005
 
 
+def test_an_interval_that_lost_its_ntt_line_keeps_its_other_kernels() -> None:
+    """A splice can take an interval's NTT line and leave its batch and tail lines: those
+    kernels still count in the lines' sum (before, an interval without its NTT line counted
+    no kernel, and all the GPUs' range could end below the kernel time the log printed)."""
+    for seed in range(52000, 52010):
+        cfg = replace(
+            random_config(seed, "p9"),
+            gpus=2,
+            splice=0.0,
+            splice_stdout=0.0,
+            fail=0.0,
+            fail_prove=0.0,
+            fail_synth=0.0,
+        )
+        _, data = simulate(cfg)
+        lines = data.split(b"\n")
+        k = next(i for i, line in enumerate(lines) if b" ntt_msm_h_ms=" in line)
+        ntt_ms = int(lines[k].rsplit(b"=", 1)[1])
+        cut = b"\n".join(lines[:k] + lines[k + 1 :])
+        wpg = cfg.gw if cfg.stdout == "none" else None
+        printed = []
+        for log in (data, cut):
+            model = build(log, workers_per_gpu=wpg)
+            lines_hi = sum(g.kernel_lines_ms[1] for g in model.gpus)
+            printed.append(lines_hi + model.unattributed_kernel_ms)
+        # the NTT block, and its truncation allowance, is all that goes
+        assert 0 <= printed[0] - printed[1] <= ntt_ms + 1.0, seed
+
+
 def test_a_log_that_starts_mid_run_says_so() -> None:
     """`tail -f daemon.log | cuzk-tui -` and a log after rotation begin inside a run: the
     model says so (the report, the JSON and the header with it); a whole log does not."""
