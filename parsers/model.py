@@ -1169,12 +1169,22 @@ class LogModel:
     def all_gpus_kernel_ms(self) -> tuple[float, float]:
         """The kernel time of all the GPUs together as the log pins it, (least, most): each
         kernel line is some GPU's, whichever GPU the attribution gives it to, so the sum is
-        known where each GPU's share is not (docs/analysis.md#all-gpus)."""
+        known where each GPU's share is not; and each GPU's own range holds its part, so the
+        sum is never wider than theirs added up (docs/analysis.md#all-gpus)."""
         busy = sum(g.busy_ms for g in self.gpus)  # kernels run inside GPU intervals
         hi = sum(g.kernel_lines_ms[1] for g in self.gpus) + self.unattributed_kernel_ms
         lo = sum(g.kernel_lines_ms[0] for g in self.gpus) + self.unattributed_kernel_ms
-        hi = min(hi, busy)
+        hi = min(hi, busy, sum(g.kernel_range_ms[1] for g in self.gpus))
+        lo = max(lo, sum(g.kernel_range_ms[0] for g in self.gpus))
         return min(lo, hi), hi
+
+    @property
+    def all_gpus_kernel_estimate_ms(self) -> float:
+        """The kernel time of all the GPUs together as shown: the GPUs' estimates added up,
+        inside all_gpus_kernel_ms (so that it is their figures' sum wherever they are pinned
+        down, and never outside what the log allows where they are not)."""
+        lo, hi = self.all_gpus_kernel_ms
+        return min(max(sum(g.kernel_busy_ms for g in self.gpus), lo), hi)
 
     @property
     def all_gpus_span_ms(self) -> int:

@@ -289,6 +289,11 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 round(x / model.all_gpus_span_ms, 6) if model.all_gpus_span_ms else 0.0
                 for x in model.all_gpus_kernel_ms
             ],
+            "all_gpus_kernel_util": (
+                round(model.all_gpus_kernel_estimate_ms / model.all_gpus_span_ms, 6)
+                if model.all_gpus_span_ms
+                else 0.0
+            ),
         },
         "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else None,
         # the daemon restarted: the physical line each run begins at (GPUs are run k's

@@ -66,7 +66,8 @@ async def test_the_busy_split_is_one_figure_everywhere(
     assert cli.main([str(path), "--report", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert cli.main([str(path), "--report"]) == 0
-    text = _text_shares(capsys.readouterr().out, model)
+    report = capsys.readouterr().out
+    text = _text_shares(report, model)
     out = tmp_path / "csv"
     trace = tmp_path / "t.json"
     assert cli.main([str(path), "--export-csv", str(out), "--export-trace", str(trace)]) == 0
@@ -91,6 +92,17 @@ async def test_the_busy_split_is_one_figure_everywhere(
         assert traced[label] == ms
         for phase in BUSY_ORDER:
             assert text[label][PHASE_NAMES[phase]] == f"{100 * b.share(phase):.1f}"
+
+    # all the GPUs together: their kernel busy added up, where each GPU's is one number
+    summary = doc["summary"]
+    together = summary["all_gpus_kernel_util"]
+    lo, hi = summary["all_gpus_kernel_util_range"]
+    assert lo <= together <= hi
+    if not any(g.kernel_is_estimate for g in model.gpus):
+        kernel = sum(gj["kernel_busy_ms"] for gj in doc["gpus"])
+        assert together == pytest.approx(kernel / summary["all_gpus_span_ms"], abs=1e-5)
+        shown = f"all {len(model.gpus)} GPUs: kernel {100 * together:.1f} % of their spans"
+        assert shown in report
 
     # the screen: the header's `busy:` line per GPU
     app = make_app(model, LineReader(path=path))

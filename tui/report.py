@@ -88,7 +88,7 @@ def all_gpus_figure(model: LogModel) -> str | None:
     if len(model.gpus) < 2 or not span:
         return None
     lo, hi = (x / span for x in model.all_gpus_kernel_ms)
-    mid = 0.5 * (lo + hi)
+    mid = model.all_gpus_kernel_estimate_ms / span
     if hi - lo > KERNEL_EXACT_WIDTH:
         shown = f"≈{100 * mid:.1f} % ({100 * lo:.1f}–{100 * hi:.1f} %)"
     else:
