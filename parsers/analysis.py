@@ -303,6 +303,11 @@ class LiveAnalysis:
         limit = now - SETTLE_MS
         failed = ~np.isnan(every.failed_end)
         settled, cuts = _cuts(t.gpu_start, every.drawn_end, may, t.worker, limit, failed)
+        # a pickup that failed before its prove began settles with its worker's intervals
+        # before the cut (it failed once the worker picked up another: that one is later)
+        left = np.isnan(t.gpu_start) & t.failed & (t.worker >= 0)
+        left[open_rows[(open_rows >= 0) & (open_rows < n)]] = False
+        settled |= left & (t.pickup < per_key(cuts, t.worker, -np.inf))
         # each GPU's seam: where its first live interval that ended starts (one that ends
         # later having started before it makes the settled part again)
         ended = started & ~np.isnan(t.gpu_end) & (t.gpu >= 0)

@@ -95,6 +95,24 @@ def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
     return out
 
 
+def _left_pickups(c: dict[str, F64], worker: I32) -> npt.NDArray[np.bool_]:
+    """The pickups that failed before their prove began: picked up, never started nor
+    ended, and their worker picked up or started another since (a worker pops the next
+    partition only once it has begun the last or given it up)."""
+    pickup, start = c["pickup"], c["gpu_start"]
+    lone = ~np.isnan(pickup) & np.isnan(start) & np.isnan(c["gpu_end"]) & (worker >= 0)
+    out = np.zeros(len(pickup), dtype=bool)
+    if not lone.any():
+        return out
+    latest = np.fmax(pickup, start)  # each record's last step on its worker
+    named = np.flatnonzero((worker >= 0) & ~np.isnan(latest))
+    last_of = np.full(int(worker.max()) + 1, -np.inf)  # per worker number
+    np.maximum.at(last_of, worker[named], latest[named])
+    i = np.flatnonzero(lone)
+    out[i] = last_of[worker[i]] > pickup[i]
+    return out
+
+
 def first_free_rows(starts: F64, ends: F64) -> I64:
     """Give each interval, in the order given, the first row free at its start (an interval
     that overlaps every row's last one opens a new row). The loop is the core's."""
@@ -348,12 +366,13 @@ def stamp_rows(cols: Columns, gpu: I32, finished: bool) -> tuple[PartitionTable,
         gpu_end=c["gpu_end"],
         lock_acquired=EMPTY_F,
         unlock=EMPTY_F,
-        # picked up (or started) but never ended, in a finished log; or a prove whose
-        # worker moved on without it
+        # picked up (or started) but never ended, in a finished log; or a prove, or a
+        # pickup, whose worker moved on without it
         failed=(
             finished & ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
         )
-        | ~np.isnan(failed_end),
+        | ~np.isnan(failed_end)
+        | _left_pickups(c, cols.worker),
         start_line=cols.start_line,
         end_line=cols.end_line,
         seg_start=EMPTY_F,

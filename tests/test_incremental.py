@@ -390,6 +390,39 @@ def test_a_restart_while_following_names_the_new_run_s_jobs() -> None:
     assert [p.job for p in b.snapshot().proofs] == ["first-run-job", "second-run-job"]
 
 
+def test_a_pickup_that_failed_settles_with_the_worker_that_left_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A partition picked up and never started failed once its worker picked up another: it
+    settles with that worker's intervals, so a snapshot says it failed even once every
+    later interval of its worker has settled (the live rows hold none of them then)."""
+    monkeypatch.setattr(analysis, "SETTLE_MS", 0)
+    monkeypatch.setattr(analysis, "TAIL_ROWS", 1)
+    lines = [
+        "TIMELINE,0,GPU_PICKUP,a,worker=0,partition=0",
+        "TIMELINE,10,GPU_PICKUP,b,worker=0,partition=0",
+        "TIMELINE,20,GPU_START,b,worker=0,partition=0",
+        "TIMELINE,500,GPU_END,b,worker=0,partition=0",
+    ]
+    # worker 1 goes on proving; worker 0 has nothing more
+    for k in range(6):
+        at = 1000 + 1000 * k
+        lines += [
+            f"TIMELINE,{at},GPU_PICKUP,c{k},worker=1,partition=0",
+            f"TIMELINE,{at + 10},GPU_START,c{k},worker=1,partition=0",
+            f"TIMELINE,{at + 500},GPU_END,c{k},worker=1,partition=0",
+        ]
+    live, whole = LogBuilder(source="t"), LogBuilder(source="t")
+    for line in lines:
+        for b in (live, whole):
+            b.feed(line.encode() + b"\n")
+        got = live.snapshot()
+        assert canonical(got) == canonical(build_model(whole, finished=False)), line
+    t = got.parts
+    assert [bool(t.failed[i]) for i in range(len(t)) if t.job_of(i) == "a"] == [True]
+    assert live.live.settled_records > 0
+
+
 def test_a_failed_snapshot_makes_the_settled_part_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The core's list of written records is taken at the start of a snapshot: one that
     fails must not leave a settled part those writes may have made stale."""

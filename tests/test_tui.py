@@ -432,6 +432,39 @@ def test_a_proof_whose_partition_failed_is_drawn_failed_while_the_log_grows() ->
         assert not flagged & completed, cut
 
 
+def test_a_pickup_whose_worker_moved_on_is_drawn_failed_while_the_log_grows() -> None:
+    """Following, a partition picked up and never started is failed once its worker picked
+    up another (the daemon prints GPU_PICKUP and nothing more for it): its proof is drawn ✗,
+    not ▶ running to now for as long as the log grows. Before that it may still start."""
+    from tui.lanes import failed_proofs
+
+    head = [
+        "TIMELINE,100,SYNTH_START,job-a,partition=0",
+        "TIMELINE,200,SYNTH_END,job-a,partition=0,synth_ms=100",
+        "TIMELINE,201,GPU_QUEUE,job-a,partition=0",
+        "TIMELINE,210,GPU_PICKUP,job-a,worker=0,partition=0",
+        "TIMELINE,300,SYNTH_START,job-b,partition=0",
+        "TIMELINE,400,SYNTH_END,job-b,partition=0,synth_ms=100",
+        "TIMELINE,401,GPU_QUEUE,job-b,partition=0",
+    ]
+    rest = [
+        "TIMELINE,410,GPU_PICKUP,job-b,worker=0,partition=0",
+        "TIMELINE,420,GPU_START,job-b,worker=0,partition=0",
+        "TIMELINE,900,GPU_END,job-b,worker=0,partition=0,gpu_ms=480",
+    ]
+
+    def drawn_failed(lines: list[str]) -> dict[str, bool]:
+        live = LogBuilder(source="t")
+        live.feed(("\n".join(lines) + "\n").encode())
+        model = live.snapshot()
+        assert not model.finished
+        return {p.job: bool(f) for p, f in zip(model.proofs, failed_proofs(model), strict=True)}
+
+    assert drawn_failed(head) == {"job-a": False, "job-b": False}  # job-a may still start
+    assert drawn_failed(head + rest[:1]) == {"job-a": True, "job-b": False}
+    assert drawn_failed(head + rest) == {"job-a": True, "job-b": False}
+
+
 def test_a_terminal_that_cannot_write_the_enter_symbol_gets_the_key_spelled() -> None:
     """With --ascii (or an ASCII locale) the footer's ⏎ was drawn `?`, the help's own key."""
     import io
