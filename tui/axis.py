@@ -23,12 +23,12 @@ _STEPS = [m * 10**e for e in range(0, 5) for m in (1, 2, 5)] + [
 MIN_TICK_CELLS = 12
 
 
-def tick_step(scale: float) -> float:
-    """The smallest nice step (ms) whose ticks are at least MIN_TICK_CELLS cells apart."""
+def tick_step(scale: float, cells: int = MIN_TICK_CELLS) -> float:
+    """The smallest nice step (ms) whose ticks are at least `cells` cells apart."""
     for step in sorted(set(_STEPS)):
-        if step / scale >= MIN_TICK_CELLS:
+        if step / scale >= cells:
             return float(step)
-    return float(_STEPS[-1] * math.ceil(MIN_TICK_CELLS * scale / _STEPS[-1]))
+    return float(_STEPS[-1] * math.ceil(cells * scale / _STEPS[-1]))
 
 
 def _second_decimals(step: float) -> int:
@@ -40,7 +40,8 @@ def _second_decimals(step: float) -> int:
 
 
 def format_tick(ms: float, step: float) -> str:
-    """A tick label: `850ms`, `12.5s`, `38.375s`, `3m20s`, `1h05m`: precise enough for the step."""
+    """A tick label: `850ms`, `12.5s`, `38.375s`, `3m20s`, `1h05m`, `98h00m15s`: precise
+    enough for the step, in hours from the first hour on."""
     sign = "-" if ms < 0 else ""
     ms = abs(ms)
     if ms < 1000 and step < 1000:
@@ -49,11 +50,14 @@ def format_tick(ms: float, step: float) -> str:
     if ms < 60_000:
         return f"{sign}{ms / 1000:.{d}f}s"
     total_s = ms / 1000
-    if total_s < 3600 or step < 60_000:
+    width = 3 + d if d else 2
+    if total_s < 3600:
         minutes, seconds = divmod(total_s, 60)
-        width = 3 + d if d else 2
         return f"{sign}{int(minutes)}m{seconds:0{width}.{d}f}s"
     hours, rest = divmod(total_s, 3600)
+    if step < 60_000:
+        minutes, seconds = divmod(rest, 60)
+        return f"{sign}{int(hours)}h{int(minutes):02d}m{seconds:0{width}.{d}f}s"
     return f"{sign}{int(hours)}h{int(rest // 60):02d}m"
 
 
@@ -61,9 +65,16 @@ def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
     """(cell, time, label) of every tick in [t0, t0 + width * scale)."""
     if not (math.isfinite(t0) and math.isfinite(scale)) or scale <= 0 or width <= 0:
         return []
-    step = tick_step(scale)
-    first = math.ceil(t0 / step) * step
     end = t0 + width * scale
+    step = tick_step(scale)
+    # far into a long run a label is long (`98h00m00.02s`): the ticks move apart until
+    # each label fits before the next (a longer step never makes labels longer)
+    for _ in range(4):
+        room = 1 + max(len(format_tick(t0, step)), len(format_tick(end, step)))
+        if step / scale >= room:
+            break
+        step = tick_step(scale, room)
+    first = math.ceil(t0 / step) * step
     out: list[tuple[int, float, str]] = []
     # Ticks are counted, not reached by adding the step: near 1e19 ms adding a step to a
     # float changes nothing. Ticks are MIN_TICK_CELLS cells apart, so this many suffice.

@@ -1,0 +1,50 @@
+"""The time axis's labels: each says its tick's time, as precisely as the step needs, in
+the largest unit that fits (hours from the first hour on, never `5880m00s`)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from tui.axis import MIN_TICK_CELLS, format_tick, ticks
+
+LABEL = re.compile(r"^(?:(\d+)ms|(?:(\d+)h)?(?:(\d\d?)m)?(?:(\d+(?:\.\d+)?)s)?)$")
+
+
+def said_ms(label: str) -> float:
+    """The time a label says, in ms."""
+    m = LABEL.match(label)
+    assert m is not None and label, label
+    ms, hours, minutes, seconds = m.groups()
+    if ms is not None:
+        return float(ms)
+    if minutes is not None:
+        assert int(minutes) < 60 or hours is None, label
+    if hours is not None:
+        assert minutes is not None and int(minutes) < 60, label
+    if seconds is not None and (hours is not None or minutes is not None):
+        assert float(seconds) < 60, label
+    return 1000 * (3600 * int(hours or 0) + 60 * int(minutes or 0) + float(seconds or 0))
+
+
+@pytest.mark.parametrize("hours", [0, 0.5, 1, 2.25, 23, 98, 250])
+@pytest.mark.parametrize("scale", [1.0, 37.0, 250.0, 1_000.0, 4_000.0, 60_000.0, 900_000.0])
+def test_every_label_says_its_ticks_time_at_every_zoom(hours: float, scale: float) -> None:
+    t0 = hours * 3_600_000
+    marks = ticks(t0, scale, 200)
+    assert marks
+    for _, t, label in marks:
+        assert said_ms(label) == pytest.approx(t, abs=1e-6 * max(t, 1.0)), (label, t)
+    # each label fits before the next tick, with a space: every one is drawn
+    for (cell, _, label), (after, _, _) in itertools.pairwise(marks):
+        assert after - cell > len(label), (label, after - cell)
+    assert all(b - a >= MIN_TICK_CELLS for (a, _, _), (b, _, _) in itertools.pairwise(marks))
+
+
+def test_hours_carry_minutes_and_seconds_when_the_step_is_under_a_minute() -> None:
+    assert format_tick(98 * 3_600_000, 15_000) == "98h00m00s"
+    assert format_tick(98 * 3_600_000 + 75_500, 500) == "98h01m15.5s"
+    assert format_tick(3_600_000 + 300_000, 300_000) == "1h05m"
+    assert format_tick(200_000, 10_000) == "3m20s"
