@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from parsers.builder import LogBuilder
+from parsers.durations import duration
 from parsers.load import read_log
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
@@ -310,6 +311,30 @@ async def test_command_palette_offers_the_viewer_commands() -> None:
 def text_of_widget(rows: GapRows) -> list[str]:
     """The lines the gap rows show now."""
     return [rows.render_line(y).text for y in range(rows.size.height)]
+
+
+@pytest.mark.parametrize("size", [(80, 24), SIZE])
+async def test_the_gap_list_says_when_each_gap_began_days_into_a_run(
+    size: tuple[int, int],
+) -> None:
+    """Days into a run a gap began at `2d 20h54m` or `10d 07h56m`: the "at" column is as
+    wide as that, never cut to `2d 20h54`."""
+    lines = []
+    for k, start in enumerate((1_000, 245_640_000, 891_364_000, 891_400_000)):
+        lines.append(f"TIMELINE,{start},GPU_START,j{k},worker=0,partition=0")
+        lines.append(f"TIMELINE,{start + 1_000},GPU_END,j{k},worker=0,partition=0,gpu_ms=1")
+    builder = LogBuilder(source="days.log")
+    builder.feed(("\n".join(lines) + "\n").encode())
+    model = builder.build()
+    app = make_app(model, LineReader())
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("g")
+        rows = app.screen.query_one(GapRows)
+        shown = "\n".join(text_of_widget(rows))
+    assert [duration(g.start) for g in model.gaps] == ["2.00 s", "2d 20h14m", "10d 07h36m"]
+    for g in model.gaps:
+        assert f" {duration(g.start)} " in shown, shown
+        assert f" {duration(g.duration_ms)} " in shown, shown  # `7d 11h22m` long
 
 
 async def test_a_long_gap_list_lists_every_gap_and_opens_at_once() -> None:

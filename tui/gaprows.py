@@ -88,6 +88,7 @@ class GapRows(ScrollView, can_focus=True):
         self.synth = synth
         self.order: I64 = np.zeros(0, dtype=np.int64)  # row -> index into model.gaps
         self._crosses: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)  # by gap index
+        self._at_width, self._length_width = _FIXED["at"], _FIXED["length"]
         self.cursor_row = 0
         self.show(model)
 
@@ -113,6 +114,13 @@ class GapRows(ScrollView, can_focus=True):
         gaps = model.gaps
         self.order = np.asarray(gaps.largest(len(gaps), self.threshold_ms), dtype=np.int64)
         self._crosses = gaps.crosses  # once per model, not per line drawn
+        # the times as wide as the widest (`10d 07h56m` past nine days): longest first
+        listed = self.order
+        starts, lengths = gaps.start[listed], gaps.duration[listed]
+        edges = (float(starts.min()), float(starts.max())) if len(listed) else ()
+        self._at_width = max([_FIXED["at"], *(len(duration(ms)) for ms in edges)])
+        longest = (float(lengths[0]),) if len(listed) else ()
+        self._length_width = max([_FIXED["length"], *(len(duration(ms)) for ms in longest)])
         row = 0
         if current is not None:
             index = gaps.index_of(*current)
@@ -151,6 +159,7 @@ class GapRows(ScrollView, can_focus=True):
         m = self.model
         labels = [m.gpu_label(g.gpu) if m.gpu_keys else str(g.gpu) for g in m.gpus]
         widths = dict(_FIXED)
+        widths["at"], widths["length"] = self._at_width, self._length_width
         widths["#"] = max(1, len(str(self.row_count)))
         widths["GPU"] = max([3, *(cell_len(x) for x in labels)])
         if not self.synth:
