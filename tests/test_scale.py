@@ -161,9 +161,9 @@ async def test_an_idle_viewer_does_no_work_per_gpu_or_worker_each_second(
 
     legend = CuzkApp._legend
 
-    def counted_legend(self: CuzkApp) -> Text:
+    def counted_legend(self: CuzkApp, width: int) -> Text:
         calls["legend"] += 1
-        return legend(self)
+        return legend(self, width)
 
     async with app.run_test(size=(120, 36)) as pilot:
         for _ in range(600):  # pauses while the follower reads (bounded, never asserted on)

@@ -490,6 +490,37 @@ def test_a_pickup_whose_worker_moved_on_is_drawn_failed_while_the_log_grows() ->
     assert drawn_failed(head + rest) == {"job-a": True, "job-b": False}
 
 
+@pytest.mark.parametrize("size", [(80, 24), SIZE])
+@pytest.mark.parametrize("finished", [True, False])
+async def test_the_legend_breaks_between_items_and_says_now_only_while_live(
+    size: tuple[int, int], finished: bool
+) -> None:
+    """The legend's lines fit the screen and break between its items, never inside one (at
+    80 columns `share` had been left at the end of a line, its glyphs on the next); the now
+    marker and running intervals are in it only while the log may grow."""
+    path = SAMPLES / "curio-mixed.log"
+    if finished:
+        model = read_log(path)
+    else:
+        live = LogBuilder(source=path.name)
+        live.feed(path.read_bytes())
+        model = live.snapshot()
+    assert model.finished == finished
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        legend = str(app.query_one("#legend", Static).render())
+    lines = legend.splitlines()
+    assert len(lines) >= 2
+    assert all(len(line) <= size[0] - 2 for line in lines), lines
+    items = ["▄ pre-lock", "█ kernel", "busy █▆▃▂▁ share", "░ gap", "kern ▁▄█", "┣━┫ proof"]
+    for item in [*items, "✗ failed"]:
+        assert any(item in line for line in lines), (item, lines)
+    assert not any(line.startswith("│") or line.endswith("│") for line in lines), lines
+    for item in ("▼ now", "▶ running", "▸ running"):
+        assert any(item in line for line in lines) == (not finished), (item, lines)
+
+
 def test_a_terminal_that_cannot_write_the_enter_symbol_gets_the_key_spelled() -> None:
     """With --ascii (or an ASCII locale) the footer's ⏎ was drawn `?`, the help's own key."""
     import io

@@ -61,6 +61,7 @@ from tui.terminal import Terminal, exit_watchdog, hangup_safe
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
+LEGEND_MARGINS = 2  # the legend's padding, left and right (#legend)
 # the longest keys typed ahead wait for the box or window they were typed for (it opens in
 # milliseconds), and how often a hold looks whether that has come (or a box has closed);
 # counted in the looks the app made, not in wall time: a loaded host that stalls the app
@@ -236,7 +237,7 @@ class CuzkApp(App[None]):
         self._header_for: tuple[object, ...] | None = None
         self._texts: dict[str, Text] = {}  # what each Static shows
         self._header_model: LogModel | None = None
-        self._legend_for: tuple[LogModel, str] | None = None
+        self._legend_for: tuple[LogModel, str, int] | None = None
         self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
         self._view_split: tuple[LogModel, tuple[float, float], dict[int, Breakdown]] | None = None
 
@@ -740,9 +741,10 @@ class CuzkApp(App[None]):
             self._show_text("#summary", header)
             # the header's clock ticks each second; the legend changes with the model
             shown = self._legend_for
-            if shown is None or shown[0] is not self.model or shown[1] != self.palette:
-                self._legend_for = (self.model, self.palette)
-                self._show_text("#legend", self._legend())
+            room = self.size.width - LEGEND_MARGINS
+            if shown is None or shown[0] is not self.model or shown[1:] != (self.palette, room):
+                self._legend_for = (self.model, self.palette, room)
+                self._show_text("#legend", self._legend(room))
         reason = None
         if self.loading is None and missing_timeline(self.model) is not None:
             # why the log shows nothing: its encoding, the read that stopped, or no TIMELINE
@@ -764,29 +766,42 @@ class CuzkApp(App[None]):
         """A Gantt colour without the Gantt's background (for the header and the legend)."""
         return Style(color=self.gantt.get_component_rich_style(component).color)
 
-    def _legend(self) -> Text:
-        """Every glyph the Gantt draws, with its colour."""
-        text = Text()
+    def _legend(self, width: int) -> Text:
+        """Every glyph the Gantt draws, with its colour, in lines of `width` cells broken
+        between items (a group's `│` is left out at the start of a line)."""
+        t = self.model.parts
+        live = not self.model.finished
+        items: list[tuple[bool, Text]] = []  # (begins a group, the item)
         for phase, cls in PHASE_CLASSES.items():
-            if phase == Phase.IN_FLIGHT and self.model.finished:
+            if phase == Phase.IN_FLIGHT and not live:
                 continue
-            t = self.model.parts
             if phase == Phase.FAILED and not (t.failed & ~np.isnan(t.gpu_start)).any():
                 continue
-            text.append(PHASE_GLYPHS[phase], style=self._colour(cls))
-            text.append(f" {PHASE_NAMES[phase]} ")
-        busy = self._colour("gantt--busy")
-        gap = self._colour("gantt--gap")
-        text.append("│ busy ")
-        text.append("█▆▃", style=busy)
-        text.append("▂▁", style=gap)
-        text.append(" share ")
-        text.append(GAP_GLYPH, style=gap)
-        text.append(" gap │ kern ")
-        text.append("▁▄█", style=self._colour("gantt--kernel-lane"))
-        text.append(" │ ")
-        text.append("┣━┫", style=self._colour("gantt--proof"))
-        text.append(" proof ▶ running ✗ failed ▼ now")
+            items.append((False, Text.assemble((PHASE_GLYPHS[phase], self._colour(cls)))))
+            items[-1][1].append(f" {PHASE_NAMES[phase]}")
+        busy, gap = self._colour("gantt--busy"), self._colour("gantt--gap")
+        items.append((True, Text.assemble("busy ", ("█▆▃", busy), ("▂▁", gap), " share")))
+        items.append((False, Text.assemble((GAP_GLYPH, gap), " gap")))
+        kernel = self._colour("gantt--kernel-lane")
+        items.append((True, Text.assemble("kern ", ("▁▄█", kernel))))
+        items.append((True, Text.assemble(("┣━┫", self._colour("gantt--proof")), " proof")))
+        if live:
+            items.append((False, Text("▶ running")))
+        items.append((False, Text("✗ failed")))
+        if live:
+            items.append((False, Text("▼ now")))
+        text = Text()
+        used = 0
+        for group, item in items:
+            lead = " │ " if group else " "
+            if used and used + len(lead) + item.cell_len > width:
+                text.append("\n")
+                used = 0
+            if used:
+                text.append(lead)
+                used += len(lead)
+            text.append_text(item)
+            used += item.cell_len
         return text
 
     def on_model_updated(self, message: ModelUpdated) -> None:
