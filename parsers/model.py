@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
+from parsers.durations import duration
+
 if TYPE_CHECKING:
     from parsers.linefacts import LineFacts
     from parsers.tracing import TracedJob
@@ -1082,6 +1084,16 @@ class Summary:
         if not self.proofs_completed:
             return 0.0
         return self.run_span_ms / 1000 / self.proofs_completed
+
+    @property
+    def run_span_shown(self) -> str:
+        """The run span as the screen and the text report write it: `–` while no GPU_END
+        (no completion, in a log without TIMELINE) follows the first SYNTH_START (dequeue):
+        there is no span yet, not one of 0 ms."""
+        first, last = self.first_synth_start, self.last_gpu_end
+        if first is None or last is None or last < first:
+            return "–"
+        return duration(self.run_span_ms)
 
     @property
     def s_per_proof_shown(self) -> str:

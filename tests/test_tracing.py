@@ -110,6 +110,27 @@ def test_a_pipeline_whose_every_job_failed_says_so_with_the_first_error() -> Non
     )
 
 
+def test_a_run_with_no_completion_has_no_span_not_one_of_0_ms(tmp_path: Path) -> None:
+    """No job completed (every one failed), or no GPU_END yet after a SYNTH_START: the text
+    report and the header write the span `–`, as they write `- s/proof`; the JSON keeps 0."""
+    from tui.header import header_text
+
+    begun = tmp_path / "begun.log"
+    begun.write_bytes(b"TIMELINE,100,SYNTH_START,job-a,partition=0\n")
+    for path, says in (
+        (PIPELINE_FAILED, "first dequeue to last completion"),
+        (begun, "run span"),
+    ):
+        model = build(path.read_bytes())
+        assert model.summary.run_span_ms == 0 and report_dict(model)["summary"]["run_span_ms"] == 0
+        assert model.summary.run_span_shown == "–"
+        assert "  run –  proofs" in header_text(model, "FINISHED").plain
+        text = run(str(path), "--report").stdout.decode()
+        assert f"{says} –   - s/proof" in text, text
+    done = build((SAMPLES / "tiny.log").read_bytes()).summary
+    assert done.run_span_ms > 0 and done.run_span_shown != "–"
+
+
 def test_the_compact_json_writes_the_traced_jobs_as_the_document_does() -> None:
     for path in (MONOLITHIC, PIPELINE_FAILED):
         model = build(path.read_bytes())

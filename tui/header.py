@@ -55,7 +55,7 @@ def header_text(
     s = model.summary
     text = Text()
     figures = (
-        f"  run {duration(s.run_span_ms)}  proofs {s.proofs_completed}/{s.proofs_started}"
+        f"  run {s.run_span_shown}  proofs {s.proofs_completed}/{s.proofs_started}"
         f"  {s.s_per_proof_shown}"
     )
     state_cells = f" {state} "

@@ -374,7 +374,7 @@ def report_renderables(
     span = "first dequeue to last completion" if model.traced_jobs else "run span"
     head.append(
         f"\nproofs {s.proofs_completed} completed / {s.proofs_started} started   "
-        f"{span} {duration(s.run_span_ms)}   {s.s_per_proof_shown}"
+        f"{span} {s.run_span_shown}   {s.s_per_proof_shown}"
     )
     if model.wall_anchor is not None:
         zone = "UTC" if model.wall_anchor.tzinfo is not None else "(the journal's local time)"
