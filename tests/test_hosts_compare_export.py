@@ -29,7 +29,7 @@ from tui import cli
 from tui.app import make_app
 from tui.commands import export_visible
 from tui.compare import CompareScreen
-from tui.gantt import GanttView
+from tui.gantt import AXIS_ROWS, GanttView
 from tui.inspector import InspectorScreen
 
 REQUIRED = {
@@ -575,6 +575,27 @@ async def test_several_hosts_in_the_viewer_step_gaps_across_hosts() -> None:
         assert isinstance(app.screen, InspectorScreen)
         text = str(app.screen.query_one("#gap-facts").render())
         assert "why, deeper" in text and ("a:GPU" in text or "b:GPU" in text)
+
+
+async def test_several_hosts_at_80x24_each_gap_stepped_to_is_in_view() -> None:
+    """Two logs' lanes do not fit 80x24: `n` onto a gap of a GPU scrolled out of view scrolls
+    its rows in (its busy row, where the gap is drawn, on screen), and `N` back up."""
+    m, reader = _hosts()
+    app = make_app(m.model, reader)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(GanttView)
+        assert view.virtual_size.height > view.size.height  # the lanes do not fit
+        scrolled = set()
+        for key in ["n"] * len(m.model.gaps) + ["N"] * 8:
+            await pilot.press(key)
+            await pilot.pause()
+            gap = view.selected_gap
+            assert gap is not None
+            busy = next(k for k, r in enumerate(view.rows) if r.kind == "busy" and r.gpu == gap.gpu)
+            top = int(view.scroll_offset.y)
+            assert top <= busy < top + view.size.height - AXIS_ROWS, (key, gap.gpu, top)
+            scrolled.add(top)
+        assert len(scrolled) > 1  # both ways
 
 
 async def test_y_copies_the_gap_job_and_no_clipboard_only_shows_it() -> None:

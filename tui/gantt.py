@@ -398,6 +398,7 @@ class GanttView(ScrollView, can_focus=True):
         if share > GAP_SHARE_MAX:
             self.scale = max(self.min_scale, gap.duration_ms / (self.timeline_width * GAP_SHARE))
         self.center_on((gap.start + gap.end) / 2)
+        self.show_gpu_rows(gap.gpu)
 
     def select_interval(self, index: int, centre: bool = True) -> None:
         """Select GPU interval `index` (into model.parts) in place of a gap; `centre`: centre
@@ -412,6 +413,7 @@ class GanttView(ScrollView, can_focus=True):
         if end - start > self.timeline_width * self.scale * GAP_SHARE_MAX:
             self.scale = max(self.min_scale, (end - start) / (self.timeline_width * GAP_SHARE))
         self.center_on((start + end) / 2)
+        self.show_gpu_rows(int(self.model.parts.gpu[index]))
 
     def clear_selection(self) -> None:
         """Forget the selected gap or interval and the job looked for."""
@@ -611,6 +613,22 @@ class GanttView(ScrollView, can_focus=True):
         """The log (a run of a restarted daemon) a GPU of the model is from (one log: 0)."""
         keys = self.model.gpu_keys
         return keys[gpu].host if keys is not None and gpu in keys else 0
+
+    def show_gpu_rows(self, gpu: int) -> None:
+        """Scroll the lanes, if need be, so that GPU `gpu`'s rows (its busy row first, where
+        its gaps are drawn) are in view: a gap or an interval selected on a GPU scrolled out
+        of view is shown, not selected unseen (several logs at 80x24)."""
+        mine = [k for k, row in enumerate(self.rows) if row.gpu == gpu and row.kind != "title"]
+        if not mine:
+            return
+        top = int(self.scroll_offset.y)
+        seen = max(1, self.size.height - AXIS_ROWS)
+        first, last = mine[0], mine[-1]
+        if top <= first < top + seen:
+            return
+        # up: its busy row at the top; down: as many of its rows as fit, its busy row first
+        y = first if first < top else min(first, last - seen + 1)
+        self.scroll_to(y=max(0, y), animate=False)
 
     def scroll_to_run(self, k: int) -> None:
         """Scroll the lanes so that run `k`'s title row is at the top."""
