@@ -43,6 +43,13 @@ def csv_text(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
+def csv_number(x: float) -> int | float:
+    """`x` as the CSV writes a number: a whole number as an integer (`14130`), any other as
+    Python writes it (`0.375`): no column mixes `156374` and `111536.0` (the core's
+    `push_csv_number` writes the same)."""
+    return int(x) if float(x).is_integer() and abs(x) < 2**53 else x
+
+
 def quoted(cell: str) -> str:
     """`cell` as csv's default dialect writes it: in quotes (its own doubled) when it holds
     the delimiter, a quote or a line break."""
@@ -314,7 +321,8 @@ class _Tables:
         for g in model.gpus:
             b = split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))
             busy = g.busy_ms if whole else round(b.busy_ms, 3)
-            w.writerow([csv_text(model.gpu_label(g.gpu)), busy, *busy_split_ms(b).values()])
+            figures = [busy, *busy_split_ms(b).values()]
+            w.writerow([csv_text(model.gpu_label(g.gpu)), *(csv_number(x) for x in figures)])
         fh.write("".join(text.lines).encode("utf-8", "surrogateescape"))
 
 

@@ -558,10 +558,31 @@ def write_csv(model: LogModel, folder: Path, inputs: Sequence[Path] = ()) -> lis
     return out
 
 
+def csv_number(x: float) -> int | float:
+    """A whole float as an integer, any other as it is (the number rule of the CSV)."""
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x
+
+
+class _Numbers:
+    """A csv writer that writes each float as the CSV writes a number (`csv_number`)."""
+
+    def __init__(self, fh: Any) -> None:
+        self._w = csv.writer(fh)
+
+    def _row(self, row: Iterable[Any]) -> list[Any]:
+        return [csv_number(c) if isinstance(c, float) else c for c in row]
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        self._w.writerow(self._row(row))
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        self._w.writerows(self._row(row) for row in rows)
+
+
 def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> None:
     t = model.parts
     with batch.open(out[0]) as fh:
-        w = csv.writer(fh)
+        w = _Numbers(fh)
         times = ("synth_start", "synth_end", "queued", "pickup", "gpu_start", "gpu_end")
         w.writerow(
             [
@@ -573,14 +594,14 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
         for lo in range(0, len(t), CSV_ROWS):
             w.writerows(_interval_rows(model, lo, min(lo + CSV_ROWS, len(t)), times))
     with batch.open(out[1]) as fh:
-        w = csv.writer(fh)
+        w = _Numbers(fh)
         w.writerow(["index", "job", "partition", "worker", "gpu", "phase", "start", "end", "ms"])
         part = np.repeat(np.arange(len(t)), np.diff(t.seg_offsets))
         for lo in range(0, len(part), CSV_ROWS):
             w.writerows(_phase_rows(model, part, lo, min(lo + CSV_ROWS, len(part))))
     ranks = _rank(model)
     with batch.open(out[2]) as fh:
-        w = csv.writer(fh)
+        w = _Numbers(fh)
         w.writerow(
             [
                 *("rank", "gpu", "start", "end", "ms", "cause", "crosses_proof_boundary"),
@@ -608,7 +629,7 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                 ]
             )
     with batch.open(out[3]) as fh:
-        w = csv.writer(fh)
+        w = _Numbers(fh)
         w.writerow(["job", "kind", "partitions", "first_synth_start", "last_gpu_end", "completed"])
         for p in model.proofs:
             w.writerow(
@@ -622,7 +643,7 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                 ]
             )
     with batch.open(out[4]) as fh:
-        w = csv.writer(fh)
+        w = _Numbers(fh)
         w.writerow(["gpu", "timeline_busy_ms", *(f"{k}_ms" for k in BUSY_KEYS)])
         splits = busy_splits(model)
         for g in model.gpus:

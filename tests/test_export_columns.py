@@ -87,7 +87,9 @@ def test_floats_are_written_as_python_writes_them() -> None:
     values += [rng.uniform(1e12, 1e14) for _ in range(500)]
     values += [0.0, -0.0, 1e16, 1e-5, 0.0001, 0.0625, 2.675, 1.0005, 5e-324, 1.7976931348623157e308]
     assert _cells(values, 4) == [repr(v) for v in values]  # JSON
-    assert _cells(values, 6) == [repr(round(v, 3)) for v in values]  # CSV, round(x, 3)
+    # CSV, round(x, 3): a whole number as an integer (the CSV's number rule)
+    assert _cells(values, 6) == [repr(reference.csv_number(round(v, 3))) for v in values]
+    assert _cells([14130.0, -0.0, 0.375], 5) == ["14130", "0", "0.375"]
     specials = [math.nan, math.inf, -math.inf]
     assert _cells(specials, 4) == ["NaN", "Infinity", "-Infinity"]
     assert _cells(specials, 5) == ["-", "inf", "-inf"]  # CSV: NaN is the empty cell

@@ -164,8 +164,8 @@ impl RowText {
             match field.value {
                 Value::JsonFloat => push_json_float(out, x),
                 Value::CsvFloat if x.is_nan() => out.extend_from_slice(&self.null),
-                Value::CsvFloat => push_repr(out, x),
-                _ => push_repr(out, round3(x)),
+                Value::CsvFloat => push_csv_number(out, x),
+                _ => push_csv_number(out, round3(x)),
             }
             return Ok(());
         }
@@ -178,6 +178,20 @@ impl RowText {
             _ => push_int(out, v),
         }
         Ok(())
+    }
+}
+
+/// The largest magnitude below which every whole f64 is an exact i64 (2^53).
+const EXACT_WHOLE: f64 = 9_007_199_254_740_992.0;
+
+/// `x` as the CSV writes a number: a whole number as an integer (`14130`), any other as
+/// Python's `repr` (`0.375`), so that no column mixes `156374` and `111536.0`
+/// (parsers/export_csv.py's `csv_number` writes the same).
+pub fn push_csv_number(out: &mut Vec<u8>, x: f64) {
+    if x.fract() == 0.0 && x.abs() < EXACT_WHOLE {
+        push_int(out, x as i64);
+    } else {
+        push_repr(out, x);
     }
 }
 
@@ -413,6 +427,26 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "{\"n\":\"bc\",\"p\":3,\"b\":true,\"v\":2.0},{\"n\":null,\"p\":null,\"b\":true,\"v\":NaN}"
         );
+    }
+
+    #[test]
+    fn csv_numbers_are_whole_as_integers_else_as_python_writes_them() {
+        let csv = |x: f64| {
+            let mut out = Vec::new();
+            push_csv_number(&mut out, x);
+            String::from_utf8(out).unwrap()
+        };
+        for (x, text) in [
+            (14130.0, "14130"),
+            (-0.0, "0"),
+            (0.375, "0.375"),
+            (1e16, "1e+16"),
+            (9_007_199_254_740_991.0, "9007199254740991"),
+            (f64::INFINITY, "inf"),
+            (-2.5, "-2.5"),
+        ] {
+            assert_eq!(csv(x), text, "{x}");
+        }
     }
 
     #[test]
