@@ -318,6 +318,27 @@ async def test_on_a_wide_terminal_the_inspector_opens_beside_the_gantt() -> None
         assert not side.has_class("-open") and view.selected is None
 
 
+async def test_narrowed_the_inspector_beside_the_gantt_goes_over_it() -> None:
+    """The inspector opened beside the Gantt on a wide terminal, then the terminal narrowed
+    below SIDE_MIN_WIDTH: it is the one over the Gantt now, on the same gap (it had stayed
+    beside it, at 45 % of the narrow screen)."""
+    app = app_for("p9-c6")
+    async with app.run_test(size=(170, 40)) as pilot:
+        await pilot.press("n", "n", "enter")
+        side = app.query_one("#side")
+        assert side.has_class("-open")
+        view = app.query_one(GanttView)
+        gap = view.selected_gap
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert not side.has_class("-open")
+        assert isinstance(app.screen, InspectorScreen) and app.screen.gap == gap
+        await pilot.press("escape")
+        await pilot.resize_terminal(170, 40)  # wide again: nothing opens by itself
+        await pilot.pause()
+        assert not isinstance(app.screen, InspectorScreen) and not side.has_class("-open")
+
+
 # -- finding a job --------------------------------------------------------------------------
 
 

@@ -910,6 +910,22 @@ class CuzkApp(App[None]):
         elif self._held_keys is not None:  # the window the keys wait for: until it is up
             self._hold_polls_left = max(self._hold_polls_left, HOLD_POLLS)
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Narrowed below SIDE_MIN_WIDTH, the inspector beside the Gantt (45 % of a narrow
+        screen) becomes the one over it, on the same gap."""
+        if event.size.width >= self.SIDE_MIN_WIDTH:
+            return
+        try:
+            side = self.query_one("#side", GapDetails)
+        except NoMatches:
+            return
+        if not side.has_class("-open"):
+            return
+        side.remove_class("-open")
+        gap = self.gantt.selected_gap
+        if gap is not None:
+            self.open_screen(InspectorScreen(self.model, gap, self.reader))
+
     def on_gantt_view_inspect_gap(self, message: GanttView.InspectGap) -> None:
         """Open the inspector: beside the Gantt on a wide terminal, over it otherwise."""
         if self.size.width >= self.SIDE_MIN_WIDTH:
