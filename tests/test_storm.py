@@ -855,6 +855,32 @@ async def test_the_palettes_enter_typed_with_its_text_acts_on_that_text(
         assert paced[0] is None and paced[1][-1] == "ListedPalette", paced  # no match
 
 
+@pytest.mark.parametrize("text", ["zzzz", "busy"])
+async def test_the_palettes_enter_with_nothing_listed_holds_no_key(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """`ctrl+p zzzz enter escape` in one burst: the `enter` had nothing to choose and closed
+    nothing, yet the `escape` after it waited the whole hold (50 looks, a second) for the
+    palette to close. It waits only until the `enter` is acted on now. An `enter` that
+    chooses a command (`busy`) still holds the keys after it until the palette is gone."""
+    looks = [0]
+    poll = CuzkApp._poll_hold
+
+    def counted(app: CuzkApp) -> None:
+        looks[0] += 1
+        poll(app)
+
+    monkeypatch.setattr(CuzkApp, "_poll_hold", counted)
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        keys = [*_typed(text), events.Key("enter", "\r"), _key("escape")]
+        await _setup_then(app, pilot, [events.Key("ctrl+p", None)], keys, paced=False)
+        stack = [type(s).__name__ for s in app.screen_stack]
+    assert stack == ["Screen"]  # the escape closed the palette, or the command ran
+    if text == "zzzz":
+        assert looks[0] <= 10, looks
+
+
 def _input(item: str | Message) -> Message:
     """A key by its name or its character, or the event given."""
     if not isinstance(item, str):

@@ -409,7 +409,7 @@ class CuzkApp(App[None]):
                 self._quit_after_keys()
                 return
             if self._closes_something(event.key):
-                closed = self._closed_test()  # of the box or the window open now
+                closed = self._closed_test(event.key)  # of the box or the window open now
                 await super().on_event(event)
                 self._hold(closed, None)
                 return
@@ -511,14 +511,21 @@ class CuzkApp(App[None]):
         screen = self.screen
         return isinstance(screen, SafeModal) and screen.closes_on(key)
 
-    def _closed_test(self) -> Callable[[], bool]:
-        """Whether the box or the window open now has closed and what is below has the
-        focus: the keys typed after the key that closes it wait for that (a key that quits
-        while the find's answer mounts finds its widgets half removed)."""
+    def _closed_test(self, key: str) -> Callable[[], bool]:
+        """Whether the box or the window open now has closed (by `key`) and what is below
+        has the focus: the keys typed after the key that closes it wait for that (a key that
+        quits while the find's answer mounts finds its widgets half removed). The palette's
+        `enter` with nothing listed closes nothing: the keys wait only until it is acted on."""
+        from tui.commands import ListedPalette
+
         box = isinstance(self.focused, Input)
         window = self.screen
+        enters = window.enters + 1 if isinstance(window, ListedPalette) else 0
 
         def closed() -> bool:
+            if enters and key == "enter" and window is self.screen:
+                assert isinstance(window, ListedPalette)
+                return window.chose_nothing(enters)
             if self.focused is None:
                 return False
             if window is not self.screen and not getattr(window, "answered", True):

@@ -36,6 +36,7 @@ class ListedPalette(CommandPalette):
     def __init__(self) -> None:
         super().__init__(id="--command-palette")  # as Textual's own opens it
         self._enter_waits = False
+        self.enters = 0  # the enters its input submitted
 
     def compose(self) -> ComposeResult:
         """Textual's palette, whose input acts on its own keys in the order typed."""
@@ -57,8 +58,19 @@ class ListedPalette(CommandPalette):
         group = self._GATHER_COMMANDS_GROUP
         return any(w.node is self and w.group == group and not w.is_finished for w in self.workers)
 
+    def chose_nothing(self, enters: int) -> bool:
+        """The first `enters` enters were acted on, and nothing was listed to choose: the
+        last did nothing, and the palette stays (its keys after it need not wait)."""
+        return (
+            self.enters >= enters
+            and not self._enter_waits
+            and not self.listing()
+            and self.query_one(CommandList).option_count == 0
+        )
+
     @on(Input.Submitted)
     def _enter_once_listed(self, event: Input.Submitted) -> None:
+        self.enters += 1
         if self.listing():
             event.stop()
             event.prevent_default()  # Textual's own handler acts once the list is made
