@@ -153,6 +153,75 @@ async def _quits(app: CuzkApp) -> bool:
     return app.return_code == 0
 
 
+async def test_a_palette_asked_for_while_the_last_is_taken_down_opens_after_it() -> None:
+    """ctrl+p as the palette closes: the new palette was opened beside the one being taken
+    down, which still held the palette's id, and the app ended (DuplicateIds)."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        closing = app.screen
+        assert isinstance(closing, ListedPalette)
+        closing.dismiss()
+        app.action_command_palette()
+        for _ in range(5):
+            await pilot.pause()
+        assert isinstance(app.screen, ListedPalette) and app.screen is not closing
+        assert [type(s).__name__ for s in app.screen_stack] == ["Screen", "ListedPalette"]
+
+
+async def test_a_look_for_commands_on_a_palette_being_taken_down_ends_quietly() -> None:
+    """A look for the commands matching the text, begun as the palette was taken down (its
+    list gone), raised NoMatches in its worker, which ended the app."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        palette = app.screen
+        assert isinstance(palette, ListedPalette)
+        await palette.query_one(CommandList).remove()
+        palette._gather_commands("zz")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.return_code is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_a_key_storm_on_the_palette_never_kills_the_app(
+    seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+p, its text, enter, escape and backspace in bursts: a palette opened while the
+    last one was being taken down (DuplicateIds), and a look for commands begun on a palette
+    being taken down (NoMatches in its worker), each ended the app about once in 30 such
+    storms. Quitting is one of the palette's commands: a storm may end with status 0, never
+    with an error."""
+    monkeypatch.chdir(tmp_path)  # the palette's screenshot and export write here
+    rng = random.Random(seed)
+    keys = []
+    for _ in range(900):
+        r = rng.random()
+        if r < 0.12:
+            keys.append("ctrl+p")
+        elif r < 0.45:
+            keys.append("enter" if r < 0.30 else "escape")
+        elif r < 0.55:
+            keys.append("backspace")
+        else:
+            keys.append(rng.choice("zbsyg"))  # none of these matches the quit command
+    app, _ = _mixed()
+    burst = rng.choice([5, 20, 60])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        for start in range(0, len(keys), burst):
+            for name in keys[start : start + burst]:
+                app.post_message(_key(name))
+            await asyncio.sleep(0.005)
+            if app.return_code is not None:
+                break
+        await pilot.pause(1.0)
+    assert app.return_code in (None, 0)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 async def test_a_key_storm_on_a_growing_log_never_kills_the_app(
     tmp_path: Path, size: tuple[int, int]

@@ -238,6 +238,7 @@ class CuzkApp(App[None]):
         self._texts: dict[str, Text] = {}  # what each Static shows
         self._header_model: LogModel | None = None
         self._legend_for: tuple[LogModel, str, int] | None = None
+        self._palette: CommandPalette | None = None  # the last palette opened
         self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
         self._view_split: tuple[LogModel, tuple[float, float], dict[int, Breakdown]] | None = None
 
@@ -315,8 +316,18 @@ class CuzkApp(App[None]):
         """Open the command palette (one whose `enter` waits for its list: ListedPalette)."""
         from tui.commands import ListedPalette
 
-        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
-            self.push_screen(ListedPalette())
+        if not self.use_command_palette or isinstance(self.screen, CommandPalette):
+            return
+        last = self._palette
+        if last is not None and last in self.screen_stack:
+            return  # under another window: one palette at a time
+        if last is not None and last.is_attached:
+            # still being taken down, with the palette's id: opened beside it, the new one
+            # ended the app (DuplicateIds, 1 palette key storm in 30)
+            self.call_after_refresh(self.action_command_palette)
+            return
+        self._palette = ListedPalette()
+        self.push_screen(self._palette)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal; on POSIX terminals one that survives a hang-up."""

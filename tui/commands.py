@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.widgets import Input
@@ -57,6 +57,16 @@ class ListedPalette(CommandPalette):
         """The commands matching the text are still being looked for."""
         group = self._GATHER_COMMANDS_GROUP
         return any(w.node is self and w.group == group and not w.is_finished for w in self.workers)
+
+    @work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
+    async def _gather_commands(self, search_value: str) -> None:
+        """Textual's look for the commands matching the text, unless the palette is being
+        taken down: a look started by a key typed as it closed found no list to fill and
+        ended the app (NoMatches in the worker, 1 palette key storm in 30)."""
+        if not self.query(CommandList):
+            return
+        gather = CommandPalette._gather_commands.__wrapped__  # type: ignore[attr-defined]
+        await gather(self, search_value)
 
     def chose_nothing(self, enters: int) -> bool:
         """The first `enters` enters were acted on, and nothing was listed to choose: the
