@@ -30,10 +30,11 @@ from tui.commands import ListedPalette
 from tui.find import ProofScreen
 from tui.follow import FileSource, LiveLog
 from tui.gantt import GanttView
+from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
 from tui.interval import IntervalScreen
 from tui.logpane import LogPaneScreen
-from tui.screens import AskScreen, FindScreen, HelpScreen
+from tui.screens import AskScreen, FindScreen, GapListScreen, HelpScreen
 
 # every key a screen binds (q and ctrl+c, which quit, come last, on purpose)
 BOUND_KEYS = [
@@ -184,6 +185,22 @@ async def test_a_look_for_commands_on_a_palette_being_taken_down_ends_quietly() 
         await pilot.pause()
         await pilot.pause()
         assert app.return_code is None
+
+
+async def test_enter_on_a_gap_list_whose_rows_are_gone_ends_nothing() -> None:
+    """`enter` reached the gap list while its rows were being taken down (seen once in 30
+    palette storms): asking whether it closes the list raised NoMatches and ended the app."""
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        listing = app.screen
+        assert isinstance(listing, GapListScreen)
+        await listing.query_one(GapRows).remove()
+        app.post_message(_key("enter"))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.return_code is None and app.screen is listing
 
 
 @pytest.mark.parametrize("seed", range(4))

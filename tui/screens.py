@@ -254,9 +254,11 @@ class GapListScreen(SafeModal[int | None]):
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
     def closes_on(self, key: str) -> bool:
-        """Its closing keys, and `enter` on a row."""
-        rows = key == "enter" and self.query_one(GapRows).row_count > 0
-        return rows or super().closes_on(key)
+        """Its closing keys, and `enter` on a row (none while its rows are being made or
+        taken down: a key typed then had ended the app, NoMatches)."""
+        rows = self.query(GapRows)
+        listed = key == "enter" and bool(rows) and rows.first().row_count > 0
+        return listed or super().closes_on(key)
 
     def on_gap_rows_chosen(self, event: GapRows.Chosen) -> None:
         """Enter on a row: jump to that gap."""
