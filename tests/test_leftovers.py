@@ -59,6 +59,9 @@ def test_no_temporary_file_is_left_behind(tmp_path: Path, mode: str, how: str) -
             proc.send_signal(signal.SIGTERM)
         else:
             wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
+        if mode == "replay" and how == "q":
+            # the header says the log is played, not followed (it said LIVE)
+            wait_for(lambda: b"REPLAY 5x" in b"".join(out), "the replay's state")
         if how == "q":
             os.write(master, b"q")
         elif how == "hangup":

@@ -208,6 +208,7 @@ class CuzkApp(App[None]):
         self.encoding_hint: str | None = None  # a UTF-16 log: said instead of "no TIMELINE"
         self.loading: float | None = 0.0 if live is not None else None
         self.input_ended = live is None
+        self.replay_speed: float | None = None  # --replay: the log is played, not followed
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self.show_breakdown = True
@@ -701,17 +702,19 @@ class CuzkApp(App[None]):
         return None if last is None else max(0.0, time.time() - last)
 
     def state_text(self) -> str:
-        """reading N %, LIVE, IDLE (for how long), FINISHED; with the new events held back."""
+        """reading N %, LIVE, IDLE (for how long), REPLAY 20x (a log played, not followed),
+        FINISHED; with the new events held back."""
         if self.loading is not None:
             return f"reading {100 * self.loading:.0f} %"
         if self.input_ended:
             return "FINISHED"
         idle = self.idle_seconds()
-        state = (
-            "LIVE"
-            if idle is None or idle < IDLE_AFTER_S
-            else f"IDLE {duration(idle * 1000, 'age')}"
-        )
+        if self.replay_speed is not None:
+            state = f"REPLAY {self.replay_speed:g}x"
+        elif idle is None or idle < IDLE_AFTER_S:
+            state = "LIVE"
+        else:
+            state = f"IDLE {duration(idle * 1000, 'age')}"
         if not self.gantt.pinned and self.gantt.live and self.events_at_pause is not None:
             new = self.model.counts.timeline - self.events_at_pause
             if new > 0:

@@ -196,6 +196,7 @@ def run_app(args: Options) -> int:
         )
         if args.log not in (None, "-") and not args.demo:
             app.encoding_hint = file_hint(Path(args.log))
+            app.replay_speed = args.replay  # the header says the log is played
         app.inputs = _inputs(args, reader)
         ending.app = app
         app.run()
