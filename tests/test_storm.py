@@ -941,9 +941,10 @@ async def test_the_palettes_enter_typed_with_its_text_acts_on_that_text(
         assert paced[0] is None and paced[1][-1] == "ListedPalette", paced  # no match
 
 
+@pytest.mark.parametrize("settled", [False, True])
 @pytest.mark.parametrize("text", ["zzzz", "busy"])
 async def test_the_palettes_enter_with_nothing_listed_holds_no_key(
-    monkeypatch: pytest.MonkeyPatch, text: str
+    monkeypatch: pytest.MonkeyPatch, text: str, settled: bool
 ) -> None:
     """`ctrl+p zzzz enter escape` in one burst: the `enter` had nothing to choose and closed
     nothing, yet the `escape` after it waited the whole hold (50 looks, a second) for the
@@ -959,10 +960,21 @@ async def test_the_palettes_enter_with_nothing_listed_holds_no_key(
     monkeypatch.setattr(CuzkApp, "_poll_hold", counted)
     app, _ = _mixed()
     async with app.run_test(size=(80, 24)) as pilot:
-        keys = [*_typed(text), events.Key("enter", "\r"), _key("escape")]
-        await _setup_then(app, pilot, [events.Key("ctrl+p", None)], keys, paced=False)
+        shown = app.show_breakdown
+        if settled:
+            # the text typed, and the look's "No matches found" shown, before the burst
+            await _setup_then(app, pilot, [events.Key("ctrl+p", None), *_typed(text)], [], True)
+            await pilot.pause(1.0)
+            looks[0] = 0
+            keys = [events.Key("enter", "\r"), _key("escape")]
+            await _setup_then(app, pilot, [], keys, paced=False)
+        else:
+            keys = [*_typed(text), events.Key("enter", "\r"), _key("escape")]
+            await _setup_then(app, pilot, [events.Key("ctrl+p", None)], keys, paced=False)
         stack = [type(s).__name__ for s in app.screen_stack]
+        toggled = app.show_breakdown != shown
     assert stack == ["Screen"]  # the escape closed the palette, or the command ran
+    assert toggled == (text == "busy")  # the busy split's command ran, and only then
     if text == "zzzz":
         assert looks[0] <= 10, looks
 

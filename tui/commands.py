@@ -71,12 +71,13 @@ class ListedPalette(CommandPalette):
     def chose_nothing(self, enters: int) -> bool:
         """The first `enters` enters were acted on, and nothing was listed to choose: the
         last did nothing, and the palette stays (its keys after it need not wait)."""
-        return (
-            self.enters >= enters
-            and not self._enter_waits
-            and not self.listing()
-            and self.query_one(CommandList).option_count == 0
+        listed = self.query_one(CommandList)
+        # half a second after a look that found nothing, the list holds Textual's disabled
+        # "No matches found" line: nothing to choose either
+        nothing = listed.option_count == 0 or (
+            listed.option_count == 1 and listed.get_option_at_index(0).id == self._NO_MATCHES
         )
+        return self.enters >= enters and not self._enter_waits and not self.listing() and nothing
 
     @on(Input.Submitted)
     def _enter_once_listed(self, event: Input.Submitted) -> None:
