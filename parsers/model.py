@@ -1086,20 +1086,24 @@ class Summary:
         return self.run_span_ms / 1000 / self.proofs_completed
 
     @property
-    def run_span_shown(self) -> str:
-        """The run span as the screen and the text report write it: `–` while no GPU_END
-        (no completion, in a log without TIMELINE) follows the first SYNTH_START (dequeue):
-        there is no span yet, not one of 0 ms."""
+    def spanned(self) -> bool:
+        """A GPU_END (a completion, in a log without TIMELINE) follows the first SYNTH_START
+        (dequeue): the run has a span. A log begun mid-run may have completions and none."""
         first, last = self.first_synth_start, self.last_gpu_end
-        if first is None or last is None or last < first:
-            return "–"
-        return duration(self.run_span_ms)
+        return first is not None and last is not None and last >= first
+
+    @property
+    def run_span_shown(self) -> str:
+        """The run span as the screen and the text report write it: `–` while it has none
+        (not one of 0 ms)."""
+        return duration(self.run_span_ms) if self.spanned else "–"
 
     @property
     def s_per_proof_shown(self) -> str:
         """s/proof as the screen and the text report write it: `- s/proof` while no proof
-        has completed (the figure is 0 then: no rate, not an instant one)."""
-        if not self.proofs_completed:
+        has completed, or the run has no span (the figure is 0 then: no rate, not an instant
+        one)."""
+        if not self.proofs_completed or not self.spanned:
             return "- s/proof"
         return f"{self.s_per_proof:.2f} s/proof"
 

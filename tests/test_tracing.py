@@ -111,15 +111,23 @@ def test_a_pipeline_whose_every_job_failed_says_so_with_the_first_error() -> Non
 
 
 def test_a_run_with_no_completion_has_no_span_not_one_of_0_ms(tmp_path: Path) -> None:
-    """No job completed (every one failed), or no GPU_END yet after a SYNTH_START: the text
-    report and the header write the span `–`, as they write `- s/proof`; the JSON keeps 0."""
+    """No job completed (every one failed), no GPU_END yet after a SYNTH_START, or no
+    SYNTH_START read (a log begun mid-run, with completions): the text report and the header
+    write the span `–` and `- s/proof` (not `0.00 s/proof`); the JSON keeps 0."""
     from tui.header import header_text
 
     begun = tmp_path / "begun.log"
     begun.write_bytes(b"TIMELINE,100,SYNTH_START,job-a,partition=0\n")
+    # begun mid-run (`tail -f`): a proof completes, yet no SYNTH_START was read
+    middle = tmp_path / "middle.log"
+    middle.write_bytes(
+        b"TIMELINE,100,GPU_START,job-a,worker=0,partition=0\n"
+        b"TIMELINE,900,GPU_END,job-a,worker=0,partition=0,gpu_ms=800\n"
+    )
     for path, says in (
         (PIPELINE_FAILED, "first dequeue to last completion"),
         (begun, "run span"),
+        (middle, "run span"),
     ):
         model = build(path.read_bytes())
         assert model.summary.run_span_ms == 0 and report_dict(model)["summary"]["run_span_ms"] == 0
