@@ -33,6 +33,7 @@ from tui.palettes import palette_css
 
 LABEL_WIDTH = 10
 AXIS_ROWS = 2
+GPU_ROW_KINDS = frozenset({"busy", "kernel", "worker"})  # the rows that are one GPU's own
 MESSAGE_ROWS = 2  # the sentence said in place of the GPU lanes, wrapped
 
 
@@ -618,7 +619,9 @@ class GanttView(ScrollView, can_focus=True):
         """Scroll the lanes, if need be, so that GPU `gpu`'s rows (its busy row first, where
         its gaps are drawn) are in view: a gap or an interval selected on a GPU scrolled out
         of view is shown, not selected unseen (several logs at 80x24)."""
-        mine = [k for k, row in enumerate(self.rows) if row.gpu == gpu and row.kind != "title"]
+        rows = self.rows
+        # its own rows (a log's synthesis and proofs rows carry its first GPU's number)
+        mine = [k for k, row in enumerate(rows) if row.gpu == gpu and row.kind in GPU_ROW_KINDS]
         if not mine:
             return
         top = int(self.scroll_offset.y)
@@ -626,8 +629,10 @@ class GanttView(ScrollView, can_focus=True):
         first, last = mine[0], mine[-1]
         if top <= first < top + seen:
             return
-        # up: its busy row at the top; down: as many of its rows as fit, its busy row first
-        y = first if first < top else min(first, last - seen + 1)
+        # up: its busy row at the top, under the title that names its log if it has one;
+        # down: as many of its rows as fit, its busy row first
+        titled = first > 0 and rows[first - 1].kind == "title"
+        y = first - titled if first < top else min(first, last - seen + 1)
         self.scroll_to(y=max(0, y), animate=False)
 
     def scroll_to_run(self, k: int) -> None:
