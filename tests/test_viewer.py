@@ -28,7 +28,7 @@ from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
 from tui.palettes import PALETTES
 from tui.report import NO_TIMELINE
-from tui.screens import GapListScreen
+from tui.screens import GapListScreen, HelpScreen
 
 SIZE = (120, 36)
 SMALL = (80, 24)
@@ -337,6 +337,20 @@ async def test_narrowed_the_inspector_beside_the_gantt_goes_over_it() -> None:
         await pilot.resize_terminal(170, 40)  # wide again: nothing opens by itself
         await pilot.pause()
         assert not isinstance(app.screen, InspectorScreen) and not side.has_class("-open")
+        # narrowed with another window over the side inspector: it goes over the Gantt once
+        # that window has closed (it had been closed, and nothing opened)
+        await pilot.press("enter")
+        assert side.has_class("-open")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        await pilot.press("escape")
+        for _ in range(3):
+            await pilot.pause()
+        assert not side.has_class("-open")
+        assert isinstance(app.screen, InspectorScreen) and app.screen.gap == gap
 
 
 # -- finding a job --------------------------------------------------------------------------

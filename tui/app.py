@@ -913,18 +913,22 @@ class CuzkApp(App[None]):
             return  # ending: Textual would mount none of its widgets (see exit)
         if len(self.screen_stack) > 1 and self.screen is not over:
             return
-        if callback is not None and isinstance(screen, SafeModal):
-            screen.answered = False
-            answer = callback
+        answer = callback
+        tracked = screen if answer is not None and isinstance(screen, SafeModal) else None
+        if tracked is not None:
+            tracked.answered = False
 
-            def answered(result: T | None) -> None:
-                try:
+        def closed(result: T | None) -> None:
+            try:
+                if answer is not None:
                     answer(result)
-                finally:
-                    screen.answered = True
+            finally:
+                if tracked is not None:
+                    tracked.answered = True
+                # narrowed while it was open: the inspector beside the Gantt goes over it now
+                self.call_after_refresh(lambda: self._fit_side(self.size.width))
 
-            callback = answered
-        self.push_screen(screen, callback)
+        self.push_screen(screen, closed)
         awaited = self._hold_window is not None and isinstance(screen, self._hold_window)
         if self._held_keys is not None and not awaited:
             self._release_later()  # another window came first: the keys are its
@@ -932,9 +936,14 @@ class CuzkApp(App[None]):
             self._hold_polls_left = max(self._hold_polls_left, HOLD_POLLS)
 
     def on_resize(self, event: events.Resize) -> None:
-        """Narrowed below SIDE_MIN_WIDTH, the inspector beside the Gantt (45 % of a narrow
-        screen) becomes the one over it, on the same gap."""
-        if event.size.width >= self.SIDE_MIN_WIDTH:
+        """Narrowed, the inspector beside the Gantt may have to go over it (`_fit_side`)."""
+        self._fit_side(event.size.width)
+
+    def _fit_side(self, width: int) -> None:
+        """Below SIDE_MIN_WIDTH the inspector beside the Gantt (45 % of a narrow screen)
+        becomes the one over it, on the same gap; with another window on top, once that one
+        has closed (`open_screen` looks again then)."""
+        if width >= self.SIDE_MIN_WIDTH or len(self.screen_stack) > 1:
             return
         try:
             side = self.query_one("#side", GapDetails)
