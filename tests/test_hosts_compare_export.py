@@ -579,7 +579,8 @@ async def test_several_hosts_in_the_viewer_step_gaps_across_hosts() -> None:
 
 async def test_several_hosts_at_80x24_each_gap_stepped_to_is_in_view() -> None:
     """Two logs' lanes do not fit 80x24: `n` onto a gap of a GPU scrolled out of view scrolls
-    its rows in (its busy row, where the gap is drawn, on screen), and `N` back up."""
+    its rows in (its busy row, where the gap is drawn, and its workers' rows below it), and
+    `N` back up."""
     m, reader = _hosts()
     app = make_app(m.model, reader)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -592,9 +593,15 @@ async def test_several_hosts_at_80x24_each_gap_stepped_to_is_in_view() -> None:
             await pilot.pause()
             gap = view.selected_gap
             assert gap is not None
-            busy = next(k for k, r in enumerate(view.rows) if r.kind == "busy" and r.gpu == gap.gpu)
+            own = [
+                k
+                for k, r in enumerate(view.rows)
+                if r.gpu == gap.gpu and r.kind in ("busy", "kernel", "worker")
+            ]
+            busy, seen = own[0], view.size.height - AXIS_ROWS
             was, top = top, int(view.scroll_offset.y)
-            assert top <= busy < top + view.size.height - AXIS_ROWS, (key, gap.gpu, top)
+            # its busy row and as many of its workers' rows as fit are on screen
+            assert top <= busy and min(own[-1], busy + seen - 1) < top + seen, (key, gap.gpu, top)
             if top < was and view.rows[busy - 1].kind == "title":
                 assert top == busy - 1  # scrolled up: the title naming its log shows too
             scrolled.add(top)

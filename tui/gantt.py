@@ -626,13 +626,14 @@ class GanttView(ScrollView, can_focus=True):
             return
         top = int(self.scroll_offset.y)
         seen = max(1, self.size.height - AXIS_ROWS)
-        first, last = mine[0], mine[-1]
-        if top <= first < top + seen:
+        first = mine[0]
+        last = min(mine[-1], first + seen - 1)  # as many of its rows as fit, busy row first
+        if top <= first and last < top + seen:
             return
         # up: its busy row at the top, under the title that names its log if it has one;
-        # down: as many of its rows as fit, its busy row first
+        # down: just far enough that those rows show (the gap's workers, not only its busy row)
         titled = first > 0 and rows[first - 1].kind == "title"
-        y = first - titled if first < top else min(first, last - seen + 1)
+        y = first - titled if first < top else last - seen + 1
         self.scroll_to(y=max(0, y), animate=False)
 
     def scroll_to_run(self, k: int) -> None:
