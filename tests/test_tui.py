@@ -521,6 +521,21 @@ async def test_the_legend_breaks_between_items_and_says_now_only_while_live(
         assert any(item in line for line in lines) == (not finished), (item, lines)
 
 
+async def test_the_legend_is_as_tall_as_its_lines_after_a_resize() -> None:
+    """Narrowed from 120x36 to 80x24, the legend kept the height of the old text wrapped at
+    the new width: a blank line stood above the key bar."""
+    app, _ = app_for("tiny")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        for _ in range(3):
+            await pilot.pause()
+        legend = app.query_one("#legend", Static)
+        lines = str(legend.render()).splitlines()
+        assert all(len(line) <= 78 for line in lines)
+        assert legend.size.height == len(lines), (legend.size.height, lines)
+
+
 def test_a_terminal_that_cannot_write_the_enter_symbol_gets_the_key_spelled() -> None:
     """With --ascii (or an ASCII locale) the footer's ⏎ was drawn `?`, the help's own key."""
     import io

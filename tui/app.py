@@ -765,7 +765,9 @@ class CuzkApp(App[None]):
             room = self.size.width - LEGEND_MARGINS
             if shown is None or shown[0] is not self.model or shown[1:] != (self.palette, room):
                 self._legend_for = (self.model, self.palette, room)
-                self._show_text("#legend", self._legend(room))
+                # made for a new width: laid out again, or it keeps the height the old text
+                # took wrapped at that width (a blank line above the keys once narrowed)
+                self._show_text("#legend", self._legend(room), layout=True)
         reason = None
         if self.loading is None and missing_timeline(self.model) is not None:
             # why the log shows nothing: its encoding, the read that stopped, or no TIMELINE
@@ -774,14 +776,15 @@ class CuzkApp(App[None]):
         gantt.empty_message = reason or ""
         self._show_text("#status", status_text(gantt))
 
-    def _show_text(self, selector: str, text: Text) -> None:
+    def _show_text(self, selector: str, text: Text, layout: bool = False) -> None:
         """Put `text` in a Static, unless it shows it already; the screen is laid out again
-        only when the Static's height changes (the header's clock ticks every second)."""
+        only when the Static's height changes (the header's clock ticks every second), or
+        when `layout` says so."""
         shown = self._texts.get(selector)
         if shown != text:
             self._texts[selector] = text
             same_height = shown is not None and shown.plain.count("\n") == text.plain.count("\n")
-            self.query_one(selector, Static).update(text, layout=not same_height)
+            self.query_one(selector, Static).update(text, layout=layout or not same_height)
 
     def _colour(self, component: str) -> Style:
         """A Gantt colour without the Gantt's background (for the header and the legend)."""
