@@ -350,6 +350,12 @@ def stamp_rows(cols: Columns, gpu: I32, finished: bool) -> tuple[PartitionTable,
     yet), and where each failed prove is drawn to."""
     c = cols.floats
     failed_end = _failed_proves(c, cols.worker, finished)
+    if finished:
+        # picked up (or started) but never ended, the log complete
+        failed = ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
+    else:
+        failed = _left_pickups(c, cols.worker)  # a pickup whose worker moved on without it
+    failed |= ~np.isnan(failed_end)  # a prove whose worker moved on without it
     table = PartitionTable(
         jobs=cols.jobs,
         kinds=cols.kinds,
@@ -366,13 +372,7 @@ def stamp_rows(cols: Columns, gpu: I32, finished: bool) -> tuple[PartitionTable,
         gpu_end=c["gpu_end"],
         lock_acquired=EMPTY_F,
         unlock=EMPTY_F,
-        # picked up (or started) but never ended, in a finished log; or a prove, or a
-        # pickup, whose worker moved on without it
-        failed=(
-            finished & ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
-        )
-        | ~np.isnan(failed_end)
-        | _left_pickups(c, cols.worker),
+        failed=failed,
         start_line=cols.start_line,
         end_line=cols.end_line,
         seg_start=EMPTY_F,
