@@ -532,12 +532,12 @@ class CuzkApp(App[None]):
 
         box = isinstance(self.focused, Input)
         window = self.screen
-        enters = window.enters + 1 if isinstance(window, ListedPalette) else 0
+        palette = window if key == "enter" and isinstance(window, ListedPalette) else None
+        enters = palette.enters + 1 if palette is not None else 0
 
         def closed() -> bool:
-            if enters and key == "enter" and window is self.screen:
-                assert isinstance(window, ListedPalette)
-                return window.chose_nothing(enters)
+            if palette is not None and palette is self.screen:
+                return palette.chose_nothing(enters)
             if self.focused is None:
                 return False
             if window is not self.screen and not getattr(window, "answered", True):
@@ -801,8 +801,8 @@ class CuzkApp(App[None]):
                 continue
             if phase == Phase.FAILED and not (t.failed & ~np.isnan(t.gpu_start)).any():
                 continue
-            items.append((False, Text.assemble((PHASE_GLYPHS[phase], self._colour(cls)))))
-            items[-1][1].append(f" {PHASE_NAMES[phase]}")
+            glyph = (PHASE_GLYPHS[phase], self._colour(cls))
+            items.append((False, Text.assemble(glyph, f" {PHASE_NAMES[phase]}")))
         busy, gap = self._colour("gantt--busy"), self._colour("gantt--gap")
         items.append((True, Text.assemble("busy ", ("█▆▃", busy), ("▂▁", gap), " share")))
         items.append((False, Text.assemble((GAP_GLYPH, gap), " gap")))
