@@ -1,5 +1,6 @@
 """The time axis's labels: each says its tick's time, as precisely as the step needs, in
-the largest unit that fits (hours from the first hour on, never `5880m00s`)."""
+the largest unit that fits (hours from the first hour on, never `5880m00s`; days from the
+first day on, as the gap list counts them, never `98h00m`)."""
 
 from __future__ import annotations
 
@@ -10,23 +11,31 @@ import pytest
 
 from tui.axis import MIN_TICK_CELLS, format_tick, ticks
 
-LABEL = re.compile(r"^(?:(\d+)ms|(?:(\d+)h)?(?:(\d\d?)m)?(?:(\d+(?:\.\d+)?)s)?)$")
+LABEL = re.compile(r"^(?:(\d+)ms|(?:(\d+)d )?(?:(\d+)h)?(?:(\d\d?)m)?(?:(\d+(?:\.\d+)?)s)?)$")
 
 
 def said_ms(label: str) -> float:
     """The time a label says, in ms."""
     m = LABEL.match(label)
     assert m is not None and label, label
-    ms, hours, minutes, seconds = m.groups()
+    ms, days, hours, minutes, seconds = m.groups()
     if ms is not None:
         return float(ms)
+    if days is not None:
+        assert int(days) > 0 and hours is not None and len(hours) == 2, label
+    assert hours is None or int(hours) < 24, label
     if minutes is not None:
         assert int(minutes) < 60 or hours is None, label
     if hours is not None:
         assert minutes is not None and int(minutes) < 60, label
     if seconds is not None and (hours is not None or minutes is not None):
         assert float(seconds) < 60, label
-    return 1000 * (3600 * int(hours or 0) + 60 * int(minutes or 0) + float(seconds or 0))
+    return 1000 * (
+        86_400 * int(days or 0)
+        + 3600 * int(hours or 0)
+        + 60 * int(minutes or 0)
+        + float(seconds or 0)
+    )
 
 
 @pytest.mark.parametrize("hours", [0, 0.5, 1, 2.25, 23, 98, 250])
@@ -44,7 +53,17 @@ def test_every_label_says_its_ticks_time_at_every_zoom(hours: float, scale: floa
 
 
 def test_hours_carry_minutes_and_seconds_when_the_step_is_under_a_minute() -> None:
-    assert format_tick(98 * 3_600_000, 15_000) == "98h00m00s"
-    assert format_tick(98 * 3_600_000 + 75_500, 500) == "98h01m15.5s"
+    assert format_tick(23 * 3_600_000, 15_000) == "23h00m00s"
+    assert format_tick(23 * 3_600_000 + 75_500, 500) == "23h01m15.5s"
     assert format_tick(3_600_000 + 300_000, 300_000) == "1h05m"
     assert format_tick(200_000, 10_000) == "3m20s"
+
+
+def test_days_are_counted_as_the_gap_list_counts_them() -> None:
+    assert format_tick(98 * 3_600_000, 15_000) == "4d 02h00m00s"
+    assert format_tick(98 * 3_600_000 + 75_500, 500) == "4d 02h01m15.5s"
+    assert format_tick(68 * 3_600_000 + 54 * 60_000, 60_000) == "2d 20h54m"
+    assert format_tick(24 * 3_600_000, 43_200_000) == "1d 00h00m"
+    # a 10-day run fitted to 110 cells: every label in days, every one drawn
+    labels = [label for _, _, label in ticks(0.0, 250 * 3_600_000 / 110, 110)]
+    assert labels[0] == "0s" and all(re.fullmatch(r"\d+d 00h00m", x) for x in labels[1:])

@@ -40,8 +40,9 @@ def _second_decimals(step: float) -> int:
 
 
 def format_tick(ms: float, step: float) -> str:
-    """A tick label: `850ms`, `12.5s`, `38.375s`, `3m20s`, `1h05m`, `98h00m15s`: precise
-    enough for the step, in hours from the first hour on."""
+    """A tick label: `850ms`, `12.5s`, `38.375s`, `3m20s`, `1h05m`, `2d 20h54m`,
+    `4d 02h00m15s`: precise enough for the step, in days from the first day on, as the gap
+    list, the header and the report count them (parsers/durations.py)."""
     sign = "-" if ms < 0 else ""
     ms = abs(ms)
     if ms < 1000 and step < 1000:
@@ -55,10 +56,12 @@ def format_tick(ms: float, step: float) -> str:
         minutes, seconds = divmod(total_s, 60)
         return f"{sign}{int(minutes)}m{seconds:0{width}.{d}f}s"
     hours, rest = divmod(total_s, 3600)
+    days, hours = divmod(int(hours), 24)
+    head = f"{sign}{days}d {hours:02d}h" if days else f"{sign}{hours}h"
     if step < 60_000:
         minutes, seconds = divmod(rest, 60)
-        return f"{sign}{int(hours)}h{int(minutes):02d}m{seconds:0{width}.{d}f}s"
-    return f"{sign}{int(hours)}h{int(rest // 60):02d}m"
+        return f"{head}{int(minutes):02d}m{seconds:0{width}.{d}f}s"
+    return f"{head}{int(rest // 60):02d}m"
 
 
 def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
