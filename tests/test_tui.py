@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +122,23 @@ async def test_zoom_pan_fit_stay_inside_the_run() -> None:
         assert view.t0 >= lo - (hi - lo) * 0.02
         await pilot.press("0")
         assert (view.t0, view.scale) == (t0, scale)
+
+
+async def test_centred_on_the_start_zoomed_in_the_view_shows_no_time_before_0() -> None:
+    """Centring a gap near the start zoomed in kept a run-wide margin before it: on a
+    100-hour log `g` on a gap 2m42s in read `-5m00s 0s 5m00s`. Before the start the
+    margin is now the view's share, as on the whole run."""
+    app, model = app_for("p12-gw2-merged")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(GanttView)
+        lo, _ = model.time_range
+        await pilot.press(*["plus"] * 6)
+        view.center_on(lo + 1.0)
+        await pilot.pause()
+        width = view.timeline_width * view.scale
+        assert lo - width * 0.02 <= view.t0 < lo
+        axis = screen_text(app).splitlines()[0]
+        assert not re.search(r"(^|\s)-\d", axis), axis
 
 
 async def test_a_wider_terminal_never_shows_time_past_the_run() -> None:

@@ -337,12 +337,16 @@ class GanttView(ScrollView, can_focus=True):
         return self.t0 > lo or self.t0 + self.timeline_width * self.scale < hi
 
     def _clamp(self) -> None:
-        """Keep the zoom and the left edge inside the run (and its margin)."""
+        """Keep the zoom and the left edge inside the run (and its margin). Past the run's
+        end the margin is the run's (a live log grows there); before its start, where
+        nothing ever is, at most the share of the view it is on the whole run, so that a
+        view zoomed in on the first seconds shows no time before 0."""
         self.scale = min(max(self.scale, self.min_scale), self.max_scale)
         lo, hi = self.model.time_range
         margin = max(hi - lo, 1.0) * MARGIN / 2
         width_ms = self.timeline_width * self.scale
-        self.t0 = min(max(self.t0, lo - margin), max(hi + margin - width_ms, lo - margin))
+        before = min(margin, width_ms * MARGIN / (2 * (1 + MARGIN)))
+        self.t0 = min(max(self.t0, lo - before), max(hi + margin - width_ms, lo - before))
 
     def center_on(self, t: float) -> None:
         """Scroll so that time `t` is in the middle (as near as the run's ends allow)."""
