@@ -1,6 +1,7 @@
 """The model as CSV tables: intervals, phase segments, gaps, proofs and the busy split, their
 rows written from the model's columns a chunk at a time by the core (as Python's csv module
-writes them: the cells a spreadsheet and a shell can take, `\\r\\n` after each row).
+writes them, but for the line end: the cells a spreadsheet and a shell can take, `\\n`
+after each row, as awk, cut and sort split lines).
 
 With a window [t0, t1), a table keeps the rows that overlap it, whole (a row is a record
 of the log, not a piece of the timeline: its times stay as the log gives them); the busy
@@ -106,7 +107,7 @@ Template = tuple[list[tuple[bytes, int, int]], bytes]
 def _template(values: Sequence[tuple[int, int]]) -> list[Template]:
     """One row of cells: (value code, column) each, comma-separated."""
     fields = [(b"" if k == 0 else b",", how, col) for k, (how, col) in enumerate(values)]
-    return [(fields, b"\r\n")]
+    return [(fields, b"\n")]
 
 
 class _Tables:
@@ -153,7 +154,7 @@ class _Tables:
     ) -> None:
         """Write the header, then rows 0..n in chunks, `columns(lo, hi)` giving each chunk's
         (integer columns, float columns)."""
-        fh.write((",".join(header) + "\r\n").encode())
+        fh.write((",".join(header) + "\n").encode())
         writer = _core.RowWriter(template, self.blob, self.ends, b"")
         kinds = np.zeros(CSV_ROWS, dtype=np.uint8)
         for lo in range(0, n, CSV_ROWS):
@@ -315,7 +316,7 @@ class _Tables:
         model = self.model
         split = busy_breakdown(model, self.t0, self.t1)
         text = _LineText()
-        w = csv.writer(text)
+        w = csv.writer(text, lineterminator="\n")
         w.writerow(["gpu", "timeline_busy_ms", *(f"{k}_ms" for k in BUSY_KEYS)])
         whole = not (math.isfinite(self.t0) or math.isfinite(self.t1))
         for g in model.gpus:

@@ -567,7 +567,7 @@ class _Numbers:
     """A csv writer that writes each float as the CSV writes a number (`csv_number`)."""
 
     def __init__(self, fh: Any) -> None:
-        self._w = csv.writer(fh)
+        self._w = csv.writer(fh, lineterminator="\n")
 
     def _row(self, row: Iterable[Any]) -> list[Any]:
         return [csv_number(c) if isinstance(c, float) else c for c in row]

@@ -194,3 +194,16 @@ def test_from_to_keep_the_csv_rows_that_overlap_the_window(tmp_path: Path) -> No
     (w,) = rows(whole, "busy_split.csv")[:1]
     (p,) = rows(part, "busy_split.csv")[:1]
     assert 0 < float(p["timeline_busy_ms"]) < float(w["timeline_busy_ms"])
+
+
+def test_each_csv_row_ends_in_a_newline_that_awk_splits_cleanly(tmp_path: Path) -> None:
+    """The rows ended in RFC 4180's `\\r\\n`: `awk -F, '{print $NF}'` then printed each last
+    cell with a `\\r` on it (`== "0"` never true). Each row now ends in `\\n` alone."""
+    folder = tmp_path / "csv"
+    assert cli.main([LOG, "--export-csv", str(folder)]) == 0
+    for name in ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv", "busy_split.csv"):
+        raw = (folder / name).read_bytes()
+        assert raw.endswith(b"\n") and b"\r" not in raw, name
+        with (folder / name).open(newline="") as fh:
+            rows = list(csv.reader(fh))
+        assert len(rows) == raw.count(b"\n") > 1, name  # one row a line, cells unbroken
