@@ -211,13 +211,15 @@ def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapW
     )
 
 
-def _values(vals: tuple[int, ...], median: float | None) -> str:
+def _values(vals: tuple[int, ...], median: float | None, sep: str) -> str:
     if not vals:
         return "none printed"
     text = ", ".join(str(v) for v in vals[:6]) + (" …" if len(vals) > 6 else "")
+    unit = f"{' ' if text.endswith('…') else sep}ms"  # `1587 … ms`, not `1587 …ms`
     if median is None or not median:
-        return f"{text} ms"
-    return f"{text} ms (max {100 * max(vals) / median:.0f} % of the run median {median:.0f} ms)"
+        return text + unit
+    peak = 100 * max(vals) / median
+    return f"{text}{unit} (max {peak:.0f}{sep}% of the run median {median:.0f}{sep}ms)"
 
 
 def states_words(states: Sequence[WorkerState]) -> str:
@@ -235,8 +237,9 @@ def states_words(states: Sequence[WorkerState]) -> str:
     return text
 
 
-def why_lines(why: GapWhy) -> list[str]:
-    """The deeper why in a few plain lines (the inspector and the report print them)."""
+def why_lines(why: GapWhy, sep: str = " ") -> list[str]:
+    """The deeper why in a few plain lines (the inspector and the report print them);
+    `sep` between a number and its unit (the inspector's window wraps at spaces: "")."""
     lines = [f"synthesis: {why.synthesis_words}"]
     if why.at_queue:
         lines.append(f"workers when the next partition was queued: {states_words(why.at_queue)}")
@@ -244,14 +247,14 @@ def why_lines(why: GapWhy) -> list[str]:
         lines.append(f"workers as the gap began: {states_words(why.at_start)}")
     if why.after_pickup_ms is not None:
         ms = why.after_pickup_ms
-        when = f"{ms} ms after" if ms >= 0 else f"{-ms} ms before"
+        when = f"{ms}{sep}ms after" if ms >= 0 else f"{-ms}{sep}ms before"
         lines.append(f"next partition picked up {when} the gap began")
     cpu = why.cpu
     if cpu is not None:
         lines.append(
             f"CPU path printed on lines {cpu.first_line}–{cpu.last_line}: "
-            f"prep_msm {_values(cpu.prep_msm_ms, cpu.prep_median)}; "
-            f"b_g2_msm {_values(cpu.b_g2_msm_ms, cpu.b_g2_median)}"
+            f"prep_msm {_values(cpu.prep_msm_ms, cpu.prep_median, sep)}; "
+            f"b_g2_msm {_values(cpu.b_g2_msm_ms, cpu.b_g2_median, sep)}"
             + ("  ← slower than usual" if cpu.slow else "")
         )
     return lines

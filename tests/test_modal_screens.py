@@ -3,21 +3,26 @@ Gantt below them, tinted as Textual tints it."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import ClassVar
 
+import pytest
 from conftest import SAMPLES
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.color import Color
+from textual.content import Content
 from textual.renderables.background_screen import BackgroundScreen
 from textual.widget import Widget
 
 from parsers.load import read_log
 from parsers.rawlines import LineReader
 from tui.app import make_app
-from tui.inspector import GapDetails, InspectorScreen
+from tui.inspector import GapDetails, InspectorScreen, describe_gap
+from tui.interval import describe_interval
 from tui.screens import KeysFooter, TintedBackground
 
 SIZE = (120, 36)
@@ -100,3 +105,27 @@ def test_the_screen_below_is_tinted_as_textual_tints_it() -> None:
         theirs = list(BackgroundScreen.process_segments(segments, color))
         # the second pass comes from the tints worked out in the first
         assert ours[0] == theirs and ours[1] == theirs
+
+
+UNIT_AFTER_NUMBER = re.compile(r"\d\s*$")
+UNIT_FIRST = re.compile(r"^\s*(?:ms|s|%)(?:\W|$)")
+
+
+@pytest.mark.parametrize("name", ["curio-mixed", "journal-2gpu", "p12-gw2-merged"])
+def test_the_inspectors_never_wrap_a_number_away_from_its_unit(name: str) -> None:
+    """The inspectors' prose wrapped `unknown 2` at one line's end and `ms` at the next
+    (the window wraps at any space): each unit now stands against its number."""
+    path = SAMPLES / f"{name}.log"
+    model = read_log(path)
+    reader = LineReader(path=path)
+    texts = [describe_gap(model, model.gaps[k], reader) for k in range(len(model.gaps))]
+    texts += [describe_interval(model, k) for k in range(0, len(model.parts), 7)]
+    for width in range(40, 101, 3):
+        for text in texts:
+            lines = [c.plain for c in Content.from_rich_text(text).wrap(width)]
+            for before, after in itertools.pairwise(lines):
+                assert not (UNIT_AFTER_NUMBER.search(before) and UNIT_FIRST.match(after)), (
+                    width,
+                    before,
+                    after,
+                )

@@ -48,6 +48,12 @@ def styled_line(raw: bytes) -> Text:
     return line
 
 
+def lasted(ms: float) -> str:
+    """A duration with its unit against the number (`3.52s`, `812ms`): the window wraps its
+    prose at any space, and `3.52` at one line's end with `s` on the next reads wrong."""
+    return duration(ms, "tight")
+
+
 def when(model: LogModel, ms: float) -> str:
     """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time."""
     text = offset(ms)
@@ -66,10 +72,10 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     if part.gpu_start is not None and part.gpu_end is not None:
         text.append(
             f"       GPU interval {when(model, part.gpu_start)} → {when(model, part.gpu_end)}"
-            f"  ({duration(part.gpu_end - part.gpu_start)})\n"
+            f"  ({lasted(part.gpu_end - part.gpu_start)})\n"
         )
     phases = "  ".join(
-        f"{NAMES_BY_KEY[k]} {duration(part.phases_ms[k])}"
+        f"{NAMES_BY_KEY[k]} {lasted(part.phases_ms[k])}"
         for k in PHASE_KEYS
         if k != "unknown" or part.phases_ms[k] > 0
     )
@@ -77,7 +83,7 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     if part.queued is not None:
         text.append(f"       queued {when(model, part.queued)}")
         if part.synth_start is not None and part.synth_end is not None:
-            text.append(f", synthesized in {duration(part.synth_end - part.synth_start)}")
+            text.append(f", synthesized in {lasted(part.synth_end - part.synth_start)}")
         text.append("\n")
     return text
 
@@ -97,7 +103,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         f" · {int(on_gpu[: index + 1].sum())} of {int(on_gpu.sum())} on {name})\n\n"
     )
     text.append(f"{name} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
-    text.append(duration(gap.duration_ms), style="bold red")
+    text.append(lasted(gap.duration_ms), style="bold red")
     text.append("\n")
     text.append("crosses proof boundary: ")
     text.append(
@@ -111,13 +117,13 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         if gap.cause == "synthesis":
             text.append(
                 f" (the next partition was queued at {when(model, gap.after_queued)}, "
-                f"{duration(delta)} after the gap began)"
+                f"{lasted(delta)} after the gap began)"
             )
         else:
             text.append(
                 f" (the next partition was queued at {when(model, gap.after_queued)}, "
-                f"{duration(-delta)} before the gap began, "
-                f"yet started {duration(gap.duration_ms)} later)"
+                f"{lasted(-delta)} before the gap began, "
+                f"yet started {lasted(gap.duration_ms)} later)"
             )
     text.append("\n")
     holes = model.kernel_gaps.get(gap.gpu)
@@ -127,14 +133,13 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         if k >= 0 and holes.ends[k] >= mid:
             a, b = float(holes.starts[k]), float(holes.ends[k])
             text.append(
-                f"kernels idle around it: {when(model, a)} → {when(model, b)} = {duration(b - a)} "
-                f"({duration(b - a - gap.duration_ms)} more than the gap itself)\n"
+                f"kernels idle around it: {when(model, a)} → {when(model, b)} = {lasted(b - a)} "
+                f"({lasted(b - a - gap.duration_ms)} more than the gap itself)\n"
             )
     stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)
     if stats is not None:
-        text.append(
-            f"{model.gpu_label(gap.gpu)} kernels over the run: {kernel_figure(stats)} of its span"
-        )
+        figure = kernel_figure(stats).replace(" %", "%")
+        text.append(f"{model.gpu_label(gap.gpu)} kernels over the run: {figure} of its span")
         if stats.kernel_is_estimate:
             text.append(
                 " (an estimate: the log cannot tell which GPU ran some kernels)", style="yellow"
@@ -143,7 +148,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     # the deeper why (parsers/why.py;
     # docs/analysis.md#why-a-gap-deeper-inspector-gap-list-the-reports-largest-gaps)
     text.append("why, deeper:\n", style="bold")
-    for line in why_lines(gap_why(model, gap, reader)):
+    for line in why_lines(gap_why(model, gap, reader), sep=""):
         text.append(f"  {line}\n")
     text.append("\n")
     text.append_text(_side_block(model, "before", gap.before))

@@ -18,7 +18,7 @@ from parsers.hosts import reader_for
 from parsers.model import I64, NAMES_BY_KEY, PHASE_KEYS, PHASE_NAMES, Gap, LogModel, Partition
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
-from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, when
+from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, lasted, when
 from tui.lanes import abbreviate
 from tui.screens import QUIT_BINDINGS, SafeModal
 
@@ -198,12 +198,12 @@ def _phases(text: Text, part: Partition) -> None:
 
 def _lock(text: Text, model: LogModel, part: Partition) -> None:
     text.append("lock       ", style="bold")
-    text.append(f"waited {duration(part.phases_ms['lock_wait'])} (lock wait)")
+    text.append(f"waited {lasted(part.phases_ms['lock_wait'])} (lock wait)")
     if part.lock_acquired is not None:
         text.append(f", taken {when(model, part.lock_acquired)}")
         if part.unlock is not None:
             text.append(f", released {when(model, part.unlock)}")
-            text.append(f" (held {duration(part.unlock - part.lock_acquired)})")
+            text.append(f" (held {lasted(part.unlock - part.lock_acquired)})")
         text.append("\n")
     else:
         text.append(", not placed: no lock line for it\n", style="dim")
@@ -214,13 +214,13 @@ def _queue(text: Text, model: LogModel, part: Partition) -> None:
         text.append("synthesis  ", style="bold")
         text.append(
             f"{when(model, part.synth_start)} → {when(model, part.synth_end)}"
-            f" = {duration(part.synth_end - part.synth_start)}\n"
+            f" = {lasted(part.synth_end - part.synth_start)}\n"
         )
     text.append("queue      ", style="bold")
     if part.queued is not None and part.gpu_start is not None:
         text.append(
             f"queued {when(model, part.queued)}, GPU_START "
-            f"{duration(part.gpu_start - part.queued)} later (queue time)\n"
+            f"{lasted(part.gpu_start - part.queued)} later (queue time)\n"
         )
     else:
         text.append("no queue event\n", style="dim")
@@ -228,7 +228,7 @@ def _queue(text: Text, model: LogModel, part: Partition) -> None:
     if part.pickup is not None and part.gpu_start is not None:
         text.append(
             f"picked up {when(model, part.pickup)}, "
-            f"{duration(part.gpu_start - part.pickup)} before GPU_START\n"
+            f"{lasted(part.gpu_start - part.pickup)} before GPU_START\n"
         )
     else:
         text.append("no GPU_PICKUP event\n", style="dim")
