@@ -19,6 +19,7 @@ from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
+from parsers.durations import duration
 from parsers.export import trace_document, write_csv
 from parsers.hosts import OWN, RUNS, START, WALL, HostLines, merge
 from parsers.load import read_log, read_runs
@@ -450,6 +451,31 @@ def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]
     assert cli.main([pattern, "--report", "--top", "2"]) == 0
     out = capsys.readouterr().out
     assert "host curio-mixed.log" in out and "all 2 hosts: aligned on the wall clock" in out
+
+
+def test_a_report_of_several_logs_says_which_clock_each_section_times_by(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One gap was `at 1m22s` in its log's section and `at 20m00s` in the all-hosts one,
+    with nothing saying why; and the all-hosts section had no all-GPUs kernel line."""
+    logs = [str(SAMPLES / "journal-2gpu.log"), str(SAMPLES / "p12-gw2-merged.log")]
+    assert cli.main([*logs, "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert cli.main([*logs, "--report"]) == 0
+    out = capsys.readouterr().out
+    banners = [line for line in out.splitlines() if line.startswith("━━ ")]
+    assert len(banners) == 3
+    for banner, host in zip(banners, doc["hosts"], strict=False):
+        off = host["offset_ms"]
+        said = f"+{duration(off)} on the all-hosts clock" if off else "as on the all-hosts clock"
+        assert banner.startswith(f"━━ host {host['name']}: times on its own clock"), banner
+        assert said in banner, banner
+    assert any(h["offset_ms"] for h in doc["hosts"])  # the clocks do differ here
+    assert banners[2].endswith("times on the all-hosts clock ━━")
+    all_section = out[out.index(banners[2]) :]
+    util = doc["all"]["summary"]["all_gpus_kernel_util"]
+    n = len(doc["all"]["gpus"])
+    assert f"all {n} GPUs: kernel {100 * util:.1f} % of their spans added up" in all_section
 
 
 def test_a_log_whose_daemon_restarted_is_one_host_a_run_beside_others(

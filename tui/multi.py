@@ -14,7 +14,7 @@ from parsers import export
 from parsers.durations import counted, duration
 from parsers.errors import CuzkError
 from parsers.export import size_warning, write_csv, write_trace_sized
-from parsers.hosts import START, HostLines, Merged, merge
+from parsers.hosts import START, Host, HostLines, Merged, merge
 from parsers.load import load_runs
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
@@ -152,7 +152,7 @@ def all_hosts(
 ) -> list[Any]:
     """The report over every log at once: GPUs, gap statistics, the largest gaps of all
     (`encoding`: the output's, for `spelled`, as each host's report)."""
-    from tui.report import gap_lines, gap_stats_table, gpu_table, heading
+    from tui.report import all_gpus_lines, gap_lines, gap_stats_table, gpu_table, heading
 
     model = merged.model
     gaps = model.gaps
@@ -164,6 +164,7 @@ def all_hosts(
             f"on {len(merged.hosts)} hosts"
         ),
         gpu_table(model),
+        *all_gpus_lines(model),
         heading("Gaps of every host"),
         gap_stats_table(gaps, s.gaps, encoding),
         heading(f"Largest {counted(len(listed), 'gap')} of every host"),
@@ -173,6 +174,18 @@ def all_hosts(
         for rank, i in enumerate(listed, 1)
     )
     return out
+
+
+ALL_HOSTS_CLOCK = "the all-hosts clock"
+
+
+def clock_words(host: Host) -> str:
+    """What a host's section times its gaps by: its own clock, and how far the all-hosts
+    section's clock is from it (one gap has a time in each; they differ by this)."""
+    if not host.offset_ms:
+        return f": times on its own clock, as on {ALL_HOSTS_CLOCK}"
+    sign = "+" if host.offset_ms > 0 else "-"
+    return f": times on its own clock ({sign}{duration(abs(host.offset_ms))} on {ALL_HOSTS_CLOCK})"
 
 
 def _print(
@@ -205,10 +218,17 @@ def _print(
             print_compare(models[0], models[1], console)
             return
         for h, m, r in zip(merged.hosts, models, readers, strict=True):
-            console.print(Text(f"━━ host {visible(h.name)} ━━", style="bold reverse"))
+            console.print(
+                Text(f"━━ host {visible(h.name)}{clock_words(h)} ━━", style="bold reverse")
+            )
             print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
             console.print()
-        console.print(Text(f"━━ all {len(models)} hosts: {merged.note} ━━", style="bold reverse"))
+        console.print(
+            Text(
+                f"━━ all {len(models)} hosts: {merged.note}; times on {ALL_HOSTS_CLOCK} ━━",
+                style="bold reverse",
+            )
+        )
         encoding = getattr(console.file, "encoding", None)
         console.print(Group(*all_hosts(merged, args.top, args.min_gap, reader, encoding)))
 

@@ -112,7 +112,8 @@ WORKER_PHASES_TITLE = (
 )
 
 
-def _all_gpus_lines(model: LogModel) -> list[RenderableType]:
+def all_gpus_lines(model: LogModel) -> list[RenderableType]:
+    """The all-GPUs kernel figure under the GPU table (none for one GPU)."""
     figure = all_gpus_figure(model)
     if figure is None:
         return []
@@ -402,7 +403,7 @@ def report_renderables(
             "as shares of each GPU's span"
         ),
         gpu_table(model),
-        *_all_gpus_lines(model),
+        *all_gpus_lines(model),
         heading(BUSY_SPLIT_TITLE),
         busy_split_table(model),
         heading(WORKER_PHASES_TITLE),
