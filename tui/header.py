@@ -40,7 +40,8 @@ def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: 
 # GPUs the header shows (its height follows them; the report and the gap list hold all)
 HEADER_GPUS = 4
 HEADER_MARGINS = 2  # the header's cells left and right of its text
-SOURCE_MIN_CELLS = 12  # the source's name is cut to no fewer cells than this
+SOURCE_MIN_CELLS = 12  # the source's name is cut to no fewer cells than this beside a state
+GPU_LABEL_MIN_CELLS = 6  # a GPU's label is cut to no fewer cells than this (`G…GPU2`)
 
 
 def header_text(
@@ -58,14 +59,23 @@ def header_text(
         f"  run {s.run_span_shown}  proofs {s.proofs_completed}/{s.proofs_started}"
         f"  {s.s_per_proof_shown}"
     )
-    state_cells = f" {state} "
-    text.append(state_cells, style="bold reverse" if state != "FINISHED" else "bold")
+    # the figures stay whole, the header's margins outside them; a state too long to leave
+    # the source SOURCE_MIN_CELLS cells beside them (`FINISHED · stopped reading: cannot read
+    # …`, `· aligned on the wall clock`) keeps its first word there and says the rest whole
+    # on a line of its own; the source name (cut in the middle) takes what is left. A file
+    # name is never markup, nor a control (abbreviate)
+    avail = width - HEADER_MARGINS - cell_len(figures) - 3  # the state's cells, a space
+    word, _, rest = state.partition(" · ")
+    below = ""
+    if rest and cell_len(state) > avail - SOURCE_MIN_CELLS:
+        state, below = word, rest
+    style = "bold reverse" if state != "FINISHED" or below else "bold"
+    text.append(f" {state} ", style=style)
     text.append(" ")
-    # the source name gives way (cut in the middle) so that the figures fit the line, the
-    # header's margins outside it; a file name is never markup, nor a control (abbreviate)
-    room = width - HEADER_MARGINS - len(state_cells) - 1 - cell_len(figures)
-    text.append(abbreviate(model.source, max(room, SOURCE_MIN_CELLS)))
+    text.append(abbreviate(model.source, max(avail - cell_len(state), 0)))
     text.append(figures)
+    if below:
+        text.append(f"\n{below}", style="bold")
     if model.starts_mid_run:
         text.append(f"\n{MID_RUN}", style="bold yellow")
     short = width < 100
@@ -73,16 +83,22 @@ def header_text(
     # line (`+1 running` with it) fits 80 columns whole
     pad, sep = (0, " ") if short else (7, "  ")
     for g in model.gpus[:HEADER_GPUS]:
-        text.append(f"\n{model.gpu_label(g.gpu)} ", style="bold")
-        text.append("of span: ", style="dim")
-        text.append("TIMELINE ")
-        text.append(f"{fmt_pct(g.timeline_util):>{pad}}", style="bold yellow")
-        text.append(f"{sep}kernel ")
-        text.append(f"{kernel_figure(g):>{pad}}", style="bold green")
-        text.append(f"{sep}idle {duration(g.span_ms - g.busy_ms)} in ", style="dim")
-        text.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
+        line = Text()
+        line.append("of span: ", style="dim")
+        line.append("TIMELINE ")
+        line.append(f"{fmt_pct(g.timeline_util):>{pad}}", style="bold yellow")
+        line.append(f"{sep}kernel ")
+        line.append(f"{kernel_figure(g):>{pad}}", style="bold green")
+        line.append(f"{sep}idle {duration(g.span_ms - g.busy_ms)} in ", style="dim")
+        line.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
         if g.in_flight:
-            text.append(f"{sep}+{g.in_flight} running", style="italic")
+            line.append(f"{sep}+{g.in_flight} running", style="italic")
+        # a host's long name (`journal-2gpu.log:GPU2`) is cut in the middle, its GPU kept,
+        # so that the figures fit
+        room = width - HEADER_MARGINS - 1 - line.cell_len
+        label = abbreviate(model.gpu_label(g.gpu), max(room, GPU_LABEL_MIN_CELLS))
+        text.append(f"\n{label} ", style="bold")
+        text.append_text(line)
         zoomed = view is not None and g.gpu in view
         if run is not None and g.gpu in run:
             text.append("\n")
