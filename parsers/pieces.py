@@ -356,6 +356,16 @@ def _split_of(t: PartitionTable, seg_part: I64, bounds: Bounds | None) -> dict[i
     return clipped_split(t, seg_part, bounds)
 
 
+# From how many rows a piece's segment figures are made on a thread of their own: a long
+# log's first model or a settled part made again, where the wait is seen and pays for the
+# memory of both made at once (the 685 MB log's 471,513 rows: 0.1 s sooner, its peak
+# elsewhere; the 252 MB log's 157,138: no sooner, 9 MB more at its peak). Never the live
+# rows of a log followed (a few thousand at most), where only the CPU counts: a thread
+# saves none (following a GPU-bound log took 1.47-1.51 % of a core in line, 1.50-1.58 %
+# with one).
+PIECE_APART_ROWS = 1 << 18
+
+
 def make_piece(
     rows: Rows,
     drawn: bool = True,
@@ -377,14 +387,28 @@ def make_piece(
         tt = PartitionTable.joined([before.table, t])
         tpart = np.concatenate([before.seg_part, rows.seg_part + len(before)])
     bounds = window.bounds if window is not None else None
+    timed = None if bounds is None else (tt, tpart, bounds)
+    # many rows: what the segments give is made on a second thread (the core's loops run
+    # without the GIL, numpy's sorts too) while this one reads the stamps and lays the rows
+    # out in lanes, as the whole-log build does (the viewer's first model of a 685 MB log
+    # waited ~0.1 s more for them in line)
+    later = (
+        Later(segment_figures, t, rows.seg_part, timed, name="cuzk-tui-segments")
+        if segmented is None and len(t) >= PIECE_APART_ROWS
+        else None
+    )
     if stamped is None:
         stamped = stamp_figures(
-            t, rows.floats, rows.index, timed=None if window is None else (tt, window.bounds)
+            t, rows.floats, rows.index, timed=None if bounds is None else (tt, bounds)
         )
+    if segmented is None and later is None:
+        # in line, before the lanes: what making them takes is let go before they are laid
+        segmented = segment_figures(t, rows.seg_part, timed)
+    if laid is None:
+        laid = _lanes(rows, window.lane_ends if window else None) if drawn else ({}, {})
     if segmented is None:
-        segmented = segment_figures(
-            t, rows.seg_part, None if bounds is None else (tt, tpart, bounds)
-        )
+        assert later is not None
+        segmented = later.result()
     gpus = {
         g: replace(
             part,
@@ -393,8 +417,6 @@ def make_piece(
         )
         for g, part in stamped.gpus.items()
     }
-    if laid is None:
-        laid = _lanes(rows, window.lane_ends if window else None) if drawn else ({}, {})
     lanes, lane_ends = laid
     return Piece(
         rows=rows,
