@@ -285,6 +285,10 @@ class LogBuilder(Run):
             kernel_doubt={g: (less, more) for g, less, more in d["kernel_doubt"]},
         )
 
+    def record_count(self) -> int:
+        """How many records the run being read has (without copying any)."""
+        return self._core.record_count()
+
     def finish(self) -> None:
         """End of input: attribute the waiting timing lines (a partial last line stays unread)."""
         self._core.finish()

@@ -130,6 +130,10 @@ class LiveRecords(Protocol):
         """Records `rows` and those from `first_new` on, and the run's facts, in one call."""
         ...
 
+    def record_count(self) -> int:
+        """How many records the run being read has."""
+        ...
+
     def gpus_of(self, workers: I32 | I64, table: dict[int, int] | None = None) -> I64:
         """The GPU of each worker (-1 stays -1)."""
         ...
