@@ -604,6 +604,9 @@ def test_rows_split_as_they_are_let_go_are_the_rows_taken(seed: int) -> None:
         np.arange(n) < n // 2,
         rng.random(n) < 0.5,
         rng.random(n) < 0.05,
+        # a few rows apart, as in a long read's settled part: taken run by run
+        ~np.isin(np.arange(n), [1, n // 2, n - 1]),
+        np.isin(np.arange(n), [0, n // 3]),
     ):
         reference = _made_rows(b)
         held = [_made_rows(b)]
@@ -644,14 +647,16 @@ def test_rows_split_are_never_held_beside_their_parts(monkeypatch: pytest.Monkey
         return made(**kwargs)
 
     monkeypatch.setattr(rows_module, "PartitionTable", watched)
-    for split in (True, False):
+    for split, every in ((True, 3), (True, 0), (False, 3)):
         held = [_made_rows(b)]
         t = held[0].table
         arrays = [getattr(t, name) for name in (*ROW_FIELDS, "seg_start", "seg_end", "seg_phase")]
         arrays += [*held[0].floats.values(), held[0].seg_part]
         refs[:] = [weakref.ref(a) for a in arrays]
         del t, arrays
-        keep = np.arange(len(held[0])) % 3 > 0
+        n = len(held[0])
+        # by mask (a row in three let go), or run by run (two rows let go)
+        keep = np.arange(n) % every > 0 if every else ~np.isin(np.arange(n), [2, n // 2])
         alive_at_table.clear()
         if split:
             kept, rest = split_rows(held, keep)
