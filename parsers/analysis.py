@@ -275,8 +275,8 @@ class LiveAnalysis:
     @staticmethod
     def _outgrown(base: _Base, records: int) -> bool:
         """The live rows grew by TAIL_ROWS since the settled part was made: it is made again
-        (an interval running for ever, a worker that died, keeps what follows it live, and
-        making it again would not help)."""
+        then, not sooner (an interval running for ever, a worker that died, keeps what
+        follows it live: making the part again at every snapshot would settle none of it)."""
         return records - base.count + len(base.unsettled) > base.live + TAIL_ROWS
 
     @staticmethod
