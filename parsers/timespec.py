@@ -1,10 +1,11 @@
 """Times given on the command line (--from, --to) in the forms the viewer shows them.
 
 An offset on the log's clock (ms since the engine started, the TIMELINE offsets), as the time
-axis and the inspector write it: `850ms`, `12.5s`, `3600s`, `3m20s`, `1m20.506s`, `90m`,
-`1h05m`, `1h05m20s`, `2h`, or a bare number of ms (`3600000`, as the palette's trace files
-are named). Or a wall-clock time, as the inspector shows it beside an offset when the log
-gives the engine's start: a time of day `12:30`, `12:30:05`, `12:30:05.250` (the first such
+axis, the gap list and the inspector write it: `850ms`, `12.5s`, `3600s`, `3m20s`,
+`1m20.506s`, `90m`, `1h05m`, `1h05m20s`, `2h`, `2d 20h54m`, `4d 02h00m15.5s`, `3d`, the
+report's `44.94 s` and `812 ms`, or a bare number of ms (`3600000`, as the palette's trace
+files are named). Or a wall-clock time, as the inspector shows it beside an offset when the
+log gives the engine's start: a time of day `12:30`, `12:30:05`, `12:30:05.250` (the first such
 moment at or after the engine started; for --to, at or after --from), or a date and time
 `2026-03-16 12:30` (`T` between them too), both in the zone the log's times are in.
 """
@@ -15,14 +16,18 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-_UNITS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0}
+_UNITS = {"d": 86_400_000.0, "h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0}
 _NUMBER = r"\d+(?:\.\d+)?"
+# a unit may follow its number after a space, and a part the one before it (`2d 20h54m`,
+# the report's `44.94 s` and `812 ms`)
 _OFFSET = re.compile(
-    rf"(?:(?P<h>{_NUMBER})h)?(?:(?P<m>{_NUMBER})m(?!s))?(?:(?P<s>{_NUMBER})s)?"
-    rf"(?:(?P<ms>{_NUMBER})ms)?"
+    rf"(?:(?P<d>{_NUMBER}) ?d ?)?(?:(?P<h>{_NUMBER}) ?h ?)?(?:(?P<m>{_NUMBER}) ?m(?!s) ?)?"
+    rf"(?:(?P<s>{_NUMBER}) ?s ?)?(?:(?P<ms>{_NUMBER}) ?ms)?"
 )
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
-FORMS = "850ms, 12.5s, 3m20s, 1h05m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
+FORMS = (
+    "850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,13 @@ from conftest import SAMPLES
 from perfetto_decode import decode
 
 from parsers import export
+from parsers.durations import duration, offset
 from parsers.load import read_log
 from parsers.rawlines import LineReader
 from parsers.timespec import parse_time, resolve
 from tui import cli
 from tui.app import make_app
+from tui.axis import ticks
 from tui.commands import export_visible
 from tui.gantt import GanttView
 
@@ -60,12 +62,30 @@ def test_a_json_trace_past_the_limit_is_written_with_one_line_of_warning(
         ("1h05m", 3_900_000.0),
         ("1h05m20s", 3_920_000.0),
         ("2h", 7_200_000.0),
+        ("2d 20h54m", 248_040_000.0),
+        ("4d 02h00m15.5s", 352_815_500.0),
+        ("3d", 259_200_000.0),
         ("3600000", 3_600_000.0),
         ("1234.5", 1234.5),
     ],
 )
 def test_offsets_are_read_in_the_viewer_s_forms(text: str, ms: float) -> None:
     assert parse_time(text).offset_ms == ms
+
+
+@pytest.mark.parametrize("hours", [0.01, 0.5, 23.9, 24, 49.7, 98, 250])
+def test_every_time_the_viewer_writes_is_read_back(hours: float) -> None:
+    """The axis wrote `4d 02h00m` past a day, and the gap list `2d 20h54m`: neither was
+    read by --from/--to or the log pane's jump (no `d`). Each is read back as its time."""
+    t0 = hours * 3_600_000
+    for scale in (1.0, 250.0, 60_000.0, 900_000.0):
+        for _, t, label in ticks(t0, scale, 200):
+            assert parse_time(label).offset_ms == pytest.approx(t, abs=1e-6 * max(t, 1.0))
+    ms = round(t0 + 4_177.25)
+    assert parse_time(offset(ms)).offset_ms == ms  # the inspector's, to the millisecond
+    # the gap list's and the report's: to 10 ms under a minute, to the minute past an hour
+    said = parse_time(duration(ms)).offset_ms
+    assert said is not None and abs(said - ms) <= (5 if ms < 60_000 else 60_000)
 
 
 @pytest.mark.parametrize(
