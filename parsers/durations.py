@@ -42,7 +42,7 @@ def duration(ms: float, style: Style = "text") -> str:
     sign = "-" if ms < 0 else ""
     ms = abs(ms)
     if ms >= MINUTE_MS:
-        return sign + (_long(ms).replace(" ", "") if style == "tight" else _long(ms))
+        return sign + _long(ms)
     if style == "age":
         return f"{sign}{int(ms // 1000)}s"
     if style == "span":

@@ -214,12 +214,15 @@ def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapW
 def _values(vals: tuple[int, ...], median: float | None, sep: str) -> str:
     if not vals:
         return "none printed"
-    text = ", ".join(str(v) for v in vals[:6]) + (" …" if len(vals) > 6 else "")
-    unit = f"{' ' if text.endswith('…') else sep}ms"  # `1587 … ms`, not `1587 …ms`
+    shown = ", ".join(str(v) for v in vals[:6])
+    more = " …" if len(vals) > 6 else ""
+    # `1587 … ms`; against the number, the unit before the `…` (`1587ms …`): a line's
+    # wrap at the `…` then leaves no unit alone at the next line's start
+    text = f"{shown}{more} ms" if sep else f"{shown}ms{more}"
     if median is None or not median:
-        return text + unit
+        return text
     peak = 100 * max(vals) / median
-    return f"{text}{unit} (max {peak:.0f}{sep}% of the run median {median:.0f}{sep}ms)"
+    return f"{text} (max {peak:.0f}{sep}% of the run median {median:.0f}{sep}ms)"
 
 
 def states_words(states: Sequence[WorkerState]) -> str:
