@@ -5,11 +5,14 @@ first day on, as the gap list counts them, never `98h00m`)."""
 from __future__ import annotations
 
 import itertools
+import math
+import random
 import re
 
 import pytest
 
 from tui.axis import MIN_TICK_CELLS, format_tick, ticks
+from tui.gantt import MIN_SAMPLE_ULPS, MIN_SCALE
 
 LABEL = re.compile(r"^(?:(\d+)ms|(?:(\d+)d )?(?:(\d+)h)?(?:(\d\d?)m)?(?:(\d+(?:\.\d+)?)s)?)$")
 
@@ -28,8 +31,8 @@ def said_ms(label: str) -> float:
         assert int(minutes) < 60 or hours is None, label
     if hours is not None:
         assert minutes is not None and int(minutes) < 60, label
-    if seconds is not None and (hours is not None or minutes is not None):
-        assert float(seconds) < 60, label
+    if seconds is not None:
+        assert float(seconds) < 60, label  # a minute or more is `1m00s`
     return 1000 * (
         86_400 * int(days or 0)
         + 3600 * int(hours or 0)
@@ -67,3 +70,26 @@ def test_days_are_counted_as_the_gap_list_counts_them() -> None:
     # a 10-day run fitted to 110 cells: every label in days, every one drawn
     labels = [label for _, _, label in ticks(0.0, 250 * 3_600_000 / 110, 110)]
     assert labels[0] == "0s" and all(re.fullmatch(r"\d+d 00h00m", x) for x in labels[1:])
+
+
+def test_a_time_is_rounded_before_it_is_split_so_no_second_reads_60() -> None:
+    """A time a hair under a minute, an hour or a day read `59m60s`, `23h59m60s`, `60s`:
+    rounded to the label's precision after it was split into minutes and seconds."""
+    assert format_tick(86_399_999.6, 1000) == "1d 00h00m00s"
+    assert format_tick(3_599_999.6, 1000) == "1h00m00s"
+    assert format_tick(59_999.6, 1000) == "1m00s"
+    assert format_tick(119_999.96, 100) == "2m00.0s"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_far_into_the_clock_every_label_says_its_tick_at_any_zoom_the_gantt_allows(
+    seed: int,
+) -> None:
+    """Past 1e12 ms a tick is no longer a whole number of steps (`first + k * step` in
+    floats): its label is rounded, never `…m60s`."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        t0 = 10 ** rng.uniform(9, 18)
+        scale = max(MIN_SCALE, math.ulp(t0) * MIN_SAMPLE_ULPS) * 10 ** rng.uniform(0, 4)
+        for _, t, label in ticks(t0, scale, rng.randint(20, 200)):
+            assert said_ms(label) == pytest.approx(t, rel=1e-9, abs=1e-3), (label, t)

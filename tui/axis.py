@@ -42,26 +42,28 @@ def _second_decimals(step: float) -> int:
 def format_tick(ms: float, step: float) -> str:
     """A tick label: `850ms`, `12.5s`, `38.375s`, `3m20s`, `1h05m`, `2d 20h54m`,
     `4d 02h00m15s`: precise enough for the step, in days from the first day on, as the gap
-    list, the header and the report count them (parsers/durations.py)."""
+    list, the header and the report count them (parsers/durations.py). The time is rounded
+    to the label's precision first and then split, so that a second never reads `60s`."""
     sign = "-" if ms < 0 else ""
     ms = abs(ms)
     if ms < 1000 and step < 1000:
         return f"{sign}{ms:.0f}ms"
     d = _second_decimals(step)
-    if ms < 60_000:
-        return f"{sign}{ms / 1000:.{d}f}s"
-    total_s = ms / 1000
-    width = 3 + d if d else 2
-    if total_s < 3600:
-        minutes, seconds = divmod(total_s, 60)
-        return f"{sign}{int(minutes)}m{seconds:0{width}.{d}f}s"
-    hours, rest = divmod(total_s, 3600)
-    days, hours = divmod(int(hours), 24)
-    head = f"{sign}{days}d {hours:02d}h" if days else f"{sign}{hours}h"
+    per_s = 10**d
+    ticks_ = round(ms * per_s / 1000)  # whole units of the label's last digit
+    if ticks_ < 60 * per_s:
+        return f"{sign}{ticks_ / per_s:.{d}f}s"
+    minutes, within = divmod(ticks_, 60 * per_s)
+    whole, part = divmod(within, per_s)
+    seconds = f"{whole:02d}" + (f".{part:0{d}d}" if d else "")
+    if minutes < 60:
+        return f"{sign}{minutes}m{seconds}s"
+    hours, minute = divmod(minutes, 60)
+    days, hour = divmod(hours, 24)
+    head = f"{sign}{days}d {hour:02d}h" if days else f"{sign}{hour}h"
     if step < 60_000:
-        minutes, seconds = divmod(rest, 60)
-        return f"{head}{int(minutes):02d}m{seconds:0{width}.{d}f}s"
-    return f"{head}{int(rest // 60):02d}m"
+        return f"{head}{minute:02d}m{seconds}s"
+    return f"{head}{minute:02d}m"
 
 
 def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
