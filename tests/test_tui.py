@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from parsers.builder import LogBuilder
-from parsers.durations import counted, duration
+from parsers.durations import duration
 from parsers.load import read_log
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
@@ -646,33 +646,47 @@ def test_the_state_line_of_the_header_gives_way_with_the_source_name() -> None:
             assert name not in first and "cuzk-daemon" in first and "host-17.log" in first
 
 
-def test_the_header_of_two_logs_fits_80_columns_with_every_figure() -> None:
+@pytest.mark.parametrize("names", [("journal-2gpu", "p12-gw2-merged"), ("node-01", "node-02")])
+@pytest.mark.parametrize("running", [False, True])
+def test_the_header_of_two_logs_fits_80_columns_with_every_figure(
+    names: tuple[str, str], running: bool
+) -> None:
     """Two logs at 80 columns: the state line was cut before `s/proof` (`proofs 15/18…`),
     each GPU line before its gap count (`in 17…`). The state's note goes to a line of its
-    own and the hosts' names give way now: the figures and each GPU's ordinal whole."""
+    own and the hosts' names give way now (their `:GPU2` whole): the figures whole, with
+    `+N running` where intervals run, and two hosts' GPUs told apart."""
     from rich.cells import cell_len
 
     from parsers.breakdown import whole_run
     from parsers.hosts import merge
     from tui.header import header_text
 
-    names = ["journal-2gpu.log", "p12-gw2-merged.log"]
-    merged = merge([read_log(SAMPLES / n) for n in names], names)
+    models = []
+    for sample in ("journal-2gpu", "p12-gw2-merged"):
+        data = (SAMPLES / f"{sample}.log").read_bytes()
+        b = LogBuilder(source=sample)
+        b.feed(data[: len(data) * 2 // 3] if running else data)
+        models.append(b.snapshot())
+    hosts = [f"{n}.log" for n in names]
+    merged = merge(models, hosts)
     model = merged.model
+    assert any(g.in_flight for g in model.gpus) == running
     state = f"FINISHED · {merged.note}"
     for width in (80, 100, 120, 200):
         lines = header_text(model, state, whole_run(model), width=width).plain.split("\n")
         assert all(cell_len(line) <= width - 2 for line in lines), (width, lines)
         assert lines[0].startswith(" FINISHED") and lines[0].endswith("s/proof"), lines[0]
         # the state's note whole, beside the figures or on a line of its own
-        assert (merged.note in lines[0]) == (width >= 100), lines[0]
         assert merged.note in lines[0] or lines[1] == merged.note, lines[:2]
         gpu_lines = [line for line in lines if ":GPU" in line]
         assert len(gpu_lines) == len(model.gpus)
-        for line, g in zip(gpu_lines, model.gpus, strict=True):
-            label = model.gpu_label(g.gpu)
-            assert line.split(" of span:")[0].endswith(label[-5:]), line
-            assert line.endswith(counted(model.gaps.how_many(gpu=g.gpu), "gap")), line
+        labels = [line.split(" of span:")[0] for line in gpu_lines]
+        if not running or width >= 100:  # at 80 with `+N running`, 3 cells of a host's name
+            assert len(set(labels)) == len(labels), labels  # each GPU told from the others
+        for line, label, g in zip(gpu_lines, labels, model.gpus, strict=True):
+            assert label.endswith("".join(model.gpu_label(g.gpu).rpartition(":")[1:])), line
+            ends = (f"+{g.in_flight} running",) if g.in_flight else ("gap", "gaps")
+            assert line.endswith(ends), line
 
 
 def test_a_proof_two_cells_long_is_drawn_with_both_ends() -> None:

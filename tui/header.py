@@ -40,8 +40,19 @@ def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: 
 # GPUs the header shows (its height follows them; the report and the gap list hold all)
 HEADER_GPUS = 4
 HEADER_MARGINS = 2  # the header's cells left and right of its text
-SOURCE_MIN_CELLS = 12  # the source's name is cut to no fewer cells than this beside a state
-GPU_LABEL_MIN_CELLS = 6  # a GPU's label is cut to no fewer cells than this (`G…GPU2`)
+# the room a state leaves the source's name beside the figures before its words after the
+# first go to a line of their own (the name gives way to the figures, cut in the middle)
+SOURCE_MIN_CELLS = 12
+HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`p…2:GPU0`)
+
+
+def gpu_label_in(label: str, width: int) -> str:
+    """A GPU's label in `width` cells: a host's name (`prover-node-02.log:GPU0`) cut in the
+    middle, its `:GPU0` whole, so that two hosts' GPUs stay told apart by both ends."""
+    host, colon, gpu = label.rpartition(":")
+    if not colon:
+        return abbreviate(label, width)
+    return abbreviate(host, max(width - cell_len(colon + gpu), HOST_MIN_CELLS)) + colon + gpu
 
 
 def header_text(
@@ -86,17 +97,19 @@ def header_text(
         line = Text()
         line.append("of span: ", style="dim")
         line.append("TIMELINE ")
-        line.append(f"{fmt_pct(g.timeline_util):>{pad}}", style="bold yellow")
+        timeline, kernel = fmt_pct(g.timeline_util), kernel_figure(g)
+        if short:  # the unit against the number, as the busy line below writes it
+            timeline, kernel = timeline.replace(" %", "%"), kernel.replace(" %", "%")
+        line.append(f"{timeline:>{pad}}", style="bold yellow")
         line.append(f"{sep}kernel ")
-        line.append(f"{kernel_figure(g):>{pad}}", style="bold green")
-        line.append(f"{sep}idle {duration(g.span_ms - g.busy_ms)} in ", style="dim")
+        line.append(f"{kernel:>{pad}}", style="bold green")
+        idle = duration(g.span_ms - g.busy_ms, "cell" if short else "text")
+        line.append(f"{sep}idle {idle} in ", style="dim")
         line.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
         if g.in_flight:
             line.append(f"{sep}+{g.in_flight} running", style="italic")
-        # a host's long name (`journal-2gpu.log:GPU2`) is cut in the middle, its GPU kept,
-        # so that the figures fit
-        room = width - HEADER_MARGINS - 1 - line.cell_len
-        label = abbreviate(model.gpu_label(g.gpu), max(room, GPU_LABEL_MIN_CELLS))
+        # a host's long name (`journal-2gpu.log:GPU2`) gives way so that the figures fit
+        label = gpu_label_in(model.gpu_label(g.gpu), width - HEADER_MARGINS - 1 - line.cell_len)
         text.append(f"\n{label} ", style="bold")
         text.append_text(line)
         zoomed = view is not None and g.gpu in view
