@@ -19,7 +19,7 @@ from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
-from parsers.durations import duration
+from parsers.durations import offset
 from parsers.export import trace_document, write_csv
 from parsers.hosts import OWN, RUNS, START, WALL, HostLines, merge
 from parsers.load import read_log, read_runs
@@ -467,7 +467,7 @@ def test_a_report_of_several_logs_says_which_clock_each_section_times_by(
     assert len(banners) == 3
     for banner, host in zip(banners, doc["hosts"], strict=False):
         off = host["offset_ms"]
-        said = f"+{duration(off)} on the all-hosts clock" if off else "as on the all-hosts clock"
+        said = f"+{offset(off)} on the all-hosts clock" if off else "as on the all-hosts clock"
         assert banner.startswith(f"━━ host {host['name']}: times on its own clock"), banner
         assert said in banner, banner
     assert any(h["offset_ms"] for h in doc["hosts"])  # the clocks do differ here

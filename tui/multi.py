@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from parsers import export
-from parsers.durations import counted, duration
+from parsers.durations import counted, duration, offset
 from parsers.errors import CuzkError
 from parsers.export import size_warning, write_csv, write_trace_sized
 from parsers.hosts import START, Host, HostLines, Merged, merge
@@ -181,11 +181,12 @@ ALL_HOSTS_CLOCK = "the all-hosts clock"
 
 def clock_words(host: Host) -> str:
     """What a host's section times its gaps by: its own clock, and how far the all-hosts
-    section's clock is from it (one gap has a time in each; they differ by this)."""
+    section's clock is from it, to the millisecond (one gap has a time in each; they
+    differ by this)."""
     if not host.offset_ms:
         return f": times on its own clock, as on {ALL_HOSTS_CLOCK}"
     sign = "+" if host.offset_ms > 0 else "-"
-    return f": times on its own clock ({sign}{duration(abs(host.offset_ms))} on {ALL_HOSTS_CLOCK})"
+    return f": times on its own clock ({sign}{offset(abs(host.offset_ms))} on {ALL_HOSTS_CLOCK})"
 
 
 def _print(
