@@ -7,6 +7,7 @@ import itertools
 import re
 from typing import ClassVar
 
+import numpy as np
 import pytest
 from conftest import SAMPLES
 from rich.segment import Segment
@@ -18,6 +19,7 @@ from textual.content import Content
 from textual.renderables.background_screen import BackgroundScreen
 from textual.widget import Widget
 
+from parsers.builder import LogBuilder
 from parsers.load import read_log
 from parsers.rawlines import LineReader
 from tui.app import make_app
@@ -129,3 +131,27 @@ def test_the_inspectors_never_wrap_a_number_away_from_its_unit(name: str) -> Non
                     before,
                     after,
                 )
+
+
+def test_an_offset_days_into_a_run_is_never_wrapped_inside() -> None:
+    """Days into a run the inspector wrote `2d 20h54m29.258s (2026-03-19 06:03:13.667)`:
+    at 80 columns `2d` ended one line and the rest began the next. Offsets and wall times
+    are written without a space inside (`2d20h54m29.258s`, `2026-03-19T06:03:13.667`)."""
+    days = 2 * 86_400_000 + 20 * 3_600_000
+    data = re.sub(
+        rb"TIMELINE,(\d+),",
+        lambda m: b"TIMELINE," + str(int(m[1]) + days).encode() + b",",
+        (SAMPLES / "journal-2gpu.log").read_bytes(),
+    )
+    builder = LogBuilder(source="days")
+    builder.feed(data)
+    model = builder.build()
+    later = np.flatnonzero(model.gaps.start > days).tolist()  # (a spliced line: a restart)
+    assert len(later) >= 10
+    texts = [describe_gap(model, model.gaps[k]) for k in later]
+    for width in range(40, 121):
+        for text in texts:
+            lines = [c.plain for c in Content.from_rich_text(text).wrap(width)]
+            for before, after in itertools.pairwise(lines):
+                cut = re.search(r"(\d+d|\(\d{4}-\d\d-\d\d)\s*$", before)
+                assert not (cut and re.match(r"\s*\d", after)), (width, before, after)

@@ -55,10 +55,12 @@ def lasted(ms: float) -> str:
 
 
 def when(model: LogModel, ms: float) -> str:
-    """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time."""
-    text = offset(ms)
+    """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time; each
+    without a space inside (`2d20h54m29.258s (2026-03-19T06:03:13.667)`, as --from reads
+    them), for the window wraps its prose at any space."""
+    text = offset(ms).replace(" ", "")
     wall = model.wall_text(ms)
-    return f"{text} ({wall})" if wall is not None else text
+    return f"{text} ({wall.replace(' ', 'T')})" if wall is not None else text
 
 
 def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
