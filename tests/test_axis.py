@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tui.axis import MIN_TICK_CELLS, format_tick, ticks
+from tui.axis import MIN_TICK_CELLS, format_tick, tick_step, ticks
 from tui.gantt import MIN_SAMPLE_ULPS, MIN_SCALE
 
 LABEL = re.compile(r"^(?:(\d+)ms|(?:(\d+)d )?(?:(\d+)h)?(?:(\d\d?)m)?(?:(\d+(?:\.\d+)?)s)?)$")
@@ -93,3 +93,13 @@ def test_far_into_the_clock_every_label_says_its_tick_at_any_zoom_the_gantt_allo
         scale = max(MIN_SCALE, math.ulp(t0) * MIN_SAMPLE_ULPS) * 10 ** rng.uniform(0, 4)
         for _, t, label in ticks(t0, scale, rng.randint(20, 200)):
             assert said_ms(label) == pytest.approx(t, rel=1e-9, abs=1e-3), (label, t)
+
+
+def test_ticks_fall_on_times_read_at_a_glance() -> None:
+    """A 50 s step put ticks at 1m40s, 2m30s, 3m20s (a 4-minute run opened so): every step
+    from a second to a day divides a minute, or is a whole number of minutes."""
+    steps = {tick_step(10**e) for e in (x / 20 for x in range(0, 140))}
+    for step in steps:
+        assert 60_000 % step == 0 or step % 60_000 == 0, step
+    labels = [label for _, _, label in ticks(0.0, 250_000 / 110, 110)]
+    assert "1m40s" not in labels and "1m00s" in labels, labels

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
-# tick steps in ms: 1, 2, 5 x 10^k, then minute-friendly steps
-_STEPS = [m * 10**e for e in range(0, 5) for m in (1, 2, 5)] + [
+# tick steps in ms: 1, 2, 5 x 10^k up to 20 s, then minute-friendly steps (50 s would put
+# ticks at 1m40s, 2m30s, 3m20s: no time a person reads off at a glance)
+_STEPS = [m * 10**e for e in range(0, 5) for m in (1, 2, 5) if m * 10**e != 50_000] + [
     15_000,
     30_000,
     60_000,
