@@ -237,6 +237,16 @@ class Rows:
         )
 
 
+def _kept_rows_segments(keep: npt.NDArray[np.bool_], counts: I64) -> tuple[I64, I64]:
+    """Of rows with `counts` segments each (row after row), the rows where `keep` is True:
+    each of their segments' row among them, and where each one's segments begin."""
+    kept_counts = counts[keep]
+    kept_offsets = np.zeros(len(kept_counts) + 1, dtype=np.int64)
+    np.cumsum(kept_counts, out=kept_offsets[1:])
+    part = np.repeat(np.arange(len(kept_counts), dtype=np.int64), kept_counts)
+    return part, kept_offsets
+
+
 def _kept_segments(
     keep: npt.NDArray[np.bool_], offsets: I64
 ) -> tuple[npt.NDArray[np.bool_], I64, I64]:
@@ -244,11 +254,7 @@ def _kept_segments(
     the rows where `keep` is True: which they are, each one's row among the kept rows, and
     where each kept row's segments begin."""
     counts = np.diff(offsets)
-    kept_counts = counts[keep]
-    kept_offsets = np.zeros(len(kept_counts) + 1, dtype=np.int64)
-    np.cumsum(kept_counts, out=kept_offsets[1:])
-    part = np.repeat(np.arange(len(kept_counts), dtype=np.int64), kept_counts)
-    return np.repeat(keep, counts), part, kept_offsets
+    return np.repeat(keep, counts), *_kept_rows_segments(keep, counts)
 
 
 # A selection of rows is taken run by run (slices joined: a copy at memory speed) while it
@@ -267,10 +273,7 @@ class _Pick:
         self.keep = keep
         edges = np.flatnonzero(np.diff(keep, prepend=False, append=False))
         counts = np.diff(offsets)
-        picked_counts = counts[keep]
-        self.offsets = np.zeros(len(picked_counts) + 1, dtype=np.int64)
-        np.cumsum(picked_counts, out=self.offsets[1:])
-        self.seg_part = np.repeat(np.arange(len(picked_counts), dtype=np.int64), picked_counts)
+        self.seg_part, self.offsets = _kept_rows_segments(keep, counts)
         self.runs: I64 | None = None
         self.seg_runs: I64 | None = None
         self.seg_keep: npt.NDArray[np.bool_] | None = None
