@@ -281,9 +281,9 @@ class LiveAnalysis:
 
     @staticmethod
     def _still_good(base: _Base, snap: LiveSnapshot) -> bool:
+        """The settled part stands (`_model` has looked, before the copy, whether the live
+        rows outgrew it: `_outgrown`)."""
         if snap.touched is None or snap.worker_gpu != base.worker_gpu:
-            return False
-        if LiveAnalysis._outgrown(base, snap.records):
             return False
         return not in_mask(base.settled, np.asarray(snap.touched, dtype=np.int64)).any()
 
