@@ -22,7 +22,7 @@ from parsers.sources import open_log
 from tui.app import CuzkApp, make_app
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, StreamSource
-from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
+from tui.gantt import AXIS_ROWS, LABEL_WIDTH, THRESHOLDS_MS, GanttView
 from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
@@ -80,6 +80,33 @@ async def test_no_follow_opens_on_the_whole_run(tmp_path: Path) -> None:
         assert fits_the_run(view)
         assert "FINISHED" in text_of(app, "#summary")
         assert "cell = 50µs" not in text_of(app, "#status")
+
+
+async def test_the_lanes_end_where_the_scrollbar_begins() -> None:
+    # journal-2gpu has more lanes than 80x24 has rows: the scrollbar takes the last cells
+    app = app_for("journal-2gpu")
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        assert view.show_vertical_scrollbar
+        drawn = view.scrollable_content_region.width
+        assert view.timeline_width == drawn - LABEL_WIDTH
+        assert fits_the_run(view)  # the run's end left of the scrollbar, not under it
+        assert {len(view.render_line(y).text) for y in range(view.size.height)} == {drawn}
+        # the last axis label whole: a unit ends it
+        assert view.render_line(0).text.rstrip()[-1] == "s"
+        # fewer lanes (no resize): the scrollbar goes, and the time takes its cells back
+        few = read_log(SAMPLES / "p9-c6.log")
+        view.set_model(few)
+        await pilot.pause()
+        assert not view.show_vertical_scrollbar
+        assert view.timeline_width == view.size.width - LABEL_WIDTH
+        assert fits_the_run(view)
+        view.set_model(read_log(SAMPLES / "journal-2gpu.log"))
+        await pilot.pause()
+        assert view.show_vertical_scrollbar
+        assert view.timeline_width == drawn - LABEL_WIDTH
+        assert fits_the_run(view)
 
 
 async def test_a_finished_pipe_shows_the_whole_run(tmp_path: Path) -> None:

@@ -179,7 +179,7 @@ class GanttView(ScrollView, can_focus=True):
         self._apply_found()
         # no GPU lanes: rows for the sentence that says why
         extra = 0 if self.model.gpus else MESSAGE_ROWS
-        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS + extra)
+        self.virtual_size = Size(self.content_width, len(self._drawing.rows) + AXIS_ROWS + extra)
         self.generation += 1
         self._cache.clear()
 
@@ -234,9 +234,15 @@ class GanttView(ScrollView, can_focus=True):
         return None if self.selected is None else self.model.gaps[self.selected]
 
     @property
+    def content_width(self) -> int:
+        """Cells the rows are drawn in: the width less the vertical scrollbar's, which
+        covers the last cells of every row once the lanes outgrow the height."""
+        return max(0, self.size.width - self.scrollbar_size_vertical)
+
+    @property
     def timeline_width(self) -> int:
-        """Cells available for time (the width less the label gutter)."""
-        return max(1, self.size.width - LABEL_WIDTH)
+        """Cells available for time (the rows' width less the label gutter)."""
+        return max(1, self.content_width - LABEL_WIDTH)
 
     # -- view ---------------------------------------------------------------------------
 
@@ -244,8 +250,8 @@ class GanttView(ScrollView, can_focus=True):
         """Refit on the first real size; later keep the zoom and redraw."""
         # no GPU lanes: rows for the sentence that says why
         extra = 0 if self.model.gpus else MESSAGE_ROWS
-        self.virtual_size = Size(self.size.width, len(self._drawing.rows) + AXIS_ROWS + extra)
-        if (not self._fitted or self.autofit) and self.size.width > LABEL_WIDTH:
+        self.virtual_size = Size(self.content_width, len(self._drawing.rows) + AXIS_ROWS + extra)
+        if (not self._fitted or self.autofit) and self.content_width > LABEL_WIDTH:
             self._fitted = True
             self.fit(keep_pinned=True)
         elif self.pinned:
@@ -253,6 +259,11 @@ class GanttView(ScrollView, can_focus=True):
         else:
             self._clamp()  # wider, the same zoom would show time past the run's ends
         self._changed()
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        """The scrollbar came or went (the lanes outgrew the height, or fit in it again): the
+        time is laid out again in the width it leaves, as on a resize."""
+        self.on_resize()
 
     def fit(self, keep_pinned: bool = False) -> None:
         """Show the whole run (a user's fit on a live log follows it again). A log in which
@@ -701,7 +712,7 @@ class GanttView(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         """One screen line: the axis (fixed) or a lane."""
-        width = self.size.width
+        width = self.content_width
         scroll_y = int(self.scroll_offset.y)
         row = y if y < AXIS_ROWS else y + scroll_y
         key = (
