@@ -7,7 +7,9 @@ report's `44.94 s` and `812 ms`, or a bare number of ms (`3600000`, as the palet
 files are named). Or a wall-clock time, as the inspector shows it beside an offset when the
 log gives the engine's start: a time of day `12:30`, `12:30:05`, `12:30:05.250` (the first such
 moment at or after the engine started; for --to, at or after --from), or a date and time
-`2026-03-16 12:30` (`T` between them too), both in the zone the log's times are in.
+`2026-03-16 12:30` (`T` between them too), both in the zone the log's times are in. Either may
+end in ` UTC` (as the report's `engine started` line writes it) or `Z` (as tracing stamps do),
+which a log whose times are UTC reads and a journal on its local time refuses.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ _OFFSET = re.compile(
     rf"(?:(?P<d>{_NUMBER}) ?d ?)?(?:(?P<h>{_NUMBER}) ?h ?)?(?:(?P<m>{_NUMBER}) ?m(?!s) ?)?"
     rf"(?:(?P<s>{_NUMBER}) ?s ?)?(?:(?P<ms>{_NUMBER}) ?ms)?"
 )
+# a wall-clock time said to be in UTC: the report's ` UTC`, or a stamp's `Z` after its digits
+_UTC = re.compile(r"(?:\s+UTC|(?<=\d)Z)\Z", re.IGNORECASE)
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
 FORMS = (
     "850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
@@ -39,6 +43,7 @@ class TimeSpec:
     offset_ms: float | None = None
     clock: tuple[int, int, int, int] | None = None  # hour, minute, second, µs
     moment: datetime | None = None  # a date and time, without a zone
+    utc: bool = False  # a wall-clock time said to be in UTC
 
     @property
     def is_wall(self) -> bool:
@@ -60,6 +65,10 @@ def parse_time(text: str) -> TimeSpec:
         return TimeSpec(
             text, offset_ms=sum(float(v) * _UNITS[u] for u, v in m.groupdict().items() if v)
         )
+    zone = _UTC.search(raw)
+    utc = zone is not None
+    if zone is not None:
+        raw = raw[: zone.start()]
     c = _CLOCK.fullmatch(raw)
     if c is not None:
         hour, minute = int(c[1]), int(c[2])
@@ -67,10 +76,10 @@ def parse_time(text: str) -> TimeSpec:
         micro = int((c[4] or "0").ljust(6, "0"))
         if hour > 23 or minute > 59 or second > 59:
             raise ValueError(f"not a time of day: {text!r}")
-        return TimeSpec(text, clock=(hour, minute, second, micro))
+        return TimeSpec(text, clock=(hour, minute, second, micro), utc=utc)
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(:\d{2}(\.\d{1,6})?)?", raw):
         try:
-            return TimeSpec(text, moment=datetime.fromisoformat(raw))
+            return TimeSpec(text, moment=datetime.fromisoformat(raw), utc=utc)
         except ValueError:
             raise ValueError(f"not a date and time: {text!r}") from None
     raise ValueError(f"not a time: {text!r} (give {FORMS})")
@@ -89,6 +98,11 @@ def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> f
         raise ValueError(
             f"{spec.text!r} is a wall-clock time, and this log does not say when the engine "
             "started (give an offset such as 1h05m)"
+        )
+    if spec.utc and anchor.tzinfo is None:
+        raise ValueError(
+            f"{spec.text!r} is in UTC, and this log's times are the journal's local time "
+            "(give the time without UTC)"
         )
     base = anchor.replace(tzinfo=None)
     if spec.moment is not None:

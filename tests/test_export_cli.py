@@ -166,6 +166,43 @@ def test_a_wall_clock_window_is_the_offsets_of_those_moments(tmp_path: Path) -> 
     assert resolve(parse_time(day), anchor) == -anchor.microsecond / 1000
 
 
+def test_the_report_s_engine_start_copied_whole_is_read(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main([LOG, "--report"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "engine started" in x)
+    said = line.split("engine started ", 1)[1]
+    assert said.endswith(" UTC")
+    anchor = read_log(Path(LOG)).wall_anchor
+    assert anchor is not None
+    at = -(anchor.microsecond % 1000) / 1000  # the report writes the start to the ms
+    assert resolve(parse_time(said), anchor) == at
+    stamp = said.removesuffix(" UTC").replace(" ", "T") + "Z"  # as a tracing stamp writes it
+    assert resolve(parse_time(stamp), anchor) == at
+    clock = said.split(" ")[1]
+    assert resolve(parse_time(f"{clock} UTC"), anchor) == resolve(parse_time(clock), anchor)
+    # a journal on its local time: a time said in UTC is not the log's, and refused
+    local = anchor.replace(tzinfo=None)
+    with pytest.raises(ValueError, match="journal's local time"):
+        resolve(parse_time(said), local)
+    assert resolve(parse_time(said.removesuffix(" UTC")), local) == at
+    for bad in ("5m UTC", "UTC", "12:30 GMT", "2026-03-16Z"):
+        with pytest.raises(ValueError, match="not a"):
+            parse_time(bad)
+
+
+def test_a_window_in_utc_exports_as_its_offsets(tmp_path: Path) -> None:
+    anchor = read_log(Path(LOG)).wall_anchor
+    assert anchor is not None
+    lo, hi = anchor + timedelta(seconds=30), anchor + timedelta(seconds=95)
+    said = [t.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] for t in (lo, hi)]
+    in_utc, as_given = tmp_path / "utc.json", tmp_path / "given.json"
+    window = ["--from", f"{said[0]} UTC", "--to", f"{said[1]} UTC"]
+    assert cli.main([LOG, "--export-trace", str(in_utc), *window]) == 0
+    assert cli.main([LOG, "--export-trace", str(as_given), "--from", said[0], "--to", said[1]]) == 0
+    assert in_utc.read_bytes() == as_given.read_bytes()
+
+
 async def test_from_to_cut_as_the_palette_s_visible_range_export(tmp_path: Path) -> None:
     model = read_log(Path(LOG))
     app = make_app(model, LineReader(path=Path(LOG)), screenshot_dir=tmp_path / "shots")
