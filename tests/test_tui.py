@@ -749,3 +749,25 @@ def _built(data: bytes) -> LogModel:
     b = LogBuilder(source="t")
     b.feed(data)
     return b.build()
+
+
+def test_the_gap_counts_by_size_stand_under_their_headings() -> None:
+    """The report's `<50|≤500|>500` column: each count right under its part of the heading,
+    however many digits a count has (they were centred on ` | `, and drifted)."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from parsers.model import GapStats, GapTable
+    from tui.report import gap_stats_table
+
+    gaps = read_log(SAMPLES / "journal-2gpu.log").gaps
+    many = GapTable.concat([gaps] * 400, gaps.parts)  # counts of up to five digits
+    for table, encoding in ((gaps, None), (many, None), (many, "ascii")):
+        console = Console(width=200, file=StringIO(), record=True)
+        console.print(gap_stats_table(table, GapStats.of(table.duration), encoding))
+        lines = [line for line in console.export_text().splitlines() if "|" in line]
+        assert len(lines) >= 6  # the heading and a row per kind of gap
+        bars = {tuple(i for i, c in enumerate(line) if c == "|") for line in lines}
+        assert len(bars) == 1, lines
+    assert GapStats.of(many.duration).over_500 >= 10_000  # wider than its heading

@@ -56,7 +56,14 @@ def gap_cause_words(gap: Gap) -> str:
     return "unknown (no queue event)"
 
 
-def _stats_row(name: str, st: GapStats) -> list[str]:
+def _by_size(st: GapStats) -> tuple[int, int, int]:
+    """The gaps' counts under 50 ms, from 50 to 500 ms, over 500 ms."""
+    return st.under_50, st.from_50_to_500, st.over_500
+
+
+def _stats_row(name: str, st: GapStats, widths: Sequence[int]) -> list[str]:
+    """A row of the gaps' statistics; its counts by size each under their part of the last
+    column's header (`widths`)."""
     return [
         name,
         str(st.count),
@@ -66,7 +73,7 @@ def _stats_row(name: str, st: GapStats) -> list[str]:
         duration(st.p50_ms, "cell"),
         duration(st.p90_ms, "cell"),
         duration(st.p99_ms, "cell"),
-        f"{st.under_50} | {st.from_50_to_500} | {st.over_500}",
+        "|".join(f"{n:>{w}}" for n, w in zip(_by_size(st), widths, strict=True)),
     ]
 
 
@@ -319,17 +326,23 @@ def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = 
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for col in ("", "count", "total", "mean", "max", "p50", "p90", "p99"):
         table.add_column(col, justify="left" if col == "" else "right")
-    table.add_column(
-        spelled("<50|≤500|>500", encoding), justify="right", no_wrap=True, min_width=13
-    )
-    table.add_row(*_stats_row("all", all_stats))
+    header = spelled("<50|≤500|>500", encoding)
     durations, crosses = gaps.duration, gaps.crosses
-    table.add_row(*_stats_row("mid-proof", GapStats.of(durations[~crosses])))
-    table.add_row(*_stats_row("boundary", GapStats.of(durations[crosses])))
+    rows = [("all", all_stats)]
+    rows.append(("mid-proof", GapStats.of(durations[~crosses])))
+    rows.append(("boundary", GapStats.of(durations[crosses])))
     for cause, label in (("synthesis", "synthesis"), ("dispatch", "dispatch"), (None, "no cause")):
         members = durations[gaps.cause == CAUSES.index(cause)]
         if len(members) or cause is not None:
-            table.add_row(*_stats_row(label, GapStats.of(members)))
+            rows.append((label, GapStats.of(members)))
+    widths = [
+        max(len(part), *(len(str(_by_size(st)[k])) for _, st in rows))
+        for k, part in enumerate(header.split("|"))
+    ]
+    parts = zip(header.split("|"), widths, strict=True)
+    table.add_column("|".join(part.rjust(w) for part, w in parts), justify="right", no_wrap=True)
+    for label, st in rows:
+        table.add_row(*_stats_row(label, st, widths))
     return table
 
 
