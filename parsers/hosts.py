@@ -9,7 +9,7 @@ import bisect
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -123,6 +123,16 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
         else "the logs' clocks are in different zones"
     )
     return OWN, [0] * len(models), f"each on its own clock ({why})"
+
+
+def _wall_bases(models: Sequence[LogModel], offsets: Sequence[int]) -> dict[int, datetime]:
+    """Per log, the wall time of 0 on the all-hosts clock by its own anchor: its events'
+    wall times as its own report gives them."""
+    return {
+        k: m.wall_anchor - timedelta(milliseconds=off)
+        for k, (m, off) in enumerate(zip(models, offsets, strict=True))
+        if m.wall_anchor is not None
+    }
 
 
 def _shift_blocks(b: Blocks, off: int) -> Blocks:
@@ -352,6 +362,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         counts=counts,
         finished=all(m.finished for m in models),
         wall_anchor=min(anchors) if alignment == WALL and anchors else None,
+        wall_bases=_wall_bases(models, offsets) if alignment == WALL else None,
         now_ms=max(m.now_ms + off for m, off in zip(models, offsets, strict=True)),
         parts=t,
         lanes=tuple(sorted(lanes, key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))),

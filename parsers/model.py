@@ -1174,6 +1174,10 @@ class LogModel:
     # what the core noted of the log's lines (CPU path figures, line starts; a model of
     # several logs: None, each host's are in parsers/hosts.py's Merged)
     line_facts: LineFacts | None = field(default=None, compare=False, repr=False)
+    # several logs on the wall clock: per log (GpuKey.host), the wall time its offsets count
+    # from on the all-hosts clock, to the microsecond (the offsets that place the logs are
+    # whole ms: the wall time of a GPU's event is its own log's, not the rounded one's)
+    wall_bases: dict[int, datetime] | None = field(default=None, compare=False, repr=False)
 
     def needs_drawn(self, what: str) -> None:
         """Raise IncompleteModel when the model has no lanes and synthesis steps, which
@@ -1212,16 +1216,21 @@ class LogModel:
         key = self.gpu_keys.get(gpu) if self.gpu_keys is not None else None
         return f"GPU{gpu}" if key is None else f"{key.name}:GPU{key.ordinal}"
 
-    def wall_time(self, ms: float) -> datetime | None:
-        """The wall-clock time of a TIMELINE offset, when the log gives the anchor."""
+    def wall_time(self, ms: float, gpu: int | None = None) -> datetime | None:
+        """The wall-clock time of a TIMELINE offset, when the log gives the anchor (`gpu`:
+        of an event of that GPU, on its own log's clock when the model holds several)."""
         if self.wall_anchor is None:
             return None
+        key = self.gpu_keys.get(gpu) if self.gpu_keys is not None and gpu is not None else None
+        if key is not None and self.wall_bases is not None and key.host in self.wall_bases:
+            return self.wall_bases[key.host] + timedelta(milliseconds=ms)
         return self.wall_anchor + timedelta(milliseconds=ms)
 
-    def wall_text(self, ms: float) -> str | None:
+    def wall_text(self, ms: float, gpu: int | None = None) -> str | None:
         """The wall-clock time of an offset as shown, to the millisecond: `09:35:26.291`,
-        with the date when the run spans more than one day (None: no anchor)."""
-        wall = self.wall_time(ms)
+        with the date when the run spans more than one day (None: no anchor; `gpu`: as for
+        `wall_time`)."""
+        wall = self.wall_time(ms, gpu)
         if wall is None:
             return None
         assert self.wall_anchor is not None

@@ -6,6 +6,8 @@ import csv
 import itertools
 import json
 import re
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +197,25 @@ def test_two_hosts_align_on_the_wall_clock() -> None:
     # the sides still name their own partitions
     assert model.parts.job_of(moved.after.index) == gap.after.job
     assert sum(g.busy_ms for g in model.gpus) == sum(g.busy_ms for g in (*a.gpus, *b.gpus))
+
+
+def test_a_gap_s_wall_time_is_its_own_log_s_in_the_all_hosts_section() -> None:
+    """The logs are placed by whole ms; their anchors are µs apart. A wall time on the
+    all-hosts clock was the first anchor plus the rounded offset, and read 1 ms apart from
+    the host's own section (`09:32:38.133` and `.134`)."""
+    a, b = read_log(SAMPLES / "curio-mixed.log"), read_log(SAMPLES / "journal-2gpu.log")
+    assert a.wall_anchor is not None and b.wall_anchor is not None
+    for shift_us in (0, 400, 600, 999):
+        moved_b = replace(b, wall_anchor=b.wall_anchor + timedelta(microseconds=shift_us))
+        m = merge([a, moved_b], ["a", "b"])
+        model, keys = m.model, m.model.gpu_keys
+        assert m.alignment == WALL and keys is not None
+        own = (a, moved_b)
+        for g in model.gaps:
+            host = keys[g.gpu].host
+            start = g.start - m.hosts[host].offset_ms  # on its own log's clock
+            assert model.wall_text(g.start, g.gpu) == own[host].wall_text(start)
+            assert model.wall_time(g.start, g.gpu) == own[host].wall_time(start)
 
 
 @pytest.mark.parametrize("align", [OWN, START])

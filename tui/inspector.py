@@ -54,12 +54,13 @@ def lasted(ms: float) -> str:
     return duration(ms, "tight")
 
 
-def when(model: LogModel, ms: float) -> str:
-    """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time; each
-    without a space inside (`2d20h54m29.258s (2026-03-19T06:03:13.667)`, as --from reads
-    them), for the window wraps its prose at any space."""
+def when(model: LogModel, ms: float, gpu: int | None = None) -> str:
+    """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time (of an
+    event of `gpu`: its own log's); each without a space inside
+    (`2d20h54m29.258s (2026-03-19T06:03:13.667)`, as --from reads them), for the window wraps
+    its prose at any space."""
     text = offset(ms).replace(" ", "")
-    wall = model.wall_text(ms)
+    wall = model.wall_text(ms, gpu)
     return f"{text} ({wall.replace(' ', 'T')})" if wall is not None else text
 
 
@@ -73,7 +74,8 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
     if part.gpu_start is not None and part.gpu_end is not None:
         text.append(
-            f"       GPU interval {when(model, part.gpu_start)} → {when(model, part.gpu_end)}"
+            f"       GPU interval {when(model, part.gpu_start, part.gpu)}"
+            f" → {when(model, part.gpu_end, part.gpu)}"
             f"  ({lasted(part.gpu_end - part.gpu_start)})\n"
         )
     phases = "  ".join(
@@ -83,7 +85,7 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     )
     text.append(f"       {phases}\n", style="dim")
     if part.queued is not None:
-        text.append(f"       queued {when(model, part.queued)}")
+        text.append(f"       queued {when(model, part.queued, part.gpu)}")
         if part.synth_start is not None and part.synth_end is not None:
             text.append(f", synthesized in {lasted(part.synth_end - part.synth_start)}")
         text.append("\n")
@@ -104,7 +106,9 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         f"  (#1 is the longest · by time {index + 1} of {len(gaps)}"
         f" · {int(on_gpu[: index + 1].sum())} of {int(on_gpu.sum())} on {name})\n\n"
     )
-    text.append(f"{name} idle from {when(model, gap.start)} to {when(model, gap.end)}: ")
+    text.append(
+        f"{name} idle from {when(model, gap.start, gap.gpu)} to {when(model, gap.end, gap.gpu)}: "
+    )
     text.append(lasted(gap.duration_ms), style="bold red")
     text.append("\n")
     text.append("crosses proof boundary: ")
@@ -118,12 +122,12 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         delta = gap.after_queued - gap.start
         if gap.cause == "synthesis":
             text.append(
-                f" (the next partition was queued at {when(model, gap.after_queued)}, "
+                f" (the next partition was queued at {when(model, gap.after_queued, gap.gpu)}, "
                 f"{lasted(delta)} after the gap began)"
             )
         else:
             text.append(
-                f" (the next partition was queued at {when(model, gap.after_queued)}, "
+                f" (the next partition was queued at {when(model, gap.after_queued, gap.gpu)}, "
                 f"{lasted(-delta)} before the gap began, "
                 f"yet started {lasted(gap.duration_ms)} later)"
             )
@@ -135,7 +139,8 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
         if k >= 0 and holes.ends[k] >= mid:
             a, b = float(holes.starts[k]), float(holes.ends[k])
             text.append(
-                f"kernels idle around it: {when(model, a)} → {when(model, b)} = {lasted(b - a)} "
+                f"kernels idle around it: {when(model, a, gap.gpu)} → {when(model, b, gap.gpu)}"
+                f" = {lasted(b - a)} "
                 f"({lasted(b - a - gap.duration_ms)} more than the gap itself)\n"
             )
     stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)

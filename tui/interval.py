@@ -166,10 +166,10 @@ def describe_interval(model: LogModel, index: int) -> Text:
         text.append("never reached GPU_START\n", style="dim")
         return text
     text.append("GPU_START  ", style="bold")
-    text.append(f"{when(model, part.gpu_start)}  (line {part.start_line})\n")
+    text.append(f"{when(model, part.gpu_start, part.gpu)}  (line {part.start_line})\n")
     text.append("GPU_END    ", style="bold")
     if part.gpu_end is not None:
-        text.append(f"{when(model, part.gpu_end)}  (line {part.end_line})\n")
+        text.append(f"{when(model, part.gpu_end, part.gpu)}  (line {part.end_line})\n")
         text.append("length     ", style="bold")
         text.append(duration(part.gpu_end - part.gpu_start), style="bold")
         text.append("  completed\n")
@@ -200,9 +200,9 @@ def _lock(text: Text, model: LogModel, part: Partition) -> None:
     text.append("lock       ", style="bold")
     text.append(f"waited {lasted(part.phases_ms['lock_wait'])} (lock wait)")
     if part.lock_acquired is not None:
-        text.append(f", taken {when(model, part.lock_acquired)}")
+        text.append(f", taken {when(model, part.lock_acquired, part.gpu)}")
         if part.unlock is not None:
-            text.append(f", released {when(model, part.unlock)}")
+            text.append(f", released {when(model, part.unlock, part.gpu)}")
             text.append(f" (held {lasted(part.unlock - part.lock_acquired)})")
         text.append("\n")
     else:
@@ -213,13 +213,13 @@ def _queue(text: Text, model: LogModel, part: Partition) -> None:
     if part.synth_start is not None and part.synth_end is not None:
         text.append("synthesis  ", style="bold")
         text.append(
-            f"{when(model, part.synth_start)} → {when(model, part.synth_end)}"
+            f"{when(model, part.synth_start, part.gpu)} → {when(model, part.synth_end, part.gpu)}"
             f" = {lasted(part.synth_end - part.synth_start)}\n"
         )
     text.append("queue      ", style="bold")
     if part.queued is not None and part.gpu_start is not None:
         text.append(
-            f"queued {when(model, part.queued)}, GPU_START "
+            f"queued {when(model, part.queued, part.gpu)}, GPU_START "
             f"{lasted(part.gpu_start - part.queued)} later (queue time)\n"
         )
     else:
@@ -227,7 +227,7 @@ def _queue(text: Text, model: LogModel, part: Partition) -> None:
     text.append("pickup     ", style="bold")
     if part.pickup is not None and part.gpu_start is not None:
         text.append(
-            f"picked up {when(model, part.pickup)}, "
+            f"picked up {when(model, part.pickup, part.gpu)}, "
             f"{lasted(part.gpu_start - part.pickup)} before GPU_START\n"
         )
     else:

@@ -348,7 +348,7 @@ def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = 
 
 def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -> Text:
     """Three lines for one gap: when, how long, why; then both sides."""
-    wall = model.wall_text(gap.start)
+    wall = model.wall_text(gap.start, gap.gpu)
     text = Text(f"{rank:>3}. ", style="bold")
     text.append(f"{duration(gap.duration_ms):>8}", style="bold red")
     text.append(f"  at {duration(gap.start)}")
