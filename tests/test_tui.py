@@ -771,3 +771,45 @@ def test_the_gap_counts_by_size_stand_under_their_headings() -> None:
         bars = {tuple(i for i, c in enumerate(line) if c == "|") for line in lines}
         assert len(bars) == 1, lines
     assert GapStats.of(many.duration).over_500 >= 10_000  # wider than its heading
+
+
+@pytest.mark.parametrize("width", [66, 80, 100])
+def test_a_report_at_a_terminal_keeps_figures_whole_and_indents_what_wraps(width: int) -> None:
+    """At 80 columns the GPU table of a days-long log wrapped its figures inside (`4d` over
+    `02h04m`); it fits from 78 columns now (narrower, a figure wraps at its space). At any
+    width a gap's long lines went on at the margin, not under their indent."""
+    from dataclasses import replace
+    from io import StringIO
+
+    from rich.console import Console
+
+    from parsers.model import Blocks, GpuStats
+    from parsers.rawlines import LineReader
+    from tui.report import fmt_pct, print_report
+
+    path = SAMPLES / "journal-2gpu.log"
+    model = read_log(path)
+    day = 86_400_000
+
+    def days_long(g: GpuStats) -> GpuStats:  # `4d 00h04m`-long figures, with spaces inside
+        assert g.span is not None
+        end = g.span[1] + 4 * day
+        busy = Blocks(np.append(g.busy.starts, g.span[1]), np.append(g.busy.ends, end - day))
+        return replace(g, span=(g.span[0], end), busy=busy)
+
+    model = replace(model, gpus=tuple(days_long(g) for g in model.gpus))
+    out = StringIO()
+    console = Console(width=width, file=out, force_terminal=True, color_system=None)
+    print_report(model, console, top=3, reader=LineReader(path=path))
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= width
+    for g in model.gpus if width >= 80 else ():
+        row = next(line for line in lines if re.match(rf"\s*{g.gpu}\s+w\d", line))
+        cells = (duration(g.span_ms, "cell"), duration(g.busy_ms, "cell"), fmt_pct(g.timeline_util))
+        assert all(cell in row for cell in cells), row
+    ranks = [k for k, line in enumerate(lines) if re.match(r"\s+\d+\.\s+\d", line)]
+    assert len(ranks) == 3
+    end = next(k for k in range(ranks[-1], len(lines)) if not lines[k].strip())
+    body = [line for k, line in enumerate(lines[ranks[0] : end], ranks[0]) if k not in ranks]
+    assert len(body) > 3 * 6  # the gaps' lines, some wrapped at this width
+    assert all(line.startswith(" " * 6) for line in body), body

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from rich import box
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -230,9 +231,13 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
 def gpu_table(model: LogModel) -> RenderableType:
     if len(model.gpus) > RICH_TABLE_ROWS:
         return Group(*plain_table(GPU_COLUMNS, [_gpu_cells(model, g) for g in model.gpus], left=2))
-    table = Table(box=box.SIMPLE_HEAD)
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for col in GPU_COLUMNS:
-        table.add_column(col, justify="left" if col in ("GPU", "workers") else "right")
+        # a name folds whole (`journal-2gpu.log:` over `GPU2`), not cut to `journal-2gpu.l…`
+        if col in ("GPU", "workers"):
+            table.add_column(col, overflow="fold")
+        else:
+            table.add_column(col, justify="right")
     for g in model.gpus:
         cells: list[RenderableType] = list(_gpu_cells(model, g))
         cells[5] = Text(str(cells[5]), style="yellow")
@@ -346,6 +351,30 @@ def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = 
     return table
 
 
+class Hanging:
+    """Text whose lines, wrapped at a terminal's width, go on under their own indent (a
+    gap's `synthesis: …` and CPU path lines at 80 columns), not at the margin. Unwrapped
+    (piped: whole lines), it is the text as it is."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.no_wrap:
+            yield self.text
+            return
+        for line in self.text.split("\n", allow_blank=True):
+            indent = len(line.plain) - len(line.plain.lstrip(" "))
+            width = max(options.max_width - indent, MIN_HANGING_WIDTH)
+            for piece in line[indent:].wrap(console, width):
+                yield Segment(" " * indent)
+                yield from piece.render(console)
+                yield Segment.line()
+
+
+MIN_HANGING_WIDTH = 20  # the least a wrapped line keeps, however deep its indent
+
+
 def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -> Text:
     """Three lines for one gap: when, how long, why; then both sides."""
     wall = model.wall_text(gap.start, gap.gpu)
@@ -430,7 +459,7 @@ def report_renderables(
     )
     out.append(heading(title))
     out.extend(
-        gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader))
+        Hanging(gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader)))
         for rank, i in enumerate(listed, 1)
     )
     out.append(_lines_read(model))
