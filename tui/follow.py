@@ -604,6 +604,10 @@ class LiveLog:
         """Hand the screen a model of what was read (`progress_only`, while a long file is
         read: the last model again, with how far the read is). `state`: the input's, and
         what it needs to be said."""
+        if self.stop.is_set():
+            # halted (the viewer quit, perhaps mid-read, and closed the file): nobody waits
+            # for a model, and one of a long log takes a second to make
+            return
         if self._core_failure:
             # the scanner refuses every call: the last model that could be made stays
             model = self._last_model or LogBuilder(source=self.source.name).snapshot()
@@ -635,6 +639,8 @@ class LiveLog:
     def _unreadable(self, state: tuple[InputState, str], exc: OSError) -> tuple[InputState, str]:
         """A read failed (a flaky disk, a file whose permissions changed): said, then a wait
         before the next try. The state it leaves."""
+        if self.stop.is_set():
+            return state  # halted: the file was closed under the read, not lost
         unreadable = (InputState.UNREADABLE, f"{exc.strerror or exc}")
         if state != unreadable:
             state = unreadable
