@@ -16,6 +16,7 @@ import pytest
 from conftest import SAMPLES
 from helpers import build
 from hostile import job_line_set
+from textual.widgets import Static
 
 from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
@@ -620,7 +621,7 @@ async def test_several_hosts_in_the_viewer_step_gaps_across_hosts() -> None:
         assert set(hosts_seen) == {0, 1} and changes > 2
         await pilot.press("enter")
         assert isinstance(app.screen, InspectorScreen)
-        text = str(app.screen.query_one("#gap-facts").render())
+        text = str(app.screen.query_one("#gap-facts", Static).content)
         assert "why, deeper" in text and ("a:GPU" in text or "b:GPU" in text)
 
 

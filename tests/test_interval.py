@@ -29,7 +29,7 @@ def app_for(name: str) -> tuple[CuzkApp, LogModel]:
 
 
 def facts(app: CuzkApp) -> str:
-    return str(app.screen.query_one("#interval-facts", Static).render())
+    return str(app.screen.query_one("#interval-facts", Static).content)
 
 
 def by_start(model: LogModel, mask: np.ndarray) -> list[int]:

@@ -48,7 +48,8 @@ def screen_text(app: CuzkApp) -> str:
 
 
 def static_text(widget: Static) -> str:
-    return str(widget.render())
+    """What a Static says, unwrapped (the inspectors' prose, `tui.prose.Prose`, too)."""
+    return str(widget.content)
 
 
 async def test_n_then_enter_shows_the_first_gap_as_the_report_lists_it() -> None:

@@ -317,7 +317,7 @@ async def test_n_steps_inside_the_inspector_and_q_quits_from_it() -> None:
         await pilot.press("n")
         assert isinstance(app.screen, InspectorScreen)
         assert view.selected == 1
-        facts = str(app.screen.query_one("#gap-facts", Static).render())
+        facts = str(app.screen.query_one("#gap-facts", Static).content)
         gap = app.model.gaps[1]
         assert f"by time 2 of {len(app.model.gaps)}" in facts
         assert f"GPU {gap.gpu} idle from" in facts
@@ -339,7 +339,7 @@ async def test_on_a_wide_terminal_the_inspector_opens_beside_the_gantt() -> None
         view = app.query_one(GanttView)
         assert view.size.width < 130  # the Gantt stays in view beside it
         await pilot.press("n")
-        facts = str(app.query_one("#gap-facts", Static).render())
+        facts = str(app.query_one("#gap-facts", Static).content)
         assert f"by time 2 of {len(app.model.gaps)}" in facts
         await pilot.press("escape")
         assert not side.has_class("-open") and view.selected is None

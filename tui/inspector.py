@@ -19,6 +19,7 @@ from parsers.model import NAMES_BY_KEY, PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader, RawLine
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
+from tui.prose import Prose, glued
 from tui.report import gap_cause_words, kernel_figure
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
@@ -69,8 +70,10 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     text = Text()
     text.append(f"{title:<7}", style="bold")
     text.append(visible(side.job), style="bold cyan")  # log text: no markup, no control
-    text.append(f"  worker {side.worker}")
-    text.append(f"  partition {side.partition}" if side.partition is not None else "  whole proof")
+    text.append(f"  {glued('worker', side.worker)}")
+    text.append(
+        f"  {glued('partition', side.partition)}" if side.partition is not None else "  whole proof"
+    )
     text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
     if part.gpu_start is not None and part.gpu_end is not None:
         text.append(
@@ -79,7 +82,7 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
             f"  ({lasted(part.gpu_end - part.gpu_start)})\n"
         )
     phases = "  ".join(
-        f"{NAMES_BY_KEY[k]} {lasted(part.phases_ms[k])}"
+        glued(*NAMES_BY_KEY[k].split(), lasted(part.phases_ms[k]))
         for k in PHASE_KEYS
         if k != "unknown" or part.phases_ms[k] > 0
     )
@@ -99,7 +102,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     index = 0 if found is None else found
     on_gpu = gaps.gpu == gap.gpu
     # `GPU 0` as before; `host:GPU2` when the model holds several logs (parsers/hosts.py)
-    name = model.gpu_label(gap.gpu) if model.gpu_keys else f"GPU {gap.gpu}"
+    name = model.gpu_label(gap.gpu) if model.gpu_keys else glued("GPU", gap.gpu)
     text = Text()
     text.append(f"Gap #{gaps.rank_of(index)} of {len(gaps)}", style="bold")
     text.append(
@@ -228,7 +231,8 @@ class GapDetails(VerticalScroll):
             return
         current = model.gaps[index]
         self.gap = current
-        self.query_one("#gap-facts", Static).update(describe_gap(model, current, reader))
+        facts = Prose(describe_gap(model, current, reader))
+        self.query_one("#gap-facts", Static).update(facts)
         self.query_one("#gap-raw", Static).update(raw_context(model, reader, current))
 
 

@@ -20,6 +20,7 @@ from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, lasted, when
 from tui.lanes import abbreviate
+from tui.prose import Prose
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 # an interval's raw lines beyond twice this many: its first and its last this many are shown
@@ -302,7 +303,7 @@ class IntervalDetails(VerticalScroll):
 
     def show(self, model: LogModel, index: int, reader: LineReader) -> None:
         """Describe interval `index` of `model`."""
-        self.query_one("#interval-facts", Static).update(describe_interval(model, index))
+        self.query_one("#interval-facts", Static).update(Prose(describe_interval(model, index)))
         self.query_one("#interval-raw", Static).update(interval_raw(model, reader, index))
 
 

@@ -152,14 +152,8 @@ def all_hosts(
 ) -> list[Any]:
     """The report over every log at once: GPUs, gap statistics, the largest gaps of all
     (`encoding`: the output's, for `spelled`, as each host's report)."""
-    from tui.report import (
-        Hanging,
-        all_gpus_lines,
-        gap_lines,
-        gap_stats_table,
-        gpu_table,
-        heading,
-    )
+    from tui.prose import Prose
+    from tui.report import all_gpus_lines, gap_lines, gap_stats_table, gpu_table, heading
 
     model = merged.model
     gaps = model.gaps
@@ -177,7 +171,7 @@ def all_hosts(
         heading(f"Largest {counted(len(listed), 'gap')} of every host"),
     ]
     out.extend(
-        Hanging(gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader)))
+        Prose(gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader)))
         for rank, i in enumerate(listed, 1)
     )
     return out

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 
 from rich import box
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.segment import Segment
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -32,6 +31,7 @@ from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 from tui.ascii_glyphs import spelled
 from tui.lanes import abbreviate
+from tui.prose import Prose
 
 
 def fmt_pct(x: float) -> str:
@@ -351,30 +351,6 @@ def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = 
     return table
 
 
-class Hanging:
-    """Text whose lines, wrapped at a terminal's width, go on under their own indent (a
-    gap's `synthesis: …` and CPU path lines at 80 columns), not at the margin. Unwrapped
-    (piped: whole lines), it is the text as it is."""
-
-    def __init__(self, text: Text) -> None:
-        self.text = text
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if options.no_wrap:
-            yield self.text
-            return
-        for line in self.text.split("\n", allow_blank=True):
-            indent = len(line.plain) - len(line.plain.lstrip(" "))
-            width = max(options.max_width - indent, MIN_HANGING_WIDTH)
-            for piece in line[indent:].wrap(console, width):
-                yield Segment(" " * indent)
-                yield from piece.render(console)
-                yield Segment.line()
-
-
-MIN_HANGING_WIDTH = 20  # the least a wrapped line keeps, however deep its indent
-
-
 def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -> Text:
     """Three lines for one gap: when, how long, why; then both sides."""
     wall = model.wall_text(gap.start, gap.gpu)
@@ -459,7 +435,7 @@ def report_renderables(
     )
     out.append(heading(title))
     out.extend(
-        Hanging(gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader)))
+        Prose(gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader)))
         for rank, i in enumerate(listed, 1)
     )
     out.append(_lines_read(model))
