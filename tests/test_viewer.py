@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from parsers.breakdown import busy_breakdown
 from parsers.builder import LogBuilder
+from parsers.durations import duration
 from parsers.load import read_log
 from parsers.model import Phase
 from parsers.rawlines import LineReader
@@ -24,6 +25,7 @@ from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, StreamSource
 from tui.gantt import AXIS_ROWS, LABEL_WIDTH, THRESHOLDS_MS, GanttView
 from tui.gaprows import GapRows
+from tui.header import status_text
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
 from tui.palettes import PALETTES
@@ -166,6 +168,25 @@ async def test_the_status_line_and_the_gap_list_number_gaps_alike() -> None:
 
 
 # -- states ----------------------------------------------------------------------------
+
+
+async def test_the_status_line_keeps_the_zoom_and_drops_a_gap_s_details_first() -> None:
+    """At 80 columns the status line was cut at its end, the zoom's `cell = …` first."""
+    app = app_for("journal-2gpu")
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("n", *["plus"] * 6)
+        view = app.query_one(GanttView)
+        gap = view.selected_gap
+        assert gap is not None
+        full = status_text(view).plain
+        assert f"· {gap.cause}" in full and " at " in full
+        for width in range(50, 140):
+            said = status_text(view, width).plain
+            assert len(said) <= width and said.endswith(f"cell = {duration(view.scale, 'span')}")
+            assert (said == full) == (len(full) <= width)
+            assert f"#{app.model.gaps.rank_of(view.selected or 0)} " in said
+        assert len(full) > SMALL[0] - 2  # this one is cut at 80 columns, not the zoom
+        assert text_of(app, "#status") == status_text(view, SMALL[0] - 2).plain
 
 
 async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> None:

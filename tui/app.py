@@ -774,7 +774,8 @@ class CuzkApp(App[None]):
             stopped = self.status if self.input_state is InputState.STOPPED else None
             reason = self.encoding_hint or stopped or missing_timeline(self.model)
         gantt.empty_message = reason or ""
-        self._show_text("#status", status_text(gantt))
+        # the status line's padding takes a cell each side
+        self._show_text("#status", status_text(gantt, self.size.width - 2))
 
     def _show_text(self, selector: str, text: Text, layout: bool = False) -> None:
         """Put `text` in a Static, unless it shows it already; the screen is laid out again

@@ -136,8 +136,19 @@ def header_text(
     return text
 
 
-def status_text(view: GanttView) -> Text:
-    """Threshold, selection (numbered by size, as the gap list and the report are) and zoom."""
+def status_text(view: GanttView, width: int | None = None) -> Text:
+    """Threshold, selection (numbered by size, as the gap list and the report are) and zoom,
+    in `width` cells: a selected gap's cause, then its side of a proof boundary, then its
+    start give way before the zoom's `cell = …` is cut."""
+    text = Text()
+    for detail in range(3, -1, -1):
+        text = _status(view, detail)
+        if width is None or text.cell_len <= width:
+            break
+    return text
+
+
+def _status(view: GanttView, detail: int) -> Text:
     model = view.model
     shown = model.gaps.how_many(min_ms=view.threshold_ms)
     text = Text()
@@ -148,12 +159,16 @@ def status_text(view: GanttView) -> Text:
     if gap is not None and view.selected is not None:
         text.append(f" │ #{model.gaps.rank_of(view.selected)} {model.gpu_label(gap.gpu)} ")
         text.append(duration(gap.duration_ms), style="bold red")
-        text.append(f" at {duration(gap.start)} · ")
-        text.append(
-            "crosses proofs" if gap.crosses_proof_boundary else "mid-proof",
-            style="magenta" if gap.crosses_proof_boundary else "",
-        )
-        text.append(f" · {gap.cause or 'no queue event'}")
+        if detail >= 1:
+            text.append(f" at {duration(gap.start)}")
+        if detail >= 2:
+            text.append(" · ")
+            text.append(
+                "crosses proofs" if gap.crosses_proof_boundary else "mid-proof",
+                style="magenta" if gap.crosses_proof_boundary else "",
+            )
+        if detail >= 3:
+            text.append(f" · {gap.cause or 'no queue event'}")
     elif view.selected_part is not None:
         text.append(f" │ {interval_words(model, view.selected_part)} (i inspects)")
     elif view.found_jobs:
