@@ -219,6 +219,27 @@ def test_a_gap_s_wall_time_is_its_own_log_s_in_the_all_hosts_section() -> None:
             assert model.wall_time(g.start, g.gpu) == own[host].wall_time(start)
 
 
+def test_the_proof_view_names_another_log_s_gpus_as_the_other_screens_do() -> None:
+    """The proof view of the second log's job said `GPU 1000`, its GPU's id in the model of
+    both logs, where every other screen says `curio-mixed.log:GPU0`."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from tui.find import describe_proof
+
+    a, b = read_log(SAMPLES / "journal-2gpu.log"), read_log(SAMPLES / "curio-mixed.log")
+    model = merge([a, b], ["journal-2gpu.log", "curio-mixed.log"]).model
+    jobs = {p.job for p in model.proofs}
+    for job in sorted(jobs):
+        out = StringIO()
+        Console(file=out, width=200).print(describe_proof(model, job))
+        said = out.getvalue()
+        # no id of the merged model (`1000`; job ids hold `-1000-`)
+        assert not re.search(r"(?<![-\w])1\d\d\d(?![-\w])", said), said
+        assert re.search(r"(journal-2gpu|curio-mixed)\.log:GPU\d", said), said
+
+
 @pytest.mark.parametrize("align", [OWN, START])
 def test_merged_proofs_are_every_log_s_shifted_in_the_order_of_their_objects(align: str) -> None:
     """The proofs of several logs, merged as columns: each log's proofs with its times
@@ -752,7 +773,8 @@ def test_a_proof_s_gaps_in_a_merged_model_are_those_of_every_log() -> None:
     console = Console(width=120, record=True)
     console.print(describe_proof(model, "porep-1000-7"))
     text = console.export_text()
-    assert "GPU 0 " in text and "GPU 1000 " in text
+    # each gap on its own log's GPU, named as the other screens name it (not `GPU 1000`)
+    assert "host-a:GPU0 " in text and "host-b:GPU0 " in text and "1000 " not in text
 
 
 def test_a_gpu_ordinal_of_a_thousand_is_not_the_next_hosts_gpu_0() -> None:

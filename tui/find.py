@@ -58,6 +58,12 @@ def proof_gaps(model: LogModel, job: str) -> list[int]:
     return np.flatnonzero(mine).tolist()
 
 
+def _gpu_name(model: LogModel, gpu: int, prefix: str = "") -> str:
+    """A GPU as one log's (`2`, or `prefix` before it), or as a model of several logs names
+    it (`curio-mixed.log:GPU0`, not its id in the model, 1000)."""
+    return model.gpu_label(gpu) if model.gpu_keys else f"{prefix}{gpu}"
+
+
 def describe_proof(model: LogModel, job: str) -> Group:
     """The proof of `job`: its partitions with their synthesis and GPU times, and its gaps."""
     proof = next(p for p in model.proofs if p.job == job)
@@ -113,7 +119,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
         table.add_row(
             "whole" if part.partition is None else str(part.partition),
             "—" if part.worker is None else f"w{part.worker}",
-            "—" if part.gpu is None else str(part.gpu),
+            "—" if part.gpu is None else _gpu_name(model, part.gpu),
             duration(part.synth_start, "cell") if part.synth_start is not None else "—",
             synth,
             wait,
@@ -129,7 +135,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
         gaps.append(f"{n:>2}" if n <= GAP_KEYS else "  ", style="bold cyan")
         gaps.append(f" #{table_.rank_of(k):<4}", style="bold")
         gaps.append(f"{duration(g.duration_ms):>9}", style="red")
-        gaps.append(f"  at {duration(g.start)}  GPU {g.gpu}  ")
+        gaps.append(f"  at {duration(g.start)}  {_gpu_name(model, g.gpu, 'GPU ')}  ")
         gaps.append("before it" if g.after.job == job and g.before.job != job else "")
         gaps.append("after it" if g.before.job == job and g.after.job != job else "")
         gaps.append("inside it" if g.before.job == g.after.job == job else "")
