@@ -362,7 +362,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         counts=counts,
         finished=all(m.finished for m in models),
         wall_anchor=min(anchors) if alignment == WALL and anchors else None,
-        wall_bases=_wall_bases(models, offsets) if alignment == WALL else None,
+        wall_bases=_wall_bases(models, offsets),
         now_ms=max(m.now_ms + off for m, off in zip(models, offsets, strict=True)),
         parts=t,
         lanes=tuple(sorted(lanes, key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))),

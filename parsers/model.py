@@ -1174,9 +1174,9 @@ class LogModel:
     # what the core noted of the log's lines (CPU path figures, line starts; a model of
     # several logs: None, each host's are in parsers/hosts.py's Merged)
     line_facts: LineFacts | None = field(default=None, compare=False, repr=False)
-    # several logs on the wall clock: per log (GpuKey.host), the wall time its offsets count
-    # from on the all-hosts clock, to the microsecond (the offsets that place the logs are
-    # whole ms: the wall time of a GPU's event is its own log's, not the rounded one's)
+    # several logs: per log that gives its engine's start (GpuKey.host), the wall time 0 on
+    # the all-hosts clock is on its own clock, to the microsecond (the offsets that place the
+    # logs are whole ms: the wall time of a GPU's event is its own log's, however placed)
     wall_bases: dict[int, datetime] | None = field(default=None, compare=False, repr=False)
 
     def needs_drawn(self, what: str) -> None:
@@ -1219,11 +1219,11 @@ class LogModel:
     def wall_time(self, ms: float, gpu: int | None = None) -> datetime | None:
         """The wall-clock time of a TIMELINE offset, when the log gives the anchor (`gpu`:
         of an event of that GPU, on its own log's clock when the model holds several)."""
-        if self.wall_anchor is None:
-            return None
         key = self.gpu_keys.get(gpu) if self.gpu_keys is not None and gpu is not None else None
         if key is not None and self.wall_bases is not None and key.host in self.wall_bases:
             return self.wall_bases[key.host] + timedelta(milliseconds=ms)
+        if self.wall_anchor is None:
+            return None
         return self.wall_anchor + timedelta(milliseconds=ms)
 
     def wall_text(self, ms: float, gpu: int | None = None) -> str | None:
@@ -1233,9 +1233,9 @@ class LogModel:
         wall = self.wall_time(ms, gpu)
         if wall is None:
             return None
-        assert self.wall_anchor is not None
         lo, hi = self.time_range
-        first, last = self.wall_anchor + timedelta(milliseconds=lo), self.wall_time(hi)
+        first, last = self.wall_time(lo, gpu), self.wall_time(hi, gpu)
+        assert first is not None
         days = last is not None and first.date() != last.date()
         return wall.strftime("%Y-%m-%d %H:%M:%S.%f" if days else "%H:%M:%S.%f")[:-3]
 

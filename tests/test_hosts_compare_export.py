@@ -203,20 +203,31 @@ def test_two_hosts_align_on_the_wall_clock() -> None:
 def test_a_gap_s_wall_time_is_its_own_log_s_in_the_all_hosts_section() -> None:
     """The logs are placed by whole ms; their anchors are µs apart. A wall time on the
     all-hosts clock was the first anchor plus the rounded offset, and read 1 ms apart from
-    the host's own section (`09:32:38.133` and `.134`)."""
+    the host's own section (`09:32:38.133` and `.134`). Logs each on its own clock (one has
+    no wall clock) or from their starts: a log's gaps had no wall time there at all."""
     a, b = read_log(SAMPLES / "curio-mixed.log"), read_log(SAMPLES / "journal-2gpu.log")
+    no_clock, tiny = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
     assert a.wall_anchor is not None and b.wall_anchor is not None
-    for shift_us in (0, 400, 600, 999):
-        moved_b = replace(b, wall_anchor=b.wall_anchor + timedelta(microseconds=shift_us))
-        m = merge([a, moved_b], ["a", "b"])
+    assert no_clock.wall_anchor is None and tiny.wall_anchor is not None
+    cases: list[tuple[tuple[LogModel, ...], str | None, str]] = [
+        ((a, replace(b, wall_anchor=b.wall_anchor + timedelta(microseconds=us))), None, WALL)
+        for us in (0, 400, 600, 999)
+    ]
+    cases += [((no_clock, tiny), None, OWN), ((a, b), START, START), ((tiny, a), OWN, OWN)]
+    for own, align, placed in cases:
+        m = merge(list(own), ["x", "y"], align=align)
         model, keys = m.model, m.model.gpu_keys
-        assert m.alignment == WALL and keys is not None
-        own = (a, moved_b)
+        assert m.alignment == placed and keys is not None
+        walls = 0
         for g in model.gaps:
             host = keys[g.gpu].host
             start = g.start - m.hosts[host].offset_ms  # on its own log's clock
-            assert model.wall_text(g.start, g.gpu) == own[host].wall_text(start)
             assert model.wall_time(g.start, g.gpu) == own[host].wall_time(start)
+            said = model.wall_text(g.start, g.gpu)
+            assert (said is None) == (own[host].wall_anchor is None)
+            assert said is None or said.endswith(str(own[host].wall_text(start)))
+            walls += said is not None
+        assert walls > 0
 
 
 def test_the_proof_view_names_another_log_s_gpus_as_the_other_screens_do() -> None:
