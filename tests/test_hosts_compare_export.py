@@ -230,6 +230,37 @@ def test_a_gap_s_wall_time_is_its_own_log_s_in_the_all_hosts_section() -> None:
         assert walls > 0
 
 
+@pytest.mark.parametrize("width", [70, 80, 100])
+def test_the_all_hosts_gpu_table_at_a_terminal_cuts_names_to_fit(width: int) -> None:
+    """At 80 columns the names folded inside (`curio-mixed.log:G` over `PU0`): at a
+    terminal they are cut in the middle to fit, each `:GPU0` whole; piped, whole."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from tui.report import gpu_table
+
+    names = ["journal-2gpu.log", "curio-mixed.log"]
+    model = merge([read_log(SAMPLES / n) for n in names], names).model
+
+    def rows(table: object, cells: int) -> list[str]:
+        out = StringIO()
+        Console(file=out, width=cells).print(table)
+        return [line for line in out.getvalue().splitlines() if re.search(r"w\d,w\d", line)]
+
+    cut = rows(gpu_table(model, width), width)
+    assert len(cut) == 4 and all(len(line) <= width for line in cut)  # a line a GPU
+    assert {m for line in cut for m in re.findall(r":GPU\d", line)} == {
+        ":GPU0",
+        ":GPU1",
+        ":GPU2",
+        ":GPU3",
+    }
+    assert all("…" in line for line in cut) == (width < 90)
+    whole = rows(gpu_table(model), 1000)
+    assert all(model.gpu_label(g.gpu) in "".join(whole) for g in model.gpus)
+
+
 def test_the_proof_view_names_another_log_s_gpus_as_the_other_screens_do() -> None:
     """The proof view of the second log's job said `GPU 1000`, its GPU's id in the model of
     both logs, where every other screen says `curio-mixed.log:GPU0`."""

@@ -16,7 +16,7 @@ from parsers.report import MID_RUN
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
-from tui.lanes import abbreviate
+from tui.lanes import abbreviate, gpu_label_in
 from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_pct, kernel_figure
 
 T = TypeVar("T")
@@ -43,16 +43,6 @@ HEADER_MARGINS = 2  # the header's cells left and right of its text
 # the room a state leaves the source's name beside the figures before its words after the
 # first go to a line of their own (the name gives way to the figures, cut in the middle)
 SOURCE_MIN_CELLS = 12
-HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`p…2:GPU0`)
-
-
-def gpu_label_in(label: str, width: int) -> str:
-    """A GPU's label in `width` cells: a host's name (`prover-node-02.log:GPU0`) cut in the
-    middle, its `:GPU0` whole, so that two hosts' GPUs stay told apart by both ends."""
-    host, colon, gpu = label.rpartition(":")
-    if not colon:
-        return abbreviate(label, width)
-    return abbreviate(host, max(width - cell_len(colon + gpu), HOST_MIN_CELLS)) + colon + gpu
 
 
 def header_text(

@@ -109,6 +109,18 @@ def abbreviate(text: str, width: int) -> str:
     return _head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
 
 
+HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`p…2:GPU0`)
+
+
+def gpu_label_in(label: str, width: int) -> str:
+    """A GPU's label in `width` cells: a host's name (`prover-node-02.log:GPU0`) cut in the
+    middle, its `:GPU0` whole, so that two hosts' GPUs stay told apart by both ends."""
+    host, colon, gpu = label.rpartition(":")
+    if not colon:
+        return abbreviate(label, width)
+    return abbreviate(host, max(width - cell_len(colon + gpu), HOST_MIN_CELLS)) + colon + gpu
+
+
 def cells_of(text: str) -> list[str]:
     """One string per terminal cell: a wide character, then an empty cell; zero-width ones
     (combining marks) are dropped, so a row of cells keeps its width."""

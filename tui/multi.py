@@ -148,10 +148,16 @@ def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -
 
 
 def all_hosts(
-    merged: Merged, top: int, min_gap_ms: int, reader: LineReader, encoding: str | None = None
+    merged: Merged,
+    top: int,
+    min_gap_ms: int,
+    reader: LineReader,
+    encoding: str | None = None,
+    width: int | None = None,
 ) -> list[Any]:
     """The report over every log at once: GPUs, gap statistics, the largest gaps of all
-    (`encoding`: the output's, for `spelled`, as each host's report)."""
+    (`encoding`: the output's, for `spelled`, as each host's report; `width`: a terminal's,
+    which the GPU table's names are cut to fit)."""
     from tui.prose import Prose
     from tui.report import all_gpus_lines, gap_lines, gap_stats_table, gpu_table, heading
 
@@ -164,7 +170,7 @@ def all_hosts(
             f"proofs {s.proofs_completed} completed / {s.proofs_started} started "
             f"on {len(merged.hosts)} hosts"
         ),
-        gpu_table(model),
+        gpu_table(model, width),
         *all_gpus_lines(model),
         heading("Gaps of every host"),
         gap_stats_table(gaps, s.gaps, encoding),
@@ -232,7 +238,10 @@ def _print(
             )
         )
         encoding = getattr(console.file, "encoding", None)
-        console.print(Group(*all_hosts(merged, args.top, args.min_gap, reader, encoding)))
+        # at a terminal the GPUs' names are cut to fit its width (each `:GPU2` whole)
+        width = console.width if console.is_terminal else None
+        report = all_hosts(merged, args.top, args.min_gap, reader, encoding, width)
+        console.print(Group(*report))
 
 
 def _plain(readers: list[LineReader | None]) -> list[LineReader]:

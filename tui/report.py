@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -30,7 +31,7 @@ from parsers.report import MID_RUN, NOT_A_CUZK_LOG, missing_timeline, runs_sente
 from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 from tui.ascii_glyphs import spelled
-from tui.lanes import abbreviate
+from tui.lanes import abbreviate, gpu_label_in
 from tui.prose import Prose
 
 
@@ -228,18 +229,33 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
     ]
 
 
-def gpu_table(model: LogModel) -> RenderableType:
+def gpu_table(model: LogModel, width: int | None = None) -> RenderableType:
+    """Each GPU's span, busy and kernel figures; in `width` cells when given (a terminal's),
+    the hosts' names in the GPUs' labels cut in the middle to fit, each `:GPU2` whole."""
     if len(model.gpus) > RICH_TABLE_ROWS:
         return Group(*plain_table(GPU_COLUMNS, [_gpu_cells(model, g) for g in model.gpus], left=2))
+    table = _gpu_table(model, None)
+    if width is not None and model.gpu_keys:
+        wide = Console(width=1 << 16)  # the table's own width, not one capped at `width`
+        over = Measurement.get(wide, wide.options, table).maximum - width
+        if over > 0:
+            longest = max(cell_len(model.gpu_label(g.gpu)) for g in model.gpus)
+            table = _gpu_table(model, longest - over)
+    return table
+
+
+def _gpu_table(model: LogModel, name_cells: int | None) -> Table:
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for col in GPU_COLUMNS:
-        # a name folds whole (`journal-2gpu.log:` over `GPU2`), not cut to `journal-2gpu.l…`
+        # a name cut still too long folds whole, not cut to `journal-2gpu.l…`
         if col in ("GPU", "workers"):
             table.add_column(col, overflow="fold")
         else:
             table.add_column(col, justify="right")
     for g in model.gpus:
         cells: list[RenderableType] = list(_gpu_cells(model, g))
+        if name_cells is not None:
+            cells[0] = gpu_label_in(str(cells[0]), name_cells)
         cells[5] = Text(str(cells[5]), style="yellow")
         cells[7] = Text(str(cells[7]), style="bold green")
         table.add_row(*cells)
