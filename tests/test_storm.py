@@ -1213,3 +1213,10 @@ async def test_a_line_number_typed_with_the_key_that_opens_the_log_pane_is_shown
         lines = pane.lines
         assert lines.cursor == 12
         assert lines.top <= 12 < lines.top + lines.size.height
+
+
+def test_a_palette_not_composed_yet_has_had_nothing_chosen() -> None:
+    """The app asks a palette just pushed (or being taken down) whether its last enter did
+    nothing, while it has no list: that ended the app once in a storm (NoMatches), under
+    load. Nothing is known to be done with then: the keys wait for the next look."""
+    assert ListedPalette().chose_nothing(0) is False

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.command import CommandInput, CommandList, CommandPalette
+from textual.css.query import NoMatches
 from textual.widgets import Input
 from textual.worker import Worker
 
@@ -71,7 +72,11 @@ class ListedPalette(CommandPalette):
     def chose_nothing(self, enters: int) -> bool:
         """The first `enters` enters were acted on, and nothing was listed to choose: the
         last did nothing, and the palette stays (its keys after it need not wait)."""
-        listed = self.query_one(CommandList)
+        try:
+            listed = self.query_one(CommandList)
+        except NoMatches:
+            # not composed yet, or being taken down: nothing is known to be done with
+            return False
         # half a second after a look that found nothing, the list holds Textual's disabled
         # "No matches found" line: nothing to choose either
         nothing = listed.option_count == 0 or (
