@@ -23,7 +23,7 @@ from parsers.sources import open_log
 from tui.app import CuzkApp, make_app
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, StreamSource
-from tui.gantt import AXIS_ROWS, LABEL_WIDTH, THRESHOLDS_MS, GanttView
+from tui.gantt import AXIS_ROWS, LABEL_WIDTH, MARGIN, PAST_END, THRESHOLDS_MS, GanttView
 from tui.gaprows import GapRows
 from tui.header import status_text
 from tui.inspector import InspectorScreen
@@ -187,6 +187,30 @@ async def test_the_status_line_keeps_the_zoom_and_drops_a_gap_s_details_first() 
             assert f"#{app.model.gaps.rank_of(view.selected or 0)} " in said
         assert len(full) > SMALL[0] - 2  # this one is cut at 80 columns, not the zoom
         assert text_of(app, "#status") == status_text(view, SMALL[0] - 2).plain
+
+
+@pytest.mark.parametrize("follow", [False, True])
+async def test_a_view_zoomed_in_pans_at_most_a_share_of_itself_past_the_end(
+    follow: bool, tmp_path: Path
+) -> None:
+    """Zoomed in on the 100-hour log, `right` went on an hour past the run's end (its
+    margin), screens of nothing; a followed log the same."""
+    path = SAMPLES / "p12-c15-gw1.log"
+    app = live_app(FileSource(path), follow, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot) if not follow else await pilot.pause(1.0)
+        view = app.query_one(GanttView)
+        await pilot.press("n", *["plus"] * 8)
+        view.center_on(view.model.time_range[1])  # at the end, then on past it
+        for _ in range(20):
+            view.action_pan(1)
+        await pilot.pause()
+        width_ms = view.timeline_width * view.scale
+        lo, hi = view.model.time_range
+        assert width_ms < (hi - lo) / 20  # zoomed in well past the run's margin
+        end = view.t0 + width_ms
+        assert hi <= end <= hi + PAST_END * width_ms + 1e-6
+        assert PAST_END * width_ms < (hi - lo) * MARGIN / 2
 
 
 async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> None:

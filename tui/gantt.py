@@ -54,6 +54,10 @@ MIN_SCALE = 0.05  # ms per cell, fully zoomed in
 # far from 0 a float's resolution is coarse (2 ms near 1e19): a cell's samples must still differ
 MIN_SAMPLE_ULPS = 4 * SUB
 MARGIN = 0.02  # zoom-out and pan stop this share of the run beyond its ends
+NOW_AT = 0.92  # following zoomed in, now is drawn this far across the view
+# past the run's end a view zoomed in goes at most this share of itself (room for now's
+# place while following), never more than the run's margin
+PAST_END = 1.25 * (1 - NOW_AT)
 PAN_FRACTION = 0.25
 # a selected gap keeps the zoom unless it takes more than GAP_SHARE_MAX of the width;
 # then it is shown at GAP_SHARE of it
@@ -219,7 +223,7 @@ class GanttView(ScrollView, can_focus=True):
             self.fit(keep_pinned=True)
             return
         width_ms = self.timeline_width * self.scale
-        self.t0 = self.model.now_ms - width_ms * 0.92
+        self.t0 = self.model.now_ms - width_ms * NOW_AT
         self._clamp()
         self._changed()
 
@@ -348,16 +352,18 @@ class GanttView(ScrollView, can_focus=True):
         return self.t0 > lo or self.t0 + self.timeline_width * self.scale < hi
 
     def _clamp(self) -> None:
-        """Keep the zoom and the left edge inside the run (and its margin). Past the run's
-        end the margin is the run's (a live log grows there); before its start, where
-        nothing ever is, at most the share of the view it is on the whole run, so that a
-        view zoomed in on the first seconds shows no time before 0."""
+        """Keep the zoom and the left edge inside the run (and its margin). Before its
+        start, where nothing ever is, at most the share of the view the margin is on the
+        whole run, so that a view zoomed in on the first seconds shows no time before 0;
+        past its end at most PAST_END of the view (where following puts now), so that a
+        view zoomed in on a days-long run is not panned hours past its end."""
         self.scale = min(max(self.scale, self.min_scale), self.max_scale)
         lo, hi = self.model.time_range
         margin = max(hi - lo, 1.0) * MARGIN / 2
         width_ms = self.timeline_width * self.scale
         before = min(margin, width_ms * MARGIN / (2 * (1 + MARGIN)))
-        self.t0 = min(max(self.t0, lo - before), max(hi + margin - width_ms, lo - before))
+        after = min(margin, width_ms * PAST_END)
+        self.t0 = min(max(self.t0, lo - before), max(hi + after - width_ms, lo - before))
 
     def center_on(self, t: float) -> None:
         """Scroll so that time `t` is in the middle (as near as the run's ends allow)."""
