@@ -142,6 +142,12 @@ def test_a_wall_clock_time_needs_the_engine_s_start(
     no_anchor = str(SAMPLES / "p9-c6.log")
     assert cli.main([no_anchor, "--export-trace", str(tmp_path / "t.json"), "--from", "09:00"]) == 2
     assert "does not say when the engine started" in capsys.readouterr().err
+    # two logs, one without a wall clock: the error says which
+    two = [str(SAMPLES / "journal-2gpu.log"), no_anchor]
+    assert cli.main([*two, "--export-trace", str(tmp_path / "t.json"), "--from", "09:33"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not on one wall clock (no wall clock in p9-c6.log)" in err
+    assert "journal-2gpu.log" not in err
 
 
 def test_a_wall_clock_window_is_the_offsets_of_those_moments(tmp_path: Path) -> None:

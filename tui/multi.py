@@ -99,6 +99,25 @@ def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
         raise CuzkError(f"cannot write the export {target}: {exc} (nothing was replaced)") from None
 
 
+def _no_clock(args: Options, model: LogModel) -> str | None:
+    """Why a wall-clock --from/--to cannot be placed on several logs, naming those without a
+    wall clock (None: one log, or the logs share one)."""
+    wall = [t for t in (args.time_from, args.time_to) if t is not None and t.is_wall]
+    if not wall or model.gpu_keys is None or model.wall_anchor is not None:
+        return None
+    names = {key.host: key.name for key in model.gpu_keys.values()}
+    missing = [name for host, name in sorted(names.items()) if host not in (model.wall_bases or {})]
+    why = (
+        f"no wall clock in {', '.join(missing)}"
+        if missing
+        else "their clocks are in different zones"
+    )
+    return (
+        f"{wall[0].text!r} is a wall-clock time, and the logs are not on one wall clock "
+        f"({why}): give an offset such as 1h05m"
+    )
+
+
 def export_window(args: Options, model: LogModel) -> tuple[float, float]:
     """The window of --from/--to in ms on the model's clock (unbounded where not given).
 
@@ -113,7 +132,7 @@ def export_window(args: Options, model: LogModel) -> tuple[float, float]:
         if args.time_to is not None:
             t1 = resolve(args.time_to, model.wall_anchor, t0 if math.isfinite(t0) else 0.0)
     except ValueError as exc:
-        raise CuzkError(str(exc)) from None
+        raise CuzkError(_no_clock(args, model) or str(exc)) from None
     if t0 >= t1:
         assert args.time_from is not None and args.time_to is not None
         raise CuzkError(window_error(args.time_from.text, args.time_to.text, t0 > t1))
