@@ -16,6 +16,7 @@ from textual.widgets import Static
 from parsers.breakdown import busy_breakdown
 from parsers.builder import LogBuilder
 from parsers.durations import duration
+from parsers.hosts import merge
 from parsers.load import read_log
 from parsers.model import Phase
 from parsers.rawlines import LineReader
@@ -211,6 +212,36 @@ async def test_a_view_zoomed_in_pans_at_most_a_share_of_itself_past_the_end(
         end = view.t0 + width_ms
         assert hi <= end <= hi + PAST_END * width_ms + 1e-6
         assert PAST_END * width_ms < (hi - lo) * MARGIN / 2
+
+
+async def test_a_short_screen_leaves_the_busy_split_out_until_b_asks() -> None:
+    """Two logs' four GPUs at 80x24: the header's busy lines (run and view, zoomed in)
+    took 14 of 24 rows, and left 3 lanes. The header takes at most a third of the rows:
+    the run's split gives way first (zoomed in), then any; `b` shows it whole."""
+    names = ["journal-2gpu.log", "curio-mixed.log"]
+    model = merge([read_log(SAMPLES / n) for n in names], names).model
+    for size in (SMALL, SIZE):
+        app = make_app(model, LineReader(path=SAMPLES / names[0]))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+
+            def head(app: CuzkApp = app) -> str:
+                return text_of(app, "#summary")
+
+            room = size[1] // 3
+            if size == SMALL:
+                assert "busy" not in head() and head().count("\n") < room
+                await pilot.press("b")  # asked for: whole, room or not
+                assert head().count("busy:") == 4
+                await pilot.press("b")
+                assert "busy" not in head()
+                await pilot.press("b", "plus")
+                assert head().count("busy, run:") == 4 and head().count("busy, view:") == 4
+            else:
+                assert head().count("busy:") == 4 and head().count("\n") < room
+                await pilot.press("plus")  # zoomed in: the view's split, not the run's
+                assert head().count("busy, view:") == 4 and "busy, run" not in head()
+                assert head().count("\n") < room
 
 
 async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> None:

@@ -113,6 +113,7 @@ BOX_KEYS = frozenset({"slash", "colon", "ctrl+p"})
 # keys whose effect outlives the app (`y` copies an id to the clipboard): a `q` typed after
 # one waits for it to be acted on
 LASTING_KEYS = frozenset({"y"})
+HEADER_SHARE = 3  # the header takes at most a third of the screen's rows, as it can
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
@@ -212,6 +213,9 @@ class CuzkApp(App[None]):
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self.show_breakdown = True
+        # the busy split only where it leaves the lanes their room, until `b` asks for it
+        self.fit_breakdown = True
+        self._breakdown_cut = False  # the header left it out for room
         self._unmounted = False
         self._ending = False  # exit() was called: no window opens any more, no key is acted on
         # keys typed faster than the app answers, held until what they were typed for is up
@@ -752,13 +756,22 @@ class CuzkApp(App[None]):
         gantt = self.gantt
         zoom = (gantt.t0, gantt.scale) if gantt.is_zoomed else None
         # the model by identity (models hold arrays: == would compare them)
-        key = (id(self.model), state, zoom, self.show_breakdown, self.size.width, self.palette)
+        size = (self.size.width, self.size.height)
+        breakdown = (self.show_breakdown, self.fit_breakdown)
+        key = (id(self.model), state, zoom, breakdown, size, self.palette)
         # a pan or a zoom changes only the status line, unless the header shows the view's split
         if self._header_for != key or self._header_model is not self.model:
             self._header_for, self._header_model = key, self.model
             run, view = self._breakdowns()
             styles = {p: self._colour(PHASE_CLASSES[p]) for p in BUSY_ORDER}
-            header = header_text(self.model, state, run, view, styles, self.size.width)
+            width = self.size.width
+            header = header_text(self.model, state, run, view, styles, width)
+            if self.fit_breakdown and (run or view):
+                # the lanes keep two thirds of the screen: the busy lines give way first
+                rows = self.size.height // HEADER_SHARE
+                fitted = header_text(self.model, state, run, view, styles, width, rows)
+                self._breakdown_cut = fitted.plain != header.plain
+                header = fitted
             self._show_text("#summary", header)
             # the header's clock ticks each second; the legend changes with the model
             shown = self._legend_for
@@ -1099,8 +1112,11 @@ class CuzkApp(App[None]):
         show_compare(self)
 
     def action_toggle_breakdown(self) -> None:
-        """Show or hide where the busy time went, saying what its shares are of."""
-        self.show_breakdown = not self.show_breakdown
+        """Show or hide where the busy time went, saying what its shares are of (left out of
+        a short screen for room: shown whole, the lanes' room notwithstanding)."""
+        if not (self.show_breakdown and self.fit_breakdown and self._breakdown_cut):
+            self.show_breakdown = not self.show_breakdown
+        self.fit_breakdown = False
         self._refresh_text()
         if self.show_breakdown:
             self.notify(

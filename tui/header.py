@@ -52,8 +52,31 @@ def header_text(
     view: dict[int, Breakdown] | None = None,
     styles: dict[Phase, Style] | None = None,
     width: int = 120,
+    rows: int | None = None,
 ) -> Text:
-    """State, source, run figures; per GPU the honest pair and where its busy time went."""
+    """State, source, run figures; per GPU the honest pair and where its busy time went.
+    In at most `rows` lines when given, as far as it can: zoomed in, where the run's busy
+    time went gives way first (the view's is what the zoom asks), then where any went."""
+    text = _header(model, state, run, view, styles, width)
+    if rows is not None and _lines(text) > rows and view:
+        text = _header(model, state, None, view, styles, width)
+    if rows is not None and _lines(text) > rows:
+        text = _header(model, state, None, None, styles, width)
+    return text
+
+
+def _lines(text: Text) -> int:
+    return text.plain.count("\n") + 1
+
+
+def _header(
+    model: LogModel,
+    state: str,
+    run: dict[int, Breakdown] | None,
+    view: dict[int, Breakdown] | None,
+    styles: dict[Phase, Style] | None,
+    width: int,
+) -> Text:
     s = model.summary
     text = Text()
     figures = (

@@ -197,7 +197,7 @@ KEYS = [
     ("click, wheel", "select the interval under the pointer; zoom around it (shift: scroll)"),
     ("r", "next run of a log where the daemon restarted"),
     ("f / End", "follow the end of a growing log again"),
-    ("b", "show / hide where each GPU's busy time went (shares of its busy time)"),
+    ("b", "show / hide where each GPU's busy time went (shares of it; a short screen: once asked)"),
     ("y", "copy the inspected interval's, the found job's or the selected gap's job id (OSC 52)"),
     ("c", "with --compare: every figure before and after, and what moved"),
     ("ctrl+p", "command palette (what if…, screenshot, export the visible range as a trace, …)"),
