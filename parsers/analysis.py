@@ -245,7 +245,7 @@ class LiveAnalysis:
             base.piece.lane_ends,
         )
         tail = make_piece(live, window=window)
-        facts = live_facts(builder.source, snap, now)
+        facts = live_facts(builder.source, snap, now, builder.workers_per_gpu)
         model = assemble([base.piece, tail], facts, base.listed)
         if rebuilt:
             # what making the settled part took and let go goes back to the system, not

@@ -70,9 +70,12 @@ class Facts:
     unattributed_timing_lines: int
     partial_bytes: int
     engine_seen: bool
+    workers_per_gpu: int | None = None  # --workers-per-gpu: places the workers the log does not
 
 
-def live_facts(source: str, snap: LiveSnapshot, now: float) -> Facts:
+def live_facts(
+    source: str, snap: LiveSnapshot, now: float, workers_per_gpu: int | None = None
+) -> Facts:
     """The facts of a live snapshot, as `facts_of` reads them from the builder."""
     return Facts(
         source=source,
@@ -87,6 +90,7 @@ def live_facts(source: str, snap: LiveSnapshot, now: float) -> Facts:
         unattributed_timing_lines=snap.unattributed_timing_lines,
         partial_bytes=snap.partial_bytes,
         engine_seen=snap.engine_seen,
+        workers_per_gpu=workers_per_gpu,
     )
 
 
@@ -106,6 +110,7 @@ def facts_of(builder: RunRecords, finished: bool, gpus: set[int]) -> Facts:
         unattributed_timing_lines=builder.unattributed_timing_lines,
         partial_bytes=builder.partial_bytes,
         engine_seen=builder.engine_seen,
+        workers_per_gpu=builder.workers_per_gpu,
     )
 
 
@@ -211,7 +216,15 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         ),
         proof_spans=spans,
         drawn=all(p.drawn for p in pieces),
+        unplaced_workers=_unplaced(gpus, facts),
     )
+
+
+def _unplaced(gpus: list[GpuStats], facts: Facts) -> tuple[int, ...]:
+    """The workers no line places on a GPU, nor --workers-per-gpu: each put on GPU 0."""
+    if facts.workers_per_gpu:
+        return ()
+    return tuple(sorted({w for g in gpus for w in g.workers} - facts.worker_gpu.keys()))
 
 
 def _gpu_of_pieces(

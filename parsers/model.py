@@ -1178,6 +1178,8 @@ class LogModel:
     # the all-hosts clock is on its own clock, to the microsecond (the offsets that place the
     # logs are whole ms: the wall time of a GPU's event is its own log's, however placed)
     wall_bases: dict[int, datetime] | None = field(default=None, compare=False, repr=False)
+    # the workers no line places on a GPU (nor --workers-per-gpu): each counted on GPU 0
+    unplaced_workers: tuple[int, ...] = ()
 
     def needs_drawn(self, what: str) -> None:
         """Raise IncompleteModel when the model has no lanes and synthesis steps, which

@@ -62,6 +62,7 @@ class RunRecords(Protocol):
     """One run's records and facts, as the analysis reads them (`parsers.builder.Run`)."""
 
     source: str
+    workers_per_gpu: int | None  # --workers-per-gpu, for the workers the log places on none
 
     def columns(self) -> Columns:
         """A copy of the run's records."""
@@ -125,6 +126,7 @@ class LiveRecords(Protocol):
     """The run being read, as the live analysis reads it (`parsers.builder.LogBuilder`)."""
 
     source: str
+    workers_per_gpu: int | None  # as for RunRecords
 
     def live_snapshot(self, rows: I64 | None, first_new: int) -> LiveSnapshot:
         """Records `rows` and those from `first_new` on, and the run's facts, in one call."""

@@ -43,6 +43,15 @@ def runs_sentence(model: LogModel) -> str | None:
 MID_RUN = "log starts mid-run: figures from the first whole interval"
 
 
+def unplaced_sentence(model: LogModel) -> str | None:
+    """What the figures assumed when no line said which GPU each of several workers is on
+    (docs/analysis.md#what-is-read-from-the-log): each on GPU 0 (None: nothing assumed)."""
+    n = len(model.unplaced_workers)
+    if n < 2:
+        return None
+    return f"{n} workers the log puts on no GPU: counted on GPU 0 (--workers-per-gpu N)"
+
+
 def timeline_reason(model: LogModel) -> str | None:
     """Why the log has no TIMELINE line, as the JSON names it (None: it has some)."""
     if model.no_timeline_reason is not None:
@@ -278,6 +287,8 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             },
             "unattributed_timing_lines": model.unattributed_timing_lines,
             "starts_mid_run": model.starts_mid_run,
+            # the workers no line placed on a GPU, each counted on GPU 0
+            "unplaced_workers": list(model.unplaced_workers),
             # no TIMELINE line: why (docs/analysis.md#logs-without-timeline)
             "no_timeline_reason": timeline_reason(model),
             "first_job_error": model.first_job_error,

@@ -261,3 +261,41 @@ def test_every_float_of_the_json_is_rounded(log: Path) -> None:
     summary = doc["summary"]
     for key in ("gap_mean_ms", "gap_p50_ms", "gap_p90_ms", "gap_p99_ms"):
         assert round(summary[key], 3) == summary[key], key
+
+
+def test_workers_the_log_puts_on_no_gpu_are_said_to_be_counted_on_gpu_0() -> None:
+    """A stderr-only capture of a two-GPU run (no `pipeline GPU worker started` line, no
+    worker span): its four workers were one GPU's in every figure, and nothing said so."""
+    from io import StringIO
+
+    from conftest import SAMPLES
+    from rich.console import Console
+
+    from parsers.builder import LogBuilder
+    from parsers.report import unplaced_sentence
+    from tui.header import header_text
+    from tui.report import print_report
+
+    lines = (SAMPLES / "journal-2gpu.log").read_bytes().splitlines(keepends=True)
+    stderr_only = b"".join(line for line in lines if b"cuzk_core" not in line)
+    model = build(stderr_only)
+    assert model.unplaced_workers == (0, 1, 2, 3) and [g.gpu for g in model.gpus] == [0]
+    said = unplaced_sentence(model)
+    assert said is not None and "4 workers" in said and "--workers-per-gpu" in said
+    assert report_dict(model)["summary"]["unplaced_workers"] == [0, 1, 2, 3]
+    out = StringIO()
+    print_report(model, Console(file=out, width=200))
+    assert said in out.getvalue()
+    assert said in header_text(model, "FINISHED", width=80).plain
+    assert len(said) <= 78  # whole in the header at 80 columns
+    # the live model says the same as the whole one
+    live = LogBuilder(source="t")
+    live.feed(stderr_only)
+    assert live.snapshot().unplaced_workers == model.unplaced_workers
+    # placed by --workers-per-gpu, or placed by the log: nothing assumed, nothing said
+    for placed in (build(stderr_only, workers_per_gpu=2), build(b"".join(lines))):
+        assert placed.unplaced_workers == () and unplaced_sentence(placed) is None
+        assert report_dict(placed)["summary"]["unplaced_workers"] == []
+    # one worker on GPU 0: nothing to place wrongly
+    single = build((SAMPLES / "p9-c6.log").read_bytes())
+    assert single.unplaced_workers == (0,) and unplaced_sentence(single) is None

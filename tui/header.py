@@ -12,7 +12,7 @@ from rich.text import Text
 from parsers.breakdown import BUSY_ORDER, Breakdown
 from parsers.durations import counted, duration
 from parsers.model import PHASES, LogModel, Phase
-from parsers.report import MID_RUN
+from parsers.report import MID_RUN, unplaced_sentence
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
@@ -102,6 +102,9 @@ def _header(
         text.append(f"\n{below}", style="bold")
     if model.starts_mid_run:
         text.append(f"\n{MID_RUN}", style="bold yellow")
+    unplaced = unplaced_sentence(model)
+    if unplaced is not None:
+        text.append(f"\n{unplaced}", style="bold yellow")
     short = width < 100
     # under 100 columns the figures are not padded to line up, nor spaced by two: the
     # line (`+1 running` with it) fits 80 columns whole

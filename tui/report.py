@@ -27,7 +27,13 @@ from parsers.model import (
     Phase,
 )
 from parsers.rawlines import LineReader
-from parsers.report import MID_RUN, NOT_A_CUZK_LOG, missing_timeline, runs_sentence
+from parsers.report import (
+    MID_RUN,
+    NOT_A_CUZK_LOG,
+    missing_timeline,
+    runs_sentence,
+    unplaced_sentence,
+)
 from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 from tui.ascii_glyphs import spelled
@@ -421,6 +427,9 @@ def report_renderables(
         head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
     if model.starts_mid_run:
         head.append(f"\n{MID_RUN}", style="bold yellow")
+    unplaced = unplaced_sentence(model)
+    if unplaced is not None:
+        head.append(f"\n{unplaced}", style="bold yellow")
     restarted = runs_sentence(model)
     if restarted is not None:
         head.append(f"\n{restarted}", style="bold yellow")
