@@ -8,8 +8,8 @@ files are named). Or a wall-clock time, as the inspector shows it beside an offs
 log gives the engine's start: a time of day `12:30`, `12:30:05`, `12:30:05.250` (the first such
 moment at or after the engine started; for --to, at or after --from), or a date and time
 `2026-03-16 12:30` (`T` between them too), both in the zone the log's times are in. Either may
-end in ` UTC` (as the report's `engine started` line writes it) or `Z` (as tracing stamps do),
-which a log whose times are UTC reads and a journal on its local time refuses.
+end in ` UTC` (as the report's `engine started` line writes it), ` GMT`, `Z` (as tracing stamps
+do) or `+00:00`, which a log whose times are UTC reads and a journal on its local time refuses.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ _OFFSET = re.compile(
     rf"(?:(?P<d>{_NUMBER}) ?d ?)?(?:(?P<h>{_NUMBER}) ?h ?)?(?:(?P<m>{_NUMBER}) ?m(?!s) ?)?"
     rf"(?:(?P<s>{_NUMBER}) ?s ?)?(?:(?P<ms>{_NUMBER}) ?ms)?"
 )
-# a wall-clock time said to be in UTC: the report's ` UTC`, or a stamp's `Z` after its digits
-_UTC = re.compile(r"(?:\s+UTC|(?<=\d)Z)\Z", re.IGNORECASE)
+# a wall-clock time said to be in UTC: the report's ` UTC` (or ` GMT`), a stamp's `Z` after its
+# digits, or ISO 8601's `+00:00`
+_UTC = re.compile(r"(?:\s+(?:UTC|GMT)|(?<=\d)(?:Z|[+-]00:?00))\Z", re.IGNORECASE)
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
 FORMS = (
     "850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
