@@ -453,3 +453,40 @@ async def test_a_line_number_typed_after_colon_in_one_burst_goes_to_the_prompt()
         await _settle(pilot)
         assert screen.said.startswith("/GPU"), screen.said
         assert app.screen is screen
+
+
+async def test_the_pane_of_several_logs_says_which_log_it_shows() -> None:
+    """With two logs the pane's title said `the log's own lines: 1,712`: of which?"""
+    from parsers.hosts import HostLines, merge
+
+    names = ["journal-2gpu.log", "curio-mixed.log"]
+    merged = merge([read_log(SAMPLES / n) for n in names], names)
+    reader = HostLines(merged, [LineReader(path=SAMPLES / n) for n in names])
+    app = make_app(merged.model, reader)
+    seen: set[int] = set()
+    async with app.run_test(size=(120, 36)) as pilot:
+        for k in range(len(merged.model.gaps)):
+            await pilot.press("n")
+            gap = app.gantt.selected_gap
+            assert gap is not None
+            host = merged.model.gpu_keys[gap.gpu].host  # type: ignore[index]
+            await pilot.press("L")
+            await pilot.pause()
+            pane = app.screen
+            assert isinstance(pane, LogPaneScreen)
+            title = str(pane.query_one(LogLines).border_title)
+            lines = (SAMPLES / names[host]).read_bytes().count(b"\n")
+            assert title == f"the log's own lines: {lines:,} · {names[host]}", (k, title)
+            await pilot.press("escape")
+            await pilot.pause()
+            seen.add(host)
+            if len(seen) == 2:
+                break
+    assert seen == {0, 1}
+    # one log: the title as it was
+    one = make_app(read_log(SAMPLES / names[0]), LineReader(path=SAMPLES / names[0]))
+    async with one.run_test(size=(120, 36)) as pilot:
+        await pilot.press("n", "L")
+        await pilot.pause()
+        title = str(one.screen.query_one(LogLines).border_title)
+        assert title.startswith("the log's own lines: ") and "·" not in title

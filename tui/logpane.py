@@ -23,10 +23,12 @@ from parsers.model import Gap, LogModel
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.timespec import parse_time, resolve
+from tui.lanes import abbreviate
 from tui.loglines import LogLines
 from tui.screens import QUIT_BINDINGS, HelpScreen, OrderedInput, SafeModal
 
 SEARCH_TURN_S = 0.05  # a search reads for this long, then lets the screen answer keys
+LOG_NAME_CELLS = 40  # a log's name in the pane's title, cut in the middle beyond
 
 
 class LogAt(NamedTuple):
@@ -37,17 +39,21 @@ class LogAt(NamedTuple):
     parts: tuple[int, int]  # first partition of the log, past its last
     line: int
     why: str
+    name: str | None = None  # the log's, when the model holds several
 
 
-def _log_of(reader: LineReader, model: LogModel, part: int) -> tuple[LineReader, int, int]:
-    """The reader of the log partition `part` came from, and that log's partitions."""
+def _log_of(
+    reader: LineReader, model: LogModel, part: int
+) -> tuple[LineReader, int, int, str | None]:
+    """The reader of the log partition `part` came from, that log's partitions, and its name
+    (None: the model holds one log)."""
     if isinstance(reader, HostLines) and reader.merged.hosts:
         merged = reader.merged
         host = merged.host_of_part(part)
         firsts = [h.first_part for h in merged.hosts]
         end = firsts[host + 1] if host + 1 < len(firsts) else len(model.parts)
-        return reader.for_part(part), firsts[host], end
-    return reader_for(reader, part, model), 0, len(model.parts)
+        return reader.for_part(part), firsts[host], end, merged.hosts[host].name
+    return reader_for(reader, part, model), 0, len(model.parts), None
 
 
 def log_at(
@@ -67,8 +73,8 @@ def log_at(
     t = model.parts
     if gap is not None:
         part = gap.before.index
-        log, first, end = _log_of(reader, model, part)
-        return LogAt(log, (first, end), int(t.end_line[part]), "the GPU_END before the gap")
+        log, first, end, name = _log_of(reader, model, part)
+        return LogAt(log, (first, end), int(t.end_line[part]), "the GPU_END before the gap", name)
     if job is not None and job in t.jobs:
         mine = np.flatnonzero(t.job == t.jobs.index(job))
         lines = np.concatenate([t.start_line[mine], t.end_line[mine]])
@@ -76,20 +82,21 @@ def log_at(
         if known.any():
             k = int(np.argmin(np.where(known, lines, np.iinfo(np.int64).max)))
             part = int(mine[k % len(mine)])
-            log, first, end = _log_of(reader, model, part)
-            return LogAt(log, (first, end), int(lines[k]), f"job {visible(job)}")
+            log, first, end, name = _log_of(reader, model, part)
+            return LogAt(log, (first, end), int(lines[k]), f"job {visible(job)}", name)
     stamps = LineStamps.of(t)
     line = stamps.nearest(view_ms)
     if line is not None:
         found = stamps.at_line(line)
         part = found[0] if found is not None else 0
-        log, first, end = _log_of(reader, model, part)
+        log, first, end, name = _log_of(reader, model, part)
         if (first, end) != (0, len(t)):  # several logs: the nearest line of this one
             own = LineStamps.of(t, first, end).nearest(view_ms)
             line = own if own is not None else line
-        return LogAt(log, (first, end), line, "the TIMELINE line nearest the view's middle")
-    log, first, end = _log_of(reader, model, 0)
-    return LogAt(log, (first, end), 1, "the log's first line")
+        why = "the TIMELINE line nearest the view's middle"
+        return LogAt(log, (first, end), line, why, name)
+    log, first, end, name = _log_of(reader, model, 0)
+    return LogAt(log, (first, end), 1, "the log's first line", name)
 
 
 class LogPaneScreen(SafeModal[None]):
@@ -187,7 +194,10 @@ class LogPaneScreen(SafeModal[None]):
             total = 0
             self.say(f"cannot read the log: {exc.strerror or exc}")
         lines.set_total(total)
-        lines.border_title = f"the log's own lines: {total:,}"
+        title = f"the log's own lines: {total:,}"
+        if self.at.name is not None:  # several logs: which one
+            title = f"{title} · {abbreviate(self.at.name, LOG_NAME_CELLS)}"
+        lines.border_title = title
         if not total:
             known = bool(len(self.stamps))
             self.say(
