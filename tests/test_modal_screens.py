@@ -25,7 +25,7 @@ from parsers.rawlines import LineReader
 from tui.app import make_app
 from tui.inspector import GapDetails, InspectorScreen, describe_gap
 from tui.interval import describe_interval
-from tui.prose import wrapped
+from tui.prose import Prose, wrapped
 from tui.screens import KeysFooter, TintedBackground
 
 SIZE = (120, 36)
@@ -193,3 +193,26 @@ def test_an_offset_days_into_a_run_is_never_wrapped_inside() -> None:
             for before, after in itertools.pairwise(lines):
                 cut = re.search(r"(\d+d|\(\d{4}-\d\d-\d\d)\s*$", before)
                 assert not (cut and re.match(r"\s*\d", after)), (width, before, after)
+
+
+def test_the_interval_inspector_wraps_a_labelled_line_after_its_label() -> None:
+    """`lock       waited 1.80s …, taken …,` went on at the margin with `released …`: a
+    labelled line's wrapped part goes on after the label's column."""
+    path = SAMPLES / "journal-2gpu.log"
+    model = read_log(path)
+    texts = [describe_interval(model, k) for k in range(0, len(model.parts), 5)]
+    starts = {"Interval", "job", "partition", "GPU_START", "GPU_END", "length", "phases", "lock"}
+    starts |= {"synthesis", "queue", "pickup", "segments", "never"}
+    went_on = 0
+    for width in range(40, 101, 3):
+        for text in texts:
+            lines = [line.plain for line in wrapped(text, width)]
+            assert all(len(line) <= width and "\u2063" not in line for line in lines)
+            for line in lines[lines.index("") :]:  # after the heading (prose, no label)
+                # a line of its own, or indented: a table's row, or a wrapped part (a
+                # labelled line's after the label's eleven cells)
+                own = not line or line.split(" ", 1)[0] in starts
+                went_on += re.match(r" {11}\S", line) is not None
+                assert own or line.startswith(" "), (width, line)
+    assert went_on > 0
+    assert "\u2063" not in str(Prose(texts[0]))

@@ -20,7 +20,7 @@ from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, lasted, when
 from tui.lanes import abbreviate
-from tui.prose import Prose
+from tui.prose import HANG, Prose
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 # an interval's raw lines beyond twice this many: its first and its last this many are shown
@@ -140,6 +140,14 @@ def interval_words(model: LogModel, index: int) -> str:
     return text
 
 
+LABEL_CELLS = 11  # the interval inspector's label column
+
+
+def _label(text: Text, name: str) -> None:
+    """A line's label, its wrapped part going on after the label's column (HANG)."""
+    text.append(f"{name:<{LABEL_CELLS}}{HANG}", style="bold")
+
+
 def _state(part: Partition) -> str:
     if part.gpu_end is not None:
         return "completed"
@@ -157,21 +165,21 @@ def describe_interval(model: LogModel, index: int) -> Text:
     if len(at):
         text.append(f"Interval {int(at[0]) + 1} of {len(order)} of worker {worker}", style="bold")
         text.append(f" on {gpu} (by GPU_START)\n\n")
-    text.append("job        ", style="bold")
+    _label(text, "job")
     text.append(visible(part.job), style="bold cyan")  # log text: no markup, no control
     text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
-    text.append("partition  ", style="bold")
+    _label(text, "partition")
     text.append("whole proof" if part.partition is None else str(part.partition))
     text.append(f" · worker {worker} · {gpu}\n")
     if part.gpu_start is None:
         text.append("never reached GPU_START\n", style="dim")
         return text
-    text.append("GPU_START  ", style="bold")
+    _label(text, "GPU_START")
     text.append(f"{when(model, part.gpu_start, part.gpu)}  (line {part.start_line})\n")
-    text.append("GPU_END    ", style="bold")
+    _label(text, "GPU_END")
     if part.gpu_end is not None:
         text.append(f"{when(model, part.gpu_end, part.gpu)}  (line {part.end_line})\n")
-        text.append("length     ", style="bold")
+        _label(text, "length")
         text.append(duration(part.gpu_end - part.gpu_start), style="bold")
         text.append("  completed\n")
     else:
@@ -187,9 +195,9 @@ def _phases(text: Text, part: Partition) -> None:
     text.append("\nphases", style="bold")
     # docs/analysis.md#phase-segments: an interval's segments tile it
     text.append(
-        "  (they tile the interval: together its length)\n"
+        f"  {HANG}(they tile the interval: together its length)\n"
         if part.gpu_end is not None
-        else f"  (so far: the {_state(part)} stretch is none of them)\n",
+        else f"  {HANG}(so far: the {_state(part)} stretch is none of them)\n",
         style="dim",
     )
     for k in PHASE_KEYS:
@@ -198,7 +206,7 @@ def _phases(text: Text, part: Partition) -> None:
 
 
 def _lock(text: Text, model: LogModel, part: Partition) -> None:
-    text.append("lock       ", style="bold")
+    _label(text, "lock")
     text.append(f"waited {lasted(part.phases_ms['lock_wait'])} (lock wait)")
     if part.lock_acquired is not None:
         text.append(f", taken {when(model, part.lock_acquired, part.gpu)}")
@@ -212,12 +220,12 @@ def _lock(text: Text, model: LogModel, part: Partition) -> None:
 
 def _queue(text: Text, model: LogModel, part: Partition) -> None:
     if part.synth_start is not None and part.synth_end is not None:
-        text.append("synthesis  ", style="bold")
+        _label(text, "synthesis")
         text.append(
             f"{when(model, part.synth_start, part.gpu)} → {when(model, part.synth_end, part.gpu)}"
             f" = {lasted(part.synth_end - part.synth_start)}\n"
         )
-    text.append("queue      ", style="bold")
+    _label(text, "queue")
     if part.queued is not None and part.gpu_start is not None:
         text.append(
             f"queued {when(model, part.queued, part.gpu)}, GPU_START "
@@ -225,7 +233,7 @@ def _queue(text: Text, model: LogModel, part: Partition) -> None:
         )
     else:
         text.append("no queue event\n", style="dim")
-    text.append("pickup     ", style="bold")
+    _label(text, "pickup")
     if part.pickup is not None and part.gpu_start is not None:
         text.append(
             f"picked up {when(model, part.pickup, part.gpu)}, "
@@ -239,7 +247,7 @@ def _segments(text: Text, part: Partition) -> None:
     if not part.segments or part.gpu_start is None:
         return
     text.append("\nsegments", style="bold")
-    text.append("  (from GPU_START)\n", style="dim")
+    text.append(f"  {HANG}(from GPU_START)\n", style="dim")
     for start, end, phase in part.segments:
         text.append(
             f"  +{duration(start - part.gpu_start):<9} {PHASE_NAMES[phase]:<10}"

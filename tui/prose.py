@@ -4,7 +4,8 @@ Textual and Rich both wrap text at any whitespace, a no-break space too: an insp
 `on GPU 3` could end one line with `GPU` and begin the next with `3)`, `barrier 1.10s` lose
 its figure to the next line. The inspectors write GLUE (a no-break space) between the words
 that belong together and draw their text through `Prose`, which wraps it at the width it is
-drawn in, at ordinary spaces only, each wrapped line going on under its line's own indent,
+drawn in, at ordinary spaces only, each wrapped line going on under its line's own indent
+(or under its HANG, written after a label column: the interval inspector's `lock       `),
 and draws a glue as a space. The text report draws its gaps through it too (its lines have
 no glue; at a terminal they wrap under their indent, piped they are whole).
 """
@@ -23,6 +24,8 @@ from rich.segment import Segment
 from rich.text import Text
 
 GLUE = "\u00a0"  # written between words that are not to be wrapped apart, drawn as a space
+# written where a line's wrapped part is to go on under (after a label column), not drawn
+HANG = "\u2063"
 MIN_ROOM = 20  # the least a wrapped line keeps, however deep its indent
 
 _WORD = re.compile(r"[^ ]+")  # a glue is not a space here
@@ -43,25 +46,29 @@ def _unglued(piece: Text) -> Text:
 def wrapped(text: Text, width: int) -> list[Text]:
     """The lines `text` is drawn in at `width` cells: each of its lines wrapped at its
     ordinary spaces (a word wider than the room is folded), the wrapped part under the
-    line's indent, glue drawn as spaces."""
+    line's HANG, else under its indent; glue drawn as spaces, a hang not at all."""
     out: list[Text] = []
     for line in text.split("\n", allow_blank=True):
+        hang_at = line.plain.find(HANG)
+        if hang_at >= 0:
+            line = line[:hang_at] + line[hang_at + 1 :]
         plain = line.plain
         # the cells before each character
         at = range(len(plain) + 1) if plain.isascii() else [0, *accumulate(map(_cells, plain))]
         indent = len(plain) - len(plain.lstrip(" "))
-        room = max(width - indent, MIN_ROOM)
-        # the line's pieces (a, b) of `plain`: the first from 0 (its indent with it), the
-        # others from a word (drawn after an indent as deep)
+        under = at[hang_at] if hang_at >= 0 else indent  # the wrapped part's indent
+        first, then = max(width - indent, MIN_ROOM), max(width - under, MIN_ROOM)
+        # the line's pieces (a, b) of `plain`: the first from 0 (its indent with it, its
+        # room counted from the indent), the others from a word, drawn after `under` cells
         pieces: list[tuple[int, int]] = []
         start, end = 0, indent
         for word in _WORD.finditer(plain, indent):
             a, b = word.span()
-            if end > indent and at[b] - at[max(start, indent)] > room:
+            if end > indent and at[b] - at[max(start, indent)] > (then if start else first):
                 pieces.append((start, end))
                 start = a
-            while at[b] - at[max(start, indent)] > room:  # a word wider than the room
-                begin = max(start, indent)
+            while at[b] - at[max(start, indent)] > (room := then if start else first):
+                begin = max(start, indent)  # a word wider than the room: folded
                 cut = bisect_right(at, at[begin] + room, begin + 1, b + 1) - 1
                 cut = max(cut, begin + 1)
                 pieces.append((start, cut))
@@ -69,7 +76,7 @@ def wrapped(text: Text, width: int) -> list[Text]:
             end = b
         pieces.append((start, end))
         for k, (a, b) in enumerate(pieces):
-            out.append(_unglued(line[a:b] if k == 0 else Text(" " * indent) + line[a:b]))
+            out.append(_unglued(line[a:b] if k == 0 else Text(" " * under) + line[a:b]))
     return out
 
 
@@ -81,12 +88,13 @@ class Prose:
         self.text = text
 
     def __str__(self) -> str:
-        """The text as drawn unwrapped (glue as spaces)."""
-        return self.text.plain.replace(GLUE, " ")
+        """The text as drawn unwrapped (glue as spaces, no hang)."""
+        return self.text.plain.replace(GLUE, " ").replace(HANG, "")
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.no_wrap:
-            yield _unglued(self.text)
+            yield from (Text("\n").join(wrapped(self.text, 1 << 30)).render(console))
+            yield Segment.line()
             return
         for line in wrapped(self.text, options.max_width):
             yield from line.render(console)
