@@ -190,6 +190,26 @@ async def test_the_status_line_keeps_the_zoom_and_drops_a_gap_s_details_first() 
         assert text_of(app, "#status") == status_text(view, SMALL[0] - 2).plain
 
 
+async def test_the_status_line_keeps_the_zoom_with_a_job_found_and_an_interval() -> None:
+    """A job found and one of its intervals selected: at 80 columns the line was the
+    interval's words, the job's id twice, and no `cell = …`."""
+    app = app_for("p12-c15-gw1")
+    async with app.run_test(size=SMALL) as pilot:
+        view = app.query_one(GanttView)
+        job = app.model.proofs[0].job
+        await pilot.press("slash", *job[:6], "enter", "escape", "n")
+        await pilot.pause()
+        assert view.found_jobs and view.selected_part is not None
+        full = status_text(view).plain
+        assert "(i inspects)" in full and f"job {job[:6]}" in full
+        cell = f"cell = {duration(view.scale, 'span')}"
+        for width in range(len("gaps ≥ 0 ms: 24 │ ") + len(cell), 140):
+            said = status_text(view, width).plain
+            assert len(said) <= width and said.endswith(cell), (width, said)
+            assert (said == full) == (len(full) <= width)
+        assert text_of(app, "#status").endswith(cell)
+
+
 @pytest.mark.parametrize("follow", [False, True])
 async def test_a_view_zoomed_in_pans_at_most_a_share_of_itself_past_the_end(
     follow: bool, tmp_path: Path

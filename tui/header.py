@@ -155,9 +155,10 @@ def _header(
 def status_text(view: GanttView, width: int | None = None) -> Text:
     """Threshold, selection (numbered by size, as the gap list and the report are) and zoom,
     in `width` cells: a selected gap's cause, then its side of a proof boundary, then its
-    start give way before the zoom's `cell = …` is cut."""
+    start give way before the zoom's `cell = …` is cut; a selected interval's `(i inspects)`,
+    then the job found, then the interval's job id; last, the selection and the job."""
     text = Text()
-    for detail in range(3, -1, -1):
+    for detail in range(3, -2, -1):
         text = _status(view, detail)
         if width is None or text.cell_len <= width:
             break
@@ -172,7 +173,9 @@ def _status(view: GanttView, detail: int) -> Text:
     text.append(spelled(f"gaps ≥ {duration(view.threshold_ms)}: ", encoding), style="bold")
     text.append(f"{shown}")
     gap = view.selected_gap
-    if gap is not None and view.selected is not None:
+    if detail < 0:
+        pass  # no room for the selection: the threshold and the zoom
+    elif gap is not None and view.selected is not None:
         text.append(f" │ #{model.gaps.rank_of(view.selected)} {model.gpu_label(gap.gpu)} ")
         text.append(duration(gap.duration_ms), style="bold red")
         if detail >= 1:
@@ -186,12 +189,13 @@ def _status(view: GanttView, detail: int) -> Text:
         if detail >= 3:
             text.append(f" · {gap.cause or 'no queue event'}")
     elif view.selected_part is not None:
-        text.append(f" │ {interval_words(model, view.selected_part)} (i inspects)")
+        text.append(f" │ {interval_words(model, view.selected_part, job=detail >= 1)}")
+        text.append(" (i inspects)" if detail >= 3 else "")
     elif view.found_jobs:
         text.append(" │ n: its first interval")
     else:
         text.append(" │ n: first gap")
-    if view.found_jobs:
+    if view.found_jobs and detail >= 2:
         job = view.found_jobs[view.found_index]
         text.append(f" │ job {abbreviate(job, 16)}", style="bold")
     text.append(f" │ cell = {duration(view.scale, 'span')}", style="dim")

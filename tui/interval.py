@@ -128,13 +128,15 @@ def same_interval(old: LogModel, new: LogModel, index: int) -> int | None:
     return int(candidates[0]) if len(candidates) else None
 
 
-def interval_words(model: LogModel, index: int) -> str:
-    """The status line's words for a selected interval: `w1 p9 porep…0-6 3.46 s`."""
+def interval_words(model: LogModel, index: int, job: bool = True) -> str:
+    """The status line's words for a selected interval: `w1 p9 porep…0-6 3.46 s` (`job`:
+    with its job's id)."""
     t = model.parts
     worker, part = int(t.worker[index]), int(t.partition[index])
     start, end = float(t.gpu_start[index]), float(t.gpu_end[index])
     text = f"w{worker if worker >= 0 else '?'} {'whole' if part < 0 else f'p{part}'}"
-    text += f" {abbreviate(t.job_of(index), 16)}"
+    if job:
+        text += f" {abbreviate(t.job_of(index), 16)}"
     if end == end:
         text += f" {duration(end - start)}"
     return text
