@@ -218,7 +218,7 @@ def _values(vals: tuple[int, ...], median: float | None, sep: str) -> str:
     more = " …" if len(vals) > 6 else ""
     # `1587 … ms`; against the number, the unit before the `…` (`1587ms …`): a line's
     # wrap at the `…` then leaves no unit alone at the next line's start
-    text = f"{shown}{more} ms" if sep else f"{shown}ms{more}"
+    text = f"{shown}{more}{sep}ms" if sep else f"{shown}ms{more}"
     if median is None or not median:
         return text
     peak = 100 * max(vals) / median

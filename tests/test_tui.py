@@ -814,3 +814,5 @@ def test_a_report_at_a_terminal_keeps_figures_whole_and_indents_what_wraps(width
     body = [line for k, line in enumerate(lines[ranks[0] : end], ranks[0]) if k not in ranks]
     assert len(body) > 3 * 6  # the gaps' lines, some wrapped at this width
     assert all(line.startswith(" " * 6) for line in body), body
+    # a unit never begins a line apart from its number (`1865` / `ms (max …`)
+    assert not [line for line in lines if re.match(r"\s*(?:ms|%)(?:\W|$)", line)], lines

@@ -19,7 +19,7 @@ from parsers.model import NAMES_BY_KEY, PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader, RawLine
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
-from tui.prose import Prose, glued
+from tui.prose import HANG, Prose, glued
 from tui.report import gap_cause_words, kernel_figure
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
@@ -68,11 +68,13 @@ def when(model: LogModel, ms: float, gpu: int | None = None) -> str:
 def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     part = model.parts.get(side.index)
     text = Text()
-    text.append(f"{title:<7}", style="bold")
+    text.append(f"{title:<7}{HANG}", style="bold")
     text.append(visible(side.job), style="bold cyan")  # log text: no markup, no control
     text.append(f"  {glued('worker', side.worker)}")
     text.append(
-        f"  {glued('partition', side.partition)}" if side.partition is not None else "  whole proof"
+        f"  {glued('partition', side.partition)}"
+        if side.partition is not None
+        else f"  {glued('whole', 'proof')}"
     )
     text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
     if part.gpu_start is not None and part.gpu_end is not None:

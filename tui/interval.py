@@ -20,7 +20,7 @@ from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, lasted, when
 from tui.lanes import abbreviate
-from tui.prose import HANG, Prose
+from tui.prose import HANG, Prose, glued
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 # an interval's raw lines beyond twice this many: its first and its last this many are shown
@@ -160,7 +160,7 @@ def describe_interval(model: LogModel, index: int) -> Text:
     """Everything the interval inspector says about interval `index`, as literal text."""
     part = model.parts.get(index)
     order = worker_intervals(model, index)
-    gpu = model.gpu_label(part.gpu) if part.gpu is not None else "GPU ?"
+    gpu = model.gpu_label(part.gpu) if part.gpu is not None else glued("GPU", "?")
     worker = "?" if part.worker is None else str(part.worker)
     text = Text()
     at = np.flatnonzero(order == index)
@@ -172,15 +172,15 @@ def describe_interval(model: LogModel, index: int) -> Text:
     text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
     _label(text, "partition")
     text.append("whole proof" if part.partition is None else str(part.partition))
-    text.append(f" · worker {worker} · {gpu}\n")
+    text.append(f" · {glued('worker', worker)} · {gpu}\n")
     if part.gpu_start is None:
         text.append("never reached GPU_START\n", style="dim")
         return text
     _label(text, "GPU_START")
-    text.append(f"{when(model, part.gpu_start, part.gpu)}  (line {part.start_line})\n")
+    text.append(f"{when(model, part.gpu_start, part.gpu)}  {glued('(line', part.start_line)})\n")
     _label(text, "GPU_END")
     if part.gpu_end is not None:
-        text.append(f"{when(model, part.gpu_end, part.gpu)}  (line {part.end_line})\n")
+        text.append(f"{when(model, part.gpu_end, part.gpu)}  {glued('(line', part.end_line)})\n")
         _label(text, "length")
         text.append(duration(part.gpu_end - part.gpu_start), style="bold")
         text.append("  completed\n")
@@ -209,12 +209,12 @@ def _phases(text: Text, part: Partition) -> None:
 
 def _lock(text: Text, model: LogModel, part: Partition) -> None:
     _label(text, "lock")
-    text.append(f"waited {lasted(part.phases_ms['lock_wait'])} (lock wait)")
+    text.append(f"{glued('waited', lasted(part.phases_ms['lock_wait']))} (lock wait)")
     if part.lock_acquired is not None:
-        text.append(f", taken {when(model, part.lock_acquired, part.gpu)}")
+        text.append(f", {glued('taken', when(model, part.lock_acquired, part.gpu))}")
         if part.unlock is not None:
-            text.append(f", released {when(model, part.unlock, part.gpu)}")
-            text.append(f" (held {lasted(part.unlock - part.lock_acquired)})")
+            text.append(f", {glued('released', when(model, part.unlock, part.gpu))}")
+            text.append(f" ({glued('held', lasted(part.unlock - part.lock_acquired))})")
         text.append("\n")
     else:
         text.append(", not placed: no lock line for it\n", style="dim")
@@ -230,8 +230,8 @@ def _queue(text: Text, model: LogModel, part: Partition) -> None:
     _label(text, "queue")
     if part.queued is not None and part.gpu_start is not None:
         text.append(
-            f"queued {when(model, part.queued, part.gpu)}, GPU_START "
-            f"{lasted(part.gpu_start - part.queued)} later (queue time)\n"
+            f"{glued('queued', when(model, part.queued, part.gpu))}, "
+            f"{glued('GPU_START', lasted(part.gpu_start - part.queued), 'later')} (queue time)\n"
         )
     else:
         text.append("no queue event\n", style="dim")
@@ -239,7 +239,7 @@ def _queue(text: Text, model: LogModel, part: Partition) -> None:
     if part.pickup is not None and part.gpu_start is not None:
         text.append(
             f"picked up {when(model, part.pickup, part.gpu)}, "
-            f"{lasted(part.gpu_start - part.pickup)} before GPU_START\n"
+            f"{glued(lasted(part.gpu_start - part.pickup), 'before', 'GPU_START')}\n"
         )
     else:
         text.append("no GPU_PICKUP event\n", style="dim")

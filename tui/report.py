@@ -38,7 +38,7 @@ from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 from tui.ascii_glyphs import spelled
 from tui.lanes import abbreviate, gpu_label_in
-from tui.prose import Prose
+from tui.prose import GLUE, Prose
 
 
 def fmt_pct(x: float) -> str:
@@ -392,7 +392,8 @@ def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -
     text.append("\n      after  ", style="dim")
     text.append_text(side_text(gap.after.job, gap.after.worker, gap.after.partition))
     if why is not None:  # the deeper why (parsers/why.py)
-        for line in why_lines(why):
+        # a unit glued to its number: at a terminal the line wraps elsewhere (tui/prose.py)
+        for line in why_lines(why, sep=GLUE):
             text.append(f"\n      {line}", style="dim")
     return text
 
