@@ -263,7 +263,8 @@ def test_the_all_hosts_gpu_table_at_a_terminal_cuts_names_to_fit(width: int) -> 
 
 def test_the_proof_view_names_another_log_s_gpus_as_the_other_screens_do() -> None:
     """The proof view of the second log's job said `GPU 1000`, its GPU's id in the model of
-    both logs, where every other screen says `curio-mixed.log:GPU0`."""
+    both logs. A proof of one log names its log once, its GPUs by their ordinals; at 80
+    columns (a 74-cell window) every figure stays whole."""
     from io import StringIO
 
     from rich.console import Console
@@ -271,15 +272,20 @@ def test_the_proof_view_names_another_log_s_gpus_as_the_other_screens_do() -> No
     from tui.find import describe_proof
 
     a, b = read_log(SAMPLES / "journal-2gpu.log"), read_log(SAMPLES / "curio-mixed.log")
-    model = merge([a, b], ["journal-2gpu.log", "curio-mixed.log"]).model
-    jobs = {p.job for p in model.proofs}
-    for job in sorted(jobs):
-        out = StringIO()
-        Console(file=out, width=200).print(describe_proof(model, job))
-        said = out.getvalue()
-        # no id of the merged model (`1000`; job ids hold `-1000-`)
-        assert not re.search(r"(?<![-\w])1\d\d\d(?![-\w])", said), said
-        assert re.search(r"(journal-2gpu|curio-mixed)\.log:GPU\d", said), said
+    names = ["journal-2gpu.log", "curio-mixed.log"]
+    model = merge([a, b], names).model
+    jobs = {n: {p.job for p in m.proofs} for n, m in zip(names, (a, b), strict=True)}
+    for proof in model.proofs:
+        for width in (74, 200):
+            out = StringIO()
+            Console(file=out, width=width).print(describe_proof(model, proof.job))
+            said = out.getvalue()
+            # no id of the merged model (`1000`; job ids hold `-1000-`)
+            assert not re.search(r"(?<![-\w])1\d\d\d(?![-\w])", said), said
+            own = [n for n in names if proof.job in jobs[n]]
+            assert len(own) == 1 and f"on {own[0]}" in " ".join(said.split())
+            table = said.split("Its gaps")[0].splitlines()[3:]
+            assert "…" not in "".join(table), said
 
 
 @pytest.mark.parametrize("align", [OWN, START])

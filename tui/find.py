@@ -7,7 +7,8 @@ from typing import ClassVar
 
 import numpy as np
 from rich import box
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,11 +21,14 @@ from parsers.durations import counted, duration
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.interval import job_intervals
-from tui.report import gap_cause_words
+from tui.lanes import abbreviate, gpu_label_in
+from tui.prose import Prose, glued
+from tui.report import FittedNames, gap_cause_words
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 GAP_KEYS = 9  # the proof view's first gaps open with the keys 1 … 9
+LOG_NAME_CELLS = 40  # a log's name in the proof view's head, cut in the middle beyond
 
 
 def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:
@@ -58,30 +62,38 @@ def proof_gaps(model: LogModel, job: str) -> list[int]:
     return np.flatnonzero(mine).tolist()
 
 
-def _gpu_name(model: LogModel, gpu: int, prefix: str = "") -> str:
+def _gpu_name(
+    model: LogModel, gpu: int, prefix: str = "", cells: int | None = None, own: bool = False
+) -> str:
     """A GPU as one log's (`2`, or `prefix` before it), or as a model of several logs names
-    it (`curio-mixed.log:GPU0`, not its id in the model, 1000)."""
-    return model.gpu_label(gpu) if model.gpu_keys else f"{prefix}{gpu}"
+    it (`curio-mixed.log:GPU0`, not its id in the model, 1000; `cells`: cut to so many;
+    `own`: the ordinal its log printed, where the log is named once for the whole proof)."""
+    key = model.gpu_keys.get(gpu) if model.gpu_keys else None
+    if key is None:
+        return f"{prefix}{gpu}"
+    if own:
+        return f"{prefix}{key.ordinal}"
+    label = model.gpu_label(gpu)
+    return label if cells is None else gpu_label_in(label, cells)
 
 
-def describe_proof(model: LogModel, job: str) -> Group:
-    """The proof of `job`: its partitions with their synthesis and GPU times, and its gaps."""
-    proof = next(p for p in model.proofs if p.job == job)
+def _proof_log(model: LogModel, parts: list[int]) -> str | None:
+    """The one log every GPU of a proof's partitions is from, in a model of several logs
+    (None: one log in the model, or several in the proof)."""
+    keys = model.gpu_keys
+    if not keys:
+        return None
+    gpus = {model.parts.get(i).gpu for i in parts} - {None}
+    names = {keys[g].name for g in gpus if g in keys}
+    return names.pop() if len(names) == 1 else None
+
+
+def _parts_table(
+    model: LogModel, parts: list[int], name_cells: int | None, own: bool = False
+) -> Table:
+    """A proof's partitions, a row each (`name_cells`: a GPU's name cut to so many cells;
+    `own`: each GPU by its log's ordinal, as `_gpu_name`)."""
     t = model.parts
-    ids = [k for k, name in enumerate(t.jobs) if name == job]
-    parts = sorted(
-        np.flatnonzero(np.isin(t.job, ids)).tolist(),
-        key=lambda i: (int(t.partition[i]), float(np.nan_to_num(t.gpu_start[i], nan=np.inf))),
-    )
-    head = Text()
-    head.append(visible(job), style="bold cyan")  # log text: never markup, never a control
-    head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
-    head.append(f"{counted(len(parts), 'partition')}  ")
-    if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
-        span = proof.last_gpu_end - proof.first_synth_start
-        head.append(f"completed in {duration(span)}", style="green")
-    else:
-        head.append("not completed", style="yellow")
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
     # one line per partition at 80 columns: short heads, values in table cells' six
     # characters (`duration(..., "cell")`), never wrapped mid-unit
@@ -119,7 +131,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
         table.add_row(
             "whole" if part.partition is None else str(part.partition),
             "—" if part.worker is None else f"w{part.worker}",
-            "—" if part.gpu is None else _gpu_name(model, part.gpu),
+            "—" if part.gpu is None else _gpu_name(model, part.gpu, cells=name_cells, own=own),
             duration(part.synth_start, "cell") if part.synth_start is not None else "—",
             synth,
             wait,
@@ -127,22 +139,59 @@ def describe_proof(model: LogModel, job: str) -> Group:
             gpu_time,
             duration(part.phases_ms["kernel"], "cell"),
         )
+    return table
+
+
+def describe_proof(model: LogModel, job: str) -> Group:
+    """The proof of `job`: its partitions with their synthesis and GPU times, and its gaps."""
+    proof = next(p for p in model.proofs if p.job == job)
+    t = model.parts
+    ids = [k for k, name in enumerate(t.jobs) if name == job]
+    parts = sorted(
+        np.flatnonzero(np.isin(t.job, ids)).tolist(),
+        key=lambda i: (int(t.partition[i]), float(np.nan_to_num(t.gpu_start[i], nan=np.inf))),
+    )
+    head = Text()
+    head.append(visible(job), style="bold cyan")  # log text: never markup, never a control
+    head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
+    head.append(f"{counted(len(parts), 'partition')}  ")
+    if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
+        span = proof.last_gpu_end - proof.first_synth_start
+        head.append(f"completed in {duration(span)}", style="green")
+    else:
+        head.append("not completed", style="yellow")
+
+    log = _proof_log(model, parts)
+    if log is not None:  # of several logs, one: named here, its GPUs by their ordinals
+        head.append(f"  {glued('on', abbreviate(log, LOG_NAME_CELLS))}")
+
+    def make(name_cells: int | None) -> Table:
+        return _parts_table(model, parts, name_cells, own=log is not None)
+
+    table: RenderableType = make(None)
+    if model.gpu_keys and log is None:  # several logs' GPUs: names cut to fit the window
+        names = [_gpu_name(model, g) for g in {t.get(i).gpu for i in parts} if g is not None]
+        table = FittedNames(make, max((cell_len(n) for n in names), default=0))
     table_ = model.gaps
     gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
     mine = proof_gaps(model, job)
+    # the gaps' GPUs by their ordinals when the proof's log is named above, and theirs
+    own = log is not None and all(
+        model.gpu_keys is not None and model.gpu_keys[table_[k].gpu].name == log for k in mine
+    )
     for n, k in enumerate(mine, 1):
         g = table_[k]
         gaps.append(f"{n:>2}" if n <= GAP_KEYS else "  ", style="bold cyan")
         gaps.append(f" #{table_.rank_of(k):<4}", style="bold")
         gaps.append(f"{duration(g.duration_ms):>9}", style="red")
-        gaps.append(f"  at {duration(g.start)}  {_gpu_name(model, g.gpu, 'GPU ')}  ")
+        gaps.append(f"  at {duration(g.start)}  {_gpu_name(model, g.gpu, 'GPU ', own=own)}  ")
         gaps.append("before it" if g.after.job == job and g.before.job != job else "")
         gaps.append("after it" if g.before.job == job and g.after.job != job else "")
         gaps.append("inside it" if g.before.job == g.after.job == job else "")
         gaps.append(f"  {gap_cause_words(g)}\n", style="dim")
     if not mine:
         gaps.append("  none\n", style="dim")
-    return Group(head, table, gaps)
+    return Group(Prose(head), table, gaps)
 
 
 class ProofScreen(SafeModal[None]):

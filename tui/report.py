@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich import box
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -240,14 +240,29 @@ def gpu_table(model: LogModel, width: int | None = None) -> RenderableType:
     the hosts' names in the GPUs' labels cut in the middle to fit, each `:GPU2` whole."""
     if len(model.gpus) > RICH_TABLE_ROWS:
         return Group(*plain_table(GPU_COLUMNS, [_gpu_cells(model, g) for g in model.gpus], left=2))
-    table = _gpu_table(model, None)
-    if width is not None and model.gpu_keys:
-        wide = Console(width=1 << 16)  # the table's own width, not one capped at `width`
-        over = Measurement.get(wide, wide.options, table).maximum - width
-        if over > 0:
-            longest = max(cell_len(model.gpu_label(g.gpu)) for g in model.gpus)
-            table = _gpu_table(model, longest - over)
-    return table
+    if width is None or not model.gpu_keys:
+        return _gpu_table(model, None)
+    longest = max(cell_len(model.gpu_label(g.gpu)) for g in model.gpus)
+    return fitted(lambda cells: _gpu_table(model, cells), longest, width)
+
+
+def fitted(make: Callable[[int | None], Table], longest: int, width: int) -> Table:
+    """The table `make` makes (given how many cells a GPU's name may take; None: whole), in
+    `width` cells as far as cutting the names can: by what it is over, from `longest`."""
+    table = make(None)
+    wide = Console(width=1 << 16)  # the table's own width, not one capped at `width`
+    over = Measurement.get(wide, wide.options, table).maximum - width
+    return make(max(longest - over, 1)) if over > 0 else table
+
+
+class FittedNames:
+    """A table of GPUs' names drawn in the width it is given (`fitted`): a window's."""
+
+    def __init__(self, make: Callable[[int | None], Table], longest: int) -> None:
+        self.make, self.longest = make, longest
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield fitted(self.make, self.longest, options.max_width)
 
 
 def _gpu_table(model: LogModel, name_cells: int | None) -> Table:
