@@ -49,7 +49,8 @@ def unplaced_sentence(model: LogModel) -> str | None:
     n = len(model.unplaced_workers)
     if n < 2:
         return None
-    return f"{n} workers the log puts on no GPU: counted on GPU 0 (--workers-per-gpu N)"
+    which = "a log" if model.gpu_keys else "the log"  # several logs: each one's report says
+    return f"{n} workers {which} puts on no GPU: counted on GPU 0 (--workers-per-gpu N)"
 
 
 def timeline_reason(model: LogModel) -> str | None:

@@ -299,3 +299,12 @@ def test_workers_the_log_puts_on_no_gpu_are_said_to_be_counted_on_gpu_0() -> Non
     # one worker on GPU 0: nothing to place wrongly
     single = build((SAMPLES / "p9-c6.log").read_bytes())
     assert single.unplaced_workers == (0,) and unplaced_sentence(single) is None
+    # beside another log, the viewer's header of both says it too
+    from parsers.hosts import merge
+
+    placed_log = build((SAMPLES / "curio-mixed.log").read_bytes())
+    both = merge([model, placed_log], ["stderr.log", "curio-mixed.log"]).model
+    said = unplaced_sentence(both)
+    assert said is not None and said.startswith("4 workers a log puts on no GPU")
+    assert said in header_text(both, "FINISHED", width=120).plain
+    assert unplaced_sentence(merge([placed_log, single], ["c", "p"]).model) is None
