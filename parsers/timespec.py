@@ -28,10 +28,11 @@ _OFFSET = re.compile(
 )
 # a wall-clock time said to be in UTC: the report's ` UTC` (or ` GMT`), a stamp's `Z` after its
 # digits, or ISO 8601's `+00:00`
-_UTC = re.compile(r"(?:\s+(?:UTC|GMT)|(?<=\d)(?:Z|[+-]00:?00))\Z", re.IGNORECASE)
+_UTC = re.compile(r"(?:\s+(?:UTC|GMT)|(?<=\d)Z|(?<=\d)\s*[+-]00:?00)\Z", re.IGNORECASE)
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
 FORMS = (
     "850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
+    ", a wall-clock time ending in UTC, GMT, Z or +00:00 on a log in UTC"
 )
 
 

@@ -192,7 +192,7 @@ def test_the_report_s_engine_start_copied_whole_is_read(
     with pytest.raises(ValueError, match="journal's local time"):
         resolve(parse_time(said), local)
     assert resolve(parse_time(said.removesuffix(" UTC")), local) == at
-    for zone in (" GMT", "+00:00", "-0000", "+0000"):
+    for zone in (" GMT", "+00:00", "-0000", "+0000", " +00:00"):
         assert resolve(parse_time(said.removesuffix(" UTC") + zone), anchor) == at
     for bad in ("5m UTC", "UTC", "12:30 CET", "2026-03-16Z", f"{clock}+01:00"):
         with pytest.raises(ValueError, match="not a"):
