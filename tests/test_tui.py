@@ -816,3 +816,14 @@ def test_a_report_at_a_terminal_keeps_figures_whole_and_indents_what_wraps(width
     assert all(line.startswith(" " * 6) for line in body), body
     # a unit never begins a line apart from its number (`1865` / `ms (max …`)
     assert not [line for line in lines if re.match(r"\s*(?:ms|%)(?:\W|$)", line)], lines
+
+
+def test_one_gpu_past_the_header_s_is_one_more_gpu() -> None:
+    """Three logs' five GPUs: the header said `+ 1 more GPUs`."""
+    from parsers.hosts import merge
+    from tui.header import HEADER_GPUS, header_text
+
+    names = ["journal-2gpu.log", "curio-mixed.log", "p9-c6.log"]
+    model = merge([read_log(SAMPLES / n) for n in names], names).model
+    assert len(model.gpus) == HEADER_GPUS + 1
+    assert "+ 1 more GPU (g lists" in header_text(model, "FINISHED").plain

@@ -139,7 +139,8 @@ def _header(
     if len(model.gpus) > HEADER_GPUS:
         more = len(model.gpus) - HEADER_GPUS
         text.append(
-            f"\n+ {more} more GPUs (g lists every gap; --report shows each GPU)", style="dim"
+            f"\n+ {counted(more, 'more GPU')} (g lists every gap; --report shows each GPU)",
+            style="dim",
         )
     figure = all_gpus_figure(model)
     if figure is not None and any(g.kernel_is_estimate for g in model.gpus):
