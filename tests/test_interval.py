@@ -77,7 +77,7 @@ async def test_i_after_n_shows_the_interval_after_the_gap(size: tuple[int, int])
         assert part.synth_end is not None
         assert f"= {duration(part.synth_end - part.synth_start, 'tight')}" in text
         # the raw lines: its GPU_START line and its GPU_END line
-        raw = str(app.screen.query_one("#interval-raw", Static).render())
+        raw = str(app.screen.query_one("#interval-raw", Static).content)
         assert f"{part.start_line:>8}  TIMELINE,{part.gpu_start},GPU_START,{part.job}" in raw
         assert f"{part.end_line:>8}  TIMELINE,{part.gpu_end},GPU_END,{part.job}" in raw
         await pilot.press("escape")

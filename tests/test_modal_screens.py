@@ -216,3 +216,23 @@ def test_the_interval_inspector_wraps_a_labelled_line_after_its_label() -> None:
                 assert own or line.startswith(" "), (width, line)
     assert went_on > 0
     assert "\u2063" not in str(Prose(texts[0]))
+
+
+def test_a_raw_line_wider_than_the_window_goes_on_under_its_text() -> None:
+    """The inspectors' raw lines: a line longer than the window left its number alone on a
+    line of its own and went on at the margin. It goes on under its text now."""
+    from tui.inspector import raw_context
+
+    path = SAMPLES / "journal-2gpu.log"
+    model = read_log(path)
+    reader = LineReader(path=path)
+    for k in range(0, len(model.gaps), 5):
+        text = raw_context(model, reader, model.gaps[k])
+        for width in (60, 80, 120):
+            lines = [line.plain for line in wrapped(text, width)]
+            for line in lines:
+                assert len(line) <= width and "\u2063" not in line
+                # a title, a numbered line (its number, then its text), or its wrapped part
+                numbered = re.match(r" *\d+  \S", line) is not None
+                under = line.startswith(" " * 10) and not line[10:11].isspace()
+                assert not line or line.startswith("gap ") or numbered or under, (width, line)

@@ -21,6 +21,7 @@ from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
 from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_GLYPHS
+from tui.prose import Prose
 from tui.screens import KEYS, GapListScreen, HelpScreen
 
 SIZE = (120, 36)
@@ -302,12 +303,14 @@ async def test_job_ids_and_log_text_are_shown_literally(tmp_path: Path) -> None:
         # colour codes drawn as colour; other control characters made visible, not sent
         assert "panic: red[0m text and a bell \u2407 [blink]here[/blink]" in raw
         assert "\u241b[2K erased" in raw
-        content = app.screen.query_one("#gap-raw", Static).render()
-        plain = str(content)
+        content = app.screen.query_one("#gap-raw", Static).content
+        assert isinstance(content, Prose)  # wrapped under each line's text (tui/prose.py)
+        plain = content.text.plain
         coloured = [
             plain[span.start : span.end]
-            for span in getattr(content, "spans", [])
-            if "red" in str(span.style) or "#800000" in str(span.style)
+            for span in content.text.spans
+            # SGR 31: standard colour 1, red
+            if "red" in str(span.style) or "color(1)" in str(span.style)
         ]
         assert any(c.startswith("red") for c in coloured)  # "[0m" without ESC resets nothing
 

@@ -629,7 +629,7 @@ async def test_the_viewer_reads_a_gzip_log_to_its_end(tmp_path: Path) -> None:
         assert app.model.summary == plain.summary
         assert "FINISHED" in text_of(app, "#summary")
         await pilot.press("n", "enter")  # raw lines come from the decompressed spool
-        raw = str(app.screen.query_one("#gap-raw", Static).render())
+        raw = str(app.screen.query_one("#gap-raw", Static).content)
         assert "GPU_END" in raw
     source.close()
 

@@ -194,7 +194,8 @@ def append_raw_lines(text: Text, rows: Sequence[RawLine], marked: Container[int]
     if not rows:
         text.append("  (the log no longer holds these lines)\n", style="dim")
     for row in rows:
-        text.append(f"{row.number:>8}  ", style="dim")
+        # a long line goes on under its text, not at the margin (its number alone above)
+        text.append(f"{row.number:>8}  {HANG}", style="dim")
         line = styled_line(row.data)
         if row.number in marked:
             line.stylize("reverse")
@@ -235,7 +236,7 @@ class GapDetails(VerticalScroll):
         self.gap = current
         facts = Prose(describe_gap(model, current, reader))
         self.query_one("#gap-facts", Static).update(facts)
-        self.query_one("#gap-raw", Static).update(raw_context(model, reader, current))
+        self.query_one("#gap-raw", Static).update(Prose(raw_context(model, reader, current)))
 
 
 class InspectorScreen(SafeModal[None]):

@@ -314,7 +314,7 @@ class IntervalDetails(VerticalScroll):
     def show(self, model: LogModel, index: int, reader: LineReader) -> None:
         """Describe interval `index` of `model`."""
         self.query_one("#interval-facts", Static).update(Prose(describe_interval(model, index)))
-        self.query_one("#interval-raw", Static).update(interval_raw(model, reader, index))
+        self.query_one("#interval-raw", Static).update(Prose(interval_raw(model, reader, index)))
 
 
 class IntervalScreen(SafeModal[None]):
