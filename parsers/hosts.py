@@ -73,6 +73,16 @@ class Merged:
     # per log, what the core noted of its lines (parsers/linefacts.py), when known
     line_facts: tuple[LineFacts | None, ...] = ()
 
+    def wall_clock_why(self) -> str | None:
+        """Why a wall-clock time cannot be placed on these logs: the logs have no one wall
+        clock, or were placed otherwise (--align start; None: on the wall clock)."""
+        if self.alignment == WALL:
+            return None
+        anchors = [h.wall_anchor for h in self.hosts]
+        if self.alignment == OWN:
+            return _no_shared_clock([h.source for h in self.hosts], anchors)
+        return "each run placed from its own start" if self.alignment == START else self.note
+
     def host_of_part(self, index: int) -> int:
         """The log a partition of the merged table came from."""
         firsts = [h.first_part for h in self.hosts]
@@ -116,13 +126,16 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
             first = min(known)
             offsets = [round((a - first).total_seconds() * 1000) for a in known]
             return WALL, offsets, "aligned on the wall clock"
-    missing = [visible(m.source) for m, a in zip(models, anchors, strict=True) if a is None]
-    why = (
-        f"no wall clock in {', '.join(missing)}"
-        if missing
-        else "the logs' clocks are in different zones"
-    )
+    why = _no_shared_clock([m.source for m in models], anchors)
     return OWN, [0] * len(models), f"each on its own clock ({why})"
+
+
+def _no_shared_clock(sources: Sequence[str], anchors: Sequence[datetime | None]) -> str:
+    """Why logs with these wall anchors are not on one wall clock."""
+    missing = [visible(s) for s, a in zip(sources, anchors, strict=True) if a is None]
+    if missing:
+        return f"no wall clock in {', '.join(missing)}"
+    return "the logs' clocks are in different zones"
 
 
 def _wall_bases(models: Sequence[LogModel], offsets: Sequence[int]) -> dict[int, datetime]:

@@ -148,6 +148,11 @@ def test_a_wall_clock_time_needs_the_engine_s_start(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not on one wall clock (no wall clock in p9-c6.log)" in err
     assert "journal-2gpu.log" not in err
+    # compared, each run from its own start: not their clocks' zones (it said so before)
+    compared = ["--compare", two[0], str(SAMPLES / "curio-mixed.log")]
+    assert cli.main([*compared, "--export-trace", str(tmp_path / "t.json"), "--from", "09:33"]) == 2
+    err = capsys.readouterr().err
+    assert "not on one wall clock (each run placed from its own start)" in err
 
 
 def test_a_wall_clock_window_is_the_offsets_of_those_moments(tmp_path: Path) -> None:

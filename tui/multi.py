@@ -67,12 +67,14 @@ def picked_run(
     return [dataclasses.replace(picked, source=f"{picked.source} run {run}")], reader
 
 
-def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
+def _export(
+    args: Options, model: LogModel, inputs: list[Path], merged: Merged | None = None
+) -> None:
     """Write the exports asked for; none over a log read (`inputs`), each whole or not at all.
 
     Raises: CuzkError: a target refused, or a write that failed (nothing was replaced).
     """
-    t0, t1 = export_window(args, model)
+    t0, t1 = export_window(args, model, merged)
     target = ""  # the export being written, named if its write fails
     try:
         if args.export_trace is not None:
@@ -99,27 +101,24 @@ def _export(args: Options, model: LogModel, inputs: list[Path]) -> None:
         raise CuzkError(f"cannot write the export {target}: {exc} (nothing was replaced)") from None
 
 
-def _no_clock(args: Options, model: LogModel) -> str | None:
-    """Why a wall-clock --from/--to cannot be placed on several logs, naming those without a
-    wall clock (None: one log, or the logs share one)."""
+def _no_clock(args: Options, merged: Merged | None) -> str | None:
+    """Why a wall-clock --from/--to cannot be placed on several logs (None: one log, or the
+    logs are on the wall clock)."""
     wall = [t for t in (args.time_from, args.time_to) if t is not None and t.is_wall]
-    if not wall or model.gpu_keys is None or model.wall_anchor is not None:
+    why = None if merged is None else merged.wall_clock_why()
+    if not wall or why is None:
         return None
-    names = {key.host: key.name for key in model.gpu_keys.values()}
-    missing = [name for host, name in sorted(names.items()) if host not in (model.wall_bases or {})]
-    why = (
-        f"no wall clock in {', '.join(missing)}"
-        if missing
-        else "their clocks are in different zones"
-    )
     return (
         f"{wall[0].text!r} is a wall-clock time, and the logs are not on one wall clock "
         f"({why}): give an offset such as 1h05m"
     )
 
 
-def export_window(args: Options, model: LogModel) -> tuple[float, float]:
-    """The window of --from/--to in ms on the model's clock (unbounded where not given).
+def export_window(
+    args: Options, model: LogModel, merged: Merged | None = None
+) -> tuple[float, float]:
+    """The window of --from/--to in ms on the model's clock (unbounded where not given;
+    `merged`: the logs the model holds, when several).
 
     Raises: CuzkError: a time the log cannot place, or --from after --to.
     """
@@ -132,7 +131,7 @@ def export_window(args: Options, model: LogModel) -> tuple[float, float]:
         if args.time_to is not None:
             t1 = resolve(args.time_to, model.wall_anchor, t0 if math.isfinite(t0) else 0.0)
     except ValueError as exc:
-        raise CuzkError(_no_clock(args, model) or str(exc)) from None
+        raise CuzkError(_no_clock(args, merged) or str(exc)) from None
     if t0 >= t1:
         assert args.time_from is not None and args.time_to is not None
         raise CuzkError(window_error(args.time_from.text, args.time_to.text, t0 > t1))
@@ -340,7 +339,7 @@ def run_multi(args: Options) -> int:
     merged = merge(models, names, START if args.compare else None) if not single else None
     model = merged.model if merged is not None else models[0]
     if args.export_trace is not None or args.export_csv is not None:
-        _export(args, model, input_paths([] if args.demo else logs))
+        _export(args, model, input_paths([] if args.demo else logs), merged)
         if not args.report:
             return 0
     if args.report:
