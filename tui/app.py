@@ -43,7 +43,7 @@ from parsers.writing import write_new, write_text_new
 from tui.find import GAP_KEYS, ProofScreen, find_jobs
 from tui.follow import InputState, LiveLog, Update
 from tui.gantt import GanttView
-from tui.header import header_text, status_text
+from tui.header import header_fit, status_text
 from tui.inspector import GapDetails, InspectorScreen
 from tui.interval import IntervalScreen
 from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
@@ -764,14 +764,12 @@ class CuzkApp(App[None]):
             self._header_for, self._header_model = key, self.model
             run, view = self._breakdowns()
             styles = {p: self._colour(PHASE_CLASSES[p]) for p in BUSY_ORDER}
-            width = self.size.width
-            header = header_text(self.model, state, run, view, styles, width)
-            if self.fit_breakdown and (run or view):
-                # the lanes keep two thirds of the screen: the busy lines give way first
-                rows = self.size.height // HEADER_SHARE
-                fitted = header_text(self.model, state, run, view, styles, width, rows)
-                self._breakdown_cut = fitted.plain != header.plain
-                header = fitted
+            # the lanes keep two thirds of the screen: the busy lines give way first, until
+            # `b` asks for them
+            rows = self.size.height // HEADER_SHARE if self.fit_breakdown else None
+            header, self._breakdown_cut = header_fit(
+                self.model, state, run, view, styles, self.size.width, rows
+            )
             self._show_text("#summary", header)
             # the header's clock ticks each second; the legend changes with the model
             shown = self._legend_for

@@ -55,14 +55,29 @@ def header_text(
     rows: int | None = None,
 ) -> Text:
     """State, source, run figures; per GPU the honest pair and where its busy time went.
-    In at most `rows` lines when given, as far as it can: zoomed in, where the run's busy
-    time went gives way first (the view's is what the zoom asks), then where any went."""
+    In at most `rows` lines when given, as far as it can (`header_fit`)."""
+    return header_fit(model, state, run, view, styles, width, rows)[0]
+
+
+def header_fit(
+    model: LogModel,
+    state: str,
+    run: dict[int, Breakdown] | None,
+    view: dict[int, Breakdown] | None,
+    styles: dict[Phase, Style] | None,
+    width: int,
+    rows: int | None,
+) -> tuple[Text, bool]:
+    """The header in at most `rows` lines (None: any), as far as it can: zoomed in, where the
+    run's busy time went gives way first (the view's is what the zoom asks), then where any
+    went; and whether any of it gave way."""
     text = _header(model, state, run, view, styles, width)
+    full = text
     if rows is not None and _lines(text) > rows and view:
         text = _header(model, state, None, view, styles, width)
-    if rows is not None and _lines(text) > rows:
+    if rows is not None and _lines(text) > rows and (run or view):
         text = _header(model, state, None, None, styles, width)
-    return text
+    return text, text is not full
 
 
 def _lines(text: Text) -> int:
