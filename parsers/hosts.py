@@ -402,9 +402,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         proof_hosts=proof_hosts,
         drawn=all(m.drawn for m in models),
         # the workers no line placed, of the logs whose own header says so (two or more)
-        unplaced_workers=tuple(
-            w for m in models if len(m.unplaced_workers) >= 2 for w in m.unplaced_workers
-        ),
+        unplaced_workers=tuple(w for m in models if m.workers_assumed for w in m.unplaced_workers),
     )
     return Merged(model, tuple(hosts), alignment, note, tuple(m.line_facts for m in models))
 

@@ -1181,6 +1181,12 @@ class LogModel:
     # the workers no line places on a GPU (nor --workers-per-gpu): each counted on GPU 0
     unplaced_workers: tuple[int, ...] = ()
 
+    @property
+    def workers_assumed(self) -> bool:
+        """Several workers no line placed on a GPU were all counted on GPU 0, which the header
+        and the report say (one alone: its GPU's figures are its own, whatever the ordinal)."""
+        return len(self.unplaced_workers) >= 2
+
     def needs_drawn(self, what: str) -> None:
         """Raise IncompleteModel when the model has no lanes and synthesis steps, which
         `what` needs."""

@@ -46,9 +46,9 @@ MID_RUN = "log starts mid-run: figures from the first whole interval"
 def unplaced_sentence(model: LogModel) -> str | None:
     """What the figures assumed when no line said which GPU each of several workers is on
     (docs/analysis.md#what-is-read-from-the-log): each on GPU 0 (None: nothing assumed)."""
-    n = len(model.unplaced_workers)
-    if n < 2:
+    if not model.workers_assumed:
         return None
+    n = len(model.unplaced_workers)
     which = "a log" if model.gpu_keys else "the log"  # several logs: each one's report says
     return f"{n} workers {which} puts on no GPU: counted on GPU 0 (--workers-per-gpu N)"
 
