@@ -283,16 +283,19 @@ class _Pick:
         else:
             self.seg_keep = np.repeat(keep, counts)
 
-    def rows(self, array: np.ndarray) -> np.ndarray:
-        """`array`'s picked rows (a copy)."""
-        return array[self.keep] if self.runs is None else _joined(array, self.runs)
+    def rows(self, array: np.ndarray, in_place: bool = False) -> np.ndarray:
+        """`array`'s picked rows: a copy, or (`in_place`, taken run by run) the runs moved
+        to its front and the view of them (`_compacted`)."""
+        if self.runs is None:
+            return array[self.keep]
+        return _compacted(array, self.runs) if in_place else _joined(array, self.runs)
 
-    def segments(self, array: np.ndarray) -> np.ndarray:
-        """`array`'s picked segments (a copy)."""
+    def segments(self, array: np.ndarray, in_place: bool = False) -> np.ndarray:
+        """`array`'s picked segments, as `rows` gives the rows."""
         if self.seg_runs is None:
             assert self.seg_keep is not None
             return array[self.seg_keep]
-        return _joined(array, self.seg_runs)
+        return _compacted(array, self.seg_runs) if in_place else _joined(array, self.seg_runs)
 
 
 def _joined(array: np.ndarray, runs: I64) -> np.ndarray:
@@ -303,13 +306,44 @@ def _joined(array: np.ndarray, runs: I64) -> np.ndarray:
     return np.concatenate([array[lo:hi] for lo, hi in runs.tolist()])
 
 
+def _compacted(array: np.ndarray, runs: I64) -> np.ndarray:
+    """The slices [first, past) of `array` that `runs` gives (in order), moved one after the
+    other to its front, and the view of them: no new memory is touched, where a copy of a
+    long read's settled part wrote ~200 MB of fresh pages (`array` is the caller's own:
+    nothing else may read it after)."""
+    end = 0
+    for lo, hi in runs.tolist():
+        if lo != end:
+            array[end : end + hi - lo] = array[lo:hi]  # numpy copies overlapping slices right
+        end += hi - lo
+    return array[:end]
+
+
+def _movable(arrays: list[np.ndarray]) -> set[int]:
+    """The ids of `arrays` whose memory is theirs alone, that `_compacted` may rewrite: not
+    a view of another array, nor the memory another of them views, one-dimensional and
+    contiguous (an array the core made owns its memory through a holder object)."""
+    viewed = {id(a.base) for a in arrays if a.base is not None}
+    return {
+        id(a)
+        for a in arrays
+        if not isinstance(a.base, np.ndarray)
+        and id(a) not in viewed
+        and a.ndim == 1
+        and a.flags.c_contiguous
+        and a.flags.writeable
+    }
+
+
 def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Rows]:
     """The rows where `keep` is True and those where it is False, as `take(keep)` and
     `take(~keep)` give them, of the one Rows that `held` holds, taken out (nothing else may
     hold it or its arrays). Each of its arrays is let go once both of its parts are made, so
     that a long log's rows are never held twice over: the viewer's peak memory as a read
-    ends. An array the rows hold twice (a float column of both the table and `floats`) is
-    split once, and its parts are shared the same way.
+    ends. The part with more rows, when taken run by run, is moved to the front of the
+    whole's own arrays, not copied (`_compacted`). An array the rows hold twice (a float
+    column of both the table and `floats`) is split once, and its parts are shared the same
+    way.
     """
     whole = held.pop()
     t = whole.table
@@ -323,24 +357,40 @@ def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Row
     del whole, t
     picks = (_Pick(keep, seg_offsets), _Pick(~keep, seg_offsets))
     del seg_offsets
+    # the part with more rows is moved to the front of the whole's own arrays once the
+    # other is copied out (`_compacted`); an array held twice is split once
+    big = 0 if np.count_nonzero(keep) * 2 >= len(keep) else 1
+    movable = _movable([*columns.values(), *floats.values(), drawn_end, failed_end, index])
+    parts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def cut(array: np.ndarray, segments: bool) -> tuple[np.ndarray, np.ndarray]:
+        if id(array) not in parts:
+            both: list[np.ndarray] = [EMPTY_F, EMPTY_F]
+            for k in (1 - big, big):
+                in_place = k == big and id(array) in movable
+                pick = picks[k]
+                both[k] = pick.segments(array, in_place) if segments else pick.rows(array, in_place)
+            parts[id(array)] = (both[0], both[1])
+        return parts[id(array)]
+
     halves: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] = ({}, {})
     float_halves: tuple[dict[str, F64], dict[str, F64]] = ({}, {})
     for name in list(columns):
         array = columns.pop(name)
-        segments = name in segment_names
-        cut = tuple(p.segments(array) if segments else p.rows(array) for p in picks)
-        for half, part in zip(halves, cut, strict=True):
+        for half, part in zip(halves, cut(array, name in segment_names), strict=True):
             half[name] = part
         for key in [k for k, v in floats.items() if v is array]:
             del floats[key]
-            for half, part in zip(float_halves, cut, strict=True):
+            for half, part in zip(float_halves, parts[id(array)], strict=True):
                 half[key] = part
-        del array, cut
+        del array
     for key in list(floats):
         values = floats.pop(key)
-        for half, pick in zip(float_halves, picks, strict=True):
-            half[key] = pick.rows(values)
+        for half, part in zip(float_halves, cut(values, False), strict=True):
+            half[key] = part
         del values
+    ends = (cut(drawn_end, False), cut(failed_end, False), cut(index, False))
+    del drawn_end, failed_end, index
     out = []
     for k, pick in enumerate(picks):
         cols = halves[k]
@@ -354,16 +404,8 @@ def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Row
             seg_offsets=pick.offsets,
         )
         named = {key: float_halves[k][key] for key in float_names}  # in the order they came
-        out.append(
-            Rows(
-                table,
-                pick.seg_part,
-                pick.rows(drawn_end),
-                pick.rows(failed_end),
-                pick.rows(index),
-                named,
-            )
-        )
+        drawn, failed, idx = (e[k] for e in ends)
+        out.append(Rows(table, pick.seg_part, drawn, failed, idx, named))
     return out[0], out[1]
 
 

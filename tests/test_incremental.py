@@ -4,6 +4,7 @@ from every record, at every step of a growing log, whatever the cuts and the log
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -245,14 +246,17 @@ def test_the_columns_a_settled_part_is_made_of_are_gone_before_its_piece_is_made
     make_piece = pieces.make_piece
 
     def watched(*args: Any, **kwargs: Any) -> Any:
-        alive_at_piece.append(sum(r() is not None for r in fetched))
+        # a column still alive is the memory of the piece's own rows (moved in place), never
+        # a second copy beside them
+        own = _memory_of(args[0])
+        alive_at_piece.append(sum(a is not None and id(a) not in own for a in map(_deref, fetched)))
         return make_piece(*args, **kwargs)
 
     monkeypatch.setattr(b, "live_snapshot", live_snapshot)
     monkeypatch.setattr(analysis, "make_piece", watched)
     live = b.snapshot()
     assert fetched and alive_at_piece
-    assert alive_at_piece[0] == 0  # the settled piece: every fetched column gone
+    assert alive_at_piece[0] == 0  # the settled piece: no fetched column beside its rows
     whole = LogBuilder(source="t")
     whole.feed(data)
     assert canonical(live) == canonical(build_model(whole, finished=False))
@@ -575,6 +579,29 @@ def _made_rows(b: LogBuilder) -> Rows:
     return make_rows(cols, gpu, float(b.max_stamp), False, np.arange(len(cols), dtype=np.int64))
 
 
+def _deref(ref: Callable[[], np.ndarray | None]) -> np.ndarray | None:
+    return ref()
+
+
+def _arrays_of(rows: Rows) -> list[np.ndarray]:
+    """Every array `rows` holds."""
+    t = rows.table
+    named = [getattr(t, name) for name in ROW_FIELDS + SEGMENT_FIELDS]
+    return [
+        *named,
+        rows.seg_part,
+        rows.drawn_end,
+        rows.failed_end,
+        rows.index,
+        *rows.floats.values(),
+    ]
+
+
+def _memory_of(*parts: Rows) -> set[int]:
+    """The ids of the arrays whose memory `parts` hold: each array's, or the one it views."""
+    return {id(a if a.base is None else a.base) for p in parts for a in _arrays_of(p)}
+
+
 def _same_rows(a: Rows, b: Rows) -> None:
     for name in ROW_FIELDS + SEGMENT_FIELDS:
         assert np.array_equal(getattr(a.table, name), getattr(b.table, name), equal_nan=True), name
@@ -627,6 +654,32 @@ def test_rows_split_as_they_are_let_go_are_the_rows_taken(seed: int) -> None:
             assert part.seg_part.tolist() == [k for k, s in enumerate(slices) for _ in s]
 
 
+def test_rows_split_in_place_leave_shared_memory_as_take_reads_it() -> None:
+    """The part moved to the front of the whole's own arrays (run by run) is moved only in
+    arrays whose memory is theirs alone: a column held twice, a column that views another
+    and the column it views are split as `take` splits them."""
+    _, data = simulate(SimConfig(seed=4, proofs=30, concurrency=3, gpus=2))
+    b = LogBuilder(source="t")
+    b.feed(data)
+    n = len(_made_rows(b))
+    keep = ~np.isin(np.arange(n), [1, n // 2, n - 1])
+
+    def shared() -> Rows:
+        rows = _made_rows(b)
+        t = rows.table
+        # a column that views another's memory, and one held twice
+        table = t.replaced(queued=t.synth_start[:], pickup=t.gpu_start)
+        floats = dict(rows.floats, synth_start=table.synth_start, queued=table.queued)
+        floats["pickup"] = table.pickup
+        return Rows(table, rows.seg_part, rows.drawn_end, rows.failed_end, rows.index, floats)
+
+    reference = shared()
+    kept, rest = split_rows([shared()], keep)
+    _same_rows(kept, reference.take(keep))
+    _same_rows(rest, reference.take(~keep))
+    assert kept.table.seg_start.base is not None  # the rest moved in place
+
+
 def test_rows_split_are_never_held_beside_their_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each array of the rows split is let go once both of its parts are made: none is alive
     when the parts' tables are made (take's are made beside the whole), and a float column
@@ -647,6 +700,14 @@ def test_rows_split_are_never_held_beside_their_parts(monkeypatch: pytest.Monkey
         return made(**kwargs)
 
     monkeypatch.setattr(rows_module, "PartitionTable", watched)
+    alive_ids: list[set[int]] = []
+    watching = watched
+
+    def watched_ids(**kwargs: Any) -> PartitionTable:
+        alive_ids.append({id(a) for a in map(_deref, refs) if a is not None})
+        return watching(**kwargs)
+
+    monkeypatch.setattr(rows_module, "PartitionTable", watched_ids)
     for split, every in ((True, 3), (True, 0), (False, 3)):
         held = [_made_rows(b)]
         t = held[0].table
@@ -658,9 +719,15 @@ def test_rows_split_are_never_held_beside_their_parts(monkeypatch: pytest.Monkey
         # by mask (a row in three let go), or run by run (two rows let go)
         keep = np.arange(n) % every > 0 if every else ~np.isin(np.arange(n), [2, n // 2])
         alive_at_table.clear()
+        alive_ids.clear()
         if split:
             kept, rest = split_rows(held, keep)
-            assert alive_at_table == [0, 0]
+            # what is still alive of the whole is the memory the part with more rows was
+            # moved into (run by run), never an array beside its parts
+            own = _memory_of(kept, rest)
+            assert all(ids <= own for ids in alive_ids)
+            moved = sum(len(ids) for ids in alive_ids)
+            assert moved == 0 if every else moved > 0
             for part in (kept, rest):
                 assert part.floats["gpu_start"] is part.table.gpu_start
                 assert part.floats["synth_end"] is part.table.synth_end
