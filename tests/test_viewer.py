@@ -343,6 +343,20 @@ async def test_the_header_splits_busy_time_for_the_run_and_the_view() -> None:
         assert "barrier" not in text_of(app, "#summary")
 
 
+async def test_the_busy_split_of_a_log_without_gpu_intervals_says_why_there_is_none() -> None:
+    path = SAMPLES / "real" / "monolithic-merged.log"  # the pipeline disabled: no TIMELINE
+    app = make_app(read_log(path), LineReader(path=path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        shown = app.show_breakdown
+        for _ in range(2):
+            await pilot.press("b")
+            assert app.show_breakdown == shown  # nothing to show or hide
+        said = [str(n.message) for n in app._notifications]
+        assert said and all(m.startswith("no busy time to split: no TIMELINE lines") for m in said)
+        assert not any("share" in m for m in said)
+
+
 # -- the busy lane is shaded by its idle share ------------------------------------------
 
 

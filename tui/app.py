@@ -1111,7 +1111,12 @@ class CuzkApp(App[None]):
 
     def action_toggle_breakdown(self) -> None:
         """Show or hide where the busy time went, saying what its shares are of (left out of
-        a short screen for room: shown whole, the lanes' room notwithstanding)."""
+        a short screen for room: shown whole, the lanes' room notwithstanding). A log with
+        no GPU interval has none to split: said, and nothing toggled."""
+        if not self.model.gpus:
+            why = missing_timeline(self.model) or "no GPU interval read yet"
+            self.notify(f"no busy time to split: {why}", title="busy split")
+            return
         if not (self.show_breakdown and self.fit_breakdown and self._breakdown_cut):
             self.show_breakdown = not self.show_breakdown
         self.fit_breakdown = False
