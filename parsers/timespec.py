@@ -109,10 +109,23 @@ def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> f
     base = anchor.replace(tzinfo=None)
     if spec.moment is not None:
         return (spec.moment - base) / timedelta(milliseconds=1)
+    since, later = _time_of_day(spec, base, after_ms)
+    return (since + timedelta(days=1) if later else since) / timedelta(milliseconds=1)
+
+
+def next_day(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> bool:
+    """Whether `resolve` takes `spec`, a time of day, on the day after the one `after_ms`
+    falls on (that day, it comes before `after_ms`)."""
+    if spec.clock is None or anchor is None:
+        return False
+    return _time_of_day(spec, anchor.replace(tzinfo=None), after_ms)[1]
+
+
+def _time_of_day(spec: TimeSpec, base: datetime, after_ms: float) -> tuple[timedelta, bool]:
+    """Time of day `spec` on the day `after_ms` (after `base`) falls on, from `base`, and
+    whether that comes before `after_ms`."""
     assert spec.clock is not None
     hour, minute, second, micro = spec.clock
     start = base + timedelta(milliseconds=max(after_ms, 0.0))
     moment = start.replace(hour=hour, minute=minute, second=second, microsecond=micro)
-    if moment < start:
-        moment += timedelta(days=1)
-    return (moment - base) / timedelta(milliseconds=1)
+    return moment - base, moment < start

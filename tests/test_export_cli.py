@@ -177,6 +177,37 @@ def test_a_wall_clock_window_is_the_offsets_of_those_moments(tmp_path: Path) -> 
     assert resolve(parse_time(day), anchor) == -anchor.microsecond / 1000
 
 
+def test_a_time_of_day_taken_on_the_next_day_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--to before --from on their day is a window across midnight, or --from and --to
+    typed the wrong way round: the export is written, and a note says which day --to was
+    taken on and how long the window is. A --from before the engine's start is the next
+    day's, after the log's end: the error says so."""
+    anchor = read_log(Path(LOG)).wall_anchor
+    assert anchor is not None
+    lo, hi = anchor + timedelta(seconds=95), anchor + timedelta(seconds=30)
+    window = ["--from", f"{lo:%H:%M:%S}", "--to", f"{hi:%H:%M:%S}"]
+    assert cli.main([LOG, "--export-csv", str(tmp_path / "csv"), *window]) == 0
+    err = capsys.readouterr().err.splitlines()
+    next_day = (hi + timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S")
+    assert err[0] == (
+        f"cuzk-tui: note: --to {hi:%H:%M:%S} comes before --from {lo:%H:%M:%S} on its day: "
+        f"taken on the next day, {next_day} (a window of {duration(86_400_000 - 65_000)})"
+    )
+    assert err[1].startswith("cuzk-tui: wrote intervals.csv")
+    # the right way round, or offsets: no note
+    window = ["--from", f"{hi:%H:%M:%S}", "--to", f"{lo:%H:%M:%S}"]
+    assert cli.main([LOG, "--export-csv", str(tmp_path / "csv"), *window]) == 0
+    assert "note" not in capsys.readouterr().err
+    early = anchor - timedelta(minutes=5)
+    assert cli.main([LOG, "--export-csv", str(tmp_path / "early"), "--from", f"{early:%H:%M}"]) == 2
+    said = capsys.readouterr().err
+    taken = (early + timedelta(days=1)).strftime("%Y-%m-%d %H:%M:00")
+    assert f"--from {early:%H:%M} (taken on the next day, {taken}) is after the log's end" in said
+    assert not (tmp_path / "early").exists()
+
+
 def test_the_report_s_engine_start_copied_whole_is_read(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -75,6 +75,9 @@ def _export(
     Raises: CuzkError: a target refused, or a write that failed (nothing was replaced).
     """
     t0, t1 = export_window(args, model, merged)
+    note = window_note(args, model, t0, t1)
+    if note is not None:
+        print(f"cuzk-tui: note: {visible(note)}", file=sys.stderr)
     target = ""  # the export being written, named if its write fails
     try:
         if args.export_trace is not None:
@@ -141,14 +144,58 @@ def export_window(
         def shown(ms: float) -> str:
             return model.wall_text(ms) or duration(ms)
 
+        flag = "--from" if t0 >= hi else "--to"
         given = args.time_from if t0 >= hi else args.time_to
         assert given is not None
         side = "after the log's end" if t0 >= hi else "before the log's start"
         raise CuzkError(
-            f"{'--from' if t0 >= hi else '--to'} {given.text} is {side} "
+            f"{flag} {given.text}{_taken(_next_day(args, model, t0), flag)} is {side} "
             f"(the log runs {shown(lo)} to {shown(hi)}): nothing to export"
         )
     return t0, t1
+
+
+def _taken(rolled: dict[str, str], flag: str) -> str:
+    return f" (taken on the next day, {rolled[flag]})" if flag in rolled else ""
+
+
+def _next_day(args: Options, model: LogModel, t0: float) -> dict[str, str]:
+    """Per option, the date and time it was taken at, when --from or --to is a time of day
+    that comes before the engine's start (--to: before --from) on its day, and is taken on
+    the next day (a window across midnight, or a typing slip)."""
+    from parsers.timespec import next_day, resolve
+
+    anchor = model.wall_anchor
+    out: dict[str, str] = {}
+    for flag, spec, after in (
+        ("--from", args.time_from, 0.0),
+        ("--to", args.time_to, t0 if math.isfinite(t0) else 0.0),
+    ):
+        if spec is not None and next_day(spec, anchor, after):
+            wall = model.wall_time(resolve(spec, anchor, after))
+            if wall is not None:
+                out[flag] = f"{wall:%Y-%m-%d %H:%M:%S}"
+    return out
+
+
+def window_note(args: Options, model: LogModel, t0: float, t1: float) -> str | None:
+    """The line that says a time of day of the export's window was taken on the next day,
+    and how long the window is then (None: neither was)."""
+    rolled = _next_day(args, model, t0)
+    said = []
+    for flag, spec in (("--from", args.time_from), ("--to", args.time_to)):
+        if spec is None or flag not in rolled:
+            continue
+        after = args.time_from if flag == "--to" else None
+        before = f"--from {after.text}" if after is not None else "the engine's start"
+        said.append(
+            f"{flag} {spec.text} comes before {before} on its day: "
+            f"taken on the next day, {rolled[flag]}"
+        )
+    if not said:
+        return None
+    span = f" (a window of {duration(t1 - t0)})" if math.isfinite(t1 - t0) else ""
+    return "; ".join(said) + span
 
 
 def multi_report_dict(merged: Merged, models: list[LogModel], min_gap_ms: int) -> dict[str, Any]:
