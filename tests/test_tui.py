@@ -17,7 +17,7 @@ from parsers.load import read_log
 from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
-from tui.gantt import AXIS_ROWS, THRESHOLDS_MS, GanttView
+from tui.gantt import AXIS_ROWS, GAP_CELLS_MIN, THRESHOLDS_MS, GanttView
 from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_GLYPHS
@@ -240,6 +240,27 @@ async def test_gap_list_enter_jumps() -> None:
         await pilot.press("enter")
         assert not isinstance(app.screen, GapListScreen)
         assert app.query_one(GanttView).selected == worst
+
+
+async def test_a_gap_chosen_from_the_list_is_shown_cells_wide() -> None:
+    """A gap chosen in the gap list is to be looked at: one narrower than GAP_CELLS_MIN cells
+    at the current zoom (a few ms in a whole run's view) is zoomed in on until it is that
+    wide, and centred."""
+    app, model = app_for("p12-c15-gw1")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(GanttView)
+        await pilot.pause()
+        shortest = min(range(len(model.gaps)), key=lambda i: model.gaps[i].duration_ms)
+        gap = model.gaps[shortest]
+        assert gap.duration_ms < view.scale  # under a cell of the run's view
+        await pilot.press("g")
+        await pilot.press("end", "enter")
+        await pilot.pause()
+        assert view.selected == shortest
+        cells = gap.duration_ms / view.scale
+        assert cells >= GAP_CELLS_MIN - 1e-9 or view.scale == view.min_scale
+        t1 = view.t0 + view.timeline_width * view.scale
+        assert view.t0 <= gap.start and gap.end <= t1
 
 
 @pytest.mark.parametrize("size", [(80, 24), SIZE])

@@ -1047,7 +1047,7 @@ class CuzkApp(App[None]):
 
         def chosen(index: int | None) -> None:
             if index is not None and index < len(self.gantt.model.gaps):
-                self.gantt.select_gap(index)
+                self.gantt.select_gap(index, reveal=True)
 
         screen = GapListScreen(self.model, self.gantt.threshold_ms)
         self.open_screen(screen, chosen)

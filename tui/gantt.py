@@ -62,6 +62,9 @@ PAN_FRACTION = 0.25
 # a selected gap keeps the zoom unless it takes more than GAP_SHARE_MAX of the width;
 # then it is shown at GAP_SHARE of it
 GAP_SHARE, GAP_SHARE_MAX = 0.3, 0.8
+# a gap chosen to be looked at (the gap list) is shown at least this many cells wide, the
+# view zoomed in as far as that needs (a 1 ms gap is no cell of a whole run's view)
+GAP_CELLS_MIN = 4
 
 
 def synth_label(peak: int, encoding: str | None) -> str:
@@ -409,8 +412,9 @@ class GanttView(ScrollView, can_focus=True):
     def _visible_gaps(self) -> list[int]:
         return np.flatnonzero(self.model.gaps.duration >= self.threshold_ms).tolist()
 
-    def select_gap(self, index: int) -> None:
-        """Select a gap and centre it; the zoom stays unless the gap does not fit."""
+    def select_gap(self, index: int, reveal: bool = False) -> None:
+        """Select a gap and centre it; the zoom stays unless the gap does not fit, or
+        (`reveal`: chosen to be looked at) it would be under GAP_CELLS_MIN cells wide."""
         self.pinned = False
         self.autofit = False
         self.selected = index
@@ -419,6 +423,8 @@ class GanttView(ScrollView, can_focus=True):
         share = gap.duration_ms / (self.timeline_width * self.scale)
         if share > GAP_SHARE_MAX:
             self.scale = max(self.min_scale, gap.duration_ms / (self.timeline_width * GAP_SHARE))
+        elif reveal and gap.duration_ms < GAP_CELLS_MIN * self.scale:
+            self.scale = max(self.min_scale, gap.duration_ms / GAP_CELLS_MIN)
         self.center_on((gap.start + gap.end) / 2)
         self.show_gpu_rows(gap.gpu)
 
