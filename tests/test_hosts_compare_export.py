@@ -544,6 +544,35 @@ def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]
     assert "host curio-mixed.log" in out and "all 2 hosts: aligned on the wall clock" in out
 
 
+@pytest.mark.parametrize("width", [60, 80, None])
+def test_a_host_s_banner_fits_a_terminal_and_keeps_its_words(width: int | None) -> None:
+    """At 80 columns `━━ host curio-mixed.log: times on its own clock (+2m50.285s on the
+    all-hosts clock) ━━` broke inside its phrase, its bar on both lines: a banner too wide
+    for the terminal is its head alone, the words on the line under it; piped, one line."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from tui.multi import banner, clock_words
+
+    names = ["journal-2gpu.log", "curio-mixed.log"]
+    merged = merge([read_log(SAMPLES / n) for n in names], names)
+    for host in merged.hosts:
+        words = clock_words(host)
+        out = StringIO()
+        console = Console(file=out, width=width or 1000)
+        for line in banner(f"host {host.name}", words, width):
+            console.print(line)
+        lines = out.getvalue().splitlines()
+        whole = f"━━ host {host.name}: {words} ━━"
+        if width is None or len(whole) <= width:
+            assert lines == [whole]
+        else:
+            assert lines[0] == f"━━ host {host.name} ━━"
+            assert " ".join(lines[1:]) == words and all(len(x) <= width for x in lines)
+    assert any(len(f"━━ host {h.name}: {clock_words(h)} ━━") > 80 for h in merged.hosts)
+
+
 def test_a_report_of_several_logs_says_which_clock_each_section_times_by(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -8,7 +8,7 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parsers import export
 from parsers.durations import counted, duration, offset
@@ -24,6 +24,9 @@ from parsers.sources import file_hint
 from parsers.why import gap_why
 from parsers.writing import WriteRefused
 from tui.options import Options, input_paths, window_error
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def names_for(logs: list[str], given: Sequence[str] | None) -> list[str]:
@@ -256,9 +259,22 @@ def clock_words(host: Host) -> str:
     section's clock is from it, to the millisecond (one gap has a time in each; they
     differ by this)."""
     if not host.offset_ms:
-        return f": times on its own clock, as on {ALL_HOSTS_CLOCK}"
+        return f"times on its own clock, as on {ALL_HOSTS_CLOCK}"
     sign = "+" if host.offset_ms > 0 else "-"
-    return f": times on its own clock ({sign}{offset(abs(host.offset_ms))} on {ALL_HOSTS_CLOCK})"
+    return f"times on its own clock ({sign}{offset(abs(host.offset_ms))} on {ALL_HOSTS_CLOCK})"
+
+
+def banner(head: str, words: str, width: int | None) -> list[Text]:
+    """A section's banner, `━━ head: words ━━`, on one line where it fits `width` (None:
+    piped, whole lines), else `━━ head ━━` over the words (folded at a terminal's width,
+    the banner broke inside a phrase, its bar on both lines)."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    whole = f"━━ {head}: {words} ━━"
+    if width is None or cell_len(whole) <= width:
+        return [Text(whole, style="bold reverse")]
+    return [Text(f"━━ {head} ━━", style="bold reverse"), Text(words)]
 
 
 def _print(
@@ -269,7 +285,6 @@ def _print(
     reader: LineReader,
 ) -> None:
     from rich.console import Group
-    from rich.text import Text
 
     from parsers.compare import compare_dict
     from tui.compare import print_compare
@@ -290,21 +305,17 @@ def _print(
         if args.compare:
             print_compare(models[0], models[1], console)
             return
+        # at a terminal the banners and the GPUs' names fit its width (each `:GPU2` whole)
+        width = console.width if console.is_terminal else None
         for h, m, r in zip(merged.hosts, models, readers, strict=True):
-            console.print(
-                Text(f"━━ host {visible(h.name)}{clock_words(h)} ━━", style="bold reverse")
-            )
+            for line in banner(f"host {visible(h.name)}", clock_words(h), width):
+                console.print(line)
             print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
             console.print()
-        console.print(
-            Text(
-                f"━━ all {len(models)} hosts: {merged.note}; times on {ALL_HOSTS_CLOCK} ━━",
-                style="bold reverse",
-            )
-        )
+        words = f"{merged.note}; times on {ALL_HOSTS_CLOCK}"
+        for line in banner(f"all {len(models)} hosts", words, width):
+            console.print(line)
         encoding = getattr(console.file, "encoding", None)
-        # at a terminal the GPUs' names are cut to fit its width (each `:GPU2` whole)
-        width = console.width if console.is_terminal else None
         report = all_hosts(merged, args.top, args.min_gap, reader, encoding, width)
         console.print(Group(*report))
 
