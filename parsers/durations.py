@@ -18,8 +18,8 @@ MINUTE_MS = 60_000.0
 # text: the report's and the viewer's prose (`812 ms`, `3.41 s`); cell: a table cell, in six
 # characters up to an hour (`812ms`, `3.41s`, `12.3s`); span: how much time a cell of the
 # Gantt shows (`250µs`, `12.5ms`, `1.25s`); age: how long ago, in whole seconds (`12s`);
-# tight: text with no space inside (`812ms`, `3.41s`, `2d20h54m`), for prose a narrow
-# window wraps (the terminal's wrap breaks at any space)
+# tight: text with no space between a figure and its unit (`812ms`, `3.41s`, `2d 20h54m`),
+# for prose a narrow window wraps (it glues the day's space: tui/prose.py)
 Style = Literal["text", "cell", "span", "age", "tight"]
 
 
@@ -42,7 +42,7 @@ def duration(ms: float, style: Style = "text") -> str:
     sign = "-" if ms < 0 else ""
     ms = abs(ms)
     if ms >= MINUTE_MS:
-        return sign + (_long(ms).replace(" ", "") if style == "tight" else _long(ms))
+        return sign + _long(ms)
     if style == "age":
         return f"{sign}{int(ms // 1000)}s"
     if style == "span":

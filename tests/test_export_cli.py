@@ -228,6 +228,11 @@ def test_the_report_s_engine_start_copied_whole_is_read(
     with pytest.raises(ValueError, match="journal's local time"):
         resolve(parse_time(said), local)
     assert resolve(parse_time(said.removesuffix(" UTC")), local) == at
+    # as the inspector writes it (no-break spaces), and copied from the terminal
+    for glued in (said.replace(" ", "\u00a0"), said.replace(" ", "  ")):
+        assert resolve(parse_time(glued), anchor) == at
+    days = "2d\u00a020h54m29.258s"
+    assert parse_time(days).offset_ms == parse_time("2d 20h54m29.258s").offset_ms
     for zone in (" GMT", "+00:00", "-0000", "+0000", " +00:00"):
         assert resolve(parse_time(said.removesuffix(" UTC") + zone), anchor) == at
     for bad in ("5m UTC", "UTC", "12:30 CET", "2026-03-16Z", f"{clock}+01:00"):

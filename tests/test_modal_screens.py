@@ -25,7 +25,7 @@ from parsers.rawlines import LineReader
 from tui.app import make_app
 from tui.inspector import GapDetails, InspectorScreen, describe_gap
 from tui.interval import describe_interval
-from tui.prose import Prose, wrapped
+from tui.prose import GLUE, Prose, wrapped
 from tui.screens import KeysFooter, TintedBackground
 
 SIZE = (120, 36)
@@ -174,7 +174,9 @@ def test_the_inspector_never_wraps_a_name_away_from_its_figure(name: str) -> Non
 def test_an_offset_days_into_a_run_is_never_wrapped_inside() -> None:
     """Days into a run the inspector wrote `2d 20h54m29.258s (2026-03-19 06:03:13.667)`:
     at 80 columns `2d` ended one line and the rest began the next. Offsets and wall times
-    are written without a space inside (`2d20h54m29.258s`, `2026-03-19T06:03:13.667`)."""
+    are written as the time axis and the report write them, glued: never wrapped inside
+    (written `2d20h54m29.258s (2026-03-19T06:03:13.667)` for a while, unlike every other
+    screen)."""
     days = 2 * 86_400_000 + 20 * 3_600_000
     data = re.sub(
         rb"TIMELINE,(\d+),",
@@ -187,6 +189,10 @@ def test_an_offset_days_into_a_run_is_never_wrapped_inside() -> None:
     later = np.flatnonzero(model.gaps.start > days).tolist()  # (a spliced line: a restart)
     assert len(later) >= 10
     texts = [describe_gap(model, model.gaps[k]) for k in later]
+    for text in texts:
+        plain = text.plain.replace(GLUE, " ")
+        assert re.search(r"idle from 2d 2\dh\d\dm\d\d\.\d{3}s \(2026-03-\d\d \d\d:", plain)
+        assert not re.search(r"\dd\d|\dT\d", plain)
     for width in range(40, 121):
         for text in texts:
             lines = [line.plain for line in wrapped(text, width)]

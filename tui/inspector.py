@@ -19,7 +19,7 @@ from parsers.model import NAMES_BY_KEY, PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader, RawLine
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
-from tui.prose import HANG, Prose, glued
+from tui.prose import GLUE, HANG, Prose, glued
 from tui.report import gap_cause_words, kernel_figure
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
@@ -50,19 +50,19 @@ def styled_line(raw: bytes) -> Text:
 
 
 def lasted(ms: float) -> str:
-    """A duration with its unit against the number (`3.52s`, `812ms`): the window wraps its
-    prose at any space, and `3.52` at one line's end with `s` on the next reads wrong."""
-    return duration(ms, "tight")
+    """A duration with its unit against the number (`3.52s`, `812ms`), a day count glued to
+    the rest (`2d 20h54m`): the window wraps its prose at its spaces, and `3.52` at one
+    line's end with `s` on the next reads wrong."""
+    return duration(ms, "tight").replace(" ", GLUE)
 
 
 def when(model: LogModel, ms: float, gpu: int | None = None) -> str:
     """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time (of an
-    event of `gpu`: its own log's); each without a space inside
-    (`2d20h54m29.258s (2026-03-19T06:03:13.667)`, as --from reads them), for the window wraps
-    its prose at any space."""
-    text = offset(ms).replace(" ", "")
+    event of `gpu`: its own log's), as the time axis, the report and --from write them
+    (`2d 20h54m29.258s (2026-03-19 06:03:13.667)`), each glued: never wrapped inside."""
+    text = offset(ms).replace(" ", GLUE)
     wall = model.wall_text(ms, gpu)
-    return f"{text} ({wall.replace(' ', 'T')})" if wall is not None else text
+    return f"{text} ({wall.replace(' ', GLUE)})" if wall is not None else text
 
 
 def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
