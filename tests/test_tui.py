@@ -178,6 +178,42 @@ async def test_zoom_centres_on_the_selection_only_while_it_is_in_view() -> None:
         assert abs(view.t0 + view.timeline_width * view.scale / 2 - centre) <= view.scale
 
 
+async def test_the_axis_labels_its_last_tick_ending_at_it_when_there_is_room() -> None:
+    """The last tick often had no label: a label starts at its tick, and near the edge there
+    was no room after it. A label with no room after its tick ends at it (its last character
+    over the `┴`), where that leaves a space after the label before it."""
+    from tui.axis import ticks
+    from tui.lanes import Window
+
+    app, _ = app_for("p12-gw2-merged")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        drawing = app.query_one(GanttView)._drawing
+        ended = 0
+        for width in (40, 70, 110, 150):
+            for scale in (37.0, 250.0, 1_000.0, 4_321.0):
+                for t0 in np.linspace(0.0, 200_000.0, 23):
+                    w = Window(float(t0), scale, width, 0, None)
+                    top = "".join(drawing.axis_cells(0, w)[1])
+                    marks = [k for k, ch in enumerate(drawing.axis_cells(1, w)[1]) if ch == "┴"]
+                    labels = {m.start(): m.group() for m in re.finditer(r"\S+", top)}
+                    for start, label in labels.items():
+                        end = start + len(label) - 1
+                        at_end = end in marks and end + len(label) > width
+                        assert start in marks or at_end, (top, marks)
+                        ended += at_end and start not in marks
+                    if not marks:
+                        continue
+                    last, _, text = ticks(w.t0, scale, width)[-1]
+                    assert last == marks[-1]
+                    if last not in labels and last + 1 - len(text) not in labels:
+                        # no room: the label before ends within a space of where it would
+                        before = [k + len(x) for k, x in labels.items() if k < last]
+                        assert last + len(text) > width and before
+                        assert last + 1 - len(text) <= max(before), (top, marks)
+        assert ended > 0
+
+
 async def test_lanes_and_axis_are_drawn() -> None:
     app, model = app_for("p12-gw2-merged")
     async with app.run_test(size=SIZE) as pilot:

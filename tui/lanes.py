@@ -361,9 +361,11 @@ class LaneDrawing:
         if row == 0:
             free = 0  # labels never overlap
             for cell, _, label in marks:
-                if cell >= free and cell + len(label) <= tw:
-                    chars[cell : cell + len(label)] = list(label)
-                    free = cell + len(label) + 1
+                # a label starts at its tick; one with no room before the edge ends at it
+                start = cell if cell + len(label) <= tw else cell + 1 - len(label)
+                if start >= free:
+                    chars[start : start + len(label)] = list(label)
+                    free = start + len(label) + 1
             label_text = "time"
         else:
             for cell, _, _ in marks:
