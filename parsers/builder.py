@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from parsers._core import Counts, RunFacts, Scanner
+from parsers._core import Counts, RunFacts, Scanner, StopFlag
 from parsers.analysis import LiveAnalysis, build_model
 from parsers.linefacts import CpuLines, LineFacts, LineStarts
 from parsers.model import F64, I32, I64, LineCounts
@@ -220,15 +220,16 @@ class LogBuilder(Run):
         longer looked at (a TIMELINE line was read), so the core alone reads them."""
         return self._tracing_wanted() is None
 
-    def feed_span(self, fd: int, offset: int, length: int) -> int:
+    def feed_span(self, fd: int, offset: int, length: int, stop: StopFlag | None = None) -> int:
         """Take the next bytes of the log: `length` bytes from `offset` of the open file
-        `fd` (fewer where it ends first), read by the core without the GIL, while
-        `reads_spans`. Returns the bytes read.
+        `fd` (fewer where it ends first, or once `stop` is set: from another thread, a
+        reader that quits), read by the core without the GIL, while `reads_spans`. Returns
+        the bytes read.
 
         Raises: OSError (the file could not be read: the bytes before the error were taken),
             CoreError.
         """
-        return self._core.feed_span(fd, offset, length)
+        return self._core.feed_span(fd, offset, length, stop)
 
     @property
     def timeline_seen(self) -> bool:

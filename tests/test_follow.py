@@ -419,6 +419,40 @@ def test_a_follower_halted_mid_read_makes_no_model_of_the_closed_file(tmp_path: 
     assert "cannot read" not in updates[-1].status
 
 
+def test_a_follower_halted_while_the_core_reads_a_span_does_not_wait_for_it(
+    tmp_path: Path,
+) -> None:
+    """A quit while the core reads a span of a long file (up to SPAN_BYTES: a second and
+    more from a slow disk) waited for the whole span: the core is told to stop at once and
+    reads no further."""
+    _, data = simulate(SimConfig(seed=3, proofs=40, concurrency=4))
+    log = tmp_path / "d.log"
+    log.write_bytes(data * 8)  # a span read on the core's threads
+    source = FileSource(log)
+    updates: list[Update] = []
+    live = LiveLog(source, updates.append)
+    spans: list[tuple[int, int, int]] = []
+    shown: list[int] = []
+    real_feed = live.builder.feed_span
+
+    def halted_as_it_reads(fd: int, offset: int, length: int, stop: object = None) -> int:
+        shown.append(len(updates))
+        live.halt()  # the user quits as the span's read begins
+        read = real_feed(fd, offset, length, stop)  # type: ignore[arg-type]
+        spans.append((offset, length, read))
+        return read
+
+    live.builder.feed_span = halted_as_it_reads  # type: ignore[method-assign]
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive()
+    source.close()
+    assert len(spans) == 1 and spans[0][1] > (1 << 20) and spans[0][2] == 0
+    assert live.builder.bytes_read == spans[0][0]  # nothing of the span
+    assert len(updates) == shown[0]  # nor a model after the quit
+
+
 async def test_a_follower_failure_keeps_the_viewer(tmp_path: Path) -> None:
     log = tmp_path / "d.log"
     log.write_bytes((SAMPLES / "tiny.log").read_bytes())

@@ -13,6 +13,7 @@ from test_follow import Collector, _comparable, wait_for, whole
 
 from cuzksim.config import SimConfig
 from cuzksim.logs import simulate
+from parsers._core import StopFlag
 from parsers.builder import LogBuilder
 from parsers.report import traced_dicts
 from parsers.tail import SIGNATURE_BYTES, SPAN_MIN_BYTES, LogTail, Span, TailState
@@ -31,9 +32,11 @@ def _spans_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     lengths: list[int] = []
     real = LogBuilder.feed_span
 
-    def counted(self: LogBuilder, fd: int, offset: int, length: int) -> int:
+    def counted(
+        self: LogBuilder, fd: int, offset: int, length: int, stop: StopFlag | None = None
+    ) -> int:
         lengths.append(length)
-        return real(self, fd, offset, length)
+        return real(self, fd, offset, length, stop)
 
     monkeypatch.setattr(LogBuilder, "feed_span", counted)
     return lengths
@@ -220,12 +223,14 @@ def test_a_span_that_fails_part_way_is_read_again(
     real = LogBuilder.feed_span
     failed: list[int] = []
 
-    def flaky(self: LogBuilder, fd: int, offset: int, length: int) -> int:
+    def flaky(
+        self: LogBuilder, fd: int, offset: int, length: int, stop: StopFlag | None = None
+    ) -> int:
         if not failed and offset > 0:
             failed.append(offset)
-            real(self, fd, offset, length // 2)
+            real(self, fd, offset, length // 2, stop)
             raise OSError(errno.EIO, "Input/output error")
-        return real(self, fd, offset, length)
+        return real(self, fd, offset, length, stop)
 
     monkeypatch.setattr(LogBuilder, "feed_span", flaky)
     read_again: list[bool] = []

@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex, MutexGuard, PoisonError};
 
 use rustc_hash::FxHashMap as HashMap;
@@ -48,11 +49,13 @@ const RECORD_BYTES_HINT: u64 = 512;
 /// the attribution's columns with the records'), memory only as it is written.
 const MAX_RECORDS_HINT: usize = 4 << 20;
 
-/// A part of a file, read at its offsets (`Read` that moves no file position).
+/// A part of a file, read at its offsets (`Read` that moves no file position); it ends
+/// early once `stop` is set.
 struct Span<'a> {
     file: &'a std::fs::File,
     at: u64,
     left: u64,
+    stop: Option<&'a AtomicBool>,
 }
 
 impl Read for Span<'_> {
@@ -61,7 +64,7 @@ impl Read for Span<'_> {
         let want = buf
             .len()
             .min(usize::try_from(self.left).unwrap_or(usize::MAX));
-        if want == 0 {
+        if want == 0 || self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             return Ok(0);
         }
         let n = self.file.read_at(&mut buf[..want], self.at)?;
@@ -333,20 +336,23 @@ impl Builder {
         }
     }
 
-    /// The bytes `offset..offset + length` of `file` (fewer where it ends first), read without
-    /// moving its position: a big span as `feed_from` reads (on a second thread, attributed
-    /// on a third), a small one here. Returns the bytes read; on a read error the bytes
-    /// before it have been applied.
+    /// The bytes `offset..offset + length` of `file` (fewer where it ends first, or once
+    /// `stop` is set: a reader that quits does not wait for the rest), read without moving
+    /// its position: a big span as `feed_from` reads (on a second thread, attributed on a
+    /// third), a small one here. Returns the bytes read; on a read error the bytes before
+    /// it have been applied.
     pub fn feed_span(
         &mut self,
         file: &std::fs::File,
         offset: u64,
         length: u64,
+        stop: Option<&AtomicBool>,
     ) -> std::io::Result<u64> {
         let mut span = Span {
             file,
             at: offset,
             left: length,
+            stop,
         };
         if length >= THREADED_FEED_BYTES as u64 {
             // the first big span is most often the start of a long file read in spans:
@@ -1349,7 +1355,9 @@ TIMELINE,105,GPU_START,job-a,worker=0
                 THREADED_FEED_BYTES + rng.below(THREADED_FEED_BYTES / 4)
             } as u64;
             let left = data.len() as u64 - at;
-            let n = spans.feed_span(&file, at, length).expect("a span reads");
+            let n = spans
+                .feed_span(&file, at, length, None)
+                .expect("a span reads");
             assert_eq!(n, length.min(left));
             let room = usize::try_from(left / RECORD_BYTES_HINT).unwrap();
             if length >= THREADED_FEED_BYTES as u64 && room >= 4096 {
@@ -1368,9 +1376,42 @@ TIMELINE,105,GPU_START,job-a,worker=0
         }
         assert!(big >= 2 && roomy >= 1 && grown >= 1);
         // past the end: nothing
-        assert_eq!(spans.feed_span(&file, at, 1 << 20).unwrap(), 0);
+        assert_eq!(spans.feed_span(&file, at, 1 << 20, None).unwrap(), 0);
         spans.finish();
         assert_eq!(runs_of(&spans), runs_of(&whole_feed));
+    }
+
+    #[test]
+    fn a_span_told_to_stop_reads_no_further() {
+        use std::io::Write;
+        let data = long_log(3000, 1700);
+        assert!(data.len() > THREADED_FEED_BYTES);
+        let path = std::env::temp_dir().join(format!("cuzk-tui-stop-{}.log", std::process::id()));
+        std::fs::File::create(&path)
+            .and_then(|mut f| f.write_all(&data))
+            .expect("a file written");
+        let file = std::fs::File::open(&path).expect("the file opened");
+        let _ = std::fs::remove_file(&path);
+        let stop = AtomicBool::new(false);
+        let mut span = Span {
+            file: &file,
+            at: 0,
+            left: data.len() as u64,
+            stop: Some(&stop),
+        };
+        let mut buf = [0u8; 100];
+        assert_eq!(span.read(&mut buf).unwrap(), 100);
+        stop.store(true, Ordering::Relaxed);
+        assert_eq!(span.read(&mut buf).unwrap(), 0);
+        // a big span (read on threads) and a small one: nothing read, nothing taken
+        let mut b = Builder::new(None);
+        for length in [data.len() as u64, 100] {
+            assert_eq!(b.feed_span(&file, 0, length, Some(&stop)).unwrap(), 0);
+        }
+        assert_eq!(b.reader.bytes_read, 0);
+        stop.store(false, Ordering::Relaxed);
+        let n = data.len() as u64;
+        assert_eq!(b.feed_span(&file, 0, n, Some(&stop)).unwrap(), n);
     }
 
     #[test]

@@ -116,6 +116,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scanner::Counts>()?;
     m.add_class::<scanner::RunFacts>()?;
     m.add_class::<scanner::Scanner>()?;
+    m.add_class::<scanner::StopFlag>()?;
     m.add_function(wrap_pyfunction!(numpy_api, m)?)?;
     m.add_function(wrap_pyfunction!(release_free_memory, m)?)?;
     m.add_function(wrap_pyfunction!(functions::first_free_rows, m)?)?;

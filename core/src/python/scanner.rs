@@ -1,5 +1,8 @@
 //! The incremental scanner of one log as Python sees it, and the named results it returns.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use numpy::{PyArray1, PyReadonlyArray1, ToPyArray};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -91,6 +94,35 @@ pub(super) type LineIndexParts<'py> = (
 );
 
 /// The incremental scanner of one log.
+/// A flag that ends a span being read (`Scanner.feed_span`) from another thread: set, the
+/// read stops at its next piece, and reads given it read nothing until it is cleared.
+#[pyclass(frozen, module = "parsers._core")]
+pub(super) struct StopFlag {
+    flag: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl StopFlag {
+    #[new]
+    fn new() -> Self {
+        StopFlag {
+            flag: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn set(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    fn clear(&self) {
+        self.flag.store(false, Ordering::Relaxed);
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
+}
+
 #[pyclass(module = "parsers._core")]
 pub(super) struct Scanner {
     inner: Builder,
@@ -176,15 +208,25 @@ impl Scanner {
         out?.map_err(os_error)
     }
 
-    /// Read the bytes `offset..offset + length` of an open file (fewer where it ends first)
-    /// without moving its position; a big span as `feed_fd` reads it, without the GIL. The
-    /// descriptor stays the caller's. Returns the bytes read; a read error is raised as
-    /// OSError, the bytes before it read.
-    fn feed_span(&mut self, py: Python<'_>, fd: i32, offset: u64, length: u64) -> PyResult<u64> {
+    /// Read the bytes `offset..offset + length` of an open file (fewer where it ends first,
+    /// or once `stop` is set, from any thread) without moving its position; a big span as
+    /// `feed_fd` reads it, without the GIL. The descriptor stays the caller's. Returns the
+    /// bytes read; a read error is raised as OSError, the bytes before it read.
+    #[pyo3(signature = (fd, offset, length, stop=None))]
+    fn feed_span(
+        &mut self,
+        py: Python<'_>,
+        fd: i32,
+        offset: u64,
+        length: u64,
+        stop: Option<PyRef<'_, StopFlag>>,
+    ) -> PyResult<u64> {
         self.check()?;
         let file = borrowed_file(fd)?;
         let inner = &mut self.inner;
-        let out = py.detach(|| guarded(|| inner.feed_span(&file, offset, length)));
+        let flag = stop.map(|s| Arc::clone(&s.flag));
+        let stop = flag.as_deref();
+        let out = py.detach(|| guarded(|| inner.feed_span(&file, offset, length, stop)));
         self.broken = out.is_err();
         out?.map_err(os_error)
     }
