@@ -359,7 +359,7 @@ def viewer(
         return viewer_figures(args)
 
 
-VIEWER_RUNS = 3
+VIEWER_RUNS = 5
 VIEWER_FIGURES = ("final_s", "peak_mb", "columns_mb", "inspector_s")
 
 CONFIGS = {
@@ -421,8 +421,10 @@ def main() -> int:
     if wanted("exports"):
         exports(log)
     if wanted("viewer"):
-        # a viewer run's figures vary by a tenth from one to the next: the median of up to
-        # VIEWER_RUNS runs (each in a fresh process, on a fresh copy), and their spread
+        # a viewer run's figures vary by a tenth from one to the next, and one run in three
+        # or four is slower by a third on this machine (the whole read and model): the
+        # median of up to VIEWER_RUNS runs (each in a fresh process, on a fresh copy), and
+        # their spread
         runs = [viewer(log, config, 0.0, inspect=True) for _ in range(min(args.runs, VIEWER_RUNS))]
         v = {key: statistics.median(r[key] for r in runs) for key in VIEWER_FIGURES}
         finals = sorted(r["final_s"] for r in runs)
