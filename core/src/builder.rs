@@ -1330,18 +1330,24 @@ TIMELINE,105,GPU_START,job-a,worker=0
         }
     }
 
-    #[test]
-    fn a_file_read_in_spans_gives_what_a_whole_feed_gives() {
+    /// A file holding `data`, open for reading, its name gone already.
+    fn unlinked_file(data: &[u8], name: &str) -> std::fs::File {
         use std::io::Write;
-        let data = long_log(8000, 3000); // the restart early: the rest needs room
-        assert!(data.len() > 2 * THREADED_FEED_BYTES);
-        let whole_feed = whole(&data);
-        let path = std::env::temp_dir().join(format!("cuzk-tui-span-{}.log", std::process::id()));
+        let path = std::env::temp_dir().join(format!("cuzk-tui-{name}-{}.log", std::process::id()));
         std::fs::File::create(&path)
-            .and_then(|mut f| f.write_all(&data))
+            .and_then(|mut f| f.write_all(data))
             .expect("a file written");
         let file = std::fs::File::open(&path).expect("the file opened");
         let _ = std::fs::remove_file(&path);
+        file
+    }
+
+    #[test]
+    fn a_file_read_in_spans_gives_what_a_whole_feed_gives() {
+        let data = long_log(8000, 3000); // the restart early: the rest needs room
+        assert!(data.len() > 2 * THREADED_FEED_BYTES);
+        let whole_feed = whole(&data);
+        let file = unlinked_file(&data, "span");
         let mut rng = Rng(0x5851_f42d_4c95_7f2d);
         let mut spans = Builder::new(None);
         let mut at = 0u64;
@@ -1383,15 +1389,9 @@ TIMELINE,105,GPU_START,job-a,worker=0
 
     #[test]
     fn a_span_told_to_stop_reads_no_further() {
-        use std::io::Write;
         let data = long_log(3000, 1700);
         assert!(data.len() > THREADED_FEED_BYTES);
-        let path = std::env::temp_dir().join(format!("cuzk-tui-stop-{}.log", std::process::id()));
-        std::fs::File::create(&path)
-            .and_then(|mut f| f.write_all(&data))
-            .expect("a file written");
-        let file = std::fs::File::open(&path).expect("the file opened");
-        let _ = std::fs::remove_file(&path);
+        let file = unlinked_file(&data, "stop");
         let stop = AtomicBool::new(false);
         let mut span = Span {
             file: &file,
