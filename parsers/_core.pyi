@@ -15,6 +15,7 @@ __all__ = [
     "RowWriter",
     "RunFacts",
     "Scanner",
+    "StopFlag",
     "TrackEventWriter",
     "busy_split",
     "first_free_rows",
@@ -76,6 +77,7 @@ class StopFlag:
     def clear(self) -> None: ...
     def is_set(self) -> bool: ...
 
+@final
 class Scanner:
     """The incremental scanner of one log."""
 
