@@ -1236,13 +1236,14 @@ class LogModel:
 
     def wall_text(self, ms: float, gpu: int | None = None) -> str | None:
         """The wall-clock time of an offset as shown, to the millisecond: `09:35:26.291`,
-        with the date when the run spans more than one day (None: no anchor; `gpu`: as for
-        `wall_time`)."""
+        with the date when the engine's start and the run's events are not all on one day
+        (None: no anchor; `gpu`: as for `wall_time`). A time of day alone then stands for
+        one moment, the one --from reads it as: its first after the engine started."""
         wall = self.wall_time(ms, gpu)
         if wall is None:
             return None
         lo, hi = self.time_range
-        first, last = self.wall_time(lo, gpu), self.wall_time(hi, gpu)
+        first, last = self.wall_time(min(lo, 0.0), gpu), self.wall_time(hi, gpu)
         assert first is not None
         days = last is not None and first.date() != last.date()
         return wall.strftime("%Y-%m-%d %H:%M:%S.%f" if days else "%H:%M:%S.%f")[:-3]

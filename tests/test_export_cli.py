@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SAMPLES
 from perfetto_decode import decode
 
 from parsers import export
+from parsers.builder import LogBuilder
 from parsers.durations import duration, offset
 from parsers.load import read_log
 from parsers.rawlines import LineReader
@@ -175,6 +178,34 @@ def test_a_wall_clock_window_is_the_offsets_of_those_moments(tmp_path: Path) -> 
     assert resolve(parse_time(anchor.strftime("%H:%M")), anchor) > 23 * 3_600_000
     day = anchor.strftime("%Y-%m-%d %H:%M:%S")
     assert resolve(parse_time(day), anchor) == -anchor.microsecond / 1000
+
+
+@pytest.mark.parametrize("days", [0, 1, 2])
+def test_a_wall_time_the_screens_show_is_read_back_as_its_moment(days: int) -> None:
+    """Days into a run whose events all fall on one day, the inspector showed `05:31:51.255`
+    without the date: --from read it as its first moment after the engine's start, days
+    before the event, and exported the whole log. A wall time is shown with its date unless
+    the engine's start and every event are on one day, so that what is shown reads back as
+    the moment it shows."""
+    shift = days * 86_400_000 + (20 * 3_600_000 if days else 0)
+    data = re.sub(
+        rb"TIMELINE,(\d+),",
+        lambda m: b"TIMELINE," + str(int(m[1]) + shift).encode() + b",",
+        Path(LOG).read_bytes(),
+    )
+    builder = LogBuilder(source="days")
+    builder.feed(data)
+    model = builder.build()
+    anchor = model.wall_anchor
+    assert anchor is not None
+    lo, hi = model.time_range
+    assert (anchor + timedelta(milliseconds=lo)).date() == (
+        anchor + timedelta(milliseconds=hi)
+    ).date()
+    for ms in np.linspace(lo, hi, 7).tolist():
+        shown = model.wall_text(ms)
+        assert shown is not None and (" " in shown) == (days > 0), shown
+        assert resolve(parse_time(shown), anchor) == pytest.approx(ms, abs=1.0)
 
 
 def test_a_time_of_day_taken_on_the_next_day_is_said(
