@@ -59,8 +59,9 @@ def parse_time(text: str) -> TimeSpec:
     Raises:
         ValueError: not one of the forms, with a one-line message.
     """
-    # any run of spaces as one (a time copied from the inspector holds no-break spaces)
-    raw = " ".join(text.split())
+    # any run of spaces as one (a time copied from the inspector holds no-break spaces),
+    # and so in what is said of it
+    text = raw = " ".join(text.split())
     if re.fullmatch(_NUMBER, raw):
         return TimeSpec(text, offset_ms=float(raw))
     m = _OFFSET.fullmatch(raw)

@@ -208,6 +208,37 @@ def test_a_wall_time_the_screens_show_is_read_back_as_its_moment(days: int) -> N
         assert resolve(parse_time(shown), anchor) == pytest.approx(ms, abs=1.0)
 
 
+def test_a_wall_clock_time_on_a_log_whose_runs_have_their_own_clocks_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log whose daemon restarted, its runs on clocks of their own (here a cut line's
+    stamp starts a second run): a wall-clock --from was refused as if the log did not say
+    when the engine started, which the screens showed it does, and the error quoted the
+    time with Python's escapes for its no-break space."""
+    shift = 2 * 86_400_000 + 20 * 3_600_000
+    data = re.sub(
+        rb"TIMELINE,(\d+),",
+        lambda m: b"TIMELINE," + str(int(m[1]) + shift).encode() + b",",
+        (SAMPLES / "journal-2gpu.log").read_bytes(),
+    )
+    log = tmp_path / "days.log"
+    log.write_bytes(data)
+    model = read_log(log)
+    assert model.run_lines is not None and len(model.run_lines) == 2
+    assert model.wall_anchor is None and model.wall_bases
+    target = str(tmp_path / "csv")
+    assert cli.main([str(log), "--export-csv", target, "--from", "2026-03-19\u00a005:32"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "cuzk-tui: error: '2026-03-19 05:32' is a wall-clock time, and the daemon restarted in "
+        "this log (2 runs, one after another on the time axis, each on its own clock)"
+    )
+    assert not (tmp_path / "csv").exists()
+    # a log with no wall clock at all says so, as before
+    assert cli.main([str(SAMPLES / "p9-c6.log"), "--export-csv", target, "--from", "09:35"]) == 2
+    assert "does not say when the engine started" in capsys.readouterr().err
+
+
 def test_a_time_of_day_taken_on_the_next_day_is_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

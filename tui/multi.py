@@ -107,12 +107,23 @@ def _export(
         raise CuzkError(f"cannot write the export {target}: {exc} (nothing was replaced)") from None
 
 
-def _no_clock(args: Options, merged: Merged | None) -> str | None:
-    """Why a wall-clock --from/--to cannot be placed on several logs (None: one log, or the
-    logs are on the wall clock)."""
+def _no_clock(args: Options, model: LogModel, merged: Merged | None) -> str | None:
+    """Why a wall-clock --from/--to cannot be placed on several logs, or on the runs of a
+    daemon that restarted (None: one run of one log, or logs on the wall clock)."""
     wall = [t for t in (args.time_from, args.time_to) if t is not None and t.is_wall]
-    why = None if merged is None else merged.wall_clock_why()
-    if not wall or why is None:
+    if not wall:
+        return None
+    if merged is None:
+        runs = len(model.run_lines or ())
+        if runs < 2 or model.wall_anchor is not None or not model.wall_bases:
+            return None
+        return (
+            f"{wall[0].text!r} is a wall-clock time, and the daemon restarted in this log "
+            f"({runs} runs, one after another on the time axis, each on its own clock): give "
+            "an offset such as 1h05m"
+        )
+    why = merged.wall_clock_why()
+    if why is None:
         return None
     return (
         f"{wall[0].text!r} is a wall-clock time, and the logs are not on one wall clock "
@@ -137,7 +148,7 @@ def export_window(
         if args.time_to is not None:
             t1 = resolve(args.time_to, model.wall_anchor, t0 if math.isfinite(t0) else 0.0)
     except ValueError as exc:
-        raise CuzkError(_no_clock(args, merged) or str(exc)) from None
+        raise CuzkError(_no_clock(args, model, merged) or str(exc)) from None
     if t0 >= t1:
         assert args.time_from is not None and args.time_to is not None
         raise CuzkError(window_error(args.time_from.text, args.time_to.text, t0 > t1))
