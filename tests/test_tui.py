@@ -299,6 +299,39 @@ async def test_a_gap_chosen_from_the_list_is_shown_cells_wide() -> None:
         assert view.t0 <= gap.start and gap.end <= t1
 
 
+async def test_a_selected_gap_narrower_than_its_cell_is_drawn_as_a_gap() -> None:
+    """`n` keeps the zoom: a 2 ms gap in a 4.5 s cell was drawn as its cell's busy bar
+    (`▇`, 99 % busy), and the status line named a gap the lane did not show. The cells of
+    a selected gap that has no cell to itself show the gap's glyph, in the selection's
+    colours."""
+    from dataclasses import replace
+
+    from tui.lanes import GAP_GLYPH, STYLE_IDS
+
+    app, model = app_for("p12-c15-gw1")
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.query_one(GanttView)
+        await pilot.pause()
+        shortest = min(range(len(model.gaps)), key=lambda i: model.gaps[i].duration_ms)
+        view.select_gap(shortest)  # as n reaches it: the zoom stays
+        await pilot.pause()
+        gap = model.gaps[shortest]
+        assert gap.duration_ms < view.scale / 2
+        row = next(i for i, r in enumerate(view.rows) if r.kind == "busy")
+        chars, styles = view._drawing.row_cells(view.rows[row], view._window(view.size.width))
+        picked = np.flatnonzero(styles == STYLE_IDS["gantt--gap-selected"])
+        assert len(picked) >= 1 and all(chars[k] == GAP_GLYPH for k in picked)
+        # a gap with cells of its own is drawn as it is unselected (its edges' bars kept)
+        longest = max(range(len(model.gaps)), key=lambda i: model.gaps[i].duration_ms)
+        view.select_gap(longest, reveal=True)
+        await pilot.pause()
+        w = view._window(view.size.width)
+        chars, styles = view._drawing.row_cells(view.rows[row], w)
+        assert (styles == STYLE_IDS["gantt--gap-selected"]).sum() >= 4
+        plain, _ = view._drawing.row_cells(view.rows[row], replace(w, selected=None))
+        assert chars.tolist() == plain.tolist()
+
+
 @pytest.mark.parametrize("size", [(80, 24), SIZE])
 async def test_help_shows_every_key_readably_and_escape_closes(size: tuple[int, int]) -> None:
     app, _ = app_for("tiny")

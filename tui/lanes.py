@@ -435,6 +435,10 @@ class LaneDrawing:
             k = int(np.flatnonzero(ix == w.selected)[0])
             sel = cells.mark_spans(a[k : k + 1], b[k : k + 1], tw) & marked
             styles = np.where(sel, STYLE_IDS["gantt--gap-selected"], styles)
+            if not (sel & (share < 0.5)).any():
+                # a gap in no more than half of any cell (n at a wide zoom): its cells show
+                # the gap, not their busy bars, so that the gap the status line names is seen
+                chars = np.where(sel, GAP_GLYPH, chars)
         return chars, styles
 
     def kernel_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
