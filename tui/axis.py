@@ -17,6 +17,8 @@ _STEPS = [m * 10**e for e in range(0, 5) for m in (1, 2, 5) if m * 10**e != 50_0
     1_800_000,
     3_600_000,
     7_200_000,
+    10_800_000,
+    14_400_000,
     21_600_000,
     43_200_000,
     86_400_000,
@@ -67,6 +69,11 @@ def format_tick(ms: float, step: float) -> str:
     return f"{head}{minute:02d}m"
 
 
+def label_room(label: str) -> int:
+    """The cells a label takes before the next one may begin."""
+    return len(label) + (2 if " " in label else 1)
+
+
 def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
     """(cell, time, label) of every tick in [t0, t0 + width * scale)."""
     if not (math.isfinite(t0) and math.isfinite(scale)) or scale <= 0 or width <= 0:
@@ -74,9 +81,10 @@ def ticks(t0: float, scale: float, width: int) -> list[tuple[int, float, str]]:
     end = t0 + width * scale
     step = tick_step(scale)
     # far into a long run a label is long (`98h00m00.02s`): the ticks move apart until
-    # each label fits before the next (a longer step never makes labels longer)
+    # each label fits before the next (a longer step never makes labels longer), two spaces
+    # apart when a label holds one (`2d 02h00m  2d 02h30m`, not `2d 02h00m 2d 02h30m`)
     for _ in range(4):
-        room = 1 + max(len(format_tick(t0, step)), len(format_tick(end, step)))
+        room = max(label_room(format_tick(t0, step)), label_room(format_tick(end, step)))
         if step / scale >= room:
             break
         step = tick_step(scale, room)

@@ -19,7 +19,7 @@ from parsers.rows import distinct, groups_of
 from parsers.sanitize import visible
 from parsers.tracing import FAILED
 from tui import cells
-from tui.axis import ticks
+from tui.axis import label_room, ticks
 
 # the CSS class a phase is coloured by (tui/palettes.py), made from its key
 PHASE_CLASSES = {p: f"gantt--{w.key.replace('_', '-')}" for p, w in PHASES.items()}
@@ -361,11 +361,12 @@ class LaneDrawing:
         if row == 0:
             free = 0  # labels never overlap
             for cell, _, label in marks:
-                # a label starts at its tick; one with no room before the edge ends at it
+                # a label starts at its tick; one with no room before the edge ends at it,
+                # two spaces after the one before (one would read as a label at its tick)
                 start = cell if cell + len(label) <= tw else cell + 1 - len(label)
-                if start >= free:
+                if start >= free + (start != cell):
                     chars[start : start + len(label)] = list(label)
-                    free = start + len(label) + 1
+                    free = start + label_room(label)
             label_text = "time"
         else:
             for cell, _, _ in marks:
