@@ -355,6 +355,9 @@ async def test_the_busy_split_of_a_log_without_gpu_intervals_says_why_there_is_n
         said = [str(n.message) for n in app._notifications]
         assert said and all(m.startswith("no busy time to split: no TIMELINE lines") for m in said)
         assert not any("share" in m for m in said)
+        # no gap to step to: the status line does not offer one
+        status = text_of(app, "#status")
+        assert "gaps ≥ 0 ms: 0" in status and "n: first gap" not in status
 
 
 # -- the busy lane is shaded by its idle share ------------------------------------------

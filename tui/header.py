@@ -209,7 +209,7 @@ def _status(view: GanttView, detail: int) -> Text:
         text.append(" (i inspects)" if detail >= 3 else "")
     elif view.found_jobs:
         text.append(" │ n: its first interval")
-    else:
+    elif shown:  # with no gap to step to, n is not offered
         text.append(" │ n: first gap")
     if view.found_jobs and detail >= 2:
         job = view.found_jobs[view.found_index]
