@@ -201,6 +201,28 @@ def test_an_offset_days_into_a_run_is_never_wrapped_inside() -> None:
                 assert not (cut and re.match(r"\s*\d", after)), (width, before, after)
 
 
+def test_a_run_s_gpu_is_never_wrapped_inside_its_name() -> None:
+    """A log whose daemon restarted names its GPUs `run 2:GPU2`: at 80 columns the gap
+    inspector wrote `run` at a line's end and `2:GPU2)` on the next. The name is glued."""
+    shift = 2 * 86_400_000 + 20 * 3_600_000  # a cut line's stamp, not shifted, starts run 2
+    data = re.sub(
+        rb"TIMELINE,(\d+),",
+        lambda m: b"TIMELINE," + str(int(m[1]) + shift).encode() + b",",
+        (SAMPLES / "journal-2gpu.log").read_bytes(),
+    )
+    builder = LogBuilder(source="runs")
+    builder.feed(data)
+    model = builder.build()
+    named = [k for k in range(len(model.gaps)) if " " in model.gpu_label(model.gaps[k].gpu)]
+    assert named
+    texts = [describe_gap(model, model.gaps[k]) for k in named[:8]]
+    for width in range(40, 101):
+        for text in texts:
+            lines = [line.plain for line in wrapped(text, width)]
+            for before, after in itertools.pairwise(lines):
+                assert not (before.rstrip().endswith("run") and re.match(r"\s*\d+:GPU", after))
+
+
 def test_the_interval_inspector_wraps_a_labelled_line_after_its_label() -> None:
     """`lock       waited 1.80s …, taken …,` went on at the margin with `released …`: a
     labelled line's wrapped part goes on after the label's column."""

@@ -104,7 +104,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     index = 0 if found is None else found
     on_gpu = gaps.gpu == gap.gpu
     # `GPU 0` as before; `host:GPU2` when the model holds several logs (parsers/hosts.py)
-    name = model.gpu_label(gap.gpu) if model.gpu_keys else glued("GPU", gap.gpu)
+    name = model.gpu_label(gap.gpu).replace(" ", GLUE) if model.gpu_keys else glued("GPU", gap.gpu)
     text = Text()
     text.append(f"Gap #{gaps.rank_of(index)} of {len(gaps)}", style="bold")
     text.append(
@@ -151,7 +151,8 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)
     if stats is not None:
         figure = kernel_figure(stats).replace(" %", "%")
-        text.append(f"{model.gpu_label(gap.gpu)} kernels over the run: {figure} of its span")
+        label = model.gpu_label(gap.gpu).replace(" ", GLUE)
+        text.append(f"{label} kernels over the run: {figure} of its span")
         if stats.kernel_is_estimate:
             text.append(
                 " (an estimate: the log cannot tell which GPU ran some kernels)", style="yellow"
