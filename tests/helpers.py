@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,6 +47,21 @@ def model_fingerprint(model: LogModel) -> dict[str, Any]:
         "synth": (model.synth_times.tolist(), model.synth_counts.tolist()),
         "partial": model.partial_bytes,
     }
+
+
+# days into a run: 2 days 20 hours
+DAYS_IN_MS = 2 * 86_400_000 + 20 * 3_600_000
+
+
+def shifted_log(path: Path, ms: int = DAYS_IN_MS) -> bytes:
+    """The log at `path` with every `TIMELINE,<stamp>,` moved on by `ms` (in
+    journal-2gpu.log a cut line's stamp, at its line's start, is not moved: it starts a
+    second run, on a clock of its own)."""
+    return re.sub(
+        rb"TIMELINE,(\d+),",
+        lambda m: b"TIMELINE," + str(int(m[1]) + ms).encode() + b",",
+        path.read_bytes(),
+    )
 
 
 def build(data: bytes, chunks: list[int] | None = None, **kw: Any) -> LogModel:

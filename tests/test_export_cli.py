@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import SAMPLES
+from helpers import shifted_log
 from perfetto_decode import decode
 
 from parsers import export
@@ -187,12 +187,7 @@ def test_a_wall_time_the_screens_show_is_read_back_as_its_moment(days: int) -> N
     before the event, and exported the whole log. A wall time is shown with its date unless
     the engine's start and every event are on one day, so that what is shown reads back as
     the moment it shows."""
-    shift = days * 86_400_000 + (20 * 3_600_000 if days else 0)
-    data = re.sub(
-        rb"TIMELINE,(\d+),",
-        lambda m: b"TIMELINE," + str(int(m[1]) + shift).encode() + b",",
-        Path(LOG).read_bytes(),
-    )
+    data = shifted_log(Path(LOG), days * 86_400_000 + (20 * 3_600_000 if days else 0))
     builder = LogBuilder(source="days")
     builder.feed(data)
     model = builder.build()
@@ -215,12 +210,7 @@ def test_a_wall_clock_time_on_a_log_whose_runs_have_their_own_clocks_says_so(
     stamp starts a second run): a wall-clock --from was refused as if the log did not say
     when the engine started, which the screens showed it does, and the error quoted the
     time with Python's escapes for its no-break space."""
-    shift = 2 * 86_400_000 + 20 * 3_600_000
-    data = re.sub(
-        rb"TIMELINE,(\d+),",
-        lambda m: b"TIMELINE," + str(int(m[1]) + shift).encode() + b",",
-        (SAMPLES / "journal-2gpu.log").read_bytes(),
-    )
+    data = shifted_log(SAMPLES / "journal-2gpu.log")
     log = tmp_path / "days.log"
     log.write_bytes(data)
     model = read_log(log)

@@ -10,6 +10,7 @@ from typing import ClassVar
 import numpy as np
 import pytest
 from conftest import SAMPLES
+from helpers import DAYS_IN_MS, shifted_log
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App, ComposeResult
@@ -177,12 +178,8 @@ def test_an_offset_days_into_a_run_is_never_wrapped_inside() -> None:
     are written as the time axis and the report write them, glued: never wrapped inside
     (written `2d20h54m29.258s (2026-03-19T06:03:13.667)` for a while, unlike every other
     screen)."""
-    days = 2 * 86_400_000 + 20 * 3_600_000
-    data = re.sub(
-        rb"TIMELINE,(\d+),",
-        lambda m: b"TIMELINE," + str(int(m[1]) + days).encode() + b",",
-        (SAMPLES / "journal-2gpu.log").read_bytes(),
-    )
+    days = DAYS_IN_MS
+    data = shifted_log(SAMPLES / "journal-2gpu.log", days)
     builder = LogBuilder(source="days")
     builder.feed(data)
     model = builder.build()
@@ -204,12 +201,7 @@ def test_an_offset_days_into_a_run_is_never_wrapped_inside() -> None:
 def test_a_run_s_gpu_is_never_wrapped_inside_its_name() -> None:
     """A log whose daemon restarted names its GPUs `run 2:GPU2`: at 80 columns the gap
     inspector wrote `run` at a line's end and `2:GPU2)` on the next. The name is glued."""
-    shift = 2 * 86_400_000 + 20 * 3_600_000  # a cut line's stamp, not shifted, starts run 2
-    data = re.sub(
-        rb"TIMELINE,(\d+),",
-        lambda m: b"TIMELINE," + str(int(m[1]) + shift).encode() + b",",
-        (SAMPLES / "journal-2gpu.log").read_bytes(),
-    )
+    data = shifted_log(SAMPLES / "journal-2gpu.log")  # a cut line's stamp starts run 2
     builder = LogBuilder(source="runs")
     builder.feed(data)
     model = builder.build()
