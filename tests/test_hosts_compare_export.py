@@ -571,6 +571,14 @@ def test_a_host_s_banner_fits_a_terminal_and_keeps_its_words(width: int | None) 
             assert lines[0] == f"━━ host {host.name} ━━"
             assert " ".join(lines[1:]) == words and all(len(x) <= width for x in lines)
     assert any(len(f"━━ host {h.name}: {clock_words(h)} ━━") > 80 for h in merged.hosts)
+    # a name (--name) longer than the terminal is cut in its middle, the bar whole
+    long = "gpu-host-17.prover.example.com:journal-2gpu.log"
+    out = StringIO()
+    for line in banner(f"host {long}", "times on its own clock", 40):
+        Console(file=out, width=40).print(line)
+    first, *rest = out.getvalue().splitlines()
+    assert len(first) == 40 and first.startswith("━━ host gpu-") and first.endswith("2gpu.log ━━")
+    assert "…" in first and rest == ["times on its own clock"]
 
 
 def test_a_report_of_several_logs_says_which_clock_each_section_times_by(

@@ -278,13 +278,18 @@ def clock_words(host: Host) -> str:
 def banner(head: str, words: str, width: int | None) -> list[Text]:
     """A section's banner, `━━ head: words ━━`, on one line where it fits `width` (None:
     piped, whole lines), else `━━ head ━━` over the words (folded at a terminal's width,
-    the banner broke inside a phrase, its bar on both lines)."""
+    the banner broke inside a phrase, its bar on both lines), the head cut in the middle
+    where it alone is wider."""
     from rich.cells import cell_len
     from rich.text import Text
 
     whole = f"━━ {head}: {words} ━━"
     if width is None or cell_len(whole) <= width:
         return [Text(whole, style="bold reverse")]
+    if cell_len(head) + 6 > width:
+        from tui.lanes import abbreviate
+
+        head = abbreviate(head, max(width - 6, 1))  # a name longer than the terminal: its middle
     return [Text(f"━━ {head} ━━", style="bold reverse"), Text(words)]
 
 
