@@ -94,8 +94,8 @@ pub(super) type LineIndexParts<'py> = (
 );
 
 /// The incremental scanner of one log.
-/// A flag that ends a span being read (`Scanner.feed_span`) from another thread: set, the
-/// read stops at its next piece, and reads given it read nothing until it is cleared.
+/// A flag that ends a span being read (`Scanner.feed_span`) from another thread: once set,
+/// the read stops at its next piece, and every read given it reads nothing.
 #[pyclass(frozen, module = "parsers._core")]
 pub(super) struct StopFlag {
     flag: Arc<AtomicBool>,
@@ -112,14 +112,6 @@ impl StopFlag {
 
     fn set(&self) {
         self.flag.store(true, Ordering::Relaxed);
-    }
-
-    fn clear(&self) {
-        self.flag.store(false, Ordering::Relaxed);
-    }
-
-    fn is_set(&self) -> bool {
-        self.flag.load(Ordering::Relaxed)
     }
 }
 
