@@ -56,6 +56,12 @@ def lasted(ms: float) -> str:
     return duration(ms, "tight").replace(" ", GLUE)
 
 
+def gpu_name(model: LogModel, gpu: int) -> str:
+    """A GPU as the model labels it (`GPU2`, `run 2:GPU2`, `host:GPU0`), glued: never
+    wrapped inside."""
+    return model.gpu_label(gpu).replace(" ", GLUE)
+
+
 def when(model: LogModel, ms: float, gpu: int | None = None) -> str:
     """`1m20.506s (09:35:26.291)`: offset and, when the log gives it, wall-clock time (of an
     event of `gpu`: its own log's), as the time axis, the report and --from write them
@@ -104,7 +110,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     index = 0 if found is None else found
     on_gpu = gaps.gpu == gap.gpu
     # `GPU 0` as before; `host:GPU2` when the model holds several logs (parsers/hosts.py)
-    name = model.gpu_label(gap.gpu).replace(" ", GLUE) if model.gpu_keys else glued("GPU", gap.gpu)
+    name = gpu_name(model, gap.gpu) if model.gpu_keys else glued("GPU", gap.gpu)
     text = Text()
     text.append(f"Gap #{gaps.rank_of(index)} of {len(gaps)}", style="bold")
     text.append(
@@ -151,8 +157,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     stats = next((g for g in model.gpus if g.gpu == gap.gpu), None)
     if stats is not None:
         figure = kernel_figure(stats).replace(" %", "%")
-        label = model.gpu_label(gap.gpu).replace(" ", GLUE)
-        text.append(f"{label} kernels over the run: {figure} of its span")
+        text.append(f"{gpu_name(model, gap.gpu)} kernels over the run: {figure} of its span")
         if stats.kernel_is_estimate:
             text.append(
                 " (an estimate: the log cannot tell which GPU ran some kernels)", style="yellow"

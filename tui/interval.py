@@ -18,9 +18,9 @@ from parsers.hosts import reader_for
 from parsers.model import I64, NAMES_BY_KEY, PHASE_KEYS, PHASE_NAMES, Gap, LogModel, Partition
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
-from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, lasted, when
+from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, gpu_name, lasted, when
 from tui.lanes import abbreviate
-from tui.prose import GLUE, HANG, Prose, glued
+from tui.prose import HANG, Prose, glued
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 # an interval's raw lines beyond twice this many: its first and its last this many are shown
@@ -160,9 +160,7 @@ def describe_interval(model: LogModel, index: int) -> Text:
     """Everything the interval inspector says about interval `index`, as literal text."""
     part = model.parts.get(index)
     order = worker_intervals(model, index)
-    gpu = (
-        model.gpu_label(part.gpu).replace(" ", GLUE) if part.gpu is not None else glued("GPU", "?")
-    )
+    gpu = gpu_name(model, part.gpu) if part.gpu is not None else glued("GPU", "?")
     worker = "?" if part.worker is None else str(part.worker)
     text = Text()
     at = np.flatnonzero(order == index)
