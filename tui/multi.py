@@ -163,7 +163,7 @@ def export_window(
         assert given is not None
         side = "after the log's end" if t0 >= hi else "before the log's start"
         raise CuzkError(
-            f"{flag} {given.text}{_taken(_next_day(args, model, t0), flag)} is {side} "
+            f"{flag} {given.text}{_taken(_next_day(args, model, t0, t1), flag)} is {side} "
             f"(the log runs {shown(lo)} to {shown(hi)}): nothing to export"
         )
     return t0, t1
@@ -173,20 +173,20 @@ def _taken(rolled: dict[str, str], flag: str) -> str:
     return f" (taken on the next day, {rolled[flag]})" if flag in rolled else ""
 
 
-def _next_day(args: Options, model: LogModel, t0: float) -> dict[str, str]:
-    """Per option, the date and time it was taken at, when --from or --to is a time of day
-    that comes before the engine's start (--to: before --from) on its day, and is taken on
-    the next day (a window across midnight, or a typing slip)."""
-    from parsers.timespec import next_day, resolve
+def _next_day(args: Options, model: LogModel, t0: float, t1: float) -> dict[str, str]:
+    """Per option, the date and time it was taken at (the window [t0, t1) resolved), when
+    --from or --to is a time of day that comes before the engine's start (--to: before
+    --from) on its day, and is taken on the next day (a window across midnight, or a typing
+    slip)."""
+    from parsers.timespec import next_day
 
-    anchor = model.wall_anchor
     out: dict[str, str] = {}
-    for flag, spec, after in (
-        ("--from", args.time_from, 0.0),
-        ("--to", args.time_to, t0 if math.isfinite(t0) else 0.0),
+    for flag, spec, after, at in (
+        ("--from", args.time_from, 0.0, t0),
+        ("--to", args.time_to, t0 if math.isfinite(t0) else 0.0, t1),
     ):
-        if spec is not None and next_day(spec, anchor, after):
-            wall = model.wall_time(resolve(spec, anchor, after))
+        if spec is not None and next_day(spec, model.wall_anchor, after):
+            wall = model.wall_time(at)
             if wall is not None:
                 out[flag] = f"{wall:%Y-%m-%d %H:%M:%S}"
     return out
@@ -195,7 +195,7 @@ def _next_day(args: Options, model: LogModel, t0: float) -> dict[str, str]:
 def window_note(args: Options, model: LogModel, t0: float, t1: float) -> str | None:
     """The line that says a time of day of the export's window was taken on the next day,
     and how long the window is then (None: neither was)."""
-    rolled = _next_day(args, model, t0)
+    rolled = _next_day(args, model, t0, t1)
     said = []
     for flag, spec in (("--from", args.time_from), ("--to", args.time_to)):
         if spec is None or flag not in rolled:
