@@ -21,14 +21,13 @@ from parsers.durations import counted, duration
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.interval import job_intervals
-from tui.lanes import abbreviate, gpu_label_in
+from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in
 from tui.prose import Prose, glued
 from tui.report import FittedNames, gap_cause_words
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 GAP_KEYS = 9  # the proof view's first gaps open with the keys 1 … 9
-LOG_NAME_CELLS = 40  # a log's name in the proof view's head, cut in the middle beyond
 
 
 def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:

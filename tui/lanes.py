@@ -96,6 +96,11 @@ def _tail_cells(text: str, width: int) -> str:
     return " " * (width - used) + "".join(reversed(out))
 
 
+# a log's name where a window names it (the proof view's head, the log pane's title): cut in
+# the middle beyond this many cells
+LOG_NAME_CELLS = 40
+
+
 def abbreviate(text: str, width: int) -> str:
     """`text` made visible (log text: no control reaches the terminal) in at most `width`
     terminal cells, cut in the middle (ids differ at both ends); wide characters count two."""

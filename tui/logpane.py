@@ -23,12 +23,11 @@ from parsers.model import Gap, LogModel
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.timespec import parse_time, resolve
-from tui.lanes import abbreviate
+from tui.lanes import LOG_NAME_CELLS, abbreviate
 from tui.loglines import LogLines
 from tui.screens import QUIT_BINDINGS, HelpScreen, OrderedInput, SafeModal
 
 SEARCH_TURN_S = 0.05  # a search reads for this long, then lets the screen answer keys
-LOG_NAME_CELLS = 40  # a log's name in the pane's title, cut in the middle beyond
 
 
 class LogAt(NamedTuple):
