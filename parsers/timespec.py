@@ -10,12 +10,15 @@ moment at or after the engine started; for --to, at or after --from), or a date 
 `2026-03-16 12:30` (`T` between them too), both in the zone the log's times are in. Either may
 end in ` UTC` (as the report's `engine started` line writes it), ` GMT`, `Z` (as tracing stamps
 do) or `+00:00`, which a log whose times are UTC reads and a journal on its local time refuses.
+Or both, as the inspector and the report write a time: `35.510s (09:31:51.366)`; on a log that
+gives the engine's start, the moment the wall-clock half names, once the offset (to its last
+digit) agrees with it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 _UNITS = {"d": 86_400_000.0, "h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0}
@@ -30,9 +33,12 @@ _OFFSET = re.compile(
 # digits, or ISO 8601's `+00:00`
 _UTC = re.compile(r"(?:\s+(?:UTC|GMT)|(?<=\d)Z|(?<=\d)\s*[+-]00:?00)\Z", re.IGNORECASE)
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
+# an offset and its wall-clock time, as the inspector and the report write them
+_BOTH = re.compile(r"(?P<offset>[^()]+) \((?P<wall>[^()]+)\)")
 FORMS = (
     "850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
-    ", a wall-clock time ending in UTC, GMT, Z or +00:00 on a log in UTC"
+    ", a wall-clock time ending in UTC, GMT, Z or +00:00 on a log in UTC, or an offset and its"
+    " wall-clock time as the inspector writes them: 35.510s (09:31:51.366)"
 )
 
 
@@ -46,6 +52,9 @@ class TimeSpec:
     clock: tuple[int, int, int, int] | None = None  # hour, minute, second, µs
     moment: datetime | None = None  # a date and time, without a zone
     utc: bool = False  # a wall-clock time said to be in UTC
+    # an offset given with its wall-clock time, and the unit of the offset's last digit
+    wall: TimeSpec | None = None
+    digit_ms: float = 0.0
 
     @property
     def is_wall(self) -> bool:
@@ -62,6 +71,9 @@ def parse_time(text: str) -> TimeSpec:
     # any run of spaces as one (a time copied from the inspector holds no-break spaces),
     # and so in what is said of it
     text = raw = " ".join(text.split())
+    both = _BOTH.fullmatch(raw)
+    if both is not None:
+        return _offset_and_wall(text, both["offset"], both["wall"])
     if re.fullmatch(_NUMBER, raw):
         return TimeSpec(text, offset_ms=float(raw))
     m = _OFFSET.fullmatch(raw)
@@ -89,6 +101,41 @@ def parse_time(text: str) -> TimeSpec:
     raise ValueError(f"not a time: {text!r} (give {FORMS})")
 
 
+def _offset_and_wall(text: str, offset: str, wall: str) -> TimeSpec:
+    """`35.510s (09:31:51.366)`: an offset and the wall-clock time it is.
+
+    Raises:
+        ValueError: either half is not a time of its kind.
+    """
+    first, second = _read(offset), _read(wall)
+    if first is None or first.offset_ms is None or second is None or not second.is_wall:
+        raise ValueError(
+            f"not a time: {text!r} (an offset and its wall-clock time are written "
+            "35.510s (09:31:51.366))"
+        )
+    return replace(first, text=text, wall=second, digit_ms=_last_digit_ms(first.text))
+
+
+def _read(text: str) -> TimeSpec | None:
+    try:
+        return parse_time(text)
+    except ValueError:
+        return None
+
+
+def _last_digit_ms(offset: str) -> float:
+    """What the last digit of an offset counts, in ms (`1h05m`: a minute; `44.94 s`: 10)."""
+    if re.fullmatch(_NUMBER, offset):
+        unit, number = 1.0, offset
+    else:
+        m = _OFFSET.fullmatch(offset)
+        assert m is not None  # parse_time read it as an offset
+        key, number = next((k, str(v)) for k, v in reversed(m.groupdict().items()) if v)
+        unit = _UNITS[key]
+    decimals = len(number.partition(".")[2])
+    return unit / 10.0**decimals
+
+
 def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> float:
     """The offset in ms of `spec` on a log whose engine started at `anchor` (a time of day:
     its first moment at or after `after_ms`).
@@ -97,7 +144,19 @@ def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> f
         ValueError: a wall-clock time on a log without the engine's start time.
     """
     if spec.offset_ms is not None:
-        return spec.offset_ms
+        if spec.wall is None or anchor is None:
+            return spec.offset_ms  # no clock to place the wall-clock half on: the offset
+        # the offset says the day a time of day falls on; the wall-clock half, the moment
+        at = resolve(spec.wall, anchor, spec.offset_ms - spec.digit_ms - 1.0)
+        if abs(at - spec.offset_ms) > spec.digit_ms:
+            offset = spec.text.partition(" (")[0]
+            moment = anchor.replace(tzinfo=None) + timedelta(milliseconds=spec.offset_ms)
+            form = "%H:%M:%S.%f" if spec.wall.clock is not None else "%Y-%m-%d %H:%M:%S.%f"
+            raise ValueError(
+                f"{spec.text!r}: {offset} into this log is {moment.strftime(form)[:-3]}, "
+                f"not {spec.wall.text} (give one of the two)"
+            )
+        return at
     if anchor is None:
         raise ValueError(
             f"{spec.text!r} is a wall-clock time, and this log does not say when the engine "

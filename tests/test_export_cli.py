@@ -25,6 +25,7 @@ from tui.app import make_app
 from tui.axis import ticks
 from tui.commands import export_visible
 from tui.gantt import GanttView
+from tui.inspector import when
 
 LOG = str(SAMPLES / "curio-mixed.log")
 
@@ -201,6 +202,54 @@ def test_a_wall_time_the_screens_show_is_read_back_as_its_moment(days: int) -> N
         shown = model.wall_text(ms)
         assert shown is not None and (" " in shown) == (days > 0), shown
         assert resolve(parse_time(shown), anchor) == pytest.approx(ms, abs=1.0)
+
+
+@pytest.mark.parametrize("days", [0, 2])
+def test_a_time_copied_whole_from_the_inspector_or_the_report_is_read_back(days: int) -> None:
+    """The inspector writes `35.510s (09:31:51.366)` and the report's gaps `at 44.94 s
+    (09:32:00.796)`: copied whole, --from refused them. The moment is the wall-clock half's,
+    once the offset agrees with it to its last digit (the report's is rounded)."""
+    data = shifted_log(Path(LOG), days * 86_400_000 + (20 * 3_600_000 if days else 0))
+    builder = LogBuilder(source="days")
+    builder.feed(data)
+    model = builder.build()
+    anchor = model.wall_anchor
+    assert anchor is not None
+    lo, hi = model.time_range
+    for ms in np.linspace(lo, hi, 7).round(3).tolist():
+        wall = model.wall_text(ms)
+        assert wall is not None
+        for shown, digit in ((when(model, ms), 1.0), (f"{duration(ms)} ({wall})", 60_000.0)):
+            spec = parse_time(shown)
+            assert spec.wall is not None and spec.digit_ms <= digit, shown
+            assert resolve(spec, anchor) == pytest.approx(ms, abs=1.0), shown
+    # without a clock to place it on, the offset is taken
+    assert resolve(parse_time("35.510s (09:31:51.366)"), None) == 35_510.0
+
+
+def test_the_halves_of_a_time_that_disagree_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = read_log(Path(LOG))
+    anchor = model.wall_anchor
+    assert anchor is not None
+    ms = 35_510.0
+    wall = model.wall_text(ms)
+    assert wall is not None
+    later = (anchor + timedelta(milliseconds=ms + 2)).strftime("%H:%M:%S.%f")[:-3]
+    target = tmp_path / "t.json"
+    assert cli.main([LOG, "--export-trace", str(target), "--from", f"35.510s ({later})"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"cuzk-tui: error: '35.510s ({later})': 35.510s into this log is {wall}, not {later} "
+        "(give one of the two)\n"
+    )
+    for bad in ("35.510s (x)", "09:31 (09:31:51.366)", "(09:31)", "35s (1s)"):
+        assert cli.main([LOG, "--export-trace", str(target), "--from", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "an offset and its wall-clock time" in err, bad
+    assert not target.exists()
+    assert cli.main([LOG, "--export-trace", str(target), "--from", f"35.510s ({wall})"]) == 0
 
 
 def test_a_wall_clock_time_on_a_log_whose_runs_have_their_own_clocks_says_so(

@@ -228,7 +228,8 @@ def make_parser() -> argparse.ArgumentParser:
         metavar="T0",
         help="export only from T0 on (with --export-trace/--export-csv), cut as the palette's "
         "visible-range export cuts: an offset as the viewer shows it (850ms, 12.5s, 3m20s, "
-        "1h05m, or ms) or a wall-clock time (12:30, 12:30:05.250, 2026-03-16 12:30)",
+        "1h05m, or ms), a wall-clock time (12:30, 12:30:05.250, 2026-03-16 12:30), or both as "
+        "the inspector writes them (35.510s (09:31:51.366))",
     )
     p.add_argument(
         "--to",
