@@ -9,11 +9,14 @@ import pty
 import signal
 import subprocess
 import sys
+import termios
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
 from helpers import drain, wait_for
 from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
 
@@ -55,6 +58,120 @@ def test_the_demo_ends_cleanly_and_leaves_no_temporary_file(tmp_path: Path, how:
         os.close(master)
     assert list(tmp_path.iterdir()) == []
     assert b"Traceback" not in b"".join(out)
+
+
+def _local_modes(fd: int) -> int:
+    return int(termios.tcgetattr(fd)[3])
+
+
+@pytest.mark.parametrize(
+    "logs", [["curio-mixed.log"], ["curio-mixed.log", "journal-2gpu.log"]], ids=["one", "two"]
+)
+def test_a_key_typed_while_the_viewer_starts_is_not_echoed(logs: list[str]) -> None:
+    """A `q` typed before the viewer took the terminal was echoed onto the shell's line
+    (the viewer read it all the same, and ended). The echo is off from the command's start:
+    the key reaches the viewer alone, and the terminal's modes are the user's again after."""
+    master, slave = pty.openpty()
+    before = termios.tcgetattr(slave)
+    env = {**os.environ, "TERM": "xterm-256color"}
+    env.pop("TEXTUAL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *(str(SAMPLES / x) for x in logs)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    try:
+        # the command's own modes: no echo, lines still read as lines (the viewer's are raw)
+        deadline = time.monotonic() + 30
+        while not (~_local_modes(slave) & termios.ECHO and _local_modes(slave) & termios.ICANON):
+            assert time.monotonic() < deadline and proc.poll() is None, "the echo never went off"
+            time.sleep(0.001)
+        os.write(master, b"q")
+        wait_for(lambda: proc.poll() is not None, "the viewer to end")
+        assert proc.returncode == 0
+        assert termios.tcgetattr(slave) == before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(slave)
+        reader.join(5)
+        os.close(master)
+    shown = b"".join(out)
+    assert b"\x1b[?1049h" in shown  # the viewer took the terminal
+    assert b"q" not in shown.partition(b"\x1b[?1049h")[0]
+
+
+def test_a_stopped_viewer_gives_the_shell_the_user_s_modes() -> None:
+    """ctrl+z: the viewer gives the terminal back with the modes it found, which were the
+    command's own (no echo) since it turned the echo off: the shell would have had none."""
+    master, slave = pty.openpty()
+    before = termios.tcgetattr(slave)
+    env = {**os.environ, "TERM": "xterm-256color"}
+    env.pop("TEXTUAL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "--no-follow", str(SAMPLES / "curio-mixed.log")],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
+        assert not _local_modes(slave) & termios.ICANON  # the viewer's raw modes
+        proc.send_signal(signal.SIGTSTP)
+        wait_for(lambda: termios.tcgetattr(slave) == before, "the user's modes back")
+        proc.send_signal(signal.SIGCONT)
+        wait_for(lambda: not _local_modes(slave) & termios.ICANON, "the viewer's modes again")
+        os.write(master, b"q")
+        wait_for(lambda: proc.poll() is not None, "the viewer to end")
+        assert termios.tcgetattr(slave) == before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(slave)
+        reader.join(5)
+        os.close(master)
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--bad"], ["--report", "curio-mixed.log"]])
+def test_a_command_without_the_viewer_leaves_the_terminal_s_modes_as_they_were(
+    args: list[str],
+) -> None:
+    master, slave = pty.openpty()
+    before = termios.tcgetattr(slave)
+    argv = [str(SAMPLES / x) if x.endswith(".log") else x for x in args]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *argv],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    try:
+        assert proc.wait(30) == (2 if args == ["--bad"] else 0)
+        assert termios.tcgetattr(slave) == before
+    finally:
+        os.close(slave)
+        reader.join(5)
+        os.close(master)
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 # (parsers.load.read_ahead) before the analysis, numpy and the model are loaded.
 from parsers.errors import CuzkError, OptionError
 from parsers.sanitize import visible
+from tui.ttymodes import Modes, unechoed
 
 # numpy's OpenBLAS starts a thread per core when numpy is loaded, and they spin for a while;
 # nothing here uses BLAS, and on a small machine they take CPU from the core's threads
@@ -129,8 +130,10 @@ def _exit_now(rc: int) -> NoReturn:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `cuzk-tui`: the exit status (the command itself ends at once once a
     report is out; `argv` given, a caller in this process gets the status back)."""
+    # the command itself: keys typed before the viewer takes the terminal are not echoed
+    modes = unechoed() if argv is None else None
     try:
-        return _main(argv)
+        return _main(argv, modes)
     except CuzkError as exc:
         print(error_line(exc), file=sys.stderr)
         return exc.exit_code
@@ -139,11 +142,17 @@ def main(argv: list[str] | None = None) -> int:
         # status for SIGINT (an export is renamed into place only once whole: nothing is
         # left half-written)
         if argv is None:
+            if modes is not None:
+                modes.put_back()
             _exit_now(130)
         return 130
+    finally:
+        if modes is not None:
+            modes.put_back()
 
 
-def _main(argv: list[str] | None) -> int:
+def _main(argv: list[str] | None, modes: Modes | None) -> int:
+    """The command (`modes`: the terminal's as the user had them, its echo now off)."""
     from tui.ascii_glyphs import use_ascii_stand_ins
     from tui.options import options_of, parse_args
 
@@ -151,6 +160,10 @@ def _main(argv: list[str] | None) -> int:
     for stream in (sys.stdout, sys.stderr):
         use_ascii_stand_ins(stream, parsed.ascii)
     options = options_of(parsed)  # several logs, --compare, exports: tui/multi.py
+    viewer = not (options.serve_metrics or options.what_if or options.report or options.exporting)
+    if modes is not None and not viewer:  # the terminal as it was, at once
+        modes.put_back()
+        modes = None
     if options.serve_metrics is not None:
         from tui.exporter import run_exporter
 
@@ -158,7 +171,7 @@ def _main(argv: list[str] | None) -> int:
     if options.multi:
         from tui.multi import run_multi
 
-        return run_multi(options)
+        return run_multi(options, modes)
     if options.what_if:
         rc = _what_if(options)
         if argv is None:
@@ -171,7 +184,7 @@ def _main(argv: list[str] | None) -> int:
         return rc
     from tui.launch import run_app
 
-    return run_app(options)
+    return run_app(options, modes)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,6 +31,7 @@ from tui.follow import (
 from tui.options import Options
 from tui.replay import DEMO_NAME, demo_writer, replay_writer
 from tui.terminal import Terminal, open_terminal
+from tui.ttymodes import Modes
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -56,10 +58,11 @@ def _stdin_for_data() -> int:
     return data_fd
 
 
-def find_terminal(ascii_only: bool) -> Terminal:
+def find_terminal(ascii_only: bool, modes: Modes | None = None) -> Terminal:
     """The terminal to draw on and read keys from: without one the viewer would draw into
     files and wait for keys for ever (cron, CI, `>out 2>err </dev/null`). What its encoding
-    cannot write (`ascii_only`: all but ASCII) is drawn in ASCII.
+    cannot write (`ascii_only`: all but ASCII) is drawn in ASCII. `modes`: the user's, which
+    the viewer puts back when it gives the terminal back (tui/ttymodes.py).
 
     Raises: CuzkError: there is no terminal.
     """
@@ -67,7 +70,7 @@ def find_terminal(ascii_only: bool) -> Terminal:
     terminal = open_terminal("ascii" if ascii_only else encoding, ERRORS)
     if terminal is None:
         raise CuzkError("the viewer needs a terminal; try --report")
-    return terminal
+    return replace(terminal, modes=modes)
 
 
 def once(action: Callable[[], None]) -> Callable[[], None]:
@@ -155,8 +158,9 @@ def _inputs(args: Options, reader: LineReader) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def run_app(args: Options) -> int:
-    """Open the viewer as the command line asks; whatever ends it, remove what it made.
+def run_app(args: Options, modes: Modes | None = None) -> int:
+    """Open the viewer as the command line asks; whatever ends it, remove what it made
+    (`modes`: the terminal's as the user had them, as for `find_terminal`).
 
     Raises: CuzkError: the log cannot be opened, no temporary file or no terminal.
     """
@@ -182,7 +186,7 @@ def run_app(args: Options) -> int:
             source, reader, ended = _open_source(args, cleanups)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING_SIGNALS)
-        terminal = find_terminal(args.ascii)
+        terminal = find_terminal(args.ascii, modes)
         live = LiveLog(source, lambda _: None, args.workers_per_gpu, not args.no_follow, ended)
         app = make_app(
             LogBuilder(source="").snapshot(),

@@ -28,6 +28,8 @@ from tui.options import Options, input_paths, window_error
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from tui.ttymodes import Modes
+
 
 def names_for(logs: list[str], given: Sequence[str] | None) -> list[str]:
     """Each log's name: as given with --name, else its file name (its path when two share one).
@@ -341,8 +343,9 @@ def _plain(readers: list[LineReader | None]) -> list[LineReader]:
     return [r if r is not None else LineReader(data=b"") for r in readers]
 
 
-def run_multi(args: Options) -> int:
-    """Several logs, a comparison, or an export: the report, the files, or the viewer.
+def run_multi(args: Options, modes: Modes | None = None) -> int:
+    """Several logs, a comparison, or an export: the report, the files, or the viewer
+    (`modes`: the terminal's as the user had them, as for `tui.launch.find_terminal`).
 
     Raises: CuzkError: a log that cannot be read, an export that cannot be written.
     """
@@ -430,7 +433,7 @@ def run_multi(args: Options) -> int:
 
     # one log comes here only to be exported (check_multi), and went above
     assert merged is not None
-    terminal = find_terminal(args.ascii)  # before any line: without one, its line alone
+    terminal = find_terminal(args.ascii, modes)  # before any line: without one, its line alone
     reader = HostLines(merged, _plain(readers))
     compared = (models[0], models[1]) if args.compare else None
     if not args.compare:

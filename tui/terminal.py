@@ -26,6 +26,8 @@ from textual.driver import Driver
 from textual.keys import Keys
 from textual.message import Message
 
+from tui.ttymodes import Modes
+
 if TYPE_CHECKING:
     from textual._parser import Parser
 
@@ -71,6 +73,7 @@ class Terminal:
 
     keys_fd: int
     screen: IO[str]
+    modes: Modes | None = None  # the user's, when the command turned the echo off
 
     def close(self) -> None:
         """Close both (after the app has ended)."""
@@ -144,6 +147,14 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
             if self._file is not None:
                 self._file = TerminalOut(self._file)  # type: ignore[assignment]
             self._suspended = False  # application mode stopped by a suspend (SIGTSTP)
+
+        def start_application_mode(self) -> None:
+            """Textual's, which notes the terminal's modes to put back when the viewer
+            gives it back: the user's, not those the command set while it started (no
+            echo; a ctrl+z would leave the shell without it)."""
+            super().start_application_mode()  # type: ignore[no-untyped-call]
+            if terminal is not None and terminal.modes is not None:
+                self.attrs_before = terminal.modes.saved
 
         def _get_terminal_size(self) -> tuple[int, int]:
             """The terminal's own size: COLUMNS and LINES are a shell's variables, often

@@ -1,0 +1,51 @@
+"""The terminal's modes while the viewer starts.
+
+Between the command's start and the viewer's taking the terminal (a few tenths of a second;
+seconds while several logs are read), the terminal still echoed: a `q` typed then was written
+onto the shell's line, though the viewer read it and ended. The command turns the echo off as
+it starts, and puts the user's modes back as soon as it knows it opens no viewer, and
+however it ends; the viewer puts them back whenever it gives the terminal back (ctrl+z, the
+end). What was typed meanwhile waits for the viewer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import termios
+from typing import Any
+
+LFLAG = 3  # termios.tcgetattr's index of the local modes (tty.LFLAG)
+
+
+class Modes:
+    """The terminal's modes as the user had them, and a descriptor of that terminal (a
+    plain class: the command loads no dataclasses before its report's read starts)."""
+
+    __slots__ = ("fd", "saved")
+
+    def __init__(self, fd: int, saved: list[Any]) -> None:
+        self.fd = fd
+        self.saved = saved
+
+    def put_back(self) -> None:
+        """Set the terminal's modes to the user's again."""
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(self.fd, termios.TCSANOW, self.saved)
+
+
+def unechoed() -> Modes | None:
+    """Turn the echo of the terminal that standard input, error or output is off; its modes
+    before (None: none of them is a terminal, or its modes cannot be read or set)."""
+    for fd in (0, 2, 1):
+        if not os.isatty(fd):
+            continue
+        try:
+            saved = termios.tcgetattr(fd)
+            quiet = termios.tcgetattr(fd)
+            quiet[LFLAG] &= ~termios.ECHO
+            termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        except (termios.error, OSError):
+            return None
+        return Modes(fd, saved)
+    return None
