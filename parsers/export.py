@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from parsers import _core
-from parsers.breakdown import busy_split_ms, whole_run
+from parsers.breakdown import busy_breakdown, busy_split_ms, whole_run
 from parsers.export_csv import CSV_FILES, check_csv_targets, csv_text, write_csv
 from parsers.model import Breakdown, LogModel
 from parsers.trace_tracks import (
@@ -146,24 +146,33 @@ def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf)
     return {
         "traceEvents": list(trace_events(model, t0, t1)),
         "displayTimeUnit": "ms",
-        "otherData": _other_data(model),
+        "otherData": _other_data(model, t0, t1),
     }
 
 
-def _other_data(model: LogModel) -> dict[str, Any]:
+def _other_data(model: LogModel, t0: float, t1: float) -> dict[str, Any]:
+    # a window's ends (null: unbounded on that side)
+    ends = [t if math.isfinite(t) else None for t in (t0, t1)]
+    window = {"window_ms": ends} if ends != [None, None] else {}
     return {
         "generator": "cuzk-tui",
         "source": model.source,
         "clock": "ms since the engine started (TIMELINE offsets), as µs",
         "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else "",
-        # per GPU, where its busy time went over the whole run (as the JSON report)
-        "busy_split_ms": busy_splits(model),
+        **window,
+        # per GPU, where its busy time in the exported range went (the whole run's: the JSON
+        # report's; a window's: that of busy_split.csv exported with it)
+        "busy_split_ms": busy_splits(model, t0, t1),
     }
 
 
-def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
-    """Per GPU (by label), its busy split in ms: the JSON report's `busy_split_ms`."""
-    split = whole_run(model)
+def busy_splits(
+    model: LogModel, t0: float = -math.inf, t1: float = math.inf
+) -> dict[str, dict[str, float]]:
+    """Per GPU (by label), its busy split in ms over [t0, t1): over the whole run, the JSON
+    report's `busy_split_ms`."""
+    whole = not (math.isfinite(t0) or math.isfinite(t1))
+    split = whole_run(model) if whole else busy_breakdown(model, t0, t1)
     return {
         model.gpu_label(g.gpu): busy_split_ms(split.get(g.gpu, Breakdown(g.gpu, 0.0, {})))
         for g in model.gpus
@@ -216,7 +225,8 @@ def _write_json(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
                 written += fh.write(b",")
             written += fh.write(writer.rows(part.kind, list(part.ints), list(part.floats), b","))
             count += len(part)
-    tail = '],"displayTimeUnit":"ms","otherData":' + encode(_other_data(tracks.model)) + "}\n"
+    other = _other_data(tracks.model, tracks.clip.t0, tracks.clip.t1)
+    tail = '],"displayTimeUnit":"ms","otherData":' + encode(other) + "}\n"
     written += fh.write(tail.encode())
     return count, written
 

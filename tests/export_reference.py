@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from parsers.breakdown import BUSY_KEYS, busy_split_ms, whole_run
+from parsers.breakdown import BUSY_KEYS, busy_breakdown, busy_split_ms, whole_run
 from parsers.model import (
     PHASE_KEYS,
     PHASE_NAMES,
@@ -380,24 +380,31 @@ def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf)
     return {
         "traceEvents": list(trace_events(model, t0, t1)),
         "displayTimeUnit": "ms",
-        "otherData": _other_data(model),
+        "otherData": _other_data(model, t0, t1),
     }
 
 
-def _other_data(model: LogModel) -> dict[str, Any]:
-    return {
+def _other_data(model: LogModel, t0: float = -math.inf, t1: float = math.inf) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "generator": "cuzk-tui",
         "source": model.source,
         "clock": "ms since the engine started (TIMELINE offsets), as µs",
         "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else "",
-        # per GPU, where its busy time went over the whole run (as the JSON report)
-        "busy_split_ms": busy_splits(model),
     }
+    if math.isfinite(t0) or math.isfinite(t1):
+        out["window_ms"] = [t0 if math.isfinite(t0) else None, t1 if math.isfinite(t1) else None]
+    # per GPU, where its busy time in the exported range went (a window's: busy_split.csv's)
+    out["busy_split_ms"] = busy_splits(model, t0, t1)
+    return out
 
 
-def busy_splits(model: LogModel) -> dict[str, dict[str, float]]:
-    """Per GPU (by label), its busy split in ms: the JSON report's `busy_split_ms`."""
-    split = whole_run(model)
+def busy_splits(
+    model: LogModel, t0: float = -math.inf, t1: float = math.inf
+) -> dict[str, dict[str, float]]:
+    """Per GPU (by label), its busy split in ms over [t0, t1) (the whole run: the JSON
+    report's `busy_split_ms`)."""
+    whole = not (math.isfinite(t0) or math.isfinite(t1))
+    split = whole_run(model) if whole else busy_breakdown(model, t0, t1)
     return {
         model.gpu_label(g.gpu): busy_split_ms(split.get(g.gpu, Breakdown(g.gpu, 0.0, {})))
         for g in model.gpus
@@ -438,7 +445,7 @@ def write_trace(
         if piece:
             fh.write(("," if count > len(piece) else "") + encode(piece)[1:-1])
         fh.write('],"displayTimeUnit":"ms","otherData":')
-        fh.write(encode(_other_data(model)))
+        fh.write(encode(_other_data(model, t0, t1)))
         fh.write("}\n")
     return count
 

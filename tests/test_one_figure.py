@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from cuzksim.config import random_config
 from cuzksim.logs import simulate
-from parsers.breakdown import BUSY_KEYS, BUSY_ORDER, whole_run
+from parsers.breakdown import BUSY_KEYS, BUSY_ORDER, busy_breakdown, busy_split_ms, whole_run
 from parsers.load import read_log
 from parsers.model import PHASE_NAMES, LogModel
 from parsers.rawlines import LineReader
@@ -116,3 +116,37 @@ async def test_the_busy_split_is_one_figure_everywhere(
         for phase in BUSY_ORDER:
             name = PHASE_NAMES[phase]
             assert f" {name} {100 * b.share(phase):.0f}%" in line, (name, line)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_a_window_s_busy_split_is_one_figure_in_its_exports(
+    tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An export of a window wrote the window's split in busy_split.csv and the whole run's
+    in the trace's `otherData.busy_split_ms`, beside it: the same key, two figures. Both are
+    the window's now, and the trace says which window."""
+    path = _log(tmp_path, seed)
+    model = read_log(path)
+    lo, hi = model.time_range
+    t0, t1 = round(lo + 0.3 * (hi - lo)), round(lo + 0.6 * (hi - lo))
+    out, trace = tmp_path / "csv", tmp_path / "t.json"
+    window = ["--from", str(t0), "--to", str(t1)]
+    assert (
+        cli.main([str(path), "--export-csv", str(out), "--export-trace", str(trace), *window]) == 0
+    )
+    capsys.readouterr()
+    with (out / "busy_split.csv").open(newline="") as fh:
+        rows = {row["gpu"]: row for row in csv.DictReader(fh)}
+    other = json.loads(trace.read_text())["otherData"]
+    assert other["window_ms"] == [t0, t1]
+    split = busy_breakdown(model, t0, t1)
+    whole = whole_run(model)
+    for g in model.gpus:
+        label = model.gpu_label(g.gpu)
+        ms = busy_split_ms(split[g.gpu])
+        assert other["busy_split_ms"][label] == ms
+        assert {k: float(rows[label][f"{k}_ms"]) for k in BUSY_KEYS} == ms
+        assert ms != busy_split_ms(whole[g.gpu])  # the window's, not the run's
+    # the whole run's trace names no window
+    assert cli.main([str(path), "--export-trace", str(trace)]) == 0
+    assert "window_ms" not in json.loads(trace.read_text())["otherData"]
