@@ -13,12 +13,14 @@ from conftest import SAMPLES
 from rich.color import Color, ColorSystem
 from textual.widgets import Static
 
-from parsers.breakdown import busy_breakdown
+from cuzksim.config import random_config
+from cuzksim.logs import simulate
+from parsers.breakdown import BUSY_ORDER, busy_breakdown
 from parsers.builder import LogBuilder
 from parsers.durations import duration
 from parsers.hosts import merge
 from parsers.load import read_log
-from parsers.model import Phase
+from parsers.model import PHASE_NAMES, Phase
 from parsers.rawlines import LineReader
 from parsers.sources import open_log
 from tui.app import CuzkApp, make_app
@@ -341,6 +343,33 @@ async def test_the_header_splits_busy_time_for_the_run_and_the_view() -> None:
         assert "\n  busy, run:" in header and "\n  busy, view:" in header
         await pilot.press("b")
         assert "barrier" not in text_of(app, "#summary")
+
+
+async def test_the_view_s_split_is_of_the_time_the_lanes_show(tmp_path: Path) -> None:
+    """Zoomed, the header grows by a `busy, view:` line per GPU; the lanes, shorter, took a
+    scrollbar and two cells less width, and the split stayed that of the wider window (seed
+    5550009, 3 GPUs: GPU2 barrier 30 % shown, 31 % drawn)."""
+    _, data = simulate(random_config(5550009))
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    model = read_log(path)
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        wide = app.gantt.timeline_width
+        await pilot.press("plus")
+        await pilot.pause()
+        gantt = app.gantt
+        assert gantt.timeline_width < wide  # the scrollbar came
+        split = busy_breakdown(model, gantt.t0, gantt.t0 + gantt.timeline_width * gantt.scale)
+        lines = [x for x in text_of(app, "#summary").splitlines() if "busy, view:" in x]
+        assert len(lines) == len(model.gpus)
+        for g, line in zip(model.gpus, lines, strict=True):
+            b = split[g.gpu]
+            for phase in BUSY_ORDER:
+                name = PHASE_NAMES[phase]
+                if f" {name} " in line:
+                    assert f" {name} {100 * b.share(phase):.0f}%" in line, (name, line)
 
 
 async def test_the_busy_split_of_a_log_without_gpu_intervals_says_why_there_is_none() -> None:

@@ -754,7 +754,9 @@ class CuzkApp(App[None]):
         if self.status:
             state = visible(f"{state} · {self.status}")  # the status may quote a path
         gantt = self.gantt
-        zoom = (gantt.t0, gantt.scale) if gantt.is_zoomed else None
+        # the view's split is of the time the lanes show: their width too (a scrollbar that
+        # comes as the header grows by the split's lines takes two cells)
+        zoom = (gantt.t0, gantt.scale, gantt.timeline_width) if gantt.is_zoomed else None
         # the model by identity (models hold arrays: == would compare them)
         size = (self.size.width, self.size.height)
         breakdown = (self.show_breakdown, self.fit_breakdown)
