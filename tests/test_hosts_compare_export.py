@@ -592,6 +592,35 @@ def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]
     assert "host curio-mixed.log" in out and "all 2 hosts: aligned on the wall clock" in out
 
 
+def test_a_host_s_largest_gaps_carry_their_numbers_among_every_host_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A host's section numbered its largest gaps 1, 2, 3, while the viewer, gaps.csv and
+    the all-hosts section number every host's gaps together (a gap shown #22 in the gap list
+    was `1.` in its host's section). The one number everywhere."""
+    logs = [str(SAMPLES / "curio-mixed.log"), str(SAMPLES / "journal-2gpu.log")]
+    assert cli.main([*logs, "--export-csv", str(tmp_path / "csv")]) == 0
+    with (tmp_path / "csv" / "gaps.csv").open(newline="") as fh:
+        number = {(r["gpu"], int(r["start"])): int(r["rank"]) for r in csv.DictReader(fh)}
+    assert cli.main([*logs, "--report", "--top", "4"]) == 0
+    out = capsys.readouterr().out
+    sections = re.split(r"^━━ ", out, flags=re.MULTILINE)[1:]
+    hosts = [sec for sec in sections if sec.startswith("host ")]
+    assert len(hosts) == 2
+    merged = merge([read_log(Path(x)) for x in logs], [Path(x).name for x in logs])
+    shown_numbers = []
+    for sec, host in zip(hosts, merged.hosts, strict=True):
+        lines = re.findall(r"^ *(\d+)\. +.+? +at (.+?) \(\S+\) +GPU (\d+)$", sec, re.MULTILINE)
+        assert len(lines) == 4, sec
+        model = read_log(Path(logs[merged.hosts.index(host)]))
+        for (n, _, gpu), i in zip(lines, model.gaps.largest(4), strict=True):
+            start = int(model.gaps.start[i]) + host.offset_ms
+            assert int(gpu) == int(model.gaps.gpu[i])
+            assert int(n) == number[(f"{host.name}:GPU{gpu}", start)]
+            shown_numbers.append(int(n))
+    assert shown_numbers != [1, 2, 3, 4] * 2  # not each host's own ranks
+
+
 @pytest.mark.parametrize("width", [60, 80, None])
 def test_a_host_s_banner_fits_a_terminal_and_keeps_its_words(width: int | None) -> None:
     """At 80 columns `━━ host curio-mixed.log: times on its own clock (+2m50.285s on the

@@ -328,7 +328,8 @@ def _print(
         for h, m, r in zip(merged.hosts, models, readers, strict=True):
             for line in banner(f"host {visible(h.name)}", clock_words(h), width):
                 console.print(line)
-            print_report(m, console, top=args.top, min_gap_ms=args.min_gap, reader=r)
+            numbers = host_gap_numbers(merged, h, m)
+            print_report(m, console, args.top, args.min_gap, r, numbers)
             console.print()
         words = f"{merged.note}; times on {ALL_HOSTS_CLOCK}"
         for line in banner(f"all {len(models)} hosts", words, width):
@@ -336,6 +337,19 @@ def _print(
         encoding = getattr(console.file, "encoding", None)
         report = all_hosts(merged, args.top, args.min_gap, reader, encoding, width)
         console.print(Group(*report))
+
+
+def host_gap_numbers(merged: Merged, host: Host, model: LogModel) -> list[int]:
+    """Each of a host's gaps' number among every host's (the one the viewer, the CSV and
+    the all-hosts section give it), by its GPU and times on the all-hosts clock."""
+    every = merged.model.gaps
+    places = zip(every.gpu.tolist(), every.start.tolist(), every.end.tolist(), strict=True)
+    number = dict(zip(places, every.ranks().tolist(), strict=True))
+    gaps = model.gaps
+    shifted = (gaps.gpu + host.gpu_base, gaps.start + host.offset_ms, gaps.end + host.offset_ms)
+    mine = zip(*(x.tolist() for x in shifted), strict=True)
+    # a gap the merged model lacks (none should) keeps its rank among the host's
+    return [number.get(p, r) for p, r in zip(mine, gaps.ranks().tolist(), strict=True)]
 
 
 def _plain(readers: list[LineReader | None]) -> list[LineReader]:
