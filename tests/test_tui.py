@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import SAMPLES
+from helpers import build
 from textual.binding import Binding
 from textual.widgets import Static
 
@@ -545,6 +547,52 @@ def test_the_proof_table_is_one_line_a_partition_at_80_columns() -> None:
             cell[-1] in "sm" or cell == "—" or cell.startswith("w") or cell.isdigit()
             for cell in row.split()
         ), row
+
+
+def test_the_proof_view_says_running_only_of_a_partition_on_a_gpu() -> None:
+    """In a finished log the proof view said `running` in the `on GPU` column of partitions
+    that were never on a GPU (synthesized and never queued, or still in synthesis), while
+    the proofs lane drew the proof failed. They show `—`; `running` is a growing log's
+    partition on a GPU now."""
+    import io
+
+    from rich.console import Console
+
+    from cuzksim.config import random_config
+    from cuzksim.logs import simulate
+    from tui.find import describe_proof
+
+    def on_gpu(model: LogModel, job: str) -> dict[int, str]:
+        out = io.StringIO()
+        Console(file=out, width=100, color_system=None).print(describe_proof(model, job))
+        lines = out.getvalue().splitlines()
+        head = next(k for k, line in enumerate(lines) if line.lstrip().startswith("part"))
+        cells = [line.split() for line in lines[head + 2 :] if line.strip()]
+        rows = itertools.takewhile(lambda c: c[0].isdigit(), cells)
+        return {int(c[0]): f"{c[-2]} {c[-1]}" for c in rows}
+
+    _, data = simulate(random_config(5550024))
+    model = build(data)
+    job = next(p.job for p in model.proofs if p.job.startswith("259e364a"))
+    t = model.parts
+    shown = on_gpu(model, job)
+    rows = {t.get(i).partition or 0: t.get(i) for i in range(len(t)) if t.job_of(i) == job}
+    never = [k for k, part in rows.items() if part.gpu_start is None and not part.failed]
+    assert never and all(shown[k] == "— —" for k in never), shown  # on GPU, kernel
+    assert not any("running" in x for x in shown.values())
+    # a cut of the log in the middle of an interval: that partition is running
+    builder = LogBuilder(source="cut")
+    cut = int(min(p.gpu_start + 1 for p in rows.values() if p.gpu_start is not None))
+    lines = data.splitlines(True)
+    upto = next(k for k, line in enumerate(lines) if _stamp(line) >= cut)
+    builder.feed(b"".join(lines[:upto]))
+    live = builder.snapshot()
+    assert any(x.startswith("running ") for x in on_gpu(live, job).values())
+
+
+def _stamp(line: bytes) -> int:
+    """A TIMELINE line's stamp (others: -1)."""
+    return int(line.split(b",")[1]) if line.startswith(b"TIMELINE,") else -1
 
 
 def test_a_proof_whose_partition_failed_is_drawn_failed_while_the_log_grows() -> None:

@@ -112,11 +112,14 @@ def _parts_table(
         )
     for i in parts:
         part = t.get(i)
-        gpu_time = (
-            duration(part.gpu_end - part.gpu_start, "cell")
-            if part.gpu_start is not None and part.gpu_end is not None
-            else ("failed" if part.failed else "running")
-        )
+        if part.failed:
+            gpu_time = "failed"
+        elif part.gpu_start is None:
+            gpu_time = "—"  # never on a GPU (synthesized, or queued, only)
+        elif part.gpu_end is None:
+            gpu_time = "running"  # a growing log's (a finished one's has failed)
+        else:
+            gpu_time = duration(part.gpu_end - part.gpu_start, "cell")
         wait = (
             duration(part.gpu_start - part.queued, "cell")
             if part.gpu_start is not None and part.queued is not None
@@ -136,7 +139,7 @@ def _parts_table(
             wait,
             duration(part.gpu_start, "cell") if part.gpu_start is not None else "—",
             gpu_time,
-            duration(part.phases_ms["kernel"], "cell"),
+            "—" if part.gpu_start is None else duration(part.phases_ms["kernel"], "cell"),
         )
     return table
 
