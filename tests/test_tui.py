@@ -13,6 +13,8 @@ from helpers import build
 from textual.binding import Binding
 from textual.widgets import Static
 
+from cuzksim.config import random_config
+from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.durations import duration
 from parsers.load import read_log
@@ -558,8 +560,6 @@ def test_the_proof_view_says_running_only_of_a_partition_on_a_gpu() -> None:
 
     from rich.console import Console
 
-    from cuzksim.config import random_config
-    from cuzksim.logs import simulate
     from tui.find import describe_proof
 
     def on_gpu(model: LogModel, job: str) -> dict[int, str]:
@@ -593,6 +593,36 @@ def test_the_proof_view_says_running_only_of_a_partition_on_a_gpu() -> None:
 def _stamp(line: bytes) -> int:
     """A TIMELINE line's stamp (others: -1)."""
     return int(line.split(b",")[1]) if line.startswith(b"TIMELINE,") else -1
+
+
+def test_a_failed_prove_whose_lines_explain_it_ends_in_its_failed_glyph() -> None:
+    """A prove that ran its kernels and then failed (seed 5550024, w7 partition 3 of
+    259e364a) has phase segments to its end and no failed segment: its worker's row drew it
+    as a completed interval, with no ✗, while the kernel lane and the busy split leave it
+    out (a failed prove is not busy time). Its last cell is ✗ now; completed intervals end
+    in no ✗."""
+    from tui.lanes import LaneDrawing, Row, Window
+
+    _, data = simulate(random_config(5550024))
+    model = build(data)
+    t = model.parts
+    drawing = LaneDrawing(model)
+    lo, hi = model.time_range
+    width = 400
+    w = Window(lo, (hi - lo) / width, width, 0, None)
+    ends = {True: 0, False: 0}
+    for k, lane in enumerate(model.lanes):
+        chars, _ = drawing.row_cells(Row("worker", "", lane.gpu, k, lane.sub_row), w)
+        seg = lane.segments
+        last = np.append(seg.partition[1:] != seg.partition[:-1], True)
+        for part, end in zip(seg.partition[last].tolist(), seg.ends[last].tolist(), strict=True):
+            cell = int(np.ceil((end - lo) / w.scale)) - 1
+            failed = bool(t.failed[part])
+            assert (chars[cell] == "✗") == failed, (k, part, chars[cell])
+            ends[failed] += 1
+    assert ends[True] and ends[False]
+    explained = [i for i in np.flatnonzero(t.failed).tolist() if t.get(i).phases_ms["kernel"] > 0]
+    assert explained  # the case: a failed prove that ran kernels
 
 
 def test_a_proof_whose_partition_failed_is_drawn_failed_while_the_log_grows() -> None:

@@ -386,17 +386,29 @@ class LaneDrawing:
         tw = w.width
         lane = self.model.lanes[spec.lane]
         samples = np.full(len(times), cells.EMPTY, dtype=np.int64)
+        failed_ends = []
         for chunk in lane.chunks:  # apart in time: each sample falls in one at most
             seg = chunk.part(*chunk.covering(w.t0, w.t0 + tw * w.scale))
             if len(seg):
                 got = cells.sample_segments(seg.starts, seg.ends, seg.phases, times)
                 samples = np.where(got != cells.EMPTY, got, samples)
+                # each interval's last segment: of a failed prove, where it ends
+                last = np.append(seg.partition[1:] != seg.partition[:-1], True)
+                failed_ends.append(seg.ends[last & self.model.parts.failed[seg.partition]])
         kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
         styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
         # a full cell shows its phase's own glyph; edges keep their eighth blocks
         full = grid.all(axis=1)
         chars = np.where(full, _GLYPHS[np.maximum(kind, 0)], cells.coverage_chars(grid))
+        if failed_ends:
+            # a failed prove whose lines explain it to its end (kernels that ran, then the
+            # prove failed) has no failed segment: its last cell is ✗ all the same
+            ends = np.concatenate(failed_ends)
+            at = np.ceil((ends - w.t0) / w.scale).astype(np.int64) - 1
+            at = at[(at >= 0) & (at < tw)]
+            chars[at] = PHASE_GLYPHS[Phase.FAILED]
+            styles[at] = _PHASE_STYLE_IDS[Phase.FAILED]
         return chars, styles
 
     def _gap_spans(self, gpu: int, w: Window) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
