@@ -135,7 +135,11 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
         if len(seg):
             i = int(seg.partition[0])
             part = int(t.partition[i])
-            words = PHASES[Phase(int(seg.phases[0]))].doing
+            phase = Phase(int(seg.phases[0]))
+            words = PHASES[phase].doing
+            if t.failed[i] and phase != Phase.FAILED:
+                # a failed prove is not busy time: a gap may lie over the kernels it ran
+                words = f"{words} in a failed prove"
             covering[lane.worker] = WorkerState(
                 lane.worker, words, t.job_of(i), None if part < 0 else part
             )

@@ -625,6 +625,26 @@ def test_a_failed_prove_whose_lines_explain_it_ends_in_its_failed_glyph() -> Non
     assert explained  # the case: a failed prove that ran kernels
 
 
+def test_a_worker_in_a_failed_prove_is_said_to_be_in_one() -> None:
+    """A gap can lie over a failed prove (not busy time); a worker whose failed prove ran
+    kernels there was said to be `running kernels`, as if the GPU were busy."""
+    from parsers.why import worker_states
+
+    _, data = simulate(random_config(5550024))
+    model = build(data)
+    t = model.parts
+    (i,) = [i for i in np.flatnonzero(t.failed).tolist() if t.get(i).phases_ms["kernel"] > 0]
+    part = t.get(i)
+    assert part.gpu is not None and part.gpu_start is not None and part.worker is not None
+    states = {s.worker: s for s in worker_states(model, part.gpu, part.gpu_start + 3000)}
+    said = states[part.worker]
+    assert said.state == "running kernels in a failed prove"
+    assert (said.job, said.partition) == (part.job, part.partition)
+    assert all(
+        s.state.endswith("failed prove") == (s.worker == part.worker) for s in states.values()
+    )
+
+
 def test_a_proof_whose_partition_failed_is_drawn_failed_while_the_log_grows() -> None:
     """Following, a proof with a failed partition (its worker moved on without a GPU_END)
     and none under way is drawn ✗, not ▶ running to now; at every cut of the log, a proof
