@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import statistics
 import sys
 import time
@@ -24,7 +23,7 @@ PAGES = 100
 
 async def _pane_run(path: Path, model: object) -> dict[str, float]:
     """One run: seconds of each step."""
-    from parsers.linesearch import LineSearch
+    from parsers.linesearch import LineSearch, compile_search
     from parsers.model import LogModel
     from parsers.rawlines import LineReader
     from tui.app import make_app
@@ -80,7 +79,7 @@ async def _pane_run(path: Path, model: object) -> dict[str, float]:
         assert lines.cursor == lines.total
         # a search that finds nothing reads the whole log: its pace, and its longest step
         # (how long the screen waits for one chunk, beyond the turn it gives itself)
-        search = LineSearch(lines.reader, re.compile("NO SUCH TEXT ANYWHERE"), 0)
+        search = LineSearch(lines.reader, compile_search("NO SUCH TEXT ANYWHERE"), 0)
         longest = 0.0
         t0 = time.perf_counter()
         while True:

@@ -12,6 +12,7 @@ __all__ = [
     "I64_FIELDS",
     "CoreError",
     "Counts",
+    "LineRegex",
     "RowWriter",
     "RunFacts",
     "Scanner",
@@ -67,6 +68,15 @@ class RunFacts:
     def unattributed(self) -> int: ...
     @property
     def unattributed_kernel_ms(self) -> float: ...
+
+@final
+class LineRegex:
+    """A pattern the log pane searches with, in time linear in the text (core/src/search.rs)."""
+
+    def __new__(cls, pattern: str, ignore_case: bool) -> LineRegex: ...
+    def first_line(self, data: bytes) -> int | None: ...
+    def last_line(self, data: bytes) -> int | None: ...
+    def spans(self, text: str) -> list[tuple[int, int]]: ...
 
 @final
 class StopFlag:

@@ -4,35 +4,25 @@ the log's size, and the caller decides how many chunks each turn may take."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-
+from parsers._core import LineRegex
 from parsers.rawlines import CHUNK_BYTES, LineReader
 
-# colour and weight: drawn by the pane, not shown, so not searched (tui/inspector.py draws them)
-SGR = re.compile(r"\x1b\[[0-9;]*m")
 
-
-def compile_search(text: str) -> re.Pattern[str]:
-    """`text` as the pane searches it: a Python regular expression, `^` and `$` at each
-    line's ends, and case ignored when `text` has no capital letter (as in less -i).
+def compile_search(text: str) -> LineRegex:
+    """`text` as the pane searches it: a regular expression in the syntax of Rust's `regex`
+    crate (Python's, but for look-around and backreferences), matched in time linear in each
+    line whatever the pattern (core/src/search.rs), against each line on its own as the pane
+    shows it (colours out); `^` and `$` at the line's ends, and case ignored when `text` has
+    no capital letter (as in less -i).
 
     Raises:
-        ValueError: not a regular expression, in one line (`missing ), unterminated
-            subpattern at position 0`).
+        ValueError: not a regular expression, in one line (`not a regular expression:
+            unclosed group`).
     """
-    flags = re.MULTILINE | (0 if any(c.isupper() for c in text) else re.IGNORECASE)
     try:
-        return re.compile(text, flags)
-    except re.error as exc:
+        return LineRegex(text, not any(c.isupper() for c in text))
+    except ValueError as exc:
         raise ValueError(f"not a regular expression: {exc}") from None
-    except (OverflowError, RecursionError):
-        raise ValueError("not a regular expression: too large") from None
-
-
-def searched_text(chunk: bytes) -> str:
-    """A chunk of lines as it is searched: decoded (bad bytes as U+FFFD), colours taken out."""
-    return SGR.sub("", chunk.decode("utf-8", "replace"))
 
 
 class LineSearch:
@@ -53,7 +43,7 @@ class LineSearch:
     def __init__(
         self,
         reader: LineReader,
-        pattern: re.Pattern[str],
+        pattern: LineRegex,
         line: int,
         forward: bool = True,
         size: int = CHUNK_BYTES,
@@ -76,38 +66,11 @@ class LineSearch:
             self.done = True
             return True
         first, data = chunk
-        text = searched_text(data)
-        line = self._first_match(text) if self.forward else self._last_match(text)
+        pattern = self.pattern
+        line = pattern.first_line(data) if self.forward else pattern.last_line(data)
         if line is not None:
             self.found = self.at = first + line
             self.done = True
             return True
-        self.at = first + text.count("\n") - 1 if self.forward else first
+        self.at = first + data.count(b"\n") - 1 if self.forward else first
         return False
-
-    def _matching_lines(self, text: str) -> Iterator[int]:
-        """Where each line of `text` that matches starts, in order. A match of the whole
-        chunk may run over a line's end (`\\s+` takes newlines): its line is searched again
-        on its own, and the search goes on from the next line."""
-        pos = 0
-        while pos < len(text) and (m := self.pattern.search(text, pos)) is not None:
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.start())
-            end = len(text) if end < 0 else end
-            if start < len(text) and (
-                m.end() <= end or self.pattern.search(text, start, end) is not None
-            ):
-                yield start
-            pos = end + 1
-
-    def _first_match(self, text: str) -> int | None:
-        """The first line of `text` that matches (0 its first), or None."""
-        start = next(self._matching_lines(text), None)
-        return None if start is None else text.count("\n", 0, start)
-
-    def _last_match(self, text: str) -> int | None:
-        """The last line of `text` that matches (0 its first), or None."""
-        last = None
-        for start in self._matching_lines(text):
-            last = start
-        return None if last is None else text.count("\n", 0, last)

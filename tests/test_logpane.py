@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -121,8 +123,40 @@ def test_colours_are_not_searched(tmp_path: Path) -> None:
 
 
 def test_a_bad_regex_is_one_line() -> None:
-    with pytest.raises(ValueError, match="not a regular expression: missing \\)"):
+    with pytest.raises(ValueError, match=r"^not a regular expression: unclosed group$"):
         compile_search("(gpu")
+    with pytest.raises(ValueError, match=r"^not a regular expression: [^\n]*look-around"):
+        compile_search("(?<=GPU_)END")
+
+
+def test_a_pattern_that_backtracks_does_not_hold_the_search(tmp_path: Path) -> None:
+    """`(x+x+)+y` against a line of `x`s: Python's `re` backtracks, 2^n steps in one call
+    that holds the interpreter (the viewer read no key, no signal: only SIGKILL ended it).
+    The core's engine matches in time linear in the line. Searched in a process of its own:
+    were the search to backtrack again, the test fails at its timeout, not hangs."""
+    log = tmp_path / "log.log"
+    log.write_text("TIMELINE,1,GPU_START,a,worker=0\n" + "x" * 5000 + "y\n" + "x" * 5000 + "\n")
+    code = (
+        "import sys\n"
+        "from parsers.linesearch import LineSearch, compile_search\n"
+        "from parsers.rawlines import LineReader\n"
+        "reader, pattern = LineReader(path=sys.argv[1]), compile_search('(x+x+)+y')\n"
+        "def run(search):\n"
+        "    while not search.step():\n"
+        "        pass\n"
+        "    return search.found\n"
+        "print(run(LineSearch(reader, pattern, 0)), run(LineSearch(reader, pattern, 2)),\n"
+        "      run(LineSearch(reader, pattern, 4, forward=False)), pattern.spans('x' * 5000))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(log)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parent.parent,
+        check=True,
+    )
+    assert done.stdout.split() == ["2", "None", "2", "[]"]
 
 
 # -- lines by time ----------------------------------------------------------------------
@@ -321,6 +355,34 @@ async def test_a_match_in_lines_written_since_the_pane_opened_is_shown(tmp_path:
         assert lines.total == total + 2
         assert lines.cursor == total + 2
         assert "the NEW_MARKER line" in _numbered(app, total + 2)
+
+
+async def test_the_matches_of_a_search_are_marked_in_the_lines_drawn(tmp_path: Path) -> None:
+    """The marks are the core's matches, in characters of the line as drawn (an `é` before a
+    match, a tab expanded), and a line that backtracking would hold on draws at once."""
+    path = tmp_path / "marks.log"
+    path.write_bytes(
+        SAMPLES.joinpath("p9-c6.log").read_bytes()
+        + "é\tGPU_end and gpu_END\n".encode()
+        + b"x" * 3000
+        + b"\n"
+    )
+    app, _ = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("L", "end")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        lines = screen.query_one(LogLines)
+        await pilot.press("slash", *"gpu_end|(x+x+)+y", "enter")
+        await _settle(pilot)
+        marked = lines.get_component_rich_style("loglines--match")
+        (row, long_row) = lines.reader.lines(lines.total - 1, lines.total)
+        text = lines.line_text(row)
+        spans = [text.plain[sp.start : sp.end] for sp in text.spans if sp.style == marked]
+        assert spans == ["GPU_end", "gpu_END"]
+        long = lines.line_text(long_row)
+        assert not [sp for sp in long.spans if sp.style == marked]
 
 
 async def test_a_bad_regex_is_a_message() -> None:

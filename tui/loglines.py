@@ -4,7 +4,6 @@ its last."""
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -16,6 +15,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from parsers._core import LineRegex
 from parsers.rawlines import LineReader, RawLine
 from tui.inspector import styled_line
 
@@ -69,7 +69,7 @@ class LogLines(ScrollView, can_focus=True):
         self.total = total
         self.cursor = 1
         self.x = 0  # columns of the lines' text scrolled off to the left
-        self.pattern: re.Pattern[str] | None = None  # the search's, highlighted
+        self.pattern: LineRegex | None = None  # the search's, highlighted
         self.error: str | None = None  # why the lines in view could not be read
         self.generation = 0
         self._rows: dict[int, RawLine] = {}  # the lines last read, by number
@@ -87,7 +87,7 @@ class LogLines(ScrollView, can_focus=True):
         self.cursor = min(max(self.cursor, 1), max(total, 1))
         self.refresh()
 
-    def highlight(self, pattern: re.Pattern[str] | None) -> None:
+    def highlight(self, pattern: LineRegex | None) -> None:
         """Highlight the matches of `pattern` in the lines drawn."""
         self.pattern = pattern
         self.generation += 1
@@ -212,7 +212,9 @@ class LogLines(ScrollView, can_focus=True):
         text = styled_line(row.data)
         text.expand_tabs(TAB_SIZE)
         if self.pattern is not None:
-            text.highlight_regex(self.pattern, self.get_component_rich_style("loglines--match"))
+            style = self.get_component_rich_style("loglines--match")
+            for start, end in self.pattern.spans(text.plain):
+                text.stylize(style, start, end)
         if row.cut:
             text.append(
                 f" … ({row.length:,} bytes, {len(row.data):,} shown)",

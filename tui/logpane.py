@@ -4,7 +4,6 @@ with a regex search (`/`, `n`, `N`) and a jump to a line or a time (`:`)."""
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable
 from typing import ClassVar, NamedTuple
@@ -16,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Footer, Input, Static
 
+from parsers._core import LineRegex
 from parsers.hosts import HostLines, reader_for
 from parsers.linesearch import LineSearch, compile_search
 from parsers.linestamps import LineStamps
@@ -145,7 +145,7 @@ class LogPaneScreen(SafeModal[None]):
         self.model = model
         self.latest = latest
         self.stamps = LineStamps.of(model.parts, *at.parts)
-        self.pattern: re.Pattern[str] | None = None
+        self.pattern: LineRegex | None = None
         self.pattern_text = ""
         self.searching: LineSearch | None = None
         # n and N typed while a search runs: each searched in turn from where the one

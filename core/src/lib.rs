@@ -15,6 +15,7 @@ pub mod mirror;
 pub mod packing;
 pub mod reader;
 pub mod rowtext;
+pub mod search;
 pub mod segments;
 pub mod sums;
 pub mod text;

@@ -127,6 +127,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::worker_sums, m)?)?;
     m.add_function(wrap_pyfunction!(functions::busy_split, m)?)?;
     m.add_class::<crate::rowtext::python::RowWriter>()?;
+    m.add_class::<crate::search::python::PyLineRegex>()?;
     m.add_class::<crate::trackevent::python::TrackEventWriter>()?;
     Ok(())
 }
