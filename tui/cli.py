@@ -7,6 +7,7 @@ The one place where a failure becomes what the user sees: every `CuzkError` rais
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
@@ -26,6 +27,27 @@ if TYPE_CHECKING:
 
     from parsers.model import LogModel
     from tui.options import Options
+
+
+class EndedBySignal(BaseException):
+    """SIGTERM or SIGHUP while a report is made or an export written: raised where the
+    command is, as ctrl+c raises KeyboardInterrupt, so that what it was writing is removed
+    on the way out (parsers/writing.py), never left as a temporary file."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _end_on_signals() -> None:
+    """SIGTERM and SIGHUP end the command by raising EndedBySignal (the viewer and the
+    metrics' server take them themselves)."""
+
+    def end(signum: int, frame: object) -> None:
+        raise EndedBySignal(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, end)
 
 
 def error_line(error: CuzkError) -> str:
@@ -137,15 +159,16 @@ def main(argv: list[str] | None = None) -> int:
     except CuzkError as exc:
         print(error_line(exc), file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        # ctrl+c while a report is made or an export written: quietly, with the shell's
-        # status for SIGINT (an export is renamed into place only once whole: nothing is
-        # left half-written)
+    except (KeyboardInterrupt, EndedBySignal) as exc:
+        # ctrl+c, SIGTERM or SIGHUP while a report is made or an export written: quietly,
+        # with the shell's status for the signal (an export is renamed into place only once
+        # whole, its temporary files removed on the way here: nothing is left half-written)
+        rc = 128 + (exc.signum if isinstance(exc, EndedBySignal) else signal.SIGINT)
         if argv is None:
             if modes is not None:
                 modes.put_back()
-            _exit_now(130)
-        return 130
+            _exit_now(rc)
+        return rc
     finally:
         if modes is not None:
             modes.put_back()
@@ -164,6 +187,8 @@ def _main(argv: list[str] | None, modes: Modes | None) -> int:
     if modes is not None and not viewer:  # the terminal as it was, at once
         modes.put_back()
         modes = None
+    if argv is None and not viewer and options.serve_metrics is None:
+        _end_on_signals()  # the command itself: a caller in this process keeps its own
     if options.serve_metrics is not None:
         from tui.exporter import run_exporter
 
