@@ -3,8 +3,10 @@ written, never through a symlink or into a FIFO.
 
 Every file is written to a temporary file in the target's own folder, flushed to disk, then
 renamed over the target: a failure (a full disk, an interrupt) leaves the old file whole and
-the temporary one removed. A target that is, by path, symlink or hard link, the same file as
-an input is refused before anything is written.
+the temporary one removed. Where the file system allows (Linux's O_TMPFILE: ext4, xfs, btrfs,
+tmpfs), the temporary file has no name until it is whole: a process killed while it writes
+(SIGKILL, the OOM killer) leaves nothing behind either. A target that is, by path, symlink or
+hard link, the same file as an input is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ class OutputBatch:
     def __init__(self, inputs: Sequence[Path] = (), exclusive: bool = False) -> None:
         self.inputs = tuple(inputs)
         self.exclusive = exclusive
-        self._written: list[tuple[Path, Path]] = []  # (temporary, target)
+        self._written: list[tuple[_Temporary, Path]] = []  # (temporary, target)
 
     def __enter__(self) -> OutputBatch:
         return self
@@ -151,8 +153,6 @@ class OutputBatch:
             FileExistsError: `exclusive` and `target` exists.
             OSError: the write failed (the temporary file is removed).
         """
-        import tempfile  # here: the report's start does not pay for its imports
-
         check_target(target, self.inputs)
         if self.exclusive and os.path.lexists(target):
             raise FileExistsError(errno.EEXIST, "file exists", str(target))
@@ -160,15 +160,15 @@ class OutputBatch:
             mode = stat.S_IMODE(os.stat(target).st_mode)  # a replaced file keeps its mode
         except OSError:
             mode = 0o666 & ~_umask()
-        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        tmp = Path(tmp_name)
+        tmp = _Temporary.beside(target)
         try:
             fh: IO[Any] = (
-                os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
+                os.fdopen(os.dup(tmp.fd), "wb")
+                if binary
+                else os.fdopen(os.dup(tmp.fd), "w", encoding="utf-8", newline="")
             )
         except BaseException:
-            os.close(fd)
-            tmp.unlink(missing_ok=True)
+            tmp.remove()
             raise
         try:
             with fh:
@@ -177,8 +177,7 @@ class OutputBatch:
                 fh.flush()
                 os.fsync(fh.fileno())
         except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+            tmp.remove()
             raise
         self._written.append((tmp, target))
 
@@ -191,16 +190,112 @@ class OutputBatch:
                 if self.exclusive:
                     _link_new(tmp, target)
                 else:
-                    os.replace(tmp, target)
+                    os.replace(tmp.named(), target)
+                    tmp.path = None  # in place: nothing to remove
         finally:
             self.discard()
 
     def discard(self) -> None:
         """Remove every temporary file not yet in place."""
         for tmp, _ in self._written:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+            tmp.remove()
         self._written.clear()
+
+
+class _Temporary:
+    """A file being written beside its target: without a name while it is written where
+    the file system allows (O_TMPFILE), else a hidden `.NAME.XXXXXXXX.tmp`. Its descriptor is
+    held until it is put in place or removed."""
+
+    def __init__(self, fd: int, folder: Path, prefix: str, path: Path | None) -> None:
+        self.fd, self.folder, self.prefix, self.path = fd, folder, prefix, path
+
+    @classmethod
+    def beside(cls, target: Path) -> _Temporary:
+        """A new temporary file in `target`'s folder."""
+        prefix = f".{target.name}."
+        flag = getattr(os, "O_TMPFILE", 0)
+        if flag and os.path.isdir("/proc/self/fd"):
+            try:
+                fd = os.open(target.parent, flag | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                    raise
+            else:
+                return cls(fd, target.parent, prefix, None)
+        import tempfile  # here: the report's start does not pay for its imports
+
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+        return cls(fd, target.parent, prefix, Path(name))
+
+    def named(self) -> Path:
+        """The file under a hidden name of its own in the target's folder (given one now if
+        it had none), to be renamed over the target."""
+        if self.path is None:
+            try:
+                self.path = self.link_to_free_name()
+            except OSError as exc:
+                if exc.errno == errno.EEXIST:
+                    raise
+                self.path = self._copied()  # no hard links here: its bytes, under a name
+        return self.path
+
+    def _copied(self) -> Path:
+        """A named copy of the file (a file system that makes files without a name and
+        gives them none: some FUSE)."""
+        import shutil
+        import tempfile
+
+        fd, name = tempfile.mkstemp(dir=self.folder, prefix=self.prefix, suffix=".tmp")
+        try:
+            os.fchmod(fd, stat.S_IMODE(os.fstat(self.fd).st_mode))
+            with open(os.dup(self.fd), "rb") as src, open(fd, "wb", closefd=False) as dst:
+                src.seek(0)
+                shutil.copyfileobj(src, dst)
+                dst.flush()
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            Path(name).unlink(missing_ok=True)
+            raise
+        os.close(fd)
+        return Path(name)
+
+    def link_to(self, name: Path) -> None:
+        """Give the file the name `name`, which must not exist (EEXIST; never followed)."""
+        if self.path is not None:
+            os.link(self.path, name)
+            return
+        # linkat(AT_SYMLINK_FOLLOW) on the descriptor's /proc entry (open(2)'s way to name an
+        # O_TMPFILE file); a directory descriptor makes Python call linkat, not link, which
+        # would link the /proc entry itself
+        procfd = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.link(str(self.fd), name, src_dir_fd=procfd, follow_symlinks=True)
+        finally:
+            os.close(procfd)
+
+    def link_to_free_name(self) -> Path:
+        import secrets
+
+        for _ in range(NEW_NAME_TRIES):
+            name = self.folder / f"{self.prefix}{secrets.token_hex(4)}.tmp"
+            try:
+                self.link_to(name)
+            except FileExistsError:
+                continue
+            return name
+        raise FileExistsError(errno.EEXIST, "no free temporary name", str(self.folder))
+
+    def remove(self) -> None:
+        """Close it and take its name away, if it has one (a file without one is gone)."""
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        self.fd = -1
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            self.path = None
 
 
 @contextlib.contextmanager
@@ -223,11 +318,11 @@ def atomic_output(
         yield fh
 
 
-def _link_new(tmp: Path, target: Path) -> None:
+def _link_new(tmp: _Temporary, target: Path) -> None:
     """Move the written file `tmp` to the name `target`, which must not exist (a symlink
     planted there is not followed: link() fails on any existing name)."""
     try:
-        os.link(tmp, target)
+        tmp.link_to(target)
     except OSError as exc:
         if exc.errno == errno.EEXIST:
             raise
@@ -235,9 +330,10 @@ def _link_new(tmp: Path, target: Path) -> None:
         # then rename over our own empty claim
         claim = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         os.close(claim)
-        os.replace(tmp, target)
+        os.replace(tmp.named(), target)
+        tmp.path = None  # in place: nothing to remove
         return
-    tmp.unlink()
+    tmp.remove()
 
 
 def safe_stem(text: str) -> str:
