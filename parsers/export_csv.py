@@ -10,6 +10,7 @@ split is that of the window.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 from collections.abc import Callable, Sequence
@@ -84,12 +85,20 @@ def write_csv(
     `folder` (all of them whole or none; every target is checked against `inputs` before
     anything is written); with a window [t0, t1), the rows that overlap it."""
     out = check_csv_targets(folder, inputs)
+    made = [p for p in (folder, *folder.parents) if not p.exists()]
     folder.mkdir(parents=True, exist_ok=True)
-    with OutputBatch(inputs) as batch:
-        tables = _Tables(model, t0, t1)
-        for path, write in zip(out, tables.writers(), strict=True):
-            with batch.open(path, binary=True) as fh:
-                write(fh)
+    try:
+        with OutputBatch(inputs) as batch:
+            tables = _Tables(model, t0, t1)
+            for path, write in zip(out, tables.writers(), strict=True):
+                with batch.open(path, binary=True) as fh:
+                    write(fh)
+    except BaseException:
+        # nothing written: the folders made for it go too (each only if still empty)
+        for made_folder in made:
+            with contextlib.suppress(OSError):
+                made_folder.rmdir()
+        raise
     return out
 
 

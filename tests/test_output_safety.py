@@ -187,6 +187,10 @@ def test_a_full_disk_leaves_the_previous_exports_whole(tmp_path: Path) -> None:
         assert after == before  # every old file whole, and no temporary file left
         json.loads(trace.read_text())
         assert sorted(os.listdir(disk)) == ["csv", "t.json"]
+        # a new folder made for an export that failed is not left
+        result = run(str(BIG), "--export-csv", str(disk / "new"))
+        assert result.returncode == 2 and "nothing was replaced" in only_line(result.stderr)
+        assert sorted(os.listdir(disk)) == ["csv", "t.json"]
 
 
 def test_a_file_size_limit_midway_leaves_the_old_trace_whole(tmp_path: Path) -> None:
