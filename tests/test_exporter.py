@@ -143,6 +143,55 @@ def test_a_signal_ends_it_cleanly(sig: signal.Signals, status: int, tmp_path: Pa
     assert "Traceback" not in rest and rest == "", rest
 
 
+def test_a_name_with_controls_or_bytes_not_utf8_is_a_label_shown_safely(tmp_path: Path) -> None:
+    """--name with bytes that are not UTF-8 answered every scrape with a 500 and printed a
+    traceback per scrape; ESC, BEL and bidi characters reached the label raw. The label
+    shows them as pictures, and the scrape is whole."""
+    log = tmp_path / "cuzk.log"
+    log.write_bytes(LOG.read_bytes())
+    name = os.fsdecode(b"rig\xff\x1b]52;c;YQ==\x07\xe2\x80\xae")  # as argv gives it
+    with exporter(str(log), "--name", name) as (proc, url):
+        wait_for(lambda: "cuzk_gpu_kernel_utilization{" in fetch(url), "the first model")
+        text = fetch(url)
+        assert 'host="rig<U+DCFF>␛]52;c;YQ==␇<U+202E>"' in text
+        assert all(c.isprintable() or c == "\n" for c in text)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        rest = proc.stderr.read().decode()
+    assert rest == "", rest
+
+
+def test_idle_connections_are_dropped_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each connection that sent nothing held a thread for ever (200 held 206 threads, and
+    650 slowed the server to refusing connections). A client idle for the request timeout
+    is dropped, and past MAX_CONNECTIONS at once a new one is closed at once, while a
+    scrape after them is answered."""
+    from prometheus_client import CollectorRegistry
+
+    from tui import exporter
+
+    monkeypatch.setattr(exporter.ScrapeHandler, "timeout", 0.5)
+    monkeypatch.setattr(exporter, "MAX_CONNECTIONS", 3)
+    server = exporter.bind(("127.0.0.1", 0), CollectorRegistry())
+    try:
+        url = exporter.url_of(server)
+        port = server.server_address[1]
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
+        time.sleep(0.1)  # taken by the server: each holds one of the three places
+        extra = socket.create_connection(("127.0.0.1", port), timeout=10)
+        assert extra.recv(1) == b""  # closed at once: no place left
+        started = time.monotonic()
+        for conn in idle:
+            assert conn.recv(1) == b""  # dropped once idle for the timeout
+            conn.close()
+        assert time.monotonic() - started < 5
+        extra.close()
+        wait_for(lambda: fetch(url) is not None, "a scrape once the places are free")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_standard_input_is_followed_and_its_end_ends_serving() -> None:
     with exporter("-", "--name", "rig", stdin=subprocess.PIPE) as (proc, url):
         proc.stdin.write(LOG.read_bytes())

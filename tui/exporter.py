@@ -16,10 +16,12 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from socketserver import ThreadingMixIn
 from types import FrameType
-from wsgiref.simple_server import WSGIServer
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
@@ -37,6 +39,11 @@ SIGINT_STATUS = 130  # the shell's status for a command ended by ctrl+c
 # how long the log has been quiet counts in steps of this: a model's figures are made once
 # while lines come, and again at most this often while the log is quiet (settled_limit)
 QUIET_STEP_S = 10.0
+# a client that sends nothing for this long is dropped (a scrape's request is one packet),
+# and at most this many connections are served at once: each idle connection held a thread
+# for ever, and hundreds of them slowed the server to refusing connections
+REQUEST_TIMEOUT_S = 10.0
+MAX_CONNECTIONS = 64
 
 
 class LiveCollector(Collector):
@@ -143,24 +150,70 @@ def url_of(server: WSGIServer) -> str:
     return f"http://{shown}:{port}/metrics"
 
 
+class ScrapeHandler(WSGIRequestHandler):
+    """A request: no line logged per scrape, and a client idle for REQUEST_TIMEOUT_S
+    dropped."""
+
+    timeout = REQUEST_TIMEOUT_S
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class BoundedServer(ThreadingMixIn, WSGIServer):
+    """A thread per connection, at most MAX_CONNECTIONS at once (one more is closed at
+    once: Prometheus retries at its next scrape)."""
+
+    daemon_threads = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
 def bind(address: tuple[str, int], registry: CollectorRegistry) -> WSGIServer:
     """Serve `registry` on `address` (on a thread of its own).
 
     Raises: CuzkError: the address cannot be bound (in use, not this machine's, no right).
     """
     host, port = address
+
+    class Server(BoundedServer):
+        pass
+
     try:
-        server, _ = start_http_server(port, addr=host, registry=registry)
+        # the address's own family (an IPv6 address needs AF_INET6)
+        Server.address_family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        server = make_server(host, port, make_wsgi_app(registry), Server, ScrapeHandler)
     except OSError as exc:
         shown = f"[{host}]" if ":" in host else host
         why = exc.strerror or str(exc) or type(exc).__name__
         raise CuzkError(f"cannot serve metrics on {shown}:{port}: {why}") from None
+    threading.Thread(target=server.serve_forever, name="cuzk-tui-metrics", daemon=True).start()
     return server
 
 
 def host_label(options: Options) -> str:
-    """The `host` label: --name, else this machine's name."""
-    return options.name[0] if options.name else socket.gethostname()
+    """The `host` label: --name, else this machine's name; controls shown as pictures (a
+    scrape read in a terminal acts on none) and bytes that are not UTF-8 as `<U+DCFF>` (the
+    text format is UTF-8: such a name failed every scrape with a 500)."""
+    return visible(options.name[0] if options.name else socket.gethostname())
 
 
 def run_exporter(options: Options) -> int:
