@@ -115,3 +115,43 @@ def test_without_a_thread_to_start_the_file_is_read_at_once(
     path = SAMPLES[0]
     model = LogBuilder(path.name, None, ReadAhead(path).scanner()).build(release=True)
     assert report_dict(model) == report_dict(read_log(path))
+
+
+def test_a_log_written_while_it_is_read_is_read_as_it_was_when_the_read_began(
+    tmp_path: Path,
+) -> None:
+    """`--report` on a log written faster than it is parsed read on past the size the file
+    had, chasing the writer, and never ended. The read stops where the file ended when it
+    began: what is written meanwhile is the next report's."""
+    import threading
+
+    from cuzksim.scale_logs import write_one_worker_log
+
+    path = write_one_worker_log(tmp_path / "big.log", 60_000)
+    size = path.stat().st_size
+    lines = path.read_bytes().count(b"\n")
+    stop = threading.Event()
+
+    def write() -> None:  # on, until the read ends (or 200 MB: the code before chased it)
+        with path.open("ab") as out:
+            for _ in range(4000):
+                if stop.is_set():
+                    return
+                out.write(b"TIMELINE,999999999,GPU_QUEUE,later,partition=0\n" * 1000)
+                out.flush()
+
+    writer = threading.Thread(target=write)
+    scanner = Scanner(None)
+    fd = os.open(path, os.O_RDONLY)
+    writer.start()
+    try:
+        read = scanner.feed_fd(fd)
+    finally:
+        stop.set()
+        writer.join()
+        os.close(fd)
+    scanner.finish()
+    # the file as it was when the read began: no shorter than before the writer started, and
+    # not what the writer went on writing
+    assert size <= read < path.stat().st_size
+    assert scanner.lines_read == path.read_bytes()[:read].count(b"\n") >= lines

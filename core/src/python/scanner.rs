@@ -1,5 +1,6 @@
 //! The incremental scanner of one log as Python sees it, and the named results it returns.
 
+use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -183,19 +184,27 @@ impl Scanner {
         out
     }
 
-    /// Read an open file from where it stands to its end (in pieces of 4 MB, without
-    /// the GIL: the interpreter goes on meanwhile). The descriptor stays the caller's.
-    /// Returns the bytes read; a read error is raised as OSError.
+    /// Read an open file from where it stands to its end (a regular file: its end when
+    /// the call began), in pieces of 4 MB, without the GIL: the interpreter goes on
+    /// meanwhile. The descriptor stays the caller's. Returns the bytes read; a read error
+    /// is raised as OSError.
     fn feed_fd(&mut self, py: Python<'_>, fd: i32) -> PyResult<u64> {
         self.check()?;
         let mut file = borrowed_file(fd)?;
-        if let Some(left) = bytes_left(&mut file) {
+        let left = bytes_left(&mut file);
+        if let Some(left) = left {
             self.inner.expect_bytes(left);
         }
         let inner = &mut self.inner;
         // read on a second thread, system calls and all, while this one applies and a third
-        // attributes
-        let out = py.detach(|| guarded(|| inner.feed_from(&mut *file)));
+        // attributes; a file no further than it reached when the read began (a log written
+        // faster than it is read would never end)
+        let out = py.detach(|| {
+            guarded(|| match left {
+                Some(left) => inner.feed_from(&mut (&*file).take(left)),
+                None => inner.feed_from(&mut *file),
+            })
+        });
         self.broken = out.is_err();
         out?.map_err(os_error)
     }
