@@ -853,6 +853,32 @@ async def test_y_copies_the_gap_job_and_no_clipboard_only_shows_it() -> None:
         assert quiet.clipboard == ""
 
 
+async def test_y_copies_the_job_found_over_a_gap_selected_before() -> None:
+    """A gap selected (`n`), then a job found with `/`: `y` copied the gap's job, where the
+    README says the job found comes first. In the gap's inspector, the gap's."""
+    path = SAMPLES / "p9-c6.log"
+    model = read_log(path)
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("n")
+        gap = app.query_one(GanttView).selected_gap
+        assert gap is not None
+        other = next(p.job for p in model.proofs if p.job != gap.after.job)
+        await pilot.press("slash", *other, "enter")
+        await pilot.pause()
+        while app.screen is not app.screen_stack[0]:
+            await pilot.press("escape")
+        view = app.query_one(GanttView)
+        assert view.found_jobs and view.selected_gap is not None
+        await pilot.press("y")
+        assert app.clipboard == other
+        await pilot.press("enter")  # the selected gap's inspector
+        await pilot.pause()
+        assert isinstance(app.screen, InspectorScreen)
+        await pilot.press("y")
+        assert app.clipboard == gap.after.job
+
+
 async def test_y_copies_at_most_a_kibibyte_of_a_huge_id(tmp_path: Path) -> None:
     log = tmp_path / "long-id.log"
     log.write_bytes(
