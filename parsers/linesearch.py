@@ -4,25 +4,80 @@ the log's size, and the caller decides how many chunks each turn may take."""
 
 from __future__ import annotations
 
+import re
+
 from parsers._core import LineRegex
 from parsers.rawlines import CHUNK_BYTES, LineReader
 
 
 def compile_search(text: str) -> LineRegex:
-    """`text` as the pane searches it: a regular expression in the syntax of Rust's `regex`
-    crate (Python's, but for look-around and backreferences), matched in time linear in each
-    line whatever the pattern (core/src/search.rs), against each line on its own as the pane
-    shows it (colours out); `^` and `$` at the line's ends, and case ignored when `text` has
-    no capital letter (as in less -i).
+    """`text` as the pane searches it: a regular expression as Python reads one (`as_rust`
+    says how it is given to the core), but for look-around and backreferences, which the
+    core's engine lacks; matched in time linear in each line whatever the pattern
+    (core/src/search.rs), against each line on its own as the pane shows it (colours out);
+    `^` and `$` at the line's ends, and case ignored when `text` has no capital letter (as
+    in less -i).
 
     Raises:
         ValueError: not a regular expression, in one line (`not a regular expression:
             unclosed group`).
     """
     try:
-        return LineRegex(text, not any(c.isupper() for c in text))
+        return LineRegex(as_rust(text), not any(c.isupper() for c in text))
     except ValueError as exc:
         raise ValueError(f"not a regular expression: {exc}") from None
+
+
+# a repetition as both engines read it, `{2}`, `{2,}`, `{2,5}`; Python's `{,5}` (from 0)
+_REPEAT = re.compile(r"\{(\d+)(,(\d*))?\}|\{,(\d+)\}")
+
+
+def as_rust(pattern: str) -> str:
+    """A Python pattern in the `regex` crate's syntax where the two read the same text
+    differently: a `{` that starts no repetition is a literal to Python and an error to the
+    crate (`gpu_worker{`, as tracing spans are written), `{,5}` is `{0,5}`, `\\<` and `\\>`
+    are `<` and `>` to Python and word boundaries to the crate, and `\\Z` is the crate's
+    `\\z`. Inside `[...]` both read alike."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            pair = pattern[i : i + 2]
+            if not in_class and pair in ("\\<", "\\>"):
+                out.append(pair[1])
+            elif not in_class and pair == "\\Z":
+                out.append("\\z")
+            else:
+                out.append(pair)
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            # a `]` (after a `^`) first in a class is one of its characters
+            for lead in ("^", "]"):
+                if i < n and pattern[i] == lead:
+                    out.append("\\]" if lead == "]" else lead)
+                    i += 1
+            continue
+        elif c == "{":
+            m = _REPEAT.match(pattern, i)
+            if m is None:
+                out.append("\\{")
+            elif m.group(4) is not None:
+                out.append(f"{{0,{m.group(4)}}}")
+            else:
+                out.append(m.group(0))
+            i = m.end() if m is not None else i + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 class LineSearch:

@@ -129,6 +129,45 @@ def test_a_bad_regex_is_one_line() -> None:
         compile_search("(?<=GPU_)END")
 
 
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "gpu_worker{",  # a tracing span, as the daemon's lines write them
+        "gpu_worker{worker_id=0}",
+        '{"job',
+        "a{,3}b",
+        "x{2}",
+        r"x\<y",
+        r"y\>",
+        r"end\Z",
+        "GPU_(START|END)",
+        r"worker=\d+\b",
+        "[]{]",
+        "[^]a-z]",
+        "ÉTÉ",
+        "",
+    ],
+)
+def test_a_pattern_matches_the_lines_python_s_re_matches(pattern: str) -> None:
+    """The core's engine reads some of Python's syntax otherwise: `gpu_worker{` was an
+    error (`{` starts a repetition there), `\\<` a word boundary. Each line matches as
+    Python's re matches it (case ignored without a capital)."""
+    lines = [
+        'span gpu_worker{worker_id=0 gpu=0}: {"job": 1}',
+        "TIMELINE,1,GPU_START,a,worker=12",
+        "TIMELINE,2,GPU_END,a,worker=1x",
+        "abb aaab b x<y xx y> the end",
+        "été ÉTÉ ]{",
+        "",
+    ]
+    flags = re.MULTILINE | (0 if any(c.isupper() for c in pattern) else re.IGNORECASE)
+    python = re.compile(pattern, flags)
+    ours = compile_search(pattern)
+    for line in lines:
+        data = line.encode() + b"\n"
+        assert (ours.first_line(data) == 0) == (python.search(line) is not None), (pattern, line)
+
+
 def test_a_pattern_that_backtracks_does_not_hold_the_search(tmp_path: Path) -> None:
     """`(x+x+)+y` against a line of `x`s: Python's `re` backtracks, 2^n steps in one call
     that holds the interpreter (the viewer read no key, no signal: only SIGKILL ended it).
