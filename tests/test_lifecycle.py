@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import os
 import pty
@@ -64,6 +65,13 @@ def _local_modes(fd: int) -> int:
     return int(termios.tcgetattr(fd)[3])
 
 
+def _take_terminal() -> None:
+    """In the child, after its new session: its standard input, the pty, made its
+    controlling terminal, as a shell's terminal is (the command sets its modes only from
+    the terminal's foreground group)."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 @pytest.mark.parametrize(
     "logs", [["curio-mixed.log"], ["curio-mixed.log", "journal-2gpu.log"]], ids=["one", "two"]
 )
@@ -82,6 +90,7 @@ def test_a_key_typed_while_the_viewer_starts_is_not_echoed(logs: list[str]) -> N
         stderr=slave,
         env=env,
         start_new_session=True,
+        preexec_fn=_take_terminal,
         cwd=Path(__file__).parent.parent,
     )
     out: list[bytes] = []
@@ -123,6 +132,7 @@ def test_a_stopped_viewer_gives_the_shell_the_user_s_modes() -> None:
         stderr=slave,
         env=env,
         start_new_session=True,
+        preexec_fn=_take_terminal,
         cwd=Path(__file__).parent.parent,
     )
     out: list[bytes] = []
@@ -147,6 +157,107 @@ def test_a_stopped_viewer_gives_the_shell_the_user_s_modes() -> None:
         os.close(master)
 
 
+def test_a_background_job_leaves_the_terminal_alone(tmp_path: Path) -> None:
+    """Setting the terminal's modes from a background process group stops it (SIGTTOU):
+    `cuzk-tui LOG --report > r.txt &` froze at its start. The echo is left alone there."""
+    master, slave = pty.openpty()
+    out = tmp_path / "said"
+    code = (
+        "import os, sys\n"
+        "os.setsid()\n"
+        "fd = os.open(os.ttyname(int(sys.argv[1])), os.O_RDWR)  # the session's terminal\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.setpgid(0, 0)  # a group of its own: in the background\n"
+        "    for std in (0, 1, 2):\n"
+        "        os.dup2(fd, std)\n"
+        "    from tui.ttymodes import unechoed\n"
+        "    modes = unechoed()\n"
+        "    open(sys.argv[2], 'w').write(str(modes is None))\n"
+        "    os._exit(0)\n"
+        "_, status = os.waitpid(pid, os.WUNTRACED)\n"
+        "if os.WIFSTOPPED(status):\n"
+        "    os.kill(pid, 9)\n"
+        "    os.waitpid(pid, 0)\n"
+        "    raise SystemExit('stopped by signal %d' % os.WSTOPSIG(status))\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(slave), str(out)],
+            pass_fds=(slave,),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=Path(__file__).parent.parent,
+        )
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == "True"
+
+
+def test_a_kill_as_the_viewer_starts_leaves_the_user_s_modes() -> None:
+    """SIGTERM in the moment between the echo going off and the viewer's taking the
+    terminal ended the process by the signal's default action, the echo left off."""
+    master, slave = pty.openpty()
+    before = termios.tcgetattr(slave)
+    logs = [str(SAMPLES / "curio-mixed.log"), str(SAMPLES / "journal-2gpu.log")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *logs],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**os.environ, "TERM": "xterm-256color"},
+        start_new_session=True,
+        preexec_fn=_take_terminal,
+        cwd=Path(__file__).parent.parent,
+    )
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not (~_local_modes(slave) & termios.ECHO and _local_modes(slave) & termios.ICANON):
+            assert time.monotonic() < deadline and proc.poll() is None, "the echo never went off"
+            time.sleep(0.001)
+        proc.send_signal(signal.SIGTERM)
+        wait_for(lambda: proc.poll() is not None, "the command to end")
+        assert termios.tcgetattr(slave) == before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(slave)
+        reader.join(5)
+        os.close(master)
+    assert b"Traceback" not in b"".join(out)
+
+
+def test_a_command_that_opens_no_viewer_is_told_by_its_options() -> None:
+    from tui.cli import may_open_viewer
+    from tui.ttymodes import Modes
+
+    assert may_open_viewer(["a.log"]) and may_open_viewer(["a.log", "b.log", "--name", "x"])
+    assert may_open_viewer(["--", "--report"])  # a log named so
+    for args in (["--report"], ["a.log", "--rep"], ["--export-csv=d"], ["-h"], ["--vers"]):
+        assert not may_open_viewer(args), args
+    # the modes are put back once: a pager may have set its own since
+    master, slave = pty.openpty()
+    try:
+        before = termios.tcgetattr(slave)
+        modes = Modes(slave, before)
+        modes.put_back()
+        changed = termios.tcgetattr(slave)
+        changed[3] &= ~termios.ECHO
+        termios.tcsetattr(slave, termios.TCSANOW, changed)
+        modes.put_back()
+        assert termios.tcgetattr(slave) == changed
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
 @pytest.mark.parametrize("args", [["--version"], ["--bad"], ["--report", "curio-mixed.log"]])
 def test_a_command_without_the_viewer_leaves_the_terminal_s_modes_as_they_were(
     args: list[str],
@@ -160,6 +271,7 @@ def test_a_command_without_the_viewer_leaves_the_terminal_s_modes_as_they_were(
         stdout=slave,
         stderr=slave,
         start_new_session=True,
+        preexec_fn=_take_terminal,
         cwd=Path(__file__).parent.parent,
     )
     out: list[bytes] = []

@@ -307,6 +307,42 @@ def test_ctrl_c_during_an_export_is_quiet_and_leaves_nothing(
     assert sorted(os.listdir(tmp_path)) == ["t.json", "t.json.started"]
 
 
+def test_an_export_under_nohup_goes_on_after_a_hang_up(tmp_path: Path) -> None:
+    """`nohup cuzk-tui LOG --export-trace t.json &`, then the SSH session closes: SIGHUP is
+    ignored, as nohup set it, and the export goes on (SIGTERM still ends it cleanly)."""
+    trace = tmp_path / "t.json"
+    code = (
+        "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)  # nohup\n"
+        "flag = sys.argv[1] + '.started'\n"
+        "def slow(fd):\n"
+        "    open(flag, 'w').close()\n"
+        "    time.sleep(60)\n"
+        "os.fsync = slow\n"
+        "from tui.cli import main\n"
+        "sys.argv = ['cuzk-tui', sys.argv[2], '--export-trace', sys.argv[1]]\n"
+        "raise SystemExit(main())\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(trace), str(BIG)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    started = Path(str(trace) + ".started")
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started.exists()
+    proc.send_signal(signal.SIGHUP)
+    time.sleep(0.5)
+    assert proc.poll() is None  # still writing
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM and err == ""
+    assert sorted(os.listdir(tmp_path)) == ["t.json.started"]
+
+
 # -- never through a symlink, never into a FIFO, never a literal ~ ---------------------------
 
 

@@ -39,15 +39,47 @@ class EndedBySignal(BaseException):
         self.signum = signum
 
 
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+# the options after which no viewer opens (argparse takes their abbreviations too): the
+# terminal's echo is left alone, for a pager reading the report saves the modes it finds
+NO_VIEWER = (
+    "--report",
+    "--export-trace",
+    "--export-csv",
+    "--serve-metrics",
+    "--what-if",
+    "--help",
+    "--version",
+)
+
+
 def _end_on_signals() -> None:
     """SIGTERM and SIGHUP end the command by raising EndedBySignal (the viewer and the
-    metrics' server take them themselves)."""
+    metrics' server take them themselves), once: the clean-up is not cut short by a second.
+    One ignored (`nohup`) stays ignored."""
 
     def end(signum: int, frame: object) -> None:
+        for sig in ENDING_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
         raise EndedBySignal(signum)
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, end)
+    for sig in ENDING_SIGNALS:
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, end)
+
+
+def may_open_viewer(args: list[str]) -> bool:
+    """Whether the command line may open the viewer (no option that does without it, by
+    any abbreviation, before a `--`)."""
+    for arg in args:
+        if arg == "--":
+            break
+        if arg == "-h":
+            return False
+        name = arg.partition("=")[0]
+        if len(name) > 2 and name.startswith("--") and any(o.startswith(name) for o in NO_VIEWER):
+            return False
+    return True
 
 
 def error_line(error: CuzkError) -> str:
@@ -153,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of `cuzk-tui`: the exit status (the command itself ends at once once a
     report is out; `argv` given, a caller in this process gets the status back)."""
     # the command itself: keys typed before the viewer takes the terminal are not echoed
-    modes = unechoed() if argv is None else None
+    modes = unechoed() if argv is None and may_open_viewer(sys.argv[1:]) else None
+    if modes is not None:
+        _end_on_signals()  # a kill as it starts puts the user's modes back on the way out
     try:
         return _main(argv, modes)
     except CuzkError as exc:

@@ -238,8 +238,13 @@ def run_static(
     )
     app.status = note + (" · c: the comparison" if compared is not None else "")
     app.inputs = tuple(STDIN if x == "-" else Path(x) for x in args.compare or args.logs)
+    ending = _Ending()
+    ending.app = app
+    previous = {sig: signal.signal(sig, ending) for sig in ENDING_SIGNALS}
     try:
         app.run()
     finally:
         terminal.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return app.return_code or 0

@@ -22,25 +22,33 @@ class Modes:
     """The terminal's modes as the user had them, and a descriptor of that terminal (a
     plain class: the command loads no dataclasses before its report's read starts)."""
 
-    __slots__ = ("fd", "saved")
+    __slots__ = ("_back", "fd", "saved")
 
     def __init__(self, fd: int, saved: list[Any]) -> None:
         self.fd = fd
         self.saved = saved
+        self._back = False
 
     def put_back(self) -> None:
-        """Set the terminal's modes to the user's again."""
+        """Set the terminal's modes to the user's again, once: later, a pager reading the
+        report may have set modes of its own."""
+        if self._back:
+            return
+        self._back = True
         with contextlib.suppress(termios.error, OSError):
             termios.tcsetattr(self.fd, termios.TCSANOW, self.saved)
 
 
 def unechoed() -> Modes | None:
     """Turn the echo of the terminal that standard input, error or output is off; its modes
-    before (None: none of them is a terminal, or its modes cannot be read or set)."""
+    before (None: none of them is a terminal, the command runs in the background, or its
+    modes cannot be read or set)."""
     for fd in (0, 2, 1):
         if not os.isatty(fd):
             continue
         try:
+            if os.tcgetpgrp(fd) != os.getpgrp():
+                return None  # a background job: setting them would stop it (SIGTTOU)
             saved = termios.tcgetattr(fd)
             quiet = termios.tcgetattr(fd)
             quiet[LFLAG] &= ~termios.ECHO
