@@ -11,8 +11,8 @@ moment at or after the engine started; for --to, at or after --from), or a date 
 end in ` UTC` (as the report's `engine started` line writes it), ` GMT`, `Z` (as tracing stamps
 do) or `+00:00`, which a log whose times are UTC reads and a journal on its local time refuses.
 Or both, as the inspector and the report write a time: `35.510s (09:31:51.366)`; on a log that
-gives the engine's start, the moment the wall-clock half names, once the offset (to its last
-digit) agrees with it.
+gives the engine's start, once the two agree (to the offset's last digit), the moment the more
+exact half names: an offset to the millisecond, else the wall-clock time.
 """
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ _OFFSET = re.compile(
 # digits, or ISO 8601's `+00:00`
 _UTC = re.compile(r"(?:\s+(?:UTC|GMT)|(?<=\d)Z|(?<=\d)\s*[+-]00:?00)\Z", re.IGNORECASE)
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
+# how far the two halves of one moment as shown may differ beyond the offset's last digit:
+# the wall clock is cut to the millisecond (up to 1 ms), and with several logs each log's
+# clock is whole milliseconds from the all-hosts one (up to 1 ms more)
+WALL_SLACK_MS = 2.0
 # an offset and its wall-clock time, as the inspector and the report write them
 _BOTH = re.compile(r"(?P<offset>[^()]+) \((?P<wall>[^()]+)\)")
 FORMS = (
@@ -71,6 +75,8 @@ def parse_time(text: str) -> TimeSpec:
     # any run of spaces as one (a time copied from the inspector holds no-break spaces),
     # and so in what is said of it
     text = raw = " ".join(text.split())
+    if raw.startswith("at "):
+        raw = raw[3:]  # the report's `at 44.94 s (09:32:00.796)`, copied with its word
     both = _BOTH.fullmatch(raw)
     if both is not None:
         return _offset_and_wall(text, both["offset"], both["wall"])
@@ -147,8 +153,8 @@ def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> f
         if spec.wall is None or anchor is None:
             return spec.offset_ms  # no clock to place the wall-clock half on: the offset
         # the offset says the day a time of day falls on; the wall-clock half, the moment
-        at = resolve(spec.wall, anchor, spec.offset_ms - spec.digit_ms - 1.0)
-        if abs(at - spec.offset_ms) > spec.digit_ms:
+        at = resolve(spec.wall, anchor, spec.offset_ms - spec.digit_ms - WALL_SLACK_MS)
+        if abs(at - spec.offset_ms) > spec.digit_ms + WALL_SLACK_MS:
             offset = spec.text.partition(" (")[0]
             moment = anchor.replace(tzinfo=None) + timedelta(milliseconds=spec.offset_ms)
             form = "%H:%M:%S.%f" if spec.wall.clock is not None else "%Y-%m-%d %H:%M:%S.%f"
@@ -156,7 +162,9 @@ def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> f
                 f"{spec.text!r}: {offset} into this log is {moment.strftime(form)[:-3]}, "
                 f"not {spec.wall.text} (give one of the two)"
             )
-        return at
+        # the more exact half: an offset to the millisecond is the moment shown (the wall
+        # clock's is cut to the millisecond), a rounded one (`1h05m`) the wall clock's
+        return spec.offset_ms if spec.digit_ms <= 1.0 else at
     if anchor is None:
         raise ValueError(
             f"{spec.text!r} is a wall-clock time, and this log does not say when the engine "
