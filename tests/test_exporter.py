@@ -3,6 +3,8 @@ server scraping it while the log grows."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -171,7 +173,10 @@ def test_idle_connections_are_dropped_and_bounded(monkeypatch: pytest.MonkeyPatc
     from tui import exporter
 
     monkeypatch.setattr(exporter.ScrapeHandler, "timeout", 0.5)
+    monkeypatch.setattr(exporter.ScrapeHandler, "deadline_s", 1.5)
     monkeypatch.setattr(exporter, "MAX_CONNECTIONS", 3)
+    said = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", said)
     server = exporter.bind(("127.0.0.1", 0), CollectorRegistry())
     try:
         url = exporter.url_of(server)
@@ -187,9 +192,19 @@ def test_idle_connections_are_dropped_and_bounded(monkeypatch: pytest.MonkeyPatc
         assert time.monotonic() - started < 5
         extra.close()
         wait_for(lambda: fetch(url) is not None, "a scrape once the places are free")
+        # a byte now and then keeps the timeout at bay, not the deadline
+        slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+        started = time.monotonic()
+        with contextlib.suppress(OSError):
+            for byte in b"GET /metrics HTTP/1.1\r\n":
+                slow.sendall(bytes([byte]))
+                time.sleep(0.3)
+        assert slow.recv(1) == b"" and time.monotonic() - started < 5
+        slow.close()
     finally:
         server.shutdown()
         server.server_close()
+    assert said.getvalue() == ""  # a dropped client is no traceback on standard error
 
 
 def test_standard_input_is_followed_and_its_end_ends_serving() -> None:

@@ -8,6 +8,7 @@ reads the latest model (its figures made once per model, their cost charged to t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -43,6 +44,7 @@ QUIET_STEP_S = 10.0
 # and at most this many connections are served at once: each idle connection held a thread
 # for ever, and hundreds of them slowed the server to refusing connections
 REQUEST_TIMEOUT_S = 10.0
+REQUEST_DEADLINE_S = 30.0
 MAX_CONNECTIONS = 64
 
 
@@ -151,10 +153,25 @@ def url_of(server: WSGIServer) -> str:
 
 
 class ScrapeHandler(WSGIRequestHandler):
-    """A request: no line logged per scrape, and a client idle for REQUEST_TIMEOUT_S
-    dropped."""
+    """A request: no line logged per scrape; a client idle for REQUEST_TIMEOUT_S dropped,
+    and one not done in `deadline_s` (a byte now and then keeps a timeout at bay) cut."""
 
     timeout = REQUEST_TIMEOUT_S
+    deadline_s = REQUEST_DEADLINE_S
+
+    def setup(self) -> None:
+        super().setup()
+        self._deadline = threading.Timer(self.deadline_s, self._cut)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def _cut(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -185,6 +202,16 @@ class BoundedServer(ThreadingMixIn, WSGIServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client dropped at the timeout, or gone (reset, a broken pipe), is nothing to
+        say: socketserver printed a traceback on standard error for each. Anything else is
+        one line."""
+        kind, exc = sys.exc_info()[:2]
+        if isinstance(exc, OSError):
+            return
+        name = kind.__name__ if kind is not None else "error"
+        print(f"cuzk-tui: a scrape from {client_address[0]} failed: {name}", file=sys.stderr)
 
 
 def bind(address: tuple[str, int], registry: CollectorRegistry) -> WSGIServer:
