@@ -14,6 +14,7 @@ import pytest
 from conftest import SAMPLES
 from test_line_index import awkward_log, facts_of
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from cuzksim.config import SimConfig
 from cuzksim.logs import simulate
@@ -125,8 +126,12 @@ def test_colours_are_not_searched(tmp_path: Path) -> None:
 def test_a_bad_regex_is_one_line() -> None:
     with pytest.raises(ValueError, match=r"^not a regular expression: unclosed group$"):
         compile_search("(gpu")
-    with pytest.raises(ValueError, match=r"^not a regular expression: [^\n]*look-around"):
+    # in words that fit a status line of 80 columns, a named backreference as a numbered one
+    with pytest.raises(ValueError, match=r"^not a regular expression: look-around is not su"):
         compile_search("(?<=GPU_)END")
+    for backreference in (r"(a)\1", "(?P<n>a)(?P=n)"):
+        with pytest.raises(ValueError, match=r": backreferences are not supported$"):
+            compile_search(backreference)
 
 
 @pytest.mark.parametrize(
@@ -435,6 +440,11 @@ async def test_a_bad_regex_is_a_message() -> None:
         await pilot.press("n")
         await _settle(pilot)
         assert "nothing searched yet" in screen.said
+        # what was typed is shown as typed: `[red]` is a character class, not markup
+        await pilot.press("slash", *"[red]zzz", "enter")
+        await _settle(pilot)
+        shown = str(screen.query_one("#logpane-status", Static).render())
+        assert shown.startswith("/[red]zzz: no match"), shown
 
 
 async def test_colon_goes_to_a_line_and_to_a_time() -> None:

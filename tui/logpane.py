@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import ClassVar, NamedTuple
 
 import numpy as np
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -207,9 +208,10 @@ class LogPaneScreen(SafeModal[None]):
             )
 
     def say(self, text: str) -> None:
-        """One line in the status (made visible: it may quote the log or a typed text)."""
+        """One line in the status (made visible and literal: it may quote the log or a typed
+        text, whose `[red]` is not markup)."""
         self.said = visible(text)
-        self.query_one("#logpane-status", Static).update(self.said)
+        self.query_one("#logpane-status", Static).update(Text(self.said))
 
     # -- the prompt ---------------------------------------------------------------------
 
