@@ -37,7 +37,12 @@ def as_rust(pattern: str) -> str:
     differently: a `{` that starts no repetition is a literal to Python and an error to the
     crate (`gpu_worker{`, as tracing spans are written), `{,5}` is `{0,5}`, `\\<` and `\\>`
     are `<` and `>` to Python and word boundaries to the crate, and `\\Z` is the crate's
-    `\\z`. Inside `[...]` both read alike."""
+    `\\z`. Inside `[...]` both read alike.
+
+    Raises:
+        ValueError: a backreference by name, `(?P=name)` (the crate's words for it would be
+            `unrecognized flag`).
+    """
     out: list[str] = []
     i, n = 0, len(pattern)
     in_class = False
@@ -65,6 +70,8 @@ def as_rust(pattern: str) -> str:
                     out.append("\\]" if lead == "]" else lead)
                     i += 1
             continue
+        elif pattern.startswith("(?P=", i):
+            raise ValueError("backreferences are not supported")
         elif c == "{":
             m = _REPEAT.match(pattern, i)
             if m is None:

@@ -122,7 +122,12 @@ fn one_line(e: &regex::Error) -> String {
                 .rev()
                 .find_map(|l| l.trim().strip_prefix("error: "))
                 .unwrap_or(text.trim());
-            why.to_string()
+            // the crate's own words, where they run past a status line of 80 columns
+            if why.starts_with("look-around") {
+                "look-around is not supported".to_string()
+            } else {
+                why.to_string()
+            }
         }
     }
 }
@@ -307,7 +312,7 @@ mod tests {
         let why = LineRegex::new("(gpu", false).err().expect("refused");
         assert_eq!(why, "unclosed group");
         let why = LineRegex::new("(?<=a)b", false).err().expect("refused");
-        assert!(!why.contains('\n') && why.contains("look-around"), "{why}");
+        assert_eq!(why, "look-around is not supported");
         let huge = LineRegex::new(r"\w{1000}\w{1000}\w{1000}", false).err();
         assert_eq!(huge.as_deref(), Some("too large"));
     }
