@@ -161,13 +161,15 @@ class OutputBatch:
         except OSError:
             mode = 0o666 & ~_umask()
         tmp = _Temporary.beside(target)
+        fd = -1
         try:
+            fd = os.dup(tmp.fd)
             fh: IO[Any] = (
-                os.fdopen(os.dup(tmp.fd), "wb")
-                if binary
-                else os.fdopen(os.dup(tmp.fd), "w", encoding="utf-8", newline="")
+                os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
             )
         except BaseException:
+            if fd >= 0:
+                os.close(fd)
             tmp.remove()
             raise
         try:
@@ -219,7 +221,14 @@ class _Temporary:
             try:
                 fd = os.open(target.parent, flag | os.O_RDWR | os.O_CLOEXEC, 0o600)
             except OSError as exc:
-                if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                # not on this file system or kernel, or refused by a sandbox: a named one
+                if exc.errno not in (
+                    errno.EOPNOTSUPP,
+                    errno.EISDIR,
+                    errno.EINVAL,
+                    errno.EPERM,
+                    errno.ENOSYS,
+                ):
                     raise
             else:
                 return cls(fd, target.parent, prefix, None)
@@ -327,10 +336,12 @@ def _link_new(tmp: _Temporary, target: Path) -> None:
         if exc.errno == errno.EEXIST:
             raise
         # no hard links on this file system (FAT, some FUSE): claim the name exclusively,
-        # then rename over our own empty claim
+        # then rename over our own empty claim (the file named first: naming it may fail,
+        # and must not leave the claim)
+        named = tmp.named()
         claim = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         os.close(claim)
-        os.replace(tmp.named(), target)
+        os.replace(named, target)
         tmp.path = None  # in place: nothing to remove
         return
     tmp.remove()

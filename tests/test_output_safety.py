@@ -525,6 +525,16 @@ def test_an_exclusive_write_without_hard_links_claims_the_name_and_renames(
     with pytest.raises(FileExistsError):
         write_text_new(tmp_path / "y.svg", "<svg/>")
 
+    # the file made without a name is copied under one: a disk full then leaves no empty
+    # claim of the new name, and nothing else
+    def full(*_: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copyfileobj", full)
+    with pytest.raises(OSError, match="No space"):
+        write_text_new(tmp_path / "z.svg", "<svg/>")
+    assert os.listdir(tmp_path) == ["y.svg"]
+
 
 # -- the same rules for Perfetto's protobuf trace ----------------------------------------------
 
