@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +18,7 @@ from parsers import export
 from parsers.builder import LogBuilder
 from parsers.durations import duration, offset
 from parsers.load import read_log
+from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.timespec import parse_time, resolve
 from tui import cli
@@ -181,6 +182,16 @@ def test_a_wall_clock_window_is_the_offsets_of_those_moments(tmp_path: Path) -> 
     assert resolve(parse_time(day), anchor) == -anchor.microsecond / 1000
 
 
+def _days_in(days: int) -> tuple[LogModel, datetime]:
+    """The sample's model, its stamps moved `days` days (and 20 hours) on, and its anchor."""
+    data = shifted_log(Path(LOG), days * 86_400_000 + (20 * 3_600_000 if days else 0))
+    builder = LogBuilder(source="days")
+    builder.feed(data)
+    model = builder.build()
+    assert model.wall_anchor is not None
+    return model, model.wall_anchor
+
+
 @pytest.mark.parametrize("days", [0, 1, 2])
 def test_a_wall_time_the_screens_show_is_read_back_as_its_moment(days: int) -> None:
     """Days into a run whose events all fall on one day, the inspector showed `05:31:51.255`
@@ -188,12 +199,7 @@ def test_a_wall_time_the_screens_show_is_read_back_as_its_moment(days: int) -> N
     before the event, and exported the whole log. A wall time is shown with its date unless
     the engine's start and every event are on one day, so that what is shown reads back as
     the moment it shows."""
-    data = shifted_log(Path(LOG), days * 86_400_000 + (20 * 3_600_000 if days else 0))
-    builder = LogBuilder(source="days")
-    builder.feed(data)
-    model = builder.build()
-    anchor = model.wall_anchor
-    assert anchor is not None
+    model, anchor = _days_in(days)
     lo, hi = model.time_range
     assert (anchor + timedelta(milliseconds=lo)).date() == (
         anchor + timedelta(milliseconds=hi)
@@ -209,12 +215,7 @@ def test_a_time_copied_whole_from_the_inspector_or_the_report_is_read_back(days:
     """The inspector writes `35.510s (09:31:51.366)` and the report's gaps `at 44.94 s
     (09:32:00.796)`: copied whole, --from refused them. The moment is the wall-clock half's,
     once the offset agrees with it to its last digit (the report's is rounded)."""
-    data = shifted_log(Path(LOG), days * 86_400_000 + (20 * 3_600_000 if days else 0))
-    builder = LogBuilder(source="days")
-    builder.feed(data)
-    model = builder.build()
-    anchor = model.wall_anchor
-    assert anchor is not None
+    model, anchor = _days_in(days)
     lo, hi = model.time_range
     for ms in np.linspace(lo, hi, 7).round(3).tolist():
         wall = model.wall_text(ms)

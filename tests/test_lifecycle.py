@@ -14,7 +14,9 @@ import termios
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SAMPLES
@@ -72,6 +74,63 @@ def _take_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+@dataclass
+class _InTerminal:
+    """`cuzk-tui` run in a pty of its own: the process, the pty's two sides, what it wrote,
+    and the terminal's modes before it ran."""
+
+    proc: subprocess.Popen[bytes]
+    master: int
+    slave: int
+    out: list[bytes]
+    before: list[Any]
+
+    def modes(self) -> list[Any]:
+        return termios.tcgetattr(self.slave)
+
+    def until_unechoed(self) -> None:
+        """Until the command's own modes: no echo, lines still read as lines (the viewer's
+        are raw)."""
+        deadline = time.monotonic() + 30
+        while not (
+            ~_local_modes(self.slave) & termios.ECHO and _local_modes(self.slave) & termios.ICANON
+        ):
+            assert time.monotonic() < deadline and self.proc.poll() is None, "the echo stayed on"
+            time.sleep(0.001)
+
+
+@contextlib.contextmanager
+def _in_terminal(*args: str) -> Iterator[_InTerminal]:
+    """`cuzk-tui ARGS` in a pty that is its controlling terminal, its output drained; ended
+    and the pty closed after."""
+    master, slave = pty.openpty()
+    before = termios.tcgetattr(slave)
+    env = {**os.environ, "TERM": "xterm-256color"}
+    env.pop("TEXTUAL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_take_terminal,
+        cwd=Path(__file__).parent.parent,
+    )
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    try:
+        yield _InTerminal(proc, master, slave, out, before)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(slave)
+        reader.join(5)
+        os.close(master)
+
+
 @pytest.mark.parametrize(
     "logs", [["curio-mixed.log"], ["curio-mixed.log", "journal-2gpu.log"]], ids=["one", "two"]
 )
@@ -79,41 +138,13 @@ def test_a_key_typed_while_the_viewer_starts_is_not_echoed(logs: list[str]) -> N
     """A `q` typed before the viewer took the terminal was echoed onto the shell's line
     (the viewer read it all the same, and ended). The echo is off from the command's start:
     the key reaches the viewer alone, and the terminal's modes are the user's again after."""
-    master, slave = pty.openpty()
-    before = termios.tcgetattr(slave)
-    env = {**os.environ, "TERM": "xterm-256color"}
-    env.pop("TEXTUAL", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *(str(SAMPLES / x) for x in logs)],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-        preexec_fn=_take_terminal,
-        cwd=Path(__file__).parent.parent,
-    )
-    out: list[bytes] = []
-    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
-    reader.start()
-    try:
-        # the command's own modes: no echo, lines still read as lines (the viewer's are raw)
-        deadline = time.monotonic() + 30
-        while not (~_local_modes(slave) & termios.ECHO and _local_modes(slave) & termios.ICANON):
-            assert time.monotonic() < deadline and proc.poll() is None, "the echo never went off"
-            time.sleep(0.001)
-        os.write(master, b"q")
-        wait_for(lambda: proc.poll() is not None, "the viewer to end")
-        assert proc.returncode == 0
-        assert termios.tcgetattr(slave) == before
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        os.close(slave)
-        reader.join(5)
-        os.close(master)
-    shown = b"".join(out)
+    with _in_terminal(*(str(SAMPLES / x) for x in logs)) as term:
+        term.until_unechoed()
+        os.write(term.master, b"q")
+        wait_for(lambda: term.proc.poll() is not None, "the viewer to end")
+        assert term.proc.returncode == 0
+        assert term.modes() == term.before
+    shown = b"".join(term.out)
     assert b"\x1b[?1049h" in shown  # the viewer took the terminal
     assert b"q" not in shown.partition(b"\x1b[?1049h")[0]
 
@@ -121,40 +152,16 @@ def test_a_key_typed_while_the_viewer_starts_is_not_echoed(logs: list[str]) -> N
 def test_a_stopped_viewer_gives_the_shell_the_user_s_modes() -> None:
     """ctrl+z: the viewer gives the terminal back with the modes it found, which were the
     command's own (no echo) since it turned the echo off: the shell would have had none."""
-    master, slave = pty.openpty()
-    before = termios.tcgetattr(slave)
-    env = {**os.environ, "TERM": "xterm-256color"}
-    env.pop("TEXTUAL", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "--no-follow", str(SAMPLES / "curio-mixed.log")],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-        preexec_fn=_take_terminal,
-        cwd=Path(__file__).parent.parent,
-    )
-    out: list[bytes] = []
-    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
-    reader.start()
-    try:
-        wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
-        assert not _local_modes(slave) & termios.ICANON  # the viewer's raw modes
-        proc.send_signal(signal.SIGTSTP)
-        wait_for(lambda: termios.tcgetattr(slave) == before, "the user's modes back")
-        proc.send_signal(signal.SIGCONT)
-        wait_for(lambda: not _local_modes(slave) & termios.ICANON, "the viewer's modes again")
-        os.write(master, b"q")
-        wait_for(lambda: proc.poll() is not None, "the viewer to end")
-        assert termios.tcgetattr(slave) == before
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        os.close(slave)
-        reader.join(5)
-        os.close(master)
+    with _in_terminal("--no-follow", str(SAMPLES / "curio-mixed.log")) as term:
+        wait_for(lambda: b"GPU0" in b"".join(term.out), "the first screen")
+        assert not _local_modes(term.slave) & termios.ICANON  # the viewer's raw modes
+        term.proc.send_signal(signal.SIGTSTP)
+        wait_for(lambda: term.modes() == term.before, "the user's modes back")
+        term.proc.send_signal(signal.SIGCONT)
+        wait_for(lambda: not _local_modes(term.slave) & termios.ICANON, "the viewer's again")
+        os.write(term.master, b"q")
+        wait_for(lambda: term.proc.poll() is not None, "the viewer to end")
+        assert term.modes() == term.before
 
 
 def test_a_background_job_leaves_the_terminal_alone(tmp_path: Path) -> None:
@@ -200,38 +207,13 @@ def test_a_background_job_leaves_the_terminal_alone(tmp_path: Path) -> None:
 def test_a_kill_as_the_viewer_starts_leaves_the_user_s_modes() -> None:
     """SIGTERM in the moment between the echo going off and the viewer's taking the
     terminal ended the process by the signal's default action, the echo left off."""
-    master, slave = pty.openpty()
-    before = termios.tcgetattr(slave)
     logs = [str(SAMPLES / "curio-mixed.log"), str(SAMPLES / "journal-2gpu.log")]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *logs],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env={**os.environ, "TERM": "xterm-256color"},
-        start_new_session=True,
-        preexec_fn=_take_terminal,
-        cwd=Path(__file__).parent.parent,
-    )
-    out: list[bytes] = []
-    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
-    reader.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not (~_local_modes(slave) & termios.ECHO and _local_modes(slave) & termios.ICANON):
-            assert time.monotonic() < deadline and proc.poll() is None, "the echo never went off"
-            time.sleep(0.001)
-        proc.send_signal(signal.SIGTERM)
-        wait_for(lambda: proc.poll() is not None, "the command to end")
-        assert termios.tcgetattr(slave) == before
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        os.close(slave)
-        reader.join(5)
-        os.close(master)
-    assert b"Traceback" not in b"".join(out)
+    with _in_terminal(*logs) as term:
+        term.until_unechoed()
+        term.proc.send_signal(signal.SIGTERM)
+        wait_for(lambda: term.proc.poll() is not None, "the command to end")
+        assert term.modes() == term.before
+    assert b"Traceback" not in b"".join(term.out)
 
 
 def test_a_command_that_opens_no_viewer_is_told_by_its_options() -> None:
@@ -262,28 +244,10 @@ def test_a_command_that_opens_no_viewer_is_told_by_its_options() -> None:
 def test_a_command_without_the_viewer_leaves_the_terminal_s_modes_as_they_were(
     args: list[str],
 ) -> None:
-    master, slave = pty.openpty()
-    before = termios.tcgetattr(slave)
     argv = [str(SAMPLES / x) if x.endswith(".log") else x for x in args]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *argv],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        start_new_session=True,
-        preexec_fn=_take_terminal,
-        cwd=Path(__file__).parent.parent,
-    )
-    out: list[bytes] = []
-    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
-    reader.start()
-    try:
-        assert proc.wait(30) == (2 if args == ["--bad"] else 0)
-        assert termios.tcgetattr(slave) == before
-    finally:
-        os.close(slave)
-        reader.join(5)
-        os.close(master)
+    with _in_terminal(*argv) as term:
+        assert term.proc.wait(30) == (2 if args == ["--bad"] else 0)
+        assert term.modes() == term.before
 
 
 @contextlib.contextmanager

@@ -381,16 +381,21 @@ async def test_slash_finds_and_n_and_shift_n_step(tmp_path: Path) -> None:
         assert f"line {want[3]:,}" in screen.said
 
 
+async def _pane_at_end(app: CuzkApp, pilot: Pilot[None]) -> tuple[LogPaneScreen, LogLines]:
+    """The log pane opened and moved to the log's last line: the screen and its lines."""
+    await pilot.press("L", "end")
+    await _settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, LogPaneScreen)
+    return screen, screen.query_one(LogLines)
+
+
 async def test_a_match_in_lines_written_since_the_pane_opened_is_shown(tmp_path: Path) -> None:
     path = tmp_path / "growing.log"
     path.write_bytes(SAMPLES.joinpath("p9-c6.log").read_bytes())
     app, _ = _app(path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("L", "end")
-        await _settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LogPaneScreen)
-        lines = screen.query_one(LogLines)
+        _, lines = await _pane_at_end(app, pilot)
         total = lines.total
         with path.open("ab") as out:
             out.write(b"a line written later\nthe NEW_MARKER line\n")
@@ -413,11 +418,7 @@ async def test_the_matches_of_a_search_are_marked_in_the_lines_drawn(tmp_path: P
     )
     app, _ = _app(path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("L", "end")
-        await _settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LogPaneScreen)
-        lines = screen.query_one(LogLines)
+        _, lines = await _pane_at_end(app, pilot)
         await pilot.press("slash", *"gpu_end|(x+x+)+y", "enter")
         await _settle(pilot)
         marked = lines.get_component_rich_style("loglines--match")

@@ -240,6 +240,36 @@ def test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path
     assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640
 
 
+def _stalled_export(target: Path, export: str, nohup: bool = False) -> subprocess.Popen[str]:
+    """`cuzk-tui BIG EXPORT TARGET` in a process of its own whose writer stalls once its
+    first file is written (a slow disk, stood in for by a sleeping fsync), returned once it
+    has stalled (`nohup`: SIGHUP ignored, as nohup leaves it)."""
+    code = (
+        "import os, signal, sys, time\n"
+        f"{'signal.signal(signal.SIGHUP, signal.SIG_IGN)' if nohup else 'pass'}\n"
+        "flag = sys.argv[1] + '.started'\n"
+        "def slow(fd):\n"
+        "    open(flag, 'w').close()\n"
+        "    time.sleep(60)\n"
+        "os.fsync = slow\n"
+        "from tui.cli import main\n"
+        "sys.argv = ['cuzk-tui', sys.argv[2], sys.argv[3], sys.argv[1]]\n"
+        "raise SystemExit(main())\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(target), str(BIG), export],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    started = Path(str(target) + ".started")
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started.exists()
+    return proc
+
+
 @pytest.mark.parametrize(
     ("sig", "export"),
     [
@@ -265,30 +295,7 @@ def test_ctrl_c_during_an_export_is_quiet_and_leaves_nothing(
         trace.unlink()
         trace.mkdir()  # the CSV folder, with an old file of its own
         (trace / "gaps.csv").write_text("{}")
-    code = (
-        "import os, sys, time\n"
-        "import parsers.writing as w\n"
-        "flag = sys.argv[1] + '.started'\n"
-        "def slow(fd):\n"
-        "    open(flag, 'w').close()\n"
-        "    time.sleep(60)\n"
-        "os.fsync = slow\n"
-        "from tui.cli import main\n"
-        "sys.argv = ['cuzk-tui', sys.argv[2], sys.argv[3], sys.argv[1]]\n"
-        "raise SystemExit(main())\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, str(trace), str(BIG), export],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    started = Path(str(trace) + ".started")
-    deadline = time.monotonic() + 60
-    while not started.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert started.exists()
+    proc = _stalled_export(trace, export)
     proc.send_signal(sig)
     try:
         _, err = proc.communicate(timeout=30)
@@ -311,29 +318,7 @@ def test_an_export_under_nohup_goes_on_after_a_hang_up(tmp_path: Path) -> None:
     """`nohup cuzk-tui LOG --export-trace t.json &`, then the SSH session closes: SIGHUP is
     ignored, as nohup set it, and the export goes on (SIGTERM still ends it cleanly)."""
     trace = tmp_path / "t.json"
-    code = (
-        "import os, signal, sys, time\n"
-        "signal.signal(signal.SIGHUP, signal.SIG_IGN)  # nohup\n"
-        "flag = sys.argv[1] + '.started'\n"
-        "def slow(fd):\n"
-        "    open(flag, 'w').close()\n"
-        "    time.sleep(60)\n"
-        "os.fsync = slow\n"
-        "from tui.cli import main\n"
-        "sys.argv = ['cuzk-tui', sys.argv[2], '--export-trace', sys.argv[1]]\n"
-        "raise SystemExit(main())\n"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, str(trace), str(BIG)],
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    started = Path(str(trace) + ".started")
-    deadline = time.monotonic() + 60
-    while not started.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert started.exists()
+    proc = _stalled_export(trace, "--export-trace", nohup=True)
     proc.send_signal(signal.SIGHUP)
     time.sleep(0.5)
     assert proc.poll() is None  # still writing
