@@ -6,7 +6,7 @@ import dataclasses
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -328,8 +328,8 @@ def _print(
         for h, m, r in zip(merged.hosts, models, readers, strict=True):
             for line in banner(f"host {visible(h.name)}", clock_words(h), width):
                 console.print(line)
-            numbers = host_gap_numbers(merged, h, m)
-            print_report(m, console, args.top, args.min_gap, r, numbers)
+            number = host_gap_numbers(merged, h, m)
+            print_report(m, console, args.top, args.min_gap, r, number)
             console.print()
         words = f"{merged.note}; times on {ALL_HOSTS_CLOCK}"
         for line in banner(f"all {len(models)} hosts", words, width):
@@ -339,17 +339,17 @@ def _print(
         console.print(Group(*report))
 
 
-def host_gap_numbers(merged: Merged, host: Host, model: LogModel) -> list[int]:
-    """Each of a host's gaps' number among every host's (the one the viewer, the CSV and
-    the all-hosts section give it), by its GPU and times on the all-hosts clock."""
-    every = merged.model.gaps
-    places = zip(every.gpu.tolist(), every.start.tolist(), every.end.tolist(), strict=True)
-    number = dict(zip(places, every.ranks().tolist(), strict=True))
-    gaps = model.gaps
-    shifted = (gaps.gpu + host.gpu_base, gaps.start + host.offset_ms, gaps.end + host.offset_ms)
-    mine = zip(*(x.tolist() for x in shifted), strict=True)
-    # a gap the merged model lacks (none should) keeps its rank among the host's
-    return [number.get(p, r) for p, r in zip(mine, gaps.ranks().tolist(), strict=True)]
+def host_gap_numbers(merged: Merged, host: Host, model: LogModel) -> Callable[[int], int]:
+    """A host's gap's number among every host's (the one the viewer, the CSV and the
+    all-hosts section give it), found by its GPU and start on the all-hosts clock."""
+    every, gaps = merged.model.gaps, model.gaps
+
+    def number(i: int) -> int:
+        j = every.index_of(host.gpu_base + int(gaps.gpu[i]), int(gaps.start[i]) + host.offset_ms)
+        # a gap the merged model lacks (none should) keeps its rank among the host's
+        return gaps.rank_of(i) if j is None else every.rank_of(j)
+
+    return number
 
 
 def _plain(readers: list[LineReader | None]) -> list[LineReader]:

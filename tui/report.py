@@ -420,11 +420,11 @@ def report_renderables(
     reader: LineReader | None = None,
     cut_ids: bool = True,
     encoding: str | None = None,
-    numbers: Sequence[int] | None = None,
+    number_of: Callable[[int], int] | None = None,
 ) -> list[RenderableType]:
     """Everything the text report prints, in order (`cut_ids`: as `traced_table`;
-    `encoding`: the output's, for `spelled`; `numbers`: each gap's number, where it is not
-    its rank among the model's gaps: a host's among every host's)."""
+    `encoding`: the output's, for `spelled`; `number_of`: a gap's number by its index,
+    where it is not its rank among the model's gaps: a host's among every host's)."""
     s = model.summary
     head = Text()
     head.append("cuzk-tui report: ", style="bold")
@@ -482,7 +482,7 @@ def report_renderables(
             gap_lines(
                 model,
                 gaps[i],
-                rank if numbers is None else numbers[i],
+                rank if number_of is None else number_of(i),
                 gap_why(model, gaps[i], reader),
             )
         )
@@ -513,10 +513,10 @@ def print_report(
     top: int = 10,
     min_gap_ms: int = 0,
     reader: LineReader | None = None,
-    numbers: Sequence[int] | None = None,
+    number_of: Callable[[int], int] | None = None,
 ) -> None:
     """Print the text report (the largest gaps' CPU path needs the log's `reader`): job ids
-    cut to fit a terminal, whole to a pipe or a file (a reader greps them); `numbers`: as
+    cut to fit a terminal, whole to a pipe or a file (a reader greps them); `number_of`: as
     `report_renderables`."""
     parts = report_renderables(
         model,
@@ -525,7 +525,7 @@ def print_report(
         reader=reader,
         cut_ids=console.is_terminal,
         encoding=getattr(console.file, "encoding", None),
-        numbers=numbers,
+        number_of=number_of,
     )
     # to a pipe or a file the lines are whole (10,000 columns: `report_width`); soft wrap
     # prints them so without measuring each for a wrap that never comes (~10 ms)
