@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from parsers import _core
-from parsers.breakdown import busy_breakdown, busy_split_ms, whole_run
+from parsers.breakdown import busy_breakdown, busy_split_ms
 from parsers.export_csv import CSV_FILES, check_csv_targets, csv_text, write_csv
 from parsers.model import Breakdown, LogModel
 from parsers.trace_tracks import (
@@ -171,8 +171,7 @@ def busy_splits(
 ) -> dict[str, dict[str, float]]:
     """Per GPU (by label), its busy split in ms over [t0, t1): over the whole run, the JSON
     report's `busy_split_ms`."""
-    whole = not (math.isfinite(t0) or math.isfinite(t1))
-    split = whole_run(model) if whole else busy_breakdown(model, t0, t1)
+    split = busy_breakdown(model, t0, t1)
     return {
         model.gpu_label(g.gpu): busy_split_ms(split.get(g.gpu, Breakdown(g.gpu, 0.0, {})))
         for g in model.gpus
