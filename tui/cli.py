@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NoReturn
 # (parsers.load.read_ahead) before the analysis, numpy and the model are loaded.
 from parsers.errors import CuzkError, OptionError
 from parsers.sanitize import visible
-from tui.ttymodes import Modes, unechoed
+from tui.ttymodes import ENDING_SIGNALS, Modes, unechoed
 
 # numpy's OpenBLAS starts a thread per core when numpy is loaded, and they spin for a while;
 # nothing here uses BLAS, and on a small machine they take CPU from the core's threads
@@ -39,7 +39,6 @@ class EndedBySignal(BaseException):
         self.signum = signum
 
 
-ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 # the options after which no viewer opens (argparse takes their abbreviations too): the
 # terminal's echo is left alone, for a pager reading the report saves the modes it finds
 NO_VIEWER = (

@@ -31,7 +31,7 @@ from tui.follow import (
 from tui.options import Options
 from tui.replay import DEMO_NAME, demo_writer, replay_writer
 from tui.terminal import Terminal, open_terminal
-from tui.ttymodes import Modes
+from tui.ttymodes import ENDING_SIGNALS, Modes
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -84,9 +84,6 @@ def once(action: Callable[[], None]) -> Callable[[], None]:
             action()
 
     return run
-
-
-ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class _Ending:

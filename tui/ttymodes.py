@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import termios
 from typing import Any
 
 LFLAG = 3  # termios.tcgetattr's index of the local modes (tty.LFLAG)
+# the signals that end the command, the viewer as the reports (ctrl+c aside): each path
+# takes them so that the terminal's modes and the files it made are put right on the way out
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class Modes:
