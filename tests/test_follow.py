@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -178,7 +179,10 @@ def test_rotation_resets_and_deletion_keeps_what_was_read(tmp_path: Path) -> Non
         c.stop()
 
 
-def test_pipe_source_reads_until_closed_and_finishes() -> None:
+def test_pipe_source_reads_until_closed_and_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     read_fd, write_fd = os.pipe()
     data = (SAMPLES / "tiny.log").read_bytes()
     source = StreamSource(read_fd)
@@ -198,10 +202,13 @@ def test_pipe_source_reads_until_closed_and_finishes() -> None:
         b.feed(data)
         assert report_dict(updates[-1].model) == report_dict(b.build())
         assert source.spool_path.read_bytes() == data  # raw lines for the inspector
+        spool = os.stat(source.spool_path)
     finally:
         source.close()
         os.close(read_fd)
-    assert not source.spool_path.exists()
+    # the spool had no name in its folder, and its closing removed it
+    assert source.spool_folder == tmp_path and list(tmp_path.iterdir()) == []
+    assert spool.st_nlink == 0
 
 
 def test_replay_writes_the_log_again(tmp_path: Path) -> None:
@@ -210,8 +217,9 @@ def test_replay_writes_the_log_again(tmp_path: Path) -> None:
     writer.start()
     assert writer.done.wait(WAIT_S)
     assert writer.path.read_bytes() == src.read_bytes()
+    assert os.stat(writer.path).st_nlink == 0  # it has no name: a killed viewer leaves none
     writer.cleanup()
-    assert not writer.path.exists() and not writer.dir.exists()
+    assert not writer.dir.exists()
 
 
 def _live_app(log: Path) -> CuzkApp:

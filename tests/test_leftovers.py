@@ -26,6 +26,19 @@ def _controlling_terminal() -> None:
     fcntl.ioctl(2, termios.TIOCSCTTY, 0)
 
 
+def _held(pid: int, folder: Path) -> list[str]:
+    """The files in `folder` that process `pid` holds open, as the system names them."""
+    held = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue  # closed meanwhile
+        if target.startswith(f"{folder}/"):
+            held.append(target)
+    return held
+
+
 @pytest.mark.parametrize("how", ["q", "SIGTERM", "SIGHUP", "hangup", "SIGTERM at once"])
 @pytest.mark.parametrize("mode", ["demo", "replay", "stdin"])
 def test_no_temporary_file_is_left_behind(tmp_path: Path, mode: str, how: str) -> None:
@@ -53,7 +66,10 @@ def test_no_temporary_file_is_left_behind(tmp_path: Path, mode: str, how: str) -
     out: list[bytes] = []
     threading.Thread(target=drain, args=(master, out), daemon=True).start()
     try:
-        wait_for(lambda: any(spool_dir.rglob("*.log")), "the temporary file")
+        wait_for(lambda: _held(proc.pid, spool_dir), "the temporary file")
+        # it has no name (a SIGKILL would leave nothing): the system says it is deleted
+        assert all(t.endswith(".log (deleted)") for t in _held(proc.pid, spool_dir))
+        assert list(spool_dir.rglob("*.log")) == []
         if how == "SIGTERM at once":
             # the file exists, the screen may not yet: the signal must not skip the clean-up
             proc.send_signal(signal.SIGTERM)

@@ -7,6 +7,7 @@ import contextlib
 import gzip
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from tui import follow
 from tui.follow import LiveLog, StreamSource, Update
 from tui.gantt import GanttView
 
+ROOT = Path(__file__).resolve().parent.parent
 SPOOL_FS_BYTES = 8 << 20
 
 
@@ -135,3 +137,78 @@ async def test_the_viewer_shows_why_it_stopped_reading(small_disk: Path) -> None
         # in place of the Gantt: not "no TIMELINE lines", but why there are none
         assert app.query_one(GanttView).empty_message == said
     source.close()
+
+
+SPOOLING_CHILD = """
+import os, sys, time
+from tui.follow import StreamSource
+from parsers.rawlines import LineReader
+read_end, write_end = os.pipe()
+source = StreamSource(read_end)
+os.write(write_end, b"first line\\nsecond line\\n")
+while not source.poll().data:
+    pass
+lines = LineReader(path=source.spool_path).lines(1, 2)
+print([r.data.decode() for r in lines], flush=True)
+time.sleep(60)
+"""
+
+
+DEMO_CHILD = """
+import time
+from parsers.rawlines import LineReader
+from tui.replay import demo_writer
+writer = demo_writer(speed=1e6)
+writer.start()
+writer.done.wait(60)
+lines = LineReader(path=writer.path).lines(1, 2)
+print([b"starting cuzk engine" in lines[0].data, len(lines)], flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize(
+    ("child", "first"),
+    [
+        (SPOOLING_CHILD, "['first line', 'second line']"),
+        (DEMO_CHILD, "[True, 2]"),
+    ],
+    ids=["standard input", "demo"],
+)
+def test_a_killed_process_leaves_no_temporary_file(tmp_path: Path, child: str, first: str) -> None:
+    # SIGKILL or the OOM killer runs no clean-up: `journalctl -f | cuzk-tui -` or
+    # `cuzk-tui --demo` killed so must not leave what they wrote in TMPDIR; the file has
+    # no name, yet its lines are read
+    process = subprocess.Popen(
+        [sys.executable, "-c", child],
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == first
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        process.kill()
+        process.wait(10)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_spool_where_it_cannot_lose_its_name_is_removed_when_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no /proc (another system): the spool keeps its name until it is closed
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(follow, "nameless", lambda fd, name: (name, name))
+    read_end, write_end = os.pipe()
+    source = StreamSource(read_end)
+    os.write(write_end, b"a line\n")
+    while not source.poll().data:
+        pass
+    assert source.spool_path.parent == tmp_path and source.spool_path.read_bytes() == b"a line\n"
+    source.close()
+    assert list(tmp_path.iterdir()) == []
+    os.close(read_end)
+    os.close(write_end)

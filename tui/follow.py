@@ -282,6 +282,22 @@ def temporary_file(make: Callable[[], T]) -> T:
         ) from None
 
 
+def nameless(fd: int, name: Path) -> tuple[Path, Path | None]:
+    """The file `fd` opened under `name`, its name removed at once where the system gives
+    another way to open it (Linux's /proc/self/fd): a process killed (SIGKILL, the OOM
+    killer) leaves no spool behind. Returns the path that opens it and its name, if it still
+    has one (removed when it is closed)."""
+    proc = Path(f"/proc/self/fd/{fd}")
+    try:
+        ours, theirs = os.fstat(fd), os.stat(proc)
+        if (ours.st_dev, ours.st_ino) != (theirs.st_dev, theirs.st_ino):
+            return name, name
+        name.unlink()
+    except OSError:
+        return name, name
+    return proc, None
+
+
 class StreamSource:
     """A pipe (standard input) or a decompressing reader: read to its end, spooled to a
     temporary file for the raw lines.
@@ -298,11 +314,13 @@ class StreamSource:
         self.fd = stream if isinstance(stream, int) else -1
         self.stream = None if isinstance(stream, int) else stream
         self._spool: BinaryIO | None = None
+        self._spool_name: Path | None = None  # the spool's name while it has one
         if spool:  # spool_path names the spool only where there is one
             fd_spool, spool_name = temporary_file(
                 lambda: tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
             )
-            self.spool_path = Path(spool_name)
+            self.spool_folder = Path(spool_name).parent
+            self.spool_path, self._spool_name = nameless(fd_spool, Path(spool_name))
             self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False
         self.stopped = ""  # why reading stopped before the input's end, in words
@@ -315,7 +333,7 @@ class StreamSource:
 
     def _room_for(self, size: int) -> bool:
         """The spool may grow by `size` bytes and leave its file system enough free."""
-        st = os.statvfs(self.spool_path.parent)
+        st = os.statvfs(self.spool_folder)
         keep = min(SPOOL_KEEP_MAX, SPOOL_KEEP_SHARE * st.f_blocks * st.f_frsize)
         return st.f_bavail * st.f_frsize - size >= keep
 
@@ -345,7 +363,7 @@ class StreamSource:
         self._last_data = time.time()
         if self._spool is None:
             return TailRead(data, TailState.GROWING, more=True)
-        folder = self.spool_path.parent
+        folder = self.spool_folder
         try:
             if not self._room_for(len(data)):
                 return self._stop(f"the spool would fill {folder}")
@@ -378,8 +396,8 @@ class StreamSource:
         except OSError:
             pass  # what was not written is not needed: the file goes
         finally:
-            if self._spool is not None:
-                self.spool_path.unlink(missing_ok=True)
+            if self._spool_name is not None:
+                self._spool_name.unlink(missing_ok=True)
             if self.stream is not None:
                 self.stream.close()
 

@@ -122,8 +122,7 @@ def _open_source(
         writer.start()
         file_source = FileSource(writer.path)
         cleanups.append(file_source.close)
-        if args.demo:
-            file_source.name = DEMO_NAME
+        file_source.name = DEMO_NAME if args.demo else writer.name
         # the run written: finished once read to its end
         return file_source, LineReader(path=writer.path), writer.done.is_set
     assert args.log is not None

@@ -7,6 +7,7 @@ paced by the log's own clock at SPEED times real time.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import tempfile
 import threading
@@ -17,7 +18,7 @@ from typing import BinaryIO
 
 from cuzksim.config import DEMO_CONFIG
 from cuzksim.engine import EngineSim
-from tui.follow import temporary_file
+from tui.follow import nameless, temporary_file
 
 DEMO_SPEED = 20.0
 DEMO_NAME = "demo (built-in simulated run)"
@@ -65,9 +66,20 @@ class PacedWriter:
     ) -> None:
         self.lines = lines
         self.speed = speed
+        self.name = name
         self.dir = Path(temporary_file(lambda: tempfile.mkdtemp(prefix="cuzk-tui-")))
-        self.path = self.dir / name
-        self.path.touch()
+        named = self.dir / name
+        try:
+            self._fd = os.open(named, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except OSError:
+            self.dir.rmdir()
+            raise
+        # a process killed (SIGKILL, the OOM killer) leaves no file behind: where the system
+        # opens it by its descriptor, it has no name from the start
+        self.path, self._name = nameless(self._fd, named)
+        if self._name is None:
+            with contextlib.suppress(OSError):
+                self.dir.rmdir()
         self.stop = threading.Event()
         self.done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="cuzk-tui-writer", daemon=True)
@@ -80,7 +92,7 @@ class PacedWriter:
         start = time.monotonic()
         first: float | None = None
         batch: list[bytes] = []
-        with self.path.open("ab") as out:
+        with os.fdopen(self._fd, "ab", closefd=False) as out:
             for ms, line in self.lines:
                 if self.stop.is_set():
                     break
@@ -106,9 +118,12 @@ class PacedWriter:
         """Stop writing and remove the temporary file."""
         self.stop.set()
         self._thread.join(timeout=2)
-        self.path.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):  # something else left a file there
+        if self._name is not None:
+            self._name.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # gone already, or something else left a file there
             self.dir.rmdir()
+        if not self._thread.is_alive():  # else it still writes: the file goes with the process
+            os.close(self._fd)
 
 
 def demo_writer(speed: float = DEMO_SPEED) -> PacedWriter:
