@@ -430,6 +430,39 @@ async def test_the_matches_of_a_search_are_marked_in_the_lines_drawn(tmp_path: P
         assert not [sp for sp in long.spans if sp.style == marked]
 
 
+async def test_a_match_far_along_a_long_line_is_brought_into_view(tmp_path: Path) -> None:
+    """The view moves sideways to a match off its right edge (a long tracing line), back to
+    a match near a line's start, and says when a match lies past what is drawn of a line."""
+    path = tmp_path / "wide.log"
+    path.write_bytes(
+        SAMPLES.joinpath("p9-c6.log").read_bytes()
+        + b"a" * 300
+        + b" FAR_MARK here\n"
+        + b"NEAR_MARK at the start\n"
+        + b"b" * 5000
+        + b" FAR_MARK past what is drawn\n"
+    )
+    app, _ = _app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, lines = await _pane_at_end(app, pilot)
+        total = lines.total
+        await pilot.press("home", "slash", *"FAR_MARK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == total - 2 and lines.x > 0
+        assert "FAR_MARK here" in _numbered(app, total - 2)
+        assert screen.said == f"/FAR_MARK: line {total - 2:,}"
+        await pilot.press("slash", *"NEAR_MARK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == total - 1 and lines.x == 0
+        assert "NEAR_MARK at the start" in _numbered(app, total - 1)
+        await pilot.press("slash", *"FAR_MARK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == total and lines.x == 0
+        assert screen.said == (
+            f"/FAR_MARK: line {total:,} (the match lies past the 4,096 bytes shown of the line)"
+        )
+
+
 async def test_a_bad_regex_is_a_message() -> None:
     app, _ = _app(SAMPLES / "p9-c6.log")
     async with app.run_test(size=SIZE) as pilot:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -22,6 +23,7 @@ from tui.inspector import styled_line
 SHOW_BYTES = 4096  # of a longer line, what is drawn (a megabyte line would fill the screen)
 SIDE_STEP = 8  # columns moved by left / right
 TAB_SIZE = 8
+MATCH_CONTEXT = 16  # columns left of a match brought into view sideways, where they fit
 
 
 class LogLines(ScrollView, can_focus=True):
@@ -158,6 +160,27 @@ class LogLines(ScrollView, can_focus=True):
         self.x = max(0, self.x + direction * SIDE_STEP)
         self.refresh()
 
+    def show_match(self, line: int) -> bool:
+        """Scroll the lines' text sideways, as little as it takes, so that the first match
+        on `line` is in view (with a little of what comes before it). False when the line
+        as drawn shows none: the match lies past what is shown of a long line."""
+        row = self._row(line)
+        if row is None or self.pattern is None:
+            return False
+        plain = self._text(row).plain
+        spans = self.pattern.spans(plain)
+        if not spans:
+            return False
+        start, end = spans[0]
+        left = cell_len(plain[:start])
+        right = left + cell_len(plain[start:end])
+        view = max(1, self.scrollable_content_region.width - self._gutter)
+        if left < self.x or right > self.x + view:
+            room = view - (right - left)
+            self.x = max(0, left - min(MATCH_CONTEXT, room // 2)) if room > 0 else left
+            self.refresh()
+        return True
+
     # -- drawing ------------------------------------------------------------------------
 
     def _row(self, line: int) -> RawLine | None:
@@ -192,7 +215,7 @@ class LogLines(ScrollView, can_focus=True):
         base = self.rich_style
         if line > self.total:
             return Strip.blank(width, base)
-        gutter = len(str(self.total)) + 1
+        gutter = self._gutter
         number = self.get_component_rich_style("loglines--number")
         row = self._row(line)
         if row is None:
@@ -206,11 +229,22 @@ class LogLines(ScrollView, can_focus=True):
             strip = strip.apply_style(self.get_component_rich_style("loglines--cursor"))
         return strip.apply_style(base)
 
+    @property
+    def _gutter(self) -> int:
+        """The columns of the line numbers (and the space after them)."""
+        return len(str(self.total)) + 1
+
+    @staticmethod
+    def _text(row: RawLine) -> Text:
+        """A line's text as drawn: its colours, every control made visible."""
+        text = styled_line(row.data)
+        text.expand_tabs(TAB_SIZE)
+        return text
+
     def line_text(self, row: RawLine) -> Text:
         """A line as drawn: its colours, every control made visible, the matches marked,
         and when it is longer than what is shown, how long it is."""
-        text = styled_line(row.data)
-        text.expand_tabs(TAB_SIZE)
+        text = self._text(row)
         if self.pattern is not None:
             style = self.get_component_rich_style("loglines--match")
             for start, end in self.pattern.spans(text.plain):

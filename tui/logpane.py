@@ -25,7 +25,7 @@ from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.timespec import parse_time, resolve
 from tui.lanes import LOG_NAME_CELLS, abbreviate
-from tui.loglines import LogLines
+from tui.loglines import SHOW_BYTES, LogLines
 from tui.screens import QUIT_BINDINGS, HelpScreen, OrderedInput, SafeModal
 
 SEARCH_TURN_S = 0.05  # a search reads for this long, then lets the screen answer keys
@@ -347,7 +347,12 @@ class LogPaneScreen(SafeModal[None]):
             if search.found > self.lines.total:
                 self._count()  # the log grew since the pane counted its lines: the match is new
             self.lines.go_to(search.found, centre=True)
-            self.say(f"{shown}: line {search.found:,}")
+            past = (
+                ""
+                if self.lines.show_match(search.found)
+                else f" (the match lies past the {SHOW_BYTES:,} bytes shown of the line)"
+            )
+            self.say(f"{shown}: line {search.found:,}{past}")
         # after this worker ends: a worker started from it would cancel it (exclusive)
         self.call_next(self._next_queued)
 
