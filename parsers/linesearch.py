@@ -92,7 +92,7 @@ class LineSearch:
 
     Each `step` reads one chunk; `found` is the matching line once one is, `at` the line
     the search has read up to (forward) or back to, `done` whether it has ended (found, or
-    the log's last or first line reached).
+    the log's last or first line reached, or `until`).
 
     Args:
         reader: the log's lines.
@@ -100,6 +100,7 @@ class LineSearch:
         line: the line the search starts from (not itself searched).
         forward: towards the log's end.
         size: bytes read at each step, about.
+        until: the last line searched (forward) or the first (back), when not the log's.
     """
 
     def __init__(
@@ -109,10 +110,12 @@ class LineSearch:
         line: int,
         forward: bool = True,
         size: int = CHUNK_BYTES,
+        until: int | None = None,
     ) -> None:
         self.pattern = pattern
         self.forward = forward
         self.at = line
+        self.until = until
         self.found: int | None = None
         self.done = False
         self._chunks = (
@@ -130,9 +133,16 @@ class LineSearch:
         first, data = chunk
         pattern = self.pattern
         line = pattern.first_line(data) if self.forward else pattern.last_line(data)
-        if line is not None:
+        if line is not None and not self._beyond(first + line):
             self.found = self.at = first + line
             self.done = True
             return True
         self.at = first + data.count(b"\n") - 1 if self.forward else first
-        return False
+        self.done = line is not None or self._beyond(self.at + (1 if self.forward else -1))
+        return self.done
+
+    def _beyond(self, line: int) -> bool:
+        """`line` lies past `until`: not to be searched."""
+        if self.until is None:
+            return False
+        return line > self.until if self.forward else line < self.until

@@ -108,6 +108,21 @@ def test_search_finds_the_next_and_the_previous_matching_line(tmp_path: Path) ->
     assert _run(LineSearch(reader, compile_search("GPU_end"), 1)) is None  # a capital: exact
 
 
+def test_a_search_until_a_line_searches_that_line_last(tmp_path: Path) -> None:
+    """The pane's search on from the other end of the log stops at the line it began from,
+    itself searched; a match past it is no match, in any chunk of the search."""
+    lines = [f"line {k} {'GPU_END' if k % 7 == 0 else 'other'}" for k in range(1, 3001)]
+    reader = _reader(tmp_path, "\n".join(lines) + "\n")
+    pattern = compile_search("gpu_end")
+    for size in (64, 1 << 20):
+        assert _run(LineSearch(reader, pattern, 0, True, size, until=7)) == 7
+        assert _run(LineSearch(reader, pattern, 0, True, size, until=6)) is None
+        assert _run(LineSearch(reader, pattern, 3001, False, size, until=2996)) == 2996
+        assert _run(LineSearch(reader, pattern, 3001, False, size, until=2997)) is None
+        assert _run(LineSearch(reader, pattern, 0, True, size, until=2000)) == 7
+        assert _run(LineSearch(reader, pattern, 3001, False, size, until=5)) == 2996
+
+
 def test_a_match_runs_over_no_line_end(tmp_path: Path) -> None:
     reader = _reader(tmp_path, "alpha\nbeta\nalpha beta\n")
     # `\s+` takes the newline in the chunk: only the line that matches on its own counts
@@ -365,9 +380,19 @@ async def test_slash_finds_and_n_and_shift_n_step(tmp_path: Path) -> None:
         await _settle(pilot)
         assert lines.cursor == want[1]
         assert f"line {want[1]:,}" in screen.said
+        # past the last match: on from the top, and said so; back past the first, from the
+        # bottom
         await pilot.press("end", "n")
         await _settle(pilot)
-        assert lines.cursor == len(data) - 1 and "no match below" in screen.said
+        end = len(data) - 1
+        assert lines.cursor == want[0]
+        assert screen.said == f"/GPU_PICK: line {want[0]:,}, from the top (none below line {end:,})"
+        await pilot.press("N")
+        await _settle(pilot)
+        assert lines.cursor == want[-1]
+        assert screen.said == (
+            f"/GPU_PICK: line {want[-1]:,}, from the bottom (none above line {want[0]:,})"
+        )
         await pilot.press("home", "slash", *"GPU_PICK", "enter")
         await _settle(pilot)
         assert lines.cursor == want[0]

@@ -316,18 +316,23 @@ class LogPaneScreen(SafeModal[None]):
 
     @work(exclusive=True, group="logsearch")
     async def _run_search(self, search: LineSearch) -> None:
-        """Read the log a turn at a time (SEARCH_TURN_S), letting keys in between."""
-        where = "below" if search.forward else "above"
+        """Read the log a turn at a time (SEARCH_TURN_S), letting keys in between; with no
+        match past the cursor, on from the other end of the log back to the cursor's line
+        (as vim does; the message says so)."""
+        where, end = ("below", "top") if search.forward else ("above", "bottom")
         started = search.at
+        wrapped = False
         try:
-            while True:
-                turn_end = time.monotonic() + SEARCH_TURN_S
-                while not search.step() and time.monotonic() < turn_end:
-                    pass
-                if search.done:
-                    break
-                self.say(f"searching… line {search.at:,} (esc stops)")
-                await asyncio.sleep(0)
+            await self._read_through(search)
+            if self.searching is search and search.found is None:
+                # the log's other end, up to the cursor's line (itself searched last)
+                wrapped = True
+                first = 0 if search.forward else self.lines.total + 1
+                search = LineSearch(
+                    self.at.reader, search.pattern, first, search.forward, until=started
+                )
+                self.searching = search
+                await self._read_through(search)
         except OSError as exc:
             self.say(f"cannot read the log: {exc.strerror or exc}")
             self.searching = None
@@ -338,8 +343,8 @@ class LogPaneScreen(SafeModal[None]):
         self.searching = None
         shown = f"/{self.pattern_text}"
         if search.found is None:
-            self.say(f"{shown}: no match {where} line {started:,}")
-            # those typed after it the same way, from the same line, would find none either
+            self.say(f"{shown}: no match in the log")
+            # those typed after it the same way would find none either
             same = 1 if search.forward else -1
             while self.queued and self.queued[0] == same:
                 self.queued.pop(0)
@@ -347,14 +352,25 @@ class LogPaneScreen(SafeModal[None]):
             if search.found > self.lines.total:
                 self._count()  # the log grew since the pane counted its lines: the match is new
             self.lines.go_to(search.found, centre=True)
-            past = (
-                ""
-                if self.lines.show_match(search.found)
-                else f" (the match lies past the {SHOW_BYTES:,} bytes shown of the line)"
-            )
-            self.say(f"{shown}: line {search.found:,}{past}")
+            said = f"{shown}: line {search.found:,}"
+            if wrapped:
+                said += f", from the {end} (none {where} line {started:,})"
+            if not self.lines.show_match(search.found):
+                said += f" (the match lies past the {SHOW_BYTES:,} bytes shown of the line)"
+            self.say(said)
         # after this worker ends: a worker started from it would cancel it (exclusive)
         self.call_next(self._next_queued)
+
+    async def _read_through(self, search: LineSearch) -> None:
+        """Step `search` to its end, a turn at a time, saying how far it has read."""
+        while True:
+            turn_end = time.monotonic() + SEARCH_TURN_S
+            while not search.step() and time.monotonic() < turn_end:
+                pass
+            if search.done or self.searching is not search:
+                return
+            self.say(f"searching… line {search.at:,} (esc stops)")
+            await asyncio.sleep(0)
 
     # -- jump ---------------------------------------------------------------------------
 
