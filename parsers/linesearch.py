@@ -20,12 +20,27 @@ def compile_search(text: str) -> LineRegex:
 
     Raises:
         ValueError: not a regular expression, in one line (`not a regular expression:
-            unclosed group`).
+            unclosed group`), or one too large to compile in bounded memory (with the ASCII
+            classes to write where a Unicode class made it so).
     """
     try:
         return LineRegex(as_rust(text), not any(c.isupper() for c in text))
     except ValueError as exc:
+        if str(exc) == "too large":
+            raise _too_large(text) from None
         raise ValueError(f"not a regular expression: {exc}") from None
+
+
+# the classes whose Unicode forms are hundreds of ranges each: repeated, they make a
+# pattern too large to compile (`\w{200}`), where their ASCII forms (a log's letters) do not
+_UNICODE_CLASSES = {"w": "[A-Za-z0-9_]", "d": "[0-9]", "s": "[ \\t]"}
+
+
+def _too_large(text: str) -> ValueError:
+    """The refusal of a pattern too large, saying which ASCII classes would do."""
+    hints = [f"\\{c} as {ascii}" for c, ascii in _UNICODE_CLASSES.items() if f"\\{c}" in text]
+    smaller = f"; ASCII classes are smaller: {', '.join(hints)}" if hints else ""
+    return ValueError(f"too large{smaller}")
 
 
 # a repetition as both engines read it, `{2}`, `{2,}`, `{2,5}`; Python's `{,5}` (from 0)

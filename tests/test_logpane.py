@@ -149,6 +149,20 @@ def test_a_bad_regex_is_one_line() -> None:
             compile_search(backreference)
 
 
+def test_a_pattern_too_large_says_what_to_write_instead(tmp_path: Path) -> None:
+    """A Unicode class repeated (`\\w{300}`, a CID's length) is too large to compile within
+    the bound; the refusal names the ASCII class, which compiles and finds the line."""
+    with pytest.raises(ValueError) as refused:
+        compile_search(r"bafy\w{300}x\d{300}")
+    assert str(refused.value) == (
+        r"too large; ASCII classes are smaller: \w as [A-Za-z0-9_], \d as [0-9]"
+    )
+    with pytest.raises(ValueError, match=r"^too large$"):
+        compile_search("(a|b|c|d|e|f|g){1000}{1000}")  # no class to blame
+    reader = _reader(tmp_path, "other\nbafy" + "k2" * 150 + "\n")
+    assert _run(LineSearch(reader, compile_search("bafy[A-Za-z0-9_]{300}"), 0)) == 2
+
+
 @pytest.mark.parametrize(
     "pattern",
     [
