@@ -27,6 +27,9 @@ T = TypeVar("T")
 NEW_NAME_TRIES = 1000  # `name-2.json` … before an exclusive new file gives up
 
 
+MAX_LINKS = 40  # symlinks followed to an output's file, as the kernel's limit
+
+
 class WriteRefused(CuzkError, OSError):
     """A target the tool will not write: an input, not a regular file, or a bad path.
 
@@ -58,6 +61,28 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return st.st_dev, st.st_ino
+
+
+def through_links(target: Path) -> Path:
+    """The file `target` names once its symlinks are followed, as `>` writes through them
+    (a link to a name that does not exist yet: that name).
+
+    Raises:
+        WriteRefused: a link into /proc (`/dev/stdout`, `/dev/fd/1`): it names a process's
+            descriptor, whose file replaced would lose what it held (`>> file`); or a loop.
+    """
+    path = str(target)
+    for _ in range(MAX_LINKS):
+        folder = os.path.realpath(os.path.dirname(path))
+        if folder == "/proc" or folder.startswith("/proc/"):
+            raise WriteRefused(
+                f"will not write {target}: it names a process's descriptor, not a file"
+            )
+        path = os.path.join(folder, os.path.basename(path))
+        if not os.path.islink(path):
+            return Path(path)
+        path = os.path.join(folder, os.readlink(path))
+    raise WriteRefused(f"cannot write {target}: too many levels of symbolic links")
 
 
 def check_target(target: Path, inputs: Sequence[Path]) -> None:
@@ -153,6 +178,10 @@ class OutputBatch:
             FileExistsError: `exclusive` and `target` exists.
             OSError: the write failed (the temporary file is removed).
         """
+        if not self.exclusive:
+            # a symlink is written through, as `>` writes: the file it names is replaced,
+            # never the link itself (`/dev/stdout` renamed over was a file in /dev)
+            target = through_links(target)
         check_target(target, self.inputs)
         if self.exclusive and os.path.lexists(target):
             raise FileExistsError(errno.EEXIST, "file exists", str(target))

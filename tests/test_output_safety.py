@@ -378,6 +378,62 @@ def test_a_fifo_or_a_device_as_a_target_is_refused_at_once(tmp_path: Path, log: 
     assert sorted(os.listdir(folder)) == ["gaps.csv"]
 
 
+def test_an_export_writes_through_a_symlink_and_leaves_the_link(tmp_path: Path, log: Path) -> None:
+    """As `>` does: the file a link names is replaced (or made), never the link itself."""
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "t.json"
+    link.symlink_to("real/t.json")  # a name that does not exist yet
+    folder_link = tmp_path / "csv"
+    folder_link.symlink_to("real")
+    for _ in range(2):  # made, then replaced
+        result = run(str(log), "--export-trace", str(link), "--export-csv", str(folder_link))
+        assert result.returncode == 0, result.stderr
+        assert link.is_symlink() and os.readlink(link) == "real/t.json"
+        assert folder_link.is_symlink()
+    doc = json.loads((tmp_path / "real" / "t.json").read_text())
+    assert doc["traceEvents"]
+    assert (tmp_path / "real" / "gaps.csv").read_text().startswith("rank,")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["csv", "real", "t.json", "v.log"]
+
+
+def test_a_link_to_a_descriptor_or_a_dash_is_refused(tmp_path: Path, log: Path) -> None:
+    """`/dev/stdout` with standard output a file: renamed over, the link in /dev became a
+    file (as root), and the file `>>` appended to would have lost what it held."""
+    out = tmp_path / "out.txt"
+    out.write_text("kept\n")
+    fd_link = tmp_path / "fd.json"
+    fd_link.symlink_to("/proc/self/fd/1")
+    loop = tmp_path / "loop.json"
+    loop.symlink_to("loop.json")
+    cases = [
+        (["--export-trace", str(fd_link)], "it names a process's descriptor, not a file"),
+        (["--export-trace", "/dev/stdout"], "it names a process's descriptor, not a file"),
+        (["--export-csv", "/dev/fd"], "it names a process's descriptor, not a file"),
+        (["--export-trace", str(loop)], "too many levels of symbolic links"),
+        (["--export-trace", "-"], "--export-trace: give a file's name"),
+        (["--export-csv", "-"], "--export-csv: give a folder's name"),
+    ]
+    for args, said in cases:
+        with out.open("a") as stdout:
+            result = subprocess.run(
+                [sys.executable, "-m", "tui.cli", str(log), *args],
+                stdout=stdout,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                timeout=120,
+            )
+        assert result.returncode == 2, (args, result.stderr)
+        assert said in only_line(result.stderr), args
+        assert fd_link.is_symlink() and out.read_text() == "kept\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "fd.json",
+        "loop.json",
+        "out.txt",
+        "v.log",
+    ]
+
+
 def test_a_tilde_is_the_home_folder_and_a_deleted_working_folder_is_one_line(
     tmp_path: Path, log: Path
 ) -> None:

@@ -524,12 +524,16 @@ def checked_outputs(
     """The export paths with `~` expanded, made absolute; a target that is one of the logs
     or not a regular file is refused before anything is read or written."""
     from parsers.export import check_csv_targets
-    from parsers.writing import WriteRefused, check_target, output_path
+    from parsers.writing import WriteRefused, check_target, output_path, through_links
 
     inputs = input_paths(logs)
     try:
         if export_trace is not None:
-            trace = output_path(export_trace)
+            if export_trace == "-":
+                raise OptionError(
+                    "--export-trace: give a file's name (`-` is standard input, for a log)"
+                )
+            trace = through_links(output_path(export_trace))
             if trace.is_dir():
                 raise OptionError(f"--export-trace: is a folder: {export_trace}")
             if not trace.parent.is_dir():
@@ -537,7 +541,11 @@ def checked_outputs(
             check_target(trace, inputs)
             export_trace = str(trace)
         if export_csv is not None:
-            folder = output_path(export_csv)
+            if export_csv == "-":
+                raise OptionError(
+                    "--export-csv: give a folder's name (`-` is standard input, for a log)"
+                )
+            folder = through_links(output_path(export_csv))
             if not folder.exists() and not folder.parent.is_dir():
                 raise OptionError(f"--export-csv: no such folder: {folder.parent}")
             check_csv_targets(folder, inputs)
