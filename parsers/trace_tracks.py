@@ -287,7 +287,7 @@ class TraceTracks:
             parts = t.partition[rows].tolist()
             return names.extend(
                 [
-                    f"{t.jobs[j]} w{w} p{None if p < 0 else p}"
+                    f"{t.jobs[j]} w{w}" + ("" if p < 0 else f" p{p}")  # a whole job: no p
                     for j, w, p in zip(
                         t.job[rows].tolist(), t.worker[rows].tolist(), parts, strict=True
                     )

@@ -232,6 +232,11 @@ def _busy_events(g: GpuStats, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]
             yield _x("busy", "busy", pid, BUSY_TID, *c, {})
 
 
+def _side(side: Any) -> str:
+    """A gap's side as the viewer's gap list writes it: `JOB w1 p4`, no `p` for a whole job."""
+    return f"{side.job} w{side.worker}" + ("" if side.partition is None else f" p{side.partition}")
+
+
 def _gap_events(
     model: LogModel, idx: np.ndarray, ranks: list[int], pid: int, clip: _Clip
 ) -> Iterator[dict[str, Any]]:
@@ -244,8 +249,8 @@ def _gap_events(
             "duration_ms": gap.duration_ms,
             "cause": gap.cause,
             "crosses_proof_boundary": gap.crosses_proof_boundary,
-            "before": f"{gap.before.job} w{gap.before.worker} p{gap.before.partition}",
-            "after": f"{gap.after.job} w{gap.after.worker} p{gap.after.partition}",
+            "before": _side(gap.before),
+            "after": _side(gap.after),
         }
         yield _x(f"gap #{ranks[i]}", "gap", pid, BUSY_TID, *c, args)
 

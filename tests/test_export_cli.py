@@ -436,3 +436,22 @@ def test_each_csv_row_ends_in_a_newline_that_awk_splits_cleanly(tmp_path: Path) 
         with (folder / name).open(newline="") as fh:
             rows = list(csv.reader(fh))
         assert len(rows) == raw.count(b"\n") > 1, name  # one row a line, cells unbroken
+
+
+def test_a_gap_beside_a_whole_job_names_no_partition(tmp_path: Path) -> None:
+    """A WindowPoSt job is proved whole: its side of a gap is `JOB w0`, as the gap list
+    writes it (the trace wrote `p None` into it), the same in the JSON and protobuf traces."""
+    model = read_log(SAMPLES / "curio-mixed.log")
+    whole_jobs = {
+        side.job for g in model.gaps for side in (g.before, g.after) if side.partition is None
+    }
+    assert whole_jobs  # the sample has them
+    export.write_trace(model, tmp_path / "t.json")
+    sides = [
+        e["args"][key]
+        for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+        if e.get("cat") == "gap"
+        for key in ("before", "after")
+    ]
+    assert not [s for s in sides if "None" in s]
+    assert any(s.split(" w")[0] in whole_jobs and " p" not in s.split(" w")[-1] for s in sides)
