@@ -400,12 +400,12 @@ async def test_slash_finds_and_n_and_shift_n_step(tmp_path: Path) -> None:
         await _settle(pilot)
         end = len(data) - 1
         assert lines.cursor == want[0]
-        assert screen.said == f"/GPU_PICK: line {want[0]:,}, from the top (none below line {end:,})"
+        assert screen.said == f"/GPU_PICK: line {want[0]:,} (from the top: none below line {end:,})"
         await pilot.press("N")
         await _settle(pilot)
         assert lines.cursor == want[-1]
         assert screen.said == (
-            f"/GPU_PICK: line {want[-1]:,}, from the bottom (none above line {want[0]:,})"
+            f"/GPU_PICK: line {want[-1]:,} (from the bottom: none above line {want[0]:,})"
         )
         await pilot.press("home", "slash", *"GPU_PICK", "enter")
         await _settle(pilot)
@@ -480,6 +480,9 @@ async def test_a_match_far_along_a_long_line_is_brought_into_view(tmp_path: Path
         + b"NEAR_MARK at the start\n"
         + b"b" * 5000
         + b" FAR_MARK past what is drawn\n"
+        + b"TABS"
+        + b"\t" * 30
+        + b"\x03NEEDLE end\n"
     )
     app, _ = _app(path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -487,19 +490,32 @@ async def test_a_match_far_along_a_long_line_is_brought_into_view(tmp_path: Path
         total = lines.total
         await pilot.press("home", "slash", *"FAR_MARK", "enter")
         await _settle(pilot)
-        assert lines.cursor == total - 2 and lines.x > 0
-        assert "FAR_MARK here" in _numbered(app, total - 2)
-        assert screen.said == f"/FAR_MARK: line {total - 2:,}"
+        assert lines.cursor == total - 3 and lines.x > 0
+        assert "FAR_MARK here" in _numbered(app, total - 3)
+        assert screen.said == f"/FAR_MARK: line {total - 3:,}"
         await pilot.press("slash", *"NEAR_MARK", "enter")
         await _settle(pilot)
-        assert lines.cursor == total - 1 and lines.x == 0
-        assert "NEAR_MARK at the start" in _numbered(app, total - 1)
+        assert lines.cursor == total - 2 and lines.x == 0
+        assert "NEAR_MARK at the start" in _numbered(app, total - 2)
         await pilot.press("slash", *"FAR_MARK", "enter")
         await _settle(pilot)
-        assert lines.cursor == total and lines.x == 0
+        assert lines.cursor == total - 1 and lines.x == 0
         assert screen.said == (
-            f"/FAR_MARK: line {total:,} (the match lies past the 4,096 bytes shown of the line)"
+            f"/FAR_MARK: line {total - 1:,} (match beyond the 4,096 bytes shown)"
         )
+        # a tab and a control character in the pattern: matched as the search matches them,
+        # placed where they are drawn (the tabs as spaces, the control as a picture)
+        await pilot.press("slash", *"\\t\\x03needle", "enter")
+        await _settle(pilot)
+        assert lines.cursor == total and lines.x > 200
+        assert screen.said == f"/\\t\\x03needle: line {total:,}"
+        assert "NEEDLE end" in _numbered(app, total)
+        (row,) = lines.reader.lines(total, total)
+        text = lines.line_text(row)
+        marked = lines.get_component_rich_style("loglines--match")
+        (span,) = [sp for sp in text.spans if sp.style == marked]
+        assert text.plain[span.start : span.end].endswith("NEEDLE")
+        assert text.plain[span.start : span.end].startswith(" ")  # the tab, drawn
 
 
 async def test_a_bad_regex_is_a_message() -> None:

@@ -26,7 +26,7 @@ from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
 RAW_SHOW_BYTES = 4096  # a longer raw line is shown cut (a megabyte line would fill the screen)
 
-_SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and weight: the only escapes that are drawn
+SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and weight: the only escapes that are drawn
 
 
 def literal(raw: bytes) -> str:
@@ -38,8 +38,8 @@ def styled_line(raw: bytes) -> Text:
     """A raw log line as it looked in the terminal: SGR colours drawn, every other control
     character (other escapes too) made visible, markup never read."""
     text = raw.decode("utf-8", "replace")
-    pieces = _SGR.split(text)
-    codes = _SGR.findall(text)
+    pieces = SGR.split(text)
+    codes = SGR.findall(text)
     safe = "".join(
         visible(piece, keep_tab=True) + (codes[k] if k < len(codes) else "")
         for k, piece in enumerate(pieces)

@@ -18,12 +18,23 @@ from textual.strip import Strip
 
 from parsers._core import LineRegex
 from parsers.rawlines import LineReader, RawLine
-from tui.inspector import styled_line
+from tui.inspector import SGR, styled_line
 
 SHOW_BYTES = 4096  # of a longer line, what is drawn (a megabyte line would fill the screen)
 SIDE_STEP = 8  # columns moved by left / right
 TAB_SIZE = 8
 MATCH_CONTEXT = 16  # columns left of a match brought into view sideways, where they fit
+# matches marked on a line whose tabs or controls move them (each placed by drawing the line
+# up to it): a line of thousands of one-letter matches costs no more than this many
+MAPPED_MATCHES = 64
+
+
+def _drawn_length(searched: str) -> int:
+    """How many characters the start `searched` of a line (without its colours) is drawn
+    as: tabs expanded, controls as pictures."""
+    text = styled_line(searched.encode())
+    text.expand_tabs(TAB_SIZE)
+    return len(text.plain)
 
 
 class LogLines(ScrollView, can_focus=True):
@@ -168,9 +179,9 @@ class LogLines(ScrollView, can_focus=True):
         if row is None or self.pattern is None:
             return False
         plain = self._text(row).plain
-        spans = self.pattern.spans(plain)
+        spans = self.matches(row, plain)
         if not spans:
-            return False
+            return not row.cut  # else the match lies past the bytes drawn
         start, end = spans[0]
         left = cell_len(plain[:start])
         right = left + cell_len(plain[start:end])
@@ -229,6 +240,21 @@ class LogLines(ScrollView, can_focus=True):
             strip = strip.apply_style(self.get_component_rich_style("loglines--cursor"))
         return strip.apply_style(base)
 
+    def matches(self, row: RawLine, drawn: str) -> list[tuple[int, int]]:
+        """Where the pattern matches `row`, in characters of `drawn` (its text as drawn):
+        found as the search finds them, in the line without its colours, where a tab or a
+        control character is itself (`\\t`, `\\x03`), though drawn as spaces or a picture."""
+        if self.pattern is None:
+            return []
+        searched = "".join(SGR.split(row.data.decode("utf-8", "replace")))
+        spans = self.pattern.spans(searched)
+        if not spans or searched == drawn:
+            return spans
+        return [
+            (_drawn_length(searched[:start]), _drawn_length(searched[:end]))
+            for start, end in spans[:MAPPED_MATCHES]
+        ]
+
     @property
     def _gutter(self) -> int:
         """The columns of the line numbers (and the space after them)."""
@@ -247,7 +273,7 @@ class LogLines(ScrollView, can_focus=True):
         text = self._text(row)
         if self.pattern is not None:
             style = self.get_component_rich_style("loglines--match")
-            for start, end in self.pattern.spans(text.plain):
+            for start, end in self.matches(row, text.plain):
                 text.stylize(style, start, end)
         if row.cut:
             text.append(

@@ -352,12 +352,14 @@ class LogPaneScreen(SafeModal[None]):
             if search.found > self.lines.total:
                 self._count()  # the log grew since the pane counted its lines: the match is new
             self.lines.go_to(search.found, centre=True)
-            said = f"{shown}: line {search.found:,}"
-            if wrapped:
-                said += f", from the {end} (none {where} line {started:,})"
+            # in one status line of 80 columns: what it says of a wrap is cut short when
+            # it also says the match cannot be shown
+            notes = [f"from the {end}: none {where} line {started:,}"] if wrapped else []
             if not self.lines.show_match(search.found):
-                said += f" (the match lies past the {SHOW_BYTES:,} bytes shown of the line)"
-            self.say(said)
+                notes = [f"from the {end}"] if wrapped else []
+                notes.append(f"match beyond the {SHOW_BYTES:,} bytes shown")
+            said = f"{shown}: line {search.found:,}"
+            self.say(said + (f" ({'; '.join(notes)})" if notes else ""))
         # after this worker ends: a worker started from it would cancel it (exclusive)
         self.call_next(self._next_queued)
 
