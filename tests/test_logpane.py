@@ -434,7 +434,7 @@ async def test_a_match_in_lines_written_since_the_pane_opened_is_shown(tmp_path:
     path.write_bytes(SAMPLES.joinpath("p9-c6.log").read_bytes())
     app, _ = _app(path)
     async with app.run_test(size=SIZE) as pilot:
-        _, lines = await _pane_at_end(app, pilot)
+        screen, lines = await _pane_at_end(app, pilot)
         total = lines.total
         with path.open("ab") as out:
             out.write(b"a line written later\nthe NEW_MARKER line\n")
@@ -443,6 +443,18 @@ async def test_a_match_in_lines_written_since_the_pane_opened_is_shown(tmp_path:
         assert lines.total == total + 2
         assert lines.cursor == total + 2
         assert "the NEW_MARKER line" in _numbered(app, total + 2)
+        # N from the top wraps from the log's last line now, not the pane's count of it
+        await pilot.press("home", "slash", *"LATER_MARKER", "enter")
+        await _settle(pilot)
+        assert screen.said == "/LATER_MARKER: no match in the log"
+        with path.open("ab") as out:
+            out.write(b"the LATER_MARKER line\n")
+        await pilot.press("N")
+        await _settle(pilot)
+        assert lines.cursor == total + 3, screen.said
+        assert (
+            screen.said == f"/LATER_MARKER: line {total + 3:,} (from the bottom: none above line 1)"
+        )
 
 
 async def test_the_matches_of_a_search_are_marked_in_the_lines_drawn(tmp_path: Path) -> None:

@@ -327,7 +327,8 @@ class LogPaneScreen(SafeModal[None]):
             if self.searching is search and search.found is None:
                 # the log's other end, up to the cursor's line (itself searched last)
                 wrapped = True
-                first = 0 if search.forward else self.lines.total + 1
+                # back from the log's last line now, not the pane's count (the log grows)
+                first = 0 if search.forward else self.at.reader.line_count() + 1
                 search = LineSearch(
                     self.at.reader, search.pattern, first, search.forward, until=started
                 )
