@@ -217,7 +217,7 @@ def figures_of(model: LogModel, quiet_ms: float = 0.0) -> Figures:
     add(MALFORMED, (), model.counts.malformed)
     return Figures(
         gpus=tuple(latest[k] for k in sorted(latest)),
-        s_per_proof=round(model.summary.s_per_proof, 6),
+        s_per_proof=math.nan if model.summary.rate is None else round(model.summary.rate, 6),
         in_synthesis=in_synthesis(model),
         counters=counters,
     )
@@ -343,7 +343,7 @@ def families(
     yield _counters(counted, FAILED, "Proofs with a failed partition.", [], host)
     s_per_proof = GaugeMetricFamily(
         "cuzk_seconds_per_proof",
-        "Run span in seconds per completed proof (a rate over the run, 0 when none completed).",
+        "Run span in seconds per completed proof (a rate over the run; NaN until one completes).",
         labels=["host"],
     )
     s_per_proof.add_metric([host], figures.s_per_proof)

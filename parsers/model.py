@@ -1086,6 +1086,14 @@ class Summary:
         return self.run_span_ms / 1000 / self.proofs_completed
 
     @property
+    def rate(self) -> float | None:
+        """s/proof where there is a rate: None while no proof has completed or the run has
+        no span (what the screen writes `- s/proof`, the JSON `null`)."""
+        if not self.proofs_completed or not self.spanned:
+            return None
+        return self.s_per_proof
+
+    @property
     def spanned(self) -> bool:
         """A GPU_END (a completion, in a log without TIMELINE) follows the first SYNTH_START
         (dequeue): the run has a span. A log begun mid-run may have completions and none."""
@@ -1103,9 +1111,8 @@ class Summary:
         """s/proof as the screen and the text report write it: `- s/proof` while no proof
         has completed, or the run has no span (the figure is 0 then: no rate, not an instant
         one)."""
-        if not self.proofs_completed or not self.spanned:
-            return "- s/proof"
-        return f"{self.s_per_proof:.2f} s/proof"
+        rate = self.rate
+        return "- s/proof" if rate is None else f"{rate:.2f} s/proof"
 
 
 @dataclass(frozen=True, slots=True)

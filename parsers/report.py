@@ -273,7 +273,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             "proofs_started": s.proofs_started,
             "proofs_completed": s.proofs_completed,
             "run_span_ms": s.run_span_ms,
-            "s_per_proof": round(s.s_per_proof, 6),
+            "s_per_proof": None if s.rate is None else round(s.rate, 6),
             "gap_count": s.gaps.count,
             "gap_total_ms": s.gaps.total_ms,
             "gap_max_ms": s.gaps.max_ms,
