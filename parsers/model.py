@@ -1208,7 +1208,9 @@ class LogModel:
         sum is never wider than theirs added up (docs/analysis.md#all-gpus)."""
         busy = sum(g.busy_ms for g in self.gpus)  # kernels run inside GPU intervals
         hi = sum(g.kernel_lines_ms[1] for g in self.gpus) + self.unattributed_kernel_ms
-        lo = sum(g.kernel_lines_ms[0] for g in self.gpus) + self.unattributed_kernel_ms
+        # the lines given to no interval only ever raise the top: in a log begun mid-run they
+        # are the kernels of intervals whose start the log lacks, before the GPUs' spans
+        lo = sum(g.kernel_lines_ms[0] for g in self.gpus)
         hi = min(hi, busy, sum(g.kernel_range_ms[1] for g in self.gpus))
         lo = max(lo, sum(g.kernel_range_ms[0] for g in self.gpus))
         return min(lo, hi), hi
