@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import random
 from dataclasses import replace
 
@@ -11,6 +12,7 @@ from helpers import build
 from cuzksim import reference as ref
 from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
+from parsers.durations import duration
 
 CONFIGS = [
     SimConfig(seed=21, proofs=6, gpus=1, gw=1, stdout="none"),
@@ -279,3 +281,45 @@ def test_s_per_proof_is_no_number_before_a_proof_completes() -> None:
         assert "- s/proof" in text and "0.00 s/proof" not in text
     assert report_dict(start)["summary"]["s_per_proof"] is None  # no rate: not 0, not fast
     assert report_dict(whole)["summary"]["s_per_proof"] == round(whole.summary.s_per_proof, 6)
+
+
+def test_an_inferred_kernel_busy_and_its_split_are_marked_estimates() -> None:
+    """Where kernel busy is inferred (the oldest engine: no lock line, no allocation line),
+    the report's kernel busy column, the busy split's kernel and allocation cells and the
+    header's kernel share say `≈`, and the tables say why; the per-worker table's `alloc 0`
+    says it is the engine printing none (the truth was 836 + 340 ms on GPU 0). A current
+    engine's figures are pinned down and shown plain."""
+    from parsers.breakdown import whole_run
+    from tui.header import header_text
+    from tui.report import ESTIMATED_SPLIT, HIDDEN_ALLOC, report_renderables
+
+    def plain(model: object) -> str:
+        parts = report_renderables(model, cut_ids=False)  # type: ignore[arg-type]
+        from rich.console import Console
+
+        console = Console(width=200, file=io.StringIO())
+        for part in parts:
+            console.print(part)
+        return console.file.getvalue()  # type: ignore[attr-defined, no-any-return]
+
+    old_cfg = SimConfig(seed=5, era="feb", gpus=3, gw=2, proofs=8, concurrency=4, stdout="plain")
+    old = build(simulate(old_cfg)[1])
+    assert all(g.kernel_is_estimate for g in old.gpus)
+    text = plain(old)
+    split = text[text.index("Where each GPU") : text.index("Time in each phase")]
+    for g in old.gpus:
+        row = next(line for line in text.splitlines() if line.startswith(f" {g.gpu}  "))
+        assert f"≈{duration(g.kernel_busy_ms, 'cell')}" in row
+    assert split.count("≈") == 2 * len(old.gpus) + 1  # kernel and alloc cells, the note
+    assert " ".join(ESTIMATED_SPLIT.split()) in " ".join(split.split())
+    assert " ".join(HIDDEN_ALLOC.split()) in " ".join(text.split())
+    head = header_text(old, "FINISHED", whole_run(old)).plain
+    busy = [line for line in head.splitlines() if line.lstrip().startswith("busy")]
+    assert len(busy) == len(old.gpus)
+    assert all(" kernel ≈" in line and " alloc ≈" in line for line in busy)
+
+    current = build(simulate(SimConfig(seed=5, gpus=2, proofs=8))[1])
+    assert not any(g.kernel_is_estimate for g in current.gpus)
+    text = plain(current)
+    assert "≈" not in text and "prints no allocation line" not in text
+    assert "≈" not in header_text(current, "FINISHED", whole_run(current)).plain

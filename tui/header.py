@@ -17,21 +17,36 @@ from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
 from tui.lanes import abbreviate, gpu_label_in
-from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_pct, kernel_figure
+from tui.report import (
+    NO_GPU_LINES,
+    all_gpus_figure,
+    alloc_unprinted,
+    fmt_pct,
+    inferred_phases,
+    kernel_figure,
+)
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
-def breakdown_text(title: str, b: Breakdown, styles: dict[Phase, Style], short: bool) -> Text:
+def breakdown_text(
+    title: str,
+    b: Breakdown,
+    styles: dict[Phase, Style],
+    short: bool,
+    inferred: frozenset[Phase] = frozenset(),
+) -> Text:
     """`  busy: kernel 49% barrier 20% …`: the phases' shares of the GPU's busy time (`title`:
-    `busy`, or `busy, run` and `busy, view` when a zoomed view has its own)."""
+    `busy`, or `busy, run` and `busy, view` when a zoomed view has its own; `inferred`: the
+    phases whose time is an estimate, their shares marked `≈`)."""
     text = Text(f"  {title + ':':<{len('busy, view:') if ',' in title else 0}}", style="dim")
     for phase in BUSY_ORDER:
         name = PHASES[phase].short if short else PHASES[phase].name
         text.append(f" {name}", style=styles.get(phase, ""))
-        text.append(f" {100 * b.share(phase):.0f}%")
+        about = "≈" if phase in inferred else ""
+        text.append(f" {about}{100 * b.share(phase):.0f}%")
     if not b.busy_ms:
         text.append("  (nothing busy)", style="dim")
     return text
@@ -124,6 +139,7 @@ def _header(
     # under 100 columns the figures are not padded to line up, nor spaced by two: the
     # line (`+1 running` with it) fits 80 columns whole
     pad, sep = (0, " ") if short else (7, "  ")
+    hidden_alloc = alloc_unprinted(model)
     for g in model.gpus[:HEADER_GPUS]:
         line = Text()
         line.append("of span: ", style="dim")
@@ -144,13 +160,16 @@ def _header(
         text.append(f"\n{label} ", style="bold")
         text.append_text(line)
         zoomed = view is not None and g.gpu in view
+        inferred = inferred_phases(g, hidden_alloc)
         if run is not None and g.gpu in run:
             text.append("\n")
             title = "busy, run" if zoomed else "busy"
-            text.append_text(breakdown_text(title, run[g.gpu], styles or {}, short))
+            text.append_text(breakdown_text(title, run[g.gpu], styles or {}, short, inferred))
         if view is not None and zoomed:
             text.append("\n")
-            text.append_text(breakdown_text("busy, view", view[g.gpu], styles or {}, short))
+            text.append_text(
+                breakdown_text("busy, view", view[g.gpu], styles or {}, short, inferred)
+            )
     if len(model.gpus) > HEADER_GPUS:
         more = len(model.gpus) - HEADER_GPUS
         text.append(
@@ -159,6 +178,8 @@ def _header(
         )
     figure = all_gpus_figure(model)
     if figure is not None and any(g.kernel_is_estimate for g in model.gpus):
+        if short:  # the unit against the number, as the GPUs' lines above write it
+            figure = figure.replace(" %", "%")
         text.append(f"\n{figure}", style="bold green")
     if not model.gpus:
         if model.counts.timeline and model.finished:

@@ -230,7 +230,7 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
         duration(g.busy_ms, "cell"),
         duration(g.span_ms - g.busy_ms, "cell"),
         fmt_pct(g.timeline_util),
-        duration(g.kernel_busy_ms, "cell"),
+        ("≈" if g.kernel_is_estimate else "") + duration(g.kernel_busy_ms, "cell"),
         kernel_figure(g),
     ]
 
@@ -289,11 +289,35 @@ def busy_split_table(model: LogModel) -> RenderableType:
     GPUs across for up to five GPUs, else a row per GPU."""
     split = whole_run(model)
     shown = [g for g in model.gpus if g.gpu in split]
+    hidden_alloc = alloc_unprinted(model)
 
     def cell(g: GpuStats, phase: Phase) -> str:
         b = split[g.gpu]
-        return f"{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
+        about = "≈" if phase in inferred_phases(g, hidden_alloc) else ""
+        return f"{about}{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
 
+    table = _busy_split_table(model, shown, cell)
+    if not any(g.kernel_is_estimate for g in shown):
+        return table
+    return Group(table, Text(ESTIMATED_SPLIT, style="dim"))
+
+
+# under the busy split, where a GPU's kernel busy is an estimate
+ESTIMATED_SPLIT = (
+    "  ≈ an estimate: the log leaves kernel busy to inference (its range is in the kernel "
+    "column above), and what the estimate takes from or gives to the other phases with it"
+)
+# under the per-worker phases, where the engine prints no allocation line
+HIDDEN_ALLOC = (
+    "  alloc 0 ms: this engine prints no allocation line; the allocation inside the NTT "
+    "blocks counts as kernel here, where the busy split above estimates it"
+)
+
+
+def _busy_split_table(
+    model: LogModel, shown: list[GpuStats], cell: Callable[[GpuStats, Phase], str]
+) -> RenderableType:
+    """The busy split's cells laid out: phases down and GPUs across, or a row per GPU."""
     if len(shown) > WORKER_COLUMNS:
         header = ["GPU", *(PHASE_NAMES[p] for p in BUSY_ORDER)]
         rows = [[model.gpu_label(g.gpu), *(cell(g, p) for p in BUSY_ORDER)] for g in shown]
@@ -312,6 +336,27 @@ def busy_split_table(model: LogModel) -> RenderableType:
     for phase in BUSY_ORDER:
         table.add_row(PHASE_NAMES[phase], *(cell(g, phase) for g in shown))
     return table
+
+
+def inferred_phases(g: GpuStats, hidden_alloc: bool) -> frozenset[Phase]:
+    """The phases of `g`'s busy split that are estimates, marked `≈`: kernel where its kernel
+    busy is inferred, and allocation too where the engine printed none (`hidden_alloc`:
+    `alloc_unprinted`; all of it is then what the estimate took out of the NTT blocks)."""
+    if not g.kernel_is_estimate:
+        return frozenset()
+    if hidden_alloc:
+        return frozenset((Phase.KERNEL, Phase.ALLOC))
+    return frozenset((Phase.KERNEL,))
+
+
+def alloc_unprinted(model: LogModel) -> bool:
+    """The engine printed no allocation line (the oldest ones): no worker's intervals hold
+    allocation, though kernels ran, and a GPU's kernel busy is an estimate."""
+    return (
+        any(g.kernel_is_estimate for g in model.gpus)
+        and any(w.phases_ms["kernel"] for w in model.workers)
+        and not any(w.phases_ms["alloc"] for w in model.workers)
+    )
 
 
 def _phase_keys(model: LogModel) -> list[str]:
@@ -469,6 +514,7 @@ def report_renderables(
         busy_split_table(model),
         heading(WORKER_PHASES_TITLE),
         _phase_table(model),
+        *([Text(HIDDEN_ALLOC, style="dim")] if alloc_unprinted(model) else []),
         heading("Gaps: a GPU idle inside its span"),
         gap_stats_table(gaps, s.gaps, encoding),
     ]
