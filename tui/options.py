@@ -154,7 +154,10 @@ def make_parser() -> argparse.ArgumentParser:
         type=non_negative_int,
         default=0,
         metavar="MS",
-        help="list only gaps of at least MS milliseconds (summary counts all)",
+        help=(
+            "with --report: list only gaps of at least MS milliseconds (the summary counts "
+            "all; the exports hold every gap)"
+        ),
     )
     p.add_argument(
         "--top",
