@@ -455,3 +455,22 @@ def test_a_gap_beside_a_whole_job_names_no_partition(tmp_path: Path) -> None:
     ]
     assert not [s for s in sides if "None" in s]
     assert any(s.split(" w")[0] in whole_jobs and " p" not in s.split(" w")[-1] for s in sides)
+
+
+async def test_the_palette_export_of_the_whole_view_names_the_window_it_holds(
+    tmp_path: Path,
+) -> None:
+    """The whole run in view has a margin before its first event: the file's name said
+    `0-289283ms` while its window_ms began at -1,406 ms. The window is the run's part in
+    view, and the name says its times."""
+    model = read_log(Path(LOG))
+    app = make_app(model, LineReader(path=Path(LOG)), screenshot_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        assert view.t0 < model.time_range[0]  # the margin
+        export_visible(app)
+    (path,) = tmp_path.glob("cuzk-trace-*.json")
+    lo, hi = json.loads(path.read_text())["otherData"]["window_ms"]
+    assert (lo, hi) == model.time_range
+    assert path.name.endswith(f"-{round(lo)}-{round(hi)}ms.json")

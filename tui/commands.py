@@ -167,7 +167,14 @@ def export_visible(app: CuzkApp) -> None:
     gantt = app.gantt
     t0 = gantt.t0
     t1 = t0 + gantt.timeline_width * gantt.scale
-    stem = f"cuzk-trace-{safe_stem(app.model.source)}-{max(0, round(t0))}-{round(t1)}ms"
+    # the part of the run in view: the margin drawn before its first event (or after its
+    # last) holds nothing, and the file's name and its window_ms say the same times
+    first, last = app.model.time_range
+    t0, t1 = max(t0, first), min(t1, last)
+    if t1 <= t0:
+        app.notify("nothing of the run is in view to export", severity="warning")
+        return
+    stem = f"cuzk-trace-{safe_stem(app.model.source)}-{round(t0)}-{round(t1)}ms"
     try:
         path, n = write_new(
             app.screenshot_dir,
