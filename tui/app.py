@@ -58,6 +58,7 @@ from tui.screens import (
     keys_placed,
 )
 from tui.terminal import Terminal, exit_watchdog, hangup_safe
+from tui.workers import WorkersScreen
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -171,6 +172,7 @@ class CuzkApp(App[None]):
         Binding("g", "gap_list", "Gaps"),
         Binding("L", "log_lines", "Log", show=False),  # in the help: the footer fits 80 columns
         Binding("b", "toggle_breakdown", "Busy split", show=False),
+        Binding("w", "workers", "Workers", show=False),
         # the palette's own commands (tui/commands.py): copy an id, the comparison's figures
         Binding("y", "copy_id", "Copy id", show=False),
         Binding("c", "compare", "Compare", show=False),
@@ -888,7 +890,10 @@ class CuzkApp(App[None]):
             gantt.pinned = False
         gantt.set_model(update.model, restarted=update.restarted)
         for screen in self.screen_stack:  # an inspector may be open over the proof view
-            if isinstance(screen, GapListScreen | InspectorScreen | ProofScreen | IntervalScreen):
+            if isinstance(
+                screen,
+                GapListScreen | InspectorScreen | ProofScreen | IntervalScreen | WorkersScreen,
+            ):
                 screen.show_model(update.model)
         side = self.query_one("#side", GapDetails)
         if side.has_class("-open"):
@@ -1091,6 +1096,10 @@ class CuzkApp(App[None]):
     def action_help(self) -> None:
         """Every key."""
         self.open_screen(HelpScreen())
+
+    def action_workers(self) -> None:
+        """Each worker's time in the phases of its GPU intervals (tui/workers.py)."""
+        self.open_screen(WorkersScreen(self.model))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Escape closes the keys panel only while it is open (else it goes on to the

@@ -367,7 +367,7 @@ def _phase_cell(ms: float, total: float) -> str:
     return f"{duration(ms, 'cell')} {100 * ms / total:4.1f}%"
 
 
-def _phase_table(model: LogModel) -> RenderableType:
+def phase_table(model: LogModel) -> RenderableType:
     """Phases down, workers across: fits 80 columns for up to five workers; more workers
     get a row each (`_phase_rows`)."""
     if len(model.workers) > WORKER_COLUMNS:
@@ -513,7 +513,7 @@ def report_renderables(
         heading(BUSY_SPLIT_TITLE),
         busy_split_table(model),
         heading(WORKER_PHASES_TITLE),
-        _phase_table(model),
+        phase_table(model),
         *([Text(HIDDEN_ALLOC, style="dim")] if alloc_unprinted(model) else []),
         heading("Gaps: a GPU idle inside its span"),
         gap_stats_table(gaps, s.gaps, encoding),

@@ -198,6 +198,7 @@ KEYS = [
     ("r", "next run of a log where the daemon restarted"),
     ("f / End", "follow the end of a growing log again"),
     ("b", "show / hide where each GPU's busy time went (shares of it; a short screen: once asked)"),
+    ("w", "each worker's time in the phases of its GPU intervals (its lock wait in full)"),
     ("y", "copy the inspected interval's, the found job's or the selected gap's job id (OSC 52)"),
     ("c", "with --compare: every figure before and after, and what moved"),
     ("ctrl+p", "command palette (what if…, screenshot, export the visible range as a trace, …)"),

@@ -1,0 +1,111 @@
+"""`w`: each worker's time in the phases of its GPU intervals, the text report's table (shares
+of the worker's interval time), and how it differs from the busy split the header shows.
+
+The busy split gives each instant of a GPU to one phase, kernel first: a worker waiting for
+the GPU lock while another worker of its GPU runs kernels is kernel there, and the split's
+`lock 0%` can sit beside workers that each waited a quarter of their intervals. This window
+is where the viewer answers "how much did each worker wait?" as the report does."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import HorizontalScroll, VerticalScroll
+from textual.widgets import Static
+
+from parsers.model import LogModel
+from tui.report import HIDDEN_ALLOC, WORKER_PHASES_TITLE, alloc_unprinted, phase_table
+from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
+
+NO_WORKER = "no worker has ended a GPU interval yet"
+SIDE_STEP = 8  # cells the table scrolls sideways per left / right
+WINDOW_MARGINS = 8  # the screen's cells outside the window's text: its margin, border, padding
+# under the table: why its lock wait is not the busy split's
+NOT_THE_SPLIT = (
+    "Overlapping intervals each count in full here: a worker's wait for the GPU lock counts "
+    "while another worker of its GPU runs kernels. The busy split (b, and the header's busy "
+    "line) gives each instant of a GPU to one phase, kernel first, so that wait is kernel "
+    "there."
+)
+
+
+def workers_parts(model: LogModel) -> tuple[Text, RenderableType, int, Text]:
+    """What the window shows of `model`: the title of the per-worker table, the table and
+    its own width (cells: kept whole, scrolled sideways when wider than the window), and
+    the notes under it."""
+    if not model.workers:
+        return Text(NO_WORKER), Text(""), 0, Text("")
+    table = phase_table(model)
+    wide = Console(width=1 << 16)
+    width = Measurement.get(wide, wide.options, table).maximum
+    notes = Text(NOT_THE_SPLIT, style="dim")
+    if alloc_unprinted(model):
+        notes.append("\n" + HIDDEN_ALLOC.strip(), style="dim")
+    return Text(WORKER_PHASES_TITLE, style="bold"), table, width, notes
+
+
+class WorkersScreen(SafeModal[None]):
+    """Each worker's phases, kept up to date while the log grows."""
+
+    DEFAULT_CSS = """
+    WorkersScreen { align: center middle; }
+    WorkersScreen > VerticalScroll {
+        width: 98%; height: auto; max-height: 96%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    WorkersScreen Static { height: auto; }
+    #workers-wide { height: auto; margin: 0 0 1 0; scrollbar-size-horizontal: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,w", "dismiss", "Close"),
+        # before the scrolled box's own (a cell at a time)
+        Binding("left,h", "side(-1)", "Left", show=False, priority=True),
+        Binding("right,l", "side(1)", "Right", show=False, priority=True),
+        *QUIT_BINDINGS,
+    ]
+
+    def __init__(self, model: LogModel) -> None:
+        super().__init__()
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        """The table, scrolled both ways when the terminal is small."""
+        with VerticalScroll(id="workers"):
+            yield Static(id="workers-title")
+            with HorizontalScroll(id="workers-wide"):  # the table alone scrolls sideways
+                yield Static(id="workers-table")
+            yield Static(id="workers-notes")
+        yield KeysFooter(compact=True)
+
+    def on_mount(self) -> None:
+        """Title the box; the arrows scroll it."""
+        box = self.query_one("#workers", VerticalScroll)
+        box.border_title = "workers: time in each phase of their GPU intervals"
+        box.border_subtitle = "esc closes · arrows scroll"
+        self.show_model(self.model)
+        box.focus()
+
+    def show_model(self, model: LogModel) -> None:
+        """The log grew: its figures now (the table whole: wider than the window, scrolled
+        sideways; the notes wrapped to the window or the table, whichever is wider)."""
+        self.model = model
+        title, table, width, notes = workers_parts(model)
+        room = max(self.app.size.width - WINDOW_MARGINS, 1)
+        for name, part, cells in (
+            ("title", title, room),
+            ("table", table, width or room),
+            ("notes", notes, room),
+        ):
+            static = self.query_one(f"#workers-{name}", Static)
+            static.styles.width = cells
+            static.update(part)
+
+    def action_side(self, direction: int) -> None:
+        """Scroll the table sideways, SIDE_STEP cells at a time."""
+        wide = self.query_one("#workers-wide", HorizontalScroll)
+        wide.scroll_to(x=wide.scroll_x + direction * SIDE_STEP, animate=False, immediate=True)
