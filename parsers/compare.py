@@ -170,6 +170,13 @@ def _split(model: LogModel, mid: bool) -> GapStats:
     return GapStats.of(gaps.duration[gaps.crosses != mid])
 
 
+def _lock_share(model: LogModel, gpu: int) -> float:
+    """The lock wait of `gpu`'s workers, a share of their summed interval time (0: none)."""
+    workers = [w for w in model.workers if w.gpu == gpu]
+    total = sum(sum(w.phases_ms.values()) for w in workers)
+    return sum(w.phases_ms["lock_wait"] for w in workers) / total if total else 0.0
+
+
 def compare(a: LogModel, b: LogModel) -> list[Figure]:
     """Every figure of run `a` (before) against run `b` (after)."""
     sa, sb = a.summary, b.summary
@@ -215,6 +222,19 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 100 * gb.kernel_util,
                 max(NOISE_POINTS, sum(widths)),
                 "higher",
+            )
+        )
+        # a worker's wait for the GPU lock while another runs kernels is kernel in the busy
+        # split: its own base, the GPU's workers' interval time (the report's worker table)
+        figures.append(
+            Figure(
+                section,
+                "lock wait % of interval time",
+                "%",
+                100 * _lock_share(a, ga.gpu),
+                100 * _lock_share(b, gb.gpu),
+                NOISE_POINTS,
+                "lower",
             )
         )
         ba, bb = split_a[ga.gpu], split_b[gb.gpu]

@@ -457,6 +457,24 @@ def test_more_gpu_workers_show_as_verdicts() -> None:
             assert f["delta_pct"] == pytest.approx(100 * f["delta"] / f["before"], abs=1e-2)
 
 
+def test_a_second_worker_s_lock_wait_is_a_verdict_the_busy_split_misses() -> None:
+    """A second worker on the GPU waits for the lock while the first runs kernels: the busy
+    split's `lock wait % of busy` stays 0 (the instant is kernel), and compare judged the
+    change only better; the workers' interval time shows the wait, and it is worse."""
+    one = read_log(SAMPLES / "p12-c15-gw1.log")
+    two = read_log(SAMPLES / "p12-gw2-merged.log")
+    doc = compare_dict(one, two)
+    by_name = {f["figure"]: f for f in doc["figures"] if f["section"] == "GPU0"}
+    assert not by_name["lock wait % of busy"]["moved"]
+    lock = by_name["lock wait % of interval time"]
+    waits = [w.phases_ms["lock_wait"] for w in two.workers if w.gpu == 0]
+    total = sum(sum(w.phases_ms.values()) for w in two.workers if w.gpu == 0)
+    assert lock["before"] == 0 and lock["after"] == pytest.approx(100 * sum(waits) / total)
+    assert any(
+        "lock wait % of interval time rose" in v and v.endswith("worse") for v in doc["verdicts"]
+    )
+
+
 def test_compare_across_captures_pairs_gpus_in_order() -> None:
     doc = compare_dict(
         read_log(SAMPLES / "curio-mixed.log"), read_log(SAMPLES / "journal-2gpu.log")
