@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import math
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
@@ -26,7 +27,7 @@ from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, 
 from parsers.rows import distinct
 from parsers.sanitize import visible
 from parsers.trace_tracks import Names
-from parsers.writing import OutputBatch, check_folder, check_target
+from parsers.writing import OutputBatch, WriteRefused, check_folder, check_target, through_links
 
 I64 = npt.NDArray[np.int64]
 CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv", "busy_split.csv")
@@ -70,7 +71,12 @@ def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
     check_folder(folder)
     out = [folder / name for name in CSV_FILES]
     for path in out:
-        check_target(path, inputs)
+        # a file that is a symlink is written through (see OutputBatch.open): what it names
+        # is checked, before anything is read
+        named = through_links(path)
+        if os.path.islink(path) and not named.parent.is_dir():  # a new folder: made later
+            raise WriteRefused(f"will not write {path}: it links into no folder ({named.parent})")
+        check_target(named, inputs)
     return out
 
 

@@ -73,15 +73,14 @@ def through_links(target: Path) -> Path:
     """
     path = str(target)
     for _ in range(MAX_LINKS):
-        folder = os.path.realpath(os.path.dirname(path))
-        if folder == "/proc" or folder.startswith("/proc/"):
+        path = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        if path == "/proc" or path.startswith("/proc/"):
             raise WriteRefused(
                 f"will not write {target}: it names a process's descriptor, not a file"
             )
-        path = os.path.join(folder, os.path.basename(path))
         if not os.path.islink(path):
             return Path(path)
-        path = os.path.join(folder, os.readlink(path))
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
     raise WriteRefused(f"cannot write {target}: too many levels of symbolic links")
 
 

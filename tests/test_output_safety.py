@@ -405,7 +405,19 @@ def test_a_link_to_a_descriptor_or_a_dash_is_refused(tmp_path: Path, log: Path) 
     fd_link.symlink_to("/proc/self/fd/1")
     loop = tmp_path / "loop.json"
     loop.symlink_to("loop.json")
+    # a CSV file that is a link, and a folder that is one, are judged before the log is read
+    (tmp_path / "csv").mkdir()
+    (tmp_path / "csv" / "gaps.csv").symlink_to("/dev/stdout")
+    (tmp_path / "dangling").mkdir()
+    (tmp_path / "dangling" / "gaps.csv").symlink_to(tmp_path / "nowhere" / "gaps.csv")
+    (tmp_path / "proc").symlink_to("/proc")
     cases = [
+        (["--export-csv", str(tmp_path / "csv")], "it names a process's descriptor, not a file"),
+        (["--export-csv", str(tmp_path / "proc")], "it names a process's descriptor, not a file"),
+        (
+            ["--export-csv", str(tmp_path / "dangling")],
+            f"links into no folder ({tmp_path}/nowhere)",
+        ),
         (["--export-trace", str(fd_link)], "it names a process's descriptor, not a file"),
         (["--export-trace", "/dev/stdout"], "it names a process's descriptor, not a file"),
         (["--export-csv", "/dev/fd"], "it names a process's descriptor, not a file"),
@@ -427,11 +439,9 @@ def test_a_link_to_a_descriptor_or_a_dash_is_refused(tmp_path: Path, log: Path) 
         assert said in only_line(result.stderr), args
         assert fd_link.is_symlink() and out.read_text() == "kept\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "fd.json",
-        "loop.json",
-        "out.txt",
-        "v.log",
+        *("csv", "dangling", "fd.json", "loop.json", "out.txt", "proc", "v.log")
     ]
+    assert [p.name for p in (tmp_path / "csv").iterdir()] == ["gaps.csv"]
 
 
 def test_a_tilde_is_the_home_folder_and_a_deleted_working_folder_is_one_line(
