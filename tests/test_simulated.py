@@ -291,7 +291,7 @@ def test_an_inferred_kernel_busy_and_its_split_are_marked_estimates() -> None:
     engine's figures are pinned down and shown plain."""
     from parsers.breakdown import whole_run
     from tui.header import header_text
-    from tui.report import ESTIMATED_SPLIT, HIDDEN_ALLOC, report_renderables
+    from tui.report import ESTIMATED_SPLIT, HIDDEN_ALLOC, alloc_unprinted, report_renderables
 
     def plain(model: object) -> str:
         parts = report_renderables(model, cut_ids=False)  # type: ignore[arg-type]
@@ -312,11 +312,24 @@ def test_an_inferred_kernel_busy_and_its_split_are_marked_estimates() -> None:
         assert f"≈{duration(g.kernel_busy_ms, 'cell')}" in row
     assert split.count("≈") == 2 * len(old.gpus) + 1  # kernel and alloc cells, the note
     assert " ".join(ESTIMATED_SPLIT.split()) in " ".join(split.split())
-    assert " ".join(HIDDEN_ALLOC.split()) in " ".join(text.split())
+    gpus = ", ".join(f"GPU{g.gpu}" for g in old.gpus)
+    assert " ".join(HIDDEN_ALLOC.format(gpus=gpus).split()) in " ".join(text.split())
     head = header_text(old, "FINISHED", whole_run(old)).plain
     busy = [line for line in head.splitlines() if line.lstrip().startswith("busy")]
     assert len(busy) == len(old.gpus)
     assert all(" kernel ≈" in line and " alloc ≈" in line for line in busy)
+
+    # the oldest engine's run beside a current one's (a daemon upgraded in the log): the
+    # marks and the note are those of the old run's GPUs alone
+    both = build(simulate(old_cfg)[1] + simulate(SimConfig(seed=5, gpus=2, proofs=8))[1])
+    text = plain(both)
+    olds = [g for g in both.gpus if g.kernel_is_estimate]
+    assert len(olds) == 3 and len(both.gpus) == 5
+    assert alloc_unprinted(both) == {g.gpu for g in olds}
+    split = text[text.index("Where each GPU") : text.index("Time in each phase")]
+    assert split.count("≈") == 2 * len(olds) + 1
+    labels = ", ".join(both.gpu_label(g.gpu) for g in olds)
+    assert " ".join(HIDDEN_ALLOC.format(gpus=labels).split()) in " ".join(text.split())
 
     current = build(simulate(SimConfig(seed=5, gpus=2, proofs=8))[1])
     assert not any(g.kernel_is_estimate for g in current.gpus)

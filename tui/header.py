@@ -139,7 +139,7 @@ def _header(
     # under 100 columns the figures are not padded to line up, nor spaced by two: the
     # line (`+1 running` with it) fits 80 columns whole
     pad, sep = (0, " ") if short else (7, "  ")
-    hidden_alloc = alloc_unprinted(model)
+    unprinted = alloc_unprinted(model)
     for g in model.gpus[:HEADER_GPUS]:
         line = Text()
         line.append("of span: ", style="dim")
@@ -160,7 +160,7 @@ def _header(
         text.append(f"\n{label} ", style="bold")
         text.append_text(line)
         zoomed = view is not None and g.gpu in view
-        inferred = inferred_phases(g, hidden_alloc)
+        inferred = inferred_phases(g, unprinted)
         if run is not None and g.gpu in run:
             text.append("\n")
             title = "busy, run" if zoomed else "busy"

@@ -289,11 +289,11 @@ def busy_split_table(model: LogModel) -> RenderableType:
     GPUs across for up to five GPUs, else a row per GPU."""
     split = whole_run(model)
     shown = [g for g in model.gpus if g.gpu in split]
-    hidden_alloc = alloc_unprinted(model)
+    unprinted = alloc_unprinted(model)
 
     def cell(g: GpuStats, phase: Phase) -> str:
         b = split[g.gpu]
-        about = "≈" if phase in inferred_phases(g, hidden_alloc) else ""
+        about = "≈" if phase in inferred_phases(g, unprinted) else ""
         return f"{about}{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
 
     table = _busy_split_table(model, shown, cell)
@@ -307,11 +307,21 @@ ESTIMATED_SPLIT = (
     "  ≈ an estimate: the log leaves kernel busy to inference (its range is in the kernel "
     "column above), and what the estimate takes from or gives to the other phases with it"
 )
-# under the per-worker phases, where the engine prints no allocation line
+# under the per-worker phases, where an engine prints no allocation line
 HIDDEN_ALLOC = (
-    "  alloc 0 ms: this engine prints no allocation line; the allocation inside the NTT "
-    "blocks counts as kernel here, where the busy split above estimates it"
+    "alloc 0 ms ({gpus}): this engine prints no allocation line; the allocation inside the "
+    "NTT blocks counts as kernel here, where the busy split estimates it"
 )
+
+
+def alloc_note(model: LogModel, indent: str = "  ") -> list[Text]:
+    """The note under a per-worker table where an engine printed no allocation line (none
+    where every engine did)."""
+    unprinted = alloc_unprinted(model)
+    if not unprinted:
+        return []
+    gpus = ", ".join(model.gpu_label(g) for g in sorted(unprinted))
+    return [Text(indent + HIDDEN_ALLOC.format(gpus=gpus), style="dim")]
 
 
 def _busy_split_table(
@@ -338,25 +348,28 @@ def _busy_split_table(
     return table
 
 
-def inferred_phases(g: GpuStats, hidden_alloc: bool) -> frozenset[Phase]:
+def inferred_phases(g: GpuStats, unprinted: frozenset[int]) -> frozenset[Phase]:
     """The phases of `g`'s busy split that are estimates, marked `≈`: kernel where its kernel
-    busy is inferred, and allocation too where the engine printed none (`hidden_alloc`:
+    busy is inferred, and allocation too where its engine printed none (`unprinted`:
     `alloc_unprinted`; all of it is then what the estimate took out of the NTT blocks)."""
     if not g.kernel_is_estimate:
         return frozenset()
-    if hidden_alloc:
+    if g.gpu in unprinted:
         return frozenset((Phase.KERNEL, Phase.ALLOC))
     return frozenset((Phase.KERNEL,))
 
 
-def alloc_unprinted(model: LogModel) -> bool:
-    """The engine printed no allocation line (the oldest ones): no worker's intervals hold
-    allocation, though kernels ran, and a GPU's kernel busy is an estimate."""
-    return (
-        any(g.kernel_is_estimate for g in model.gpus)
-        and any(w.phases_ms["kernel"] for w in model.workers)
-        and not any(w.phases_ms["alloc"] for w in model.workers)
-    )
+def alloc_unprinted(model: LogModel) -> frozenset[int]:
+    """The GPUs whose engine printed no allocation line (the oldest ones; a view of several
+    logs or runs may hold other engines beside them): their workers' intervals hold no
+    allocation though kernels ran, and their kernel busy is an estimate."""
+    ran, printed = set(), set()
+    for w in model.workers:
+        if w.phases_ms["kernel"]:
+            ran.add(w.gpu)
+        if w.phases_ms["alloc"]:
+            printed.add(w.gpu)
+    return frozenset(g.gpu for g in model.gpus if g.kernel_is_estimate and g.gpu in ran - printed)
 
 
 def _phase_keys(model: LogModel) -> list[str]:
@@ -514,7 +527,7 @@ def report_renderables(
         busy_split_table(model),
         heading(WORKER_PHASES_TITLE),
         phase_table(model),
-        *([Text(HIDDEN_ALLOC, style="dim")] if alloc_unprinted(model) else []),
+        *alloc_note(model),
         heading("Gaps: a GPU idle inside its span"),
         gap_stats_table(gaps, s.gaps, encoding),
     ]

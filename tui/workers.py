@@ -19,7 +19,7 @@ from textual.containers import HorizontalScroll, VerticalScroll
 from textual.widgets import Static
 
 from parsers.model import LogModel
-from tui.report import HIDDEN_ALLOC, WORKER_PHASES_TITLE, alloc_unprinted, phase_table
+from tui.report import WORKER_PHASES_TITLE, alloc_note, phase_table
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 NO_WORKER = "no worker has ended a GPU interval yet"
@@ -44,8 +44,9 @@ def workers_parts(model: LogModel) -> tuple[Text, RenderableType, int, Text]:
     wide = Console(width=1 << 16)
     width = Measurement.get(wide, wide.options, table).maximum
     notes = Text(NOT_THE_SPLIT, style="dim")
-    if alloc_unprinted(model):
-        notes.append("\n" + HIDDEN_ALLOC.strip(), style="dim")
+    for note in alloc_note(model, indent=""):
+        notes.append("\n")
+        notes.append_text(note)
     return Text(WORKER_PHASES_TITLE, style="bold"), table, width, notes
 
 
