@@ -74,6 +74,12 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
         await pilot.pause()
         assert str(model.workers[0].intervals) in _shown(screen, "table")
         assert screen.model is model
+        # a smaller terminal: the notes wrap to it again (they stay whole, unscrolled)
+        notes = screen.query_one("#workers-notes", Static)
+        wide_notes = notes.size.width
+        await pilot.resize_terminal(60, 24)
+        await pilot.pause()
+        assert notes.size.width < wide_notes and notes.size.width <= 60 - 8
 
 
 def test_a_log_with_no_worker_says_so() -> None:

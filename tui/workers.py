@@ -13,6 +13,7 @@ from typing import ClassVar
 from rich.console import Console, RenderableType
 from rich.measure import Measurement
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import HorizontalScroll, VerticalScroll
@@ -105,6 +106,10 @@ class WorkersScreen(SafeModal[None]):
             static = self.query_one(f"#workers-{name}", Static)
             static.styles.width = cells
             static.update(part)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The terminal changed size: the title and the notes wrapped to it again."""
+        self.show_model(self.model)
 
     def action_side(self, direction: int) -> None:
         """Scroll the table sideways, SIDE_STEP cells at a time."""
