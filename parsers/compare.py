@@ -40,25 +40,27 @@ class Figure:
     section: str  # "run", "gaps", or the GPU pair, e.g. "GPU0" / "GPU0 → GPU2"
     name: str
     unit: str  # "%" (points), "ms", "s", "" (a count)
-    before: float
-    after: float
+    before: float | None  # None: the run has no such figure (no proof completed: no rate)
+    after: float | None
     noise: float  # the smallest difference that counts as a change
     better: str  # "higher", "lower" or "" (neither is better)
 
     @property
     def delta(self) -> float:
-        """after - before."""
+        """after - before (0 where a run has no value: nothing to compare)."""
+        if self.before is None or self.after is None:
+            return 0.0
         return self.after - self.before
 
     @property
     def delta_pct(self) -> float | None:
-        """The difference as a share of the value before (None when it was 0)."""
+        """The difference as a share of the value before (None when it was 0 or none)."""
         return 100 * self.delta / self.before if self.before else None
 
     @property
     def moved(self) -> bool:
-        """The difference is beyond noise."""
-        return abs(self.delta) > self.noise
+        """Both runs have the figure and it differs beyond noise."""
+        return self.before is not None and self.after is not None and abs(self.delta) > self.noise
 
     @property
     def improved(self) -> bool | None:
@@ -87,9 +89,9 @@ class Figure:
             "section": self.section,
             "figure": self.name,
             "unit": self.unit,
-            "before": round(self.before, 6),
-            "after": round(self.after, 6),
-            "delta": round(self.delta, 6),
+            "before": None if self.before is None else round(self.before, 6),
+            "after": None if self.after is None else round(self.after, 6),
+            "delta": None if self.before is None or self.after is None else round(self.delta, 6),
             "delta_pct": None if pct is None else round(pct, 3),
             "noise": round(self.noise, 6),
             "moved": self.moved,
@@ -98,8 +100,10 @@ class Figure:
         }
 
 
-def fmt(value: float, unit: str) -> str:
-    """A value with its unit."""
+def fmt(value: float | None, unit: str) -> str:
+    """A value with its unit (`–`: none)."""
+    if value is None:
+        return "–"
     if unit == "%":
         return f"{value:.1f} %"
     if unit == "ms":
@@ -110,7 +114,9 @@ def fmt(value: float, unit: str) -> str:
 
 
 def fmt_delta(f: Figure) -> str:
-    """`+5.8 points`, `-312 ms (-21 %)`, `+3 (+12 %)`."""
+    """`+5.8 points`, `-312 ms (-21 %)`, `+3 (+12 %)`; `–` where a run has no value."""
+    if f.before is None or f.after is None:
+        return "–"
     if f.unit == "%":
         return f"{f.delta:+.1f} points"
     sign = "+" if f.delta >= 0 else "-"
@@ -170,18 +176,27 @@ def _split(model: LogModel, mid: bool) -> GapStats:
     return GapStats.of(gaps.duration[gaps.crosses != mid])
 
 
-def _lock_share(model: LogModel, gpu: int) -> float:
-    """The lock wait of `gpu`'s workers, a share of their summed interval time (0: none)."""
+def _lock_share(model: LogModel, gpu: int) -> float | None:
+    """The lock wait of `gpu`'s workers, a share of their summed interval time; None where
+    they have none, or where their engine prints no lock line (the oldest: the wait is then
+    unknown time, and no interval has pre-lock time either)."""
     workers = [w for w in model.workers if w.gpu == gpu]
     total = sum(sum(w.phases_ms.values()) for w in workers)
-    return sum(w.phases_ms["lock_wait"] for w in workers) / total if total else 0.0
+    printed = any(w.phases_ms["pre_lock"] or w.phases_ms["lock_wait"] for w in workers)
+    if not total or not printed:
+        return None
+    return sum(w.phases_ms["lock_wait"] for w in workers) / total
+
+
+def _percent(share: float | None) -> float | None:
+    return None if share is None else 100 * share
 
 
 def compare(a: LogModel, b: LogModel) -> list[Figure]:
     """Every figure of run `a` (before) against run `b` (after)."""
     sa, sb = a.summary, b.summary
     se = math.sqrt(_proof_interval_se(a) ** 2 + _proof_interval_se(b) ** 2)
-    spp_noise = 2 * se if math.isfinite(se) else 0.02 * sa.s_per_proof
+    spp_noise = 2 * se if math.isfinite(se) else 0.02 * (sa.rate or 0.0)
     figures = [
         Figure(
             "run",
@@ -192,7 +207,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
             0.5,
             "",
         ),
-        Figure("run", "s/proof", "s", sa.s_per_proof, sb.s_per_proof, spp_noise, "lower"),
+        # no proof completed: no rate (not 0 s, which read as infinitely fast: better)
+        Figure("run", "s/proof", "s", sa.rate, sb.rate, spp_noise, "lower"),
     ]
     figures += _gap_figures("gaps", sa.gaps, sb.gaps)
     figures += _gap_figures("mid-proof gaps", _split(a, True), _split(b, True))
@@ -231,8 +247,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 section,
                 "lock wait % of interval time",
                 "%",
-                100 * _lock_share(a, ga.gpu),
-                100 * _lock_share(b, gb.gpu),
+                _percent(_lock_share(a, ga.gpu)),
+                _percent(_lock_share(b, gb.gpu)),
                 NOISE_POINTS,
                 "lower",
             )

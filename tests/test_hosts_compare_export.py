@@ -16,6 +16,7 @@ import pytest
 from conftest import SAMPLES
 from helpers import build
 from hostile import job_line_set
+from rich.text import Text
 from textual.widgets import Static
 
 from cuzksim.config import SimConfig, random_config
@@ -473,6 +474,37 @@ def test_a_second_worker_s_lock_wait_is_a_verdict_the_busy_split_misses() -> Non
     assert any(
         "lock wait % of interval time rose" in v and v.endswith("worse") for v in doc["verdicts"]
     )
+
+
+def test_a_figure_a_run_does_not_have_is_no_value_and_no_verdict() -> None:
+    """No proof completed is no rate (it was 0 s/proof: "fell 38.24 s → 0.00 s: better"); a
+    GPU with no ended interval, or an engine that prints no lock line, has no lock wait (it
+    was 0 %: "fell 14.5 % → 0.0 %: better"). Such a figure is `–`, null, and no verdict."""
+    from tui.compare import compare_renderables
+
+    cfg = SimConfig(seed=5, gpus=2, gw=2, proofs=6, stdout="plain")
+    data = simulate(cfg)[1]
+    whole = build(data)
+    start = build(b"\n".join(data.split(b"\n")[:110]))
+    old = build(simulate(replace(cfg, era="feb"))[1])
+    assert start.summary.proofs_completed == 0 and whole.summary.proofs_completed > 0
+    doc = compare_dict(whole, start)
+    rate = next(f for f in doc["figures"] if f["figure"] == "s/proof")
+    assert rate["after"] is None and rate["delta"] is None and not rate["moved"]
+    assert not any("s/proof" in v for v in doc["verdicts"])
+    idle = [g.gpu for g in start.gpus if not g.span_ms]
+    lock = {
+        f["section"]: f for f in doc["figures"] if f["figure"] == "lock wait % of interval time"
+    }
+    for gpu in idle:
+        assert lock[f"GPU{gpu}"]["after"] is None and lock[f"GPU{gpu}"]["verdict"] is None
+    doc = compare_dict(old, whole)
+    lock = {
+        f["section"]: f for f in doc["figures"] if f["figure"] == "lock wait % of interval time"
+    }
+    assert all(f["before"] is None and not f["moved"] for f in lock.values())
+    text = "\n".join(str(r) for r in compare_renderables(whole, start) if isinstance(r, Text))
+    assert "s/proof" not in text  # no verdict line for it
 
 
 def test_compare_across_captures_pairs_gpus_in_order() -> None:
