@@ -474,3 +474,16 @@ async def test_the_palette_export_of_the_whole_view_names_the_window_it_holds(
     lo, hi = json.loads(path.read_text())["otherData"]["window_ms"]
     assert (lo, hi) == model.time_range
     assert path.name.endswith(f"-{round(lo)}-{round(hi)}ms.json")
+
+
+async def test_the_palette_export_of_a_log_with_no_event_writes_nothing(tmp_path: Path) -> None:
+    """An empty log's time range is a placeholder (0-1 ms): no trace of it is written."""
+    model = LogBuilder(source="empty.log").snapshot()
+    app = make_app(model, LineReader(data=b""), screenshot_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        export_visible(app)
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+    assert list(tmp_path.iterdir()) == []
+    assert any("no event to export" in m for m in said)

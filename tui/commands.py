@@ -169,7 +169,11 @@ def export_visible(app: CuzkApp) -> None:
     t1 = t0 + gantt.timeline_width * gantt.scale
     # the part of the run in view: the margin drawn before its first event (or after its
     # last) holds nothing, and the file's name and its window_ms say the same times
-    first, last = app.model.time_range
+    model = app.model
+    if model.summary.first_synth_start is None and not any(g.span for g in model.gpus):
+        app.notify("the log has no event to export yet", severity="warning")
+        return
+    first, last = model.time_range
     t0, t1 = max(t0, first), min(t1, last)
     if t1 <= t0:
         app.notify("nothing of the run is in view to export", severity="warning")
