@@ -296,3 +296,25 @@ async def test_the_palette_asks_for_any_change_and_refuses_a_bad_one(tmp_path: P
         text = await _shown(app, pilot)
         assert text.startswith("what if gpu-workers=3, synthesis-speed=1.5: daemon.log")
         assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_a_log_where_the_daemon_restarted_is_no_machine_to_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two runs (2 GPUs, then 1) were replayed as one machine of 3 GPUs running both at once,
+    its "replayed" figures far from the log's; the command says which runs there are and how
+    to give it one, and the last run alone is replayed."""
+    first = simulate(SimConfig(seed=8, proofs=6, gpus=2))[1]
+    second = simulate(SimConfig(seed=7, proofs=8))[1]
+    log = tmp_path / "restart.log"
+    log.write_bytes(first + second)
+    assert cli.main([str(log), "--what-if", "gpu-workers=1"]) == 2
+    err = capsys.readouterr().err.strip()
+    start = first.count(b"\n") + 1
+    assert err == (
+        f"cuzk-tui: error: the daemon restarted in this log (runs begin at lines 1, {start}); "
+        f"--what-if replays one run: give a log of one (`tail -n +{start} LOG` is the last)"
+    )
+    last = tmp_path / "last.log"
+    last.write_bytes(second)
+    assert cli.main([str(last), "--what-if", "gpu-workers=1"]) == 0

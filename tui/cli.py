@@ -153,6 +153,17 @@ def _what_if(options: Options) -> int:
     if reason is not None:
         print(f"cuzk-tui: error: {reason} (nothing to replay)", file=sys.stderr)
         return 2
+    runs = model.run_lines or ()
+    if len(runs) > 1:
+        # the runs side by side are no machine the log saw: one is replayed, or none
+        lines = ", ".join(str(n) for n in runs)
+        print(
+            f"cuzk-tui: error: the daemon restarted in this log (runs begin at lines {lines}); "
+            f"--what-if replays one run: give a log of one (`tail -n +{runs[-1]} LOG` is the "
+            "last)",
+            file=sys.stderr,
+        )
+        return 2
     prediction = predict(model, options.what_if)
 
     def write() -> None:
