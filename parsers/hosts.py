@@ -361,6 +361,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         first_synth_start=min(firsts) if firsts else None,
         last_gpu_end=max(lasts) if lasts else None,
         gaps=GapStats.of(all_gaps.duration),
+        apart=True,
+        last_rate=models[-1].summary.rate if align == RUNS else None,
     )
     synth_t, synth_n = _synthesis(models, offsets)
     anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]

@@ -189,16 +189,21 @@ def figures_of(model: LogModel, quiet_ms: float = 0.0) -> Figures:
         counters[(name, labels)] = counters.get((name, labels), 0.0) + value
 
     latest: dict[int, GpuGauges] = {}
+    keys = model.gpu_keys or {}
+    # a restarted daemon's last run is the one of now: the gauges are its GPUs' alone (a GPU
+    # of an earlier run only is no GPU of now); the counters add every run up
+    last = max((k.host for k in keys.values()), default=0)
     for g in model.gpus:
         gpu = ordinal(model, g.gpu)
         lo, hi = g.kernel_util_range
-        latest[gpu] = GpuGauges(  # a restarted daemon's last run is the one of now
-            gpu,
-            round(g.timeline_util, 6),
-            round(g.kernel_util, 6),
-            round(lo, 6),
-            round(hi, 6),
-        )
+        if g.gpu not in keys or keys[g.gpu].host == last:
+            latest[gpu] = GpuGauges(
+                gpu,
+                round(g.timeline_util, 6),
+                round(g.kernel_util, 6),
+                round(lo, 6),
+                round(hi, 6),
+            )
         b = split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))
         for phase in BUSY_ORDER:
             add(BUSY, (str(gpu), PHASE_KEYS[phase]), b.phase_ms.get(phase, 0.0) / 1000)

@@ -1069,6 +1069,10 @@ class Summary:
     first_synth_start: int | None
     last_gpu_end: int | None
     gaps: GapStats
+    # several runs or hosts (parsers/hosts.py merge): their spans added up are no run's, and
+    # the rate is the last run's of a daemon that restarted (`last_rate`), else none
+    apart: bool = False
+    last_rate: float | None = None
 
     @property
     def run_span_ms(self) -> int:
@@ -1088,7 +1092,10 @@ class Summary:
     @property
     def rate(self) -> float | None:
         """s/proof where there is a rate: None while no proof has completed or the run has
-        no span (what the screen writes `- s/proof`, the JSON `null`)."""
+        no span (what the screen writes `- s/proof`, the JSON `null`); of several runs or
+        hosts, the last run's of a restarted daemon, else none (`apart`)."""
+        if self.apart:
+            return self.last_rate
         if not self.proofs_completed or not self.spanned:
             return None
         return self.s_per_proof
@@ -1112,7 +1119,9 @@ class Summary:
         has completed, or the run has no span (the figure is 0 then: no rate, not an instant
         one)."""
         rate = self.rate
-        return "- s/proof" if rate is None else f"{rate:.2f} s/proof"
+        if rate is None:
+            return "- s/proof"
+        return f"{rate:.2f} s/proof" + (" (last run)" if self.apart else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -199,6 +199,35 @@ def test_a_restarted_daemon_s_runs_add_up_on_one_gpu() -> None:
         assert both.counters[key] == pytest.approx(sum(r.counters[key] for r in runs))
 
 
+def test_after_a_restart_on_fewer_gpus_the_gauges_are_the_run_of_now() -> None:
+    """Two GPUs, then one: the gauges of GPU1 were the first run's still, and s/proof the
+    runs' spans (the downtime between them too) over all their proofs. Both are the run of
+    now's; the counters add the runs up."""
+    _, first = simulate(SimConfig(seed=8, proofs=6, gpus=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=7, proofs=8, gpus=1, stdout="plain"))
+    model = build(first + second)
+    now = build(second)
+    both = figures_of(model)
+    assert [g.gpu for g in both.gpus] == [0] and both.gpus[0] == figures_of(now).gpus[0]
+    assert both.s_per_proof == round(now.summary.s_per_proof, 6)
+    assert model.summary.s_per_proof_shown == f"{now.summary.s_per_proof:.2f} s/proof (last run)"
+    assert both.counters[("cuzk_gpu_span_seconds", ("1",))] > 0  # the first run's GPU1, counted
+
+
+def test_several_hosts_have_no_one_s_per_proof() -> None:
+    """Two logs side by side: s/proof of their spans together over all their proofs was no
+    host's (95 s/proof beside hosts of 38 and 40). Each host has its own; together, none."""
+    from parsers.hosts import merge
+    from parsers.report import report_dict
+
+    a = build(simulate(SimConfig(seed=8, proofs=6, gpus=2))[1])
+    b = build(simulate(SimConfig(seed=9, proofs=5, gpus=2, capture="journal"))[1])
+    merged = merge([a, b], ["a.log", "b.log"]).model
+    assert merged.summary.rate is None and merged.summary.s_per_proof_shown == "- s/proof"
+    assert report_dict(merged)["summary"]["s_per_proof"] is None
+    assert a.summary.rate is not None and b.summary.rate is not None
+
+
 def test_promtool_accepts_a_scrape() -> None:
     promtool = shutil.which("promtool")
     assert promtool is not None, "promtool is missing: apt-get install prometheus"
