@@ -336,3 +336,33 @@ def test_a_real_prometheus_scrapes_the_figures_and_the_window(tmp_path: Path) ->
                 server.wait()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+def test_only_the_metrics_path_serves_the_metrics() -> None:
+    """The client library answered every path with the metrics: a mistyped scrape path
+    (`/metric`, `/foo`) looked right. Any path but /metrics is 404, and says where they are."""
+    import urllib.error
+
+    from prometheus_client import CollectorRegistry
+
+    from tui import exporter
+
+    server = exporter.bind(("127.0.0.1", 0), CollectorRegistry())
+    try:
+        url = exporter.url_of(server)
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.status == 200
+        base = url.removesuffix("/metrics")
+        for path in ("/", "/metric", "/foo", "/metrics/x"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(base + path, timeout=10)
+            assert refused.value.code == 404
+            assert refused.value.read() == exporter.NOT_FOUND
+        # a request line in the absolute form HTTP/1.1 servers must take (RFC 9112, 3.2.2)
+        port = server.server_address[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.sendall(f"GET http://127.0.0.1:{port}/metrics HTTP/1.0\r\n\r\n".encode())
+            assert conn.recv(64).startswith(b"HTTP/1.0 200")
+    finally:
+        server.shutdown()
+        server.server_close()

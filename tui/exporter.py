@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from socketserver import ThreadingMixIn
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
@@ -46,6 +47,9 @@ QUIET_STEP_S = 10.0
 REQUEST_TIMEOUT_S = 10.0
 REQUEST_DEADLINE_S = 30.0
 MAX_CONNECTIONS = 64
+
+if TYPE_CHECKING:
+    from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 
 class LiveCollector(Collector):
@@ -214,6 +218,29 @@ class BoundedServer(ThreadingMixIn, WSGIServer):
         print(f"cuzk-tui: a scrape from {client_address[0]} failed: {name}", file=sys.stderr)
 
 
+NOT_FOUND = b"not found: the metrics are at /metrics\n"
+
+
+def metrics_only(app: WSGIApplication) -> WSGIApplication:
+    """`app` on /metrics; any other path is 404 (the client's library answered every path
+    with the metrics: a mistyped scrape path looked right)."""
+
+    def serve(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        # a request line's absolute form (`GET http://host/metrics`) is its path too
+        if urlsplit(environ.get("PATH_INFO", "")).path != "/metrics":
+            start_response(
+                "404 Not Found",
+                [
+                    ("Content-Type", "text/plain; charset=utf-8"),
+                    ("Content-Length", str(len(NOT_FOUND))),
+                ],
+            )
+            return [NOT_FOUND]
+        return app(environ, start_response)
+
+    return serve
+
+
 def bind(address: tuple[str, int], registry: CollectorRegistry) -> WSGIServer:
     """Serve `registry` on `address` (on a thread of its own).
 
@@ -227,7 +254,9 @@ def bind(address: tuple[str, int], registry: CollectorRegistry) -> WSGIServer:
     try:
         # the address's own family (an IPv6 address needs AF_INET6)
         Server.address_family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        server = make_server(host, port, make_wsgi_app(registry), Server, ScrapeHandler)
+        server = make_server(
+            host, port, metrics_only(make_wsgi_app(registry)), Server, ScrapeHandler
+        )
     except OSError as exc:
         shown = f"[{host}]" if ":" in host else host
         why = exc.strerror or str(exc) or type(exc).__name__
