@@ -104,6 +104,26 @@ def test_bad_paths_and_options_exit_2_with_one_line(args: list[str], message: st
     assert len(lines) == 1 and lines[0].startswith("cuzk-tui: error: ") and message in lines[0]
 
 
+def test_a_log_given_twice_as_hosts_is_refused(tmp_path: Path) -> None:
+    """`cuzk-tui a.log a.log` counted two hosts of the same GPUs (every figure twice), and
+    two logs of one --name could not be told apart; a run compared with itself still is."""
+    log = SAMPLES / "tiny.log"
+    (tmp_path / "link.log").symlink_to(log)
+    os.link(log, tmp_path / "hard.log")
+    other = SAMPLES / "p9-c6.log"
+    for args, said in (
+        ([str(log), str(log)], f"{log} is given twice: give each host's log once"),
+        ([str(log), str(tmp_path / "link.log")], f"is the same file as {log}"),
+        ([str(log), str(tmp_path / "hard.log")], f"is the same file as {log}"),
+        ([str(log), str(other), "--name", "a", "--name", "a"], "--name a is given to two logs"),
+    ):
+        proc = run(*args, "--report")
+        assert proc.returncode == 2, args
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and said in lines[0], lines
+    assert run("--compare", str(log), str(log), "--report").returncode == 0
+
+
 def test_unreadable_file(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

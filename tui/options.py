@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from parsers.errors import OptionError
+from parsers.sanitize import visible
 from parsers.writing import STDIN
 from tui.palettes import PALETTES
 
@@ -409,6 +410,8 @@ def options_of(ns: argparse.Namespace) -> Options:
     check_window(ns.time_from, ns.time_to, exporting)
     if ns.serve_metrics is not None:
         check_serving(ns, read, exporting)
+    if compare is None:
+        check_distinct(read, ns.name)
     multi = compare is not None or len(read) > 1 or exporting
     log = logs[0] if len(logs) == 1 else None
     export_trace, export_csv = ns.export_trace, ns.export_csv
@@ -514,6 +517,27 @@ def window_error(t0: str, t1: str, after: bool) -> str:
     if after:
         return f"--from {t0} is after --to {t1}"
     return f"--from {t0} is --to {t1}: the window is empty"
+
+
+def check_distinct(logs: list[str], names: list[str] | None) -> None:
+    """Logs side by side are hosts: one given twice (by path, link or hard link) was two hosts
+    of the same GPUs, every figure counted twice; two of one `--name` could not be told apart.
+    A log that cannot be looked at is said when it is opened."""
+    seen: dict[tuple[int, int], str] = {}
+    for raw in logs:
+        try:
+            st = os.stat(raw)
+        except (OSError, ValueError):
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            first = seen[key]
+            same = "given twice" if raw == first else f"the same file as {visible(first)}"
+            raise OptionError(f"{visible(raw)} is {same}: give each host's log once")
+        seen[key] = raw
+    if names is not None and len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise OptionError(f"--name {visible(twice)} is given to two logs: one name per log")
 
 
 def input_paths(logs: list[str]) -> list[Path]:
