@@ -78,6 +78,24 @@ def test_a_modification_time_in_the_future_is_not_now(tmp_path: Path) -> None:
         source.close()
 
 
+def test_a_log_deleted_stays_as_idle_as_it_was(tmp_path: Path) -> None:
+    """A log quiet for two hours, then deleted, was said LIVE (its age unknown once its path
+    named nothing): its age is that of its last change, as when it was there."""
+    path = tmp_path / "old.log"
+    path.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    hours_ago = time.time() - 7200
+    os.utime(path, (hours_ago, hours_ago))
+    source = FileSource(path)
+    try:
+        assert source.poll().data
+        assert source.last_change() == hours_ago
+        path.unlink()
+        source.poll()
+        assert source.last_change() == hours_ago
+    finally:
+        source.close()
+
+
 def report_in_a_terminal(columns: int, env_columns: str) -> str:
     """The text report of tiny.log in a pty `columns` wide, with COLUMNS=`env_columns`."""
     master, slave = pty.openpty()

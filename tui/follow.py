@@ -8,6 +8,7 @@ while nothing arrives the thread sleeps on an event.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import select
@@ -187,6 +188,7 @@ class FileSource:
         self.path = path
         self.tail = LogTail(path)
         self._last_data = time.time()  # when a poll last read bytes (opened: now)
+        self._mtime: float | None = None  # the file's modification time, last seen
         self._wake = threading.Event()
         self._observer: object | None = None
         self.watching = self._start_watch()
@@ -240,11 +242,13 @@ class FileSource:
     def last_change(self) -> float | None:
         """The file's modification time: a log finished yesterday is idle from the start. A
         time in the future (a clock set wrong, `touch -d tomorrow`) says nothing of now: then
-        when bytes last came."""
-        try:
-            mtime = os.stat(self.path).st_mtime
-        except OSError:
-            return None
+        when bytes last came. The path gone (moved, deleted): as it was when last seen, not
+        unknown (a log idle for hours was said LIVE once deleted)."""
+        with contextlib.suppress(OSError):
+            self._mtime = os.stat(self.path).st_mtime
+        mtime = self._mtime
+        if mtime is None:
+            return self._last_data
         return mtime if mtime <= time.time() else self._last_data
 
     def close(self) -> None:
