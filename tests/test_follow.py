@@ -161,6 +161,28 @@ def test_truncation_resets_to_the_new_run(tmp_path: Path) -> None:
         c.stop()
 
 
+def test_a_new_run_is_said_for_a_while_then_the_log_is_followed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After one logrotate the input state stayed "rotated" for good (the exporter's alert on
+    a state not "following" fired for ever); it is said NEW_RUN_NOTE_S, then it is
+    "following" again, with no line written meanwhile."""
+    from tui import follow
+
+    monkeypatch.setattr(follow, "NEW_RUN_NOTE_S", 0.5)
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    c = Collector(log)
+    try:
+        wait_for(lambda: bool(c.updates) and c.last.model.summary.proofs_completed == 6)
+        log.rename(tmp_path / "d.log.1")
+        log.write_bytes((SAMPLES / "tiny.log").read_bytes())
+        wait_for(lambda: any(u.state is follow.InputState.ROTATED for u in c.updates))
+        wait_for(lambda: c.last.state is follow.InputState.FOLLOWING and c.last.status == "")
+    finally:
+        c.stop()
+
+
 def test_rotation_resets_and_deletion_keeps_what_was_read(tmp_path: Path) -> None:
     log = tmp_path / "d.log"
     tiny = (SAMPLES / "tiny.log").read_bytes()

@@ -49,6 +49,9 @@ CPU_BURST_S = 0.9
 MAX_WAIT_S = 5.0
 MAX_SHARE = 0.10
 IDLE_FLUSH_S = 1.0  # quiet this long: attribute the timing lines kept back for look-ahead
+# a new run (the log truncated or rotated) is said this long, then the input is followed as
+# ever: the exporter's input state said "truncated" for good after one logrotate
+NEW_RUN_NOTE_S = 60.0
 POLL_S = 0.2  # polling fallback
 SAFETY_POLL_S = 1.0  # with watchdog: a poll now and then all the same
 STDIN_READ = 1 << 20
@@ -98,6 +101,8 @@ class InputState(Enum):
 
 # states that end once the path is a readable regular file again
 BACK_WHEN_READABLE = frozenset({InputState.MOVED, InputState.UNREADABLE, InputState.UNAVAILABLE})
+# states that end NEW_RUN_NOTE_S after they began
+NEW_RUN = frozenset({InputState.TRUNCATED, InputState.ROTATED})
 
 
 def status_words(state: InputState, detail: str = "") -> str:
@@ -679,6 +684,7 @@ class LiveLog:
         state: tuple[InputState, str] = (InputState.FOLLOWING, "")
         dirty = True
         restarted = False
+        new_run_at = 0.0  # when the log was last truncated or rotated
         last_publish = 0.0
         last_model = 0.0  # when a model was last made while a long file was read
         last_data = time.perf_counter()
@@ -697,6 +703,7 @@ class LiveLog:
                 restarted, dirty = True, True
                 truncated = read.state is TailState.TRUNCATED
                 state = (InputState.TRUNCATED if truncated else InputState.ROTATED, "")
+                new_run_at = time.perf_counter()
             elif read.state is TailState.DELETED and isinstance(self.source, StreamSource):
                 # a pipe closed, or a compressed file read to its end (or reading stopped)
                 if self.source.stopped:
@@ -713,6 +720,8 @@ class LiveLog:
                     state, dirty = (InputState.UNAVAILABLE, read.note), True
             elif state[0] in BACK_WHEN_READABLE:
                 state, dirty = (InputState.FOLLOWING, ""), True  # a readable file is back
+            elif state[0] in NEW_RUN and time.perf_counter() - new_run_at >= NEW_RUN_NOTE_S:
+                state, dirty = (InputState.FOLLOWING, ""), True  # the new run is said
             given_back = False  # bytes the poll gave were given back: read them at once
             if read.got:
                 try:
@@ -776,6 +785,7 @@ class LiveLog:
                 self._flush()
                 self._publish(state, False, None, finished=True)
                 return
-            self.source.wait(
-                max(interval - (time.perf_counter() - last_publish), 0.0) if dirty else 3600.0
-            )
+            wait = max(interval - (time.perf_counter() - last_publish), 0.0) if dirty else 3600.0
+            if state[0] in NEW_RUN:  # woken to end the new run's note, lines or not
+                wait = min(wait, max(new_run_at + NEW_RUN_NOTE_S - time.perf_counter(), 0.0))
+            self.source.wait(wait)
