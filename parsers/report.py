@@ -234,6 +234,8 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
         "gpus": [
             {
                 "gpu": g.gpu,
+                # as the screen and the text report name it (`run 2:GPU0`, `host:GPU1`)
+                "label": model.gpu_label(g.gpu),
                 "workers": list(g.workers),
                 "span_ms": list(g.span) if g.span is not None else None,
                 "timeline_busy_ms": g.busy_ms,

@@ -308,3 +308,16 @@ def test_workers_the_log_puts_on_no_gpu_are_said_to_be_counted_on_gpu_0() -> Non
     assert said is not None and said.startswith("4 workers a log puts on no GPU")
     assert said in header_text(both, "FINISHED", width=120).plain
     assert unplaced_sentence(merge([placed_log, single], ["c", "p"]).model) is None
+
+
+def test_each_gpu_has_the_label_the_screen_gives_it() -> None:
+    """A restarted daemon's GPUs are numbered 1000, 1001, 2000 in the model: the JSON gave
+    those numbers alone, where the screen and the text report say `run 2:GPU0`."""
+    from cuzksim.config import SimConfig
+
+    first = simulate(SimConfig(seed=8, proofs=4, gpus=2))[1]
+    second = simulate(SimConfig(seed=7, proofs=4, gpus=1))[1]
+    model = build(first + second)
+    doc = report_dict(model)
+    assert [g["label"] for g in doc["gpus"]] == ["run 1:GPU0", "run 1:GPU1", "run 2:GPU0"]
+    assert [g["label"] for g in report_dict(build(second))["gpus"]] == ["GPU0"]
