@@ -318,3 +318,13 @@ def test_a_log_where_the_daemon_restarted_is_no_machine_to_replay(
     last = tmp_path / "last.log"
     last.write_bytes(second)
     assert cli.main([str(last), "--what-if", "gpu-workers=1"]) == 0
+
+
+@pytest.mark.parametrize("knob", ["gpu-workers=2", "gpu-speed=1", "synthesis-workers=10"])
+def test_a_change_to_what_the_log_ran_with_predicts_nothing(knob: str) -> None:
+    """The prediction is the middle of replays of resampled runs, not of the log's own order:
+    a change to what the run already had showed TIMELINE 5 points up. No prediction, said."""
+    model = model_of_bytes(simulate(SimConfig(seed=8, proofs=6, gpus=2))[1], "y.log")
+    prediction = predict(model, checked_changes([knob]))
+    assert prediction.predicted is None
+    assert prediction.cannot == f"{knob}: the log's run is so already, nothing changes"
