@@ -103,7 +103,10 @@ def parse_change(text: str) -> Change:
         raise OptionError(f"--what-if: unknown knob {name!r} (the knobs: {known})")
     if knob.kind is bool:
         if eq and raw.strip().lower() not in ("1", "on", "true", "yes"):
-            raise OptionError(f"--what-if: {name} takes no value (say --what-if {name})")
+            raise OptionError(
+                f"--what-if: {name} only turns it on (say --what-if {name}; =1, on, true or "
+                "yes say the same)"
+            )
         return Change(name, True)
     if not eq or not raw.strip():
         raise OptionError(f"--what-if: {name} needs a value ({name}=N)")
