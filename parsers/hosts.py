@@ -363,6 +363,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         gaps=GapStats.of(all_gaps.duration),
         apart=True,
         last_rate=models[-1].summary.rate if align == RUNS else None,
+        runs=align == RUNS,
     )
     synth_t, synth_n = _synthesis(models, offsets)
     anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]

@@ -192,7 +192,9 @@ def figures_of(model: LogModel, quiet_ms: float = 0.0) -> Figures:
     keys = model.gpu_keys or {}
     # a restarted daemon's last run is the one of now: the gauges are its GPUs' alone (a GPU
     # of an earlier run only is no GPU of now); the counters add every run up
-    last = max((k.host for k in keys.values()), default=0)
+    # (the last run may have no GPU yet: then no GPU has gauges, not the run before's)
+    runs = model.run_lines or ()
+    last = len(runs) - 1 if runs else max((k.host for k in keys.values()), default=0)
     for g in model.gpus:
         gpu = ordinal(model, g.gpu)
         lo, hi = g.kernel_util_range

@@ -1073,6 +1073,7 @@ class Summary:
     # the rate is the last run's of a daemon that restarted (`last_rate`), else none
     apart: bool = False
     last_rate: float | None = None
+    runs: bool = False  # the runs of one log whose daemon restarted (else several hosts)
 
     @property
     def run_span_ms(self) -> int:
@@ -1119,9 +1120,8 @@ class Summary:
         has completed, or the run has no span (the figure is 0 then: no rate, not an instant
         one)."""
         rate = self.rate
-        if rate is None:
-            return "- s/proof"
-        return f"{rate:.2f} s/proof" + (" (last run)" if self.apart else "")
+        shown = "- s/proof" if rate is None else f"{rate:.2f} s/proof"
+        return shown + (" (last run)" if self.runs else "")
 
 
 @dataclass(frozen=True, slots=True)
