@@ -87,7 +87,8 @@ class Change:
         if isinstance(self.value, bool):
             return self.knob
         v = self.value
-        return f"{self.knob}={int(v) if KNOBS[self.knob].kind is int else f'{v:g}'}"
+        # as given to the last digit (`:g` wrote 1.000001 as 1, beside a refusal of `=1`)
+        return f"{self.knob}={int(v) if KNOBS[self.knob].kind is int else f'{v:.15g}'}"
 
 
 def parse_change(text: str) -> Change:
@@ -268,9 +269,14 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
     )
 
     def cannot(
-        why: str, config: Config | None = None, replayed: Figures | None = None
+        why: str,
+        config: Config | None = None,
+        replayed: Figures | None = None,
+        floor: bool = False,
     ) -> Prediction:
-        return Prediction(model.source, changes, baseline, config, replayed, None, None, (), why)
+        return Prediction(
+            model.source, changes, baseline, config, replayed, None, None, (), why, floor
+        )
 
     try:
         load = workload_of(model)
@@ -283,12 +289,17 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
         # the replays' middle is not the log's own order: a prediction of no change would
         # show one (5 points of TIMELINE on a run of 6 proofs)
         shown = ", ".join(c.text for c in changes)
-        return cannot(f"{shown}: the log's run is so already, nothing changes", config)
+        return cannot(
+            f"{shown}: the log's run is so already, nothing changes",
+            config,
+            floor=load.synthesis_saturated,
+        )
     if target.concurrency > load.proofs:
         return cannot(
             f"the log holds {load.proofs} proofs that a replay can use: "
             f"{target.concurrency} in flight cannot be replayed from it",
             config,
+            floor=load.synthesis_saturated,
         )
     base = replay(load, config)
     replayed = _figures(base, label)
@@ -306,6 +317,7 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
                 "--what-if concurrency=N",
                 config,
                 replayed,
+                floor=True,
             )
     error = abs(base.s_per_proof / baseline.s_per_proof - 1) if baseline.s_per_proof else 0.0
     util_error = max(

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
 from textual.pilot import Pilot
 
 from cuzksim.config import SimConfig, random_config
@@ -314,7 +315,7 @@ def test_a_log_where_the_daemon_restarted_is_no_machine_to_replay(
     start = first.count(b"\n") + 1
     assert err == (
         f"cuzk-tui: error: the daemon restarted in this log (runs begin at lines 1, {start}); "
-        f"--what-if replays one run: give a log of one (`tail -n +{start} LOG` is the last)"
+        f"--what-if replays one run: give a log of one (the last begins at line {start})"
     )
     last = tmp_path / "last.log"
     last.write_bytes(second)
@@ -329,3 +330,15 @@ def test_a_change_to_what_the_log_ran_with_predicts_nothing(knob: str) -> None:
     prediction = predict(model, checked_changes([knob]))
     assert prediction.predicted is None
     assert prediction.cannot == f"{knob}: the log's run is so already, nothing changes"
+
+
+def test_a_refusal_keeps_the_floor_and_a_value_is_shown_as_given() -> None:
+    """A no-op refused said "4 proofs in flight" where the log shows at least 4 (the next
+    what-if said "at least"); and `gpu-speed=1.000001` was titled `gpu-speed=1`, beside the
+    refusal of `gpu-speed=1`."""
+    model = read_log(SAMPLES / "journal-2gpu.log")
+    refused = predict(model, checked_changes(["concurrency=4"]))
+    assert refused.cannot is not None and refused.concurrency_floor
+    assert "at least 4 proofs in flight" in prediction_text(refused, 100)
+    for given in ("gpu-speed=1.000001", "gpu-speed=1.5", "synthesis-speed=0.25"):
+        assert [c.text for c in checked_changes([given])] == [given]

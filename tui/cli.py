@@ -159,8 +159,7 @@ def _what_if(options: Options) -> int:
         lines = ", ".join(str(n) for n in runs)
         print(
             f"cuzk-tui: error: the daemon restarted in this log (runs begin at lines {lines}); "
-            f"--what-if replays one run: give a log of one (`tail -n +{runs[-1]} LOG` is the "
-            "last)",
+            f"--what-if replays one run: give a log of one (the last begins at line {runs[-1]})",
             file=sys.stderr,
         )
         return 2
