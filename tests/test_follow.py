@@ -688,3 +688,35 @@ async def test_a_progress_update_changes_the_status_line_only(tmp_path: Path) ->
         assert app.model is shown and view.model is shown
         assert app.state_text() == "reading 50 %"
         assert "reading 50 %" in str(app.query_one("#summary", Static).render())
+
+
+def test_a_watch_that_cannot_start_leaves_no_thread_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo's file has no name: watching its folder failed after the watch's threads had
+    started, and they ran on, so a SIGTERM as the viewer started left a process that never
+    ended. A nameless file is polled from the start, and a watch that fails is stopped."""
+    from watchdog.observers.api import BaseObserver
+
+    before = set(threading.enumerate())
+    writer = replay_writer(SAMPLES / "tiny.log", speed=1_000_000.0)
+    writer.start()
+    source = FileSource(writer.path)
+    assert not source.watching
+    source.close()
+    writer.cleanup()
+    assert set(threading.enumerate()) <= before
+
+    started = BaseObserver.start
+
+    def start_then_fail(self: BaseObserver) -> None:
+        started(self)  # its threads run: then the failure
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(BaseObserver, "start", start_then_fail)
+    log = tmp_path / "d.log"
+    log.write_bytes(b"")
+    source = FileSource(log)
+    assert not source.watching
+    source.close()
+    wait_for(lambda: set(threading.enumerate()) <= before)  # the watch's threads ended

@@ -213,13 +213,20 @@ class FileSource:
                 if target in paths:
                     wake.set()
 
+        if target.startswith("/proc/") or target.endswith(" (deleted)"):
+            return False  # a file with no name (the demo's, --replay's): no folder to watch
+        observer = Observer()
         try:
-            observer = Observer()
             observer.schedule(Handler(), str(self.path.resolve().parent), recursive=False)
             observer.daemon = True
             observer.start()
         except (OSError, RuntimeError):
-            return False  # no inotify here (NFS, limits): polling it is
+            # no inotify here (NFS, limits): polling it is. What the start began is stopped:
+            # its threads left running kept the process from ending after a SIGTERM
+            with contextlib.suppress(Exception):
+                observer.stop()
+                observer.join(timeout=1.0)
+            return False
         self._observer = observer
         return True
 
