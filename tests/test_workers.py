@@ -9,6 +9,7 @@ from conftest import SAMPLES
 from helpers import build
 from rich.console import Console
 from textual.containers import HorizontalScroll
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from cuzksim.config import SimConfig
@@ -16,7 +17,7 @@ from cuzksim.logs import simulate
 from parsers.breakdown import whole_run
 from parsers.model import Phase
 from parsers.rawlines import LineReader
-from tui.app import make_app
+from tui.app import CuzkApp, make_app
 from tui.workers import NO_WORKER, NOT_THE_SPLIT, WorkersScreen
 
 
@@ -26,6 +27,15 @@ def _shown(screen: WorkersScreen, name: str) -> str:
     console = Console(width=1000, file=io.StringIO())
     console.print(static.content)
     return " ".join(console.file.getvalue().split())  # type: ignore[attr-defined]
+
+
+async def _opened(app: CuzkApp, pilot: Pilot[None]) -> WorkersScreen:
+    """The window `w` opens over the Gantt."""
+    await pilot.press("w")
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, WorkersScreen)
+    return screen
 
 
 async def test_w_shows_each_worker_s_lock_wait_that_the_busy_split_gives_to_kernel() -> None:
@@ -39,10 +49,7 @@ async def test_w_shows_each_worker_s_lock_wait_that_the_busy_split_gives_to_kern
     assert len(waits) == 2 and all(share > 0.2 for share in waits)
     app = make_app(model, LineReader(path=path))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("w")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, WorkersScreen)
+        screen = await _opened(app, pilot)
         table = _shown(screen, "table")
         for share in waits:
             assert f"{100 * share:.1f}%" in table
@@ -60,10 +67,7 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
     early, model = build(b"\n".join(lines[: len(lines) // 2])), build(data)
     app = make_app(early, LineReader(data=data))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("w")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, WorkersScreen)
+        screen = await _opened(app, pilot)
         wide = screen.query_one("#workers-wide", HorizontalScroll)
         assert wide.max_scroll_x > 0
         await pilot.press("right", "right")
