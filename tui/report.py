@@ -363,6 +363,8 @@ def alloc_unprinted(model: LogModel) -> frozenset[int]:
     """The GPUs whose engine printed no allocation line (the oldest ones; a view of several
     logs or runs may hold other engines beside them): their workers' intervals hold no
     allocation though kernels ran, and their kernel busy is an estimate."""
+    if not any(g.kernel_is_estimate for g in model.gpus):
+        return frozenset()  # the common case, on each redraw of the header: no worker read
     ran, printed = set(), set()
     for w in model.workers:
         if w.phases_ms["kernel"]:
