@@ -246,12 +246,18 @@ def gpu_table(model: LogModel, width: int | None = None) -> RenderableType:
     return fitted(lambda cells: _gpu_table(model, cells), longest, width)
 
 
+def natural_width(renderable: RenderableType) -> int:
+    """The cells `renderable` takes drawn whole: its own width, not one capped at a
+    terminal's."""
+    wide = Console(width=1 << 16)
+    return Measurement.get(wide, wide.options, renderable).maximum
+
+
 def fitted(make: Callable[[int | None], Table], longest: int, width: int) -> Table:
     """The table `make` makes (given how many cells a GPU's name may take; None: whole), in
     `width` cells as far as cutting the names can: by what it is over, from `longest`."""
     table = make(None)
-    wide = Console(width=1 << 16)  # the table's own width, not one capped at `width`
-    over = Measurement.get(wide, wide.options, table).maximum - width
+    over = natural_width(table) - width
     return make(max(longest - over, 1)) if over > 0 else table
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.console import Console, RenderableType
-from rich.measure import Measurement
+from rich.console import RenderableType
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -20,7 +19,7 @@ from textual.containers import HorizontalScroll, VerticalScroll
 from textual.widgets import Static
 
 from parsers.model import LogModel
-from tui.report import WORKER_PHASES_TITLE, alloc_note, phase_table
+from tui.report import WORKER_PHASES_TITLE, alloc_note, natural_width, phase_table
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 NO_WORKER = "no worker has ended a GPU interval yet"
@@ -42,8 +41,7 @@ def workers_parts(model: LogModel) -> tuple[Text, RenderableType, int, Text]:
     if not model.workers:
         return Text(NO_WORKER), Text(""), 0, Text("")
     table = phase_table(model)
-    wide = Console(width=1 << 16)
-    width = Measurement.get(wide, wide.options, table).maximum
+    width = natural_width(table)
     notes = Text(NOT_THE_SPLIT, style="dim")
     for note in alloc_note(model, indent=""):
         notes.append("\n")
@@ -93,8 +91,8 @@ class WorkersScreen(SafeModal[None]):
         box.focus()
 
     def show_model(self, model: LogModel) -> None:
-        """The log grew: its figures now (the table whole: wider than the window, scrolled
-        sideways; the notes wrapped to the window or the table, whichever is wider)."""
+        """The log grew: its figures now (the table whole, scrolled sideways when wider
+        than the window; the title and the notes wrapped to the window)."""
         self.model = model
         title, table, width, notes = workers_parts(model)
         room = max(self.app.size.width - WINDOW_MARGINS, 1)
