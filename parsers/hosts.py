@@ -17,6 +17,8 @@ from parsers.breakdown import whole_run
 from parsers.linefacts import LineFacts
 from parsers.model import (
     I32,
+    MERGED_HOSTS,
+    MERGED_RUNS,
     NO_STAMP,
     Blocks,
     Breakdown,
@@ -361,9 +363,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         first_synth_start=min(firsts) if firsts else None,
         last_gpu_end=max(lasts) if lasts else None,
         gaps=GapStats.of(all_gaps.duration),
-        apart=True,
+        merged=MERGED_RUNS if align == RUNS else MERGED_HOSTS,
         last_rate=models[-1].summary.rate if align == RUNS else None,
-        runs=align == RUNS,
     )
     synth_t, synth_n = _synthesis(models, offsets)
     anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]

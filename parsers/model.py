@@ -1060,6 +1060,11 @@ class Breakdown:
         return self.phase_ms.get(phase, 0.0) / self.busy_ms if self.busy_ms else 0.0
 
 
+# what a Summary of several logs is of (`Summary.merged`)
+MERGED_RUNS = "runs"  # the runs of one log whose daemon restarted
+MERGED_HOSTS = "hosts"  # several hosts' logs
+
+
 @dataclass(frozen=True, slots=True)
 class Summary:
     """Per-run figures (docs/analysis.md#per-run)."""
@@ -1069,11 +1074,10 @@ class Summary:
     first_synth_start: int | None
     last_gpu_end: int | None
     gaps: GapStats
-    # several runs or hosts (parsers/hosts.py merge): their spans added up are no run's, and
-    # the rate is the last run's of a daemon that restarted (`last_rate`), else none
-    apart: bool = False
+    # of several logs (parsers/hosts.py merge): MERGED_RUNS or MERGED_HOSTS; their spans added
+    # up are no run's, so the rate is the last run's (`last_rate`), or none
+    merged: str = ""
     last_rate: float | None = None
-    runs: bool = False  # the runs of one log whose daemon restarted (else several hosts)
 
     @property
     def run_span_ms(self) -> int:
@@ -1094,8 +1098,8 @@ class Summary:
     def rate(self) -> float | None:
         """s/proof where there is a rate: None while no proof has completed or the run has
         no span (what the screen writes `- s/proof`, the JSON `null`); of several runs or
-        hosts, the last run's of a restarted daemon, else none (`apart`)."""
-        if self.apart:
+        hosts, the last run's of a restarted daemon, else none (`merged`)."""
+        if self.merged:
             return self.last_rate
         if not self.proofs_completed or not self.spanned:
             return None
@@ -1121,7 +1125,7 @@ class Summary:
         one)."""
         rate = self.rate
         shown = "- s/proof" if rate is None else f"{rate:.2f} s/proof"
-        return shown + (" (last run)" if self.runs else "")
+        return shown + (" (last run)" if self.merged == MERGED_RUNS else "")
 
 
 @dataclass(frozen=True, slots=True)
