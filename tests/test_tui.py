@@ -13,7 +13,7 @@ from helpers import build
 from textual.binding import Binding
 from textual.widgets import Static
 
-from cuzksim.config import random_config
+from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.durations import duration
@@ -1021,3 +1021,24 @@ def test_one_gpu_past_the_header_s_is_one_more_gpu() -> None:
     model = merge([read_log(SAMPLES / n) for n in names], names).model
     assert len(model.gpus) == HEADER_GPUS + 1
     assert "+ 1 more GPU (g lists" in header_text(model, "FINISHED").plain
+
+
+def test_a_gpu_busy_at_no_moment_of_the_view_says_so_not_zero_shares() -> None:
+    """Zoomed into a restarted log's second run, the first run's GPUs were given a line of
+    `kernel 0% barrier 0% … (nothing busy)`: shares of nothing, read as figures."""
+    from parsers.breakdown import busy_breakdown, whole_run
+    from tui.header import header_text
+
+    _, first = simulate(SimConfig(seed=41, proofs=3, gpus=1, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=42, proofs=3, gpus=1, gw=2, stdout="plain"))
+    builder = LogBuilder(source="restarted")
+    builder.feed(first + second)
+    model = builder.build()
+    earlier, later = model.gpus
+    assert earlier.span is not None and later.span is not None
+    view = busy_breakdown(model, later.span[0], later.span[1])
+    assert view[earlier.gpu].busy_ms == 0 and view[later.gpu].busy_ms > 0
+    lines = header_text(model, "FINISHED", whole_run(model), view, width=120).plain.split("\n")
+    views = [line.strip() for line in lines if line.strip().startswith("busy, view:")]
+    assert views[0] == "busy, view: nothing busy in this view"
+    assert "kernel" in views[1] and "%" in views[1] and "nothing" not in views[1]

@@ -42,13 +42,16 @@ def breakdown_text(
     `busy`, or `busy, run` and `busy, view` when a zoomed view has its own; `inferred`: the
     phases whose time is an estimate, their shares marked `≈`)."""
     text = Text(f"  {title + ':':<{len('busy, view:') if ',' in title else 0}}", style="dim")
+    if not b.busy_ms:
+        # shares of nothing are no figures: a GPU busy at no moment of the view (a restarted
+        # log's other run, an idle stretch zoomed in) says so, not 0% for every phase
+        text.append(" nothing busy" + (" in this view" if title == "busy, view" else ""))
+        return text
     for phase in BUSY_ORDER:
         name = PHASES[phase].short if short else PHASES[phase].name
         text.append(f" {name}", style=styles.get(phase, ""))
         about = "≈" if phase in inferred else ""
         text.append(f" {about}{100 * b.share(phase):.0f}%")
-    if not b.busy_ms:
-        text.append("  (nothing busy)", style="dim")
     return text
 
 
