@@ -18,7 +18,8 @@ SCHEMA = 1
 NOISE_POINTS = 1.0  # a share (% of span or of busy) moved when it changed by this many points
 NOISE_REL = 0.10  # a duration moved when it changed by this share of its value before...
 NOISE_MS = 20.0  # ...and by at least this many ms
-COUNT_SIGMAS = 2.0  # a count moved beyond this many Poisson standard deviations
+COUNT_SIGMAS = 2.0  # a rate of counts moved beyond this many Poisson standard deviations
+HOUR_MS = 3_600_000.0
 # the phases compared, in this order (their names: parsers/model.py's PHASES)
 SPLIT = tuple(
     (PHASE_NAMES[p], p)
@@ -39,10 +40,12 @@ class Figure:
 
     section: str  # "run", "gaps", or the GPU pair, e.g. "GPU0" / "GPU0 → GPU2"
     name: str
-    unit: str  # "%" (points), "ms", "s", "" (a count)
+    unit: str  # "%" (points), "ms", "s", "/h" (a count per hour), "" (a count)
     before: float | None  # None: the run has no such figure (no proof completed: no rate)
     after: float | None
-    noise: float  # the smallest difference that counts as a change
+    # the smallest difference that counts as a change; None: a figure that grows with the
+    # run's length (a count, a total), shown and never judged: its rate is
+    noise: float | None
     better: str  # "higher", "lower" or "" (neither is better)
 
     @property
@@ -59,8 +62,10 @@ class Figure:
 
     @property
     def moved(self) -> bool:
-        """Both runs have the figure and it differs beyond noise."""
-        return self.before is not None and self.after is not None and abs(self.delta) > self.noise
+        """Both runs have the figure, it is judged, and it differs beyond noise."""
+        if self.before is None or self.after is None or self.noise is None:
+            return False
+        return abs(self.delta) > self.noise
 
     @property
     def improved(self) -> bool | None:
@@ -93,7 +98,7 @@ class Figure:
             "after": None if self.after is None else round(self.after, 6),
             "delta": None if self.before is None or self.after is None else round(self.delta, 6),
             "delta_pct": None if pct is None else round(pct, 3),
-            "noise": round(self.noise, 6),
+            "noise": None if self.noise is None else round(self.noise, 6),
             "moved": self.moved,
             "better": self.improved,
             "verdict": self.verdict(),
@@ -110,6 +115,8 @@ def fmt(value: float | None, unit: str) -> str:
         return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
     if unit == "s":
         return f"{value:.2f} s"
+    if unit == "/h":
+        return f"{value:.1f}/h"
     return f"{value:.0f}"
 
 
@@ -123,11 +130,6 @@ def fmt_delta(f: Figure) -> str:
     text = sign + fmt(abs(f.delta), f.unit)
     pct = f.delta_pct
     return text if pct is None else f"{text} ({pct:+.0f} %)"
-
-
-def _count_noise(a: float, b: float) -> float:
-    # two Poisson counts: the difference's standard deviation is sqrt(a + b)
-    return max(0.5, COUNT_SIGMAS * math.sqrt(a + b))
 
 
 def _ms_noise(before: float) -> float:
@@ -151,10 +153,44 @@ def gpu_pairs(a: LogModel, b: LogModel) -> list[tuple[GpuStats, GpuStats]]:
     return list(zip(a.gpus, b.gpus, strict=False))
 
 
-def _gap_figures(section: str, a: GapStats, b: GapStats) -> list[Figure]:
-    out = [Figure(section, "count", "", a.count, b.count, _count_noise(a.count, b.count), "lower")]
+def _span_ms(model: LogModel) -> float:
+    """The time the GPUs' gaps can fall in: their spans, added."""
+    return float(sum(g.span_ms for g in model.gpus))
+
+
+def _per_hour(count: int, span_ms: float) -> float | None:
+    return count / (span_ms / HOUR_MS) if span_ms else None
+
+
+def _rate_noise(a: int, span_a: float, b: int, span_b: float) -> float:
+    # a Poisson count's rate over T hours has the variance count / T^2
+    ta, tb = span_a / HOUR_MS, span_b / HOUR_MS
+    spread = math.sqrt(a / ta**2 + b / tb**2) if ta and tb else 0.0
+    return max(0.5 / max(ta, tb, 1e-9), COUNT_SIGMAS * spread)
+
+
+def _gap_figures(
+    section: str, a: GapStats, b: GapStats, span_a: float, span_b: float
+) -> list[Figure]:
+    """A section's gap figures: the count and the total as they are (they grow with the
+    run's length: never judged) and as rates of the GPUs' span, which are."""
+    share_a = 100 * a.total_ms / span_a if span_a else None
+    share_b = 100 * b.total_ms / span_b if span_b else None
+    out = [
+        Figure(section, "count", "", a.count, b.count, None, ""),
+        Figure(
+            section,
+            "count per hour of span",
+            "/h",
+            _per_hour(a.count, span_a),
+            _per_hour(b.count, span_b),
+            _rate_noise(a.count, span_a, b.count, span_b),
+            "lower",
+        ),
+        Figure(section, "total", "ms", a.total_ms, b.total_ms, None, ""),
+        Figure(section, "total % of span", "%", share_a, share_b, NOISE_POINTS, "lower"),
+    ]
     for name, x, y in (
-        ("total", a.total_ms, b.total_ms),
         ("mean", a.mean_ms, b.mean_ms),
         ("p50", a.p50_ms, b.p50_ms),
         ("p90", a.p90_ms, b.p90_ms),
@@ -167,7 +203,7 @@ def _gap_figures(section: str, a: GapStats, b: GapStats) -> list[Figure]:
         ("50–500 ms", a.from_50_to_500, b.from_50_to_500),
         ("over 500 ms", a.over_500, b.over_500),
     ):
-        out.append(Figure(section, name, "", x, y, _count_noise(x, y), "lower"))
+        out.append(Figure(section, name, "", x, y, None, ""))
     return out
 
 
@@ -210,9 +246,10 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
         # no proof completed: no rate (not 0 s, which read as infinitely fast: better)
         Figure("run", "s/proof", "s", sa.rate, sb.rate, spp_noise, "lower"),
     ]
-    figures += _gap_figures("gaps", sa.gaps, sb.gaps)
-    figures += _gap_figures("mid-proof gaps", _split(a, True), _split(b, True))
-    figures += _gap_figures("boundary gaps", _split(a, False), _split(b, False))
+    span_a, span_b = _span_ms(a), _span_ms(b)
+    figures += _gap_figures("gaps", sa.gaps, sb.gaps, span_a, span_b)
+    for section, mid in (("mid-proof gaps", True), ("boundary gaps", False)):
+        figures += _gap_figures(section, _split(a, mid), _split(b, mid), span_a, span_b)
     split_a, split_b = busy_breakdown(a), busy_breakdown(b)
     for ga, gb in gpu_pairs(a, b):
         section = f"GPU{ga.gpu}" if ga.gpu == gb.gpu else f"GPU{ga.gpu} → GPU{gb.gpu}"

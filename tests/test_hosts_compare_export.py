@@ -453,9 +453,32 @@ def test_more_gpu_workers_show_as_verdicts() -> None:
     )
     assert any(v.startswith("GPU0: ") for v in doc["verdicts"])
     for f in doc["figures"]:
-        assert f["moved"] == (abs(f["delta"]) > f["noise"])
+        assert f["moved"] == (f["noise"] is not None and abs(f["delta"]) > f["noise"])
         if f["before"]:
             assert f["delta_pct"] == pytest.approx(100 * f["delta"] / f["before"], abs=1e-2)
+
+
+def test_a_longer_run_is_not_worse_for_its_gaps_being_more() -> None:
+    """A run of 10 proofs against one of 4: `gaps: count rose 5 → 22: worse` and `total rose
+    … worse` judged the length. Counts and totals are shown, never judged; their rates of the
+    GPUs' span are judged, and the share equals what TIMELINE utilization leaves idle."""
+    short = build(simulate(SimConfig(seed=51, proofs=4, gpus=1, gw=2, stdout="plain"))[1])
+    long = build(simulate(SimConfig(seed=52, proofs=10, gpus=1, gw=2, stdout="plain"))[1])
+    figures = {(f.section, f.name): f for f in compare(short, long)}
+    for section in ("gaps", "mid-proof gaps", "boundary gaps"):
+        for name in ("count", "total", "under 50 ms", "50–500 ms", "over 500 ms"):
+            f = figures[(section, name)]
+            assert f.noise is None and not f.moved and f.verdict() is None
+    verdicts = compare_dict(short, long)["verdicts"]
+    assert not any(re.match(r"gaps: (count|total) (rose|fell)", v) for v in verdicts), verdicts
+    for model, side in ((short, "before"), (long, "after")):
+        (gpu,) = model.gpus
+        hours = gpu.span_ms / 3_600_000
+        rate = figures[("gaps", "count per hour of span")]
+        share = figures[("gaps", "total % of span")]
+        assert getattr(rate, side) == pytest.approx(len(model.gaps) / hours)
+        assert getattr(share, side) == pytest.approx(100 * (1 - gpu.timeline_util), abs=1e-6)
+    assert json.loads(json.dumps(compare_dict(short, long), allow_nan=False))
 
 
 def test_a_second_worker_s_lock_wait_is_a_verdict_the_busy_split_misses() -> None:
