@@ -18,7 +18,7 @@ from parsers.breakdown import whole_run
 from parsers.model import Phase
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
-from tui.workers import NO_WORKER, NOT_THE_SPLIT, WorkersScreen
+from tui.workers import NO_WORKER, NOT_THE_SPLIT, WorkersScreen, workers_parts
 
 
 def _shown(screen: WorkersScreen, name: str) -> str:
@@ -70,9 +70,18 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
         screen = await _opened(app, pilot)
         wide = screen.query_one("#workers-wide", HorizontalScroll)
         assert wide.max_scroll_x > 0
+        names = _shown(screen, "names").split()
+        assert names[:2] == ["worker", "GPU"] and "w0" in names and "intervals" not in names
         await pilot.press("right", "right")
         await pilot.pause()
         assert wide.scroll_x == 16
+        # scrolled, the rows are still named: the worker and GPU columns stay in view
+        column = screen.query_one("#workers-names", Static)
+        assert column.region.width == workers_parts(early).names_width > 0
+        assert screen.region.contains_region(column.region)
+        assert wide.region.x >= column.region.right
+        text = _shown(screen, "table")
+        assert "intervals" in text and " w0 " not in f" {text} "
         assert "prints no allocation line" in _shown(screen, "notes")
         screen.show_model(model)
         await pilot.pause()
@@ -87,8 +96,6 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
 
 
 def test_a_log_with_no_worker_says_so() -> None:
-    from tui.workers import workers_parts
-
     model = build(b"hello\n")
-    title, _, width, _ = workers_parts(model)
-    assert str(title) == NO_WORKER and width == 0
+    parts = workers_parts(model)
+    assert str(parts.title) == NO_WORKER and parts.figures_width == parts.names_width == 0

@@ -388,45 +388,48 @@ def _phase_cell(ms: float, total: float) -> str:
     return f"{duration(ms, 'cell')} {100 * ms / total:4.1f}%"
 
 
-def phase_table(model: LogModel) -> RenderableType:
-    """Phases down, workers across: fits 80 columns for up to five workers; more workers
-    get a row each (`_phase_rows`)."""
-    if len(model.workers) > WORKER_COLUMNS:
-        return _phase_rows(model)
-    table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("phase")
-    for w in model.workers:
-        gpu = model.gpu_label(w.gpu) if model.gpu_keys else f"gpu{w.gpu}"
-        table.add_column(f"w{w.worker} {gpu}", justify="right")
+def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:
+    """The per-worker phase table as text: its header, its rows, and how many of its first
+    columns name a row (they align left). Phases down and workers across fit 80 columns for
+    up to five workers; more workers get a row each, phases across (as wide for 50,000
+    workers as for six)."""
     keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
-    table.add_row("intervals", *(str(w.intervals) for w in model.workers))
-    for k in keys:
-        table.add_row(
-            NAMES_BY_KEY[k],
-            *(_phase_cell(w.phases_ms[k], t) for w, t in zip(model.workers, totals, strict=True)),
-        )
+    gpus = [model.gpu_label(w.gpu) if model.gpu_keys else f"gpu{w.gpu}" for w in model.workers]
+    if len(model.workers) <= WORKER_COLUMNS:
+        header = ["phase", *(f"w{w.worker} {g}" for w, g in zip(model.workers, gpus, strict=True))]
+        rows = [["intervals", *(str(w.intervals) for w in model.workers)]]
+        for k in keys:
+            cells = (
+                _phase_cell(w.phases_ms[k], t) for w, t in zip(model.workers, totals, strict=True)
+            )
+            rows.append([NAMES_BY_KEY[k], *cells])
+        return header, rows, 1
+    header = ["worker", "GPU", "intervals", *(NAMES_BY_KEY[k] for k in keys)]
+    rows = []
+    for w, g, total in zip(model.workers, gpus, totals, strict=True):
+        gpu = g if model.gpu_keys else str(w.gpu)
+        phases = (_phase_cell(w.phases_ms[k], total) for k in keys)
+        rows.append([f"w{w.worker}", gpu, str(w.intervals), *phases])
+    return header, rows, 2
+
+
+def cells_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> RenderableType:
+    """A table of text cells, the first `left` columns aligned left: Rich's, or past
+    RICH_TABLE_ROWS rows aligned lines (`plain_table`: time linear in the cells)."""
+    if len(rows) > RICH_TABLE_ROWS:
+        return Group(*plain_table(header, rows, left=left))
+    table = Table(box=box.SIMPLE_HEAD)
+    for k, col in enumerate(header):
+        table.add_column(col, justify="left" if k < left else "right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
-def _phase_rows(model: LogModel) -> RenderableType:
-    """A row per worker, phases across: as wide for 50,000 workers as for six."""
-    keys = _phase_keys(model)
-    header = ["worker", "GPU", "intervals", *(NAMES_BY_KEY[k] for k in keys)]
-    rows = []
-    for w in model.workers:
-        total = sum(w.phases_ms.values()) or 1.0
-        gpu = model.gpu_label(w.gpu) if model.gpu_keys else str(w.gpu)
-        phases = (_phase_cell(w.phases_ms[k], total) for k in keys)
-        rows.append([f"w{w.worker}", gpu, str(w.intervals), *phases])
-    if len(rows) <= RICH_TABLE_ROWS:
-        table = Table(box=box.SIMPLE_HEAD)
-        for k, col in enumerate(header):
-            table.add_column(col, justify="left" if k < 2 else "right")
-        for row in rows:
-            table.add_row(*row)
-        return table
-    return Group(*plain_table(header, rows, left=2))
+def phase_table(model: LogModel) -> RenderableType:
+    """Each worker's time in each phase of its GPU intervals (`phase_cells`)."""
+    return cells_table(*phase_cells(model))
 
 
 def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = None) -> Table:

@@ -8,6 +8,7 @@ is where the viewer answers "how much did each worker wait?" as the report does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.console import RenderableType
@@ -15,11 +16,11 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import HorizontalScroll, VerticalScroll
+from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
 from textual.widgets import Static
 
 from parsers.model import LogModel
-from tui.report import WORKER_PHASES_TITLE, alloc_note, natural_width, phase_table
+from tui.report import WORKER_PHASES_TITLE, alloc_note, cells_table, natural_width, phase_cells
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 NO_WORKER = "no worker has ended a GPU interval yet"
@@ -34,19 +35,35 @@ NOT_THE_SPLIT = (
 )
 
 
-def workers_parts(model: LogModel) -> tuple[Text, RenderableType, int, Text]:
-    """What the window shows of `model`: the title of the per-worker table, the table and
-    its own width (cells: kept whole, scrolled sideways when wider than the window), and
-    the notes under it."""
+@dataclass(frozen=True, slots=True)
+class WorkersParts:
+    """What the window shows of a model: the title of the per-worker table; the table's
+    columns that name its rows (the phases, or each worker and its GPU), which stay, and
+    the others, scrolled sideways when wider than the window, each with its own width in
+    cells (drawn whole); the notes under it."""
+
+    title: Text
+    names: RenderableType
+    names_width: int
+    figures: RenderableType
+    figures_width: int
+    notes: Text
+
+
+def workers_parts(model: LogModel) -> WorkersParts:
+    """The window's parts for `model` (the report's table, `phase_cells`, cut after the
+    columns that name the rows)."""
     if not model.workers:
-        return Text(NO_WORKER), Text(""), 0, Text("")
-    table = phase_table(model)
-    width = natural_width(table)
+        return WorkersParts(Text(NO_WORKER), Text(""), 0, Text(""), 0, Text(""))
+    header, rows, left = phase_cells(model)
+    names = cells_table(header[:left], [row[:left] for row in rows], left)
+    figures = cells_table(header[left:], [row[left:] for row in rows], 0)
     notes = Text(NOT_THE_SPLIT, style="dim")
     for note in alloc_note(model, indent=""):
         notes.append("\n")
         notes.append_text(note)
-    return Text(WORKER_PHASES_TITLE, style="bold"), table, width, notes
+    title = Text(WORKER_PHASES_TITLE, style="bold")
+    return WorkersParts(title, names, natural_width(names), figures, natural_width(figures), notes)
 
 
 class WorkersScreen(SafeModal[None]):
@@ -59,7 +76,8 @@ class WorkersScreen(SafeModal[None]):
         border: round $accent; background: $surface; padding: 0 1;
     }
     WorkersScreen Static { height: auto; }
-    #workers-wide { height: auto; margin: 0 0 1 0; scrollbar-size-horizontal: 1; }
+    #workers-rows { height: auto; margin: 0 0 1 0; }
+    #workers-wide { height: auto; scrollbar-size-horizontal: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,w", "dismiss", "Close"),
@@ -77,8 +95,11 @@ class WorkersScreen(SafeModal[None]):
         """The table, scrolled both ways when the terminal is small."""
         with VerticalScroll(id="workers"):
             yield Static(id="workers-title")
-            with HorizontalScroll(id="workers-wide"):  # the table alone scrolls sideways
-                yield Static(id="workers-table")
+            with Horizontal(id="workers-rows"):
+                # the columns that name the rows stay; the figures alone scroll sideways
+                yield Static(id="workers-names")
+                with HorizontalScroll(id="workers-wide"):
+                    yield Static(id="workers-table")
             yield Static(id="workers-notes")
         yield KeysFooter(compact=True)
 
@@ -94,12 +115,13 @@ class WorkersScreen(SafeModal[None]):
         """The log grew: its figures now (the table whole, scrolled sideways when wider
         than the window; the title and the notes wrapped to the window)."""
         self.model = model
-        title, table, width, notes = workers_parts(model)
+        parts = workers_parts(model)
         room = max(self.app.size.width - WINDOW_MARGINS, 1)
         for name, part, cells in (
-            ("title", title, room),
-            ("table", table, width or room),
-            ("notes", notes, room),
+            ("title", parts.title, room),
+            ("names", parts.names, parts.names_width),
+            ("table", parts.figures, parts.figures_width or room),
+            ("notes", parts.notes, room),
         ):
             static = self.query_one(f"#workers-{name}", Static)
             static.styles.width = cells
