@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import re
@@ -16,6 +17,7 @@ import pytest
 from conftest import SAMPLES
 from helpers import build
 from hostile import job_line_set
+from rich.console import Console
 from rich.text import Text
 from textual.widgets import Static
 
@@ -648,6 +650,45 @@ def test_cli_compare_report_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--compare", a, b, "--report"]) == 0
     out = capsys.readouterr().out
     assert "What moved beyond noise" in out and "proofs completed" in out
+
+
+MARKUP_NAME = "x[red]y:thumbs_up:"  # a file's name that Rich would read as markup and emoji
+
+
+def test_a_host_named_like_markup_is_printed_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report's GPU table printed host `x[red]y:thumbs_up:.log` as `xy👍.log:GPU0`: its
+    cells were read as Rich markup and emoji codes. Every table prints the name as it is."""
+    odd, plain = tmp_path / f"{MARKUP_NAME}.log", tmp_path / "b.log"
+    odd.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    plain.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    assert cli.main([str(odd), str(plain), "--report"]) == 0
+    out = capsys.readouterr().out
+    assert "xy" not in out.replace(MARKUP_NAME, "") and "👍" not in out
+    label = f"{MARKUP_NAME}.log:GPU0"
+    table_rows = [line.split() for line in out.splitlines() if line.rstrip().endswith("%")]
+    assert [label, "w0"] in [row[:2] for row in table_rows]  # the all-hosts GPU table
+    assert out.count(label) >= 6  # the table and the largest gaps
+
+
+async def test_the_workers_window_names_a_markup_host_as_it_is() -> None:
+    """In the viewer too (Textual's console reads markup): `w` names the GPU as it is."""
+    from tui.workers import WorkersScreen
+
+    model = read_log(SAMPLES / "p9-c6.log")
+    both = merge([model, model], [f"{MARKUP_NAME}.log", "b.log"]).model
+    app = make_app(both, LineReader(data=b""))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, WorkersScreen)
+        console = Console(width=1000, file=io.StringIO(), record=True)
+        for name in ("names", "table"):
+            console.print(screen.query_one(f"#workers-{name}", Static).content)
+        text = console.export_text()
+        assert f"{MARKUP_NAME}.log:GPU0" in text and "👍" not in text
 
 
 def test_cli_several_logs_report_each_and_all(capsys: pytest.CaptureFixture[str]) -> None:

@@ -133,7 +133,10 @@ def _parts_table(
         table.add_row(
             "whole" if part.partition is None else str(part.partition),
             "—" if part.worker is None else f"w{part.worker}",
-            "—" if part.gpu is None else _gpu_name(model, part.gpu, cells=name_cells, own=own),
+            # a host's file name, never markup
+            "—"
+            if part.gpu is None
+            else Text(_gpu_name(model, part.gpu, cells=name_cells, own=own)),
             duration(part.synth_start, "cell") if part.synth_start is not None else "—",
             synth,
             wait,

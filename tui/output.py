@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from parsers.sources import HEAD_BYTES, compression, file_hint, utf16_hint
 
@@ -118,11 +118,14 @@ def report_console(width: int | None) -> Iterator[Console]:
     it; piped or redirected, its lines without the spaces that end them."""
     from rich.console import Console
 
+    # text is literal: a file's name (a host's GPU label) is never markup nor emoji codes
+    # (`x[red]y:thumbs_up:.log:GPU0`), and no number is coloured as a repr would be
     if sys.stdout.isatty():
-        yield Console(width=width)
+        yield Console(width=width, markup=False, emoji=False, highlight=False)
         return
     trimmed = TrimmedLines(sys.stdout)
-    yield Console(width=width, file=trimmed)  # type: ignore[arg-type]
+    file: Any = trimmed  # it writes what Rich writes to a file
+    yield Console(width=width, file=file, markup=False, emoji=False, highlight=False)
     trimmed.finish()
 
 

@@ -283,6 +283,7 @@ def _gpu_table(model: LogModel, name_cells: int | None) -> Table:
         cells: list[RenderableType] = list(_gpu_cells(model, g))
         if name_cells is not None:
             cells[0] = gpu_label_in(str(cells[0]), name_cells)
+        cells[0] = Text(str(cells[0]))  # a host's file name, never markup
         cells[5] = Text(str(cells[5]), style="yellow")
         cells[7] = Text(str(cells[7]), style="bold green")
         table.add_row(*cells)
@@ -337,21 +338,10 @@ def _busy_split_table(
     if len(shown) > WORKER_COLUMNS:
         header = ["GPU", *(PHASE_NAMES[p] for p in BUSY_ORDER)]
         rows = [[model.gpu_label(g.gpu), *(cell(g, p) for p in BUSY_ORDER)] for g in shown]
-        if len(rows) > RICH_TABLE_ROWS:
-            return Group(*plain_table(header, rows, left=1))
-        table = Table(box=box.SIMPLE_HEAD)
-        for k, col in enumerate(header):
-            table.add_column(col, justify="left" if k == 0 else "right")
-        for row in rows:
-            table.add_row(*row)
-        return table
-    table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("phase")
-    for g in shown:
-        table.add_column(model.gpu_label(g.gpu), justify="right")
-    for phase in BUSY_ORDER:
-        table.add_row(PHASE_NAMES[phase], *(cell(g, phase) for g in shown))
-    return table
+        return cells_table(header, rows, 1)
+    header = ["phase", *(model.gpu_label(g.gpu) for g in shown)]
+    rows = [[PHASE_NAMES[p], *(cell(g, p) for g in shown)] for p in BUSY_ORDER]
+    return cells_table(header, rows, 1)
 
 
 def inferred_phases(g: GpuStats, unprinted: frozenset[int]) -> frozenset[Phase]:
@@ -420,10 +410,11 @@ def cells_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int)
     if len(rows) > RICH_TABLE_ROWS:
         return Group(*plain_table(header, rows, left=left))
     table = Table(box=box.SIMPLE_HEAD)
+    # Text, not str: a host's GPU label (its file's name) is never markup, in the viewer too
     for k, col in enumerate(header):
-        table.add_column(col, justify="left" if k < left else "right", no_wrap=True)
+        table.add_column(Text(col), justify="left" if k < left else "right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))
     return table
 
 
