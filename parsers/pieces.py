@@ -553,9 +553,11 @@ def _synth(t: PartitionTable) -> Synth:
     has = ~np.isnan(t.synth_start)
     s, e = t.synth_start[has], t.synth_end[has]
     done = ~np.isnan(e)
-    times = np.concatenate([s[done], e[done]])
-    deltas = np.concatenate([np.ones(int(done.sum()), np.int8), -np.ones(int(done.sum()), np.int8)])
-    order = np.lexsort((deltas, times))  # ends before starts at the same ms
+    n = int(done.sum())
+    # ends before starts at the same ms: the ends come first, and the sort keeps ties' order
+    times = np.concatenate([e[done], s[done]])
+    deltas = np.concatenate([-np.ones(n, np.int8), np.ones(n, np.int8)])
+    order = np.argsort(times, kind="stable")
     return Synth(times[order], deltas[order], np.sort(e[done] - s[done]), s[~done])
 
 
