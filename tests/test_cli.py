@@ -93,6 +93,7 @@ def test_workers_per_gpu_splits_a_stderr_only_log(
         (["x.log", "--min-gap", "-3"], "must be 0 or more"),
         (["x.log", "--top", "ten"], "not a whole number"),
         (["x.log", "--workers-per-gpu", "0"], "must be 1 or more"),
+        (["x.log", "--workers-per-gpu", "-3"], "must be 1 or more: -3"),
         (["x.log", "--json"], "--json goes with --report"),
     ],
 )

@@ -124,6 +124,20 @@ def test_a_csv_folder_that_holds_the_log_is_refused_before_any_file_is_written(
     _refused(run(str(log2), "--export-csv", str(other)), log2, digest(log2))
 
 
+def test_an_empty_export_name_is_refused_and_the_current_folder_kept(tmp_path: Path) -> None:
+    """`--export-csv ""` (a script's unset variable) wrote the five CSV files into the
+    current folder, replacing its gaps.csv; `--export-trace ""` said `is a folder:  `."""
+    mine = tmp_path / "gaps.csv"
+    mine.write_text("a user's own table\n")
+    for option in ("--export-csv", "--export-trace", "--screenshot-dir"):
+        for empty in ("", " "):
+            result = run(str(TINY), option, empty, cwd=tmp_path)
+            assert result.returncode == 2, result
+            assert f"{option}: give a name (it is empty)" in only_line(result.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gaps.csv"]
+    assert mine.read_text() == "a user's own table\n"
+
+
 def test_compare_gzip_and_stdin_inputs_are_protected(tmp_path: Path, log: Path) -> None:
     b = tmp_path / "b.log"
     shutil.copy(TINY, b)

@@ -49,10 +49,21 @@ def non_negative_int(text: str) -> int:
 
 def positive_int(text: str) -> int:
     """An argparse type: a whole number, 1 or more."""
-    value = non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be 1 or more")
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
     return value
+
+
+def named_path(text: str) -> str:
+    """An argparse type: where to write, a name that is not empty (`""`, an unset variable
+    in a script, would be the current folder, and CSV files there would be replaced)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a name (it is empty)")
+    return text
 
 
 # a GPU runs a handful of workers; the core keeps worker numbers in 64 bits
@@ -187,6 +198,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--screenshot-dir",
+        type=named_path,
         default=".",
         metavar="DIR",
         help="where the command palette's Screenshot saves (default: the current directory)",
@@ -215,6 +227,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--export-trace",
+        type=named_path,
         metavar="OUT",
         help="write the trace that Perfetto UI opens: Perfetto's protobuf if OUT ends in "
         ".perfetto-trace or .pftrace (a fraction of the size), else Trace Event Format JSON "
@@ -222,6 +235,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--export-csv",
+        type=named_path,
         metavar="DIR",
         help="write intervals.csv, phases.csv, gaps.csv, proofs.csv and busy_split.csv into DIR",
     )
