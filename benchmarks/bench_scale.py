@@ -1,10 +1,12 @@
 """Linear at scale: peak memory per million intervals, time per 1,000 workers, idle CPU.
 
 Run: python benchmarks/bench_scale.py [--intervals 1000000] [--workers 1000,10000,50000]
+    [--failing 300000]
 
 Two generated shapes (benchmarks/common.py): N GPU intervals one after the other on one
-worker, and W workers, two to a GPU, three intervals each, each mapped to its GPU by the
-engine's stdout line. Each figure is one run of a fresh process (its own peak RSS, from
+worker, W workers, two to a GPU, three intervals each, each mapped to its GPU by the
+engine's stdout line, and F intervals on eight workers of one GPU of which one in ten failed
+(no GPU_END). Each figure is one run of a fresh process (its own peak RSS, from
 wait4): the text report, the JSON report, the trace and CSV exports, and the viewer
 (headless, following the log: time until the whole log is shown, its CPU while the log
 stays as it is, and how long `n` takes to select the first gap). Printed beside the figures
@@ -28,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import byte_compile, event_counts, positive_float
-from cuzksim.scale_logs import write_many_workers_log, write_one_worker_log
+from cuzksim.scale_logs import write_failing_log, write_many_workers_log, write_one_worker_log
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = Path("/tmp/cuzk-tui-bench/scale")
@@ -110,6 +112,30 @@ def one_worker(n: int) -> Path:
 def many_workers(w: int) -> Path:
     """The log of `w` workers (made once, kept in LOGS)."""
     return _kept(f"workers-{w}.log", write_many_workers_log, w)
+
+
+def failing(n: int) -> Path:
+    """The log of `n` intervals, one in ten failed (made once, kept in LOGS)."""
+    return _kept(f"failing-{n}.log", write_failing_log, n)
+
+
+# The reports on the 300,000-interval failing log at 3380231, where each failed prove was
+# looked for with a search of every prove (seconds, growing with failures x intervals).
+FAILING_BEFORE = {"report text": 11.4, "report json": 11.4}
+
+
+def measure_failing(n: int) -> None:
+    log = failing(n)
+    print(f"\n{n:,} intervals on 8 workers, one in ten failed ({log.stat().st_size / 1e6:.0f} MB)")
+    print(f"  {'':<14} {'3380231 at 300k':>16} {'now':>8} {'peak':>10}")
+    for name, args in (
+        ("report text", cli("--report", str(log))),
+        ("report json", cli("--report", "--json", str(log))),
+    ):
+        seconds, peak, _ = run_measured(args)
+        before = FAILING_BEFORE.get(name) if n == 300_000 else None
+        shown = f"{before:.1f} s" if before is not None else "-"
+        print(f"  {name:<14} {shown:>16} {seconds:>7.2f}s {peak:>7,.0f} MB")
 
 
 def measure_intervals(n: int, viewer: bool, export: bool, idle_s: float) -> None:
@@ -244,6 +270,7 @@ def main() -> int:
         "--intervals", type=event_counts, default=[1_000_000], help="e.g. 1000000,3000000"
     )
     ap.add_argument("--workers", type=event_counts, default=[1_000, 10_000, 50_000])
+    ap.add_argument("--failing", type=event_counts, default=[300_000])
     ap.add_argument("--idle-seconds", type=positive_float, default=10.0)
     ap.add_argument("--no-viewer", action="store_true", help="leave the viewer out")
     ap.add_argument("--no-export", action="store_true", help="leave the exports out")
@@ -258,6 +285,8 @@ def main() -> int:
         measure_intervals(n, not args.no_viewer, not args.no_export, args.idle_seconds)
     for w in args.workers:
         measure_workers(w, not args.no_viewer, args.idle_seconds)
+    for n in args.failing:
+        measure_failing(n)
     return 0
 
 

@@ -62,3 +62,22 @@ def write_many_workers_log(
                     piece.append(interval_lines(job, 0, w, 1000 + 170 * turn))
             out.write(b"".join(piece))
     return path
+
+
+def write_failing_log(path: Path, intervals: int, workers: int = 8, every: int = 10) -> Path:
+    """A log of `intervals` GPU intervals on `workers` workers of GPU 0, taking turns; one
+    in `every` prints no GPU_END (its prove failed: GPU_END is printed on success only)."""
+    with path.open("wb") as out:
+        out.write(b"".join(worker_line(w, 0) for w in range(workers)))
+        piece = []
+        for k in range(intervals):
+            job, partition, w = f"porep-{k // 10}", k % 10, k % workers
+            lines = interval_lines(job, partition, w, 1000 + 200 * (k // workers))
+            if k % every == every - 1:
+                lines = lines[: lines.rindex(b"TIMELINE,", 0, len(lines) - 1)]
+            piece.append(lines)
+            if len(piece) == 10_000:
+                out.write(b"".join(piece))
+                piece.clear()
+        out.write(b"".join(piece))
+    return path

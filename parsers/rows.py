@@ -70,28 +70,38 @@ def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
     open_idx = np.flatnonzero(~np.isnan(start) & np.isnan(end))
     if len(open_idx) == 0:
         return out
+    # every started prove of a worker, by worker then start; for each open prove, where the
+    # proves after it begin (k) and where its worker's end (hi) in that order: one sort of
+    # the proves and the open ones together, not a search per open prove (a flaky GPU's
+    # thousands of failures made that a pass over every prove each)
     started = np.flatnonzero(~np.isnan(start) & (worker >= 0))
     order = started[np.lexsort((start[started], worker[started]))]
     w_sorted, s_sorted = worker[order], start[order]
-    for i in open_idx.tolist():
-        w = int(worker[i])
-        lo = int(np.searchsorted(w_sorted, w, side="left"))
-        hi = int(np.searchsorted(w_sorted, w, side="right"))
-        k = lo + int(np.searchsorted(s_sorted[lo:hi], start[i], side="right"))
-        later = order[k:hi]
-        nxt = float(s_sorted[k]) if k < hi else NAN
-        moved_on = k < hi and not unlock_known[i]
-        later_ended = bool(np.any(~np.isnan(end[later])))
-        if not (finished or moved_on or later_ended):
-            continue
-        if nxt == nxt:
-            out[i] = nxt
-        elif unlock_known[i]:
-            lock = start[i] + np.nan_to_num(c["pre_lock"][i]) + np.nan_to_num(c["mutex_wait"][i])
-            held = c["mutex_held"][i]
-            out[i] = lock + held if held == held else start[i]
-        else:
-            out[i] = start[i]
+    n, m = len(order), len(open_idx)
+    w_open = worker[open_idx].astype(w_sorted.dtype)
+    merged = np.lexsort(
+        (
+            np.repeat(np.array([0, 1], dtype=np.int8), (n, m)),  # a prove before an open one
+            np.concatenate([s_sorted, start[open_idx]]),
+            np.concatenate([w_sorted, w_open]),
+        )
+    )
+    queries = merged >= n
+    k = np.empty(m, dtype=np.int64)
+    k[merged[queries] - n] = np.flatnonzero(queries) - np.arange(m)
+    hi = np.searchsorted(w_sorted, w_open, side="right")  # a prove of no worker: k
+    ended_before = np.concatenate([[0], np.cumsum(~np.isnan(end[order]))])
+    later_ended = ended_before[hi] > ended_before[k]
+    has_next = k < hi
+    moved_on = has_next & ~unlock_known[open_idx]
+    failed = later_ended | moved_on | finished
+    nxt = s_sorted[np.minimum(k, n - 1)] if n else np.full(m, NAN)  # where has_next
+    i = open_idx
+    lock = start[i] + np.nan_to_num(c["pre_lock"][i]) + np.nan_to_num(c["mutex_wait"][i])
+    held = c["mutex_held"][i]
+    unlocked = np.where(np.isnan(held), start[i], lock + held)
+    drawn = np.where(has_next, nxt, np.where(unlock_known[i], unlocked, start[i]))
+    out[i[failed]] = drawn[failed]
     return out
 
 
