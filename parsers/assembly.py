@@ -276,7 +276,16 @@ def _gpu_of_pieces(
     longer = sum(part.kernel_sums[1] for _, part, _ in mine)
     shorter = sum(part.kernel_sums[2] for _, part, _ in mine)
     unknown = sum(part.unknown_ms for _, part, _ in mine)
-    lo_ms, hi_ms = _kernel_range(total, longer, shorter, unknown, facts, g, busy.total_ms)
+    silent = sum(part.silent_ms for _, part, _ in mine)
+    lo_ms, hi_ms = _kernel_range(
+        total,
+        longer,
+        shorter,
+        unknown if facts.lock_lines_seen else silent,
+        facts,
+        g,
+        busy.total_ms,
+    )
     # allocation the NTT blocks may hide: the range's low end takes it all out, the
     # estimate half of it (on a GPU's first use the first block's allowance is larger)
     firsts = [(p.first, p.first_hidden_ntt_ms) for _, p, _ in mine if p.first is not None]
@@ -314,7 +323,7 @@ def _gpu_of_pieces(
         est,
         (
             max(0.0, total - hidden - shorter),
-            total + longer + sum(part.unended_kernel_ms for _, part, _ in mine),
+            total + longer + silent + sum(part.unended_kernel_ms for _, part, _ in mine),
         ),
     )
     return stats, more, holes_of(kernel)
@@ -480,18 +489,17 @@ def _kernel_range(
     duration being truncated to whole ms: each NTT total, batch and tail duration hides up
     to 1 ms of kernel, each allocation figure up to 1 ms that is not kernel (`longer`,
     `shorter`: the most the truncations can add and take); summed as independent errors
-    (within TRUNCATION_SIGMAS, and never past the worst case). High also adds, on an engine
-    that prints lock lines, the time its intervals' lines leave unexplained (`unexplained`:
-    kernels may have run there, printed in lines the log lost; older engines print too few
-    lines to tell).
+    (within TRUNCATION_SIGMAS, and never past the worst case). High also adds the time
+    the log leaves unexplained (`unexplained`: kernels may have run there, printed in lines
+    the log lost): on an engine that prints lock lines, what its intervals' lines leave
+    unexplained; on older ones, which print too few lines to tell within an interval, the
+    intervals given no kernel line at all.
     """
     mean = 0.5 * (longer - shorter)
     spread = TRUNCATION_SIGMAS * float(np.sqrt((longer + shorter) / 12.0))
     minus, plus = facts.kernel_doubt.get(g, (0.0, 0.0))
     lo = total + max(-shorter, mean - spread) - minus
-    hi = total + min(longer, mean + spread) + plus + facts.unattributed_kernel_ms
-    if facts.lock_lines_seen:
-        hi += unexplained
+    hi = total + min(longer, mean + spread) + plus + facts.unattributed_kernel_ms + unexplained
     lo = max(0.0, lo)
     return lo, max(lo, min(hi, busy_ms))
 

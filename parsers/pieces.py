@@ -67,6 +67,9 @@ class GpuPart:
     # the kernel ms of lines given to its intervals that never ended: kernels that ran, on
     # one GPU or another, had the lines gone to an interval that ended
     unended_kernel_ms: float = 0.0
+    # the union of its ended intervals given no kernel line (their lines lost, or never
+    # captured): kernels may have run all through them, on any engine
+    silent_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +253,7 @@ def stamp_figures(
         b = busy_of.get(g, _NO_BUSY)
         gap_cols.append((g, b.holes.starts, b.holes.ends, b.before, b.after))
         mine = done[kernel_ms[done] > 0]
+        silent = done[kernel_ms[done] <= 0]
         n_blocks = blocks[mine]
         hidden = mine[hides_alloc[mine]]
         first = int(done[np.argmin(t.gpu_start[done])]) if len(done) else -1
@@ -275,6 +279,7 @@ def stamp_figures(
             first=(float(t.gpu_start[first]), int(index[first])) if first >= 0 else None,
             first_hidden_ntt_ms=float(ntt[first]) if first_hides else 0.0,
             unended_kernel_ms=float(kernel_ms[unended].sum()),
+            silent_ms=union_blocks(t.gpu_start[silent], t.gpu_end[silent]).total_ms,
         )
     steps = _synth(t) if synth else NO_SYNTH
     return _Stamped(gpus, _jobs(t, index), steps, sorted_gaps(gap_cols), _gpu_workers(t))

@@ -10,6 +10,7 @@ import sys
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -580,6 +581,28 @@ def test_a_lost_kernel_line_leaves_the_figure_an_estimate_with_the_truth_inside(
     # the estimate takes half the unexplained stretch (the middle of what the log allows):
     # nearer the truth than the lines alone (600 ms short), yet not all of it
     assert truth - 600 / 2900 + 0.05 < g.kernel_util < truth
+
+
+@pytest.mark.parametrize("era", ["feb", "p12"])
+def test_a_log_without_its_timing_lines_says_kernel_unknown_not_zero(
+    era: Literal["feb", "p12"],
+) -> None:
+    """A capture that kept the TIMELINE lines and not the C++ ones (or lost them): kernel
+    busy was `0ms 0.0 %`, range [0, 0], on an engine without lock lines. Kernels may have
+    run all through the intervals: the range holds the truth, per GPU and for all GPUs."""
+    cfg = SimConfig(seed=61, proofs=4, gpus=2, gw=2, stdout="plain")
+    sim, data = simulate(replace(cfg, era=era))
+    kept = b"\n".join(x for x in data.split(b"\n") if not x.startswith(b"CUZK_"))
+    model = build(kept)
+    assert model.counts.cuzk_timing == 0 and len(model.gpus) == 2
+    for g in model.gpus:
+        truth = ref.gpu_figures(sim, g.gpu)["kernel_util"]
+        lo, hi = g.kernel_util_range
+        assert g.kernel_is_estimate and lo <= truth <= hi, (g.gpu, lo, truth, hi)
+        assert hi == pytest.approx(g.timeline_util)  # all of its busy time may be kernel
+    lo_ms, hi_ms = model.all_gpus_kernel_ms
+    truth_ms = sum(ref.gpu_figures(sim, g.gpu)["kernel_util"] * g.span_ms for g in model.gpus)
+    assert lo_ms <= truth_ms <= hi_ms
 
 
 @pytest.mark.parametrize("seed", [72914, 72930, 72947, 73888])

@@ -77,9 +77,12 @@ def report_text(path: Path) -> str:
 
 def test_the_report_of_many_workers_gives_each_a_row(tmp_path: Path) -> None:
     # 600 workers, two to a GPU: the phase table and the GPU table are longer, not wider
+    from tui.report import ESTIMATED_SPLIT
+
     text = report_text(write_many_workers_log(tmp_path / "many.log", 600))
     lines = text.splitlines()
-    assert max(len(line) for line in lines) < 160
+    # (the log prints no timing line: its kernel figure is an estimate, said in a sentence)
+    assert max(len(line) for line in lines if line != ESTIMATED_SPLIT) < 160
     head = next(
         k for k, line in enumerate(lines) if line.split()[:3] == ["worker", "GPU", "intervals"]
     )
@@ -173,7 +176,9 @@ async def test_an_idle_viewer_does_no_work_per_gpu_or_worker_each_second(
         assert len(app.model.gpus) == 200
         header = str(app.query_one("#summary", Static).render())
         assert f"+ {200 - HEADER_GPUS} more GPUs" in header
-        assert len(header.splitlines()) <= 2 * HEADER_GPUS + 2  # a GPU and its split each
+        # a GPU and its split each, the state, `+ N more GPUs` and the all-GPUs figure (the
+        # log prints no timing line: the kernel figures are estimates)
+        assert len(header.splitlines()) <= 2 * HEADER_GPUS + 3
         monkeypatch.setattr(GpuStats, "timeline_util", property(counted_util))
         monkeypatch.setattr(CuzkApp, "_legend", counted_legend)
         ticks = 5
