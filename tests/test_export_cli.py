@@ -487,3 +487,28 @@ async def test_the_palette_export_of_a_log_with_no_event_writes_nothing(tmp_path
         said = [n.message for n in app._notifications]
     assert list(tmp_path.iterdir()) == []
     assert any("no event to export" in m for m in said)
+
+
+def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Path) -> None:
+    """A worker's last prove failed with no unlock line: it is drawn to its start (nothing
+    says how long it ran). intervals.csv listed it failed; the lanes and the trace had no
+    event for it (one event per interval, docs/analysis.md)."""
+    log = tmp_path / "f.log"
+    log.write_text(
+        "TIMELINE,100,GPU_START,ok,worker=0,partition=0\n"
+        "TIMELINE,900,GPU_END,ok,worker=0,partition=0,gpu_ms=800\n"
+        "TIMELINE,1000,GPU_START,lost,worker=0,partition=1\n"
+        "TIMELINE,1100,GPU_START,other,worker=1,partition=0\n"
+        "TIMELINE,2000,GPU_END,other,worker=1,partition=0,gpu_ms=900\n"
+    )
+    model = read_log(log)
+    export.write_csv(model, tmp_path / "csv")
+    with (tmp_path / "csv" / "intervals.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    failed = [r["job"] for r in rows if r["failed"] == "1"]
+    assert failed == ["lost"]
+    events = export.trace_document(model)["traceEvents"]
+    intervals = {e["args"]["job"]: e for e in events if e.get("cat") == "interval"}
+    assert set(intervals) == {r["job"] for r in rows}
+    assert intervals["lost"]["name"].endswith("(failed)")
+    assert intervals["lost"]["ts"] == 1_000_000 and intervals["lost"]["dur"] == 0

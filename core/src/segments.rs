@@ -212,6 +212,7 @@ pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
             ),
             (tail_start, end, tail_phase, valid),
         ];
+        let first = out.start.len();
         for (s, e, phase, shown) in rows {
             if !shown {
                 continue;
@@ -223,6 +224,15 @@ pub fn reconstruct(c: &Inputs, now: f64) -> Segments {
                 out.phase.push(phase);
                 out.part.push(i as i64);
             }
+        }
+        if has_start && out.start.len() == first {
+            // an interval of no length (a failed prove drawn to its start: nothing says how
+            // long it ran) keeps one segment of none, so that a lane, the trace and the CSV
+            // each hold every interval
+            out.start.push(start);
+            out.end.push(start);
+            out.phase.push(open_kind);
+            out.part.push(i as i64);
         }
         out.lock.push(if valid { lock } else { f64::NAN });
         out.unlock.push(if valid { unlock } else { f64::NAN });
@@ -370,5 +380,21 @@ mod tests {
         // no start: nothing drawn
         let s = one(&[("gpu_end", 400.0)], 0.0, None);
         assert!(s.phase.is_empty() && s.drawn_end[0].is_nan());
+    }
+
+    #[test]
+    fn an_interval_of_no_length_keeps_one_segment_of_none() {
+        // a failed prove drawn to its start (no next start, no unlock): it was left out of
+        // the lanes and the trace while the CSV listed it
+        let s = one(&[("gpu_start", 100.0)], 250.0, Some(100.0));
+        assert_eq!(
+            (s.phase, s.start, s.end),
+            (vec![FAILED], vec![100.0], vec![100.0])
+        );
+        let s = one(&[("gpu_start", 100.0), ("gpu_end", 100.0)], 0.0, None);
+        assert_eq!(
+            (s.phase, s.start, s.end),
+            (vec![UNKNOWN], vec![100.0], vec![100.0])
+        );
     }
 }
