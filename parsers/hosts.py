@@ -17,6 +17,7 @@ from parsers.breakdown import whole_run
 from parsers.linefacts import LineFacts
 from parsers.model import (
     I32,
+    MERGED_COMPARE,
     MERGED_HOSTS,
     MERGED_RUNS,
     NO_STAMP,
@@ -363,8 +364,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         first_synth_start=min(firsts) if firsts else None,
         last_gpu_end=max(lasts) if lasts else None,
         gaps=GapStats.of(all_gaps.duration),
-        merged=MERGED_RUNS if align == RUNS else MERGED_HOSTS,
-        last_rate=models[-1].summary.rate if align == RUNS else None,
+        merged={RUNS: MERGED_RUNS, START: MERGED_COMPARE}.get(align or "", MERGED_HOSTS),
+        each=tuple(m.summary for m in models),
     )
     synth_t, synth_n = _synthesis(models, offsets)
     anchors = [m.wall_anchor for m in models if m.wall_anchor is not None]

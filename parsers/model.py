@@ -1063,6 +1063,7 @@ class Breakdown:
 # what a Summary of several logs is of (`Summary.merged`)
 MERGED_RUNS = "runs"  # the runs of one log whose daemon restarted
 MERGED_HOSTS = "hosts"  # several hosts' logs
+MERGED_COMPARE = "compare"  # two runs compared (before, after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1074,22 +1075,34 @@ class Summary:
     first_synth_start: int | None
     last_gpu_end: int | None
     gaps: GapStats
-    # of several logs (parsers/hosts.py merge): MERGED_RUNS or MERGED_HOSTS; their spans added
-    # up are no run's, so the rate is the last run's (`last_rate`), or none
+    # of several logs (parsers/hosts.py merge): MERGED_RUNS, MERGED_HOSTS or MERGED_COMPARE,
+    # with each log's own summary; the proofs are theirs added up, and the span and the rate
+    # are no run's but a restarted daemon's last run's (the span from the first run's start
+    # to the last's end held the time the daemon was down)
     merged: str = ""
-    last_rate: float | None = None
+    each: tuple[Summary, ...] = ()
+
+    @property
+    def last_run(self) -> Summary | None:
+        """Of a restarted daemon's runs, the last run's own summary (else None)."""
+        return self.each[-1] if self.merged == MERGED_RUNS and self.each else None
 
     @property
     def run_span_ms(self) -> int:
         """First SYNTH_START to last GPU_END (0 when no GPU_END follows a SYNTH_START: a
-        fragment of a log)."""
+        fragment of a log); of several runs, the last run's."""
+        last = self.last_run
+        if last is not None:
+            return last.run_span_ms
         if self.first_synth_start is None or self.last_gpu_end is None:
             return 0
         return max(0, self.last_gpu_end - self.first_synth_start)
 
     @property
     def s_per_proof(self) -> float:
-        """Run span in seconds per completed proof."""
+        """Run span in seconds per completed proof (of several runs, the last run's)."""
+        if self.last_run is not None:
+            return self.last_run.s_per_proof
         if not self.proofs_completed:
             return 0.0
         return self.run_span_ms / 1000 / self.proofs_completed
@@ -1099,8 +1112,11 @@ class Summary:
         """s/proof where there is a rate: None while no proof has completed or the run has
         no span (what the screen writes `- s/proof`, the JSON `null`); of several runs or
         hosts, the last run's of a restarted daemon, else none (`merged`)."""
+        last = self.last_run
+        if last is not None:
+            return last.rate
         if self.merged:
-            return self.last_rate
+            return None
         if not self.proofs_completed or not self.spanned:
             return None
         return self.s_per_proof
@@ -1108,7 +1124,10 @@ class Summary:
     @property
     def spanned(self) -> bool:
         """A GPU_END (a completion, in a log without TIMELINE) follows the first SYNTH_START
-        (dequeue): the run has a span. A log begun mid-run may have completions and none."""
+        (dequeue): the run has a span. A log begun mid-run may have completions and none.
+        Of several runs, the last run's."""
+        if self.last_run is not None:
+            return self.last_run.spanned
         first, last = self.first_synth_start, self.last_gpu_end
         return first is not None and last is not None and last >= first
 
@@ -1123,9 +1142,37 @@ class Summary:
         """s/proof as the screen and the text report write it: `- s/proof` while no proof
         has completed, or the run has no span (the figure is 0 then: no rate, not an instant
         one)."""
+        if self.merged == MERGED_COMPARE:  # before → after
+            rates = (s.rate for s in self.each)
+            return " → ".join("-" if r is None else f"{r:.2f}" for r in rates) + " s/proof"
         rate = self.rate
-        shown = "- s/proof" if rate is None else f"{rate:.2f} s/proof"
-        return shown + (" (last run)" if self.merged == MERGED_RUNS else "")
+        return "- s/proof" if rate is None else f"{rate:.2f} s/proof"
+
+    def proofs_shown(self, short: bool, span_name: str = "run span") -> str:
+        """The proofs and the span: `proofs 3 completed / 4 started   run span 5m01s` (the
+        report's, the span called `span_name`), `run 5m01s  proofs 3/4` (`short`: the
+        header's). Of several logs, what each figure is of: a restarted daemon's `proofs
+        6/6 in 2 runs, last 3/3 in 5m01s` (the span and s/proof are the last run's); several
+        hosts' `proofs 12/12 on 2 hosts`; a comparison's `proofs 4/4 → 8/8` (before → after:
+        added up they are no run's)."""
+        if self.merged == MERGED_COMPARE:
+            each = (f"{s.proofs_completed}/{s.proofs_started}" for s in self.each)
+            return "proofs " + " → ".join(each)
+        done, began = self.proofs_completed, self.proofs_started
+        proofs = f"proofs {done}/{began}" if short else f"proofs {done} completed / {began} started"
+        last = self.last_run
+        if last is not None:
+            runs = f"in {len(self.each)} runs"
+            done, began = last.proofs_completed, last.proofs_started
+            if short:
+                return f"{proofs} {runs}, last {done}/{began} in {self.run_span_shown}"
+            last_proofs = f"{done} completed / {began} started"
+            return f"{proofs} {runs}   last run: {last_proofs}, {span_name} {self.run_span_shown}"
+        if self.merged == MERGED_HOSTS:
+            proofs += f" on {len(self.each)} hosts"
+        if short:
+            return f"run {self.run_span_shown}  {proofs}"
+        return f"{proofs}   {span_name} {self.run_span_shown}"
 
 
 @dataclass(frozen=True, slots=True)

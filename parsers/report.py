@@ -11,7 +11,7 @@ import numpy as np
 from parsers import _core, tracing
 from parsers.breakdown import busy_split_ms, whole_run
 from parsers.durations import counted
-from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable
+from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable, Summary
 from parsers.sanitize import visible
 
 SCHEMA = 1
@@ -222,6 +222,19 @@ def report_json(model: LogModel, min_gap_ms: int = 0) -> str:
     return "".join(report_json_pieces(model, min_gap_ms))
 
 
+def _last_run(s: Summary) -> dict[str, Any] | None:
+    """Of a restarted daemon's runs, the last run's proofs, span and s/proof (else None)."""
+    last = s.last_run
+    if last is None:
+        return None
+    return {
+        "proofs_started": last.proofs_started,
+        "proofs_completed": last.proofs_completed,
+        "run_span_ms": last.run_span_ms,
+        "s_per_proof": None if last.rate is None else round(last.rate, 6),
+    }
+
+
 def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dict[str, Any]:
     """The whole JSON report. `summary` always counts every gap; `gaps` may be filtered
     (`gaps` and `proofs` are left empty when not `lists`: `report_json` writes them)."""
@@ -276,6 +289,8 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             "proofs_completed": s.proofs_completed,
             "run_span_ms": s.run_span_ms,
             "s_per_proof": None if s.rate is None else round(s.rate, 6),
+            # a restarted daemon: the run the span and s/proof are of (the proofs: every run's)
+            "last_run": _last_run(s),
             "gap_count": s.gaps.count,
             "gap_total_ms": s.gaps.total_ms,
             "gap_max_ms": s.gaps.max_ms,

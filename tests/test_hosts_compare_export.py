@@ -438,6 +438,21 @@ def test_a_log_without_wall_clock_keeps_its_own_and_compare_starts_both_at_zero(
     assert [h.offset_ms for h in s.hosts] == [-round(a.time_range[0]), -round(b.time_range[0])]
 
 
+def test_the_compared_runs_proofs_are_each_run_s_not_their_sum() -> None:
+    """The comparison's header said `proofs 12/12  - s/proof`: before's 4 and after's 8
+    added up, which is no run's. It says each, before → after, with each one's rate."""
+    from tui.header import header_text
+
+    a = build(simulate(SimConfig(seed=51, proofs=4, gpus=1, gw=2, stdout="plain"))[1])
+    b = build(simulate(SimConfig(seed=52, proofs=10, gpus=1, gw=2, stdout="plain"))[1])
+    both = merge([a, b], ["a", "b"], START).model
+    s = both.summary
+    assert s.proofs_shown(short=True) == "proofs 4/4 → 10/10"
+    assert s.s_per_proof_shown == f"{a.summary.rate:.2f} → {b.summary.rate:.2f} s/proof"
+    first = header_text(both, "FINISHED").plain.split("\n")[0]
+    assert "proofs 4/4 → 10/10" in first and "14" not in first
+
+
 def test_a_run_compared_with_itself_has_no_verdict() -> None:
     m = read_log(SAMPLES / "curio-mixed.log")
     figures = compare(m, m)

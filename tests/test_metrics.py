@@ -210,12 +210,14 @@ def test_after_a_restart_on_fewer_gpus_the_gauges_are_the_run_of_now() -> None:
     both = figures_of(model)
     assert [g.gpu for g in both.gpus] == [0] and both.gpus[0] == figures_of(now).gpus[0]
     assert both.s_per_proof == round(now.summary.s_per_proof, 6)
-    assert model.summary.s_per_proof_shown == f"{now.summary.s_per_proof:.2f} s/proof (last run)"
+    assert model.summary.s_per_proof_shown == f"{now.summary.s_per_proof:.2f} s/proof"
+    assert model.summary.proofs_shown(short=True).endswith(f"in {now.summary.run_span_shown}")
     assert both.counters[("cuzk_gpu_span_seconds", ("1",))] > 0  # the first run's GPU1, counted
     # the new run's first line: no GPU of now yet, so no gauge (not the last run's)
     begun = build(first + second.split(b"\n", 1)[0] + b"\n")
     assert len(begun.run_lines or ()) == 2 and figures_of(begun).gpus == ()
-    assert begun.summary.s_per_proof_shown == "- s/proof (last run)"
+    assert begun.summary.s_per_proof_shown == "- s/proof"
+    assert begun.summary.proofs_shown(short=True).endswith("in 2 runs, last 0/0 in –")
 
 
 def test_several_hosts_have_no_one_s_per_proof() -> None:

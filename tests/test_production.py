@@ -714,6 +714,33 @@ def test_a_daemon_restart_keeps_each_run_apart() -> None:
     assert both.gpus[1].span[0] > both.gpus[0].span[1]
 
 
+def test_a_restarted_daemon_s_proofs_span_and_rate_each_say_what_they_are_of() -> None:
+    """`proofs 6 completed / 6 started   run span 12m05s   41.74 s/proof (last run)` mixed
+    three scopes: every run's proofs, a span from the first run's start to the last one's
+    end (the daemon's downtime in it), the last run's rate. The span is the last run's now,
+    beside its own proofs and rate, and the line says so; the JSON gives the last run too."""
+    _, first = simulate(SimConfig(seed=41, proofs=4, gpus=1, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=42, proofs=3, gpus=1, gw=2, stdout="plain"))
+    both, last = build(first + second), build(second).summary
+    s = both.summary
+    assert (s.proofs_completed, s.proofs_started) == (7, 7)
+    assert s.run_span_ms == last.run_span_ms and s.rate == last.rate == s.s_per_proof
+    assert s.proofs_shown(short=True) == f"proofs 7/7 in 2 runs, last 3/3 in {last.run_span_shown}"
+    assert s.proofs_shown(short=False) == (
+        f"proofs 7 completed / 7 started in 2 runs   last run: 3 completed / 3 started, "
+        f"run span {last.run_span_shown}"
+    )
+    summary = report_dict(both)["summary"]
+    assert summary["run_span_ms"] == last.run_span_ms
+    assert summary["last_run"] == {
+        "proofs_started": 3,
+        "proofs_completed": 3,
+        "run_span_ms": last.run_span_ms,
+        "s_per_proof": round(last.s_per_proof, 6),
+    }
+    assert report_dict(build(second))["summary"]["last_run"] is None
+
+
 def test_a_restart_without_wall_clock_lays_runs_one_after_the_other() -> None:
     _, run = simulate(SimConfig(seed=43, proofs=3, gpus=1, gw=2, stdout="none"))
     both = build(run + run)

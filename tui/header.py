@@ -112,10 +112,7 @@ def _header(
 ) -> Text:
     s = model.summary
     text = Text()
-    figures = (
-        f"  run {s.run_span_shown}  proofs {s.proofs_completed}/{s.proofs_started}"
-        f"  {s.s_per_proof_shown}"
-    )
+    figures = f"  {s.proofs_shown(short=True)}  {s.s_per_proof_shown}"
     # the figures stay whole, the header's margins outside them; a state too long to leave
     # the source SOURCE_MIN_CELLS cells beside them (`FINISHED · stopped reading: cannot read
     # …`, `· aligned on the wall clock`) keeps its first word there and says the rest whole

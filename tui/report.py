@@ -491,10 +491,7 @@ def report_renderables(
     head.append(visible(model.source))
     # a log without TIMELINE: its span runs from the first dequeue to the last completion
     span = "first dequeue to last completion" if model.traced_jobs else "run span"
-    head.append(
-        f"\nproofs {s.proofs_completed} completed / {s.proofs_started} started   "
-        f"{span} {s.run_span_shown}   {s.s_per_proof_shown}"
-    )
+    head.append(f"\n{s.proofs_shown(short=False, span_name=span)}   {s.s_per_proof_shown}")
     if model.wall_anchor is not None:
         zone = "UTC" if model.wall_anchor.tzinfo is not None else "(the journal's local time)"
         head.append(
