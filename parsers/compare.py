@@ -153,6 +153,29 @@ def gpu_pairs(a: LogModel, b: LogModel) -> list[tuple[GpuStats, GpuStats]]:
     return list(zip(a.gpus, b.gpus, strict=False))
 
 
+def unpaired(a: LogModel, b: LogModel) -> tuple[list[int], list[int]]:
+    """The GPUs of each run that no GPU of the other is paired with (a run on more GPUs):
+    their figures are in the run's gaps, not in a GPU section."""
+    pairs = gpu_pairs(a, b)
+    paired_a, paired_b = {x.gpu for x, _ in pairs}, {y.gpu for _, y in pairs}
+    return (
+        [g.gpu for g in a.gpus if g.gpu not in paired_a],
+        [g.gpu for g in b.gpus if g.gpu not in paired_b],
+    )
+
+
+def unpaired_sentence(a: LogModel, b: LogModel) -> str | None:
+    """`GPU1, GPU2 only in after: no GPU section (their gaps count in the gaps')`, or None."""
+    parts = [
+        f"{', '.join(f'GPU{g}' for g in gpus)} only in {side}"
+        for side, gpus in zip(("before", "after"), unpaired(a, b), strict=True)
+        if gpus
+    ]
+    if not parts:
+        return None
+    return f"{'; '.join(parts)}: no GPU to compare with (their gaps count in the gap figures)"
+
+
 def _span_ms(model: LogModel) -> float:
     """The time the GPUs' gaps can fall in: their spans, added."""
     return float(sum(g.span_ms for g in model.gpus))
@@ -313,6 +336,7 @@ def compare_dict(a: LogModel, b: LogModel, figures: list[Figure] | None = None) 
         "schema": SCHEMA,
         "compare": {"before": a.source, "after": b.source},
         "gpu_pairs": [[x.gpu, y.gpu] for x, y in gpu_pairs(a, b)],
+        "unpaired": dict(zip(("before", "after"), unpaired(a, b), strict=True)),
         "figures": [f.as_dict() for f in figures],
         "verdicts": [v for f in figures if (v := f.verdict()) is not None],
     }

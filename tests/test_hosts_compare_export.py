@@ -453,6 +453,22 @@ def test_the_compared_runs_proofs_are_each_run_s_not_their_sum() -> None:
     assert "proofs 4/4 → 10/10" in first and "14" not in first
 
 
+def test_gpus_of_one_run_only_are_said_not_dropped() -> None:
+    """One GPU before, three after: the after-run's GPU1 and GPU2 had no section and nothing
+    said so, while their gaps counted in the gap figures."""
+    from tui.compare import compare_renderables
+
+    one = build(simulate(SimConfig(seed=5, proofs=4, gpus=1, gw=1, stdout="plain"))[1])
+    three = build(simulate(SimConfig(seed=6, proofs=6, gpus=3, gw=1, stdout="plain"))[1])
+    doc = compare_dict(one, three)
+    assert doc["gpu_pairs"] == [[0, 0]]
+    assert doc["unpaired"] == {"before": [], "after": [1, 2]}
+    console = Console(width=200, file=io.StringIO(), record=True)
+    console.print(*compare_renderables(one, three))
+    assert "GPU1, GPU2 only in after: no GPU to compare with" in console.export_text()
+    assert compare_dict(three, three)["unpaired"] == {"before": [], "after": []}
+
+
 def test_a_run_compared_with_itself_has_no_verdict() -> None:
     m = read_log(SAMPLES / "curio-mixed.log")
     figures = compare(m, m)

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from parsers.compare import Figure, compare, fmt, fmt_delta
+from parsers.compare import Figure, compare, fmt, fmt_delta, unpaired_sentence
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.screens import QUIT_BINDINGS, TextBoxScreen
@@ -41,6 +41,9 @@ def compare_renderables(
     head.append(visible(a.source))  # literal: never markup, nor a control
     head.append("\nafter  ", style="dim")
     head.append(visible(b.source))
+    alone = unpaired_sentence(a, b)
+    if alone is not None:
+        head.append(f"\n{alone}", style="bold yellow")
     verdicts = [v for f in figures if (v := f.verdict()) is not None]
     out: list[RenderableType] = [
         head,
