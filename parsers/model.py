@@ -1293,6 +1293,12 @@ class LogModel:
         key = self.gpu_keys.get(gpu) if self.gpu_keys is not None else None
         return f"GPU{gpu}" if key is None else f"{key.name}:GPU{key.ordinal}"
 
+    def gpu_ordinal(self, gpu: int) -> int:
+        """The CUDA ordinal the log printed for `gpu` (its id in a model of one log; of
+        several logs or runs, the id is k·1000 + the ordinal: parsers/hosts.py)."""
+        key = self.gpu_keys.get(gpu) if self.gpu_keys is not None else None
+        return gpu if key is None else key.ordinal
+
     def wall_time(self, ms: float, gpu: int | None = None) -> datetime | None:
         """The wall-clock time of a TIMELINE offset, when the log gives the anchor (`gpu`:
         of an event of that GPU, on its own log's clock when the model holds several)."""

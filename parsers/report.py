@@ -247,7 +247,9 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
         "gpus": [
             {
                 "gpu": g.gpu,
-                # as the screen and the text report name it (`run 2:GPU0`, `host:GPU1`)
+                # the CUDA ordinal the log printed (of several logs or runs, `gpu` is
+                # k·1000 + it) and the name the screen and the text report give it
+                "ordinal": model.gpu_ordinal(g.gpu),
                 "label": model.gpu_label(g.gpu),
                 "workers": list(g.workers),
                 "span_ms": list(g.span) if g.span is not None else None,

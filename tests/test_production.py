@@ -739,6 +739,13 @@ def test_a_restarted_daemon_s_proofs_span_and_rate_each_say_what_they_are_of() -
         "s_per_proof": round(last.s_per_proof, 6),
     }
     assert report_dict(build(second))["summary"]["last_run"] is None
+    # each GPU keeps an id of its own (run k's GPU G: k·1000 + G) and says its ordinal
+    gpus = report_dict(both)["gpus"]
+    assert [(g["gpu"], g["ordinal"], g["label"]) for g in gpus] == [
+        (0, 0, "run 1:GPU0"),
+        (1000, 0, "run 2:GPU0"),
+    ]
+    assert [g["ordinal"] for g in report_dict(build(second))["gpus"]] == [0]
 
 
 def test_a_restart_without_wall_clock_lays_runs_one_after_the_other() -> None:
