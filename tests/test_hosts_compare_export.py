@@ -886,6 +886,13 @@ def test_a_log_whose_daemon_restarted_is_one_host_a_run_beside_others(
     assert cli.main(["--compare", f"{log}:3", str(other), "--report"]) == 2
     err = capsys.readouterr().err
     assert err == f"cuzk-tui: error: {log}:3: the log holds 2 runs (1 to 2)\n"
+    # a run number below 1 said `no such file: LOG:0`
+    for run in ("0", "-1", "00"):
+        assert cli.main(["--compare", f"{log}:{run}", str(other), "--report"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"cuzk-tui: error: {log}:{run}: runs are numbered from 1"), err
+    assert cli.main(["--compare", f"{log}:{10**12}", str(other), "--report"]) == 2
+    assert "the log holds 2 runs (1 to 2)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

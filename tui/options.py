@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 GLOB_CHARS = set("*?[")
 # `--compare LOG:N`: run N (from 1) of a log whose daemon restarted
-RUN_SUFFIX = re.compile(r"^(.+):([1-9][0-9]{0,5})$")
+RUN_SUFFIX = re.compile(r"^(.+):(-?[0-9]+)$")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -378,7 +378,10 @@ def log_and_run(raw: str) -> tuple[str, int | None]:
         return raw, None
     m = RUN_SUFFIX.match(raw)
     if m is not None and os.path.exists(m.group(1)):
-        return m.group(1), int(m.group(2))
+        run = int(m.group(2))
+        if run < 1:
+            raise OptionError(f"{raw}: runs are numbered from 1 (LOG:1 is a log's first)")
+        return m.group(1), run
     return raw, None
 
 
