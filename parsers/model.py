@@ -1110,7 +1110,7 @@ class Summary:
     @property
     def rate(self) -> float | None:
         """s/proof where there is a rate: None while no proof has completed or the run has
-        no span (what the screen writes `- s/proof`, the JSON `null`); of several runs or
+        no span (what the screen writes `– s/proof`, the JSON `null`); of several runs or
         hosts, the last run's of a restarted daemon, else none (`merged`)."""
         last = self.last_run
         if last is not None:
@@ -1139,14 +1139,14 @@ class Summary:
 
     @property
     def s_per_proof_shown(self) -> str:
-        """s/proof as the screen and the text report write it: `- s/proof` while no proof
+        """s/proof as the screen and the text report write it: `– s/proof` while no proof
         has completed, or the run has no span (the figure is 0 then: no rate, not an instant
         one)."""
         if self.merged == MERGED_COMPARE:  # before → after
             rates = (s.rate for s in self.each)
-            return " → ".join("-" if r is None else f"{r:.2f}" for r in rates) + " s/proof"
+            return " → ".join("–" if r is None else f"{r:.2f}" for r in rates) + " s/proof"
         rate = self.rate
-        return "- s/proof" if rate is None else f"{rate:.2f} s/proof"
+        return "– s/proof" if rate is None else f"{rate:.2f} s/proof"
 
     def proofs_shown(self, short: bool, span_name: str = "run span") -> str:
         """The proofs and the span: `proofs 3 completed / 4 started   run span 5m01s` (the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -138,6 +139,8 @@ def test_a_window_the_run_never_reaches_exports_nothing_and_says_so(
     assert cli.main([LOG, flag, str(tmp_path / target), *window]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and said in err and "the log runs" in err
+    # in the clock the user typed (an offset, as the time axis writes it), the wall's beside
+    assert re.search(r"the log runs [0-9][0-9hm.]*s( \(|\b).* to [0-9][0-9hm.]*s", err), err
     assert list(tmp_path.iterdir()) == []
 
 

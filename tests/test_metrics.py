@@ -216,7 +216,7 @@ def test_after_a_restart_on_fewer_gpus_the_gauges_are_the_run_of_now() -> None:
     # the new run's first line: no GPU of now yet, so no gauge (not the last run's)
     begun = build(first + second.split(b"\n", 1)[0] + b"\n")
     assert len(begun.run_lines or ()) == 2 and figures_of(begun).gpus == ()
-    assert begun.summary.s_per_proof_shown == "- s/proof"
+    assert begun.summary.s_per_proof_shown == "– s/proof"
     assert begun.summary.proofs_shown(short=True).endswith("in 2 runs, last 0/0 in –")
 
 
@@ -229,7 +229,7 @@ def test_several_hosts_have_no_one_s_per_proof() -> None:
     a = build(simulate(SimConfig(seed=8, proofs=6, gpus=2))[1])
     b = build(simulate(SimConfig(seed=9, proofs=5, gpus=2, capture="journal"))[1])
     merged = merge([a, b], ["a.log", "b.log"]).model
-    assert merged.summary.rate is None and merged.summary.s_per_proof_shown == "- s/proof"
+    assert merged.summary.rate is None and merged.summary.s_per_proof_shown == "– s/proof"
     assert report_dict(merged)["summary"]["s_per_proof"] is None
     assert a.summary.rate is not None and b.summary.rate is not None
 

@@ -258,7 +258,7 @@ def test_mid_run_is_said_in_the_report_the_json_and_the_header() -> None:
 
 def test_s_per_proof_is_no_number_before_a_proof_completes() -> None:
     """With no proof completed there is no rate: the header and the text report write
-    `- s/proof`, not `0.00 s/proof` (which reads as infinitely fast), the JSON `null`."""
+    `– s/proof`, not `0.00 s/proof` (which reads as infinitely fast), the JSON `null`."""
     from parsers.breakdown import whole_run
     from parsers.report import report_dict
     from tui.header import header_text
@@ -278,7 +278,7 @@ def test_s_per_proof_is_no_number_before_a_proof_completes() -> None:
         header_text(start, "LIVE", whole_run(start)).plain,
         report_renderables(start)[0].plain,  # type: ignore[union-attr]
     ):
-        assert "- s/proof" in text and "0.00 s/proof" not in text
+        assert "– s/proof" in text and "0.00 s/proof" not in text
     assert report_dict(start)["summary"]["s_per_proof"] is None  # no rate: not 0, not fast
     assert report_dict(whole)["summary"]["s_per_proof"] == round(whole.summary.s_per_proof, 6)
 

@@ -113,7 +113,7 @@ def test_a_pipeline_whose_every_job_failed_says_so_with_the_first_error() -> Non
 def test_a_run_with_no_completion_has_no_span_not_one_of_0_ms(tmp_path: Path) -> None:
     """No job completed (every one failed), no GPU_END yet after a SYNTH_START, or no
     SYNTH_START read (a log begun mid-run, with completions): the text report and the header
-    write the span `–` and `- s/proof` (not `0.00 s/proof`); the JSON keeps 0."""
+    write the span `–` and `– s/proof` (not `0.00 s/proof`); the JSON keeps 0."""
     from tui.header import header_text
 
     begun = tmp_path / "begun.log"
@@ -134,7 +134,7 @@ def test_a_run_with_no_completion_has_no_span_not_one_of_0_ms(tmp_path: Path) ->
         assert model.summary.run_span_shown == "–"
         assert "  run –  proofs" in header_text(model, "FINISHED").plain
         text = run(str(path), "--report").stdout.decode()
-        assert f"{says} –   - s/proof" in text, text
+        assert f"{says} –   – s/proof" in text, text
     done = build((SAMPLES / "tiny.log").read_bytes()).summary
     assert done.run_span_ms > 0 and done.run_span_shown != "–"
 

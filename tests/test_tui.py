@@ -1042,3 +1042,34 @@ def test_a_gpu_busy_at_no_moment_of_the_view_says_so_not_zero_shares() -> None:
     views = [line.strip() for line in lines if line.strip().startswith("busy, view:")]
     assert views[0] == "busy, view: nothing busy in this view"
     assert "kernel" in views[1] and "%" in views[1] and "nothing" not in views[1]
+
+
+async def test_the_gap_list_and_the_report_write_a_threshold_and_no_gap_as_the_status_does() -> (
+    None
+):
+    """The status line said `gaps ≥ 2.00 s: 38` and the gap list `38 gaps of 2000 ms or
+    more`; a report with no gap said `Largest 0 gaps`."""
+    from textual.containers import Vertical
+
+    from tui.report import largest_title
+    from tui.screens import GapListScreen
+
+    model = read_log(SAMPLES / "p9-c6.log")
+    app = make_app(model, LineReader(path=SAMPLES / "p9-c6.log"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(GanttView)
+        while view.threshold_ms < 2000:  # the threshold up to seconds
+            await pilot.press("]")
+            await pilot.pause()
+        threshold = view.threshold_ms
+        assert threshold >= 1000
+        await pilot.press("g")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GapListScreen)
+        title = str(screen.query_one("#gap-list", Vertical).border_title)
+        assert f"of {duration(threshold)} or more" in title and " ms or more" not in title
+    assert (
+        largest_title(0) == "No gap"
+        and largest_title(1, 500) == "Largest 1 gap (of at least 500 ms)"
+    )

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from parsers.durations import duration
 from parsers.model import Gap, LogModel
 from tui.ascii_glyphs import spelled
 from tui.cells import SUB
@@ -514,7 +515,7 @@ class GanttView(ScrollView, can_focus=True):
         """Select the next (1) or previous (-1) gap at or above the threshold, by time."""
         shown = self._visible_gaps()
         if not shown:
-            self.notify(f"no gap of {self.threshold_ms} ms or more", severity="warning")
+            self.notify(f"no gap of {duration(self.threshold_ms)} or more", severity="warning")
             return
         if self.selected is None:
             pick = shown[0] if direction > 0 else shown[-1]

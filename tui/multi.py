@@ -158,7 +158,9 @@ def export_window(
     if t0 >= hi or t1 <= lo:
         # a window the run never reaches: an export of it holds nothing but its headers
         def shown(ms: float) -> str:
-            return model.wall_text(ms) or duration(ms)
+            # as the time axis writes it, and --from/--to take it: offset (wall clock)
+            wall = model.wall_text(ms)
+            return offset(ms) + (f" ({wall})" if wall else "")
 
         flag = "--from" if t0 >= hi else "--to"
         given = args.time_from if t0 >= hi else args.time_to
@@ -240,7 +242,14 @@ def all_hosts(
     (`encoding`: the output's, for `spelled`, as each host's report; `width`: a terminal's,
     which the GPU table's names are cut to fit)."""
     from tui.prose import Prose
-    from tui.report import all_gpus_lines, gap_lines, gap_stats_table, gpu_table, heading
+    from tui.report import (
+        all_gpus_lines,
+        gap_lines,
+        gap_stats_table,
+        gpu_table,
+        heading,
+        largest_title,
+    )
 
     model = merged.model
     gaps = model.gaps
@@ -255,7 +264,7 @@ def all_hosts(
         *all_gpus_lines(model),
         heading("Gaps of every host"),
         gap_stats_table(gaps, s.gaps, encoding),
-        heading(f"Largest {counted(len(listed), 'gap')} of every host"),
+        heading(largest_title(len(listed), min_gap_ms, " of every host")),
     ]
     out.extend(
         Prose(gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader)))

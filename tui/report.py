@@ -531,10 +531,7 @@ def report_renderables(
         gap_stats_table(gaps, s.gaps, encoding),
     ]
     listed = gaps.largest(top, min_gap_ms)
-    title = f"Largest {counted(len(listed), 'gap')}" + (
-        f" (of at least {min_gap_ms} ms)" if min_gap_ms else ""
-    )
-    out.append(heading(title))
+    out.append(heading(largest_title(len(listed), min_gap_ms)))
     out.extend(
         Prose(
             gap_lines(
@@ -548,6 +545,13 @@ def report_renderables(
     )
     out.append(_lines_read(model))
     return out
+
+
+def largest_title(listed: int, min_gap_ms: int = 0, of: str = "") -> str:
+    """`Largest 10 gaps (of at least 500 ms)`; `No gap` when none is listed (`of`: what they
+    are gaps of, ` of every host`)."""
+    title = f"Largest {counted(listed, 'gap')}" if listed else "No gap"
+    return title + of + (f" (of at least {duration(min_gap_ms)})" if min_gap_ms else "")
 
 
 def _lines_read(model: LogModel) -> Text:

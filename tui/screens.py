@@ -21,7 +21,7 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen, ScreenResultType
 from textual.widgets import Footer, Input, Static
 
-from parsers.durations import counted
+from parsers.durations import counted, duration
 from parsers.model import PHASE_NAMES, LogModel
 from tui.gaprows import GapRows
 from tui.lanes import GAP_GLYPH, PHASE_GLYPHS
@@ -251,7 +251,8 @@ class GapListScreen(SafeModal[int | None]):
     def _title(self, count: int) -> None:
         box = self.query_one("#gap-list", Vertical)
         shown = counted(count, "gap")
-        box.border_title = f"{shown} of {self.threshold_ms} ms or more, longest first"
+        # the threshold as the status line writes it (`gaps ≥ 2.00 s`)
+        box.border_title = f"{shown} of {duration(self.threshold_ms)} or more, longest first"
         box.border_subtitle = "enter jumps · esc closes · full ids in the inspector"
 
     def closes_on(self, key: str) -> bool:
