@@ -3,12 +3,18 @@
 
 from __future__ import annotations
 
+import io
+import re
+
 import numpy as np
 import pytest
 from conftest import SAMPLES
+from helpers import build
 from textual import events
 from textual.widgets import Static
 
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
 from parsers.durations import duration
 from parsers.load import read_log
 from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel
@@ -268,3 +274,27 @@ def test_a_failed_interval_shows_its_lines_to_its_workers_next_start() -> None:
     done = int(np.flatnonzero(~np.isnan(t.gpu_end))[0])  # an ended one: as before
     text = interval_raw(model, LineReader(path=path), done).plain
     assert text.startswith(f"raw lines {int(t.start_line[done])}–{int(t.end_line[done])}\n")
+
+
+def test_a_proof_s_gaps_line_up_and_its_queue_column_says_it_is_a_wait() -> None:
+    """`… GPU 0  before it  waiting for synthesis` over `… GPU 1  after it  waiting…`: the
+    words after `before it` / `after it` were a column apart; and the `queued` column, a
+    duration between two times, read as a time."""
+    from rich.console import Console
+
+    from tui.find import describe_proof
+
+    _, data = simulate(SimConfig(seed=12, proofs=8, gpus=4, gw=3, stdout="plain"))
+    model = build(data)
+    job = max(model.parts.jobs, key=lambda j: len(proof_gaps(model, j)))
+    sides = {model.gaps[k].after.job == job for k in proof_gaps(model, job)}
+    assert sides == {True, False}  # gaps before it and after it
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(describe_proof(model, job))
+    lines = console.export_text().splitlines()
+    assert any(line.split()[:1] == ["part"] and "in queue" in line for line in lines)
+    rows = [line for line in lines if re.search(r"(before|after|inside) it", line)]
+    found = [re.search(r"(before|after|inside) it +", line) for line in rows]
+    words = {m.start() for m in found if m is not None}
+    causes = {m.end() for m in found if m is not None}  # where the cause's words begin
+    assert len(rows) >= 2 and len(words) == 1 and len(causes) == 1, rows

@@ -102,7 +102,7 @@ def _parts_table(
         "GPU",
         "synth at",
         "synth",
-        "queued",
+        "in queue",  # a duration (queued to GPU_START) between two times: said so
         "GPU at",
         "on GPU",
         "kernel",
@@ -184,15 +184,22 @@ def describe_proof(model: LogModel, job: str) -> Group:
     own = log is not None and all(
         model.gpu_keys is not None and model.gpu_keys[table_[k].gpu].name == log for k in mine
     )
-    for n, k in enumerate(mine, 1):
+    # each column as wide as its widest cell: the rows line up whatever their words
+    starts = [duration(table_[k].start) for k in mine]
+    names = [_gpu_name(model, table_[k].gpu, "GPU ", own=own) for k in mine]
+    at_cells = max(map(cell_len, starts), default=0)
+    name_cells = max(map(cell_len, names), default=0)
+    for n, (k, at, name) in enumerate(zip(mine, starts, names, strict=True), 1):
         g = table_[k]
         gaps.append(f"{n:>2}" if n <= GAP_KEYS else "  ", style="bold cyan")
         gaps.append(f" #{table_.rank_of(k):<4}", style="bold")
         gaps.append(f"{duration(g.duration_ms):>9}", style="red")
-        gaps.append(f"  at {duration(g.start)}  {_gpu_name(model, g.gpu, 'GPU ', own=own)}  ")
-        gaps.append("before it" if g.after.job == job and g.before.job != job else "")
-        gaps.append("after it" if g.before.job == job and g.after.job != job else "")
-        gaps.append("inside it" if g.before.job == g.after.job == job else "")
+        gaps.append(f"  at {at:>{at_cells}}  {name}{' ' * (name_cells - cell_len(name))}  ")
+        if g.before.job == g.after.job == job:
+            where = "inside it"
+        else:
+            where = "before it" if g.after.job == job else "after it"
+        gaps.append(f"{where:<9}")
         gaps.append(f"  {gap_cause_words(g)}\n", style="dim")
     if not mine:
         gaps.append("  none\n", style="dim")
