@@ -1073,3 +1073,24 @@ async def test_the_gap_list_and_the_report_write_a_threshold_and_no_gap_as_the_s
         largest_title(0) == "No gap"
         and largest_title(1, 500) == "Largest 1 gap (of at least 500 ms)"
     )
+
+
+async def test_a_restarted_log_opens_on_its_last_run_from_its_first_proof_s_start() -> None:
+    """A restarted daemon's log opens on its last run, framed from the run's first
+    GPU_START: its first proof (synthesized before) began off the left edge, its `┣` cut."""
+    _, first = simulate(SimConfig(seed=13, proofs=3, gpus=2, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=14, proofs=3, gpus=2, gw=2, stdout="plain"))
+    model = build(first + second)
+    app = make_app(model, LineReader(data=first + second))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        runs = view.run_spans()
+        assert len(runs) == 2 and model.gpu_keys is not None
+        t = model.parts
+        last_run = [g for g, key in model.gpu_keys.items() if key.host == 1]
+        mine = np.isin(t.gpu, last_run) & ~np.isnan(t.synth_start)
+        first_synth = float(t.synth_start[mine].min())
+        first_start = min(g.span[0] for g in model.gpus if g.gpu in last_run and g.span)
+        assert runs[1][0] == first_synth < first_start
+        assert view.t0 <= first_synth  # the first proof whole, from its start

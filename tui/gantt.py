@@ -26,6 +26,7 @@ from textual.strip import Strip
 
 from parsers.durations import duration
 from parsers.model import Gap, LogModel
+from parsers.rows import groups_of
 from tui.ascii_glyphs import spelled
 from tui.cells import SUB
 from tui.interval import interval_at, interval_span, job_intervals, pick_interval, same_interval
@@ -311,6 +312,12 @@ class GanttView(ScrollView, can_focus=True):
             k = self._host_of(g.gpu)
             lo, hi = spans.get(k, (math.inf, -math.inf))
             spans[k] = (min(lo, g.span[0]), max(hi, g.span[1]))
+        # a run begins with its first synthesis (its first proof's start), before its GPUs'
+        t = self.model.parts
+        for gpu, idx in groups_of(t.gpu, np.flatnonzero(~np.isnan(t.synth_start) & (t.gpu >= 0))):
+            k = self._host_of(gpu)
+            if k in spans:
+                spans[k] = (min(spans[k][0], float(t.synth_start[idx].min())), spans[k][1])
         return [spans[k] for k in sorted(spans)]
 
     def show_span(self, lo: float, hi: float) -> None:
