@@ -298,3 +298,22 @@ def test_a_proof_s_gaps_line_up_and_its_queue_column_says_it_is_a_wait() -> None
     words = {m.start() for m in found if m is not None}
     causes = {m.end() for m in found if m is not None}  # where the cause's words begin
     assert len(rows) >= 2 and len(words) == 1 and len(causes) == 1, rows
+
+
+def test_an_interval_no_lock_line_places_says_its_wait_is_not_known() -> None:
+    """An interval with no timing line: `lock waited 0ms (lock wait), not placed: no lock
+    line for it` read as a measured wait of none."""
+    from tui.interval import describe_interval
+
+    model = build(
+        b"TIMELINE,100,SYNTH_START,jobA,partition=0\n"
+        b"TIMELINE,200,GPU_START,jobA,worker=0,partition=0\n"
+        b"TIMELINE,900,GPU_END,jobA,worker=0,partition=0\n"
+    )
+    text = describe_interval(model, 0).plain
+    lock = next(line for line in text.splitlines() if line.startswith("lock"))
+    assert "waited" not in lock and "not known" in lock, lock
+    # with a lock line, the wait it measured
+    placed = read_log(SAMPLES / "p12-gw2-merged.log")
+    waits = describe_interval(placed, 1).plain
+    assert any(line.startswith("lock") and "waited" in line for line in waits.splitlines())

@@ -209,15 +209,16 @@ def _phases(text: Text, part: Partition) -> None:
 
 def _lock(text: Text, model: LogModel, part: Partition) -> None:
     _label(text, "lock")
+    if part.lock_acquired is None:
+        # no wait of 0: a wait nothing measured (the unknown time may hold it)
+        text.append("not placed, its wait not known: no line for it\n", style="dim")
+        return
     text.append(f"{glued('waited', lasted(part.phases_ms['lock_wait']))} (lock wait)")
-    if part.lock_acquired is not None:
-        text.append(f", {glued('taken', when(model, part.lock_acquired, part.gpu))}")
-        if part.unlock is not None:
-            text.append(f", {glued('released', when(model, part.unlock, part.gpu))}")
-            text.append(f" ({glued('held', lasted(part.unlock - part.lock_acquired))})")
-        text.append("\n")
-    else:
-        text.append(", not placed: no lock line for it\n", style="dim")
+    text.append(f", {glued('taken', when(model, part.lock_acquired, part.gpu))}")
+    if part.unlock is not None:
+        text.append(f", {glued('released', when(model, part.unlock, part.gpu))}")
+        text.append(f" ({glued('held', lasted(part.unlock - part.lock_acquired))})")
+    text.append("\n")
 
 
 def _queue(text: Text, model: LogModel, part: Partition) -> None:
