@@ -99,3 +99,31 @@ def test_a_log_with_no_worker_says_so() -> None:
     model = build(b"hello\n")
     parts = workers_parts(model)
     assert str(parts.title) == NO_WORKER and parts.figures_width == parts.names_width == 0
+
+
+def test_the_report_s_worker_table_at_80_columns_goes_on_below_not_wrapped() -> None:
+    """At an 80-column terminal the per-worker table of 40 workers wrapped each cell on two
+    lines and cut its titles to `work…`, `inte…`; the GPU table folded `w0,w1,…,w` /
+    `18,w19` mid-name. The figures go on in a second table, each naming its rows, and
+    workers one after another are a range."""
+    from tui.report import phase_table, worker_ranges
+
+    assert worker_ranges(list(range(20))) == "w0–w19"
+    assert worker_ranges([0, 1, 2, 5, 7, 8, 9]) == "w0–w2,w5,w7–w9"
+    assert worker_ranges([3, 4]) == "w3,w4" and worker_ranges([]) == ""
+    _, data = simulate(SimConfig(seed=15, proofs=6, gpus=2, gw=20, stdout="plain"))
+    model = build(data)
+    assert len(model.workers) == 40
+    narrow = Console(width=80, file=io.StringIO(), record=True)
+    narrow.print(phase_table(model))
+    lines = narrow.export_text().splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80 and "…" not in "".join(lines)
+    heads = [line.split() for line in lines if line.split()[:2] == ["worker", "GPU"]]
+    assert len(heads) >= 2  # the figures in two tables or more, each naming its rows
+    for w in model.workers:  # each worker once in each table, on one line
+        assert sum(line.split()[:1] == [f"w{w.worker}"] for line in lines) == len(heads)
+    wide = Console(width=10_000, file=io.StringIO(), record=True)
+    wide.print(phase_table(model))
+    assert (
+        sum(line.split()[:2] == ["worker", "GPU"] for line in wide.export_text().splitlines()) == 1
+    )

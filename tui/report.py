@@ -222,10 +222,27 @@ def plain_table(
 GPU_COLUMNS = ("GPU", "workers", "span", "busy", "idle", "TIMELINE", "kernel busy", "kernel")
 
 
+def worker_ranges(workers: Sequence[int]) -> str:
+    """`w0–w19,w25`: workers numbered one after another (three or more) as a range, so that
+    a GPU of twenty workers fits its cell (it was folded mid-name at 80 columns)."""
+    parts: list[str] = []
+    k = 0
+    while k < len(workers):
+        end = k
+        while end + 1 < len(workers) and workers[end + 1] == workers[end] + 1:
+            end += 1
+        if end - k >= 2:
+            parts.append(f"w{workers[k]}–w{workers[end]}")
+        else:
+            parts.extend(f"w{w}" for w in workers[k : end + 1])
+        k = end + 1
+    return ",".join(parts)
+
+
 def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
     return [
         model.gpu_label(g.gpu) if model.gpu_keys else str(g.gpu),
-        ",".join(f"w{w}" for w in g.workers),
+        worker_ranges(g.workers),
         duration(g.span_ms, "cell"),
         duration(g.busy_ms, "cell"),
         duration(g.span_ms - g.busy_ms, "cell"),
@@ -338,7 +355,7 @@ def _busy_split_table(
     if len(shown) > WORKER_COLUMNS:
         header = ["GPU", *(PHASE_NAMES[p] for p in BUSY_ORDER)]
         rows = [[model.gpu_label(g.gpu), *(cell(g, p) for p in BUSY_ORDER)] for g in shown]
-        return cells_table(header, rows, 1)
+        return FittedColumns(header, rows, 1)
     header = ["phase", *(model.gpu_label(g.gpu) for g in shown)]
     rows = [[PHASE_NAMES[p], *(cell(g, p) for g in shown)] for p in BUSY_ORDER]
     return cells_table(header, rows, 1)
@@ -419,8 +436,46 @@ def cells_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int)
 
 
 def phase_table(model: LogModel) -> RenderableType:
-    """Each worker's time in each phase of its GPU intervals (`phase_cells`)."""
-    return cells_table(*phase_cells(model))
+    """Each worker's time in each phase of its GPU intervals (`phase_cells`), in the width
+    it is given (`FittedColumns`)."""
+    return FittedColumns(*phase_cells(model))
+
+
+class FittedColumns:
+    """A table of text cells (`cells_table`) in the width it is given: one table where it
+    fits (to a pipe or a file, always), else its figures in several tables one under the
+    other, each with the columns that name the rows (a terminal of 80 columns: no cell is
+    wrapped, no title cut to `wor…`)."""
+
+    def __init__(self, header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> None:
+        self.header, self.rows, self.left = header, rows, left
+
+    def _part(self, columns: list[int]) -> RenderableType:
+        keep = [*range(self.left), *columns]
+        return cells_table(
+            [self.header[k] for k in keep], [[row[k] for k in keep] for row in self.rows], self.left
+        )
+
+    def parts(self, width: int) -> list[RenderableType]:
+        """The tables, each as many of the figures' columns as fit `width` (at least one)."""
+        groups: list[list[int]] = [[]]
+        for k in range(self.left, len(self.header)):
+            if groups[-1] and natural_width(self._part([*groups[-1], k])) > width:
+                groups.append([])
+            groups[-1].append(k)
+        return [self._part(group) for group in groups]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        parts = self.parts(options.max_width)
+        for k, part in enumerate(parts):
+            if k:
+                yield Text("")
+            yield part
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(
+            console, options, self._part(list(range(self.left, len(self.header))))
+        )
 
 
 def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = None) -> Table:
