@@ -38,6 +38,7 @@ from tui.commands import export_visible
 from tui.compare import CompareScreen
 from tui.gantt import AXIS_ROWS, GanttView
 from tui.inspector import InspectorScreen
+from tui.lanes import ID_CELLS
 
 REQUIRED = {
     "X": {"name", "ph", "ts", "dur", "pid", "tid"},
@@ -1042,6 +1043,29 @@ async def test_y_copies_at_most_a_kibibyte_of_a_huge_id(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n", "y")
         assert app.clipboard == "J" * 1024
+        # the note says it cut, not 1,024 J's filling half the screen
+        note = list(app._notifications)[-1].message.split("\n")[0]
+        assert len(note) < ID_CELLS + 30 and note.endswith("(1024 characters)"), note
+
+
+def test_a_window_shows_a_huge_id_cut_in_the_middle_and_says_its_length() -> None:
+    """A 600-character id filled the proof view with ~40 lines of it before its table, and
+    the inspector with ~50: shown whole up to ID_CELLS cells, cut beyond, its length said."""
+    from tui.find import describe_proof
+    from tui.interval import describe_interval
+
+    job = "L" * 300 + "middle" + "R" * 294
+    model = build(b"pipeline GPU worker started worker_id=0 gpu=0\n" + job_line_set(job, 1000))
+    console = Console(width=100, file=io.StringIO(), record=True)
+    console.print(describe_proof(model, job))
+    proof = console.export_text()
+    inspector = describe_interval(model, 0).plain
+    for text in (proof, inspector):
+        (line,) = [x for x in text.splitlines() if "L" * 10 in x]  # one line of it, not 40
+        assert "…" in line and "(600 characters)" in text and "middle" not in text
+        assert len(line) <= ID_CELLS + 60  # its label, its length, its kind
+    short = build(job_line_set("porep-1000-77", 1000))
+    assert "porep-1000-77" in describe_interval(short, 0).plain  # a real id: whole
 
 
 async def test_c_shows_the_comparison_and_the_palette_exports_the_view(tmp_path: Path) -> None:

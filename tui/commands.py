@@ -18,6 +18,7 @@ from parsers.durations import counted
 from parsers.export import write_trace
 from parsers.sanitize import CLIPBOARD_LIMIT_BYTES, clipboard_text
 from parsers.writing import safe_stem, write_new
+from tui.lanes import shown_id
 from tui.screens import OrderedInput
 
 if TYPE_CHECKING:
@@ -144,12 +145,13 @@ def copy_id(app: CuzkApp) -> None:
         notes.append(f"{clip.removed} control or format characters left out")
     if clip.cut:
         notes.append(f"cut to {CLIPBOARD_LIMIT_BYTES} bytes")
+    shown = shown_id(clip.text)  # the note cut where the id is long; the clipboard whole
     if not app.use_clipboard:
         notes.append("clipboard off: --no-clipboard")
-        app.notify(f"{clip.text}\n({'; '.join(notes)})", title="id")
+        app.notify(f"{shown}\n({'; '.join(notes)})", title="id")
         return
     app.copy_to_clipboard(clip.text)
-    app.notify(f"{clip.text}\n({'; '.join(notes)})", title="copied")
+    app.notify(f"{shown}\n({'; '.join(notes)})", title="copied")
 
 
 def show_compare(app: CuzkApp) -> None:

@@ -21,7 +21,7 @@ from parsers.durations import counted, duration
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.interval import job_intervals
-from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in
+from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in, shown_id
 from tui.prose import Prose, glued
 from tui.report import FittedNames, gap_cause_words
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
@@ -157,7 +157,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
         key=lambda i: (int(t.partition[i]), float(np.nan_to_num(t.gpu_start[i], nan=np.inf))),
     )
     head = Text()
-    head.append(visible(job), style="bold cyan")  # log text: never markup, never a control
+    head.append(shown_id(job), style="bold cyan")  # log text: never markup, never a control
     head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
     head.append(f"{counted(len(parts), 'partition')}  ")
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:

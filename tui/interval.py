@@ -19,7 +19,7 @@ from parsers.model import I64, NAMES_BY_KEY, PHASE_KEYS, PHASE_NAMES, Gap, LogMo
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, gpu_name, lasted, when
-from tui.lanes import abbreviate
+from tui.lanes import abbreviate, shown_id
 from tui.prose import HANG, Prose, glued
 from tui.screens import QUIT_BINDINGS, SafeModal
 
@@ -168,7 +168,7 @@ def describe_interval(model: LogModel, index: int) -> Text:
         text.append(f"Interval {int(at[0]) + 1} of {len(order)} of worker {worker}", style="bold")
         text.append(f" on {gpu} (by GPU_START)\n\n")
     _label(text, "job")
-    text.append(visible(part.job), style="bold cyan")  # log text: no markup, no control
+    text.append(shown_id(part.job), style="bold cyan")  # log text: no markup, no control
     text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
     _label(text, "partition")
     text.append("whole proof" if part.partition is None else str(part.partition))

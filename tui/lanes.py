@@ -114,6 +114,20 @@ def abbreviate(text: str, width: int) -> str:
     return _head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
 
 
+# a job id is shown whole in a window (the inspector, the proof view, y's note) up to this
+# many cells: ids run to a few dozen characters, a longer one (hostile input, 1 KB) is cut
+ID_CELLS = 120
+
+
+def shown_id(job: str) -> str:
+    """`job` made visible, whole up to ID_CELLS cells, else cut in the middle and its length
+    said (y copies it whole)."""
+    text = visible(job)
+    if cell_len(text) <= ID_CELLS:
+        return text
+    return f"{abbreviate(text, ID_CELLS)} ({len(job)} characters)"
+
+
 HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`p…2:GPU0`)
 
 
