@@ -903,8 +903,10 @@ impl Builder {
                 });
             }
             reader::EV_GPU_END => {
-                if c.f[col::GPU_START][i] > t {
-                    self.malformed(); // it ends before it started: an impossible interval
+                // it ends before it started, or again once it has ended (a line a capture
+                // printed twice: a second end would stretch the interval to it)
+                if c.f[col::GPU_START][i] > t || c.known(col::GPU_END, i) {
+                    self.malformed();
                     return;
                 }
                 c.f[col::GPU_END][i] = t;
@@ -1639,6 +1641,25 @@ TIMELINE,200,GPU_END,porep-1-1,worker=0,partition=0
                 assert_eq!(b.counts.spliced, 1);
             }
         }
+    }
+
+    #[test]
+    fn an_interval_ends_once() {
+        let mut b = Builder::new(None);
+        b.feed(
+            b"TIMELINE,203,GPU_START,j1,worker=0,partition=0
+TIMELINE,500,GPU_END,j1,worker=0,partition=0,gpu_ms=297
+TIMELINE,600,GPU_END,j1,worker=0,partition=0,gpu_ms=397
+TIMELINE,500,GPU_END,j1,worker=0,partition=0,gpu_ms=297
+",
+        );
+        b.finish();
+        assert_eq!((b.counts.timeline, b.counts.malformed), (2, 2));
+        assert_eq!(b.recs.cols.f[col::GPU_END], vec![500.0]);
+        // a retry (a new GPU_START) ends again, as an attempt of its own
+        b.feed(b"TIMELINE,700,GPU_START,j1,worker=0,partition=0\nTIMELINE,900,GPU_END,j1,worker=0,partition=0\n");
+        b.finish();
+        assert_eq!(b.recs.cols.f[col::GPU_END], vec![500.0, 900.0]);
     }
 
     #[test]
