@@ -457,7 +457,11 @@ class FittedColumns:
         )
 
     def parts(self, width: int) -> list[RenderableType]:
-        """The tables, each as many of the figures' columns as fit `width` (at least one)."""
+        """The tables, each as many of the figures' columns as fit `width` (at least one):
+        the whole table, measured once, where it fits."""
+        whole = self._part(list(range(self.left, len(self.header))))
+        if natural_width(whole) <= width:
+            return [whole]
         groups: list[list[int]] = [[]]
         for k in range(self.left, len(self.header)):
             if groups[-1] and natural_width(self._part([*groups[-1], k])) > width:
