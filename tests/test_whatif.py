@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
@@ -21,7 +22,7 @@ from parsers.errors import OptionError
 from parsers.load import model_of_bytes, read_log
 from parsers.rawlines import LineReader
 from parsers.replay import replay
-from parsers.whatif import checked_changes, predict, prediction_dict, prediction_text
+from parsers.whatif import KNOBS, checked_changes, predict, prediction_dict, prediction_text
 from parsers.workload import workload_of
 from tui import cli
 from tui.app import CuzkApp, make_app
@@ -288,6 +289,10 @@ async def test_the_palette_asks_for_any_change_and_refuses_a_bad_one(tmp_path: P
         ask.callback()
         await pilot.pause(0.1)
         assert isinstance(app.screen, WhatIfAskScreen)
+        # the box names the knobs (it said `knobs: see --help`, which the viewer hides)
+        hint = str(app.screen.query_one("#ask-hint", Static).content)
+        assert all(name in hint for name in KNOBS) and "--help" not in hint
+        assert "--help" not in str(app.screen.query_one("#ask").border_subtitle)
         await pilot.press(*"gpu-wrokers=2", "enter")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, WhatIfScreen)

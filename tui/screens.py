@@ -368,6 +368,7 @@ class AskScreen(SafeModal[str | None]):
     BOX_TITLE: ClassVar[str] = ""
     BOX_SUBTITLE: ClassVar[str | None] = None
     PLACEHOLDER: ClassVar[str] = ""
+    HINT: ClassVar[str] = ""  # a line under the input (what it takes), when there is one
     # priority: the box would take the keys typed after escape (SafeModal)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "Close", priority=True)
@@ -377,6 +378,8 @@ class AskScreen(SafeModal[str | None]):
         """The input."""
         with Vertical(id="ask"):
             yield OrderedInput(placeholder=self.PLACEHOLDER)
+            if self.HINT:
+                yield Static(Text(self.HINT, style="dim"), id="ask-hint")
 
     def on_mount(self) -> None:
         """Title the box; type right away."""

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from parsers.errors import OptionError
 from parsers.model import LogModel
-from parsers.whatif import Change, Prediction, checked_changes, predict, prediction_text
+from parsers.whatif import KNOBS, Change, Prediction, checked_changes, predict, prediction_text
 from tui.screens import AskScreen, TextBoxScreen
 
 if TYPE_CHECKING:
@@ -37,8 +37,13 @@ class WhatIfAskScreen(AskScreen):
     WhatIfAskScreen > Vertical { width: 76; }
     """
     BOX_TITLE = "what if"
-    BOX_SUBTITLE = "knobs: see --help · enter predicts · esc closes"
+    BOX_SUBTITLE = "enter predicts · esc closes"
     PLACEHOLDER = "gpu-workers=2 synthesis-workers=40 split-lock"
+    # the knobs, as --help lists them (which the viewer's user cannot see)
+    HINT = "knobs: " + ", ".join(
+        k.name if k.kind is bool else f"{k.name}={'N' if k.kind is int else 'X'}"
+        for k in KNOBS.values()
+    )
 
 
 class WhatIfScreen(TextBoxScreen):
