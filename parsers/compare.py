@@ -57,8 +57,11 @@ class Figure:
 
     @property
     def delta_pct(self) -> float | None:
-        """The difference as a share of the value before (None when it was 0 or none)."""
-        return 100 * self.delta / self.before if self.before else None
+        """The difference as a share of the value before (None when it was 0 or none, or
+        the run after has none)."""
+        if not self.before or self.after is None:
+            return None
+        return 100 * self.delta / self.before
 
     @property
     def moved(self) -> bool:
@@ -314,7 +317,17 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
             )
         )
         ba, bb = split_a[ga.gpu], split_b[gb.gpu]
+        # the busy time no line explains (unknown) may be any phase's: a share moved only
+        # beyond both runs' unknown shares (a log that lost its timing lines is all unknown),
+        # and an estimated kernel figure beyond its ranges' widths as a share of busy
+        unknown = 100 * (ba.share(Phase.UNKNOWN) + bb.share(Phase.UNKNOWN))
+        kernel_widths = sum(
+            100 * (hi - lo) * g.span_ms / g.busy_ms if g.busy_ms else 0.0
+            for g in (ga, gb)
+            for lo, hi in [g.kernel_util_range]
+        )
         for name, phase in SPLIT:
+            doubt = unknown + (kernel_widths if phase == Phase.KERNEL else 0.0)
             figures.append(
                 Figure(
                     section,
@@ -322,10 +335,22 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                     "%",
                     100 * ba.share(phase),
                     100 * bb.share(phase),
-                    NOISE_POINTS,
+                    max(NOISE_POINTS, doubt),
                     "higher" if phase == Phase.KERNEL else "lower",
                 )
             )
+        # how much of the busy time no line explains: what every share above is short of
+        figures.append(
+            Figure(
+                section,
+                f"{PHASE_NAMES[Phase.UNKNOWN]} % of busy",
+                "%",
+                100 * ba.share(Phase.UNKNOWN),
+                100 * bb.share(Phase.UNKNOWN),
+                NOISE_POINTS,
+                "",
+            )
+        )
     return figures
 
 

@@ -470,6 +470,26 @@ def test_gpus_of_one_run_only_are_said_not_dropped() -> None:
     assert compare_dict(three, three)["unpaired"] == {"before": [], "after": []}
 
 
+def test_a_run_whose_timing_lines_are_lost_is_not_judged_by_its_phases() -> None:
+    """The same run with its C++ lines lost (all unknown time) was judged `kernel % of busy
+    fell 45 → 0: worse`, `barrier … fell: better`: verdicts from lines that are not there.
+    A share moves only beyond both runs' unknown shares; the unknown share is a row of its
+    own; the comparison's header adds no `all N GPUs` of both runs together."""
+    from tui.header import header_text
+
+    _, data = simulate(SimConfig(seed=2, proofs=8, gpus=3, gw=2, stdout="plain"))
+    whole = build(data)
+    lost = build(b"\n".join(x for x in data.split(b"\n") if not x.startswith(b"CUZK_")))
+    doc = compare_dict(whole, lost)
+    moved = [f for f in doc["figures"] if f["moved"]]
+    assert moved and all(f["figure"] == "unknown % of busy" for f in moved), doc["verdicts"]
+    assert all(f["better"] is None for f in moved)
+    lock = [f for f in doc["figures"] if f["figure"] == "lock wait % of interval time"]
+    assert lock and all(f["after"] is None and f["delta_pct"] is None for f in lock)
+    both = merge([whole, lost], ["a", "b"], START).model
+    assert "all 6 GPUs" not in header_text(both, "FINISHED").plain
+
+
 def test_a_run_compared_with_itself_has_no_verdict() -> None:
     m = read_log(SAMPLES / "curio-mixed.log")
     figures = compare(m, m)

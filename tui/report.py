@@ -16,6 +16,7 @@ from parsers.durations import counted, duration
 from parsers.model import (
     CAUSES,
     KERNEL_EXACT_WIDTH,
+    MERGED_COMPARE,
     NAMES_BY_KEY,
     PHASE_KEYS,
     PHASE_NAMES,
@@ -98,9 +99,10 @@ def kernel_figure(g: GpuStats) -> str:
 
 def all_gpus_figure(model: LogModel) -> str | None:
     """`all 3 GPUs: kernel 32.6 % of their spans` (with its range when wider than half a
-    point): the figure the log pins down where each GPU's is an estimate; None for one GPU."""
+    point): the figure the log pins down where each GPU's is an estimate; None for one GPU,
+    and for a comparison (before's GPUs and after's together are no machine's)."""
     span = model.all_gpus_span_ms
-    if len(model.gpus) < 2 or not span:
+    if len(model.gpus) < 2 or not span or model.summary.merged == MERGED_COMPARE:
         return None
     lo, hi = (x / span for x in model.all_gpus_kernel_ms)
     mid = model.all_gpus_kernel_estimate_ms / span
