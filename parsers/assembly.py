@@ -276,7 +276,10 @@ def _gpu_of_pieces(
     longer = sum(part.kernel_sums[1] for _, part, _ in mine)
     shorter = sum(part.kernel_sums[2] for _, part, _ in mine)
     unknown = sum(part.unknown_ms for _, part, _ in mine)
-    silent = sum(part.silent_ms for _, part, _ in mine)
+    # a GPU given no kernel line at all (a capture without the C++ lines): its intervals'
+    # time may all be kernel. Where it has some, an interval left without any is the
+    # attribution's (its lines went to another interval, or to none: counted already)
+    silent = sum(part.silent_ms for _, part, _ in mine) if total <= 0 else 0.0
     lo_ms, hi_ms = _kernel_range(
         total,
         longer,

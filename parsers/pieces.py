@@ -67,8 +67,8 @@ class GpuPart:
     # the kernel ms of lines given to its intervals that never ended: kernels that ran, on
     # one GPU or another, had the lines gone to an interval that ended
     unended_kernel_ms: float = 0.0
-    # the union of its ended intervals given no kernel line (their lines lost, or never
-    # captured): kernels may have run all through them, on any engine
+    # the union of its ended intervals given no kernel line: where the GPU has none at all
+    # (the lines never captured, or lost), kernels may have run all through them
     silent_ms: float = 0.0
 
 
