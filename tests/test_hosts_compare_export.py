@@ -1072,18 +1072,29 @@ def test_a_window_shows_a_huge_id_cut_in_the_middle_and_says_its_length() -> Non
     """A 600-character id filled the proof view with ~40 lines of it before its table, and
     the inspector with ~50: shown whole up to ID_CELLS cells, cut beyond, its length said."""
     from tui.find import describe_proof
+    from tui.inspector import describe_gap
     from tui.interval import describe_interval
 
     job = "L" * 300 + "middle" + "R" * 294
-    model = build(b"pipeline GPU worker started worker_id=0 gpu=0\n" + job_line_set(job, 1000))
-    console = Console(width=100, file=io.StringIO(), record=True)
+    model = build(
+        b"pipeline GPU worker started worker_id=0 gpu=0\n"
+        + job_line_set(job, 1000)
+        + job_line_set(job, 3000, partition=1)
+    )
+    assert len(model.gaps) == 1  # the gap inspector names it on both sides
+    console = Console(width=80, file=io.StringIO(), record=True)
     console.print(describe_proof(model, job))
     proof = console.export_text()
     inspector = describe_interval(model, 0).plain
-    for text in (proof, inspector):
-        (line,) = [x for x in text.splitlines() if "L" * 10 in x]  # one line of it, not 40
-        assert "…" in line and "(600 characters)" in text and "middle" not in text
-        assert len(line) <= ID_CELLS + 60  # its label, its length, its kind
+    gap = Console(width=80, file=io.StringIO(), record=True)
+    gap.print(describe_gap(model, model.gaps[0]))
+    for text, times in ((proof, 1), (inspector, 1), (gap.export_text(), 2)):
+        lines = [x for x in text.splitlines() if "L" * 10 in x]  # a line each, not 40
+        assert len(lines) == times and "middle" not in text
+        assert text.count("(600 characters)") == times
+        ids = [word for line in lines for word in line.split() if "L" * 10 in word]
+        # cut in the middle, short enough to stay whole on an 80-column window's line
+        assert all("…" in w and len(w.strip("\u2063")) == ID_CELLS for w in ids), lines
     short = build(job_line_set("porep-1000-77", 1000))
     assert "porep-1000-77" in describe_interval(short, 0).plain  # a real id: whole
 

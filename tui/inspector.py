@@ -19,6 +19,7 @@ from parsers.model import NAMES_BY_KEY, PHASE_KEYS, Gap, GapSide, LogModel
 from parsers.rawlines import LineReader, RawLine
 from parsers.sanitize import visible
 from parsers.why import gap_why, why_lines
+from tui.lanes import shown_id
 from tui.prose import GLUE, HANG, Prose, glued
 from tui.report import gap_cause_words, kernel_figure
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
@@ -75,7 +76,7 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
     part = model.parts.get(side.index)
     text = Text()
     text.append(f"{title:<7}{HANG}", style="bold")
-    text.append(visible(side.job), style="bold cyan")  # log text: no markup, no control
+    text.append(shown_id(side.job), style="bold cyan")  # log text: no markup, no control
     text.append(f"  {glued('worker', side.worker)}")
     text.append(
         f"  {glued('partition', side.partition)}"

@@ -114,9 +114,10 @@ def abbreviate(text: str, width: int) -> str:
     return _head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
 
 
-# a job id is shown whole in a window (the inspector, the proof view, y's note) up to this
-# many cells: ids run to a few dozen characters, a longer one (hostile input, 1 KB) is cut
-ID_CELLS = 120
+# a job id is shown whole in a window (the inspectors, the proof view, y's note) up to this
+# many cells: ids run to a few dozen characters (a UUID: 36), a longer one (hostile input,
+# 1 KB) is cut, short enough that it and its label fit an 80-column window's line
+ID_CELLS = 56
 
 
 def shown_id(job: str) -> str:
