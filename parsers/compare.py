@@ -210,7 +210,8 @@ def _gap_figures(
             "/h",
             _per_hour(a.count, span_a),
             _per_hour(b.count, span_b),
-            _rate_noise(a.count, span_a, b.count, span_b),
+            # no span, no rate: nothing to judge (as a figure a run does not have)
+            _rate_noise(a.count, span_a, b.count, span_b) if span_a and span_b else None,
             "lower",
         ),
         Figure(section, "total", "ms", a.total_ms, b.total_ms, None, ""),

@@ -533,6 +533,10 @@ def test_a_longer_run_is_not_worse_for_its_gaps_being_more() -> None:
         assert getattr(rate, side) == pytest.approx(len(model.gaps) / hours)
         assert getattr(share, side) == pytest.approx(100 * (1 - gpu.timeline_util), abs=1e-6)
     assert json.loads(json.dumps(compare_dict(short, long), allow_nan=False))
+    # a run with no span has no rate, and the rate no noise (it was 500,000,000 per hour)
+    empty = build(b"TIMELINE,100,GPU_START,j,worker=0,partition=0\n")
+    rate = next(f for f in compare(empty, empty) if f.name == "count per hour of span")
+    assert rate.before is None and rate.noise is None and not rate.moved
 
 
 def test_a_second_worker_s_lock_wait_is_a_verdict_the_busy_split_misses() -> None:
