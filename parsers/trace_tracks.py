@@ -410,7 +410,10 @@ class TraceTracks:
         )  # fmt: skip
         group = np.repeat(np.arange(len(a)), b - a)
         inside, ps, pe = self.clip.spans(lane.starts, lane.ends)
-        inside &= keep[group] & (pe != ps)
+        # a segment the window cut to nothing is left out; one of no length of its own (an
+        # interval of none: phases.csv lists it) is not
+        no_length = np.asarray(lane.starts) == np.asarray(lane.ends)
+        inside &= keep[group] & ((pe != ps) | no_length)
         g = group[inside]
         phase = np.asarray(lane.phases, dtype=np.int64)[inside]
         segs = _events(

@@ -515,3 +515,8 @@ def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Pat
     assert set(intervals) == {r["job"] for r in rows}
     assert intervals["lost"]["name"].endswith("(failed)")
     assert intervals["lost"]["ts"] == 1_000_000 and intervals["lost"]["dur"] == 0
+    # and its segment of none, as phases.csv lists it
+    with (tmp_path / "csv" / "phases.csv").open() as f:
+        phases = [r for r in csv.DictReader(f) if r["job"] == "lost"]
+    inside = [e for e in events if e.get("cat") == "phase" and e["args"]["job"] == "lost"]
+    assert len(phases) == len(inside) == 1 and inside[0]["dur"] == 0
