@@ -127,3 +127,22 @@ def test_the_report_s_worker_table_at_80_columns_goes_on_below_not_wrapped() -> 
     assert (
         sum(line.split()[:2] == ["worker", "GPU"] for line in wide.export_text().splitlines()) == 1
     )
+
+
+async def test_a_host_s_long_name_leaves_the_figures_room() -> None:
+    """A host whose file name is 90 characters: its GPU label made the worker/GPU columns,
+    which stay, wider than the window, and no figure could be scrolled into view."""
+    from parsers.hosts import merge
+
+    _, data = simulate(SimConfig(seed=15, proofs=4, gpus=1, gw=6, stdout="plain"))
+    one = build(data)
+    name = "a-very-long-host-name-for-a-gpu-server-in-rack-17-row-3-datacenter-west-and-more.log"
+    both = merge([one, one], [name, "b.log"]).model
+    assert len(both.workers) > 5  # a row per worker: worker, GPU label, figures
+    app = make_app(both, LineReader(data=b""))
+    async with app.run_test(size=(80, 30)) as pilot:
+        screen = await _opened(app, pilot)
+        names = screen.query_one("#workers-names", Static)
+        wide = screen.query_one("#workers-wide", HorizontalScroll)
+        assert names.region.width <= (80 - 8) // 2 and wide.region.width >= 20
+        assert "…" in _shown(screen, "names") and "pre-lock" in _shown(screen, "table")

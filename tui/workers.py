@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.text import Text
 from textual import events
@@ -20,12 +21,14 @@ from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
 from textual.widgets import Static
 
 from parsers.model import LogModel
+from tui.lanes import gpu_label_in
 from tui.report import WORKER_PHASES_TITLE, alloc_note, cells_table, natural_width, phase_cells
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 NO_WORKER = "no worker has ended a GPU interval yet"
 SIDE_STEP = 8  # cells the table scrolls sideways per left / right
 WINDOW_MARGINS = 8  # the screen's cells outside the window's text: its margin, border, padding
+VERTICAL_SCROLLBAR = 2  # the window's own, once its rows outgrow it: text is not laid under it
 # under the table: why its lock wait is not the busy split's
 NOT_THE_SPLIT = (
     "Overlapping intervals each count in full here: a worker's wait for the GPU lock counts "
@@ -50,13 +53,19 @@ class WorkersParts:
     notes: Text
 
 
-def workers_parts(model: LogModel) -> WorkersParts:
+def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
     """The window's parts for `model` (the report's table, `phase_cells`, cut after the
-    columns that name the rows)."""
+    columns that name the rows), in `room` cells: the naming columns take at most half of
+    it, a host's long GPU label cut in the middle (`gpu_label_in`) so that figures show."""
     if not model.workers:
         return WorkersParts(Text(NO_WORKER), Text(""), 0, Text(""), 0, Text(""))
     header, rows, left = phase_cells(model)
     names = cells_table(header[:left], [row[:left] for row in rows], left)
+    over = natural_width(names) - (room // 2 if room is not None else natural_width(names))
+    if over > 0 and left == 2:  # a row per worker: worker, GPU label
+        longest = max(cell_len(row[1]) for row in rows)
+        rows = [[row[0], gpu_label_in(row[1], max(longest - over, 1)), *row[2:]] for row in rows]
+        names = cells_table(header[:left], [row[:left] for row in rows], left)
     figures = cells_table(header[left:], [row[left:] for row in rows], 0)
     notes = Text(NOT_THE_SPLIT, style="dim")
     for note in alloc_note(model, indent=""):
@@ -115,8 +124,8 @@ class WorkersScreen(SafeModal[None]):
         """The log grew: its figures now (the table whole, scrolled sideways when wider
         than the window; the title and the notes wrapped to the window)."""
         self.model = model
-        parts = workers_parts(model)
-        room = max(self.app.size.width - WINDOW_MARGINS, 1)
+        room = max(self.app.size.width - WINDOW_MARGINS - VERTICAL_SCROLLBAR, 1)
+        parts = workers_parts(model, room)
         for name, part, cells in (
             ("title", parts.title, room),
             ("names", parts.names, parts.names_width),
