@@ -24,6 +24,7 @@ from tui.app import CuzkApp, make_app
 from tui.gantt import AXIS_ROWS, GAP_CELLS_MIN, THRESHOLDS_MS, GanttView
 from tui.gaprows import GapRows
 from tui.inspector import InspectorScreen
+from tui.interval import IntervalScreen
 from tui.lanes import PHASE_GLYPHS
 from tui.prose import Prose
 from tui.screens import KEYS, GapListScreen, HelpScreen
@@ -1094,3 +1095,27 @@ async def test_a_restarted_log_opens_on_its_last_run_from_its_first_proof_s_star
         first_start = min(g.span[0] for g in model.gpus if g.gpu in last_run and g.span)
         assert runs[1][0] == first_synth < first_start
         assert view.t0 <= first_synth  # the first proof whole, from its start
+
+
+async def test_a_restarted_log_s_header_and_i_are_of_the_run_in_view() -> None:
+    """Three runs of two GPUs: the viewer opens on run 3, yet the header's four GPU lines
+    were runs 1 and 2's (`busy, view: nothing busy in this view` each) and `i` opened an
+    interval of run 1's first worker, moving the view there."""
+    logs = [
+        simulate(SimConfig(seed=s, proofs=2, gpus=2, gw=1, stdout="plain"))[1] for s in (8, 7, 6)
+    ]
+    data = b"".join(logs)
+    model = build(data)
+    assert model.gpu_keys is not None and len(model.gpus) == 6
+    app = make_app(model, LineReader(data=data))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        header = str(app.query_one("#summary", Static).render())
+        gpu_lines = [line for line in header.splitlines() if "of span:" in line]
+        assert gpu_lines[0].lstrip().startswith("run 3:GPU0"), header
+        await pilot.press("i")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, IntervalScreen)
+        part = model.parts.get(screen.index)
+        assert part.gpu is not None and model.gpu_keys[part.gpu].host == 2

@@ -762,7 +762,9 @@ class CuzkApp(App[None]):
         # the model by identity (models hold arrays: == would compare them)
         size = (self.size.width, self.size.height)
         breakdown = (self.show_breakdown, self.fit_breakdown)
-        key = (id(self.model), state, zoom, breakdown, size, self.palette)
+        # a restarted daemon's run in view: its GPUs head the header
+        in_view = gantt.current_run()
+        key = (id(self.model), state, zoom, breakdown, size, self.palette, in_view)
         # a pan or a zoom changes only the status line, unless the header shows the view's split
         if self._header_for != key or self._header_model is not self.model:
             self._header_for, self._header_model = key, self.model
@@ -772,7 +774,7 @@ class CuzkApp(App[None]):
             # `b` asks for them
             rows = self.size.height // HEADER_SHARE if self.fit_breakdown else None
             header, self._breakdown_cut = header_fit(
-                self.model, state, run, view, styles, self.size.width, rows
+                self.model, state, run, view, styles, self.size.width, rows, in_view
             )
             self._show_text("#summary", header)
             # the header's clock ticks each second; the legend changes with the model

@@ -164,6 +164,7 @@ class GanttView(ScrollView, can_focus=True):
         self.pinned = live  # following: the right edge stays at now
         self.autofit = True  # showing the whole run (until the user zooms, pans or selects)
         self.last_run_only = True  # a log with restarts opens on its last run (until `0`)
+        self._run_spans: tuple[LogModel, list[tuple[float, float]]] | None = None  # of a model
         self.t0 = 0.0
         self.scale = 1000.0
         self.threshold_ms = 0
@@ -305,6 +306,9 @@ class GanttView(ScrollView, can_focus=True):
         are laid one after the other, each on its own GPU lanes."""
         if self.model.run_lines is None or len(self.model.run_lines) < 2:
             return []
+        held = self._run_spans
+        if held is not None and held[0] is self.model:  # the header asks at each tick
+            return held[1]
         spans: dict[int, tuple[float, float]] = {}
         for g in self.model.gpus:
             if g.span is None:
@@ -318,7 +322,8 @@ class GanttView(ScrollView, can_focus=True):
             k = self._host_of(gpu)
             if k in spans:
                 spans[k] = (min(spans[k][0], float(t.synth_start[idx].min())), spans[k][1])
-        return [spans[k] for k in sorted(spans)]
+        self._run_spans = (self.model, [spans[k] for k in sorted(spans)])
+        return self._run_spans[1]
 
     def show_span(self, lo: float, hi: float) -> None:
         """Zoom so that [lo, hi] fills the view (with the usual margin)."""
@@ -568,7 +573,16 @@ class GanttView(ScrollView, can_focus=True):
     def action_inspect_interval(self) -> None:
         """Open the interval inspector on the interval at the selection (tui/interval.py's
         pick_interval says which)."""
-        lane = next((r.lane for r in self.rows if r.kind == "worker"), None)
+        # the first worker lane on screen, of the run in view (a restarted daemon's log opens
+        # on its last run, an earlier run's lanes above it)
+        run = self.current_run()
+        lanes = [
+            (k, r.lane)
+            for k, r in enumerate(self.rows)
+            if r.kind == "worker" and (run is None or self._host_of(r.gpu) == run)
+        ]
+        top = int(self.scroll_offset.y)
+        lane = next((n for k, n in lanes if k >= top), lanes[0][1] if lanes else None)
         found = self.found_jobs[self.found_index] if self.found_jobs else None
         index = pick_interval(
             self.model,

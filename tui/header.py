@@ -11,7 +11,7 @@ from rich.text import Text
 
 from parsers.breakdown import BUSY_ORDER, Breakdown
 from parsers.durations import counted, duration
-from parsers.model import PHASES, LogModel, Phase
+from parsers.model import PHASES, GpuStats, LogModel, Phase
 from parsers.report import MID_RUN, unplaced_sentence
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
@@ -85,17 +85,30 @@ def header_fit(
     styles: dict[Phase, Style] | None,
     width: int,
     rows: int | None,
+    in_view: int | None = None,
 ) -> tuple[Text, bool]:
     """The header in at most `rows` lines (None: any), as far as it can: zoomed in, where the
     run's busy time went gives way first (the view's is what the zoom asks), then where any
-    went; and whether any of it gave way."""
-    text = _header(model, state, run, view, styles, width)
+    went; and whether any of it gave way. `in_view`: of a restarted daemon's runs, the one
+    the view shows, whose GPUs come first."""
+    gpus = _in_order(model, in_view)
+    text = _header(model, state, run, view, styles, width, gpus)
     full = text
     if rows is not None and _lines(text) > rows and view:
-        text = _header(model, state, None, view, styles, width)
+        text = _header(model, state, None, view, styles, width, gpus)
     if rows is not None and _lines(text) > rows and (run or view):
-        text = _header(model, state, None, None, styles, width)
+        text = _header(model, state, None, None, styles, width, gpus)
     return text, text is not full
+
+
+def _in_order(model: LogModel, run: int | None) -> list[GpuStats]:
+    """The model's GPUs, those of run `run` first (the header holds HEADER_GPUS: a
+    restarted daemon's log opens on its last run, whose GPUs come last in the model)."""
+    keys = model.gpu_keys
+    if run is None or keys is None:
+        return list(model.gpus)
+    mine = [g for g in model.gpus if g.gpu in keys and keys[g.gpu].host == run]
+    return mine + [g for g in model.gpus if g not in mine]
 
 
 def _lines(text: Text) -> int:
@@ -109,6 +122,7 @@ def _header(
     view: dict[int, Breakdown] | None,
     styles: dict[Phase, Style] | None,
     width: int,
+    gpus: list[GpuStats],
 ) -> Text:
     s = model.summary
     text = Text()
@@ -140,7 +154,7 @@ def _header(
     # line (`+1 running` with it) fits 80 columns whole
     pad, sep = (0, " ") if short else (7, "  ")
     unprinted = alloc_unprinted(model)
-    for g in model.gpus[:HEADER_GPUS]:
+    for g in gpus[:HEADER_GPUS]:
         line = Text()
         line.append("of span: ", style="dim")
         line.append("TIMELINE ")
