@@ -210,8 +210,12 @@ def _phases(text: Text, part: Partition) -> None:
 def _lock(text: Text, model: LogModel, part: Partition) -> None:
     _label(text, "lock")
     if part.lock_acquired is None:
-        # no wait of 0: a wait nothing measured (the unknown time may hold it)
-        text.append("not placed, its wait not known: no line for it\n", style="dim")
+        # no wait of 0: a wait nothing measured (the unknown time may hold it). No lock line,
+        # or one whose lock falls outside the interval (docs/analysis.md): neither places it
+        text.append(
+            "not placed, its wait not known: no lock line places it in the interval\n",
+            style="dim",
+        )
         return
     text.append(f"{glued('waited', lasted(part.phases_ms['lock_wait']))} (lock wait)")
     text.append(f", {glued('taken', when(model, part.lock_acquired, part.gpu))}")
