@@ -74,7 +74,16 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
         assert names[:2] == ["worker", "GPU"] and "w0" in names and "intervals" not in names
         await pilot.press("right", "right")
         await pilot.pause()
-        assert wide.scroll_x == 16
+        # a column at a time: the third column's start, never inside a cell
+        stops = workers_parts(early, 80 - 8 - 2).stops
+        assert len(stops) > 3 and wide.scroll_x == stops[2]
+        for _ in range(len(stops) + 2):  # to its end: still at a column's start
+            await pilot.press("right")
+        await pilot.pause()
+        assert wide.scroll_x in stops and wide.scroll_x > stops[2]
+        shown = screen.query_one("#workers-table", Static)
+        assert wide.scroll_x + wide.size.width >= workers_parts(early, 80 - 8 - 2).figures_width
+        assert shown.size.width >= wide.scroll_x + wide.size.width
         # scrolled, the rows are still named: the worker and GPU columns stay in view
         column = screen.query_one("#workers-names", Static)
         assert column.region.width == workers_parts(early).names_width > 0

@@ -8,11 +8,12 @@ is where the viewer answers "how much did each worker wait?" as the report does.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -26,7 +27,6 @@ from tui.report import WORKER_PHASES_TITLE, alloc_note, cells_table, natural_wid
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 NO_WORKER = "no worker has ended a GPU interval yet"
-SIDE_STEP = 8  # cells the table scrolls sideways per left / right
 WINDOW_MARGINS = 8  # the screen's cells outside the window's text: its margin, border, padding
 VERTICAL_SCROLLBAR = 2  # the window's own, once its rows outgrow it: text is not laid under it
 # under the table: why its lock wait is not the busy split's
@@ -51,6 +51,27 @@ class WorkersParts:
     figures: RenderableType
     figures_width: int
     notes: Text
+    # where each figures' column begins (cells): left / right scroll from one to the next,
+    # never into the middle of a cell (`174ms` read as `4ms` under another title)
+    stops: tuple[int, ...] = (0,)
+
+
+def _column_stops(figures: RenderableType, header: list[str], width: int) -> tuple[int, ...]:
+    """Where each column of `figures` (titled `header`) begins: after the last cell of the
+    column before it, read off its title line as drawn (right-aligned titles end where
+    their column does)."""
+    console = Console(width=max(width, 1), file=io.StringIO(), record=True)
+    console.print(figures, soft_wrap=True)
+    lines = console.export_text().splitlines()
+    head = next((line for line in lines if line.strip()), "")
+    stops, at = [0], 0
+    for title in header[:-1]:
+        found = head.find(title, at)
+        if found < 0:
+            break
+        at = found + len(title)
+        stops.append(at)
+    return tuple(stops)
 
 
 def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
@@ -72,7 +93,9 @@ def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
         notes.append("\n")
         notes.append_text(note)
     title = Text(WORKER_PHASES_TITLE, style="bold")
-    return WorkersParts(title, names, natural_width(names), figures, natural_width(figures), notes)
+    width = natural_width(figures)
+    stops = _column_stops(figures, header[left:], width)
+    return WorkersParts(title, names, natural_width(names), figures, width, notes, stops)
 
 
 class WorkersScreen(SafeModal[None]):
@@ -99,6 +122,7 @@ class WorkersScreen(SafeModal[None]):
     def __init__(self, model: LogModel) -> None:
         super().__init__()
         self.model = model
+        self._stops: tuple[int, ...] = (0,)  # the figures' columns (WorkersParts.stops)
 
     def compose(self) -> ComposeResult:
         """The table, scrolled both ways when the terminal is small."""
@@ -126,10 +150,16 @@ class WorkersScreen(SafeModal[None]):
         self.model = model
         room = max(self.app.size.width - WINDOW_MARGINS - VERTICAL_SCROLLBAR, 1)
         parts = workers_parts(model, room)
+        self._stops = parts.stops
+        # the figures' room beside the columns that stay; wider than it, the table gets as
+        # much again after its last column, so that each column's start can be scrolled to
+        # (the end never shows a cell cut in two)
+        shown = max(room - parts.names_width, 1)
+        figures = parts.figures_width + shown if parts.figures_width > shown else 0
         for name, part, cells in (
             ("title", parts.title, room),
             ("names", parts.names, parts.names_width),
-            ("table", parts.figures, parts.figures_width or room),
+            ("table", parts.figures, figures or parts.figures_width or room),
             ("notes", parts.notes, room),
         ):
             static = self.query_one(f"#workers-{name}", Static)
@@ -141,6 +171,12 @@ class WorkersScreen(SafeModal[None]):
         self.show_model(self.model)
 
     def action_side(self, direction: int) -> None:
-        """Scroll the table sideways, SIDE_STEP cells at a time."""
+        """Scroll the figures sideways a column at a time (to where the next begins)."""
         wide = self.query_one("#workers-wide", HorizontalScroll)
-        wide.scroll_to(x=wide.scroll_x + direction * SIDE_STEP, animate=False, immediate=True)
+        x = round(wide.scroll_x)
+        stops = self._stops
+        ahead = [s for s in stops if s > x] if direction > 0 else [s for s in stops if s < x]
+        ahead = [s for s in ahead if s <= wide.max_scroll_x]  # the last ones show it all
+        if ahead:
+            target = ahead[0] if direction > 0 else ahead[-1]
+            wide.scroll_to(x=target, animate=False, immediate=True)
