@@ -312,8 +312,8 @@ def test_an_inferred_kernel_busy_and_its_split_are_marked_estimates() -> None:
         assert f"≈{duration(g.kernel_busy_ms, 'cell')}" in row
     assert split.count("≈") == 2 * len(old.gpus) + 1  # kernel and alloc cells, the note
     assert " ".join(ESTIMATED_SPLIT.split()) in " ".join(split.split())
-    gpus = ", ".join(f"GPU{g.gpu}" for g in old.gpus)
-    assert " ".join(HIDDEN_ALLOC.format(gpus=gpus).split()) in " ".join(text.split())
+    # every GPU of the run: said so (a note of 300 GPUs named each, 2,400 characters)
+    assert " ".join(HIDDEN_ALLOC.format(gpus="every GPU").split()) in " ".join(text.split())
     head = header_text(old, "FINISHED", whole_run(old)).plain
     busy = [line for line in head.splitlines() if line.lstrip().startswith("busy")]
     assert len(busy) == len(old.gpus)

@@ -155,3 +155,20 @@ async def test_a_host_s_long_name_leaves_the_figures_room() -> None:
         wide = screen.query_one("#workers-wide", HorizontalScroll)
         assert names.region.width <= (80 - 8) // 2 and wide.region.width >= 20
         assert "…" in _shown(screen, "names") and "pre-lock" in _shown(screen, "table")
+
+
+def test_where_a_gpu_s_kernel_is_an_estimate_its_workers_kernel_says_what_it_is() -> None:
+    """Half the C++ lines lost: the busy split said kernel ≈40.4 s, the workers' kernel 3.4 s
+    and 0.7 s, with nothing to tell the two apart. Under the workers' table a note says
+    theirs is the time the lines place, the GPU's an estimate; none where it is not."""
+    from cuzksim.logs import lose_lines
+    from tui.report import PLACED_KERNEL, worker_notes
+
+    _, data = simulate(SimConfig(seed=2, proofs=8, gpus=3, gw=2, stdout="plain"))
+    lost = build(lose_lines(data, "cpp", 0.5, seed=1))
+    assert all(g.kernel_is_estimate for g in lost.gpus)
+    notes = [note.plain for note in worker_notes(lost)]
+    assert any(PLACED_KERNEL.split("{gpus}")[1] in note for note in notes), notes
+    assert any("kernel (every GPU): " in note for note in notes)  # all three: not listed
+    whole = build(data)
+    assert not any(g.kernel_is_estimate for g in whole.gpus) and worker_notes(whole) == []

@@ -340,14 +340,40 @@ HIDDEN_ALLOC = (
 )
 
 
-def alloc_note(model: LogModel, indent: str = "  ") -> list[Text]:
-    """The note under a per-worker table where an engine printed no allocation line (none
-    where every engine did)."""
+# under the per-worker phases, where a GPU's kernel busy is an estimate
+PLACED_KERNEL = (
+    "kernel {gpus}: the time the timing lines place; its kernel busy is an estimate (≈ in "
+    "the busy split), and the unknown time here may hold more"
+)
+
+
+def worker_notes(model: LogModel, indent: str = "  ") -> list[Text]:
+    """The notes under a per-worker table: where an engine printed no allocation line, and
+    where a GPU's kernel busy is an estimate, which its workers' kernel time is not (none
+    where neither)."""
+    notes = []
     unprinted = alloc_unprinted(model)
-    if not unprinted:
-        return []
-    gpus = ", ".join(model.gpu_label(g) for g in sorted(unprinted))
-    return [Text(indent + HIDDEN_ALLOC.format(gpus=gpus), style="dim")]
+    if unprinted:
+        gpus = _gpus_named(model, sorted(unprinted))
+        notes.append(Text(indent + HIDDEN_ALLOC.format(gpus=gpus), style="dim"))
+    guessed = [g.gpu for g in model.gpus if g.kernel_is_estimate]
+    if guessed and model.workers:
+        gpus = _gpus_named(model, guessed)
+        notes.append(Text(indent + PLACED_KERNEL.format(gpus=f"({gpus})"), style="dim"))
+    return notes
+
+
+NAMED_GPUS = 4  # a note names this many GPUs, and counts the rest
+
+
+def _gpus_named(model: LogModel, gpus: list[int]) -> str:
+    """`GPU0, GPU2`; `every GPU`; `GPU0, GPU1, GPU2, GPU3 and 296 more` (a note of 300 GPUs
+    was a line of 2,400 characters)."""
+    if len(gpus) == len(model.gpus) > 1:
+        return "every GPU"
+    named = ", ".join(model.gpu_label(g) for g in gpus[:NAMED_GPUS])
+    rest = len(gpus) - NAMED_GPUS
+    return named + (f" and {rest} more" if rest > 0 else "")
 
 
 def _busy_split_table(
@@ -587,7 +613,7 @@ def report_renderables(
         busy_split_table(model),
         heading(WORKER_PHASES_TITLE),
         phase_table(model),
-        *alloc_note(model),
+        *worker_notes(model),
         heading("Gaps: a GPU idle inside its span"),
         gap_stats_table(gaps, s.gaps, encoding),
     ]

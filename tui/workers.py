@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from parsers.model import LogModel
 from tui.lanes import gpu_label_in
-from tui.report import WORKER_PHASES_TITLE, alloc_note, cells_table, natural_width, phase_cells
+from tui.report import WORKER_PHASES_TITLE, cells_table, natural_width, phase_cells, worker_notes
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
 NO_WORKER = "no worker has ended a GPU interval yet"
@@ -89,7 +89,7 @@ def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
         names = cells_table(header[:left], [row[:left] for row in rows], left)
     figures = cells_table(header[left:], [row[left:] for row in rows], 0)
     notes = Text(NOT_THE_SPLIT, style="dim")
-    for note in alloc_note(model, indent=""):
+    for note in worker_notes(model, indent=""):
         notes.append("\n")
         notes.append_text(note)
     title = Text(WORKER_PHASES_TITLE, style="bold")
