@@ -324,9 +324,15 @@ def _gpu_of_pieces(
         sum(part.in_flight for _, part, _ in mine),
         (min(lo_ms, est, drawn), max(hi_ms, est, drawn)),
         est,
+        # the all-GPUs part: every kernel line is some GPU's, so its top adds only what no
+        # line holds: the time the log leaves unexplained where it lost lines (as this GPU's
+        # own top does), and the kernel lines of intervals that never ended
         (
             max(0.0, total - hidden - shorter),
-            total + longer + silent + sum(part.unended_kernel_ms for _, part, _ in mine),
+            total
+            + longer
+            + (unknown if facts.lock_lines_seen else silent)
+            + sum(part.unended_kernel_ms for _, part, _ in mine),
         ),
     )
     return stats, more, holes_of(kernel)
