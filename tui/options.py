@@ -36,26 +36,25 @@ class _Parser(argparse.ArgumentParser):
         raise OptionError(message)
 
 
-def non_negative_int(text: str) -> int:
-    """An argparse type: a whole number, 0 or more (a bad one: argparse's one-line error)."""
+def _at_least(text: str, least: int) -> int:
+    """A whole number, `least` or more (a bad one: argparse's one-line error)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more: {value}")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number, 0 or more."""
+    return _at_least(text, 0)
 
 
 def positive_int(text: str) -> int:
     """An argparse type: a whole number, 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
-    return value
+    return _at_least(text, 1)
 
 
 def named_path(text: str) -> str:
