@@ -70,13 +70,6 @@ class Figures:
     counters: dict[Series, float]  # the run's counts (`Carried` keeps them going up)
 
 
-def ordinal(model: LogModel, gpu: int) -> int:
-    """The CUDA ordinal of a GPU of the model (a restarted daemon's run k numbers its GPUs
-    k * 1000 + ordinal)."""
-    key = model.gpu_keys.get(gpu) if model.gpu_keys is not None else None
-    return gpu if key is None else key.ordinal
-
-
 def settled_limit(model: LogModel, quiet_ms: float = 0.0) -> float:
     """Where what a live model says stops changing: SETTLE_MS before its latest stamp, by
     when the timing lines of an interval and the decisions about it have come. The log's
@@ -137,7 +130,7 @@ def _gap_counters(model: LogModel, until: dict[int, float]) -> dict[Series, floa
     hi = np.array([until.get(g, math.inf) for g in gaps.gpu.tolist()], dtype=np.float64)
     keep = gaps.end <= hi
     seconds = gaps.duration[keep] / 1000.0
-    gpus = [ordinal(model, g) for g in gaps.gpu[keep].tolist()]
+    gpus = [model.gpu_ordinal(g) for g in gaps.gpu[keep].tolist()]
     causes = gaps.cause[keep].tolist()
     sides = gaps.crosses[keep].tolist()
     out: dict[Series, float] = {}
@@ -196,7 +189,7 @@ def figures_of(model: LogModel, quiet_ms: float = 0.0) -> Figures:
     runs = model.run_lines or ()
     last = len(runs) - 1 if runs else max((k.host for k in keys.values()), default=0)
     for g in model.gpus:
-        gpu = ordinal(model, g.gpu)
+        gpu = model.gpu_ordinal(g.gpu)
         lo, hi = g.kernel_util_range
         if g.gpu not in keys or keys[g.gpu].host == last:
             latest[gpu] = GpuGauges(
