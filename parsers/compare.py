@@ -179,20 +179,15 @@ def unpaired_sentence(a: LogModel, b: LogModel) -> str | None:
     return f"{'; '.join(parts)}: no GPU to compare with (their gaps count in the gap figures)"
 
 
-def _span_ms(model: LogModel) -> float:
-    """The time the GPUs' gaps can fall in: their spans, added."""
-    return float(sum(g.span_ms for g in model.gpus))
-
-
 def _per_hour(count: int, span_ms: float) -> float | None:
     return count / (span_ms / HOUR_MS) if span_ms else None
 
 
 def _rate_noise(a: int, span_a: float, b: int, span_b: float) -> float:
-    # a Poisson count's rate over T hours has the variance count / T^2
+    """Two rates' noise (both spans above 0): a Poisson count's rate over T hours has the
+    variance count / T^2."""
     ta, tb = span_a / HOUR_MS, span_b / HOUR_MS
-    spread = math.sqrt(a / ta**2 + b / tb**2) if ta and tb else 0.0
-    return max(0.5 / max(ta, tb, 1e-9), COUNT_SIGMAS * spread)
+    return max(0.5 / max(ta, tb), COUNT_SIGMAS * math.sqrt(a / ta**2 + b / tb**2))
 
 
 def _gap_figures(
@@ -273,7 +268,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
         # no proof completed: no rate (not 0 s, which read as infinitely fast: better)
         Figure("run", "s/proof", "s", sa.rate, sb.rate, spp_noise, "lower"),
     ]
-    span_a, span_b = _span_ms(a), _span_ms(b)
+    # the time the GPUs' gaps can fall in: their spans, added
+    span_a, span_b = a.all_gpus_span_ms, b.all_gpus_span_ms
     figures += _gap_figures("gaps", sa.gaps, sb.gaps, span_a, span_b)
     for section, mid in (("mid-proof gaps", True), ("boundary gaps", False)):
         figures += _gap_figures(section, _split(a, mid), _split(b, mid), span_a, span_b)
