@@ -280,15 +280,9 @@ def _gpu_of_pieces(
     # time may all be kernel. Where it has some, an interval left without any is the
     # attribution's (its lines went to another interval, or to none: counted already)
     silent = sum(part.silent_ms for _, part, _ in mine) if total <= 0 else 0.0
-    lo_ms, hi_ms = _kernel_range(
-        total,
-        longer,
-        shorter,
-        unknown if facts.lock_lines_seen else silent,
-        facts,
-        g,
-        busy.total_ms,
-    )
+    # what lines the log lost may have held: the GPU's top adds it, and the all-GPUs one
+    unexplained = unknown if facts.lock_lines_seen else silent
+    lo_ms, hi_ms = _kernel_range(total, longer, shorter, unexplained, facts, g, busy.total_ms)
     # allocation the NTT blocks may hide: the range's low end takes it all out, the
     # estimate half of it (on a GPU's first use the first block's allowance is larger)
     firsts = [(p.first, p.first_hidden_ntt_ms) for _, p, _ in mine if p.first is not None]
@@ -329,10 +323,7 @@ def _gpu_of_pieces(
         # own top does), and the kernel lines of intervals that never ended
         (
             max(0.0, total - hidden - shorter),
-            total
-            + longer
-            + (unknown if facts.lock_lines_seen else silent)
-            + sum(part.unended_kernel_ms for _, part, _ in mine),
+            total + longer + unexplained + sum(part.unended_kernel_ms for _, part, _ in mine),
         ),
     )
     return stats, more, holes_of(kernel)
