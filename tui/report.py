@@ -478,6 +478,9 @@ class FittedColumns:
     def __init__(self, header: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> None:
         self.header, self.rows, self.left = header, rows, left
 
+    def _whole(self) -> RenderableType:
+        return self._part(list(range(self.left, len(self.header))))
+
     def _part(self, columns: list[int]) -> RenderableType:
         keep = [*range(self.left), *columns]
         return cells_table(
@@ -487,7 +490,7 @@ class FittedColumns:
     def parts(self, width: int) -> list[RenderableType]:
         """The tables, each as many of the figures' columns as fit `width` (at least one):
         the whole table, measured once, where it fits."""
-        whole = self._part(list(range(self.left, len(self.header))))
+        whole = self._whole()
         if natural_width(whole) <= width:
             return [whole]
         groups: list[list[int]] = [[]]
@@ -505,9 +508,7 @@ class FittedColumns:
             yield part
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement.get(
-            console, options, self._part(list(range(self.left, len(self.header))))
-        )
+        return Measurement.get(console, options, self._whole())
 
 
 def gap_stats_table(gaps: GapTable, all_stats: GapStats, encoding: str | None = None) -> Table:

@@ -82,11 +82,13 @@ def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
         return WorkersParts(Text(NO_WORKER), Text(""), 0, Text(""), 0, Text(""))
     header, rows, left = phase_cells(model)
     names = cells_table(header[:left], [row[:left] for row in rows], left)
-    over = natural_width(names) - (room // 2 if room is not None else natural_width(names))
+    names_width = natural_width(names)
+    over = names_width - room // 2 if room is not None else 0
     if over > 0 and left == 2:  # a row per worker: worker, GPU label
         longest = max(cell_len(row[1]) for row in rows)
         rows = [[row[0], gpu_label_in(row[1], max(longest - over, 1)), *row[2:]] for row in rows]
         names = cells_table(header[:left], [row[:left] for row in rows], left)
+        names_width = natural_width(names)
     figures = cells_table(header[left:], [row[left:] for row in rows], 0)
     notes = Text(NOT_THE_SPLIT, style="dim")
     for note in worker_notes(model, indent=""):
@@ -95,7 +97,7 @@ def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
     title = Text(WORKER_PHASES_TITLE, style="bold")
     width = natural_width(figures)
     stops = _column_stops(figures, header[left:], width)
-    return WorkersParts(title, names, natural_width(names), figures, width, notes, stops)
+    return WorkersParts(title, names, names_width, figures, width, notes, stops)
 
 
 class WorkersScreen(SafeModal[None]):
