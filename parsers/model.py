@@ -1293,6 +1293,11 @@ class LogModel:
         key = self.gpu_keys.get(gpu) if self.gpu_keys is not None else None
         return f"GPU{gpu}" if key is None else f"{key.name}:GPU{key.ordinal}"
 
+    @property
+    def restarted(self) -> bool:
+        """The daemon restarted within the log: it holds several runs (`run_lines`)."""
+        return len(self.run_lines or ()) > 1
+
     def gpu_ordinal(self, gpu: int) -> int:
         """The CUDA ordinal the log printed for `gpu` (its id in a model of one log; of
         several logs or runs, the id is k·1000 + the ordinal: parsers/hosts.py)."""

@@ -31,12 +31,12 @@ ERROR_CHARS = 120  # of the first job error, in the one-line sentence
 
 def runs_sentence(model: LogModel) -> str | None:
     """One sentence when the daemon restarted within the log, else None."""
-    if not model.run_lines:
+    if not model.restarted:
         return None
-    lines = ", ".join(str(n) for n in model.run_lines)
+    runs = model.run_lines or ()
+    lines = ", ".join(str(n) for n in runs)
     return (
-        f"the daemon restarted: {len(model.run_lines)} runs (from lines {lines}), "
-        "each shown and counted apart"
+        f"the daemon restarted: {len(runs)} runs (from lines {lines}), each shown and counted apart"
     )
 
 

@@ -153,9 +153,9 @@ def _what_if(options: Options) -> int:
     if reason is not None:
         print(f"cuzk-tui: error: {reason} (nothing to replay)", file=sys.stderr)
         return 2
-    runs = model.run_lines or ()
-    if len(runs) > 1:
+    if model.restarted:
         # the runs side by side are no machine the log saw: one is replayed, or none
+        runs = model.run_lines or ()
         lines = ", ".join(str(n) for n in runs)
         print(
             f"cuzk-tui: error: the daemon restarted in this log (runs begin at lines {lines}); "

@@ -304,7 +304,7 @@ class GanttView(ScrollView, can_focus=True):
     def run_spans(self) -> list[tuple[float, float]]:
         """Each run's time span, when the daemon restarted in the log (else empty): the runs
         are laid one after the other, each on its own GPU lanes."""
-        if self.model.run_lines is None or len(self.model.run_lines) < 2:
+        if not self.model.restarted:
             return []
         held = self._run_spans
         if held is not None and held[0] is self.model:  # the header asks at each tick

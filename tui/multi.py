@@ -116,9 +116,9 @@ def _no_clock(args: Options, model: LogModel, merged: Merged | None) -> str | No
     if not wall:
         return None
     if merged is None:
-        runs = len(model.run_lines or ())
-        if runs < 2 or model.wall_anchor is not None or not model.wall_bases:
+        if not model.restarted or model.wall_anchor is not None or not model.wall_bases:
             return None
+        runs = len(model.run_lines or ())
         return (
             f"{wall[0].text!r} is a wall-clock time, and the daemon restarted in this log "
             f"({runs} runs, one after another on the time axis, each on its own clock): give "
@@ -427,12 +427,13 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
     if args.compare:
         # two runs are compared: a log whose daemon restarted holds several
         for m, name in zip(models, names, strict=True):
-            if m.run_lines is not None and len(m.run_lines) > 1:
-                lines = ", ".join(str(n) for n in m.run_lines)
+            if m.restarted:
+                starts = m.run_lines or ()
+                lines = ", ".join(str(n) for n in starts)
                 print(
                     f"cuzk-tui: error: {visible(name)}: the daemon restarted in this log (runs "
                     f"begin at lines {lines}); --compare takes one run each: pick one with "
-                    f"LOG:N (1 to {len(m.run_lines)})",
+                    f"LOG:N (1 to {len(starts)})",
                     file=sys.stderr,
                 )
                 return 2

@@ -91,7 +91,7 @@ class WhatIfScreen(TextBoxScreen):
 
 def open_what_if(app: CuzkApp, texts: list[str]) -> None:
     """Replay the loaded log with the changes `texts` name, or say what is wrong with them."""
-    if len(app.model.run_lines or ()) > 1:
+    if app.model.restarted:
         app.notify(
             "the daemon restarted in this log: what-if replays one run (give it a log of one)",
             severity="warning",
