@@ -158,3 +158,49 @@ def test_nothing_cites_the_documents_that_were_outside_the_repository() -> None:
             if OUTSIDE.search(line) and not ABSENCE_CHECK.search(line):
                 named.append(f"{path.relative_to(ROOT)}:{no}: {line.strip()}")
     assert named == []
+
+
+# a name the documents give beside the source file that holds it: "`_kernel_range` in
+# `parsers/assembly.py`", "(`starts_mid_run`, `parsers/assembly.py`)",
+# "`parsers/report.py` `missing_timeline`"
+SOURCE_FILE = r"`((?:parsers|tui|core/src|benchmarks)/[\w/.-]+\.(?:py|rs))`"
+NAME = r"`([A-Za-z_]\w*)(?:\(\))?`"
+NAMED_IN_FILE = re.compile(rf"{NAME}(?:,| in) {SOURCE_FILE}|{SOURCE_FILE} {NAME}")
+DEFINITION = r"(?:def|class|fn|struct|const|enum|type|static)\s+{0}\b|^\s*{0}\s*[:=]"
+
+
+def named_in_files(text: str) -> list[tuple[str, str]]:
+    """Each (name, source file) a document's text names together."""
+    flat = " ".join(text.split())  # a citation may be wrapped over two lines
+    return [
+        (m.group(1) or m.group(4), m.group(2) or m.group(3)) for m in NAMED_IN_FILE.finditer(flat)
+    ]
+
+
+def test_a_name_given_beside_a_source_file_is_defined_there() -> None:
+    """A function moved to another module left `_kernel_range` cited in
+    `parsers/analysis.py` and `starts_mid_run` likewise: the documents must point where the
+    code is."""
+    docs = [*DOCS.glob("*.md"), ROOT / "README.md"]
+    pairs = [
+        (doc.name, name, file) for doc in docs for name, file in named_in_files(doc.read_text())
+    ]
+    assert len(pairs) >= 5
+    wrong = [
+        pair
+        for pair in pairs
+        if not (ROOT / pair[2]).is_file()
+        or not re.search(DEFINITION.format(re.escape(pair[1])), (ROOT / pair[2]).read_text(), re.M)
+    ]
+    assert wrong == []
+
+
+def test_a_name_cited_beside_the_wrong_file_is_caught() -> None:
+    text = "(`starts_mid_run`, `parsers/analysis.py`) and\n`_kernel_range` in `parsers/assembly.py`"
+    assert named_in_files(text) == [
+        ("starts_mid_run", "parsers/analysis.py"),
+        ("_kernel_range", "parsers/assembly.py"),
+    ]
+    source = (ROOT / "parsers/analysis.py").read_text()
+    assert not re.search(DEFINITION.format("starts_mid_run"), source, re.M)
+    assert re.search(DEFINITION.format("build_model"), source, re.M)
