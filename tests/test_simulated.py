@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import math
 import random
+import re
 from dataclasses import replace
 
 import pytest
@@ -174,6 +176,47 @@ def test_all_gpus_is_the_gpus_figures_added_up_where_the_log_pins_them() -> None
             pinned += 1
             assert estimate == pytest.approx(sum(g.kernel_busy_ms for g in model.gpus)), seed
     assert pinned > 20
+
+
+ESTIMATE = re.compile(r"≈(\d+) % \((\d+)–(\d+) %\)")
+
+
+def test_every_kernel_estimate_is_written_one_way_and_its_range_holds_the_log_s() -> None:
+    """A GPU's kernel estimate and all the GPUs' are written alike (`≈31 % (29–32 %)`; the
+    all-GPUs line had one decimal, the GPUs' none), the range rounded outwards: `27–36 %`
+    for [26.6 %, 35.2 %] had left out what the log allows."""
+    from tui.report import all_gpus_figure, kernel_figure
+
+    seen = 0
+    for seed in range(51000, 51060):
+        cfg = random_config(seed)
+        if cfg.gpus < 2:
+            continue
+        _, data = simulate(cfg)
+        model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+        span = model.all_gpus_span_ms
+        figures = [(kernel_figure(g), g.kernel_util_range) for g in model.gpus]
+        whole = all_gpus_figure(model)
+        if whole is not None and span:
+            low, high = model.all_gpus_kernel_ms
+            figures.append((whole, (low / span, high / span)))
+        for text, (lo, hi) in figures:
+            if "≈" not in text:
+                continue
+            seen += 1
+            m = ESTIMATE.search(text)
+            assert m is not None, (seed, text)
+            assert int(m.group(2)) <= 100 * lo + 1e-9 and 100 * hi - 1e-9 <= int(m.group(3))
+            assert int(m.group(3)) - int(m.group(2)) <= math.ceil(100 * (hi - lo)) + 2
+    assert seen > 20
+
+
+def test_an_estimate_s_range_is_rounded_outwards_and_no_further() -> None:
+    from tui.report import estimate_pct
+
+    assert estimate_pct(0.315, 0.266, 0.352) == "≈32 % (26–36 %)"
+    assert estimate_pct(0.30, 0.27, 0.36) == "≈30 % (27–36 %)"  # 100 × 0.36 is 36.000…01
+    assert estimate_pct(0.0, 0.0, 1.0) == "≈0 % (0–100 %)"
 
 
 def test_all_gpus_of_a_log_begun_mid_run_are_the_gpus_figures_added_up() -> None:

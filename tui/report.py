@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from rich import box
@@ -89,11 +90,18 @@ def _stats_row(name: str, st: GapStats, widths: Sequence[int]) -> list[str]:
 NO_TIMELINE = NOT_A_CUZK_LOG
 
 
+def estimate_pct(mid: float, lo: float, hi: float) -> str:
+    """`≈31 % (26–36 %)`: an estimate of a share and the range the log allows, in whole
+    percents, the range rounded outwards so that what is shown still holds the truth."""
+    low = math.floor(100 * lo + 1e-9)
+    high = math.ceil(100 * hi - 1e-9)
+    return f"≈{100 * mid:.0f} % ({low}–{high} %)"
+
+
 def kernel_figure(g: GpuStats) -> str:
-    """`19.9 %`, or `≈31 % (27–36 %)` when the log leaves the kernel time uncertain."""
+    """`19.9 %`, or `≈31 % (26–36 %)` when the log leaves the kernel time uncertain."""
     if g.kernel_is_estimate:
-        lo, hi = g.kernel_util_range
-        return f"≈{100 * g.kernel_util:.0f} % ({100 * lo:.0f}–{100 * hi:.0f} %)"
+        return estimate_pct(g.kernel_util, *g.kernel_util_range)
     return fmt_pct(g.kernel_util)
 
 
@@ -106,10 +114,7 @@ def all_gpus_figure(model: LogModel) -> str | None:
         return None
     lo, hi = (x / span for x in model.all_gpus_kernel_ms)
     mid = model.all_gpus_kernel_estimate_ms / span
-    if hi - lo > KERNEL_EXACT_WIDTH:
-        shown = f"≈{100 * mid:.1f} % ({100 * lo:.1f}–{100 * hi:.1f} %)"
-    else:
-        shown = fmt_pct(mid)
+    shown = estimate_pct(mid, lo, hi) if hi - lo > KERNEL_EXACT_WIDTH else fmt_pct(mid)
     return f"all {len(model.gpus)} GPUs: kernel {shown} of their spans added up"
 
 
