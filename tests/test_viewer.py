@@ -345,6 +345,36 @@ async def test_the_header_splits_busy_time_for_the_run_and_the_view() -> None:
         assert "barrier" not in text_of(app, "#summary")
 
 
+async def test_the_busy_split_s_notice_goes_when_a_screen_opens_over_the_view() -> None:
+    """`b`'s notice says what the header's shares are of; it stayed over the inspector that
+    `enter` opened a few seconds later. A warning stays: it is no notice about the view."""
+    app = app_for("p12-gw2-merged")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("b", "b")
+        await pilot.pause()
+        assert app.show_breakdown
+        assert [n.title for n in app._notifications] == ["busy split"]
+        app.notify("a warning", severity="warning")
+        await pilot.press("n", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, InspectorScreen)
+        assert [n.title for n in app._notifications] == [""]
+        await pilot.press("escape", "b", "b")
+        await pilot.pause()
+        assert "busy split" in [n.title for n in app._notifications]  # asked again: said again
+    wide = app_for("p12-gw2-merged")
+    async with wide.run_test(size=(CuzkApp.SIDE_MIN_WIDTH, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("b", "b")
+        await pilot.pause()
+        assert [n.title for n in wide._notifications] == ["busy split"]
+        await pilot.press("n", "enter")  # the inspector opens beside the Gantt, where notices go
+        await pilot.pause()
+        assert wide.query_one("#side").has_class("-open")
+        assert list(wide._notifications) == []
+
+
 async def test_the_view_s_split_is_of_the_time_the_lanes_show(tmp_path: Path) -> None:
     """Zoomed, the header grows by a `busy, view:` line per GPU; the lanes, shorter, took a
     scrollbar and two cells less width, and the split stayed that of the wider window (seed

@@ -149,6 +149,12 @@ def _freeze_long_lived() -> None:
 TEXTUAL_ONLY = frozenset({"Keys", "Maximize", "Minimize"})
 
 
+# The title of `b`'s notices, and the titles of the notices about the view: taken down when
+# a screen opens over it
+BUSY_SPLIT_NOTICE = "busy split"
+VIEW_NOTICES = frozenset({BUSY_SPLIT_NOTICE})
+
+
 class CuzkApp(App[None]):
     """cuzk-tui: why is the GPU not busier?"""
 
@@ -269,6 +275,7 @@ class CuzkApp(App[None]):
         self.gantt.focus()
         self._refresh_text()
         self._catch_signals()
+        self.screen_change_signal.subscribe(self, self._drop_view_notices)
         if self.live is not None:
             live = self.live
 
@@ -986,6 +993,7 @@ class CuzkApp(App[None]):
             side = self.query_one("#side", GapDetails)
             side.add_class("-open")
             side.show(self.model, message.gap, self.reader)
+            self._drop_view_notices(None)  # the notices' corner is the inspector's now
             return
         self.open_screen(InspectorScreen(self.model, message.gap, self.reader))
 
@@ -1128,7 +1136,7 @@ class CuzkApp(App[None]):
         no GPU interval has none to split: said, and nothing toggled."""
         if not self.model.gpus:
             why = missing_timeline(self.model) or "no GPU interval read yet"
-            self.notify(f"no busy time to split: {why}", title="busy split")
+            self.notify(f"no busy time to split: {why}", title=BUSY_SPLIT_NOTICE)
             return
         if not (self.show_breakdown and self.fit_breakdown and self._breakdown_cut):
             self.show_breakdown = not self.show_breakdown
@@ -1138,8 +1146,19 @@ class CuzkApp(App[None]):
             self.notify(
                 "busy: each phase's share of the GPU's TIMELINE busy time (each instant given "
                 "to one phase); TIMELINE and kernel above are shares of the span (? for more)",
-                title="busy split",
+                title=BUSY_SPLIT_NOTICE,
             )
+
+    def _drop_view_notices(self, screen: Screen[Any] | None) -> None:
+        """A screen opened over the view (`screen`; None: the inspector beside it): the
+        notices about the view (what `b`'s shares are of) are taken down, not left over it;
+        warnings and errors stay."""
+        if screen is self.screen_stack[0]:
+            return
+        # Textual keeps the notifications shown in `_notifications` (textual~=8.2.8)
+        for notice in list(self._notifications):
+            if notice.title in VIEW_NOTICES and notice.severity == "information":
+                self._unnotify(notice)
 
     def notify(
         self,
