@@ -168,6 +168,7 @@ def test_the_log_is_never_written(tmp_path: Path) -> None:
         (["-", "--replay", "2"], "--replay needs a log file"),
         (["x.log", "--replay", "0"], "must be from 0.01 to 10000: 0"),
         (["x.log", "--replay", "fast"], "not a number"),
+        (["x.log", "--replay", "2", "--no-follow"], "--no-follow reads it once"),
     ],
 )
 def test_bad_replay_options(args: list[str], message: str) -> None:

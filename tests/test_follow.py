@@ -333,6 +333,36 @@ async def test_live_demo_grows_and_cleans_up() -> None:
     assert not writer.path.exists()
 
 
+async def test_the_demo_not_followed_is_its_whole_run() -> None:
+    """`--demo --no-follow` read the demo's replay at its first instant: an empty, FINISHED
+    log that said it had no TIMELINE line. It is the demo's run whole."""
+    from parsers.load import model_of_bytes
+    from tui.launch import _open_source
+    from tui.options import options_of, parse_args
+    from tui.replay import DEMO_NAME, demo_bytes
+
+    cleanups: list[Callable[[], None]] = []
+    source, reader, ended = _open_source(
+        options_of(parse_args(["--demo", "--no-follow"])), cleanups
+    )
+    try:
+        assert ended is None and source.name == DEMO_NAME
+        live = LiveLog(source, lambda _: None, follow=False)
+        app = make_app(LogBuilder(source="").snapshot(), reader, live)
+        async with app.run_test(size=(120, 36)) as pilot:
+            for _ in range(int(WAIT_S / 0.1)):
+                await pilot.pause(0.1)
+                if "FINISHED" in str(app.query_one("#summary", Static).render()):
+                    break
+            whole = model_of_bytes(demo_bytes(), DEMO_NAME)
+            assert app.model.summary.proofs_completed == whole.summary.proofs_completed > 10
+            assert app.model.counts.timeline == whole.counts.timeline
+            assert "FINISHED" in str(app.query_one("#summary", Static).render())
+    finally:
+        for cleanup in reversed(cleanups):
+            cleanup()
+
+
 def test_polling_fallback_notices_appends(tmp_path: Path, monkeypatch: object) -> None:
     """Where watchdog cannot watch (NFS, no inotify), polling still sees new lines."""
     import pytest

@@ -4,6 +4,7 @@ on, the signals that end it, and the clean-up of what it made."""
 from __future__ import annotations
 
 import contextlib
+import io
 import locale
 import os
 import signal
@@ -29,7 +30,7 @@ from tui.follow import (
     StreamSource,
 )
 from tui.options import Options
-from tui.replay import DEMO_NAME, demo_writer, replay_writer
+from tui.replay import DEMO_NAME, demo_bytes, demo_writer, replay_writer
 from tui.terminal import Terminal, open_terminal
 from tui.ttymodes import ENDING_SIGNALS, Modes
 
@@ -113,6 +114,11 @@ def _open_source(
         stream = StreamSource(_stdin_for_data())
         cleanups.append(stream.close)
         return stream, LineReader(path=stream.spool_path), None
+    if args.demo and args.no_follow:
+        # the demo's run whole, as a finished log is read: not the first instant of its replay
+        demo = StreamSource(io.BytesIO(demo_bytes()), name=DEMO_NAME)
+        cleanups.append(demo.close)
+        return demo, LineReader(path=demo.spool_path), None
     if args.demo or args.replay is not None:
         if args.demo or args.log is None or args.replay is None:
             writer = demo_writer()

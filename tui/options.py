@@ -448,6 +448,10 @@ def options_of(ns: argparse.Namespace) -> Options:
             raise OptionError("give a log or --demo, not both")
         if ns.replay is not None and (log in (None, "-") or ns.report):
             raise OptionError("--replay needs a log file and the viewer (not --report)")
+        if ns.replay is not None and ns.no_follow:
+            raise OptionError(
+                "--replay plays the log as it grows, --no-follow reads it once: give one"
+            )
         if not ns.demo and not log:
             raise OptionError("no log given (try: cuzk-tui --demo)")
         if ns.json and not ns.report and not ns.what_if:
