@@ -741,7 +741,7 @@ async def test_the_workers_window_names_a_markup_host_as_it_is() -> None:
         screen = app.screen
         assert isinstance(screen, WorkersScreen)
         console = Console(width=1000, file=io.StringIO(), record=True)
-        for name in ("names", "table"):
+        for name in ("names-head", "table-head", "names", "table"):
             console.print(screen.query_one(f"#workers-{name}", Static).content)
         text = console.export_text()
         assert f"{MARKUP_NAME}.log:GPU0" in text and "👍" not in text

@@ -8,7 +8,7 @@ import io
 from conftest import SAMPLES
 from helpers import build
 from rich.console import Console
-from textual.containers import HorizontalScroll
+from textual.containers import HorizontalScroll, VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -70,8 +70,9 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
         screen = await _opened(app, pilot)
         wide = screen.query_one("#workers-wide", HorizontalScroll)
         assert wide.max_scroll_x > 0
+        assert _shown(screen, "names-head").split()[:2] == ["worker", "GPU"]
         names = _shown(screen, "names").split()
-        assert names[:2] == ["worker", "GPU"] and "w0" in names and "intervals" not in names
+        assert "w0" in names and "intervals" not in names
         await pilot.press("right", "right")
         await pilot.pause()
         # a column at a time: the third column's start, never inside a cell
@@ -89,8 +90,11 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
         assert column.region.width == workers_parts(early).names_width > 0
         assert screen.region.contains_region(column.region)
         assert wide.region.x >= column.region.right
-        text = _shown(screen, "table")
+        text = _shown(screen, "table-head") + " " + _shown(screen, "table")
         assert "intervals" in text and " w0 " not in f" {text} "
+        # the titles over the figures moved with them
+        head = screen.query_one("#workers-wide-head", HorizontalScroll)
+        assert head.scroll_x == wide.scroll_x
         assert "prints no allocation line" in _shown(screen, "notes")
         screen.show_model(model)
         await pilot.pause()
@@ -102,6 +106,38 @@ async def test_a_table_wider_than_the_window_scrolls_alone_and_follows_the_log()
         await pilot.resize_terminal(60, 24)
         await pilot.pause()
         assert notes.size.width < wide_notes and notes.size.width <= 60 - 8
+
+
+async def test_the_titles_stay_over_the_figures_as_the_rows_scroll_down() -> None:
+    """Forty workers at 80×24: scrolled down, the table's title row went out of view after
+    14 rows, and no column said what its figures were. The titles stay; the rows scroll
+    under them to the last worker."""
+    _, data = simulate(SimConfig(seed=15, proofs=6, gpus=2, gw=20, stdout="plain"))
+    model = build(data)
+    assert len(model.workers) == 40
+    app = make_app(model, LineReader(data=data))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _opened(app, pilot)
+        body = screen.query_one("#workers-body", VerticalScroll)
+        assert body.max_scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y > 0
+        names_head = screen.query_one("#workers-names-head", Static)
+        table_head = screen.query_one("#workers-wide-head", HorizontalScroll)
+        for head in (names_head, table_head):
+            assert screen.region.contains_region(head.region) and head.region.height >= 2
+        assert _shown(screen, "names-head").split()[:2] == ["worker", "GPU"]
+        assert "intervals" in _shown(screen, "table-head")
+        # the last worker's row is in view, under the titles, and the window fits the screen
+        last = f"w{model.workers[-1].worker}"
+        names = screen.query_one("#workers-names", Static)
+        rows = names.region.y  # where the first row is drawn (above the window: scrolled)
+        row_of_last = _shown(screen, "names").split().index(last) // 2
+        assert body.region.y <= rows + row_of_last < body.region.bottom
+        assert names_head.region.bottom <= body.region.y
+        box = screen.query_one("#workers")
+        assert box.region.bottom <= 24 - 1  # the footer's row stays free
 
 
 def test_a_log_with_no_worker_says_so() -> None:
@@ -154,7 +190,7 @@ async def test_a_host_s_long_name_leaves_the_figures_room() -> None:
         names = screen.query_one("#workers-names", Static)
         wide = screen.query_one("#workers-wide", HorizontalScroll)
         assert names.region.width <= (80 - 8) // 2 and wide.region.width >= 20
-        assert "…" in _shown(screen, "names") and "pre-lock" in _shown(screen, "table")
+        assert "…" in _shown(screen, "names") and "pre-lock" in _shown(screen, "table-head")
 
 
 def test_where_a_gpu_s_kernel_is_an_estimate_its_workers_kernel_says_what_it_is() -> None:

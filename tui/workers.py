@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, HorizontalScroll, VerticalScroll
+from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from parsers.model import LogModel
@@ -29,6 +29,9 @@ from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 NO_WORKER = "no worker has ended a GPU interval yet"
 WINDOW_MARGINS = 8  # the screen's cells outside the window's text: its margin, border, padding
 VERTICAL_SCROLLBAR = 2  # the window's own, once its rows outgrow it: text is not laid under it
+BOX_BORDER = 2  # the window's border, above and below
+FOOTER = 1  # the keys under the window
+SCREEN_MARGIN = 1  # the rows the window leaves free (at most 96 % of the screen)
 # under the table: why its lock wait is not the busy split's
 NOT_THE_SPLIT = (
     "Overlapping intervals each count in full here: a worker's wait for the GPU lock counts "
@@ -54,6 +57,24 @@ class WorkersParts:
     # where each figures' column begins (cells): left / right scroll from one to the next,
     # never into the middle of a cell (`174ms` read as `4ms` under another title)
     stops: tuple[int, ...] = (0,)
+
+
+def heading_and_rows(table: RenderableType, width: int) -> tuple[Text, Text]:
+    """`table` (`cells_table`) drawn in `width` cells, cut under the rule below its titles:
+    the heading stays in view while the rows under it scroll down."""
+    console = Console(width=max(width, 1), file=io.StringIO(), legacy_windows=False)
+    lines = []
+    for segments in console.render_lines(table, console.options.update(width=width), pad=False):
+        line = Text()
+        for seg in segments:
+            if not seg.control:
+                line.append(seg.text, seg.style)
+        lines.append(line)
+    rule = next((k for k, line in enumerate(lines) if line.plain.strip().startswith("─")), -1)
+    rows = lines[rule + 1 :]
+    while rows and not rows[-1].plain.strip():  # Rich's blank line under a table
+        rows.pop()
+    return Text("\n").join(lines[: rule + 1]), Text("\n").join(rows)
 
 
 def _column_stops(figures: RenderableType, header: list[str], width: int) -> tuple[int, ...]:
@@ -105,12 +126,15 @@ class WorkersScreen(SafeModal[None]):
 
     DEFAULT_CSS = """
     WorkersScreen { align: center middle; }
-    WorkersScreen > VerticalScroll {
+    WorkersScreen > Vertical {
         width: 98%; height: auto; max-height: 96%;
         border: round $accent; background: $surface; padding: 0 1;
     }
     WorkersScreen Static { height: auto; }
-    #workers-rows { height: auto; margin: 0 0 1 0; }
+    #workers-head, #workers-rows { height: auto; }
+    #workers-rows { margin: 0 0 1 0; }
+    #workers-body { height: auto; }
+    #workers-wide-head { height: auto; overflow-x: hidden; }
     #workers-wide { height: auto; scrollbar-size-horizontal: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -127,24 +151,35 @@ class WorkersScreen(SafeModal[None]):
         self._stops: tuple[int, ...] = (0,)  # the figures' columns (WorkersParts.stops)
 
     def compose(self) -> ComposeResult:
-        """The table, scrolled both ways when the terminal is small."""
-        with VerticalScroll(id="workers"):
+        """The table, scrolled both ways when the terminal is small: the columns that name
+        the rows stay as the figures scroll sideways, the titles as the rows scroll down."""
+        with Vertical(id="workers"):
             yield Static(id="workers-title")
-            with Horizontal(id="workers-rows"):
-                # the columns that name the rows stay; the figures alone scroll sideways
-                yield Static(id="workers-names")
-                with HorizontalScroll(id="workers-wide"):
-                    yield Static(id="workers-table")
-            yield Static(id="workers-notes")
+            with Horizontal(id="workers-head"):
+                yield Static(id="workers-names-head")
+                with HorizontalScroll(id="workers-wide-head"):  # moved with the figures
+                    yield Static(id="workers-table-head")
+            with VerticalScroll(id="workers-body"):
+                with Horizontal(id="workers-rows"):
+                    yield Static(id="workers-names")
+                    with HorizontalScroll(id="workers-wide"):
+                        yield Static(id="workers-table")
+                yield Static(id="workers-notes")
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
-        """Title the box; the arrows scroll it."""
-        box = self.query_one("#workers", VerticalScroll)
+        """Title the box; the arrows scroll it, the titles over the figures with them."""
+        box = self.query_one("#workers", Vertical)
         box.border_title = "workers: time in each phase of their GPU intervals"
         box.border_subtitle = "esc closes · arrows scroll"
+        wide = self.query_one("#workers-wide", HorizontalScroll)
+        self.watch(wide, "scroll_x", self._scrolled_sideways)
         self.show_model(self.model)
-        box.focus()
+        self.query_one("#workers-body", VerticalScroll).focus()
+
+    def _scrolled_sideways(self, x: float) -> None:
+        head = self.query_one("#workers-wide-head", HorizontalScroll)
+        head.scroll_to(x=x, animate=False, immediate=True, force=True)
 
     def show_model(self, model: LogModel) -> None:
         """The log grew: its figures now (the table whole, scrolled sideways when wider
@@ -158,15 +193,27 @@ class WorkersScreen(SafeModal[None]):
         # (the end never shows a cell cut in two)
         shown = max(room - parts.names_width, 1)
         figures = parts.figures_width + shown if parts.figures_width > shown else 0
+        names_head, names = heading_and_rows(parts.names, parts.names_width)
+        figures_head, figure_rows = heading_and_rows(parts.figures, parts.figures_width)
+        table = figures or parts.figures_width or room
         for name, part, cells in (
             ("title", parts.title, room),
-            ("names", parts.names, parts.names_width),
-            ("table", parts.figures, figures or parts.figures_width or room),
+            ("names-head", names_head, parts.names_width),
+            ("table-head", figures_head, table),
+            ("names", names, parts.names_width),
+            ("table", figure_rows, table),
             ("notes", parts.notes, room),
         ):
             static = self.query_one(f"#workers-{name}", Static)
             static.styles.width = cells
             static.update(part)
+        # the rows scroll under the titles: the box is at most the screen's height less the
+        # footer and a margin, the rows' part what its border and its other parts leave
+        title_lines = len(parts.title.wrap(self.app.console, room))
+        head_lines = len(names_head.plain.split("\n")) if parts.names_width else 0
+        fixed = BOX_BORDER + title_lines + head_lines
+        body = self.query_one("#workers-body", VerticalScroll)
+        body.styles.max_height = max(self.app.size.height - FOOTER - SCREEN_MARGIN - fixed, 3)
 
     def on_resize(self, event: events.Resize) -> None:
         """The terminal changed size: the title and the notes wrapped to it again."""
