@@ -219,7 +219,8 @@ def test_a_pattern_that_backtracks_does_not_hold_the_search(tmp_path: Path) -> N
         "        pass\n"
         "    return search.found\n"
         "print(run(LineSearch(reader, pattern, 0)), run(LineSearch(reader, pattern, 2)),\n"
-        "      run(LineSearch(reader, pattern, 4, forward=False)), pattern.spans('x' * 5000))\n"
+        "      run(LineSearch(reader, pattern, 4, forward=False)),\n"
+        "      pattern.line_spans(b'x' * 5000))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(log)],
@@ -229,7 +230,7 @@ def test_a_pattern_that_backtracks_does_not_hold_the_search(tmp_path: Path) -> N
         cwd=Path(__file__).parent.parent,
         check=True,
     )
-    assert done.stdout.split() == ["2", "None", "2", "[]"]
+    assert done.stdout.split() == ["2", "None", "2", f"('{'x' * 5000}',", "[])"]
 
 
 # -- lines by time ----------------------------------------------------------------------
@@ -479,6 +480,29 @@ async def test_the_matches_of_a_search_are_marked_in_the_lines_drawn(tmp_path: P
         assert spans == ["GPU_end", "gpu_END"]
         long = lines.line_text(long_row)
         assert not [sp for sp in long.spans if sp.style == marked]
+
+
+async def test_a_match_after_colours_and_bad_bytes_is_marked_where_it_is_drawn(
+    tmp_path: Path,
+) -> None:
+    """The pane marks what the core's search found, in the text the core searched: a colour
+    between two bytes that are no character leaves each its own U+FFFD, as drawn."""
+    path = tmp_path / "bad.log"
+    path.write_bytes(
+        SAMPLES.joinpath("p9-c6.log").read_bytes() + b"\xe2\x1b[31m\x82 MARK\x1b[0m here MARK\n"
+    )
+    app, _ = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        _, lines = await _pane_at_end(app, pilot)
+        await pilot.press("home", "slash", *"\\W\\W MARK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == lines.total  # found, from the first line
+        (row,) = lines.reader.lines(lines.total, lines.total)
+        text = lines.line_text(row)
+        marked = lines.get_component_rich_style("loglines--match")
+        spans = [text.plain[sp.start : sp.end] for sp in text.spans if sp.style == marked]
+        assert text.plain.startswith("\ufffd\ufffd MARK")
+        assert spans == ["\ufffd\ufffd MARK"]
 
 
 async def test_a_match_far_along_a_long_line_is_brought_into_view(tmp_path: Path) -> None:

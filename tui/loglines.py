@@ -18,7 +18,7 @@ from textual.strip import Strip
 
 from parsers._core import LineRegex
 from parsers.rawlines import LineReader, RawLine
-from tui.inspector import SGR, styled_line
+from tui.inspector import styled_line
 
 SHOW_BYTES = 4096  # of a longer line, what is drawn (a megabyte line would fill the screen)
 SIDE_STEP = 8  # columns moved by left / right
@@ -246,8 +246,7 @@ class LogLines(ScrollView, can_focus=True):
         control character is itself (`\\t`, `\\x03`), though drawn as spaces or a picture."""
         if self.pattern is None:
             return []
-        searched = "".join(SGR.split(row.data.decode("utf-8", "replace")))
-        spans = self.pattern.spans(searched)
+        searched, spans = self.pattern.line_spans(row.data)
         if not spans or searched == drawn:
             return spans
         return [

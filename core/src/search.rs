@@ -92,8 +92,16 @@ impl LineRegex {
         }
     }
 
-    /// Where `text` (one line as drawn) matches, non-empty matches only, in characters.
-    pub fn spans(&self, text: &str) -> Vec<(usize, usize)> {
+    /// A line as it is searched (`shown`: its colours out, bytes that are not UTF-8 as
+    /// U+FFFD) and where it matches there: what the pane marks is what the search found.
+    pub fn line_spans(&self, line: &[u8]) -> (String, Vec<(usize, usize)>) {
+        let text = shown(line);
+        let spans = self.spans(&text);
+        (text.into_owned(), spans)
+    }
+
+    /// Where `text` matches, non-empty matches only, in characters.
+    fn spans(&self, text: &str) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let (mut byte, mut chars) = (0usize, 0usize);
         for m in self.regex.find_iter(text) {
@@ -138,37 +146,39 @@ fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
         .map(|l| l.strip_suffix(b"\n").unwrap_or(l))
 }
 
-/// A line's text as the pane shows it: colours out, bytes that are not UTF-8 as U+FFFD.
+/// A line's text as the pane shows it: read as UTF-8 (bytes that are not: U+FFFD), then its
+/// colours taken out, as the pane reads a line before it draws its colours. An escape never
+/// joins the bytes around it into one character: `\xe2 ESC[31m \x82` is two U+FFFD.
 fn shown(line: &[u8]) -> Cow<'_, str> {
-    let plain: Cow<'_, [u8]> = if memchr(0x1b, line).is_some() {
-        Cow::Owned(without_colours(line))
-    } else {
-        Cow::Borrowed(line)
-    };
-    match plain {
-        Cow::Borrowed(b) => String::from_utf8_lossy(b),
-        Cow::Owned(v) => Cow::Owned(String::from_utf8_lossy(&v).into_owned()),
+    let text = String::from_utf8_lossy(line);
+    if !text.contains('\x1b') {
+        return text;
     }
+    Cow::Owned(without_colours(&text))
 }
 
-/// `line` without its SGR escapes (`ESC [ digits and ; m`), as the pane draws them.
-fn without_colours(line: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(line.len());
-    let mut i = 0;
-    while i < line.len() {
-        if line[i] == 0x1b && line.get(i + 1) == Some(&b'[') {
-            let mut j = i + 2;
+/// `text` without its SGR escapes (`ESC [ digits and ; m`), as the pane draws them.
+fn without_colours(text: &str) -> String {
+    let line = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut kept) = (0, 0);
+    while let Some(at) = memchr(0x1b, &line[i..]).map(|k| i + k) {
+        let mut j = at + 1;
+        if line.get(j) == Some(&b'[') {
+            j += 1;
             while j < line.len() && (line[j].is_ascii_digit() || line[j] == b';') {
                 j += 1;
             }
             if line.get(j) == Some(&b'm') {
+                out.push_str(&text[kept..at]); // ESC is ASCII: `at` is a character's start
+                kept = j + 1;
                 i = j + 1;
                 continue;
             }
         }
-        out.push(line[i]);
-        i += 1;
+        i = at + 1;
     }
+    out.push_str(&text[kept..]);
     out
 }
 
@@ -204,9 +214,10 @@ pub mod python {
             py.detach(|| self.inner.last_line(data))
         }
 
-        /// Each non-empty match in `text`, (start, end) in characters.
-        fn spans(&self, py: Python<'_>, text: &str) -> Vec<(usize, usize)> {
-            py.detach(|| self.inner.spans(text))
+        /// The line's text as searched (colours out, bytes that are not UTF-8 as U+FFFD)
+        /// and each non-empty match in it, (start, end) in characters.
+        fn line_spans(&self, py: Python<'_>, line: &[u8]) -> (String, Vec<(usize, usize)>) {
+            py.detach(|| self.inner.line_spans(line))
         }
     }
 }
@@ -305,6 +316,23 @@ mod tests {
     fn spans_are_in_characters_and_skip_empty_matches() {
         assert_eq!(re("b+").spans("éabbé b"), vec![(2, 4), (6, 7)]);
         assert!(re("x*").spans("abc").is_empty());
+    }
+
+    #[test]
+    fn a_line_is_marked_where_the_search_finds_it() {
+        // colours out, a bad byte as U+FFFD: the text the pane marks is the one searched
+        let line = b"\x1b[31mER\x1b[0mROR at \xff ERROR";
+        let (text, spans) = re("ERROR").line_spans(line);
+        assert_eq!(text, "ERROR at \u{fffd} ERROR");
+        assert_eq!(spans, vec![(0, 5), (11, 16)]);
+        assert_eq!(re("ERROR").first_line(line), Some(0));
+        let (text, spans) = re("31m").line_spans(b"\x1b[31mx");
+        assert_eq!((text.as_str(), spans), ("x", vec![]));
+        assert_eq!(re("31m").first_line(b"\x1b[31mx"), None);
+        // a colour between two bytes that are no character: each its own U+FFFD, as drawn
+        let (text, spans) = re("X").line_spans(b"\xe2\x1b[31m\x82 X\x1b[m\x1b[2J");
+        assert_eq!(text, "\u{fffd}\u{fffd} X\x1b[2J");
+        assert_eq!(spans, vec![(3, 4)]);
     }
 
     #[test]
