@@ -519,6 +519,28 @@ async def test_on_a_wide_terminal_the_inspector_opens_beside_the_gantt() -> None
         assert not side.has_class("-open") and view.selected is None
 
 
+async def test_the_gap_inspected_beside_the_gantt_stays_in_view() -> None:
+    """The last gap (N), inspected on a wide terminal: the Gantt narrowed beside the
+    inspector to 0s–2m30s and the gap, at 4m27s, was no longer drawn. The view keeps it."""
+    app = app_for("journal-2gpu")
+    async with app.run_test(size=(170, 40)) as pilot:
+        await pilot.press("N")
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        gap = view.selected_gap
+        assert gap is not None
+
+        def shown() -> bool:
+            assert gap is not None
+            return view.t0 <= gap.start and gap.end <= view.t0 + view.timeline_width * view.scale
+
+        assert shown()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one("#side").has_class("-open") and view.size.width < 130
+        assert view.selected_gap == gap and shown()
+
+
 async def test_narrowed_the_inspector_beside_the_gantt_goes_over_it() -> None:
     """The inspector opened beside the Gantt on a wide terminal, then the terminal narrowed
     below SIDE_MIN_WIDTH: it is the one over the Gantt now, on the same gap (it had stayed

@@ -268,7 +268,23 @@ class GanttView(ScrollView, can_focus=True):
             self._show_now()
         else:
             self._clamp()  # wider, the same zoom would show time past the run's ends
+            self._keep_selection_in_view()
         self._changed()
+
+    def _keep_selection_in_view(self) -> None:
+        """Narrowed (the inspector opened beside the view, a smaller terminal), the view
+        still shows the selected gap or interval: centred on it if it left the view."""
+        start: float
+        end: float
+        if self.selected is not None:
+            gap = self.model.gaps[self.selected]
+            start, end = gap.start, gap.end
+        elif self.selected_part is not None:
+            start, end = interval_span(self.model, self.selected_part)
+        else:
+            return
+        if start < self.t0 or end > self.t0 + self.timeline_width * self.scale:
+            self.center_on((start + end) / 2)
 
     def watch_show_vertical_scrollbar(self) -> None:
         """The scrollbar came or went (the lanes outgrew the height, or fit in it again): the
