@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from parsers.breakdown import busy_breakdown
+from parsers.durations import estimate_pct
 from parsers.model import PHASE_NAMES, GapStats, GpuStats, LogModel, Phase
 
 SCHEMA = 1
@@ -47,6 +48,18 @@ class Figure:
     # run's length (a count, a total), shown and never judged: its rate is
     noise: float | None
     better: str  # "higher", "lower" or "" (neither is better)
+    # an estimate's range (in the figure's unit) before and after: the value is then the
+    # estimate, written `≈18 % (2–40 %)` (None: the log pins the figure down)
+    before_range: tuple[float, float] | None = None
+    after_range: tuple[float, float] | None = None
+
+    def shown(self, after: bool) -> str:
+        """The value before (or `after`) as the tables write it: an estimate with its
+        range, else with its unit."""
+        value, span = (self.after, self.after_range) if after else (self.before, self.before_range)
+        if value is not None and span is not None and self.unit == "%":
+            return estimate_pct(value / 100, span[0] / 100, span[1] / 100)
+        return fmt(value, self.unit)
 
     @property
     def delta(self) -> float:
@@ -86,8 +99,8 @@ class Figure:
         judged = {True: ": better", False: ": worse", None: ""}[self.improved]
         change = fmt_delta(self).replace(" (", ", ").rstrip(")")
         return (
-            f"{where}{self.name} {verb} {fmt(self.before, self.unit)} → "
-            f"{fmt(self.after, self.unit)} ({change}){judged}"
+            f"{where}{self.name} {verb} {self.shown(after=False)} → "
+            f"{self.shown(after=True)} ({change}){judged}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -101,11 +114,17 @@ class Figure:
             "after": None if self.after is None else round(self.after, 6),
             "delta": None if self.before is None or self.after is None else round(self.delta, 6),
             "delta_pct": None if pct is None else round(pct, 3),
+            "before_range": _rounded(self.before_range),
+            "after_range": _rounded(self.after_range),
             "noise": None if self.noise is None else round(self.noise, 6),
             "moved": self.moved,
             "better": self.improved,
             "verdict": self.verdict(),
         }
+
+
+def _rounded(span: tuple[float, float] | None) -> list[float] | None:
+    return None if span is None else [round(x, 6) for x in span]
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -246,6 +265,15 @@ def _lock_share(model: LogModel, gpu: int) -> float | None:
     return sum(w.phases_ms["lock_wait"] for w in workers) / total
 
 
+def _estimate_range(g: GpuStats) -> tuple[float, float] | None:
+    """The range of `g`'s kernel utilization in points, where the log leaves it an
+    estimate (docs/analysis.md#kernel_util_range)."""
+    if not g.kernel_is_estimate:
+        return None
+    lo, hi = g.kernel_util_range
+    return 100 * lo, 100 * hi
+
+
 def _percent(share: float | None) -> float | None:
     return None if share is None else 100 * share
 
@@ -298,6 +326,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 100 * gb.kernel_util,
                 max(NOISE_POINTS, sum(widths)),
                 "higher",
+                _estimate_range(ga),
+                _estimate_range(gb),
             )
         )
         # a worker's wait for the GPU lock while another runs kernels is kernel in the busy

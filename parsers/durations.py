@@ -1,5 +1,6 @@
-"""How a duration, an offset and a count are written for people: one formatter for every
-screen, the text report and the palette, with days for long runs (`10d 07h56m`).
+"""How a duration, an offset, a count and an estimated share are written for people: one
+formatter for every screen, the text report and the palette, with days for long runs
+(`10d 07h56m`).
 
 A duration drops precision as it grows (`812 ms`, `3.41 s`, `4m05s`, `3h10m`,
 `10d 07h56m`); an offset (when something happened, on the run's clock) keeps the
@@ -82,3 +83,11 @@ def offset(ms: float) -> str:
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`1 gap`, `2 gaps`, `0 gaps` (`plural`: when not the noun and an s)."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def estimate_pct(mid: float, lo: float, hi: float) -> str:
+    """`≈31 % (26–36 %)`: an estimate of a share and the range the log allows, in whole
+    percents, the range rounded outwards so that what is shown still holds the truth."""
+    low = math.floor(100 * lo + 1e-9)
+    high = math.ceil(100 * hi - 1e-9)
+    return f"≈{100 * mid:.0f} % ({low}–{high} %)"

@@ -512,6 +512,36 @@ def test_more_gpu_workers_show_as_verdicts() -> None:
             assert f["delta_pct"] == pytest.approx(100 * f["delta"] / f["before"], abs=1e-2)
 
 
+def test_an_estimated_kernel_figure_is_compared_with_its_range() -> None:
+    """A run whose C++ lines were half lost against the whole one: `kernel % of span` read
+    `18.8 %  49.4 %` as if both were measured, where the report says `≈19 % (2–40 %)`. The
+    table and the verdicts write the estimate with its range; the JSON carries it."""
+    from cuzksim.logs import lose_lines
+    from tui.compare import compare_renderables
+
+    _, data = simulate(SimConfig(seed=2, proofs=8, gpus=2, gw=2, stdout="plain"))
+    whole, lost = build(data), build(lose_lines(data, "cpp", 0.5, seed=1))
+    assert all(g.kernel_is_estimate for g in lost.gpus)
+    assert not any(g.kernel_is_estimate for g in whole.gpus)
+    doc = compare_dict(lost, whole)
+    kernel = [f for f in doc["figures"] if f["figure"] == "kernel % of span"]
+    assert len(kernel) == 2
+    for f, g in zip(kernel, lost.gpus, strict=True):
+        lo, hi = g.kernel_util_range
+        assert f["before_range"] == [round(100 * lo, 6), round(100 * hi, 6)]
+        assert f["after_range"] is None
+    console = Console(width=120, file=io.StringIO(), record=True)
+    console.print(*compare_renderables(lost, whole))
+    rows = [line for line in console.export_text().splitlines() if "kernel % of span" in line]
+    assert len(rows) == 2
+    for row, g in zip(rows, lost.gpus, strict=True):
+        lo, hi = g.kernel_util_range
+        shown = re.search(r"≈(\d+) % \((\d+)–(\d+) %\)", row)
+        assert shown is not None, row
+        assert int(shown.group(2)) <= 100 * lo and 100 * hi <= int(shown.group(3))
+        assert row.count("≈") == 1  # the run after is measured
+
+
 def test_a_longer_run_is_not_worse_for_its_gaps_being_more() -> None:
     """A run of 10 proofs against one of 4: `gaps: count rose 5 → 22: worse` and `total rose
     … worse` judged the length. Counts and totals are shown, never judged; their rates of the

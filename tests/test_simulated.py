@@ -212,7 +212,7 @@ def test_every_kernel_estimate_is_written_one_way_and_its_range_holds_the_log_s(
 
 
 def test_an_estimate_s_range_is_rounded_outwards_and_no_further() -> None:
-    from tui.report import estimate_pct
+    from parsers.durations import estimate_pct
 
     assert estimate_pct(0.315, 0.266, 0.352) == "≈32 % (26–36 %)"
     assert estimate_pct(0.30, 0.27, 0.36) == "≈30 % (27–36 %)"  # 100 × 0.36 is 36.000…01

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from parsers.compare import Figure, compare, fmt, fmt_delta, unpaired_sentence
+from parsers.compare import Figure, compare, fmt_delta, unpaired_sentence
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.screens import QUIT_BINDINGS, TextBoxScreen
@@ -65,7 +65,7 @@ def compare_renderables(
             table.add_column(col, justify="left" if col == "figure" else "right", no_wrap=True)
         for f in figures:
             if f.section == section:
-                table.add_row(f.name, fmt(f.before, f.unit), fmt(f.after, f.unit), _cell(f))
+                table.add_row(f.name, f.shown(after=False), f.shown(after=True), _cell(f))
         out.append(table)
     return out
 

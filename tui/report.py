@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 from rich import box
@@ -13,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from parsers.breakdown import BUSY_ORDER, whole_run
-from parsers.durations import counted, duration
+from parsers.durations import counted, duration, estimate_pct
 from parsers.model import (
     CAUSES,
     KERNEL_EXACT_WIDTH,
@@ -88,14 +87,6 @@ def _stats_row(name: str, st: GapStats, widths: Sequence[int]) -> list[str]:
 
 
 NO_TIMELINE = NOT_A_CUZK_LOG
-
-
-def estimate_pct(mid: float, lo: float, hi: float) -> str:
-    """`≈31 % (26–36 %)`: an estimate of a share and the range the log allows, in whole
-    percents, the range rounded outwards so that what is shown still holds the truth."""
-    low = math.floor(100 * lo + 1e-9)
-    high = math.ceil(100 * hi - 1e-9)
-    return f"≈{100 * mid:.0f} % ({low}–{high} %)"
 
 
 def kernel_figure(g: GpuStats) -> str:
