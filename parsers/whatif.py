@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from statistics import median
 from typing import Any
 
+from parsers.durations import estimate_pct
 from parsers.errors import OptionError
 from parsers.model import LogModel
 from parsers.replay import Outcome, replay
@@ -148,6 +149,9 @@ class GpuFigures:
     kernel_util: float
     timeline_range: tuple[float, float] | None = None
     kernel_range: tuple[float, float] | None = None
+    # the log's own kernel figure, where the log leaves it an estimate: the range it allows
+    # (docs/analysis.md#kernel_util_range); the baseline's only
+    kernel_estimate: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +268,14 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
     baseline = Figures(
         s_per_proof=model.summary.s_per_proof,
         gpus=tuple(
-            GpuFigures(g.gpu, label(g.gpu), g.timeline_util, g.kernel_util) for g in model.gpus
+            GpuFigures(
+                g.gpu,
+                label(g.gpu),
+                g.timeline_util,
+                g.kernel_util,
+                kernel_estimate=g.kernel_util_range if g.kernel_is_estimate else None,
+            )
+            for g in model.gpus
         ),
     )
 
@@ -456,6 +467,8 @@ def _gpu_dicts(figures: Figures) -> list[dict[str, Any]]:
         if g.timeline_range is not None and g.kernel_range is not None:
             d["timeline_util_range"] = [round(x, 6) for x in g.timeline_range]
             d["kernel_util_range"] = [round(x, 6) for x in g.kernel_range]
+        if g.kernel_estimate is not None:  # the log's: as its report's kernel_util_range
+            d["kernel_util_range"] = [round(x, 6) for x in g.kernel_estimate]
         out.append(d)
     return out
 
@@ -533,7 +546,10 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
     lines.append(s.rstrip())
     for k, g in enumerate(p.baseline.gpus):
         for what_util, key in (("TIMELINE", "timeline"), ("kernel", "kernel")):
-            row = f"{g.label + ' ' + what_util:<22}{_pct(getattr(g, key + '_util')):>10}"
+            logged = _pct(getattr(g, key + "_util"))
+            if key == "kernel" and g.kernel_estimate is not None:
+                logged = "≈" + logged
+            row = f"{g.label + ' ' + what_util:<22}{logged:>10}"
             if rep is not None and k < len(rep.gpus):
                 row += f"{_pct(getattr(rep.gpus[k], key + '_util')):>11}"
             if pred is not None and k < len(pred.gpus):
@@ -541,6 +557,14 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
                 row += f"{_pct(getattr(pg, key + '_util')):>11}"
                 row += f"  {_pct_range(getattr(pg, key + '_range'))}"
             lines.append(row.rstrip())
+    guessed = [
+        f"{g.label} {estimate_pct(g.kernel_util, *g.kernel_estimate)}"
+        for g in p.baseline.gpus
+        if g.kernel_estimate is not None
+    ]
+    if guessed:
+        said = f"≈ the log leaves the kernel figure an estimate: {', '.join(guessed)}"
+        lines.extend(_wrapped(said, width, "  "))
     lines.append("")
     if p.cannot is not None:
         lines.extend(_wrapped(f"no prediction: {p.cannot}", width, ""))

@@ -164,6 +164,32 @@ def test_the_json_document_has_the_keys_the_readme_names() -> None:
     assert doc["changes"] == {pair.change.split("=")[0]: json.loads(pair.change.split("=")[1])}
 
 
+def test_the_log_s_estimated_kernel_figure_is_said_to_be_one() -> None:
+    """A log whose C++ lines were half lost: the what-if's `log` column said `GPU0 kernel
+    18.8 %` as if measured, where the report says `≈19 % (1–40 %)`. It is marked, its range
+    said under the table and given in the JSON as the report gives it."""
+    from cuzksim.logs import lose_lines
+    from tui.report import kernel_figure
+
+    _, data = simulate(SimConfig(seed=2, proofs=8, gpus=2, gw=2, stdout="plain"))
+    model = model_of_bytes(lose_lines(data, "cpp", 0.5, seed=1), "lost.log")
+    assert all(g.kernel_is_estimate for g in model.gpus)
+    p = predict(model, checked_changes(["gpu-workers=3"]))
+    text = prediction_text(p, 80)
+    for g in model.gpus:
+        label = model.gpu_label(g.gpu)
+        row = next(line for line in text.splitlines() if line.startswith(f"{label} kernel "))
+        assert f"≈{100 * g.kernel_util:.1f} %" in row
+        assert f"{label} {kernel_figure(g)}" in " ".join(text.split())
+    doc = prediction_dict(p)
+    for entry, g in zip(doc["baseline"]["gpus"], model.gpus, strict=True):
+        assert entry["kernel_util_range"] == [round(x, 6) for x in g.kernel_util_range]
+    whole = prediction_dict(
+        predict(model_of_bytes(data, "a.log"), checked_changes(["gpu-workers=3"]))
+    )
+    assert all("kernel_util_range" not in e for e in whole["baseline"]["gpus"])
+
+
 def test_the_text_fits_80_columns_whatever_the_gpus() -> None:
     config = replace(make_pair(4).a, gpus=4)
     _, data = simulate(config)
