@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from parsers import _core
-from parsers.model import PHASE_KEYS, Breakdown, Lane, LogModel, PartitionTable, Phase
+from parsers.model import PHASE_KEYS, Breakdown, GpuStats, Lane, LogModel, PartitionTable, Phase
 
 __all__ = [
     "BUSY_KEYS",
@@ -192,3 +192,40 @@ def split_segments(gpu: int, s: np.ndarray, e: np.ndarray, k: np.ndarray) -> Bre
     n = len(s)
     b = _core_split(s, e, np.zeros(n, dtype=np.int32), s, e, k, np.arange(n)).get(0)
     return Breakdown(gpu, 0.0, {}) if b is None else Breakdown(gpu, b.busy_ms, b.phase_ms)
+
+
+def inferred_phases(g: GpuStats, unprinted: frozenset[int]) -> frozenset[Phase]:
+    """The phases of `g`'s busy split that are estimates, marked `≈`: kernel where its kernel
+    busy is inferred, and allocation too where its engine printed none (`unprinted`:
+    `alloc_unprinted`; all of it is then what the estimate took out of the NTT blocks)."""
+    if not g.kernel_is_estimate:
+        return frozenset()
+    if g.gpu in unprinted:
+        return frozenset((Phase.KERNEL, Phase.ALLOC))
+    return frozenset((Phase.KERNEL,))
+
+
+def alloc_unprinted(model: LogModel) -> frozenset[int]:
+    """The GPUs whose engine printed no allocation line (the oldest ones; a view of several
+    logs or runs may hold other engines beside them): their workers' intervals hold no
+    allocation though kernels ran, and their kernel busy is an estimate."""
+    if not any(g.kernel_is_estimate for g in model.gpus):
+        return frozenset()  # the common case, on each redraw of the header: no worker read
+    ran, printed = set(), set()
+    for w in model.workers:
+        if w.phases_ms["kernel"]:
+            ran.add(w.gpu)
+        if w.phases_ms["alloc"]:
+            printed.add(w.gpu)
+    return frozenset(g.gpu for g in model.gpus if g.kernel_is_estimate and g.gpu in ran - printed)
+
+
+def estimated_keys(model: LogModel) -> dict[int, list[str]]:
+    """Per GPU, the keys of its busy split (`busy_split_ms`'s) that are estimates, in their
+    order: what the screens mark `≈`, said in the JSON, the CSV and the trace."""
+    unprinted = alloc_unprinted(model)
+    out = {}
+    for g in model.gpus:
+        inferred = inferred_phases(g, unprinted)
+        out[g.gpu] = [PHASE_KEYS[p] for p in BUSY_ORDER if p in inferred]
+    return out

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers import _core
-from parsers.breakdown import BUSY_KEYS, busy_breakdown, busy_split_ms
+from parsers.breakdown import BUSY_KEYS, busy_breakdown, busy_split_ms, estimated_keys
 from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
 from parsers.rows import distinct
 from parsers.sanitize import visible
@@ -332,13 +332,37 @@ class _Tables:
         split = busy_breakdown(model, self.t0, self.t1)
         text = _LineText()
         w = csv.writer(text, lineterminator="\n")
-        w.writerow(["gpu", "timeline_busy_ms", *(f"{k}_ms" for k in BUSY_KEYS)])
+        # the phases that are estimates (the screens' `≈`), and over the whole run the
+        # least and most kernel time the log allows where it leaves kernel an estimate
+        w.writerow(
+            [
+                "gpu",
+                "timeline_busy_ms",
+                *(f"{k}_ms" for k in BUSY_KEYS),
+                "estimates",
+                "kernel_ms_least",
+                "kernel_ms_most",
+            ]
+        )
         whole = not (math.isfinite(self.t0) or math.isfinite(self.t1))
+        estimated = estimated_keys(model)
         for g in model.gpus:
             b = split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))
             busy = g.busy_ms if whole else round(b.busy_ms, 3)
             figures = [busy, *busy_split_ms(b).values()]
-            w.writerow([csv_text(model.gpu_label(g.gpu)), *(csv_number(x) for x in figures)])
+            ranged = whole and g.kernel_is_estimate
+            least, most = (
+                (csv_number(round(x, 3)) for x in g.kernel_range_ms) if ranged else ("", "")
+            )
+            w.writerow(
+                [
+                    csv_text(model.gpu_label(g.gpu)),
+                    *(csv_number(x) for x in figures),
+                    " ".join(estimated[g.gpu]),
+                    least,
+                    most,
+                ]
+            )
         fh.write("".join(text.lines).encode("utf-8", "surrogateescape"))
 
 

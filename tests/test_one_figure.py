@@ -14,13 +14,20 @@ from textual.widgets import Static
 
 from cuzksim.config import random_config
 from cuzksim.logs import simulate
-from parsers.breakdown import BUSY_KEYS, BUSY_ORDER, busy_breakdown, busy_split_ms, whole_run
+from parsers.breakdown import (
+    BUSY_KEYS,
+    BUSY_ORDER,
+    alloc_unprinted,
+    busy_breakdown,
+    busy_split_ms,
+    inferred_phases,
+    whole_run,
+)
 from parsers.load import read_log
 from parsers.model import PHASE_NAMES, LogModel
 from parsers.rawlines import LineReader
 from tui import cli
 from tui.app import make_app
-from tui.report import alloc_unprinted, inferred_phases
 
 # random runs with more than one worker on a GPU (lock contention) and several GPUs
 SEEDS = [s for s in range(5000, 5200) if (c := random_config(s)).gw >= 2 and c.gpus >= 2][:8]
@@ -75,7 +82,8 @@ async def test_the_busy_split_is_one_figure_everywhere(
     capsys.readouterr()
     with (out / "busy_split.csv").open(newline="") as fh:
         rows = {row["gpu"]: row for row in csv.DictReader(fh)}
-    traced = json.loads(trace.read_text())["otherData"]["busy_split_ms"]
+    other = json.loads(trace.read_text())["otherData"]
+    traced = other["busy_split_ms"]
 
     for g, gj in zip(model.gpus, doc["gpus"], strict=True):
         b = split[g.gpu]
@@ -93,6 +101,21 @@ async def test_the_busy_split_is_one_figure_everywhere(
         assert traced[label] == ms
         for phase in BUSY_ORDER:
             assert text[label][PHASE_NAMES[phase]] == f"{100 * b.share(phase):.1f}"
+        # the phases that are estimates (the screens' `≈`) are said in each export
+        inferred = inferred_phases(g, alloc_unprinted(model))
+        keys = [k for k, p in zip(BUSY_KEYS, BUSY_ORDER, strict=True) if p in inferred]
+        assert gj["busy_split_estimates"] == keys
+        assert rows[label]["estimates"].split() == keys
+        assert other["busy_split_estimates"][label] == keys
+        if g.kernel_is_estimate:
+            least, most = (
+                float(rows[label]["kernel_ms_least"]),
+                float(rows[label]["kernel_ms_most"]),
+            )
+            assert (least, most) == tuple(round(x, 3) for x in g.kernel_range_ms)
+            assert least <= ms["kernel"] <= most
+        else:
+            assert rows[label]["kernel_ms_least"] == rows[label]["kernel_ms_most"] == ""
 
     # all the GPUs together: their kernel busy added up, where each GPU's is one number
     summary = doc["summary"]

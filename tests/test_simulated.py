@@ -332,9 +332,9 @@ def test_an_inferred_kernel_busy_and_its_split_are_marked_estimates() -> None:
     header's kernel share say `≈`, and the tables say why; the per-worker table's `alloc 0`
     says it is the engine printing none (the truth was 836 + 340 ms on GPU 0). A current
     engine's figures are pinned down and shown plain."""
-    from parsers.breakdown import whole_run
+    from parsers.breakdown import alloc_unprinted, whole_run
     from tui.header import header_text
-    from tui.report import ESTIMATED_SPLIT, HIDDEN_ALLOC, alloc_unprinted, report_renderables
+    from tui.report import ESTIMATED_SPLIT, HIDDEN_ALLOC, report_renderables
 
     def plain(model: object) -> str:
         parts = report_renderables(model, cut_ids=False)  # type: ignore[arg-type]

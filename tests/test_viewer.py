@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from cuzksim.config import random_config
 from cuzksim.logs import simulate
-from parsers.breakdown import BUSY_ORDER, busy_breakdown
+from parsers.breakdown import BUSY_ORDER, alloc_unprinted, busy_breakdown, inferred_phases
 from parsers.builder import LogBuilder
 from parsers.durations import duration
 from parsers.hosts import merge
@@ -32,7 +32,7 @@ from tui.header import status_text
 from tui.inspector import InspectorScreen
 from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
 from tui.palettes import PALETTES
-from tui.report import NO_TIMELINE, alloc_unprinted, inferred_phases
+from tui.report import NO_TIMELINE
 from tui.screens import GapListScreen, HelpScreen
 
 SIZE = (120, 36)

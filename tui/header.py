@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
-from parsers.breakdown import BUSY_ORDER, Breakdown
+from parsers.breakdown import BUSY_ORDER, Breakdown, alloc_unprinted, inferred_phases
 from parsers.durations import counted, duration
 from parsers.model import PHASES, GpuStats, LogModel, Phase
 from parsers.report import MID_RUN, unplaced_sentence
@@ -17,14 +17,7 @@ from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
 from tui.lanes import abbreviate, gpu_label_in
-from tui.report import (
-    NO_GPU_LINES,
-    all_gpus_figure,
-    alloc_unprinted,
-    fmt_pct,
-    inferred_phases,
-    kernel_figure,
-)
+from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_pct, kernel_figure
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0

@@ -11,7 +11,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from parsers.breakdown import BUSY_ORDER, whole_run
+from parsers.breakdown import BUSY_ORDER, alloc_unprinted, inferred_phases, whole_run
 from parsers.durations import counted, duration, estimate_pct
 from parsers.model import (
     CAUSES,
@@ -383,32 +383,6 @@ def _busy_split_table(
     header = ["phase", *(model.gpu_label(g.gpu) for g in shown)]
     rows = [[PHASE_NAMES[p], *(cell(g, p) for g in shown)] for p in BUSY_ORDER]
     return cells_table(header, rows, 1)
-
-
-def inferred_phases(g: GpuStats, unprinted: frozenset[int]) -> frozenset[Phase]:
-    """The phases of `g`'s busy split that are estimates, marked `≈`: kernel where its kernel
-    busy is inferred, and allocation too where its engine printed none (`unprinted`:
-    `alloc_unprinted`; all of it is then what the estimate took out of the NTT blocks)."""
-    if not g.kernel_is_estimate:
-        return frozenset()
-    if g.gpu in unprinted:
-        return frozenset((Phase.KERNEL, Phase.ALLOC))
-    return frozenset((Phase.KERNEL,))
-
-
-def alloc_unprinted(model: LogModel) -> frozenset[int]:
-    """The GPUs whose engine printed no allocation line (the oldest ones; a view of several
-    logs or runs may hold other engines beside them): their workers' intervals hold no
-    allocation though kernels ran, and their kernel busy is an estimate."""
-    if not any(g.kernel_is_estimate for g in model.gpus):
-        return frozenset()  # the common case, on each redraw of the header: no worker read
-    ran, printed = set(), set()
-    for w in model.workers:
-        if w.phases_ms["kernel"]:
-            ran.add(w.gpu)
-        if w.phases_ms["alloc"]:
-            printed.add(w.gpu)
-    return frozenset(g.gpu for g in model.gpus if g.kernel_is_estimate and g.gpu in ran - printed)
 
 
 def _phase_keys(model: LogModel) -> list[str]:
