@@ -325,6 +325,7 @@ def _gpu_of_pieces(
             max(0.0, total - hidden - shorter),
             total + longer + unexplained + sum(part.unended_kernel_ms for _, part, _ in mine),
         ),
+        facts.lock_lines_seen,
     )
     return stats, more, holes_of(kernel)
 

@@ -220,6 +220,25 @@ def alloc_unprinted(model: LogModel) -> frozenset[int]:
     return frozenset(g.gpu for g in model.gpus if g.kernel_is_estimate and g.gpu in ran - printed)
 
 
+# the phases an engine that prints no lock line does not measure: its intervals' time before
+# the lock is unknown time (docs/analysis.md#phase-segments)
+LOCK_PHASES = frozenset((Phase.PRE_LOCK, Phase.LOCK_WAIT))
+
+
+def unmeasured_phases(g: GpuStats) -> frozenset[Phase]:
+    """The phases of `g`'s busy split its engine does not measure, written `–`, never 0:
+    pre-lock and lock wait where it prints no lock line."""
+    return frozenset() if g.lock_printed else LOCK_PHASES
+
+
+def unmeasured_keys(model: LogModel) -> dict[int, list[str]]:
+    """Per GPU, the keys of its busy split (`busy_split_ms`'s) its engine does not measure
+    (`unmeasured_phases`), in their order: 0 ms there, the time being unknown's."""
+    return {
+        g.gpu: [PHASE_KEYS[p] for p in BUSY_ORDER if p in unmeasured_phases(g)] for g in model.gpus
+    }
+
+
 def estimated_keys(model: LogModel) -> dict[int, list[str]]:
     """Per GPU, the keys of its busy split (`busy_split_ms`'s) that are estimates, in their
     order: what the screens mark `≈`, said in the JSON, the CSV and the trace."""

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from parsers.breakdown import busy_breakdown
+from parsers.breakdown import busy_breakdown, unmeasured_phases
 from parsers.durations import estimate_pct
-from parsers.model import PHASE_NAMES, GapStats, GpuStats, LogModel, Phase
+from parsers.model import PHASE_NAMES, Breakdown, GapStats, GpuStats, LogModel, Phase
 
 SCHEMA = 1
 NOISE_POINTS = 1.0  # a share (% of span or of busy) moved when it changed by this many points
@@ -253,16 +253,21 @@ def _split(model: LogModel, mid: bool) -> GapStats:
     return GapStats.of(gaps.duration[gaps.crosses != mid])
 
 
-def _lock_share(model: LogModel, gpu: int) -> float | None:
-    """The lock wait of `gpu`'s workers, a share of their summed interval time; None where
+def _lock_share(model: LogModel, g: GpuStats) -> float | None:
+    """The lock wait of `g`'s workers, a share of their summed interval time; None where
     they have none, or where their engine prints no lock line (the oldest: the wait is then
-    unknown time, and no interval has pre-lock time either)."""
-    workers = [w for w in model.workers if w.gpu == gpu]
+    unknown time, `unmeasured_phases`)."""
+    workers = [w for w in model.workers if w.gpu == g.gpu]
     total = sum(sum(w.phases_ms.values()) for w in workers)
-    printed = any(w.phases_ms["pre_lock"] or w.phases_ms["lock_wait"] for w in workers)
-    if not total or not printed:
+    if not total or not g.lock_printed:
         return None
     return sum(w.phases_ms["lock_wait"] for w in workers) / total
+
+
+def _share(b: Breakdown, g: GpuStats, phase: Phase) -> float | None:
+    """`phase`'s share of `g`'s busy time in points; None where its engine does not measure
+    it."""
+    return None if phase in unmeasured_phases(g) else 100 * b.share(phase)
 
 
 def _estimate_range(g: GpuStats) -> tuple[float, float] | None:
@@ -337,8 +342,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 section,
                 "lock wait % of interval time",
                 "%",
-                _percent(_lock_share(a, ga.gpu)),
-                _percent(_lock_share(b, gb.gpu)),
+                _percent(_lock_share(a, ga)),
+                _percent(_lock_share(b, gb)),
                 NOISE_POINTS,
                 "lower",
             )
@@ -360,8 +365,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                     section,
                     f"{name} % of busy",
                     "%",
-                    100 * ba.share(phase),
-                    100 * bb.share(phase),
+                    _share(ba, ga, phase),
+                    _share(bb, gb, phase),
                     max(NOISE_POINTS, doubt),
                     "higher" if phase == Phase.KERNEL else "lower",
                 )

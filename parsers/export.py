@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from parsers import _core
-from parsers.breakdown import busy_breakdown, busy_split_ms, estimated_keys
+from parsers.breakdown import busy_breakdown, busy_split_ms, estimated_keys, unmeasured_keys
 from parsers.export_csv import CSV_FILES, check_csv_targets, csv_text, write_csv
 from parsers.model import Breakdown, LogModel
 from parsers.trace_tracks import (
@@ -166,6 +166,10 @@ def _other_data(model: LogModel, t0: float, t1: float) -> dict[str, Any]:
         # per GPU, the keys of its split that are estimates (the screens' `≈`)
         "busy_split_estimates": {
             model.gpu_label(g): keys for g, keys in estimated_keys(model).items()
+        },
+        # and those its engine does not measure (0 ms: their time is unknown's)
+        "busy_split_unmeasured": {
+            model.gpu_label(g): keys for g, keys in unmeasured_keys(model).items()
         },
     }
 

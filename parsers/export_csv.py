@@ -22,7 +22,13 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers import _core
-from parsers.breakdown import BUSY_KEYS, busy_breakdown, busy_split_ms, estimated_keys
+from parsers.breakdown import (
+    BUSY_KEYS,
+    busy_breakdown,
+    busy_split_ms,
+    estimated_keys,
+    unmeasured_keys,
+)
 from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
 from parsers.rows import distinct
 from parsers.sanitize import visible
@@ -342,10 +348,11 @@ class _Tables:
                 "estimates",
                 "kernel_ms_least",
                 "kernel_ms_most",
+                "unmeasured",
             ]
         )
         whole = not (math.isfinite(self.t0) or math.isfinite(self.t1))
-        estimated = estimated_keys(model)
+        estimated, unmeasured = estimated_keys(model), unmeasured_keys(model)
         for g in model.gpus:
             b = split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))
             busy = g.busy_ms if whole else round(b.busy_ms, 3)
@@ -361,6 +368,7 @@ class _Tables:
                     " ".join(estimated[g.gpu]),
                     least,
                     most,
+                    " ".join(unmeasured[g.gpu]),
                 ]
             )
         fh.write("".join(text.lines).encode("utf-8", "surrogateescape"))

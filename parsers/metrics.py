@@ -23,7 +23,14 @@ from prometheus_client.core import (
 
 from parsers import tracing
 from parsers.analysis import SETTLE_MS
-from parsers.breakdown import BUSY_KEYS, BUSY_ORDER, clipped_split, whole_run, with_kernel
+from parsers.breakdown import (
+    BUSY_KEYS,
+    BUSY_ORDER,
+    clipped_split,
+    unmeasured_phases,
+    whole_run,
+    with_kernel,
+)
 from parsers.model import CAUSES, PHASE_KEYS, Breakdown, LogModel, Phase
 from parsers.rows import distinct
 
@@ -200,8 +207,10 @@ def figures_of(model: LogModel, quiet_ms: float = 0.0) -> Figures:
                 round(hi, 6),
             )
         b = split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))
+        unmeasured = unmeasured_phases(g)  # no series: not measured is no 0 s
         for phase in BUSY_ORDER:
-            add(BUSY, (str(gpu), PHASE_KEYS[phase]), b.phase_ms.get(phase, 0.0) / 1000)
+            if phase not in unmeasured:
+                add(BUSY, (str(gpu), PHASE_KEYS[phase]), b.phase_ms.get(phase, 0.0) / 1000)
         span_ms = 0.0
         if g.span is not None:
             span_ms = max(0.0, min(float(g.span[1]), until[g.gpu]) - g.span[0])

@@ -668,6 +668,9 @@ class GpuStats:
     # their kernels ran: the sum less the allocation the NTT blocks may hide and what
     # truncation to whole ms may take, and plus what it may add (docs/analysis.md#all-gpus)
     kernel_lines_ms: tuple[float, float] = (0.0, 0.0)
+    # its engine prints lock lines: pre-lock and lock wait are measured (False: the oldest
+    # engines, whose wait for the lock is in unknown time, docs/analysis.md#phase-segments)
+    lock_printed: bool = True
 
     @property
     def span_ms(self) -> int:

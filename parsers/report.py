@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from parsers import _core, tracing
-from parsers.breakdown import busy_split_ms, estimated_keys, whole_run
+from parsers.breakdown import busy_split_ms, estimated_keys, unmeasured_keys, whole_run
 from parsers.durations import counted
 from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable, Summary
 from parsers.sanitize import visible
@@ -240,7 +240,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
     (`gaps` and `proofs` are left empty when not `lists`: `report_json` writes them)."""
     s = model.summary
     split = whole_run(model)
-    estimated = estimated_keys(model)
+    estimated, unmeasured = estimated_keys(model), unmeasured_keys(model)
     return {
         "schema": SCHEMA,
         "source": model.source,
@@ -264,6 +264,8 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 # its phases the log leaves to inference (the screens' `≈`): kernel where
                 # kernel busy is an estimate, alloc too where the engine prints none
                 "busy_split_estimates": estimated[g.gpu],
+                # its phases the engine does not measure (0 ms: their time is unknown's)
+                "busy_split_unmeasured": unmeasured[g.gpu],
             }
             for g in model.gpus
         ],

@@ -542,6 +542,19 @@ def test_an_estimated_kernel_figure_is_compared_with_its_range() -> None:
         assert row.count("≈") == 1  # the run after is measured
 
 
+def test_a_run_without_lock_lines_compares_no_lock_share() -> None:
+    """The p9 engine prints no lock line: `lock wait % of busy` and `pre-lock % of busy`
+    read `0.0 %` beside a current engine's, as if measured. They are `–` and never move, as
+    `lock wait % of interval time` was."""
+    old, current = read_log(SAMPLES / "p9-c6.log"), read_log(SAMPLES / "p12-gw2-merged.log")
+    figures = {f.name: f for f in compare(old, current) if f.section != "run"}
+    for name in ("lock wait % of busy", "pre-lock % of busy", "lock wait % of interval time"):
+        f = figures[name]
+        assert f.before is None and f.after is not None and not f.moved, name
+        assert f.shown(after=False) == "–"
+    assert figures["kernel % of busy"].before is not None
+
+
 def test_a_longer_run_is_not_worse_for_its_gaps_being_more() -> None:
     """A run of 10 proofs against one of 4: `gaps: count rose 5 → 22: worse` and `total rose
     … worse` judged the length. Counts and totals are shown, never judged; their rates of the

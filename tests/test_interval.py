@@ -317,3 +317,24 @@ def test_an_interval_no_lock_line_places_says_its_wait_is_not_known() -> None:
     placed = read_log(SAMPLES / "p12-gw2-merged.log")
     waits = describe_interval(placed, 1).plain
     assert any(line.startswith("lock") and "waited" in line for line in waits.splitlines())
+
+
+def test_an_engine_without_lock_lines_shows_no_wait_it_did_not_measure() -> None:
+    """The p9 engine prints no lock line: its interval read `pre-lock 0 ms`, `lock wait
+    0 ms` and `waited 0ms (lock wait), taken 52.483s`, the lock placed back from the end of
+    the kernels. Its wait is `–`, and the lock's place is said to be inferred; an engine
+    that prints lock lines keeps its measured wait."""
+    from tui.interval import describe_interval
+
+    old = read_log(SAMPLES / "p9-c6.log")
+    assert not any(g.lock_printed for g in old.gpus)
+    done = int(np.flatnonzero(~np.isnan(old.parts.gpu_end))[0])
+    text = " ".join(describe_interval(old, done).plain.split())
+    assert "pre-lock – lock wait –" in text
+    assert "waited" not in text and "(inferred: this engine prints no lock line" in text
+    current = read_log(SAMPLES / "p12-gw2-merged.log")
+    assert all(g.lock_printed for g in current.gpus)
+    t = current.parts
+    waited = int(np.flatnonzero(~np.isnan(t.lock_acquired) & ~np.isnan(t.gpu_end))[0])
+    text = " ".join(describe_interval(current, waited).plain.split())
+    assert "lock wait –" not in text and "(lock wait), taken" in text and "inferred" not in text

@@ -21,6 +21,7 @@ from parsers.breakdown import (
     busy_breakdown,
     busy_split_ms,
     inferred_phases,
+    unmeasured_phases,
     whole_run,
 )
 from parsers.load import read_log
@@ -54,8 +55,9 @@ def _text_shares(out: str, model: LogModel) -> dict[str, dict[str, str]]:
     for line in lines[head + 1 : head + 14]:
         for phase in BUSY_ORDER:
             name = PHASE_NAMES[phase]
-            if line.strip().startswith(name + " "):
-                cells = re.findall(r"(\d+\.\d)%", line)
+            if line.strip().startswith(name + " ") and ":" not in line:  # a row, not a note
+                cells = re.findall(r"(\d+\.\d)%|(?<= )(–)(?= |$)", line)
+                cells = [share or dash for share, dash in cells]
                 assert len(cells) == len(labels), line
                 for label, cell in zip(labels, cells, strict=True):
                     shares[label][name] = cell
@@ -99,8 +101,17 @@ async def test_the_busy_split_is_one_figure_everywhere(
         assert {k: float(rows[label][f"{k}_ms"]) for k in BUSY_KEYS} == ms
         assert float(rows[label]["timeline_busy_ms"]) == gj["timeline_busy_ms"]
         assert traced[label] == ms
+        unmeasured = unmeasured_phases(g)
         for phase in BUSY_ORDER:
-            assert text[label][PHASE_NAMES[phase]] == f"{100 * b.share(phase):.1f}"
+            shown = "–" if phase in unmeasured else f"{100 * b.share(phase):.1f}"
+            assert text[label][PHASE_NAMES[phase]] == shown
+        # the phases its engine does not measure (`–`) are said in each export
+        dashed = [k for k, p in zip(BUSY_KEYS, BUSY_ORDER, strict=True) if p in unmeasured]
+        assert dashed == ([] if g.lock_printed else ["lock_wait", "pre_lock"])
+        assert gj["busy_split_unmeasured"] == dashed
+        assert rows[label]["unmeasured"].split() == dashed
+        assert other["busy_split_unmeasured"][label] == dashed
+        assert all(ms[k] == 0 for k in dashed)  # their time is unknown's
         # the phases that are estimates (the screens' `≈`) are said in each export
         inferred = inferred_phases(g, alloc_unprinted(model))
         keys = [k for k, p in zip(BUSY_KEYS, BUSY_ORDER, strict=True) if p in inferred]
@@ -139,6 +150,9 @@ async def test_the_busy_split_is_one_figure_everywhere(
         b = split[g.gpu]
         for phase in BUSY_ORDER:
             name = PHASE_NAMES[phase]
+            if phase in unmeasured_phases(g):  # not measured: never 0 %
+                assert f" {name} –" in line, (name, line)
+                continue
             # an inferred kernel busy is marked an estimate
             about = "≈" if phase in inferred_phases(g, alloc_unprinted(model)) else ""
             assert f" {name} {about}{100 * b.share(phase):.0f}%" in line, (name, line)

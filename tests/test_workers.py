@@ -208,3 +208,23 @@ def test_where_a_gpu_s_kernel_is_an_estimate_its_workers_kernel_says_what_it_is(
     assert any("kernel (every GPU): " in note for note in notes)  # all three: not listed
     whole = build(data)
     assert not any(g.kernel_is_estimate for g in whole.gpus) and worker_notes(whole) == []
+
+
+def test_a_worker_whose_engine_prints_no_lock_line_has_no_wait_of_0() -> None:
+    """The p9 engine: the worker table read `pre-lock 0ms 0.0%`, `lock wait 0ms 0.0%` while
+    the truth has ~30 % of its busy time before the lock (in unknown here). The cells are
+    `–`, and a note says why; a current engine's are figures."""
+    from parsers.load import read_log
+    from tui.report import NO_LOCK_LINE, phase_cells, worker_notes
+
+    old = read_log(SAMPLES / "p9-c6.log")
+    _, rows, _ = phase_cells(old)
+    cells = {row[0]: row[1:] for row in rows}
+    assert cells["pre-lock"] == cells["lock wait"] == ["–"] * len(old.workers)
+    assert cells["kernel"][0] != "–"
+    said = [note.plain.strip() for note in worker_notes(old)]
+    assert NO_LOCK_LINE.format(gpus="GPU0") in said
+    current = read_log(SAMPLES / "p12-gw2-merged.log")
+    _, rows, _ = phase_cells(current)
+    assert all("–" not in row for row in rows)
+    assert not any("no lock line" in note.plain for note in worker_notes(current))

@@ -9,7 +9,13 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
-from parsers.breakdown import BUSY_ORDER, Breakdown, alloc_unprinted, inferred_phases
+from parsers.breakdown import (
+    BUSY_ORDER,
+    Breakdown,
+    alloc_unprinted,
+    inferred_phases,
+    unmeasured_phases,
+)
 from parsers.durations import counted, duration
 from parsers.model import PHASES, GpuStats, LogModel, Phase
 from parsers.report import MID_RUN, unplaced_sentence
@@ -30,10 +36,12 @@ def breakdown_text(
     styles: dict[Phase, Style],
     short: bool,
     inferred: frozenset[Phase] = frozenset(),
+    unmeasured: frozenset[Phase] = frozenset(),
 ) -> Text:
     """`  busy: kernel 49% barrier 20% …`: the phases' shares of the GPU's busy time (`title`:
     `busy`, or `busy, run` and `busy, view` when a zoomed view has its own; `inferred`: the
-    phases whose time is an estimate, their shares marked `≈`)."""
+    phases whose time is an estimate, their shares marked `≈`; `unmeasured`: those the
+    engine does not measure, `–`)."""
     text = Text(f"  {title + ':':<{len('busy, view:') if ',' in title else 0}}", style="dim")
     if not b.busy_ms:
         # shares of nothing are no figures: a GPU busy at no moment of the view (a restarted
@@ -43,6 +51,9 @@ def breakdown_text(
     for phase in BUSY_ORDER:
         name = PHASES[phase].short if short else PHASES[phase].name
         text.append(f" {name}", style=styles.get(phase, ""))
+        if phase in unmeasured:
+            text.append(" –")
+            continue
         about = "≈" if phase in inferred else ""
         text.append(f" {about}{100 * b.share(phase):.0f}%")
     return text
@@ -167,16 +178,14 @@ def _header(
         text.append(f"\n{label} ", style="bold")
         text.append_text(line)
         zoomed = view is not None and g.gpu in view
-        inferred = inferred_phases(g, unprinted)
+        marks = (inferred_phases(g, unprinted), unmeasured_phases(g))
         if run is not None and g.gpu in run:
             text.append("\n")
             title = "busy, run" if zoomed else "busy"
-            text.append_text(breakdown_text(title, run[g.gpu], styles or {}, short, inferred))
+            text.append_text(breakdown_text(title, run[g.gpu], styles or {}, short, *marks))
         if view is not None and zoomed:
             text.append("\n")
-            text.append_text(
-                breakdown_text("busy, view", view[g.gpu], styles or {}, short, inferred)
-            )
+            text.append_text(breakdown_text("busy, view", view[g.gpu], styles or {}, short, *marks))
     if len(model.gpus) > HEADER_GPUS:
         more = len(model.gpus) - HEADER_GPUS
         text.append(

@@ -21,6 +21,7 @@ from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, gpu_name, lasted, when
 from tui.lanes import abbreviate, shown_id
 from tui.prose import HANG, Prose, glued
+from tui.report import LOCK_KEYS
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 # an interval's raw lines beyond twice this many: its first and its last this many are shown
@@ -186,14 +187,16 @@ def describe_interval(model: LogModel, index: int) -> Text:
         text.append("  completed\n")
     else:
         text.append(f"none: {_state(part)}\n", style="yellow")
-    _phases(text, part)
-    _lock(text, model, part)
+    stats = next((g for g in model.gpus if g.gpu == part.gpu), None)
+    lock_printed = stats is None or stats.lock_printed
+    _phases(text, part, lock_printed)
+    _lock(text, model, part, lock_printed)
     _queue(text, model, part)
     _segments(text, part)
     return text
 
 
-def _phases(text: Text, part: Partition) -> None:
+def _phases(text: Text, part: Partition, lock_printed: bool) -> None:
     text.append("\nphases", style="bold")
     # docs/analysis.md#phase-segments: an interval's segments tile it
     text.append(
@@ -204,10 +207,12 @@ def _phases(text: Text, part: Partition) -> None:
     )
     for k in PHASE_KEYS:
         if k != "unknown" or part.phases_ms[k] > 0:
-            text.append(f"  {NAMES_BY_KEY[k]:<10} {duration(part.phases_ms[k]):>9}\n")
+            # an engine that prints no lock line measures no time before the lock
+            shown = "–" if k in LOCK_KEYS and not lock_printed else duration(part.phases_ms[k])
+            text.append(f"  {NAMES_BY_KEY[k]:<10} {shown:>9}\n")
 
 
-def _lock(text: Text, model: LogModel, part: Partition) -> None:
+def _lock(text: Text, model: LogModel, part: Partition, lock_printed: bool) -> None:
     _label(text, "lock")
     if part.lock_acquired is None:
         # no wait of 0: a wait nothing measured (the unknown time may hold it). No lock line,
@@ -217,8 +222,13 @@ def _lock(text: Text, model: LogModel, part: Partition) -> None:
             style="dim",
         )
         return
-    text.append(f"{glued('waited', lasted(part.phases_ms['lock_wait']))} (lock wait)")
-    text.append(f", {glued('taken', when(model, part.lock_acquired, part.gpu))}")
+    if lock_printed:
+        text.append(f"{glued('waited', lasted(part.phases_ms['lock_wait']))} (lock wait), ")
+    text.append(glued("taken", when(model, part.lock_acquired, part.gpu)))
+    if not lock_printed:
+        # placed back from the end of the kernels (docs/analysis.md#phase-segments): when
+        # the lock was taken is inferred, how long it was waited for is not known
+        text.append(" (inferred: this engine prints no lock line; the wait is not measured)")
     if part.unlock is not None:
         text.append(f", {glued('released', when(model, part.unlock, part.gpu))}")
         text.append(f" ({glued('held', lasted(part.unlock - part.lock_acquired))})")

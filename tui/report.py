@@ -11,7 +11,14 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from parsers.breakdown import BUSY_ORDER, alloc_unprinted, inferred_phases, whole_run
+from parsers.breakdown import (
+    BUSY_ORDER,
+    LOCK_PHASES,
+    alloc_unprinted,
+    inferred_phases,
+    unmeasured_phases,
+    whole_run,
+)
 from parsers.durations import counted, duration, estimate_pct
 from parsers.model import (
     CAUSES,
@@ -26,6 +33,7 @@ from parsers.model import (
     GpuStats,
     LogModel,
     Phase,
+    WorkerStats,
 )
 from parsers.rawlines import LineReader
 from parsers.report import (
@@ -315,13 +323,21 @@ def busy_split_table(model: LogModel) -> RenderableType:
 
     def cell(g: GpuStats, phase: Phase) -> str:
         b = split[g.gpu]
+        if phase in unmeasured_phases(g):
+            return "–"
         about = "≈" if phase in inferred_phases(g, unprinted) else ""
         return f"{about}{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
 
     table = _busy_split_table(model, shown, cell)
-    if not any(g.kernel_is_estimate for g in shown):
-        return table
-    return Group(table, Text(ESTIMATED_SPLIT, style="dim"))
+    notes = []
+    if any(g.kernel_is_estimate for g in shown):
+        notes.append(Text(ESTIMATED_SPLIT, style="dim"))
+    lockless = [g.gpu for g in shown if not g.lock_printed]
+    if lockless:
+        notes.append(
+            Text("  " + NO_LOCK_LINE.format(gpus=_gpus_named(model, lockless)), style="dim")
+        )
+    return Group(table, *notes) if notes else table
 
 
 # under the busy split, where a GPU's kernel busy is an estimate
@@ -337,6 +353,11 @@ HIDDEN_ALLOC = (
 
 
 # under the per-worker phases, where a GPU's kernel busy is an estimate
+# under the per-worker table (and the busy split), where an engine prints no lock line
+NO_LOCK_LINE = (
+    "pre-lock and lock wait are – ({gpus}): this engine prints no lock line, so the time "
+    "before the GPU lock is not measured; it is in unknown"
+)
 PLACED_KERNEL = (
     "kernel {gpus}: the time the timing lines place; its kernel busy is an estimate (≈ in "
     "the busy split), and the unknown time here may hold more"
@@ -344,10 +365,14 @@ PLACED_KERNEL = (
 
 
 def worker_notes(model: LogModel, indent: str = "  ") -> list[Text]:
-    """The notes under a per-worker table: where an engine printed no allocation line, and
-    where a GPU's kernel busy is an estimate, which its workers' kernel time is not (none
-    where neither)."""
+    """The notes under a per-worker table: where an engine printed no lock line, where it
+    printed no allocation line, and where a GPU's kernel busy is an estimate, which its
+    workers' kernel time is not (none where none of these)."""
     notes = []
+    lockless = [g.gpu for g in model.gpus if not g.lock_printed]
+    if lockless and model.workers:
+        gpus = _gpus_named(model, lockless)
+        notes.append(Text(indent + NO_LOCK_LINE.format(gpus=gpus), style="dim"))
     unprinted = alloc_unprinted(model)
     if unprinted:
         gpus = _gpus_named(model, sorted(unprinted))
@@ -389,24 +414,35 @@ def _phase_keys(model: LogModel) -> list[str]:
     return [k for k in PHASE_KEYS if k != "unknown" or any(w.phases_ms[k] for w in model.workers)]
 
 
-def _phase_cell(ms: float, total: float) -> str:
-    return f"{duration(ms, 'cell')} {100 * ms / total:4.1f}%"
+def _phase_cell(ms: float, total: float, measured: bool = True) -> str:
+    return f"{duration(ms, 'cell')} {100 * ms / total:4.1f}%" if measured else "–"
+
+
+# the phase keys an engine that prints no lock line does not measure (a worker's `–`)
+LOCK_KEYS = frozenset(PHASE_KEYS[p] for p in LOCK_PHASES)
 
 
 def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:
     """The per-worker phase table as text: its header, its rows, and how many of its first
     columns name a row (they align left). Phases down and workers across fit 80 columns for
     up to five workers; more workers get a row each, phases across (as wide for 50,000
-    workers as for six)."""
+    workers as for six). A worker whose engine prints no lock line has `–` for pre-lock and
+    lock wait (`unmeasured_phases`)."""
     keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
+    lockless = {g.gpu for g in model.gpus if not g.lock_printed}
+
+    def measured(w: WorkerStats, k: str) -> bool:
+        return k not in LOCK_KEYS or w.gpu not in lockless
+
     gpus = [model.gpu_label(w.gpu) if model.gpu_keys else f"gpu{w.gpu}" for w in model.workers]
     if len(model.workers) <= WORKER_COLUMNS:
         header = ["phase", *(f"w{w.worker} {g}" for w, g in zip(model.workers, gpus, strict=True))]
         rows = [["intervals", *(str(w.intervals) for w in model.workers)]]
         for k in keys:
             cells = (
-                _phase_cell(w.phases_ms[k], t) for w, t in zip(model.workers, totals, strict=True)
+                _phase_cell(w.phases_ms[k], t, measured(w, k))
+                for w, t in zip(model.workers, totals, strict=True)
             )
             rows.append([NAMES_BY_KEY[k], *cells])
         return header, rows, 1
@@ -414,7 +450,7 @@ def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:
     rows = []
     for w, g, total in zip(model.workers, gpus, totals, strict=True):
         gpu = g if model.gpu_keys else str(w.gpu)
-        phases = (_phase_cell(w.phases_ms[k], total) for k in keys)
+        phases = (_phase_cell(w.phases_ms[k], total, measured(w, k)) for k in keys)
         rows.append([f"w{w.worker}", gpu, str(w.intervals), *phases])
     return header, rows, 2
 
