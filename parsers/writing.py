@@ -41,9 +41,13 @@ def output_path(raw: str) -> Path:
     """The path the user gave for an output, `~` expanded, made absolute.
 
     Raises:
-        WriteRefused: the current folder no longer exists (a relative path means nothing).
+        WriteRefused: the current folder no longer exists (a relative path means nothing), or
+            `~user` names no user with a home folder.
     """
-    path = Path(raw).expanduser()
+    try:
+        path = Path(raw).expanduser()
+    except RuntimeError:  # `~nosuchuser/x`, or `~` where HOME and the user's entry are gone
+        raise WriteRefused(f"{raw}: no home folder for {raw.split('/')[0]}") from None
     if path.is_absolute():
         return path
     try:

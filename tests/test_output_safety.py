@@ -138,6 +138,44 @@ def test_an_empty_export_name_is_refused_and_the_current_folder_kept(tmp_path: P
     assert mine.read_text() == "a user's own table\n"
 
 
+def test_an_output_name_that_cannot_be_used_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """`~nosuchuser/x` raised RuntimeError from expanduser, a 300-character name OSError
+    from is_dir, and a folder that cannot be searched PermissionError: each printed a
+    traceback and exit 1. Each is one line and exit 2, nothing written."""
+    long = "a" * 300
+    for option, name, said in (
+        ("--export-trace", "~nosuchuser-cuzk/x.json", "no home folder for ~nosuchuser-cuzk"),
+        ("--export-csv", "~nosuchuser-cuzk/csv", "no home folder for ~nosuchuser-cuzk"),
+        ("--screenshot-dir", "~nosuchuser-cuzk/s", "no home folder for ~nosuchuser-cuzk"),
+        ("--export-trace", f"{long}.json", "File name too long"),
+        ("--export-csv", long, "File name too long"),
+        ("--screenshot-dir", long, "File name too long"),
+    ):
+        result = run(str(TINY), option, name, cwd=tmp_path)
+        assert result.returncode == 2, result
+        line = only_line(result.stderr)
+        assert line.startswith(f"cuzk-tui: error: {option}: ") and said in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_folder_that_cannot_be_searched_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the last, where the folder refuses a look inside (root passes any permission, so
+    the refusal is made here)."""
+    from parsers.errors import OptionError
+    from tui.options import options_of, parse_args
+
+    def refused(self: Path) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "is_dir", refused)
+    for option in ("--export-trace", "--export-csv", "--screenshot-dir"):
+        args = [str(TINY), option, str(tmp_path / "x")]
+        with pytest.raises(OptionError, match=f"^{option}: cannot use .*: Permission denied$"):
+            options_of(parse_args(args))
+
+
 def test_compare_gzip_and_stdin_inputs_are_protected(tmp_path: Path, log: Path) -> None:
     b = tmp_path / "b.log"
     shutil.copy(TINY, b)

@@ -574,6 +574,7 @@ def checked_outputs(
     from parsers.writing import WriteRefused, check_target, output_path, through_links
 
     inputs = input_paths(logs)
+    option, raw = "--export-trace", export_trace
     try:
         if export_trace is not None:
             if export_trace == "-":
@@ -587,6 +588,7 @@ def checked_outputs(
                 raise OptionError(f"--export-trace: no such folder: {trace.parent}")
             check_target(trace, inputs)
             export_trace = str(trace)
+        option, raw = "--export-csv", export_csv
         if export_csv is not None:
             if export_csv == "-":
                 raise OptionError(
@@ -598,8 +600,15 @@ def checked_outputs(
             check_csv_targets(folder, inputs)
             export_csv = str(folder)
     except WriteRefused as exc:
-        raise OptionError(str(exc)) from None
+        raise OptionError(f"{option}: {exc}") from None
+    except OSError as exc:  # a name too long, a folder that cannot be searched
+        raise OptionError(_unusable(option, raw, exc)) from None
     return export_trace, export_csv
+
+
+def _unusable(option: str, raw: str | None, exc: OSError) -> str:
+    """Why the path `raw` given to `option` cannot be written to, in one line."""
+    return f"{option}: cannot use {raw}: {exc.strerror or exc}"
 
 
 def checked_screenshot_dir(raw: str) -> str:
@@ -608,8 +617,10 @@ def checked_screenshot_dir(raw: str) -> str:
 
     try:
         folder = output_path(raw)
+        if not folder.is_dir():
+            raise OptionError(f"--screenshot-dir: not a directory: {raw}")
     except WriteRefused as exc:
         raise OptionError(f"--screenshot-dir: {exc}") from None
-    if not folder.is_dir():
-        raise OptionError(f"--screenshot-dir: not a directory: {raw}")
+    except OSError as exc:  # a name too long, a folder that cannot be searched
+        raise OptionError(_unusable("--screenshot-dir", raw, exc)) from None
     return str(folder)
