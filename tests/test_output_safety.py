@@ -176,6 +176,21 @@ def test_an_output_folder_that_cannot_be_searched_is_one_line(
             options_of(parse_args(args))
 
 
+def test_a_trace_named_as_one_of_the_csv_files_is_refused(tmp_path: Path) -> None:
+    """`--export-csv c5 --export-trace c5/gaps.csv` wrote the trace, then replaced it with
+    the CSV, said both were written and exited 0: the trace asked for was lost."""
+    folder = tmp_path / "c5"
+    folder.mkdir()
+    (tmp_path / "link.csv").symlink_to(folder / "proofs.csv")
+    for trace in ("c5/gaps.csv", "c5/../c5/busy_split.csv", "link.csv"):
+        result = run(str(TINY), "--export-csv", "c5", "--export-trace", trace, cwd=tmp_path)
+        assert result.returncode == 2, result
+        assert "is a file --export-csv writes" in only_line(result.stderr)
+    assert list(folder.iterdir()) == []
+    ok = run(str(TINY), "--export-csv", "c5", "--export-trace", "c5/trace.json", cwd=tmp_path)
+    assert ok.returncode == 0 and (folder / "trace.json").is_file()
+
+
 def test_compare_gzip_and_stdin_inputs_are_protected(tmp_path: Path, log: Path) -> None:
     b = tmp_path / "b.log"
     shutil.copy(TINY, b)

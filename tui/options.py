@@ -597,13 +597,30 @@ def checked_outputs(
             folder = through_links(output_path(export_csv))
             if not folder.exists() and not folder.parent.is_dir():
                 raise OptionError(f"--export-csv: no such folder: {folder.parent}")
-            check_csv_targets(folder, inputs)
+            targets = check_csv_targets(folder, inputs)
+            if export_trace is not None and _one_of(Path(export_trace), targets):
+                # the CSV written after the trace would replace it: the trace would be lost
+                raise OptionError(
+                    f"--export-trace: {export_trace} is a file --export-csv writes; "
+                    "choose another name"
+                )
             export_csv = str(folder)
     except WriteRefused as exc:
         raise OptionError(f"{option}: {exc}") from None
     except OSError as exc:  # a name too long, a folder that cannot be searched
         raise OptionError(_unusable(option, raw, exc)) from None
     return export_trace, export_csv
+
+
+def _one_of(path: Path, targets: list[Path]) -> bool:
+    """`path` (its links followed) is one of `targets`: the same name, or the same file."""
+    from parsers.writing import through_links
+
+    for target in targets:
+        named = through_links(target)
+        if named == path or (path.exists() and named.exists() and os.path.samefile(path, named)):
+            return True
+    return False
 
 
 def _unusable(option: str, raw: str | None, exc: OSError) -> str:
