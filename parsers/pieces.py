@@ -503,13 +503,13 @@ def _lanes(rows: Rows, before: dict[int, F64] | None = None) -> Laid:
             kept[rev] = drawn[len(row_of) - 1 - last]
             ends[int(w)] = kept
         g = int(t.gpu[idx[0]])
-        for r in range(int(row_of.max()) + 1):
-            members = idx[row_of == r]
-            if len(members) == 0:
-                continue
+        # each sub-row's members in their order, grouped in one sort: a pass per sub-row was
+        # quadratic where intervals nest deep (a hostile log: one sub-row each)
+        for r, at in groups_of(row_of, np.arange(len(idx), dtype=np.int64)):
+            members = idx[at]  # in the packing's order
             # each member's segments, one member after another (one pass in the core)
             segments = Segments(*_core.lane_segments(members, *segment_columns))
-            lanes[(int(w), r)] = Lane(max(g, 0), int(w), r, (segments,))
+            lanes[(int(w), int(r))] = Lane(max(g, 0), int(w), int(r), (segments,))
     if before is not None:
         for w, held in before.items():
             ends.setdefault(w, held)

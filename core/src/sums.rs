@@ -4,6 +4,7 @@
 //! figures to the last bit.
 
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -108,10 +109,9 @@ pub struct BusySplit {
 /// its time), `(gpu, lo, hi)` each.
 ///
 /// Per GPU its ended intervals, by start, are swept in time: each interval under way holds
-/// a cursor on its next busy segment, and the next edge is the earliest of theirs (the
-/// intervals under way at once are the GPU's workers, a handful: a scan of them is cheaper
-/// than a heap). The memory is that of the records, the time O(segments × intervals under
-/// way at once); the sums are added in time order, edge by edge.
+/// a cursor on its next busy segment, and the next edge is the earliest of theirs, kept in
+/// a heap (`Sweep`). The memory is that of the records, the time O(segments × log of the
+/// intervals under way at once); the sums are added in time order, edge by edge.
 pub fn busy_split(
     x: &Inputs,
     gpu: &[i32],
@@ -174,7 +174,7 @@ pub fn busy_split(
     }
     records.sort_unstable_by(|p, q| p.0.cmp(&q.0).then(p.1.total_cmp(&q.1)));
     let mut out = BusySplit::default();
-    let mut under_way: Vec<Cursor> = Vec::new();
+    let mut sweep = Sweep::new(order.len());
     let mut k = 0;
     while k < records.len() {
         let g = records[k].0;
@@ -182,53 +182,162 @@ pub fn busy_split(
         out.sums.extend(std::iter::repeat_n(0.0, phases));
         let row = out.sums.len() - phases;
         let within = window_of(g); // looked up once a GPU, not once a segment
-        let mut at = f64::NEG_INFINITY;
+        sweep.clear();
         loop {
             // the next edge: a segment of an interval under way starts or ends
-            let edge = under_way
-                .iter()
-                .map(|c| if c.start > at { c.start } else { c.end })
-                .fold(f64::INFINITY, f64::min);
+            let edge = sweep.next_edge();
             // an interval that starts by then is under way first
             if let Some(&(_, start, i)) = records.get(k).filter(|r| r.0 == g) {
                 if start <= edge {
                     k += 1;
                     let i = i as usize;
-                    under_way.extend(cursor(i, by_record.offsets[i], within));
+                    if let Some(c) = cursor(i, by_record.offsets[i], within) {
+                        sweep.add(c);
+                    }
                     continue;
                 }
             }
-            if under_way.is_empty() {
+            if sweep.is_empty() {
                 break;
             }
-            if edge > at {
+            if edge > sweep.at {
                 // [at, edge) goes to the first phase of a segment under way
-                let first = under_way
-                    .iter()
-                    .filter(|c| c.start <= at)
-                    .map(|c| c.rank)
-                    .min();
-                if let Some(r) = first {
-                    out.sums[row + order[r as usize] as usize] += edge - at;
+                if let Some(r) = sweep.first_rank() {
+                    out.sums[row + order[r as usize] as usize] += edge - sweep.at;
                 }
-                at = edge;
+                sweep.at = edge;
             }
-            // segments that end here give way to their interval's next busy one
-            under_way.retain_mut(|c| {
-                if c.end > at {
-                    return true;
-                }
-                match cursor(c.record, c.slot + 1, within) {
-                    Some(next) => {
-                        *c = next;
-                        true
-                    }
-                    None => false,
-                }
-            });
+            // segments that start here are under way; those that end here give way to their
+            // interval's next busy one
+            sweep.pass(|c| cursor(c.record, c.slot + 1, within));
         }
     }
     out
+}
+
+/// A cursor's next edge in the sweep: its segment's start while it is ahead, else its end.
+#[derive(Clone, Copy)]
+struct Edge {
+    at: f64,
+    id: usize,
+}
+
+impl PartialEq for Edge {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Edge {}
+impl PartialOrd for Edge {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Edge {
+    /// Reversed, so that the heap gives the earliest edge first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.at.total_cmp(&self.at).then(other.id.cmp(&self.id))
+    }
+}
+
+/// The intervals under way on one GPU: their cursors, each one's next edge in a heap, and
+/// how many segments of each rank are under way at `at` (started, not ended). An edge costs
+/// the logarithm of the intervals under way, whatever their number (a hostile log that nests
+/// a hundred thousand intervals made a scan of them all at each edge quadratic).
+struct Sweep {
+    cursors: Vec<Cursor>,
+    free: Vec<usize>,
+    started: Vec<bool>,
+    edges: BinaryHeap<Edge>,
+    open: Vec<usize>, // by rank
+    at: f64,
+}
+
+impl Sweep {
+    fn new(ranks: usize) -> Sweep {
+        Sweep {
+            cursors: Vec::new(),
+            free: Vec::new(),
+            started: Vec::new(),
+            edges: BinaryHeap::new(),
+            open: vec![0; ranks],
+            at: f64::NEG_INFINITY,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.cursors.clear();
+        self.free.clear();
+        self.started.clear();
+        self.edges.clear();
+        self.open.iter_mut().for_each(|c| *c = 0);
+        self.at = f64::NEG_INFINITY;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.edges.is_empty()
+    }
+
+    fn next_edge(&self) -> f64 {
+        self.edges.peek().map_or(f64::INFINITY, |e| e.at)
+    }
+
+    /// The first rank of a segment under way at `at`.
+    fn first_rank(&self) -> Option<u8> {
+        self.open.iter().position(|&c| c > 0).map(|r| r as u8)
+    }
+
+    /// Cursor `c` joins: under way when its segment has started by `at`, else ahead.
+    fn add(&mut self, c: Cursor) {
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.cursors[id] = c;
+                id
+            }
+            None => {
+                self.cursors.push(c);
+                self.started.push(false);
+                self.cursors.len() - 1
+            }
+        };
+        self.place(id);
+    }
+
+    fn place(&mut self, id: usize) {
+        let c = self.cursors[id];
+        let started = c.start <= self.at;
+        self.started[id] = started;
+        if started {
+            self.open[c.rank as usize] += 1;
+        }
+        let at = if started { c.end } else { c.start };
+        self.edges.push(Edge { at, id });
+    }
+
+    /// Every edge at or before `at`: a segment ahead is under way now; one that ended gives
+    /// way to `next` of it (its interval's next busy segment), or its interval leaves.
+    fn pass(&mut self, mut next: impl FnMut(&Cursor) -> Option<Cursor>) {
+        while let Some(&edge) = self.edges.peek() {
+            if edge.at > self.at {
+                break;
+            }
+            self.edges.pop();
+            let id = edge.id;
+            let c = self.cursors[id];
+            if !self.started[id] {
+                self.place(id); // its start has come: under way till its end
+                continue;
+            }
+            self.open[c.rank as usize] -= 1;
+            match next(&c) {
+                Some(following) => {
+                    self.cursors[id] = following;
+                    self.place(id);
+                }
+                None => self.free.push(id),
+            }
+        }
+    }
 }
 
 /// `v` within [lo, hi], as numpy.clip gives it (a NaN stays NaN).
@@ -407,6 +516,29 @@ mod tests {
             open[r] += d;
         }
         out
+    }
+
+    #[test]
+    fn intervals_nested_deep_are_swept_in_time_n_log_n() {
+        // interval k: [k, 2n - k), one kernel segment each, all on GPU 0: every one is under
+        // way at once (a scan of them at each edge took minutes at this size)
+        let n = 200_000usize;
+        let gs: Vec<f64> = (0..n).map(|k| k as f64).collect();
+        let ge: Vec<f64> = (0..n).map(|k| (2 * n - k) as f64).collect();
+        let part: Vec<i64> = (0..n as i64).collect();
+        let phase = vec![3i8; n];
+        let inputs = Inputs {
+            gpu_start: &gs,
+            gpu_end: &ge,
+            worker: &[],
+            seg_start: &gs,
+            seg_end: &ge,
+            seg_phase: &phase,
+            seg_part: &part,
+        };
+        let s = busy_split(&inputs, &vec![0; n], &[3], 6, &[]);
+        assert_eq!(s.gpus, vec![0]);
+        assert_eq!(s.sums[3], (2 * n) as f64); // busy from 0 to 2n, all of it kernel
     }
 
     #[test]
