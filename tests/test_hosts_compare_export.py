@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import itertools
 import json
+import math
 import re
 from dataclasses import replace
 from datetime import timedelta
@@ -553,6 +555,47 @@ def test_a_run_without_lock_lines_compares_no_lock_share() -> None:
         assert f.before is None and f.after is not None and not f.moved, name
         assert f.shown(after=False) == "–"
     assert figures["kernel % of busy"].before is not None
+
+
+def test_the_proofs_of_many_logs_are_merged_as_one_by_one_insertion_merges_them() -> None:
+    """The logs' proofs were put among those before them one log at a time, a pass over all
+    so far for each: a log of 50,000 restarts took minutes. One sort gives the same list
+    (the one-by-one insertion, `merge_positions`, as the oracle), ties and all."""
+    from parsers.hosts import _merged_proofs
+    from parsers.model import NO_FIRST, ProofTable
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        tables = []
+        for _ in range(int(rng.integers(1, 6))):
+            n = int(rng.integers(0, 8))
+            names = tuple(f"job{int(x)}" for x in rng.integers(0, 5, n))
+            first = rng.integers(0, 4, n).astype(np.float64)
+            first[rng.random(n) < 0.2] = np.nan
+            table = ProofTable(
+                job=np.arange(n, dtype=np.int64),
+                kind=np.full(n, -1, dtype=np.int64),
+                partitions=rng.integers(1, 10, n),
+                first=first,
+                last=first + 1,
+                completed=rng.random(n) < 0.5,
+                seen=first + 2,
+                jobs=names,
+                kinds=(),
+            )
+            tables.append(table.in_key_order())
+        merged, hosts = _merged_proofs(tables)
+        # the oracle: each log's proofs, one by one, put after every proof before it of a
+        # key up to its own (insort_right), the key a proof's first SYNTH_START and job id
+        listed: list[tuple[float, str, int]] = []
+        for k, t in enumerate(tables):
+            for j, first in zip(t.job.tolist(), t.first.tolist(), strict=True):
+                key = float(NO_FIRST) if math.isnan(first) else first
+                bisect.insort_right(listed, (key, t.jobs[j], k), key=lambda e: e[:2])
+        want_names = [name for _, name, _ in listed]
+        want_hosts = [k for _, _, k in listed]
+        assert [merged.jobs[j] for j in merged.job.tolist()] == want_names
+        assert hosts.tolist() == want_hosts
 
 
 def test_a_longer_run_is_not_worse_for_its_gaps_being_more() -> None:
