@@ -15,7 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from parsers.breakdown import BUSY_KEYS, busy_breakdown, busy_split_ms, whole_run
+from parsers.breakdown import (
+    BUSY_KEYS,
+    BUSY_ORDER,
+    alloc_unprinted,
+    busy_breakdown,
+    busy_split_ms,
+    inferred_phases,
+    whole_run,
+)
 from parsers.model import (
     PHASE_KEYS,
     PHASE_NAMES,
@@ -400,7 +408,19 @@ def _other_data(model: LogModel, t0: float = -math.inf, t1: float = math.inf) ->
         out["window_ms"] = [t0 if math.isfinite(t0) else None, t1 if math.isfinite(t1) else None]
     # per GPU, where its busy time in the exported range went (a window's: busy_split.csv's)
     out["busy_split_ms"] = busy_splits(model, t0, t1)
+    # its phases that are estimates, and those its engine does not measure
+    out["busy_split_estimates"] = {model.gpu_label(g.gpu): _estimated(model, g) for g in model.gpus}
+    out["busy_split_unmeasured"] = {
+        model.gpu_label(g.gpu): [] if g.lock_printed else ["lock_wait", "pre_lock"]
+        for g in model.gpus
+    }
     return out
+
+
+def _estimated(model: LogModel, g: GpuStats) -> list[str]:
+    """The keys of `g`'s busy split the screens mark `≈`, in the split's order."""
+    inferred = inferred_phases(g, alloc_unprinted(model))
+    return [k for k, p in zip(BUSY_KEYS, BUSY_ORDER, strict=True) if p in inferred]
 
 
 def busy_splits(
@@ -656,8 +676,29 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
             )
     with batch.open(out[4]) as fh:
         w = _Numbers(fh)
-        w.writerow(["gpu", "timeline_busy_ms", *(f"{k}_ms" for k in BUSY_KEYS)])
+        w.writerow(
+            [
+                "gpu",
+                "timeline_busy_ms",
+                *(f"{k}_ms" for k in BUSY_KEYS),
+                "estimates",
+                "kernel_ms_least",
+                "kernel_ms_most",
+                "unmeasured",
+            ]
+        )
         splits = busy_splits(model)
         for g in model.gpus:
             label = model.gpu_label(g.gpu)
-            w.writerow([csv_text(label), g.busy_ms, *splits[label].values()])
+            least, most = (round(x, 3) for x in g.kernel_range_ms)
+            w.writerow(
+                [
+                    csv_text(label),
+                    g.busy_ms,
+                    *splits[label].values(),
+                    " ".join(_estimated(model, g)),
+                    least if g.kernel_is_estimate else "",
+                    most if g.kernel_is_estimate else "",
+                    "" if g.lock_printed else "lock_wait pre_lock",
+                ]
+            )
