@@ -874,7 +874,10 @@ def test_a_host_s_largest_gaps_carry_their_numbers_among_every_host_s(
             assert int(gpu) == int(model.gaps.gpu[i])
             assert int(n) == number[(f"{host.name}:GPU{gpu}", start)]
             shown_numbers.append(int(n))
+        # the title says how they are numbered (`20.` read as a list's twentieth line)
+        assert "Largest 4 gaps (numbered by size among every host's gaps)" in sec
     assert shown_numbers != [1, 2, 3, 4] * 2  # not each host's own ranks
+    assert "Largest 4 gaps of every host" in sections[-1]
 
 
 @pytest.mark.parametrize("width", [60, 80, None])

@@ -625,7 +625,9 @@ def report_renderables(
         gap_stats_table(gaps, s.gaps, encoding),
     ]
     listed = gaps.largest(top, min_gap_ms)
-    out.append(heading(largest_title(len(listed), min_gap_ms)))
+    # a host's section numbers its gaps as the list of every host's does (the viewer's)
+    ranked = "" if number_of is None else " (numbered by size among every host's gaps)"
+    out.append(heading(largest_title(len(listed), min_gap_ms, ranked)))
     out.extend(
         Prose(
             gap_lines(
@@ -643,7 +645,7 @@ def report_renderables(
 
 def largest_title(listed: int, min_gap_ms: int = 0, of: str = "") -> str:
     """`Largest 10 gaps (of at least 500 ms)`; `No gap` when none is listed (`of`: what they
-    are gaps of, ` of every host`)."""
+    are gaps of, ` of every host`, or how they are numbered)."""
     title = f"Largest {counted(listed, 'gap')}" if listed else "No gap"
     return title + of + (f" (of at least {duration(min_gap_ms)})" if min_gap_ms else "")
 
