@@ -70,10 +70,12 @@ class Figure:
 
     @property
     def delta_pct(self) -> float | None:
-        """The difference as a share of the value before (None when it was 0 or none, or
-        the run after has none)."""
+        """The difference as a share of the value before (None when it was 0 or none, a
+        duration under NOISE_MS, or the run after has none)."""
         if not self.before or self.after is None:
             return None
+        if self.unit == "ms" and abs(self.before) < NOISE_MS:
+            return None  # a share of a few ms is no proportion: p50 4 ms → 32.52 s, +812775 %
         return 100 * self.delta / self.before
 
     @property

@@ -510,7 +510,9 @@ def test_more_gpu_workers_show_as_verdicts() -> None:
     assert any(v.startswith("GPU0: ") for v in doc["verdicts"])
     for f in doc["figures"]:
         assert f["moved"] == (f["noise"] is not None and abs(f["delta"]) > f["noise"])
-        if f["before"]:
+        if f["unit"] == "ms" and f["before"] is not None and abs(f["before"]) < 20:
+            assert f["delta_pct"] is None  # a share of a few ms is no proportion
+        elif f["before"]:
             assert f["delta_pct"] == pytest.approx(100 * f["delta"] / f["before"], abs=1e-2)
 
 
@@ -596,6 +598,19 @@ def test_the_proofs_of_many_logs_are_merged_as_one_by_one_insertion_merges_them(
         want_hosts = [k for _, _, k in listed]
         assert [merged.jobs[j] for j in merged.job.tolist()] == want_names
         assert hosts.tolist() == want_hosts
+
+
+def test_a_duration_of_a_few_ms_before_has_no_percentage_change() -> None:
+    """`p50 rose 4 ms → 32.52 s (+812775 %)`: a share of a few ms says nothing. Under 20 ms
+    before, the difference is given in ms alone, in the table, the verdict and the JSON."""
+    from parsers.compare import Figure, fmt_delta
+
+    tiny = Figure("gaps", "p50", "ms", 4.0, 32_520.0, 20.0, "lower")
+    assert tiny.delta_pct is None and fmt_delta(tiny) == "+32.52 s"
+    assert tiny.verdict() == "gaps: p50 rose 4 ms → 32.52 s (+32.52 s): worse"
+    assert tiny.as_dict()["delta_pct"] is None
+    usual = Figure("gaps", "p50", "ms", 400.0, 600.0, 40.0, "lower")
+    assert usual.delta_pct == pytest.approx(50.0) and fmt_delta(usual) == "+200 ms (+50 %)"
 
 
 def test_a_longer_run_is_not_worse_for_its_gaps_being_more() -> None:
