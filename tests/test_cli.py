@@ -95,6 +95,7 @@ def test_workers_per_gpu_splits_a_stderr_only_log(
         (["x.log", "--workers-per-gpu", "0"], "must be 1 or more"),
         (["x.log", "--workers-per-gpu", "-3"], "must be 1 or more: -3"),
         (["x.log", "--json"], "--json goes with --report"),
+        (["a.log", "b.log", "--name", "", "--name", "b"], "--name: give a name (it is empty)"),
     ],
 )
 def test_bad_paths_and_options_exit_2_with_one_line(args: list[str], message: str) -> None:

@@ -65,6 +65,14 @@ def named_path(text: str) -> str:
     return text
 
 
+def host_name(text: str) -> str:
+    """An argparse type: a log's name (`--name`), not empty: it names its lanes and GPUs
+    (`:GPU0` named no host)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a name (it is empty)")
+    return text
+
+
 # a GPU runs a handful of workers; the core keeps worker numbers in 64 bits
 MAX_WORKERS_PER_GPU = 1 << 16
 
@@ -220,6 +228,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--name",
         action="append",
+        type=host_name,
         metavar="NAME",
         help="name a log's lanes (repeat once per log, in order; default: the file name); "
         "with --serve-metrics, the host label",
