@@ -1,16 +1,18 @@
 """Linear at scale: peak memory per million intervals, time per 1,000 workers, idle CPU.
 
 Run: python benchmarks/bench_scale.py [--intervals 1000000] [--workers 1000,10000,50000]
-    [--failing 300000]
+    [--failing 300000] [--nested 100000] [--restarts 40000]
 
-Two generated shapes (benchmarks/common.py): N GPU intervals one after the other on one
-worker, W workers, two to a GPU, three intervals each, each mapped to its GPU by the
-engine's stdout line, and F intervals on eight workers of one GPU of which one in ten failed
-(no GPU_END). Each figure is one run of a fresh process (its own peak RSS, from
-wait4): the text report, the JSON report, the trace and CSV exports, and the viewer
-(headless, following the log: time until the whole log is shown, its CPU while the log
-stays as it is, and how long `n` takes to select the first gap). Printed beside the figures
-first reported and those measured at 6685d5b on this machine (2 cores shared, so
+Generated shapes (cuzksim/scale_logs.py): N GPU intervals one after the other on one worker;
+W workers, two to a GPU, three intervals each, each mapped to its GPU by the engine's stdout
+line; F intervals on eight workers of one GPU of which one in ten failed (no GPU_END); and
+two hostile shapes, intervals of one worker nested each in the one before and a daemon that
+restarted R times (a run of one interval each, the same stamps). Each figure is one run of
+a fresh process (its own peak RSS, from wait4): the text report, the JSON report, the trace
+and CSV exports, and the viewer (headless, following the log: time until the whole log is
+shown, its CPU while the log stays as it is, and how long `n` takes to select the first
+gap). Printed beside the figures first reported and those measured at 6685d5b on this
+machine (2 cores shared, so
 times vary with the minute); nothing is asserted.
 """
 
@@ -30,7 +32,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import byte_compile, event_counts, positive_float
-from cuzksim.scale_logs import write_failing_log, write_many_workers_log, write_one_worker_log
+from cuzksim.scale_logs import (
+    write_failing_log,
+    write_many_workers_log,
+    write_nested_log,
+    write_one_worker_log,
+    write_restarts_log,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = Path("/tmp/cuzk-tui-bench/scale")
@@ -135,6 +143,28 @@ def measure_failing(n: int) -> None:
         seconds, peak, _ = run_measured(args)
         before = FAILING_BEFORE.get(name) if n == 300_000 else None
         shown = f"{before:.1f} s" if before is not None else "-"
+        print(f"  {name:<14} {shown:>16} {seconds:>7.2f}s {peak:>7,.0f} MB")
+
+
+# The hostile shapes before they were made n log n (seconds, peak MB), as the attack that
+# found them measured them at d49a6ca: the text report of the 100,000-deep nest, the JSON
+# report of the 40,000 restarts.
+HOSTILE_BEFORE = {("nested", 100_000): (43.0, 260), ("restarts", 40_000): (87.0, 904)}
+
+
+def measure_hostile(shape: str, n: int) -> None:
+    write = write_nested_log if shape == "nested" else write_restarts_log
+    log = _kept(f"{shape}-{n}.log", write, n)
+    what = "intervals nested in one another" if shape == "nested" else "daemon restarts"
+    print(f"\n{n:,} {what} ({log.stat().st_size / 1e6:.1f} MB)")
+    print(f"  {'':<14} {'before':>16} {'now':>8} {'peak':>10}")
+    for name, args in (
+        ("report text", cli("--report", str(log))),
+        ("report json", cli("--report", "--json", str(log))),
+    ):
+        seconds, peak, _ = run_measured(args)
+        before = HOSTILE_BEFORE.get((shape, n))
+        shown = f"{before[0]:.1f} s {before[1]} MB" if before is not None else "-"
         print(f"  {name:<14} {shown:>16} {seconds:>7.2f}s {peak:>7,.0f} MB")
 
 
@@ -271,6 +301,8 @@ def main() -> int:
     )
     ap.add_argument("--workers", type=event_counts, default=[1_000, 10_000, 50_000])
     ap.add_argument("--failing", type=event_counts, default=[300_000])
+    ap.add_argument("--nested", type=event_counts, default=[100_000])
+    ap.add_argument("--restarts", type=event_counts, default=[40_000])
     ap.add_argument("--idle-seconds", type=positive_float, default=10.0)
     ap.add_argument("--no-viewer", action="store_true", help="leave the viewer out")
     ap.add_argument("--no-export", action="store_true", help="leave the exports out")
@@ -287,6 +319,10 @@ def main() -> int:
         measure_workers(w, not args.no_viewer, args.idle_seconds)
     for n in args.failing:
         measure_failing(n)
+    for n in args.nested:
+        measure_hostile("nested", n)
+    for n in args.restarts:
+        measure_hostile("restarts", n)
     return 0
 
 

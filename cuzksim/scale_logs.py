@@ -4,6 +4,7 @@ benchmarks/bench_scale.py)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
 
@@ -80,4 +81,32 @@ def write_failing_log(path: Path, intervals: int, workers: int = 8, every: int =
                 out.write(b"".join(piece))
                 piece.clear()
         out.write(b"".join(piece))
+    return path
+
+
+def write_nested_log(path: Path, intervals: int) -> Path:
+    """A hostile shape: `intervals` GPU intervals of one worker, each begun inside the one
+    before and ended after it (every one under way at once, each on a sub-row of its own)."""
+    with path.open("wb") as out:
+        for k in range(intervals):
+            out.write(f"TIMELINE,{100 + k},GPU_START,j{k},worker=0,partition=0\n".encode())
+        for k in range(intervals):
+            end = f"TIMELINE,{100 + intervals + k},GPU_END,j{intervals - 1 - k},worker=0,"
+            out.write(f"{end}partition=0,gpu_ms=1\n".encode())
+    return path
+
+
+def write_restarts_log(path: Path, runs: int) -> Path:
+    """A hostile shape: a daemon that restarted `runs` times, each run one GPU interval,
+    every run's stamps the same (ties between the runs' proofs)."""
+    start = datetime(2026, 3, 16, 9)
+    with path.open("wb") as out:
+        for k in range(runs):
+            stamp = (start + timedelta(seconds=10 * k)).strftime("%Y-%m-%dT%H:%M:%S")
+            out.write(
+                f"{stamp}.000000Z  INFO cuzk_core::engine: starting cuzk engine "
+                "pipeline_enabled=true\n"
+                f"TIMELINE,100,GPU_START,job{k},worker=0,partition=0\n"
+                f"TIMELINE,200,GPU_END,job{k},worker=0,partition=0,gpu_ms=100\n".encode()
+            )
     return path

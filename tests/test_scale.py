@@ -17,7 +17,12 @@ from textual.widgets import Static
 
 from cuzksim.config import random_config
 from cuzksim.logs import simulate
-from cuzksim.scale_logs import worker_line, write_many_workers_log, write_one_worker_log
+from cuzksim.scale_logs import (
+    worker_line,
+    write_many_workers_log,
+    write_nested_log,
+    write_one_worker_log,
+)
 from parsers.builder import LogBuilder
 from parsers.export import trace_document, trace_events, write_trace
 from parsers.model import GpuStats, LogModel
@@ -202,24 +207,13 @@ async def test_the_lanes_of_a_large_ordinal_are_labelled_with_it(tmp_path: Path)
         assert not any(label.startswith("gpu0") for label in labels)
 
 
-def nested_log(n: int) -> bytes:
-    """`n` intervals of one worker, each inside the one before (a hostile shape: every one
-    under way at once, each on a sub-row of its own)."""
-    starts = [f"TIMELINE,{100 + i},GPU_START,j{i},worker=0,partition=0\n" for i in range(n)]
-    ends = [
-        f"TIMELINE,{100 + n + i},GPU_END,j{n - 1 - i},worker=0,partition=0,gpu_ms=1\n"
-        for i in range(n)
-    ]
-    return "".join(starts + ends).encode()
-
-
-def test_intervals_nested_deep_each_get_a_sub_row_and_the_whole_busy_time() -> None:
+def test_intervals_nested_deep_each_get_a_sub_row_and_the_whole_busy_time(tmp_path: Path) -> None:
     """Intervals nested 3,000 deep: the packing, the lanes and the busy split each passed
     over every sub-row (or every interval under way) at each step, quadratic (100,000 deep:
     37 s and `q` unanswered meanwhile; the Rust tests pack and sweep 200,000). Each interval
     is alone on a sub-row, in order, and the busy time is the span, all of it unknown."""
     n = 3000
-    model = load_bytes(nested_log(n))
+    model = load(write_nested_log(tmp_path / "nested.log", n))
     lanes = [lane for lane in model.lanes if lane.worker == 0]
     assert len(lanes) == n
     for lane in lanes:  # sub-row r holds interval r alone
