@@ -1,4 +1,5 @@
-"""Where each GPU's busy time went: its TIMELINE busy time split by phase, for any time range.
+"""Where each GPU's busy time went: its TIMELINE busy time split by phase, for any time range,
+and which of its phases the log leaves to inference (`≈`) or does not measure (`–`).
 
 Workers of one GPU overlap (one waits for the lock while another runs kernels), so each
 instant of busy time is given to one phase only, the first of BUSY_ORDER that is under way
@@ -12,20 +13,37 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from parsers import _core
-from parsers.model import PHASE_KEYS, Breakdown, GpuStats, Lane, LogModel, PartitionTable, Phase
+from parsers.model import (
+    PHASE_KEYS,
+    Breakdown,
+    GpuStats,
+    Lane,
+    LogModel,
+    Partition,
+    PartitionTable,
+    Phase,
+)
 
 __all__ = [
     "BUSY_KEYS",
     "BUSY_ORDER",
+    "LOCK_KEYS",
+    "LOCK_PHASES",
     "Breakdown",
     "add_breakdowns",
+    "alloc_unprinted",
     "busy_breakdown",
     "busy_split_ms",
     "clipped_split",
+    "estimated_keys",
+    "inferred_phases",
+    "interval_unmeasured",
     "lanes_breakdown",
     "lanes_by_gpu",
     "segments_split",
     "split_segments",
+    "unmeasured_keys",
+    "unmeasured_phases",
     "whole_run",
     "with_kernel",
 ]
@@ -221,14 +239,24 @@ def alloc_unprinted(model: LogModel) -> frozenset[int]:
 
 
 # the phases an engine that prints no lock line does not measure: its intervals' time before
-# the lock is unknown time (docs/analysis.md#phase-segments)
+# the lock is unknown time (docs/analysis.md#phase-segments); their keys in the JSON and CSV
 LOCK_PHASES = frozenset((Phase.PRE_LOCK, Phase.LOCK_WAIT))
+LOCK_KEYS = frozenset(PHASE_KEYS[p] for p in LOCK_PHASES)
 
 
 def unmeasured_phases(g: GpuStats) -> frozenset[Phase]:
     """The phases of `g`'s busy split its engine does not measure, written `–`, never 0:
     pre-lock and lock wait where it prints no lock line."""
     return frozenset() if g.lock_printed else LOCK_PHASES
+
+
+def interval_unmeasured(model: LogModel, part: Partition) -> frozenset[str]:
+    """The phase keys of interval `part` that nothing measured, written `–`: pre-lock and
+    lock wait where no lock line places its lock (its GPU's engine prints none, or its own
+    line was lost: the inspector says the lock is not placed), none else."""
+    stats = next((g for g in model.gpus if g.gpu == part.gpu), None)
+    printed = stats.lock_printed if stats is not None else True
+    return LOCK_KEYS if part.lock_acquired is None or not printed else frozenset()
 
 
 def unmeasured_keys(model: LogModel) -> dict[int, list[str]]:

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from parsers import _core
 from parsers.breakdown import (
     BUSY_KEYS,
+    LOCK_KEYS,
     busy_breakdown,
     busy_split_ms,
     estimated_keys,
@@ -216,6 +217,12 @@ class _Tables:
         floats = [(CSV_FLOAT, k) for k in range(6)]
         tail = [(INT, 6), (CSV_FLOAT, 6), (CSV_FLOAT, 7), (INT, 7), (INT, 8)]
         sums = [(ROUND3, 8 + k) for k in range(len(PHASE_KEYS))]
+        lock_columns = np.array([k for k, key in enumerate(PHASE_KEYS) if key in LOCK_KEYS])
+        # per GPU number, whether its log holds no lock line (`unmeasured_phases`)
+        lockless = np.zeros(int(t.gpu.max(initial=0)) + 1, dtype=bool)
+        for g in self.model.gpus:
+            if not g.lock_printed and g.gpu < len(lockless):
+                lockless[g.gpu] = True
 
         def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
             rows = keep[lo:hi]
@@ -233,7 +240,13 @@ class _Tables:
             ]
             floats = [getattr(t, c)[rows] for c in times]
             floats += [t.lock_acquired[rows], t.unlock[rows]]
-            floats += list(_phase_sums(self.model, rows).T)
+            sums = _phase_sums(self.model, rows)
+            # no lock line placed the lock: its pre-lock and lock wait are none, not 0
+            gpu = t.gpu[rows]
+            on_lockless = np.where(gpu >= 0, lockless[np.maximum(gpu, 0)], False)
+            unplaced = np.isnan(t.lock_acquired[rows]) | on_lockless
+            sums[np.ix_(unplaced, lock_columns)] = np.nan
+            floats += list(sums.T)
             return ints, [np.ascontiguousarray(f, dtype=np.float64) for f in floats]
 
         self._rows(fh, header, _template(ints + floats + tail + sums), len(keep), columns)

@@ -241,6 +241,10 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
     s = model.summary
     split = whole_run(model)
     estimated, unmeasured = estimated_keys(model), unmeasured_keys(model)
+
+    def unmeasured_of(gpu: int) -> list[str]:
+        return unmeasured.get(gpu, [])
+
     return {
         "schema": SCHEMA,
         "source": model.source,
@@ -274,7 +278,11 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "worker": w.worker,
                 "gpu": w.gpu,
                 "intervals": w.intervals,
-                "phases_ms": {k: round(v, 3) for k, v in w.phases_ms.items()},
+                # a phase its log does not measure (no lock line): null, never 0
+                "phases_ms": {
+                    k: None if k in unmeasured_of(w.gpu) else round(v, 3)
+                    for k, v in w.phases_ms.items()
+                },
             }
             for w in model.workers
         ],

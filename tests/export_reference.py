@@ -516,9 +516,12 @@ def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) ->
     failed = t.failed[lo:hi].tolist()
     lock, unlock = t.lock_acquired[lo:hi].tolist(), t.unlock[lo:hi].tolist()
     first, last = t.start_line[lo:hi].tolist(), t.end_line[lo:hi].tolist()
+    lockless = {g.gpu for g in model.gpus if not g.lock_printed}
     rows = []
     for j in range(hi - lo):
         i = lo + j
+        # no lock line placed its lock: pre-lock and lock wait are none, not 0
+        unplaced = math.isnan(lock[j]) or gpu[j] in lockless
         rows.append(
             [
                 i,
@@ -533,7 +536,10 @@ def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) ->
                 _num(unlock[j]),
                 first[j],
                 last[j],
-                *(round(x, 3) for x in phases[j]),
+                *(
+                    "" if unplaced and key in ("pre_lock", "lock_wait") else round(x, 3)
+                    for key, x in zip(PHASE_KEYS, phases[j], strict=True)
+                ),
             ]
         )
     return rows

@@ -331,10 +331,36 @@ def test_an_engine_without_lock_lines_shows_no_wait_it_did_not_measure() -> None
     done = int(np.flatnonzero(~np.isnan(old.parts.gpu_end))[0])
     text = " ".join(describe_interval(old, done).plain.split())
     assert "pre-lock – lock wait –" in text
-    assert "waited" not in text and "(inferred: this engine prints no lock line" in text
+    assert "waited" not in text and "(inferred: the log holds no lock line" in text
     current = read_log(SAMPLES / "p12-gw2-merged.log")
     assert all(g.lock_printed for g in current.gpus)
     t = current.parts
     waited = int(np.flatnonzero(~np.isnan(t.lock_acquired) & ~np.isnan(t.gpu_end))[0])
     text = " ".join(describe_interval(current, waited).plain.split())
     assert "lock wait –" not in text and "(lock wait), taken" in text and "inferred" not in text
+
+
+def test_every_inspector_writes_an_unplaced_lock_s_wait_as_unmeasured() -> None:
+    """The gap inspector still said `pre-lock 0ms lock wait 0ms` of the p9 engine's intervals
+    where the interval inspector said `–`; and on a current engine an interval whose own lock
+    line was lost said `lock wait 0 ms` over `lock not placed, its wait not known`. Wherever
+    no lock line places an interval's lock, both inspectors write its wait `–`."""
+    from cuzksim.logs import lose_lines
+    from tui.inspector import describe_gap
+    from tui.interval import describe_interval
+
+    old = read_log(SAMPLES / "p9-c6.log")
+    gap_text = " ".join(describe_gap(old, old.gaps[0]).plain.split())
+    assert "pre-lock –" in gap_text and "lock wait –" in gap_text
+    assert "pre-lock 0ms" not in gap_text
+    _, data = simulate(SimConfig(seed=2, proofs=6, gpus=1, gw=2, stdout="plain"))
+    lost = build(lose_lines(data, "lock", 0.5, seed=1))
+    assert all(g.lock_printed for g in lost.gpus)  # some lock lines came: the engine prints them
+    t = lost.parts
+    unplaced = np.flatnonzero(np.isnan(t.lock_acquired) & ~np.isnan(t.gpu_end))
+    placed = np.flatnonzero(~np.isnan(t.lock_acquired) & ~np.isnan(t.gpu_end))
+    assert len(unplaced) and len(placed)
+    text = " ".join(describe_interval(lost, int(unplaced[0])).plain.split())
+    assert "pre-lock – lock wait –" in text and "not placed, its wait not known" in text
+    text = " ".join(describe_interval(lost, int(placed[0])).plain.split())
+    assert "lock wait –" not in text and "(lock wait), taken" in text

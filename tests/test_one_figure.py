@@ -84,6 +84,13 @@ async def test_the_busy_split_is_one_figure_everywhere(
     capsys.readouterr()
     with (out / "busy_split.csv").open(newline="") as fh:
         rows = {row["gpu"]: row for row in csv.DictReader(fh)}
+    with (out / "intervals.csv").open(newline="") as fh:
+        intervals = list(csv.DictReader(fh))
+    # an interval whose lock no lock line placed: its pre-lock and lock wait are empty
+    lockless = {model.gpu_label(g.gpu) for g in model.gpus if not g.lock_printed}
+    for row in intervals:
+        unplaced = row["lock_acquired"] == "" or row["gpu"] in lockless
+        assert (row["pre_lock_ms"] == row["lock_wait_ms"] == "") == unplaced, row
     other = json.loads(trace.read_text())["otherData"]
     traced = other["busy_split_ms"]
 
@@ -112,6 +119,9 @@ async def test_the_busy_split_is_one_figure_everywhere(
         assert rows[label]["unmeasured"].split() == dashed
         assert other["busy_split_unmeasured"][label] == dashed
         assert all(ms[k] == 0 for k in dashed)  # their time is unknown's
+        for wj in doc["workers"]:  # a worker's too: null, never 0
+            if wj["gpu"] == g.gpu:
+                assert sorted(k for k, v in wj["phases_ms"].items() if v is None) == sorted(dashed)
         # the phases that are estimates (the screens' `≈`) are said in each export
         inferred = inferred_phases(g, alloc_unprinted(model))
         keys = [k for k, p in zip(BUSY_KEYS, BUSY_ORDER, strict=True) if p in inferred]

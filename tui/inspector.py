@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from parsers.breakdown import interval_unmeasured
 from parsers.durations import duration, offset
 from parsers.hosts import reader_for
 from parsers.model import NAMES_BY_KEY, PHASE_KEYS, Gap, GapSide, LogModel
@@ -90,8 +91,9 @@ def _side_block(model: LogModel, title: str, side: GapSide) -> Text:
             f" → {when(model, part.gpu_end, part.gpu)}"
             f"  ({lasted(part.gpu_end - part.gpu_start)})\n"
         )
+    unmeasured = interval_unmeasured(model, part)  # no wait of 0 that nothing measured
     phases = "  ".join(
-        glued(*NAMES_BY_KEY[k].split(), lasted(part.phases_ms[k]))
+        glued(*NAMES_BY_KEY[k].split(), "–" if k in unmeasured else lasted(part.phases_ms[k]))
         for k in PHASE_KEYS
         if k != "unknown" or part.phases_ms[k] > 0
     )

@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Static
 
+from parsers.breakdown import interval_unmeasured
 from parsers.durations import duration
 from parsers.hosts import reader_for
 from parsers.model import I64, NAMES_BY_KEY, PHASE_KEYS, PHASE_NAMES, Gap, LogModel, Partition
@@ -21,7 +22,6 @@ from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, gpu_name, lasted, when
 from tui.lanes import abbreviate, shown_id
 from tui.prose import HANG, Prose, glued
-from tui.report import LOCK_KEYS
 from tui.screens import QUIT_BINDINGS, SafeModal
 
 # an interval's raw lines beyond twice this many: its first and its last this many are shown
@@ -187,16 +187,16 @@ def describe_interval(model: LogModel, index: int) -> Text:
         text.append("  completed\n")
     else:
         text.append(f"none: {_state(part)}\n", style="yellow")
-    stats = next((g for g in model.gpus if g.gpu == part.gpu), None)
-    lock_printed = stats is None or stats.lock_printed
-    _phases(text, part, lock_printed)
-    _lock(text, model, part, lock_printed)
+    unmeasured = interval_unmeasured(model, part)
+    _phases(text, part, unmeasured)
+    # a lock placed with no lock line: back from the end of the kernels
+    _lock(text, model, part, inferred=bool(unmeasured) and part.lock_acquired is not None)
     _queue(text, model, part)
     _segments(text, part)
     return text
 
 
-def _phases(text: Text, part: Partition, lock_printed: bool) -> None:
+def _phases(text: Text, part: Partition, unmeasured: frozenset[str]) -> None:
     text.append("\nphases", style="bold")
     # docs/analysis.md#phase-segments: an interval's segments tile it
     text.append(
@@ -207,12 +207,12 @@ def _phases(text: Text, part: Partition, lock_printed: bool) -> None:
     )
     for k in PHASE_KEYS:
         if k != "unknown" or part.phases_ms[k] > 0:
-            # an engine that prints no lock line measures no time before the lock
-            shown = "–" if k in LOCK_KEYS and not lock_printed else duration(part.phases_ms[k])
+            # no lock line placed the lock: no time before it was measured
+            shown = "–" if k in unmeasured else duration(part.phases_ms[k])
             text.append(f"  {NAMES_BY_KEY[k]:<10} {shown:>9}\n")
 
 
-def _lock(text: Text, model: LogModel, part: Partition, lock_printed: bool) -> None:
+def _lock(text: Text, model: LogModel, part: Partition, inferred: bool) -> None:
     _label(text, "lock")
     if part.lock_acquired is None:
         # no wait of 0: a wait nothing measured (the unknown time may hold it). No lock line,
@@ -222,13 +222,13 @@ def _lock(text: Text, model: LogModel, part: Partition, lock_printed: bool) -> N
             style="dim",
         )
         return
-    if lock_printed:
+    if not inferred:
         text.append(f"{glued('waited', lasted(part.phases_ms['lock_wait']))} (lock wait), ")
     text.append(glued("taken", when(model, part.lock_acquired, part.gpu)))
-    if not lock_printed:
+    if inferred:
         # placed back from the end of the kernels (docs/analysis.md#phase-segments): when
         # the lock was taken is inferred, how long it was waited for is not known
-        text.append(" (inferred: this engine prints no lock line; the wait is not measured)")
+        text.append(" (inferred: the log holds no lock line; the wait is not measured)")
     if part.unlock is not None:
         text.append(f", {glued('released', when(model, part.unlock, part.gpu))}")
         text.append(f" ({glued('held', lasted(part.unlock - part.lock_acquired))})")

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from parsers.breakdown import (
     BUSY_ORDER,
-    LOCK_PHASES,
+    LOCK_KEYS,
     alloc_unprinted,
     inferred_phases,
     unmeasured_phases,
@@ -329,15 +329,10 @@ def busy_split_table(model: LogModel) -> RenderableType:
         return f"{about}{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
 
     table = _busy_split_table(model, shown, cell)
-    notes = []
-    if any(g.kernel_is_estimate for g in shown):
-        notes.append(Text(ESTIMATED_SPLIT, style="dim"))
-    lockless = [g.gpu for g in shown if not g.lock_printed]
-    if lockless:
-        notes.append(
-            Text("  " + NO_LOCK_LINE.format(gpus=_gpus_named(model, lockless)), style="dim")
-        )
-    return Group(table, *notes) if notes else table
+    # its `–` (no lock line) is said under the per-worker table, which comes next
+    if not any(g.kernel_is_estimate for g in shown):
+        return table
+    return Group(table, Text(ESTIMATED_SPLIT, style="dim"))
 
 
 # under the busy split, where a GPU's kernel busy is an estimate
@@ -352,12 +347,13 @@ HIDDEN_ALLOC = (
 )
 
 
-# under the per-worker phases, where a GPU's kernel busy is an estimate
-# under the per-worker table (and the busy split), where an engine prints no lock line
+# under the per-worker table, where the log holds no lock line (the busy split's `–` too)
 NO_LOCK_LINE = (
-    "pre-lock and lock wait are – ({gpus}): this engine prints no lock line, so the time "
-    "before the GPU lock is not measured; it is in unknown"
+    "pre-lock and lock wait are – ({gpus}): the log holds no lock line (an engine before "
+    "2026-03-13, or a capture without its C++ lines), so the time before the GPU lock is not "
+    "measured; it is in unknown"
 )
+# under the per-worker phases, where a GPU's kernel busy is an estimate
 PLACED_KERNEL = (
     "kernel {gpus}: the time the timing lines place; its kernel busy is an estimate (≈ in "
     "the busy split), and the unknown time here may hold more"
@@ -416,10 +412,6 @@ def _phase_keys(model: LogModel) -> list[str]:
 
 def _phase_cell(ms: float, total: float, measured: bool = True) -> str:
     return f"{duration(ms, 'cell')} {100 * ms / total:4.1f}%" if measured else "–"
-
-
-# the phase keys an engine that prints no lock line does not measure (a worker's `–`)
-LOCK_KEYS = frozenset(PHASE_KEYS[p] for p in LOCK_PHASES)
 
 
 def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:

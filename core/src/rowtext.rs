@@ -22,7 +22,8 @@ pub enum Value {
     JsonFloat,
     /// A float column as Python's csv writes one, NaN being none (the null text).
     CsvFloat,
-    /// A float column rounded to 3 decimals, as Python's `round(x, 3)`, then as csv writes it.
+    /// A float column rounded to 3 decimals, as Python's `round(x, 3)`, then as csv writes it;
+    /// NaN being none (the null text).
     Round3,
     /// An integer column; `i64::MIN` is none (the null text).
     IntOrNone,
@@ -163,7 +164,7 @@ impl RowText {
             let x = rows.floats.get(field.column).ok_or_else(missing)?[r];
             match field.value {
                 Value::JsonFloat => push_json_float(out, x),
-                Value::CsvFloat if x.is_nan() => out.extend_from_slice(&self.null),
+                Value::CsvFloat | Value::Round3 if x.is_nan() => out.extend_from_slice(&self.null),
                 Value::CsvFloat => push_csv_number(out, x),
                 _ => push_csv_number(out, round3(x)),
             }
