@@ -374,10 +374,12 @@ class LogBuilder(Run):
                 the builder cannot be fed again.
             drawn: with the lanes and the synthesis steps (the JSON report does without).
         """
+        # the input's end first: only then is every run known (lines held back to tell the
+        # capture's form may hold a restart: counted before, a second run's report failed
+        # on columns already handed over)
+        self.finish()
         if release and self._final is None and self._core.run_count() == 1:
             self._final = self._wrap(*self._core.hand_over())
-        else:
-            self.finish()
         return self.snapshot(finished=True, drawn=drawn)
 
     def columns(self) -> Columns:

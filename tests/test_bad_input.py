@@ -205,3 +205,51 @@ def test_a_log_without_gpu_intervals_says_why() -> None:
     console = Console(record=True, width=100)
     print_report(build(data), console)
     assert "CUZK_DISABLE_SPLIT_PROVE" in console.export_text()
+
+
+def test_a_run_captured_with_a_prefix_after_one_without_is_read_as_it_comes() -> None:
+    """Two captures put end to end: a run with no line prefix, then a restarted daemon's
+    run whose every line carries a container's time stamp. Decided plain from the first
+    lines, the reader took the second run's lines for one cut line and held all of them to
+    the end: the report failed (`the records were handed over`) and the viewer never showed
+    the second run. A prefix before a daemon line is taken off; the run is read as it comes,
+    as it is read alone."""
+    from cuzksim.config import SimConfig
+    from cuzksim.logs import simulate
+    from parsers import _core
+    from parsers.load import model_of_bytes
+    from parsers.report import report_dict
+
+    _, first = simulate(SimConfig(seed=3, proofs=3, gpus=1, gw=1, stdout="ansi"))
+    _, second = simulate(SimConfig(seed=4, proofs=3, gpus=1, gw=1, stdout="ansi", capture="docker"))
+    assert not first.startswith(b"2026") and second.startswith(b"2026")
+    scanner = _core.Scanner(None)
+    scanner.feed(first + second)  # no end of input yet: a follower's view
+    assert scanner.run_count() == 2
+    assert scanner.counts().timeline == second.count(b"TIMELINE,")
+    both = model_of_bytes(first + second, "both.log")  # the report's read, handing over
+    assert both.restarted and both.summary.proofs_completed == 3 + 3
+    alone = report_dict(model_of_bytes(second, "b.log"))
+    builder = LogBuilder(source="both.log")
+    builder.feed(first + second)
+    last = report_dict(builder.build_runs()[-1])
+    for key in ("summary", "gpus", "workers", "lines"):
+        assert last[key] == alone[key], key
+
+
+def test_a_cut_line_is_not_held_past_its_wait_whatever_follows() -> None:
+    """Lines each looking like the rest of a cut line with another line cut into it (a
+    prefix no capture has, before a TIMELINE line) were all added to the one cut line and
+    read only at the end of the input. Past FRAGMENT_WAIT_LINES (16) the cut line is taken
+    as it is and the lines come."""
+    from parsers import _core
+
+    lines = b"".join(
+        b"2026-03-16Tnot-a-time TIMELINE,%d,GPU_START,j%d,worker=0,partition=0\n" % (k, k)
+        for k in range(200)
+    )
+    scanner = _core.Scanner(None)
+    scanner.feed(lines)
+    assert scanner.counts().timeline >= 200 - 2 * 17
+    scanner.finish()
+    assert scanner.counts().timeline == 200

@@ -623,7 +623,15 @@ impl Reader {
         }
         let mut line = raw.strip_suffix(b"\r").unwrap_or(raw);
         let capture = self.capture;
-        if capture != Capture::Plain {
+        if capture == Capture::Plain {
+            if let Some((n, wall)) = self.later_prefix(line) {
+                // a capture's prefix on a log that began without one (a restarted daemon
+                // captured anew): taken off where a daemon line follows it
+                out.items.push(Item::Prefix(Some(wall)));
+                self.prefixed = true;
+                line = &line[n..];
+            }
+        } else {
             let mut found = false;
             if !(line.starts_with(TIMELINE)
                 || line.starts_with(b"CUZK_")
@@ -642,20 +650,30 @@ impl Reader {
             }
         }
         if let Some(frag) = self.fragment.as_mut() {
-            if !text::line_start_at(line, 0) {
-                // the rest of the cut line (itself perhaps cut again by another line)
-                if let Some(m) = text::find_line_start(line, 1) {
+            let inner = (!text::line_start_at(line, 0)).then(|| text::find_line_start(line, 1));
+            match inner {
+                // more of the cut line, and a line cut into it: held a while (a log whose
+                // every line looks so, a capture's prefix it does not know, is not held
+                // to its end: the cut line is taken as it is past FRAGMENT_WAIT_LINES)
+                Some(Some(m)) if frag.inners.len() < FRAGMENT_WAIT_LINES => {
                     frag.head.extend_from_slice(&line[..m]);
                     frag.inners.push((line[m..].to_vec(), line_no));
                     return;
                 }
-                let frag = self.fragment.take().expect("a fragment");
-                out.items.push(Item::Spliced);
-                let mut whole = frag.head;
-                whole.extend_from_slice(line);
-                self.rejoined(&whole, frag.line_no, frag.inners, out);
-                return;
+                Some(Some(_)) => self.flush_fragment(out),
+                // the rest of the cut line
+                Some(None) => {
+                    let frag = self.fragment.take().expect("a fragment");
+                    out.items.push(Item::Spliced);
+                    let mut whole = frag.head;
+                    whole.extend_from_slice(line);
+                    self.rejoined(&whole, frag.line_no, frag.inners, out);
+                    return;
+                }
+                None => {}
             }
+        }
+        if let Some(frag) = self.fragment.as_mut() {
             let m = text::find_line_start(line, 1);
             if frag.inners.len() < FRAGMENT_WAIT_LINES
                 && m.is_none_or(|m| !text::plausible_head(&line[..m]))
@@ -710,6 +728,27 @@ impl Reader {
                 }
             }
         }
+    }
+
+    /// Where a daemon line begins after a capture's prefix on a line of a log decided plain
+    /// (None: no prefix, or none before a daemon line). Most lines of a plain log are let
+    /// go at their first bytes: a daemon line's own head, or a stdout line's time followed
+    /// by its level's padding (`…Z  INFO`).
+    fn later_prefix(&self, line: &[u8]) -> Option<(usize, Option<Wall>)> {
+        let first = *line.first()?;
+        if !(first.is_ascii_digit() || first.is_ascii_uppercase()) || line.starts_with(b"CUZK_") {
+            return None;
+        }
+        if line.starts_with(TIMELINE) {
+            return None;
+        }
+        let space = memchr::memchr(b' ', &line[..line.len().min(48)])?;
+        if first.is_ascii_digit() && line.get(space + 1) == Some(&b' ') {
+            return None; // a plain stdout line's own time
+        }
+        let year = self.year.unwrap_or_else(current_year);
+        let (n, wall) = text::capture_prefix(line, year)?;
+        text::line_start_at(line, n).then_some((n, wall))
     }
 
     /// Decide from the first lines whether the capture puts a prefix on every line.
