@@ -893,6 +893,12 @@ def test_a_host_s_largest_gaps_carry_their_numbers_among_every_host_s(
         assert "Largest 4 gaps (numbered by size among every host's gaps)" in sec
     assert shown_numbers != [1, 2, 3, 4] * 2  # not each host's own ranks
     assert "Largest 4 gaps of every host" in sections[-1]
+    from tui.report import largest_title
+
+    assert largest_title(0, 60_000, said="numbered so") == "No gap (of at least 1m00s)"
+    assert largest_title(3, 500, said="numbered so") == (
+        "Largest 3 gaps (of at least 500 ms; numbered so)"
+    )
 
 
 @pytest.mark.parametrize("width", [60, 80, None])

@@ -618,8 +618,8 @@ def report_renderables(
     ]
     listed = gaps.largest(top, min_gap_ms)
     # a host's section numbers its gaps as the list of every host's does (the viewer's)
-    ranked = "" if number_of is None else " (numbered by size among every host's gaps)"
-    out.append(heading(largest_title(len(listed), min_gap_ms, ranked)))
+    ranked = "numbered by size among every host's gaps" if number_of is not None else ""
+    out.append(heading(largest_title(len(listed), min_gap_ms, said=ranked)))
     out.extend(
         Prose(
             gap_lines(
@@ -635,11 +635,15 @@ def report_renderables(
     return out
 
 
-def largest_title(listed: int, min_gap_ms: int = 0, of: str = "") -> str:
-    """`Largest 10 gaps (of at least 500 ms)`; `No gap` when none is listed (`of`: what they
-    are gaps of, ` of every host`, or how they are numbered)."""
+def largest_title(listed: int, min_gap_ms: int = 0, of: str = "", said: str = "") -> str:
+    """`Largest 10 gaps (of at least 500 ms; numbered …)`; `No gap` when none is listed
+    (`of`: what they are gaps of, ` of every host`; `said`: how the listed ones are
+    numbered)."""
     title = f"Largest {counted(listed, 'gap')}" if listed else "No gap"
-    return title + of + (f" (of at least {duration(min_gap_ms)})" if min_gap_ms else "")
+    words = [f"of at least {duration(min_gap_ms)}"] if min_gap_ms else []
+    if listed and said:
+        words.append(said)
+    return title + of + (f" ({'; '.join(words)})" if words else "")
 
 
 def _lines_read(model: LogModel) -> Text:
