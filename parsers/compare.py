@@ -281,6 +281,15 @@ def _estimate_range(g: GpuStats) -> tuple[float, float] | None:
     return 100 * lo, 100 * hi
 
 
+def _busy_range(g: GpuStats) -> tuple[float, float] | None:
+    """The range of `g`'s kernel busy time as a share of its busy time in points, where the
+    log leaves it an estimate (the busy split's `≈`)."""
+    if not g.kernel_is_estimate or not g.busy_ms:
+        return None
+    lo, hi = g.kernel_range_ms
+    return 100 * lo / g.busy_ms, min(100.0, 100 * hi / g.busy_ms)
+
+
 def _percent(share: float | None) -> float | None:
     return None if share is None else 100 * share
 
@@ -362,6 +371,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
         )
         for name, phase in SPLIT:
             doubt = unknown + (kernel_widths if phase == Phase.KERNEL else 0.0)
+            kernel = phase == Phase.KERNEL
             figures.append(
                 Figure(
                     section,
@@ -370,7 +380,9 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                     _share(ba, ga, phase),
                     _share(bb, gb, phase),
                     max(NOISE_POINTS, doubt),
-                    "higher" if phase == Phase.KERNEL else "lower",
+                    "higher" if kernel else "lower",
+                    _busy_range(ga) if kernel else None,
+                    _busy_range(gb) if kernel else None,
                 )
             )
         # how much of the busy time no line explains: what every share above is short of

@@ -534,10 +534,19 @@ def test_an_estimated_kernel_figure_is_compared_with_its_range() -> None:
         lo, hi = g.kernel_util_range
         assert f["before_range"] == [round(100 * lo, 6), round(100 * hi, 6)]
         assert f["after_range"] is None
+    # its share of busy too (the busy split's ≈), its range holding the estimate
+    busy = [f for f in doc["figures"] if f["figure"] == "kernel % of busy"]
+    for f, g in zip(busy, lost.gpus, strict=True):
+        lo, hi = f["before_range"]
+        assert lo <= f["before"] <= hi and f["after_range"] is None
+        assert lo == pytest.approx(100 * g.kernel_range_ms[0] / g.busy_ms, abs=1e-5)
     console = Console(width=120, file=io.StringIO(), record=True)
     console.print(*compare_renderables(lost, whole))
     rows = [line for line in console.export_text().splitlines() if "kernel % of span" in line]
     assert len(rows) == 2
+    assert all(
+        "≈" in line for line in console.export_text().splitlines() if "kernel % of busy" in line
+    )
     for row, g in zip(rows, lost.gpus, strict=True):
         lo, hi = g.kernel_util_range
         shown = re.search(r"≈(\d+) % \((\d+)–(\d+) %\)", row)
