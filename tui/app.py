@@ -10,6 +10,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -155,6 +156,16 @@ BUSY_SPLIT_NOTICE = "busy split"
 VIEW_NOTICES = frozenset({BUSY_SPLIT_NOTICE})
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A notification the app gave, as given, and until when it shows."""
+
+    message: str
+    title: str
+    severity: SeverityLevel
+    until: float  # time.monotonic()
+
+
 class CuzkApp(App[None]):
     """cuzk-tui: why is the GPU not busier?"""
 
@@ -243,6 +254,7 @@ class CuzkApp(App[None]):
         self._screenshots_due = 0  # screenshots asked for, not yet taken
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
+        self._notices: list[Notice] = []  # what notify gave (`_drop_view_notices`)
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
         self._up = False  # mounted, not yet unmounting
         self._switch_interval: float | None = None
@@ -1152,13 +1164,19 @@ class CuzkApp(App[None]):
     def _drop_view_notices(self, screen: Screen[Any] | None) -> None:
         """A screen opened over the view (`screen`; None: the inspector beside it): the
         notices about the view (what `b`'s shares are of) are taken down, not left over it;
-        warnings and errors stay."""
+        warnings and errors stay (shown again, for the time they had left)."""
         if screen is self.screen_stack[0]:
             return
-        # Textual keeps the notifications shown in `_notifications` (textual~=8.2.8)
-        for notice in list(self._notifications):
-            if notice.title in VIEW_NOTICES and notice.severity == "information":
-                self._unnotify(notice)
+        now = time.monotonic()
+        live = [n for n in self._notices if n.until > now]
+        if not any(n.title in VIEW_NOTICES and n.severity == "information" for n in live):
+            self._notices = live
+            return
+        self.clear_notifications()
+        self._notices = []
+        for n in live:
+            if not (n.title in VIEW_NOTICES and n.severity == "information"):
+                self.notify(n.message, title=n.title, severity=n.severity, timeout=n.until - now)
 
     def notify(
         self,
@@ -1171,8 +1189,11 @@ class CuzkApp(App[None]):
     ) -> None:
         """Every notification (a widget's too) as literal, visible text: messages quote typed
         queries, paths and errors, which are neither markup nor terminal controls. Its lines
-        are the message's own: each is made visible, the line breaks kept."""
+        are the message's own: each is made visible, the line breaks kept. Each is noted, so
+        that a screen opened over the view can take down the view's own."""
         lines = "\n".join(visible(line) for line in message.split("\n"))
+        shown = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        self._notices.append(Notice(message, title, severity, time.monotonic() + shown))
         super().notify(
             lines, title=visible(title), severity=severity, timeout=timeout, markup=False
         )
