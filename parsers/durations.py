@@ -87,7 +87,11 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
 
 def estimate_pct(mid: float, lo: float, hi: float) -> str:
     """`≈31 % (26–36 %)`: an estimate of a share and the range the log allows, in whole
-    percents, the range rounded outwards so that what is shown still holds the truth."""
-    low = math.floor(100 * lo + 1e-9)
-    high = math.ceil(100 * hi - 1e-9)
-    return f"≈{100 * mid:.0f} % ({low}–{high} %)"
+    percents, or tenths where the range is under a point wide (`≈62.4 % (62.3–62.6 %)`, not
+    `62–63 %`), the range rounded outwards so that what is shown still holds the truth."""
+    scale = 1000 if hi - lo < 0.01 else 100
+    low = math.floor(scale * lo + 1e-9) / (scale / 100)
+    high = math.ceil(scale * hi - 1e-9) / (scale / 100)
+    if scale == 100:
+        return f"≈{100 * mid:.0f} % ({low:.0f}–{high:.0f} %)"
+    return f"≈{100 * mid:.1f} % ({low:.1f}–{high:.1f} %)"
