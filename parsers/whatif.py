@@ -151,7 +151,7 @@ class GpuFigures:
     kernel_range: tuple[float, float] | None = None
     # the log's own kernel figure, where the log leaves it an estimate: the range it allows
     # (docs/analysis.md#kernel_util_range); the baseline's only
-    kernel_estimate: tuple[float, float] | None = None
+    kernel_log_range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +273,7 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
                 label(g.gpu),
                 g.timeline_util,
                 g.kernel_util,
-                kernel_estimate=g.kernel_util_range if g.kernel_is_estimate else None,
+                kernel_log_range=g.kernel_util_range if g.kernel_is_estimate else None,
             )
             for g in model.gpus
         ),
@@ -467,8 +467,8 @@ def _gpu_dicts(figures: Figures) -> list[dict[str, Any]]:
         if g.timeline_range is not None and g.kernel_range is not None:
             d["timeline_util_range"] = [round(x, 6) for x in g.timeline_range]
             d["kernel_util_range"] = [round(x, 6) for x in g.kernel_range]
-        if g.kernel_estimate is not None:  # the log's: as its report's kernel_util_range
-            d["kernel_util_range"] = [round(x, 6) for x in g.kernel_estimate]
+        if g.kernel_log_range is not None:  # the log's: as its report's kernel_util_range
+            d["kernel_util_range"] = [round(x, 6) for x in g.kernel_log_range]
         out.append(d)
     return out
 
@@ -547,7 +547,7 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
     for k, g in enumerate(p.baseline.gpus):
         for what_util, key in (("TIMELINE", "timeline"), ("kernel", "kernel")):
             logged = _pct(getattr(g, key + "_util"))
-            if key == "kernel" and g.kernel_estimate is not None:
+            if key == "kernel" and g.kernel_log_range is not None:
                 logged = "≈" + logged
             row = f"{g.label + ' ' + what_util:<22}{logged:>10}"
             if rep is not None and k < len(rep.gpus):
@@ -558,9 +558,9 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
                 row += f"  {_pct_range(getattr(pg, key + '_range'))}"
             lines.append(row.rstrip())
     guessed = [
-        f"{g.label} {estimate_pct(g.kernel_util, *g.kernel_estimate)}"
+        f"{g.label} {estimate_pct(g.kernel_util, *g.kernel_log_range)}"
         for g in p.baseline.gpus
-        if g.kernel_estimate is not None
+        if g.kernel_log_range is not None
     ]
     if guessed:
         said = f"≈ the log leaves the kernel figure an estimate: {', '.join(guessed)}"
