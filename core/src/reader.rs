@@ -159,6 +159,9 @@ pub struct Reader {
     fragment: Option<Fragment>,
     prefixed: bool, // the last Prefix item told of a prefix
     capture: Capture,
+    /// Decided plain, the last physical line began with a capture's prefix before a daemon
+    /// line (`later_prefix`): a second such line in a row is a capture's, not a cut line's.
+    later: bool,
     votes: [u32; 2],
     jobs: JobNumbers,
     /// Where the lines start, and the last bytes read.
@@ -624,13 +627,16 @@ impl Reader {
         let mut line = raw.strip_suffix(b"\r").unwrap_or(raw);
         let capture = self.capture;
         if capture == Capture::Plain {
-            if let Some((n, wall)) = self.later_prefix(line) {
-                // a capture's prefix on a log that began without one (a restarted daemon
-                // captured anew): taken off where a daemon line follows it
+            // a capture's prefix on a log that began without one (a restarted daemon captured
+            // anew): taken off where a daemon line follows it on two lines in a row (one
+            // such line alone is as likely a line cut after its time by another)
+            let later = self.later_prefix(line);
+            if let (Some((n, wall)), true) = (later, self.later) {
                 out.items.push(Item::Prefix(Some(wall)));
                 self.prefixed = true;
                 line = &line[n..];
             }
+            self.later = later.is_some();
         } else {
             let mut found = false;
             if !(line.starts_with(TIMELINE)
