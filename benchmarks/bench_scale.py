@@ -132,18 +132,25 @@ def failing(n: int) -> Path:
 FAILING_BEFORE = {"report text": 11.4, "report json": 11.4}
 
 
-def measure_failing(n: int) -> None:
-    log = failing(n)
-    print(f"\n{n:,} intervals on 8 workers, one in ten failed ({log.stat().st_size / 1e6:.0f} MB)")
-    print(f"  {'':<14} {'3380231 at 300k':>16} {'now':>8} {'peak':>10}")
+def measure_reports(log: Path, title: str, head: str, before: Callable[[str], str]) -> None:
+    """Both reports of `log`, each beside what `before` says it was (by report name)."""
+    print(f"\n{title} ({log.stat().st_size / 1e6:.1f} MB)")
+    print(f"  {'':<14} {head:>16} {'now':>8} {'peak':>10}")
     for name, args in (
         ("report text", cli("--report", str(log))),
         ("report json", cli("--report", "--json", str(log))),
     ):
         seconds, peak, _ = run_measured(args)
-        before = FAILING_BEFORE.get(name) if n == 300_000 else None
-        shown = f"{before:.1f} s" if before is not None else "-"
-        print(f"  {name:<14} {shown:>16} {seconds:>7.2f}s {peak:>7,.0f} MB")
+        print(f"  {name:<14} {before(name):>16} {seconds:>7.2f}s {peak:>7,.0f} MB")
+
+
+def measure_failing(n: int) -> None:
+    def before(name: str) -> str:
+        seconds = FAILING_BEFORE.get(name) if n == 300_000 else None
+        return f"{seconds:.1f} s" if seconds is not None else "-"
+
+    title = f"{n:,} intervals on 8 workers, one in ten failed"
+    measure_reports(failing(n), title, "3380231 at 300k", before)
 
 
 # The hostile shapes before they were made n log n (seconds, peak MB), as the attack that
@@ -156,16 +163,9 @@ def measure_hostile(shape: str, n: int) -> None:
     write = write_nested_log if shape == "nested" else write_restarts_log
     log = _kept(f"{shape}-{n}.log", write, n)
     what = "intervals nested in one another" if shape == "nested" else "daemon restarts"
-    print(f"\n{n:,} {what} ({log.stat().st_size / 1e6:.1f} MB)")
-    print(f"  {'':<14} {'before':>16} {'now':>8} {'peak':>10}")
-    for name, args in (
-        ("report text", cli("--report", str(log))),
-        ("report json", cli("--report", "--json", str(log))),
-    ):
-        seconds, peak, _ = run_measured(args)
-        before = HOSTILE_BEFORE.get((shape, n))
-        shown = f"{before[0]:.1f} s {before[1]} MB" if before is not None else "-"
-        print(f"  {name:<14} {shown:>16} {seconds:>7.2f}s {peak:>7,.0f} MB")
+    known = HOSTILE_BEFORE.get((shape, n))
+    shown = f"{known[0]:.1f} s {known[1]} MB" if known is not None else "-"
+    measure_reports(log, f"{n:,} {what}", "d49a6ca", lambda name: shown)
 
 
 def measure_intervals(n: int, viewer: bool, export: bool, idle_s: float) -> None:

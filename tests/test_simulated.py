@@ -6,6 +6,7 @@ import io
 import math
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -15,6 +16,7 @@ from cuzksim import reference as ref
 from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
 from parsers.durations import duration
+from parsers.model import LogModel
 
 CONFIGS = [
     SimConfig(seed=21, proofs=6, gpus=1, gw=1, stdout="none"),
@@ -156,17 +158,22 @@ def test_all_gpus_together_the_kernel_time_is_pinned_down() -> None:
     assert len(widths) > 150 and widths[len(widths) // 2] < 0.005
 
 
+def multi_gpu_models(seeds: range) -> Iterator[tuple[int, LogModel]]:
+    """The models of the random simulated runs of `seeds` on two GPUs or more (workers
+    placed as the simulator placed them where the log prints no stdout line)."""
+    for seed in seeds:
+        cfg = random_config(seed)
+        if cfg.gpus >= 2:
+            _, data = simulate(cfg)
+            yield seed, build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+
+
 def test_all_gpus_is_the_gpus_figures_added_up_where_the_log_pins_them() -> None:
     """The figure of all the GPUs together is their estimates added up, inside a range no
     wider than their ranges added up: where each GPU's figure is pinned down, so is theirs
     (the demo had said ≈47.2 % (46.8–47.5 %) beside GPUs of 46.7 % and 47.1 %)."""
     pinned = 0
-    for seed in range(51000, 51120):
-        cfg = random_config(seed)
-        if cfg.gpus < 2:
-            continue
-        _, data = simulate(cfg)
-        model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+    for seed, model in multi_gpu_models(range(51000, 51120)):
         lo, hi = model.all_gpus_kernel_ms
         assert lo >= sum(g.kernel_range_ms[0] for g in model.gpus) - 1e-6, seed
         assert hi <= sum(g.kernel_range_ms[1] for g in model.gpus) + 1e-6, seed
@@ -188,12 +195,7 @@ def test_every_kernel_estimate_is_written_one_way_and_its_range_holds_the_log_s(
     from tui.report import all_gpus_figure, kernel_figure
 
     seen = 0
-    for seed in range(51000, 51060):
-        cfg = random_config(seed)
-        if cfg.gpus < 2:
-            continue
-        _, data = simulate(cfg)
-        model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+    for seed, model in multi_gpu_models(range(51000, 51060)):
         span = model.all_gpus_span_ms
         figures = [(kernel_figure(g), g.kernel_util_range) for g in model.gpus]
         whole = all_gpus_figure(model)
