@@ -6,6 +6,7 @@ from the run's own variability.
 
 from __future__ import annotations
 
+import math
 import random
 import textwrap
 from collections.abc import Callable
@@ -511,8 +512,16 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f} %"
 
 
+def _range_text(lo: float, hi: float, tenths: int) -> str:
+    """`13.72–14.57`: a range written to `tenths` decimals, rounded outwards so that what is
+    shown still holds it, with the en dash every range the tool writes has."""
+    step = 10**tenths
+    low, high = math.floor(lo * step + 1e-9) / step, math.ceil(hi * step - 1e-9) / step
+    return f"{low:.{tenths}f}–{high:.{tenths}f}"
+
+
 def _pct_range(r: tuple[float, float] | None) -> str:
-    return "" if r is None else f"{100 * r[0]:.1f}-{100 * r[1]:.1f} %"
+    return "" if r is None else f"{_range_text(100 * r[0], 100 * r[1], 1)} %"
 
 
 def _config_text(cfg: Config, floor: bool) -> str:
@@ -542,7 +551,7 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
     s = f"{'s/proof':<22}{p.baseline.s_per_proof:>10.2f}"
     s += f"{rep.s_per_proof:>11.2f}" if rep is not None else f"{'-':>11}"
     if pred is not None and pred.s_range is not None:
-        s += f"{pred.s_per_proof:>11.2f}  {pred.s_range[0]:.2f}-{pred.s_range[1]:.2f}"
+        s += f"{pred.s_per_proof:>11.2f}  {_range_text(*pred.s_range, 2)}"
     lines.append(s.rstrip())
     for k, g in enumerate(p.baseline.gpus):
         for what_util, key in (("TIMELINE", "timeline"), ("kernel", "kernel")):

@@ -190,6 +190,28 @@ def test_the_log_s_estimated_kernel_figure_is_said_to_be_one() -> None:
     assert all("kernel_util_range" not in e for e in whole["baseline"]["gpus"])
 
 
+def test_a_prediction_s_ranges_are_written_as_every_range_and_hold_its_figures() -> None:
+    """The ranges read `13.72-14.57` and `71.1-89.0 %`, with a hyphen and rounded to the
+    nearest, where every other range the tool writes has an en dash and is rounded outwards
+    so that what is shown holds it."""
+    import re
+
+    pair = make_pair(2)
+    _, data = simulate(pair.a)
+    p = predict(model_of_bytes(data, "a.log"), checked_changes([pair.change]))
+    assert p.predicted is not None and p.predicted.s_range is not None
+    text = prediction_text(p, 80)
+    doc = prediction_dict(p)["predicted"]
+    shown = re.findall(r"  (\d+\.\d+)–(\d+\.\d+)( %)?$", text, re.MULTILINE)
+    assert len(shown) == 1 + 2 * len(doc["gpus"]) and "-" not in "".join(a + b for a, b, _ in shown)
+    wanted = [tuple(doc["s_per_proof_range"])]
+    for g in doc["gpus"]:
+        wanted += [tuple(100 * x for x in g["timeline_util_range"])]
+        wanted += [tuple(100 * x for x in g["kernel_util_range"])]
+    for (lo, hi, _), (want_lo, want_hi) in zip(shown, wanted, strict=True):
+        assert float(lo) <= want_lo + 1e-9 and want_hi - 1e-9 <= float(hi)
+
+
 def test_the_text_fits_80_columns_whatever_the_gpus() -> None:
     config = replace(make_pair(4).a, gpus=4)
     _, data = simulate(config)
