@@ -45,13 +45,16 @@ NOT_THE_SPLIT = (
 class WorkersParts:
     """What the window shows of a model: the title of the per-worker table; the table's
     columns that name its rows (the phases, or each worker and its GPU), which stay, and
-    the others, scrolled sideways when wider than the window, each with its own width in
-    cells (drawn whole); the notes under it."""
+    the others, scrolled sideways when wider than the window, each drawn whole in its own
+    width in cells, its titles apart from its rows (`heading_and_rows`); the notes under
+    it."""
 
     title: Text
-    names: RenderableType
+    names_head: Text
+    names: Text
     names_width: int
-    figures: RenderableType
+    figures_head: Text
+    figures: Text
     figures_width: int
     notes: Text
     # where each figures' column begins (cells): left / right scroll from one to the next,
@@ -77,14 +80,11 @@ def heading_and_rows(table: RenderableType, width: int) -> tuple[Text, Text]:
     return Text("\n").join(lines[: rule + 1]), Text("\n").join(rows)
 
 
-def _column_stops(figures: RenderableType, header: list[str], width: int) -> tuple[int, ...]:
-    """Where each column of `figures` (titled `header`) begins: after the last cell of the
-    column before it, read off its title line as drawn (right-aligned titles end where
-    their column does)."""
-    console = Console(width=max(width, 1), file=io.StringIO(), record=True)
-    console.print(figures, soft_wrap=True)
-    lines = console.export_text().splitlines()
-    head = next((line for line in lines if line.strip()), "")
+def _column_stops(heading: Text, header: list[str]) -> tuple[int, ...]:
+    """Where each column of a table (titled `header`) begins: after the last cell of the
+    column before it, read off its title line as drawn (`heading`: right-aligned titles
+    end where their column does)."""
+    head = next((line for line in heading.plain.split("\n") if line.strip()), "")
     stops, at = [0], 0
     for title in header[:-1]:
         found = head.find(title, at)
@@ -100,7 +100,8 @@ def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
     columns that name the rows), in `room` cells: the naming columns take at most half of
     it, a host's long GPU label cut in the middle (`gpu_label_in`) so that figures show."""
     if not model.workers:
-        return WorkersParts(Text(NO_WORKER), Text(""), 0, Text(""), 0, Text(""))
+        nothing = Text("")
+        return WorkersParts(Text(NO_WORKER), nothing, nothing, 0, nothing, nothing, 0, nothing)
     header, rows, left = phase_cells(model)
     names = cells_table(header[:left], [row[:left] for row in rows], left)
     names_width = natural_width(names)
@@ -117,8 +118,13 @@ def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
         notes.append_text(note)
     title = Text(WORKER_PHASES_TITLE, style="bold")
     width = natural_width(figures)
-    stops = _column_stops(figures, header[left:], width)
-    return WorkersParts(title, names, names_width, figures, width, notes, stops)
+    # each table drawn once: its titles, and the rows that scroll under them
+    names_head, name_rows = heading_and_rows(names, names_width)
+    figures_head, figure_rows = heading_and_rows(figures, width)
+    stops = _column_stops(figures_head, header[left:])
+    return WorkersParts(
+        title, names_head, name_rows, names_width, figures_head, figure_rows, width, notes, stops
+    )
 
 
 class WorkersScreen(SafeModal[None]):
@@ -193,15 +199,13 @@ class WorkersScreen(SafeModal[None]):
         # (the end never shows a cell cut in two)
         shown = max(room - parts.names_width, 1)
         figures = parts.figures_width + shown if parts.figures_width > shown else 0
-        names_head, names = heading_and_rows(parts.names, parts.names_width)
-        figures_head, figure_rows = heading_and_rows(parts.figures, parts.figures_width)
         table = figures or parts.figures_width or room
         for name, part, cells in (
             ("title", parts.title, room),
-            ("names-head", names_head, parts.names_width),
-            ("table-head", figures_head, table),
-            ("names", names, parts.names_width),
-            ("table", figure_rows, table),
+            ("names-head", parts.names_head, parts.names_width),
+            ("table-head", parts.figures_head, table),
+            ("names", parts.names, parts.names_width),
+            ("table", parts.figures, table),
             ("notes", parts.notes, room),
         ):
             static = self.query_one(f"#workers-{name}", Static)
@@ -210,7 +214,7 @@ class WorkersScreen(SafeModal[None]):
         # the rows scroll under the titles: the box is at most the screen's height less the
         # footer and a margin, the rows' part what its border and its other parts leave
         title_lines = len(parts.title.wrap(self.app.console, room))
-        head_lines = len(names_head.plain.split("\n")) if parts.names_width else 0
+        head_lines = len(parts.names_head.plain.split("\n")) if parts.names_width else 0
         fixed = BOX_BORDER + title_lines + head_lines
         body = self.query_one("#workers-body", VerticalScroll)
         body.styles.max_height = max(self.app.size.height - FOOTER - SCREEN_MARGIN - fixed, 3)
