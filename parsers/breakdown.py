@@ -255,24 +255,23 @@ def interval_unmeasured(model: LogModel, part: Partition) -> frozenset[str]:
     lock wait where no lock line places its lock (its GPU's engine prints none, or its own
     line was lost: the inspector says the lock is not placed), none else."""
     stats = next((g for g in model.gpus if g.gpu == part.gpu), None)
-    printed = stats.lock_printed if stats is not None else True
-    return LOCK_KEYS if part.lock_acquired is None or not printed else frozenset()
+    unplaced = part.lock_acquired is None or (stats is not None and unmeasured_phases(stats))
+    return LOCK_KEYS if unplaced else frozenset()
 
 
 def unmeasured_keys(model: LogModel) -> dict[int, list[str]]:
     """Per GPU, the keys of its busy split (`busy_split_ms`'s) its engine does not measure
     (`unmeasured_phases`), in their order: 0 ms there, the time being unknown's."""
-    return {
-        g.gpu: [PHASE_KEYS[p] for p in BUSY_ORDER if p in unmeasured_phases(g)] for g in model.gpus
-    }
+    return {g.gpu: _split_keys(unmeasured_phases(g)) for g in model.gpus}
 
 
 def estimated_keys(model: LogModel) -> dict[int, list[str]]:
     """Per GPU, the keys of its busy split (`busy_split_ms`'s) that are estimates, in their
     order: what the screens mark `≈`, said in the JSON, the CSV and the trace."""
     unprinted = alloc_unprinted(model)
-    out = {}
-    for g in model.gpus:
-        inferred = inferred_phases(g, unprinted)
-        out[g.gpu] = [PHASE_KEYS[p] for p in BUSY_ORDER if p in inferred]
-    return out
+    return {g.gpu: _split_keys(inferred_phases(g, unprinted)) for g in model.gpus}
+
+
+def _split_keys(phases: frozenset[Phase]) -> list[str]:
+    """`phases`' keys in `busy_split_ms`, in its order."""
+    return [PHASE_KEYS[p] for p in BUSY_ORDER if p in phases]

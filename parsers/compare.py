@@ -261,7 +261,7 @@ def _lock_share(model: LogModel, g: GpuStats) -> float | None:
     unknown time, `unmeasured_phases`)."""
     workers = [w for w in model.workers if w.gpu == g.gpu]
     total = sum(sum(w.phases_ms.values()) for w in workers)
-    if not total or not g.lock_printed:
+    if not total or Phase.LOCK_WAIT in unmeasured_phases(g):
         return None
     return sum(w.phases_ms["lock_wait"] for w in workers) / total
 

@@ -218,11 +218,12 @@ class _Tables:
         tail = [(INT, 6), (CSV_FLOAT, 6), (CSV_FLOAT, 7), (INT, 7), (INT, 8)]
         sums = [(ROUND3, 8 + k) for k in range(len(PHASE_KEYS))]
         lock_columns = np.array([k for k, key in enumerate(PHASE_KEYS) if key in LOCK_KEYS])
-        # per GPU number, whether its log holds no lock line (`unmeasured_phases`)
+        # per GPU number, whether its log holds no lock line (`unmeasured_keys`): with a
+        # lock no line placed, an interval's `interval_unmeasured`, for every row at once
         lockless = np.zeros(int(t.gpu.max(initial=0)) + 1, dtype=bool)
-        for g in self.model.gpus:
-            if not g.lock_printed and g.gpu < len(lockless):
-                lockless[g.gpu] = True
+        for gpu, keys in unmeasured_keys(self.model).items():
+            if keys and gpu < len(lockless):
+                lockless[gpu] = True
 
         def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
             rows = keep[lo:hi]

@@ -241,10 +241,6 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
     s = model.summary
     split = whole_run(model)
     estimated, unmeasured = estimated_keys(model), unmeasured_keys(model)
-
-    def unmeasured_of(gpu: int) -> list[str]:
-        return unmeasured.get(gpu, [])
-
     return {
         "schema": SCHEMA,
         "source": model.source,
@@ -280,7 +276,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "intervals": w.intervals,
                 # a phase its log does not measure (no lock line): null, never 0
                 "phases_ms": {
-                    k: None if k in unmeasured_of(w.gpu) else round(v, 3)
+                    k: None if k in unmeasured.get(w.gpu, ()) else round(v, 3)
                     for k, v in w.phases_ms.items()
                 },
             }

@@ -13,9 +13,9 @@ from rich.text import Text
 
 from parsers.breakdown import (
     BUSY_ORDER,
-    LOCK_KEYS,
     alloc_unprinted,
     inferred_phases,
+    unmeasured_keys,
     unmeasured_phases,
     whole_run,
 )
@@ -365,7 +365,7 @@ def worker_notes(model: LogModel, indent: str = "  ") -> list[Text]:
     printed no allocation line, and where a GPU's kernel busy is an estimate, which its
     workers' kernel time is not (none where none of these)."""
     notes = []
-    lockless = [g.gpu for g in model.gpus if not g.lock_printed]
+    lockless = [g.gpu for g in model.gpus if unmeasured_phases(g)]
     if lockless and model.workers:
         gpus = _gpus_named(model, lockless)
         notes.append(Text(indent + NO_LOCK_LINE.format(gpus=gpus), style="dim"))
@@ -422,10 +422,10 @@ def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:
     lock wait (`unmeasured_phases`)."""
     keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
-    lockless = {g.gpu for g in model.gpus if not g.lock_printed}
+    dashed = unmeasured_keys(model)
 
     def measured(w: WorkerStats, k: str) -> bool:
-        return k not in LOCK_KEYS or w.gpu not in lockless
+        return k not in dashed.get(w.gpu, ())
 
     gpus = [model.gpu_label(w.gpu) if model.gpu_keys else f"gpu{w.gpu}" for w in model.workers]
     if len(model.workers) <= WORKER_COLUMNS:
