@@ -57,17 +57,10 @@ def positive_int(text: str) -> int:
     return _at_least(text, 1)
 
 
-def named_path(text: str) -> str:
-    """An argparse type: where to write, a name that is not empty (`""`, an unset variable
-    in a script, would be the current folder, and CSV files there would be replaced)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("give a name (it is empty)")
-    return text
-
-
-def host_name(text: str) -> str:
-    """An argparse type: a log's name (`--name`), not empty: it names its lanes and GPUs
-    (`:GPU0` named no host)."""
+def named(text: str) -> str:
+    """An argparse type: a name that is not empty or blank. Where to write (`""`, an unset
+    variable in a script, would be the current folder, and CSV files there would be
+    replaced), and a log's `--name` (`:GPU0` named no host)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("give a name (it is empty)")
     return text
@@ -205,7 +198,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--screenshot-dir",
-        type=named_path,
+        type=named,
         default=".",
         metavar="DIR",
         help="where the command palette's Screenshot saves (default: the current directory)",
@@ -228,14 +221,14 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--name",
         action="append",
-        type=host_name,
+        type=named,
         metavar="NAME",
         help="name a log's lanes (repeat once per log, in order; default: the file name); "
         "with --serve-metrics, the host label",
     )
     p.add_argument(
         "--export-trace",
-        type=named_path,
+        type=named,
         metavar="OUT",
         help="write the trace that Perfetto UI opens: Perfetto's protobuf if OUT ends in "
         ".perfetto-trace or .pftrace (a fraction of the size), else Trace Event Format JSON "
@@ -243,7 +236,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--export-csv",
-        type=named_path,
+        type=named,
         metavar="DIR",
         help="write intervals.csv, phases.csv, gaps.csv, proofs.csv and busy_split.csv into DIR",
     )
