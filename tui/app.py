@@ -1192,8 +1192,11 @@ class CuzkApp(App[None]):
         are the message's own: each is made visible, the line breaks kept. Each is noted, so
         that a screen opened over the view can take down the view's own."""
         lines = "\n".join(visible(line) for line in message.split("\n"))
+        now = time.monotonic()
         shown = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
-        self._notices.append(Notice(message, title, severity, time.monotonic() + shown))
+        # those gone already are let go: a viewer open for days keeps only what shows
+        self._notices = [n for n in self._notices if n.until > now]
+        self._notices.append(Notice(message, title, severity, now + shown))
         super().notify(
             lines, title=visible(title), severity=severity, timeout=timeout, markup=False
         )
