@@ -50,14 +50,17 @@ from parsers.rows import (
 )
 
 
-def build_model(builder: RunRecords, finished: bool, drawn: bool = True) -> LogModel:
+def build_model(
+    builder: RunRecords, finished: bool, drawn: bool = True, stopped: bool = False
+) -> LogModel:
     """Freeze what `builder` has read into a `LogModel` (every record analysed; `drawn`:
-    with the lanes and the synthesis steps, which the JSON report does without)."""
+    with the lanes and the synthesis steps, which the JSON report does without; `stopped`:
+    the daemon stopped after these records, a restart followed: what never ended failed)."""
     cols = builder.columns()
     now = float(max(builder.max_stamp, 0))
     gpu = builder.gpus_of(cols.worker).astype(np.int32)
     index = np.arange(len(cols), dtype=np.int64)
-    table, failed_end = stamp_rows(cols, gpu, finished)
+    table, failed_end = stamp_rows(cols, gpu, stopped)
     c = cols.floats
 
     def rows_of() -> Rows:

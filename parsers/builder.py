@@ -305,8 +305,8 @@ class LogBuilder(Run):
         """The model of what was read so far.
 
         Args:
-            finished: the log is complete: partitions picked up but never ended count
-                as failed.
+            finished: the log is complete (what is under way where it ends is running
+                when the log ends, not failed: docs/analysis.md#what-is-read-from-the-log).
             drawn: with the lanes and the synthesis steps (a finished model for the JSON
                 report does without: its `lanes` and `synth_times` are empty).
         """
@@ -344,7 +344,7 @@ class LogBuilder(Run):
             model = self._run_models.get(k)
             if model is None:
                 run = Run(self._core, k, self.source, self.workers_per_gpu)
-                model = build_model(run, finished=True, drawn=drawn)
+                model = build_model(run, finished=True, drawn=drawn, stopped=True)
                 if drawn:  # kept for the snapshots to come
                     self._run_models[k] = model
             models.append(model)

@@ -55,7 +55,7 @@ SegmentArrays = tuple[F64, F64, I8, I64, F64, F64, F64]
 SEGMENTS_APART_ROWS = 2_048
 
 
-def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
+def _failed_proves(c: dict[str, F64], worker: I32, stopped: bool) -> F64:
     """Where each failed prove is drawn to (NaN: not failed).
 
     GPU_END is printed on success only: a prove that failed has GPU_START and nothing
@@ -94,7 +94,7 @@ def _failed_proves(c: dict[str, F64], worker: I32, finished: bool) -> F64:
     later_ended = ended_before[hi] > ended_before[k]
     has_next = k < hi
     moved_on = has_next & ~unlock_known[open_idx]
-    failed = later_ended | moved_on | finished
+    failed = later_ended | moved_on | stopped
     nxt = s_sorted[np.minimum(k, n - 1)] if n else np.full(m, NAN)  # where has_next
     i = open_idx
     lock = start[i] + np.nan_to_num(c["pre_lock"][i]) + np.nan_to_num(c["mutex_wait"][i])
@@ -419,9 +419,9 @@ def split_rows(held: list[Rows], keep: npt.NDArray[np.bool_]) -> tuple[Rows, Row
     return out[0], out[1]
 
 
-def make_rows(cols: Columns, gpu: I32, now: float, finished: bool, index: I64) -> Rows:
+def make_rows(cols: Columns, gpu: I32, now: float, stopped: bool, index: I64) -> Rows:
     """What each record of `cols` alone gives (`gpu`: each one's GPU, -1 unknown)."""
-    table, failed_end = stamp_rows(cols, gpu, finished)
+    table, failed_end = stamp_rows(cols, gpu, stopped)
     return with_segments(
         table, failed_end, record_segments(cols, now, failed_end), index, cols.floats
     )
@@ -455,13 +455,14 @@ def with_segments(
     return Rows(table, seg_part, drawn, failed_end, index, c)
 
 
-def stamp_rows(cols: Columns, gpu: I32, finished: bool) -> tuple[PartitionTable, F64]:
+def stamp_rows(cols: Columns, gpu: I32, stopped: bool) -> tuple[PartitionTable, F64]:
     """The records' table without what their segments give (no segments, lock or unlock
-    yet), and where each failed prove is drawn to."""
+    yet), and where each failed prove is drawn to (`stopped`: the daemon restarted after
+    these records; where the log just ends, what is under way there is not failed)."""
     c = cols.floats
-    failed_end = _failed_proves(c, cols.worker, finished)
-    if finished:
-        # picked up (or started) but never ended, the log complete
+    failed_end = _failed_proves(c, cols.worker, stopped)
+    if stopped:
+        # picked up (or started) but never ended, the daemon stopped
         failed = ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
     else:
         failed = _left_pickups(c, cols.worker)  # a pickup whose worker moved on without it

@@ -98,12 +98,22 @@ def test_unpaired_events() -> None:
     assert gpu.span == (200, 500)
     assert gpu.busy_ms == 200
     assert [(g.start, g.end) for g in model.gaps] == [(300, 400)]
-    # ...and once the log is complete it failed: not running, not busy
-    assert gpu.in_flight == 0
+    # ...and where the log ends it still is: nothing says it failed (the log may have been
+    # cut while it ran); the pickup whose worker moved on failed
+    assert gpu.in_flight == 1
     by_job = {p.job: p for p in model.proofs}
     assert not by_job["failed"].completed and not by_job["open"].completed
     assert by_job["a"].completed and by_job["b"].completed
     t = model.parts
+    failed = [t.job_of(i) for i in range(len(t)) if t.failed[i]]
+    assert failed == ["failed"]
+    # the daemon restarted after it: then it failed
+    restart = b"2026-03-16T09:08:44.409318Z  INFO cuzk_core::engine: starting cuzk engine\n"
+    again = build(data + restart + b"TIMELINE,10,GPU_START,c,worker=0,partition=0\n")
+    assert again.run_lines is not None and len(again.run_lines) == 2
+    first_run = next(g for g in again.gpus if g.gpu == again.gpus[0].gpu)
+    assert first_run.in_flight == 0
+    t = again.parts
     failed = [t.job_of(i) for i in range(len(t)) if t.failed[i]]
     assert sorted(failed) == ["failed", "open"]
 

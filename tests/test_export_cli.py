@@ -493,9 +493,9 @@ async def test_the_palette_export_of_a_log_with_no_event_writes_nothing(tmp_path
 
 
 def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Path) -> None:
-    """A worker's last prove failed with no unlock line: it is drawn to its start (nothing
-    says how long it ran). intervals.csv listed it failed; the lanes and the trace had no
-    event for it (one event per interval, docs/analysis.md)."""
+    """A worker's last prove failed with no unlock line (the daemon restarted after it): it
+    is drawn to its start (nothing says how long it ran). intervals.csv listed it failed;
+    the lanes and the trace had no event for it (one event per interval, docs/analysis.md)."""
     log = tmp_path / "f.log"
     log.write_text(
         "TIMELINE,100,GPU_START,ok,worker=0,partition=0\n"
@@ -503,6 +503,9 @@ def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Pat
         "TIMELINE,1000,GPU_START,lost,worker=0,partition=1\n"
         "TIMELINE,1100,GPU_START,other,worker=1,partition=0\n"
         "TIMELINE,2000,GPU_END,other,worker=1,partition=0,gpu_ms=900\n"
+        "2026-03-16T09:08:44.409318Z  INFO cuzk_core::engine: starting cuzk engine\n"
+        "TIMELINE,10,GPU_START,again,worker=0,partition=0\n"  # the daemon restarted
+        "TIMELINE,20,GPU_END,again,worker=0,partition=0,gpu_ms=10\n"
     )
     model = read_log(log)
     export.write_csv(model, tmp_path / "csv")
@@ -514,7 +517,9 @@ def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Pat
     intervals = {e["args"]["job"]: e for e in events if e.get("cat") == "interval"}
     assert set(intervals) == {r["job"] for r in rows}
     assert intervals["lost"]["name"].endswith("(failed)")
-    assert intervals["lost"]["ts"] == 1_000_000 and intervals["lost"]["dur"] == 0
+    # at its GPU_START, 900 ms after ok's (the runs are laid out one after the other)
+    assert intervals["lost"]["ts"] - intervals["ok"]["ts"] == 900_000
+    assert intervals["lost"]["dur"] == 0
     # and its segment of none, as phases.csv lists it
     with (tmp_path / "csv" / "phases.csv").open() as f:
         phases = [r for r in csv.DictReader(f) if r["job"] == "lost"]

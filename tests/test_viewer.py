@@ -8,8 +8,10 @@ import os
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SAMPLES
+from helpers import build
 from rich.color import Color, ColorSystem
 from textual.widgets import Static
 
@@ -768,3 +770,51 @@ def test_the_readme_lists_every_module_and_its_definitions_are_in_the_repo() -> 
     assert "ANALYSIS.md" not in readme and (root / "docs" / "analysis.md").is_file()
     assert "kernel_util_range" in (root / "docs" / "analysis.md").read_text()
     assert "python3 -m venv" in readme.split("```")[1] and "3.11" in readme
+
+
+async def test_a_log_cut_while_proofs_run_ends_with_them_running_not_failed(
+    tmp_path: Path,
+) -> None:
+    """Read once (`--no-follow`), a log that ends while partitions are on the GPU: nothing
+    says they failed (the log may have been cut while they ran), so they are running when
+    the log ends: `+N running` in the header, the proofs under way drawn ▶, not ✗, the
+    legend naming ▶ and ▸, the inspector saying so. Had the daemon restarted after them
+    (a second run follows), they failed, and their proofs are ✗."""
+    from tui.interval import describe_interval
+    from tui.lanes import failed_proofs
+
+    lines = (SAMPLES / "curio-mixed.log").read_bytes().splitlines(keepends=True)
+    cut = b"".join(lines[: len(lines) * 2 // 3])
+    path = tmp_path / "cut.log"
+    path.write_bytes(cut)
+    app = live_app(FileSource(path), False, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        await pilot.pause()
+        model = app.model
+        assert model.finished
+        t = model.parts
+        open_ = np.flatnonzero(~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed)
+        assert len(open_) == sum(g.in_flight for g in model.gpus) > 0
+        assert "running" in text_of(app, "#summary")
+        legend = text_of(app, "#legend")
+        assert "▶ running" in legend and "▸ running" in legend and "▼ now" not in legend
+        under_way = [
+            p.job
+            for p, f in zip(model.proofs, failed_proofs(model), strict=True)
+            if not p.completed and not f
+        ]
+        assert under_way
+        text = "\n".join(lane_text(app))
+        assert "▶" in text
+        said = describe_interval(model, int(open_[0])).plain
+        assert "none: running when the log ends" in said
+    app.live.source.close()  # type: ignore[union-attr]
+    # the daemon restarted after the cut: what was under way failed
+    restart = b"2026-03-16T09:40:00.000000Z  INFO cuzk_core::engine: starting cuzk engine\n"
+    again = build(cut + restart + (SAMPLES / "tiny.log").read_bytes())
+    assert again.run_lines is not None and len(again.run_lines) == 2
+    t = again.parts  # the second run's intervals all ended
+    assert not (~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed).any()
+    stopped = {p.job for p, f in zip(again.proofs, failed_proofs(again), strict=True) if f}
+    assert set(under_way) <= stopped

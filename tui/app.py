@@ -36,7 +36,7 @@ from textual.widgets import Footer, Input, Static
 
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
 from parsers.durations import duration
-from parsers.model import PHASE_NAMES, LogModel, Phase
+from parsers.model import PHASE_NAMES, LogModel, Phase, ProofTable
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sanitize import visible
@@ -47,7 +47,7 @@ from tui.gantt import GanttView
 from tui.header import header_fit, status_text
 from tui.inspector import GapDetails, InspectorScreen
 from tui.interval import IntervalScreen
-from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
+from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, failed_proofs
 from tui.logpane import LogPaneScreen, log_at
 from tui.screens import (
     QUIT_BINDINGS,
@@ -129,6 +129,13 @@ def escape_and_key(event: events.Key) -> tuple[events.Key, events.Key] | None:
     if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isalpha():
         return None
     return events.Key("escape", "\x1b"), events.Key(char, char)
+
+
+def _proofs_under_way(model: LogModel) -> bool:
+    """Whether a proof of `model` is drawn `▶`: it did not complete and did not fail."""
+    if not len(model.proofs):
+        return False
+    return bool((~ProofTable.of(model.proofs).completed & ~failed_proofs(model)).any())
 
 
 class ModelUpdated(Message):
@@ -832,9 +839,12 @@ class CuzkApp(App[None]):
         between items (a group's `│` is left out at the start of a line)."""
         t = self.model.parts
         live = not self.model.finished
+        # a finished log may end with intervals and proofs under way (docs/analysis.md)
+        running = live or bool((~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed).any())
+        under_way = live or _proofs_under_way(self.model)
         items: list[tuple[bool, Text]] = []  # (begins a group, the item)
         for phase, cls in PHASE_CLASSES.items():
-            if phase == Phase.IN_FLIGHT and not live:
+            if phase == Phase.IN_FLIGHT and not running:
                 continue
             if phase == Phase.FAILED and not (t.failed & ~np.isnan(t.gpu_start)).any():
                 continue
@@ -846,7 +856,7 @@ class CuzkApp(App[None]):
         kernel = self._colour("gantt--kernel-lane")
         items.append((True, Text.assemble("kern ", ("▁▄█", kernel))))
         items.append((True, Text.assemble(("┣━┫", self._colour("gantt--proof")), " proof")))
-        if live:
+        if under_way:
             items.append((False, Text("▶ running")))
         items.append((False, Text("✗ failed")))
         if live:

@@ -151,10 +151,13 @@ def _label(text: Text, name: str) -> None:
     text.append(f"{name:<{LABEL_CELLS}}{HANG}", style="bold")
 
 
-def _state(part: Partition) -> str:
+def _state(model: LogModel, part: Partition) -> str:
     if part.gpu_end is not None:
         return "completed"
-    return "failed" if part.failed else "running"
+    if part.failed:
+        return "failed"
+    # the log ends while it runs: it may have completed since, or failed
+    return "running when the log ends" if model.finished else "running"
 
 
 def describe_interval(model: LogModel, index: int) -> Text:
@@ -186,7 +189,7 @@ def describe_interval(model: LogModel, index: int) -> Text:
         text.append(duration(part.gpu_end - part.gpu_start), style="bold")
         text.append("  completed\n")
     else:
-        text.append(f"none: {_state(part)}\n", style="yellow")
+        text.append(f"none: {_state(model, part)}\n", style="yellow")
     unmeasured = interval_unmeasured(model, part)
     _phases(text, part, unmeasured)
     # a lock placed with no lock line: back from the end of the kernels
@@ -199,10 +202,11 @@ def describe_interval(model: LogModel, index: int) -> Text:
 def _phases(text: Text, part: Partition, unmeasured: frozenset[str]) -> None:
     text.append("\nphases", style="bold")
     # docs/analysis.md#phase-segments: an interval's segments tile it
+    stretch = "failed" if part.failed else "running"
     text.append(
         f"  {HANG}(they tile the interval: together its length)\n"
         if part.gpu_end is not None
-        else f"  {HANG}(so far: the {_state(part)} stretch is none of them)\n",
+        else f"  {HANG}(so far: the {stretch} stretch is none of them)\n",
         style="dim",
     )
     for k in PHASE_KEYS:

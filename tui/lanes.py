@@ -216,13 +216,14 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
 
 
 def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
-    """Per proof, whether the log says it failed: a traced job's error line, or (while the
-    log grows too) a TIMELINE proof one of whose partitions failed (its worker moved on
-    without a GPU_END) with none of its partitions under way. Any other proof that did
-    not complete has failed only once the log is complete."""
-    failed = np.zeros(len(model.proofs), dtype=bool)
+    """Per proof, whether the log says it failed: a traced job's error line, a TIMELINE
+    proof one of whose partitions failed (its worker moved on without a GPU_END, or the
+    daemon restarted) with none of its partitions under way, or any proof that did not
+    complete in a run the daemon restarted after. A proof under way when the log ends is
+    not failed: nothing says it failed (docs/analysis.md#what-is-read-from-the-log)."""
+    failed = _stopped_proofs(model)
     if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
-        failed[:] = [j.outcome == FAILED for j in model.traced_jobs]
+        failed |= [j.outcome == FAILED for j in model.traced_jobs]
         return failed
     t = model.parts
     if not len(model.proofs) or not t.failed.any():
@@ -234,8 +235,19 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     lost = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
     names = {t.jobs[j] for j in lost if 0 <= j < len(t.jobs)}
     table = ProofTable.of(model.proofs)
-    failed[:] = table.named(names) & ~table.completed
+    failed |= table.named(names) & ~table.completed
     return failed
+
+
+def _stopped_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
+    """Per proof, whether it did not complete in a run the daemon restarted after (the
+    runs of one log, `proof_hosts` numbering them)."""
+    out = np.zeros(len(model.proofs), dtype=bool)
+    last = model.summary.last_run
+    if last is None or model.proof_hosts is None or len(model.proof_hosts) != len(out):
+        return out
+    table = ProofTable.of(model.proofs)
+    return (model.proof_hosts < len(model.summary.each) - 1) & ~table.completed
 
 
 def pack_proofs(
@@ -250,9 +262,9 @@ def pack_proofs(
     if spans is None or len(spans) != len(model.proofs):
         spans = ProofSpans.of(model.proofs)
     starts = spans.first
-    # a proof still running reaches to now; one that never completed, to its last event
-    open_end = model.now_ms if not model.finished else spans.seen
-    open_end = np.where(failed_proofs(model), spans.seen, open_end)
+    # a proof still running (also where a finished log ends) reaches to now; one that
+    # failed, to its last event
+    open_end = np.where(failed_proofs(model), spans.seen, model.now_ms)
     open_end = np.where(np.isnan(open_end), model.now_ms, open_end)
     ends = np.where(spans.completed & ~np.isnan(spans.last), spans.last, open_end)
     order = np.argsort(starts, kind="stable")
@@ -540,8 +552,8 @@ class LaneDrawing:
                 before = end_at.get(lo)
                 chars[lo] = "┣" if before is None else ("╋" if before == "┫" else before)
             if 0 <= hi < tw:
-                ended = self.model.finished or self.proof_failed[members[i + k]]
-                chars[hi] = end_at[hi] = "┫" if proof.completed else ("✗" if ended else "▶")
+                failed = self.proof_failed[members[i + k]]
+                chars[hi] = end_at[hi] = "┫" if proof.completed else ("✗" if failed else "▶")
             room = min(hi, tw) - max(lo + 1, 0)
             if room >= 6:
                 label = cells_of(f" {abbreviate(proof.job, room - 2)} ")
