@@ -92,6 +92,11 @@ def estimate_pct(mid: float, lo: float, hi: float) -> str:
     scale = 1000 if hi - lo < 0.01 else 100
     low = math.floor(scale * lo + 1e-9) / (scale / 100)
     high = math.ceil(scale * hi - 1e-9) / (scale / 100)
-    if scale == 100:
-        return f"≈{100 * mid:.0f} % ({low:.0f}–{high:.0f} %)"
-    return f"≈{100 * mid:.1f} % ({low:.1f}–{high:.1f} %)"
+    digits = 0 if scale == 100 else 1
+    return f"{estimate_mid(mid, lo, hi)} ({low:.{digits}f}–{high:.{digits}f} %)"
+
+
+def estimate_mid(mid: float, lo: float, hi: float) -> str:
+    """`≈31 %`: an estimate of a share alone, written as `estimate_pct` writes it (whole
+    percents, tenths where its range `lo`..`hi` is under a point wide)."""
+    return f"≈{100 * mid:.{0 if hi - lo >= 0.01 else 1}f} %"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from statistics import median
 from typing import Any
 
-from parsers.durations import estimate_pct
+from parsers.durations import estimate_mid, estimate_pct
 from parsers.errors import OptionError
 from parsers.model import LogModel
 from parsers.replay import Outcome, replay
@@ -557,7 +557,7 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
         for what_util, key in (("TIMELINE", "timeline"), ("kernel", "kernel")):
             logged = _pct(getattr(g, key + "_util"))
             if key == "kernel" and g.kernel_log_range is not None:
-                logged = "≈" + logged
+                logged = estimate_mid(g.kernel_util, *g.kernel_log_range)  # as the note says
             row = f"{g.label + ' ' + what_util:<22}{logged:>10}"
             if rep is not None and k < len(rep.gpus):
                 row += f"{_pct(getattr(rep.gpus[k], key + '_util')):>11}"
