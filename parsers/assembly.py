@@ -409,19 +409,23 @@ def _merge_lanes(pieces: list[Piece], offsets: list[int]) -> tuple[Lane, ...]:
 
 
 def _merge_workers(pieces: list[Piece]) -> tuple[WorkerStats, ...]:
-    merged: dict[int, tuple[int, int, F64]] = {}
+    merged: dict[int, tuple[int, int, F64, int]] = {}
     for p in pieces:
-        for w, (g, n, sums) in p.workers.items():
+        for w, (g, n, sums, locked) in p.workers.items():
             if w in merged:
-                g0, n0, s0 = merged[w]
-                merged[w] = (g0, n0 + n, s0 + sums)
+                g0, n0, s0, k0 = merged[w]
+                merged[w] = (g0, n0 + n, s0 + sums, k0 + locked)
             else:
-                merged[w] = (g, n, sums)
+                merged[w] = (g, n, sums, locked)
     return tuple(
         WorkerStats(
-            w, g, n, {key: float(x) for key, x in zip(PHASE_KEYS, sums.tolist(), strict=True)}
+            w,
+            g,
+            n,
+            {key: float(x) for key, x in zip(PHASE_KEYS, sums.tolist(), strict=True)},
+            locked,
         )
-        for w, (g, n, sums) in sorted(merged.items())
+        for w, (g, n, sums, locked) in sorted(merged.items())
     )
 
 

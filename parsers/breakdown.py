@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from parsers import _core
 from parsers.model import (
@@ -22,6 +23,7 @@ from parsers.model import (
     Partition,
     PartitionTable,
     Phase,
+    WorkerStats,
 )
 
 __all__ = [
@@ -40,12 +42,15 @@ __all__ = [
     "interval_unmeasured",
     "lanes_breakdown",
     "lanes_by_gpu",
+    "lock_partly_placed",
+    "lock_unmeasured",
     "segments_split",
     "split_segments",
     "unmeasured_keys",
     "unmeasured_phases",
     "whole_run",
     "with_kernel",
+    "worker_unmeasured",
 ]
 
 BUSY_ORDER = (
@@ -252,11 +257,52 @@ def unmeasured_phases(g: GpuStats) -> frozenset[Phase]:
 
 def interval_unmeasured(model: LogModel, part: Partition) -> frozenset[str]:
     """The phase keys of interval `part` that nothing measured, written `–`: pre-lock and
-    lock wait where no lock line places its lock (its GPU's engine prints none, or its own
-    line was lost: the inspector says the lock is not placed), none else."""
-    stats = next((g for g in model.gpus if g.gpu == part.gpu), None)
-    unplaced = part.lock_acquired is None or (stats is not None and unmeasured_phases(stats))
-    return LOCK_KEYS if unplaced else frozenset()
+    lock wait where no lock line gave them (`lock_unmeasured`), none else."""
+    rows = np.array([part.index], dtype=np.int64)
+    return LOCK_KEYS if lock_unmeasured(model, rows)[0] else frozenset()
+
+
+def lock_unmeasured(model: LogModel, rows: np.ndarray) -> npt.NDArray[np.bool_]:
+    """Per interval of `rows` (row numbers of `model.parts`), whether no lock line gave its
+    pre-lock and lock wait: its GPU's engine prints none, or its own was lost. Its lock is
+    then not placed (the inspector says so), or placed back from its unlock line, the time
+    before it one unknown segment (docs/analysis.md#phase-segments)."""
+    t = model.parts
+    lockless = {g.gpu for g in model.gpus if unmeasured_phases(g)}
+    gpu = t.gpu[rows]
+    out: npt.NDArray[np.bool_] = (
+        np.isin(gpu, list(lockless)) if lockless else np.zeros(len(rows), dtype=bool)
+    )
+    lock = t.lock_acquired[rows]
+    out |= np.isnan(lock)
+    first, after = t.seg_offsets[rows], t.seg_offsets[rows + 1]
+    has = after > first
+    k = np.minimum(first, max(len(t.seg_phase) - 1, 0))
+    if len(t.seg_phase):
+        ahead = (t.seg_phase[k] == Phase.UNKNOWN) & (t.seg_end[k] == lock)
+        out |= has & ahead & (lock > t.gpu_start[rows])
+    return out
+
+
+def worker_unmeasured(model: LogModel, w: WorkerStats) -> frozenset[str]:
+    """The phase keys of worker `w`'s sums that nothing measured, written `–`: pre-lock and
+    lock wait where its GPU's engine prints no lock line, or where none of its intervals
+    was given one (lock lines lost, or begun later in the log)."""
+    stats = next((g for g in model.gpus if g.gpu == w.gpu), None)
+    if (stats is not None and unmeasured_phases(stats)) or (w.intervals and not w.lock_lines):
+        return LOCK_KEYS
+    return frozenset()
+
+
+def lock_partly_placed(model: LogModel) -> list[WorkerStats]:
+    """The workers some but not all of whose intervals were given a lock line: their
+    pre-lock and lock wait are those intervals' (the others' time before the lock is unknown
+    time), which the tables say under them."""
+    return [
+        w
+        for w in model.workers
+        if 0 < w.lock_lines < w.intervals and not worker_unmeasured(model, w)
+    ]
 
 
 def unmeasured_keys(model: LogModel) -> dict[int, list[str]]:

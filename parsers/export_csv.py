@@ -28,6 +28,7 @@ from parsers.breakdown import (
     busy_breakdown,
     busy_split_ms,
     estimated_keys,
+    lock_unmeasured,
     unmeasured_keys,
 )
 from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
@@ -218,12 +219,6 @@ class _Tables:
         tail = [(INT, 6), (CSV_FLOAT, 6), (CSV_FLOAT, 7), (INT, 7), (INT, 8)]
         sums = [(ROUND3, 8 + k) for k in range(len(PHASE_KEYS))]
         lock_columns = np.array([k for k, key in enumerate(PHASE_KEYS) if key in LOCK_KEYS])
-        # per GPU number, whether its log holds no lock line (`unmeasured_keys`): with a
-        # lock no line placed, an interval's `interval_unmeasured`, for every row at once
-        lockless = np.zeros(int(t.gpu.max(initial=0)) + 1, dtype=bool)
-        for gpu, keys in unmeasured_keys(self.model).items():
-            if keys and gpu < len(lockless):
-                lockless[gpu] = True
 
         def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
             rows = keep[lo:hi]
@@ -242,11 +237,8 @@ class _Tables:
             floats = [getattr(t, c)[rows] for c in times]
             floats += [t.lock_acquired[rows], t.unlock[rows]]
             sums = _phase_sums(self.model, rows)
-            # no lock line placed the lock: its pre-lock and lock wait are none, not 0
-            gpu = t.gpu[rows]
-            on_lockless = np.where(gpu >= 0, lockless[np.maximum(gpu, 0)], False)
-            unplaced = np.isnan(t.lock_acquired[rows]) | on_lockless
-            sums[np.ix_(unplaced, lock_columns)] = np.nan
+            # no lock line gave its pre-lock and lock wait: none, not 0
+            sums[np.ix_(lock_unmeasured(self.model, rows), lock_columns)] = np.nan
             floats += list(sums.T)
             return ints, [np.ascontiguousarray(f, dtype=np.float64) for f in floats]
 

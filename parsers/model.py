@@ -723,6 +723,9 @@ class WorkerStats:
     gpu: int
     intervals: int
     phases_ms: dict[str, float]
+    # of its intervals, those a lock line was given to: pre-lock and lock wait are theirs
+    # (the others' time before the lock is unknown time)
+    lock_lines: int = 0
 
 
 class Proof(NamedTuple):

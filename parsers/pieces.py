@@ -108,7 +108,9 @@ class Piece:
     rows: Rows
     gpus: dict[int, GpuPart]
     lanes: dict[tuple[int, int], Lane]  # (worker, sub_row) -> lane (partition local)
-    workers: dict[int, tuple[int, int, F64]]  # worker -> (gpu, intervals, ms per phase)
+    # worker -> (gpu, intervals, ms per phase, intervals a lock line gave a pre-lock and a
+    # lock wait: `_lock_lines`)
+    workers: dict[int, tuple[int, int, F64, int]]
     jobs: Jobs
     synth: Synth
     gaps: tuple[I32, I64, I64, I64, I64]  # gpu, start, end, before, after: by (start, gpu)
@@ -133,6 +135,7 @@ class _Stamped:
     synth: Synth
     gaps: tuple[I32, I64, I64, I64, I64]
     gpu_workers: dict[int, frozenset[int]]
+    lock_lines: dict[int, int]  # per worker (`_lock_lines`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +285,19 @@ def stamp_figures(
             silent_ms=union_blocks(t.gpu_start[silent], t.gpu_end[silent]).total_ms,
         )
     steps = _synth(t) if synth else NO_SYNTH
-    return _Stamped(gpus, _jobs(t, index), steps, sorted_gaps(gap_cols), _gpu_workers(t))
+    jobs, gaps = _jobs(t, index), sorted_gaps(gap_cols)
+    return _Stamped(gpus, jobs, steps, gaps, _gpu_workers(t), _lock_lines(t, c, done_mask))
+
+
+def _lock_lines(
+    t: PartitionTable, c: dict[str, F64], done: npt.NDArray[np.bool_]
+) -> dict[int, int]:
+    """Per worker, how many of its ended intervals a lock line was given to (their pre-lock
+    and lock wait measured: without one, the time before the lock is unknown time, even
+    where an unlock line places the lock)."""
+    lined = done & (t.worker >= 0) & (~np.isnan(c["pre_lock"]) | ~np.isnan(c["mutex_wait"]))
+    ids, counts = np.unique(t.worker[lined], return_counts=True)
+    return dict(zip(ids.tolist(), counts.tolist(), strict=True))
 
 
 # The oldest engines print no allocation line (no CUZK_NTT_H, no prestage, no lock line), yet
@@ -427,7 +442,10 @@ def make_piece(
         rows=rows,
         gpus=gpus,
         lanes=lanes,
-        workers=segmented.workers,
+        workers={
+            w: (g, n, sums, stamped.lock_lines.get(w, 0))
+            for w, (g, n, sums) in segmented.workers.items()
+        },
         jobs=stamped.jobs,
         synth=stamped.synth,
         gaps=stamped.gaps,

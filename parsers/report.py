@@ -9,7 +9,13 @@ from typing import Any
 import numpy as np
 
 from parsers import _core, tracing
-from parsers.breakdown import busy_split_ms, estimated_keys, unmeasured_keys, whole_run
+from parsers.breakdown import (
+    busy_split_ms,
+    estimated_keys,
+    unmeasured_keys,
+    whole_run,
+    worker_unmeasured,
+)
 from parsers.durations import counted
 from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable, Summary
 from parsers.sanitize import visible
@@ -274,13 +280,13 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "worker": w.worker,
                 "gpu": w.gpu,
                 "intervals": w.intervals,
-                # a phase its log does not measure (no lock line): null, never 0
+                "lock_lines": w.lock_lines,
+                # a phase nothing measured (no lock line): null, never 0
                 "phases_ms": {
-                    k: None if k in unmeasured.get(w.gpu, ()) else round(v, 3)
-                    for k, v in w.phases_ms.items()
+                    k: None if k in dashed else round(v, 3) for k, v in w.phases_ms.items()
                 },
             }
-            for w in model.workers
+            for w, dashed in ((w, worker_unmeasured(model, w)) for w in model.workers)
         ],
         "gaps": gap_dicts(listed_gaps(model, min_gap_ms)) if lists else [],
         "proofs": traced_dicts(model)

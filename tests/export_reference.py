@@ -520,8 +520,12 @@ def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) ->
     rows = []
     for j in range(hi - lo):
         i = lo + j
-        # no lock line placed its lock: pre-lock and lock wait are none, not 0
+        # no lock line gave its pre-lock and lock wait: none, not 0 (its lock not placed,
+        # or placed back from its unlock line with the time before it unknown)
         unplaced = math.isnan(lock[j]) or gpu[j] in lockless
+        k = int(t.seg_offsets[i])
+        if k < int(t.seg_offsets[i + 1]) and t.seg_phase[k] == Phase.UNKNOWN:
+            unplaced |= float(t.seg_end[k]) == lock[j] and lock[j] > float(t.gpu_start[i])
         rows.append(
             [
                 i,

@@ -14,7 +14,7 @@ from helpers import build
 from hostile import injected_log
 
 from cuzksim.config import SimConfig, random_config
-from cuzksim.logs import simulate
+from cuzksim.logs import lose_lines, simulate
 from parsers import _core
 from parsers.export import CSV_FILES, trace_events, write_csv, write_trace
 from parsers.model import LogModel
@@ -26,6 +26,10 @@ def _models() -> list[tuple[str, LogModel]]:
         out.append((f"random {seed}", build(simulate(random_config(seed))[1])))
     failing = SimConfig(seed=5, proofs=30, gpus=2, fail=0.08, mix=0.2, stdout="plain")
     out.append(("failures", build(simulate(failing)[1])))
+    # half the lock lines lost: locks placed from unlock lines, the time before them unknown
+    _, data = simulate(SimConfig(seed=9, proofs=6, gpus=2, stdout="plain"))
+    lost = lose_lines(data, "lock", 0.5, seed=9)
+    out.append(("lost lines", build(lost)))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from cuzksim.config import SimConfig
 from cuzksim.logs import simulate
 from parsers.durations import duration
 from parsers.load import read_log
-from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel
+from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel, Phase
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
 from tui.find import ProofScreen, find_jobs, proof_gaps
@@ -364,3 +365,48 @@ def test_every_inspector_writes_an_unplaced_lock_s_wait_as_unmeasured() -> None:
     assert "pre-lock – lock wait –" in text and "not placed, its wait not known" in text
     text = " ".join(describe_interval(lost, int(placed[0])).plain.split())
     assert "lock wait –" not in text and "(lock wait), taken" in text
+
+
+def test_an_interval_whose_lock_line_was_lost_shows_no_wait_it_did_not_measure(
+    tmp_path: Path,
+) -> None:
+    """A current engine, one worker's lock lines lost: its unlock line still places the
+    lock (back from it), the time before it one unknown segment, yet the inspector read
+    `pre-lock 0 ms`, `lock wait 0 ms` and intervals.csv `0`. They are `–` and empty, the
+    lock's place said to be inferred from no lock line of its; the other worker's, which
+    kept their lines, keep their figures."""
+    import csv
+
+    from parsers import export
+    from parsers.load import model_of_bytes
+    from tui.interval import describe_interval
+
+    _, data = simulate(SimConfig(seed=3, proofs=4, gpus=1, gw=2, stdout="plain"))
+    whole = model_of_bytes(data, "whole.log")
+    t = whole.parts
+    lines = data.split(b"\n")
+    lost = {
+        k
+        for i in np.flatnonzero((t.worker == 0) & ~np.isnan(t.gpu_end)).tolist()
+        for k in range(int(t.start_line[i]) - 1, int(t.end_line[i]))
+        if b"pre_lock_cpu_ms" in lines[k]
+    }
+    model = model_of_bytes(b"\n".join(x for k, x in enumerate(lines) if k not in lost), "l.log")
+    t = model.parts
+    ended = ~np.isnan(t.gpu_end)
+    # placed from its unlock line, the time before the lock unknown
+    placed = np.flatnonzero(ended & (t.worker == 0) & ~np.isnan(t.lock_acquired))
+    # the intervals that kept their lock line: a pre-lock segment first
+    first = t.seg_phase[np.minimum(t.seg_offsets[:-1], len(t.seg_phase) - 1)]
+    kept = np.flatnonzero(ended & (np.diff(t.seg_offsets) > 0) & (first == Phase.PRE_LOCK))
+    assert len(placed) and len(kept)
+    lost_one = " ".join(describe_interval(model, int(placed[0])).plain.split())
+    assert "pre-lock – lock wait –" in lost_one
+    assert "(inferred: no lock line of its; the wait is not measured)" in lost_one
+    with_line = [" ".join(describe_interval(model, int(i)).plain.split()) for i in kept]
+    assert any("(lock wait), taken" in text for text in with_line)
+    export.write_csv(model, tmp_path / "csv")
+    with (tmp_path / "csv" / "intervals.csv").open() as f:
+        rows = {int(r["index"]): r for r in csv.DictReader(f)}
+    assert rows[int(placed[0])]["lock_wait_ms"] == rows[int(placed[0])]["pre_lock_ms"] == ""
+    assert all(rows[int(i)]["pre_lock_ms"] not in ("", "0") for i in kept)

@@ -228,3 +228,41 @@ def test_a_worker_whose_engine_prints_no_lock_line_has_no_wait_of_0() -> None:
     _, rows, _ = phase_cells(current)
     assert all("–" not in row for row in rows)
     assert not any("no lock line" in note.plain for note in worker_notes(current))
+
+
+def test_a_worker_none_of_whose_intervals_got_a_lock_line_has_no_wait_of_0() -> None:
+    """A current engine whose lock lines were lost for one worker's intervals (or begin
+    later in the log): that worker's table read `pre-lock 0ms`, `lock wait 0ms` while its
+    time before the lock sat in unknown. Its cells are `–`, `null` in the JSON, a note says
+    why; a worker some of whose intervals kept theirs has figures, and a note says of how
+    many intervals they are."""
+    from parsers.load import model_of_bytes
+    from parsers.report import report_dict
+    from tui.report import LOCK_PARTLY_PLACED, NO_LOCK_PLACED, phase_cells, worker_notes
+
+    _, data = simulate(SimConfig(seed=3, proofs=4, gpus=1, gw=2, stdout="plain"))
+    kept, last, w1_starts = [], b"", 0
+    for line in data.split(b"\n"):
+        if b"GPU_START" in line:
+            last = b"worker=0" if b"worker=0" in line else b"worker=1"
+            w1_starts += last == b"worker=1"
+        # the lock lines after worker 0's starts, and after every other of worker 1's
+        if b"pre_lock_cpu_ms" in line and (last == b"worker=0" or w1_starts % 2):
+            continue
+        kept.append(line)
+    model = model_of_bytes(b"\n".join(kept), "lost.log")
+    (gpu,) = model.gpus
+    assert gpu.lock_printed
+    w0, w1 = model.workers
+    assert w0.lock_lines == 0 < w1.lock_lines < w1.intervals
+    _, rows, _ = phase_cells(model)
+    cells = {row[0]: row[1:] for row in rows}
+    assert cells["pre-lock"][0] == cells["lock wait"][0] == "–"
+    assert "–" not in (cells["pre-lock"][1], cells["lock wait"][1], cells["unknown"][0])
+    said = [note.plain.strip() for note in worker_notes(model)]
+    assert NO_LOCK_PLACED.format(workers="w0", their="its") in said
+    counts = f"w1: {w1.lock_lines} of {w1.intervals}"
+    assert LOCK_PARTLY_PLACED.format(counts=counts) in said
+    doc = report_dict(model)["workers"]
+    assert doc[0]["phases_ms"]["lock_wait"] is None and doc[0]["lock_lines"] == 0
+    assert doc[1]["phases_ms"]["lock_wait"] is not None

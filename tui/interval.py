@@ -230,9 +230,16 @@ def _lock(text: Text, model: LogModel, part: Partition, inferred: bool) -> None:
         text.append(f"{glued('waited', lasted(part.phases_ms['lock_wait']))} (lock wait), ")
     text.append(glued("taken", when(model, part.lock_acquired, part.gpu)))
     if inferred:
-        # placed back from the end of the kernels (docs/analysis.md#phase-segments): when
-        # the lock was taken is inferred, how long it was waited for is not known
-        text.append(" (inferred: the log holds no lock line; the wait is not measured)")
+        # placed back from the end of the kernels or from its unlock line
+        # (docs/analysis.md#phase-segments): when the lock was taken is inferred, how long
+        # it was waited for is not known
+        stats = next((g for g in model.gpus if g.gpu == part.gpu), None)
+        none = (
+            "the log holds no lock line"
+            if stats is None or not stats.lock_printed
+            else ("no lock line of its")
+        )
+        text.append(f" (inferred: {none}; the wait is not measured)")
     if part.unlock is not None:
         text.append(f", {glued('released', when(model, part.unlock, part.gpu))}")
         text.append(f" ({glued('held', lasted(part.unlock - part.lock_acquired))})")

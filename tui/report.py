@@ -15,9 +15,10 @@ from parsers.breakdown import (
     BUSY_ORDER,
     alloc_unprinted,
     inferred_phases,
-    unmeasured_keys,
+    lock_partly_placed,
     unmeasured_phases,
     whole_run,
+    worker_unmeasured,
 )
 from parsers.durations import counted, duration, estimate_pct
 from parsers.model import (
@@ -353,6 +354,17 @@ NO_LOCK_LINE = (
     "2026-03-13, or a capture without its C++ lines), so the time before the GPU lock is not "
     "measured; it is in unknown"
 )
+# under the per-worker table, where a GPU prints lock lines but none placed a worker's lock
+NO_LOCK_PLACED = (
+    "pre-lock and lock wait are – ({workers}): no lock line was given to any of {their} "
+    "intervals (the lines lost, or the log's lock lines begin later), so the time before "
+    "the GPU lock is not measured; it is in unknown"
+)
+# ... where they placed some of a worker's locks
+LOCK_PARTLY_PLACED = (
+    "pre-lock and lock wait count only the intervals given a lock line ({counts}); the "
+    "others' time before the GPU lock is in unknown"
+)
 # under the per-worker phases, where a GPU's kernel busy is an estimate
 PLACED_KERNEL = (
     "kernel {gpus}: the time the timing lines place; its kernel busy is an estimate (≈ in "
@@ -369,6 +381,19 @@ def worker_notes(model: LogModel, indent: str = "  ") -> list[Text]:
     if lockless and model.workers:
         gpus = _gpus_named(model, lockless)
         notes.append(Text(indent + NO_LOCK_LINE.format(gpus=gpus), style="dim"))
+    unplaced = [
+        f"w{w.worker}"
+        for w in model.workers
+        if w.intervals and not w.lock_lines and w.gpu not in lockless
+    ]
+    if unplaced:
+        their = "its" if len(unplaced) == 1 else "their"
+        text = NO_LOCK_PLACED.format(workers=", ".join(unplaced), their=their)
+        notes.append(Text(indent + text, style="dim"))
+    partly = lock_partly_placed(model)
+    if partly:
+        counts = ", ".join(f"w{w.worker}: {w.lock_lines} of {w.intervals}" for w in partly)
+        notes.append(Text(indent + LOCK_PARTLY_PLACED.format(counts=counts), style="dim"))
     unprinted = alloc_unprinted(model)
     if unprinted:
         gpus = _gpus_named(model, sorted(unprinted))
@@ -418,14 +443,14 @@ def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:
     """The per-worker phase table as text: its header, its rows, and how many of its first
     columns name a row (they align left). Phases down and workers across fit 80 columns for
     up to five workers; more workers get a row each, phases across (as wide for 50,000
-    workers as for six). A worker whose engine prints no lock line has `–` for pre-lock and
-    lock wait (`unmeasured_phases`)."""
+    workers as for six). A worker whose engine prints no lock line, or none of whose
+    intervals was given one, has `–` for pre-lock and lock wait (`worker_unmeasured`)."""
     keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
-    dashed = unmeasured_keys(model)
+    dashed = {w.worker: worker_unmeasured(model, w) for w in model.workers}
 
     def measured(w: WorkerStats, k: str) -> bool:
-        return k not in dashed.get(w.gpu, ())
+        return k not in dashed[w.worker]
 
     gpus = [model.gpu_label(w.gpu) if model.gpu_keys else f"gpu{w.gpu}" for w in model.workers]
     if len(model.workers) <= WORKER_COLUMNS:
