@@ -461,11 +461,9 @@ def stamp_rows(cols: Columns, gpu: I32, stopped: bool) -> tuple[PartitionTable, 
     these records; where the log just ends, what is under way there is not failed)."""
     c = cols.floats
     failed_end = _failed_proves(c, cols.worker, stopped)
-    if stopped:
-        # picked up (or started) but never ended, the daemon stopped
-        failed = ~(np.isnan(c["pickup"]) & np.isnan(c["gpu_start"])) & np.isnan(c["gpu_end"])
-    else:
-        failed = _left_pickups(c, cols.worker)  # a pickup whose worker moved on without it
+    # the daemon stopped: whatever never ended (synthesis, the queue, a pickup, a prove)
+    # failed with it; else a pickup whose worker moved on without it
+    failed = np.isnan(c["gpu_end"]) if stopped else _left_pickups(c, cols.worker)
     failed |= ~np.isnan(failed_end)  # a prove whose worker moved on without it
     table = PartitionTable(
         jobs=cols.jobs,

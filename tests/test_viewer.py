@@ -27,7 +27,7 @@ from parsers.breakdown import (
 from parsers.builder import LogBuilder
 from parsers.durations import duration
 from parsers.hosts import merge
-from parsers.load import read_log
+from parsers.load import read_log, read_runs
 from parsers.model import PHASE_NAMES, Phase
 from parsers.rawlines import LineReader
 from parsers.sources import open_log
@@ -818,3 +818,10 @@ async def test_a_log_cut_while_proofs_run_ends_with_them_running_not_failed(
     assert not (~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed).any()
     stopped = {p.job for p, f in zip(again.proofs, failed_proofs(again), strict=True) if f}
     assert set(under_way) <= stopped
+    # ... and so they are beside another log (each run a log of its own), or compared
+    restarted = tmp_path / "restarted.log"
+    restarted.write_bytes(cut + restart + (SAMPLES / "tiny.log").read_bytes())
+    runs = read_runs(restarted)
+    beside = merge([*runs, read_log(SAMPLES / "p9-c6.log")], ["r1", "r2", "other"]).model
+    drawn = {p.job for p, f in zip(beside.proofs, failed_proofs(beside), strict=True) if f}
+    assert set(under_way) <= drawn

@@ -216,38 +216,27 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
 
 
 def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
-    """Per proof, whether the log says it failed: a traced job's error line, a TIMELINE
+    """Per proof, whether the log says it failed: a traced job's error line, or a TIMELINE
     proof one of whose partitions failed (its worker moved on without a GPU_END, or the
-    daemon restarted) with none of its partitions under way, or any proof that did not
-    complete in a run the daemon restarted after. A proof under way when the log ends is
-    not failed: nothing says it failed (docs/analysis.md#what-is-read-from-the-log)."""
-    failed = _stopped_proofs(model)
+    daemon restarted after it: then all of them did) with none of its partitions under way.
+    A proof under way when the log ends is not failed: nothing says it failed
+    (docs/analysis.md#what-is-read-from-the-log)."""
+    failed = np.zeros(len(model.proofs), dtype=bool)
     if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
-        failed |= [j.outcome == FAILED for j in model.traced_jobs]
+        failed[:] = [j.outcome == FAILED for j in model.traced_jobs]
         return failed
     t = model.parts
     if not len(model.proofs) or not t.failed.any():
         return failed
     started = ~np.isnan(t.pickup) | ~np.isnan(t.gpu_start)
-    under_way = (started & np.isnan(t.gpu_end) & ~t.failed) | (
-        ~np.isnan(t.synth_start) & np.isnan(t.synth_end)
+    under_way = ~t.failed & (
+        (started & np.isnan(t.gpu_end)) | (~np.isnan(t.synth_start) & np.isnan(t.synth_end))
     )
     lost = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
     names = {t.jobs[j] for j in lost if 0 <= j < len(t.jobs)}
     table = ProofTable.of(model.proofs)
-    failed |= table.named(names) & ~table.completed
+    failed[:] = table.named(names) & ~table.completed
     return failed
-
-
-def _stopped_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
-    """Per proof, whether it did not complete in a run the daemon restarted after (the
-    runs of one log, `proof_hosts` numbering them)."""
-    out = np.zeros(len(model.proofs), dtype=bool)
-    last = model.summary.last_run
-    if last is None or model.proof_hosts is None or len(model.proof_hosts) != len(out):
-        return out
-    table = ProofTable.of(model.proofs)
-    return (model.proof_hosts < len(model.summary.each) - 1) & ~table.completed
 
 
 def pack_proofs(
