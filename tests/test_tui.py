@@ -821,6 +821,31 @@ def test_the_gpu_lines_of_the_header_fit_80_columns_whole() -> None:
             assert cell_len(line) + 1 <= width - 1, (width, line)  # the header's own margin
 
 
+def test_what_runs_gives_way_before_a_gpu_s_name_is_cut() -> None:
+    """A log cut while proves ran, half its C++ lines lost (wide kernel estimates): at 80
+    columns `+1 running` took the room of the GPU's name (`G of span: …`). The name stays
+    whole; with room, `+N running` is there too."""
+    from rich.cells import cell_len
+
+    from cuzksim.logs import lose_lines
+    from parsers.breakdown import whole_run
+    from parsers.load import model_of_bytes
+    from tui.header import header_text
+
+    _, data = simulate(SimConfig(seed=2, proofs=8, gpus=2, gw=2, stdout="plain"))
+    lines = lose_lines(data, "cpp", 0.5, seed=1).split(b"\n")
+    starts = [k for k, line in enumerate(lines) if b"GPU_START" in line]
+    model = model_of_bytes(b"\n".join(lines[: starts[69] + 3]) + b"\n", "lost-mid.log")
+    assert any(g.in_flight for g in model.gpus)
+    for width in (80, 120):
+        text = header_text(model, "FINISHED", whole_run(model), width=width).plain
+        gpu_lines = [line for line in text.split("\n") if " of span: " in line]
+        assert [line.split(" of span")[0] for line in gpu_lines] == ["GPU0", "GPU1"], gpu_lines
+        assert all(cell_len(line) + 1 <= width - 1 for line in gpu_lines), gpu_lines
+        if width == 120:
+            assert any(line.endswith("running") for line in gpu_lines), gpu_lines
+
+
 def test_the_state_line_of_the_header_gives_way_with_the_source_name() -> None:
     """A long source name pushed the figures off the state line at 80 columns (`14.11
     s/…`): the name is cut in the middle now, the figures stay whole."""

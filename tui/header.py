@@ -171,10 +171,15 @@ def _header(
         idle = duration(g.span_ms - g.busy_ms, "cell" if short else "text")
         line.append(f"{sep}idle {idle} in ", style="dim")
         line.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
-        if g.in_flight:
-            line.append(f"{sep}+{g.in_flight} running", style="italic")
+        name = model.gpu_label(g.gpu)
+        room = width - HEADER_MARGINS - 1 - line.cell_len
+        running = f"{sep}+{g.in_flight} running"
+        # what is running gives way before the GPU's name is cut (`G of span: … +1 running`)
+        if g.in_flight and room - len(running) >= cell_len(name):
+            line.append(running, style="italic")
+            room -= len(running)
         # a host's long name (`journal-2gpu.log:GPU2`) gives way so that the figures fit
-        label = gpu_label_in(model.gpu_label(g.gpu), width - HEADER_MARGINS - 1 - line.cell_len)
+        label = gpu_label_in(name, room)
         text.append(f"\n{label} ", style="bold")
         text.append_text(line)
         zoomed = view is not None and g.gpu in view
