@@ -333,6 +333,10 @@ class TraceTracks:
         model = self.model
         t = model.parts
         rows_of = dict(groups_of(t.gpu, np.flatnonzero(self.done)))
+        # the intervals running (a live log's, or where a log read once ends): in flight
+        # from their start to now (docs/analysis.md#per-gpu: started and not ended)
+        running = ~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed
+        running_of = dict(groups_of(t.gpu, np.flatnonzero(running)))
         gaps_of = dict(groups_of(model.gaps.gpu, np.arange(len(model.gaps), dtype=np.int64)))
         none = np.zeros(0, dtype=np.int64)
         for n, g in enumerate(model.gpus):
@@ -342,7 +346,7 @@ class TraceTracks:
             parts = [
                 _events(BUSY, pid, BUSY_TID, s[keep], (e - s)[keep], self.busy_name),
                 self._gaps(gaps_of.get(g.gpu, none), pid),
-                self._counter(pid, 0, *changes(t.gpu_start[mine], t.gpu_end[mine])),
+                self._counter(pid, 0, *self._in_flight(mine, running_of.get(g.gpu, none))),
                 self._counter(pid, 1, *changes(g.kernel.starts, g.kernel.ends)),
             ]
             yield _joined(pid, BUSY_TID, parts)
@@ -353,6 +357,13 @@ class TraceTracks:
         yield _joined(pid, 0, [self._counter(pid, 2, model.synth_times, counts)])
         yield from self._synthesis(pid)
         yield from self._proofs(pid + 1)
+
+    def _in_flight(self, ended: I64, running: I64) -> tuple[F64, F64]:
+        """The intervals in flight on a GPU (its `ended` and `running` rows) at each change."""
+        t = self.model.parts
+        starts = np.concatenate((t.gpu_start[ended], t.gpu_start[running]))
+        now = np.maximum(t.gpu_start[running], float(self.model.now_ms))
+        return changes(starts, np.concatenate((t.gpu_end[ended], now)))
 
     def _counter(self, pid: int, which: int, times: F64, values: F64) -> Track:
         """A step function as counter events: the value at the range's start, then each

@@ -122,6 +122,19 @@ def _step_counter(
             yield _counter(name, pid, _us(t), key, float(v))
 
 
+def _in_flight(model: LogModel, gpu: int, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The starts and ends of the GPU's intervals in flight: its `ended` ones, and those
+    running (started, not ended, not failed) until now."""
+    t = model.parts
+    starts, ends = list(t.gpu_start[ended]), list(t.gpu_end[ended])
+    for i in range(len(t)):
+        started, ended_ = t.gpu_start[i] == t.gpu_start[i], t.gpu_end[i] == t.gpu_end[i]
+        if t.gpu[i] == gpu and started and not ended_ and not t.failed[i]:
+            starts.append(t.gpu_start[i])
+            ends.append(max(t.gpu_start[i], model.now_ms))
+    return np.array(starts, dtype=np.float64), np.array(ends, dtype=np.float64)
+
+
 def _changes(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How many intervals are open, as (times, values) at each change."""
     if len(starts) == 0:
@@ -180,7 +193,7 @@ def trace_events(
                 "intervals in flight",
                 pid,
                 "intervals",
-                *_changes(t.gpu_start[mine], t.gpu_end[mine]),
+                *_changes(*_in_flight(model, g.gpu, mine)),
                 clip,
             ),
             _step_counter(
@@ -295,7 +308,9 @@ def _lane_events(
         yield _x(label + state, "interval", pid, tid, *whole, args)
         for k in range(a, b):
             c = clip.span(float(lane.starts[k]), float(lane.ends[k]))
-            if c is None or c[1] == c[0]:
+            # cut to nothing by the window: left out; a segment of no length (a prove that
+            # failed or runs at its start) is one, as phases.csv lists it
+            if c is None or (c[1] == c[0] and lane.starts[k] != lane.ends[k]):
                 continue
             name = PHASE_NAMES[Phase(int(lane.phases[k]))]
             # only completed intervals count in the kernel figures: others say so by name

@@ -525,3 +525,34 @@ def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Pat
         phases = [r for r in csv.DictReader(f) if r["job"] == "lost"]
     inside = [e for e in events if e.get("cat") == "phase" and e["args"]["job"] == "lost"]
     assert len(phases) == len(inside) == 1 and inside[0]["dur"] == 0
+
+
+def test_the_trace_counts_intervals_running_where_the_log_ends_in_flight(
+    tmp_path: Path,
+) -> None:
+    """A log cut while proves ran: the trace drew them `(running)` to the log's end, yet its
+    `intervals in flight` counter fell to 0 at the last GPU_END (it counted ended intervals
+    only), where the header says `+N running` (in flight: started and not ended)."""
+    lines = (SAMPLES / "curio-mixed.log").read_bytes().splitlines(keepends=True)
+    log = tmp_path / "cut.log"
+    log.write_bytes(b"".join(lines[: len(lines) * 2 // 3]))
+    model = read_log(log)
+    events = export.trace_document(model)["traceEvents"]
+    for pid, g in enumerate(model.gpus, 1):
+        if not g.in_flight:
+            continue
+        counter = sorted(
+            (e["ts"], e["args"]["intervals"])
+            for e in events
+            if e.get("ph") == "C" and e["pid"] == pid and e["name"] == "intervals in flight"
+        )
+        t = model.parts
+        mine = (t.gpu == g.gpu) & ~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed
+        # each running one from its start to the log's end (one that starts there has no
+        # length: no instant to count it at)
+        starts = sorted(float(x) for x in t.gpu_start[mine] if x < model.now_ms)
+        assert starts
+        for k, start in enumerate(starts, 1):
+            at = [v for ts, v in counter if ts <= start * 1000]
+            assert at and at[-1] >= k, (g.gpu, start, counter[-4:])
+        assert counter[-1] == (model.now_ms * 1000, 0)

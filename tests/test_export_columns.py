@@ -10,6 +10,7 @@ from pathlib import Path
 import export_reference as reference
 import numpy as np
 import pytest
+from conftest import SAMPLES
 from helpers import build
 from hostile import injected_log
 
@@ -30,6 +31,9 @@ def _models() -> list[tuple[str, LogModel]]:
     _, data = simulate(SimConfig(seed=9, proofs=6, gpus=2, stdout="plain"))
     lost = lose_lines(data, "lock", 0.5, seed=9)
     out.append(("lost lines", build(lost)))
+    # cut while proves ran: intervals running when the log ends
+    lines = (SAMPLES / "curio-mixed.log").read_bytes().splitlines(keepends=True)
+    out.append(("cut while running", build(b"".join(lines[: len(lines) * 2 // 3]))))
     return out
 
 
