@@ -1171,7 +1171,9 @@ class Summary:
             runs = f"in {len(self.each)} runs"
             done, began = last.proofs_completed, last.proofs_started
             if not began:  # the log ends on a restart, or the new run proves nothing yet
-                return f"{proofs} {runs}, last run: {'none' if short else 'no proof'} yet"
+                if short:
+                    return f"{proofs} {runs}, last run: none yet"
+                return f"{proofs} {runs}   last run: no proof yet"
             if short:
                 return f"{proofs} {runs}, last {done}/{began} in {self.run_span_shown}"
             last_proofs = f"{done} completed / {began} started"

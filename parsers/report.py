@@ -272,6 +272,8 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "busy_split_estimates": estimated[g.gpu],
                 # its phases the engine does not measure (0 ms: their time is unknown's)
                 "busy_split_unmeasured": unmeasured[g.gpu],
+                # intervals under way (where the log ends: nothing says they failed)
+                "running": g.in_flight,
             }
             for g in model.gpus
         ],

@@ -223,7 +223,7 @@ def test_after_a_restart_on_fewer_gpus_the_gauges_are_the_run_of_now() -> None:
     assert begun.summary.s_per_proof_shown == "– s/proof"
     # no proof of the new run yet: said so (`last 0/0 in –` said it in symbols)
     assert begun.summary.proofs_shown(short=True).endswith("in 2 runs, last run: none yet")
-    assert begun.summary.proofs_shown(short=False).endswith("in 2 runs, last run: no proof yet")
+    assert begun.summary.proofs_shown(short=False).endswith("in 2 runs   last run: no proof yet")
 
 
 def test_several_hosts_have_no_one_s_per_proof() -> None:

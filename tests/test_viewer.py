@@ -780,8 +780,10 @@ async def test_a_log_cut_while_proofs_run_ends_with_them_running_not_failed(
     the log ends: `+N running` in the header, the proofs under way drawn ▶, not ✗, the
     legend naming ▶ and ▸, the inspector saying so. Had the daemon restarted after them
     (a second run follows), they failed, and their proofs are ✗."""
+    from parsers.report import report_dict
     from tui.interval import describe_interval
     from tui.lanes import failed_proofs
+    from tui.report import running_lines
 
     lines = (SAMPLES / "curio-mixed.log").read_bytes().splitlines(keepends=True)
     cut = b"".join(lines[: len(lines) * 2 // 3])
@@ -809,6 +811,12 @@ async def test_a_log_cut_while_proofs_run_ends_with_them_running_not_failed(
         assert "▶" in text
         said = describe_interval(model, int(open_[0])).plain
         assert "none: running when the log ends" in said
+        # the report and the JSON say as much as the header
+        doc = report_dict(model)["gpus"]
+        assert [g["running"] for g in doc] == [g.in_flight for g in model.gpus]
+        (line,) = running_lines(model)
+        each = ", ".join(f"GPU{g.gpu} {g.in_flight}" for g in model.gpus if g.in_flight)
+        assert f"intervals running where the log ends: {each} " in str(line)
     app.live.source.close()  # type: ignore[union-attr]
     # the daemon restarted after the cut: what was under way failed
     restart = b"2026-03-16T09:40:00.000000Z  INFO cuzk_core::engine: starting cuzk engine\n"

@@ -117,7 +117,7 @@ def _parts_table(
         elif part.gpu_start is None:
             gpu_time = "—"  # never on a GPU (synthesized, or queued, only)
         elif part.gpu_end is None:
-            gpu_time = "running"  # a growing log's (a finished one's has failed)
+            gpu_time = "running"  # a growing log's, or where a log read once ends
         else:
             gpu_time = duration(part.gpu_end - part.gpu_start, "cell")
         wait = (

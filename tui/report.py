@@ -134,6 +134,22 @@ WORKER_PHASES_TITLE = (
 )
 
 
+def running_lines(model: LogModel) -> list[RenderableType]:
+    """Under the GPU table, the intervals under way where the log ends (the header's `+N
+    running`), none else."""
+    running = [(model.gpu_label(g.gpu), g.in_flight) for g in model.gpus if g.in_flight]
+    if not running:
+        return []
+    each = ", ".join(f"{label} {n}" for label, n in running)
+    said = "where the log ends" if model.finished else "now"
+    return [
+        Text(
+            f"  intervals running {said}: {each} (nothing says they failed; busy once they end)",
+            style="dim",
+        )
+    ]
+
+
 def all_gpus_lines(model: LogModel) -> list[RenderableType]:
     """The all-GPUs kernel figure under the GPU table (none for one GPU)."""
     figure = all_gpus_figure(model)
@@ -633,6 +649,7 @@ def report_renderables(
         ),
         gpu_table(model),
         *all_gpus_lines(model),
+        *running_lines(model),
         heading(BUSY_SPLIT_TITLE),
         busy_split_table(model),
         heading(WORKER_PHASES_TITLE),
