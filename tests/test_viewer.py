@@ -833,3 +833,24 @@ async def test_a_log_cut_while_proofs_run_ends_with_them_running_not_failed(
     beside = merge([*runs, read_log(SAMPLES / "p9-c6.log")], ["r1", "r2", "other"]).model
     drawn = {p.job for p, f in zip(beside.proofs, failed_proofs(beside), strict=True) if f}
     assert set(under_way) <= drawn
+
+
+async def test_a_prove_begun_on_the_log_s_last_stamp_is_drawn_running(tmp_path: Path) -> None:
+    """A log read once that ends on a GPU_START: the prove has no length, and its lane drew
+    nothing where the header said `+N running` (it was ✗ when such proves failed). Its cell
+    shows ▸."""
+    lines = (SAMPLES / "p12-gw2-merged.log").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "start.log"
+    path.write_bytes(b"".join(lines[:416]))
+    model = read_log(path)
+    t = model.parts
+    lone = np.flatnonzero(
+        ~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed & (t.gpu_start == model.now_ms)
+    )
+    assert len(lone) == 1
+    worker = int(t.worker[lone[0]])
+    app = make_app(model, LineReader(path=path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        rows = [r for r in lane_text(app) if r.startswith(f" w{worker} ")]
+        assert len(rows) == 1 and rows[0].rstrip().endswith(PHASE_GLYPHS[Phase.IN_FLIGHT])

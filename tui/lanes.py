@@ -402,7 +402,8 @@ class LaneDrawing:
         tw = w.width
         lane = self.model.lanes[spec.lane]
         samples = np.full(len(times), cells.EMPTY, dtype=np.int64)
-        failed_ends = []
+        failed_ends, lone_running = [], []
+        t = self.model.parts
         for chunk in lane.chunks:  # apart in time: each sample falls in one at most
             seg = chunk.part(*chunk.covering(w.t0, w.t0 + tw * w.scale))
             if len(seg):
@@ -410,7 +411,10 @@ class LaneDrawing:
                 samples = np.where(got != cells.EMPTY, got, samples)
                 # each interval's last segment: of a failed prove, where it ends
                 last = np.append(seg.partition[1:] != seg.partition[:-1], True)
-                failed_ends.append(seg.ends[last & self.model.parts.failed[seg.partition]])
+                failed_ends.append(seg.ends[last & t.failed[seg.partition]])
+                # a prove running with no length yet (begun on the log's last stamp)
+                running = ~t.failed[seg.partition] & np.isnan(t.gpu_end[seg.partition])
+                lone_running.append(seg.ends[last & running & (seg.ends == seg.starts)])
         kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
         styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
@@ -425,6 +429,13 @@ class LaneDrawing:
             at = at[(at >= 0) & (at < tw)]
             chars[at] = PHASE_GLYPHS[Phase.FAILED]
             styles[at] = _PHASE_STYLE_IDS[Phase.FAILED]
+        if lone_running:
+            # drawn in the cell it began in, where nothing else is: `+1 running` is seen
+            at = np.floor((np.concatenate(lone_running) - w.t0) / w.scale).astype(np.int64)
+            at = at[(at >= 0) & (at < tw)]
+            at = at[chars[at] == " "]
+            chars[at] = PHASE_GLYPHS[Phase.IN_FLIGHT]
+            styles[at] = _PHASE_STYLE_IDS[Phase.IN_FLIGHT]
         return chars, styles
 
     def _gap_spans(self, gpu: int, w: Window) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
