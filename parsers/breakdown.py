@@ -8,6 +8,7 @@ then: the shares add up to 100 % of the busy time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -257,9 +258,18 @@ def unmeasured_phases(g: GpuStats) -> frozenset[Phase]:
 
 def interval_unmeasured(model: LogModel, part: Partition) -> frozenset[str]:
     """The phase keys of interval `part` that nothing measured, written `–`: pre-lock and
-    lock wait where no lock line gave them (`lock_unmeasured`), none else."""
-    rows = np.array([part.index], dtype=np.int64)
-    return LOCK_KEYS if lock_unmeasured(model, rows)[0] else frozenset()
+    lock wait where no lock line gave them (`lock_unmeasured`), none else. Read off the
+    interval's own segments: the model's columns of every segment are not joined for it."""
+    first = part.segments[0] if part.segments else (math.nan, math.nan, Phase.UNKNOWN)
+    unmeasured = _lock_unmeasured(
+        _lockless(model),
+        np.array([-1 if part.gpu is None else part.gpu]),
+        np.array([math.nan if part.lock_acquired is None else part.lock_acquired]),
+        np.array([math.nan if part.gpu_start is None else part.gpu_start], dtype=np.float64),
+        np.array([first[2]]),
+        np.array([first[1]]),
+    )
+    return LOCK_KEYS if unmeasured[0] else frozenset()
 
 
 def lock_unmeasured(model: LogModel, rows: np.ndarray) -> npt.NDArray[np.bool_]:
@@ -268,19 +278,31 @@ def lock_unmeasured(model: LogModel, rows: np.ndarray) -> npt.NDArray[np.bool_]:
     then not placed (the inspector says so), or placed back from its unlock line, the time
     before it one unknown segment (docs/analysis.md#phase-segments)."""
     t = model.parts
-    lockless = {g.gpu for g in model.gpus if unmeasured_phases(g)}
-    gpu = t.gpu[rows]
-    out: npt.NDArray[np.bool_] = (
-        np.isin(gpu, list(lockless)) if lockless else np.zeros(len(rows), dtype=bool)
-    )
-    lock = t.lock_acquired[rows]
-    out |= np.isnan(lock)
-    first, after = t.seg_offsets[rows], t.seg_offsets[rows + 1]
-    has = after > first
+    first = t.seg_offsets[rows]
     k = np.minimum(first, max(len(t.seg_phase) - 1, 0))
-    if len(t.seg_phase):
-        ahead = (t.seg_phase[k] == Phase.UNKNOWN) & (t.seg_end[k] == lock)
-        out |= has & ahead & (lock > t.gpu_start[rows])
+    none = t.seg_offsets[rows + 1] == first  # no segment: as if unknown, of no end
+    phase = np.where(none, Phase.UNKNOWN, t.seg_phase[k] if len(t.seg_phase) else Phase.UNKNOWN)
+    end = np.where(none, np.nan, t.seg_end[k] if len(t.seg_end) else np.nan)
+    return _lock_unmeasured(
+        _lockless(model), t.gpu[rows], t.lock_acquired[rows], t.gpu_start[rows], phase, end
+    )
+
+
+def _lockless(model: LogModel) -> list[int]:
+    return [g.gpu for g in model.gpus if unmeasured_phases(g)]
+
+
+def _lock_unmeasured(
+    lockless: list[int],
+    gpu: np.ndarray,
+    lock: np.ndarray,
+    start: np.ndarray,
+    first_phase: np.ndarray,
+    first_end: np.ndarray,
+) -> npt.NDArray[np.bool_]:
+    """`lock_unmeasured`'s rule, over intervals' GPU, lock, GPU_START and first segment."""
+    out: npt.NDArray[np.bool_] = np.isnan(lock) | np.isin(gpu, lockless)
+    out |= (first_phase == Phase.UNKNOWN) & (first_end == lock) & (lock > start)
     return out
 
 
