@@ -409,12 +409,15 @@ class LaneDrawing:
             if len(seg):
                 got = cells.sample_segments(seg.starts, seg.ends, seg.phases, times)
                 samples = np.where(got != cells.EMPTY, got, samples)
-                # each interval's last segment: of a failed prove, where it ends
-                last = np.append(seg.partition[1:] != seg.partition[:-1], True)
-                failed_ends.append(seg.ends[last & t.failed[seg.partition]])
-                # a prove running with no length yet (begun on the log's last stamp)
-                running = ~t.failed[seg.partition] & np.isnan(t.gpu_end[seg.partition])
-                lone_running.append(seg.ends[last & running & (seg.ends == seg.starts)])
+                # each interval's last segment (read per interval, not per segment: a lane
+                # zoomed out holds a million): of a failed prove, where it ends; of a prove
+                # running with no length yet (begun on the log's last stamp), where it is
+                last = np.flatnonzero(np.append(seg.partition[1:] != seg.partition[:-1], True))
+                part, ends = seg.partition[last], seg.ends[last]
+                failed = t.failed[part]
+                failed_ends.append(ends[failed])
+                lone = ~failed & (ends == seg.starts[last]) & np.isnan(t.gpu_end[part])
+                lone_running.append(ends[lone])
         kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
         styles = np.where(kind == cells.EMPTY, 0, _PHASE_STYLE_IDS[np.maximum(kind, 0)])
