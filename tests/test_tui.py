@@ -730,6 +730,7 @@ async def test_the_legend_breaks_between_items_and_says_now_only_while_live(
     items = ["▄ pre-lock", "█ kernel", "busy █▆▃▂▁ share", "░ gap", "kern ▁▄█", "┣━┫ proof"]
     for item in [*items, "✗ failed"]:
         assert any(item in line for line in lines), (item, lines)
+    assert legend.count("✗ failed") == 1, lines  # the workers' ✗ and the proofs' are one
     assert not any(line.startswith("│") or line.endswith("│") for line in lines), lines
     for item in ("▼ now", "▶ running", "▸ running"):
         assert any(item in line for line in lines) == (not finished), (item, lines)
@@ -819,6 +820,25 @@ def test_the_gpu_lines_of_the_header_fit_80_columns_whole() -> None:
         for line in gpu_lines:
             assert "of span: TIMELINE" in line and line.endswith("running"), line
             assert cell_len(line) + 1 <= width - 1, (width, line)  # the header's own margin
+
+
+async def test_a_log_cut_with_running_and_failed_proves_keeps_a_two_line_legend() -> None:
+    """A log read once that ends with proves running, some failed before: the legend named
+    ✗ failed twice (the workers' and the proofs', one glyph) and took three lines at 80x24,
+    the synthesis row pushed off the screen. ✗ is named once; two lines."""
+    lines = (SAMPLES / "journal-2gpu.log").read_bytes().splitlines(keepends=True)
+    live = LogBuilder(source="cut.log")
+    live.feed(b"".join(lines[:1920]))
+    model = live.build()
+    t = model.parts
+    assert (t.failed & ~np.isnan(t.gpu_start)).any()
+    assert any(g.in_flight for g in model.gpus)
+    app = make_app(model, LineReader(path=SAMPLES / "journal-2gpu.log"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        legend = str(app.query_one("#legend", Static).render())
+    assert legend.count("✗ failed") == 1 and "▶ running" in legend and "▸ running" in legend
+    assert len(legend.splitlines()) == 2, legend
 
 
 def test_what_runs_gives_way_before_a_gpu_s_name_is_cut() -> None:

@@ -843,10 +843,11 @@ class CuzkApp(App[None]):
         running = live or bool((~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed).any())
         under_way = live or _proofs_under_way(self.model)
         items: list[tuple[bool, Text]] = []  # (begins a group, the item)
+        failed_proves = bool((t.failed & ~np.isnan(t.gpu_start)).any())
         for phase, cls in PHASE_CLASSES.items():
             if phase == Phase.IN_FLIGHT and not running:
                 continue
-            if phase == Phase.FAILED and not (t.failed & ~np.isnan(t.gpu_start)).any():
+            if phase == Phase.FAILED and not failed_proves:
                 continue
             glyph = (PHASE_GLYPHS[phase], self._colour(cls))
             items.append((False, Text.assemble(glyph, f" {PHASE_NAMES[phase]}")))
@@ -858,7 +859,8 @@ class CuzkApp(App[None]):
         items.append((True, Text.assemble(("┣━┫", self._colour("gantt--proof")), " proof")))
         if under_way:
             items.append((False, Text("▶ running")))
-        items.append((False, Text("✗ failed")))
+        if not failed_proves:  # else said once, with the workers' glyphs: the same ✗
+            items.append((False, Text("✗ failed")))
         if live:
             items.append((False, Text("▼ now")))
         text = Text()
