@@ -45,6 +45,8 @@ __all__ = [
     "lanes_by_gpu",
     "lock_partly_placed",
     "lock_unmeasured",
+    "lock_unplaced",
+    "lockless_gpus",
     "segments_split",
     "split_segments",
     "unmeasured_keys",
@@ -262,7 +264,7 @@ def interval_unmeasured(model: LogModel, part: Partition) -> frozenset[str]:
     interval's own segments: the model's columns of every segment are not joined for it."""
     first = part.segments[0] if part.segments else (math.nan, math.nan, Phase.UNKNOWN)
     unmeasured = _lock_unmeasured(
-        _lockless(model),
+        lockless_gpus(model),
         np.array([-1 if part.gpu is None else part.gpu]),
         np.array([math.nan if part.lock_acquired is None else part.lock_acquired]),
         np.array([math.nan if part.gpu_start is None else part.gpu_start], dtype=np.float64),
@@ -284,11 +286,12 @@ def lock_unmeasured(model: LogModel, rows: np.ndarray) -> npt.NDArray[np.bool_]:
     phase = np.where(none, Phase.UNKNOWN, t.seg_phase[k] if len(t.seg_phase) else Phase.UNKNOWN)
     end = np.where(none, np.nan, t.seg_end[k] if len(t.seg_end) else np.nan)
     return _lock_unmeasured(
-        _lockless(model), t.gpu[rows], t.lock_acquired[rows], t.gpu_start[rows], phase, end
+        lockless_gpus(model), t.gpu[rows], t.lock_acquired[rows], t.gpu_start[rows], phase, end
     )
 
 
-def _lockless(model: LogModel) -> list[int]:
+def lockless_gpus(model: LogModel) -> list[int]:
+    """The GPUs whose engine prints no lock line (`unmeasured_phases`), in model order."""
     return [g.gpu for g in model.gpus if unmeasured_phases(g)]
 
 
@@ -310,10 +313,17 @@ def worker_unmeasured(model: LogModel, w: WorkerStats) -> frozenset[str]:
     """The phase keys of worker `w`'s sums that nothing measured, written `–`: pre-lock and
     lock wait where its GPU's engine prints no lock line, or where none of its intervals
     was given one (lock lines lost, or begun later in the log)."""
-    stats = next((g for g in model.gpus if g.gpu == w.gpu), None)
-    if (stats is not None and unmeasured_phases(stats)) or (w.intervals and not w.lock_lines):
+    if w.gpu in lockless_gpus(model) or (w.intervals and not w.lock_lines):
         return LOCK_KEYS
     return frozenset()
+
+
+def lock_unplaced(model: LogModel) -> list[WorkerStats]:
+    """The workers of GPUs that print lock lines none of whose intervals was given one:
+    their pre-lock and lock wait are `–` (`worker_unmeasured`), which the tables say under
+    them."""
+    lockless = lockless_gpus(model)
+    return [w for w in model.workers if w.gpu not in lockless and worker_unmeasured(model, w)]
 
 
 def lock_partly_placed(model: LogModel) -> list[WorkerStats]:

@@ -234,11 +234,8 @@ def _lock(text: Text, model: LogModel, part: Partition, inferred: bool) -> None:
         # (docs/analysis.md#phase-segments): when the lock was taken is inferred, how long
         # it was waited for is not known
         stats = next((g for g in model.gpus if g.gpu == part.gpu), None)
-        none = (
-            "the log holds no lock line"
-            if stats is None or not stats.lock_printed
-            else ("no lock line of its")
-        )
+        lockless = stats is None or not stats.lock_printed
+        none = "the log holds no lock line" if lockless else "no lock line of its"
         text.append(f" (inferred: {none}; the wait is not measured)")
     if part.unlock is not None:
         text.append(f", {glued('released', when(model, part.unlock, part.gpu))}")

@@ -16,6 +16,8 @@ from parsers.breakdown import (
     alloc_unprinted,
     inferred_phases,
     lock_partly_placed,
+    lock_unplaced,
+    lockless_gpus,
     unmeasured_phases,
     whole_run,
     worker_unmeasured,
@@ -393,15 +395,11 @@ def worker_notes(model: LogModel, indent: str = "  ") -> list[Text]:
     printed no allocation line, and where a GPU's kernel busy is an estimate, which its
     workers' kernel time is not (none where none of these)."""
     notes = []
-    lockless = [g.gpu for g in model.gpus if unmeasured_phases(g)]
+    lockless = lockless_gpus(model)
     if lockless and model.workers:
         gpus = _gpus_named(model, lockless)
         notes.append(Text(indent + NO_LOCK_LINE.format(gpus=gpus), style="dim"))
-    unplaced = [
-        f"w{w.worker}"
-        for w in model.workers
-        if w.intervals and not w.lock_lines and w.gpu not in lockless
-    ]
+    unplaced = [f"w{w.worker}" for w in lock_unplaced(model)]
     if unplaced:
         their = "its" if len(unplaced) == 1 else "their"
         text = NO_LOCK_PLACED.format(workers=", ".join(unplaced), their=their)
