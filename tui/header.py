@@ -22,21 +22,12 @@ from parsers.report import MID_RUN, unplaced_sentence
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
-from tui.lanes import HOST_MIN_CELLS, abbreviate, gpu_label_in
+from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
 from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_pct, kernel_figure
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
 SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
-
-
-def _label_cells_kept(label: str) -> int:
-    """The cells of a GPU's label the rest of its line may not take: a label of one GPU
-    whole; of a host's or a run's GPU, `HOST_MIN_CELLS` of its name and its `:GPU0`
-    (`gpu_label_in` cuts no further)."""
-    _, colon, gpu = label.rpartition(":")
-    whole = cell_len(label)
-    return whole if not colon else min(whole, HOST_MIN_CELLS + cell_len(colon + gpu))
 
 
 def breakdown_text(
@@ -185,7 +176,7 @@ def _header(
         running = f"{sep}+{g.in_flight} running"
         # what is running gives way before the GPU's own name is cut (`G of span: … +1
         # running`); a host's or a run's name gives way first, as ever (`nod…:GPU2`)
-        if g.in_flight and room - len(running) >= _label_cells_kept(name):
+        if g.in_flight and room - len(running) >= gpu_label_least(name):
             line.append(running, style="italic")
             room -= len(running)
         # a host's long name (`journal-2gpu.log:GPU2`) gives way so that the figures fit

@@ -141,6 +141,15 @@ def gpu_label_in(label: str, width: int) -> str:
     return abbreviate(host, max(width - cell_len(colon + gpu), HOST_MIN_CELLS)) + colon + gpu
 
 
+def gpu_label_least(label: str) -> int:
+    """The cells of a GPU's label worth keeping before anything else on its line: of a
+    host's or a run's GPU, what `gpu_label_in` keeps however narrow (`HOST_MIN_CELLS` of
+    the name, then its `:GPU0`); a label of one GPU whole (`G` tells nothing)."""
+    _, colon, gpu = label.rpartition(":")
+    whole = cell_len(label)
+    return whole if not colon else min(whole, HOST_MIN_CELLS + cell_len(colon + gpu))
+
+
 def cells_of(text: str) -> list[str]:
     """One string per terminal cell: a wide character, then an empty cell; zero-width ones
     (combining marks) are dropped, so a row of cells keeps its width."""
