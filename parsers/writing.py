@@ -146,6 +146,24 @@ def _umask() -> int:
     return 0o022
 
 
+def open_nameless(folder: Path) -> int | None:
+    """A new file in `folder`, open for reading and writing, that has no name from the start
+    (Linux's O_TMPFILE): a process killed while it holds it leaves nothing behind. None where
+    the file system, the kernel or a sandbox does not make one (the caller makes a named one).
+
+    Raises: OSError: the folder cannot be written.
+    """
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir("/proc/self/fd"):  # without /proc it cannot be opened again
+        return None
+    try:
+        return os.open(folder, flag | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.EPERM, errno.ENOSYS):
+            return None
+        raise
+
+
 class OutputBatch:
     """Files written as one: each to a temporary file beside its target, and all of them
     renamed into place only once every one is written whole (a failure in the third leaves
@@ -248,22 +266,9 @@ class _Temporary:
     def beside(cls, target: Path) -> _Temporary:
         """A new temporary file in `target`'s folder."""
         prefix = f".{target.name}."
-        flag = getattr(os, "O_TMPFILE", 0)
-        if flag and os.path.isdir("/proc/self/fd"):
-            try:
-                fd = os.open(target.parent, flag | os.O_RDWR | os.O_CLOEXEC, 0o600)
-            except OSError as exc:
-                # not on this file system or kernel, or refused by a sandbox: a named one
-                if exc.errno not in (
-                    errno.EOPNOTSUPP,
-                    errno.EISDIR,
-                    errno.EINVAL,
-                    errno.EPERM,
-                    errno.ENOSYS,
-                ):
-                    raise
-            else:
-                return cls(fd, target.parent, prefix, None)
+        fd = open_nameless(target.parent)
+        if fd is not None:
+            return cls(fd, target.parent, prefix, None)
         import tempfile  # here: the report's start does not pay for its imports
 
         fd, name = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")

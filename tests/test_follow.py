@@ -21,6 +21,7 @@ from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import report_dict
 from parsers.tail import LogTail, TailRead, TailState
+from tui import follow, replay
 from tui.app import CuzkApp, ModelUpdated, make_app
 from tui.follow import CpuBudget, FileSource, LiveLog, StreamSource, Update
 from tui.gantt import GanttView
@@ -241,7 +242,70 @@ def test_replay_writes_the_log_again(tmp_path: Path) -> None:
     assert writer.path.read_bytes() == src.read_bytes()
     assert os.stat(writer.path).st_nlink == 0  # it has no name: a killed viewer leaves none
     writer.cleanup()
-    assert not writer.dir.exists()
+    assert writer.dir is None or not writer.dir.exists()
+
+
+def _never_named(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every file or folder made by name in the folder for temporary files, from now on."""
+    made: list[str] = []
+
+    def named(*args: object, **kwargs: object) -> None:
+        made.append(repr(args))
+        raise AssertionError("a temporary file made under a name")
+
+    monkeypatch.setattr(tempfile, "mkstemp", named)
+    monkeypatch.setattr(tempfile, "mkdtemp", named)
+    return made
+
+
+def test_the_spool_and_the_played_log_never_have_a_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a name removed just after it is made is there for a moment: a kill then leaves it, and
+    # a watcher of the folder sees it. Where the system makes a file without one, none is made
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = _never_named(monkeypatch)
+    read_fd, write_fd = os.pipe()
+    source = StreamSource(read_fd)
+    writer = replay_writer(SAMPLES / "tiny.log", speed=1_000_000.0)
+    try:
+        writer.start()
+        assert writer.done.wait(WAIT_S)
+        os.write(write_fd, b"TIMELINE,1,GPU_START,j,partition=0\n")
+        wait_for(lambda: bool(source.poll().data) or source.spool_path.stat().st_size > 0)
+        for path in (source.spool_path, writer.path):
+            assert os.stat(path).st_nlink == 0
+            assert os.readlink(path).endswith(" (deleted)")
+        assert source.spool_path.read_bytes() == b"TIMELINE,1,GPU_START,j,partition=0\n"
+        assert writer.path.read_bytes() == (SAMPLES / "tiny.log").read_bytes()
+        assert list(tmp_path.iterdir()) == [] and made == []
+    finally:
+        writer.cleanup()
+        source.close()
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def test_without_nameless_files_the_name_goes_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a file system that makes no file without a name: one is made under a name, removed
+    # where /proc opens it again, and nothing stays in the folder
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(follow, "open_nameless", lambda folder: None)
+    monkeypatch.setattr(replay, "open_nameless", lambda folder: None)
+    source = StreamSource(os.open(os.devnull, os.O_RDONLY))
+    writer = replay_writer(SAMPLES / "tiny.log", speed=1_000_000.0)
+    try:
+        writer.start()
+        assert writer.done.wait(WAIT_S)
+        assert writer.path.read_bytes() == (SAMPLES / "tiny.log").read_bytes()
+        assert os.stat(source.spool_path).st_nlink == 0 and os.stat(writer.path).st_nlink == 0
+        assert writer.dir is not None and not writer.dir.exists()
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        writer.cleanup()
+        source.close()
 
 
 def _live_app(log: Path) -> CuzkApp:

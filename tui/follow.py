@@ -26,6 +26,7 @@ from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
 from parsers.model import LogModel
 from parsers.tail import SPAN_MIN_BYTES, LogTail, Span, TailRead, TailState
+from parsers.writing import open_nameless
 
 T = TypeVar("T")
 
@@ -298,6 +299,24 @@ def temporary_file(make: Callable[[], T]) -> T:
         ) from None
 
 
+def nameless_spool(prefix: str) -> tuple[int, Path, Path | None]:
+    """A new file for bytes the viewer keeps, in the folder for temporary files: its
+    descriptor (open for writing), the path that opens it again, and its name while it has
+    one (removed when it is closed). It has no name from the start where the system allows
+    (O_TMPFILE), else its name is removed at once where /proc opens it (`nameless`).
+
+    Raises:
+        NoTemporaryFile: nowhere to make it.
+    """
+    folder = Path(temporary_file(tempfile.gettempdir))
+    fd = temporary_file(lambda: open_nameless(folder))
+    if fd is not None:
+        return fd, Path(f"/proc/self/fd/{fd}"), None
+    fd, name = temporary_file(lambda: tempfile.mkstemp(prefix=prefix, suffix=".log"))
+    path, named = nameless(fd, Path(name))
+    return fd, path, named
+
+
 def nameless(fd: int, name: Path) -> tuple[Path, Path | None]:
     """The file `fd` opened under `name`, its name removed at once where the system gives
     another way to open it (Linux's /proc/self/fd): a process killed (SIGKILL, the OOM
@@ -332,11 +351,8 @@ class StreamSource:
         self._spool: BinaryIO | None = None
         self._spool_name: Path | None = None  # the spool's name while it has one
         if spool:  # spool_path names the spool only where there is one
-            fd_spool, spool_name = temporary_file(
-                lambda: tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log")
-            )
-            self.spool_folder = Path(spool_name).parent
-            self.spool_path, self._spool_name = nameless(fd_spool, Path(spool_name))
+            fd_spool, self.spool_path, self._spool_name = nameless_spool("cuzk-tui-stdin-")
+            self.spool_folder = Path(tempfile.gettempdir())
             self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False
         self.stopped = ""  # why reading stopped before the input's end, in words

@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from cuzksim.config import DEMO_CONFIG
 from cuzksim.engine import EngineSim
+from parsers.writing import open_nameless
 from tui.follow import nameless, temporary_file
 
 DEMO_SPEED = 20.0
@@ -67,22 +68,33 @@ class PacedWriter:
         self.lines = lines
         self.speed = speed
         self.name = name
-        self.dir = Path(temporary_file(lambda: tempfile.mkdtemp(prefix="cuzk-tui-")))
-        named = self.dir / name
-        try:
-            self._fd = os.open(named, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        except OSError:
-            self.dir.rmdir()
-            raise
         # a process killed (SIGKILL, the OOM killer) leaves no file behind: where the system
-        # opens it by its descriptor, it has no name from the start
-        self.path, self._name = nameless(self._fd, named)
-        if self._name is None:
-            with contextlib.suppress(OSError):
-                self.dir.rmdir()
+        # makes one, the file has no name from the start
+        self.dir: Path | None = None
+        fd = temporary_file(lambda: open_nameless(Path(tempfile.gettempdir())))
+        if fd is not None:
+            self._fd, self.path, self._name = fd, Path(f"/proc/self/fd/{fd}"), None
+        else:
+            self._fd, self.path, self._name = self._named(name)
         self.stop = threading.Event()
         self.done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="cuzk-tui-writer", daemon=True)
+
+    def _named(self, name: str) -> tuple[int, Path, Path | None]:
+        """The file made under `name` in a folder of its own, its name removed at once where
+        the system opens it by its descriptor (`nameless`)."""
+        self.dir = Path(temporary_file(lambda: tempfile.mkdtemp(prefix="cuzk-tui-")))
+        named = self.dir / name
+        try:
+            fd = os.open(named, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        except OSError:
+            self.dir.rmdir()
+            raise
+        path, kept = nameless(fd, named)
+        if kept is None:
+            with contextlib.suppress(OSError):
+                self.dir.rmdir()
+        return fd, path, kept
 
     def start(self) -> None:
         """Begin writing."""
@@ -120,8 +132,9 @@ class PacedWriter:
         self._thread.join(timeout=2)
         if self._name is not None:
             self._name.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):  # gone already, or something else left a file there
-            self.dir.rmdir()
+        if self.dir is not None:
+            with contextlib.suppress(OSError):  # gone already, or another file is there
+                self.dir.rmdir()
         if not self._thread.is_alive():  # else it still writes: the file goes with the process
             os.close(self._fd)
 
