@@ -202,6 +202,7 @@ def test_a_spool_where_it_cannot_lose_its_name_is_removed_when_closed(
     # no /proc (another system): the spool keeps its name until it is closed
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(follow, "nameless", lambda fd, name: (name, name))
+    monkeypatch.setattr(follow, "open_nameless", lambda folder: None)
     read_end, write_end = os.pipe()
     source = StreamSource(read_end)
     os.write(write_end, b"a line\n")
