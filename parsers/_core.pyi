@@ -220,6 +220,7 @@ def proof_rows_json(
     first: npt.NDArray[np.float64],
     last: npt.NDArray[np.float64],
     completed: npt.NDArray[np.bool_],
+    failed: npt.NDArray[np.bool_],
     jobs: Sequence[str],
     kinds: Sequence[str],
 ) -> str: ...

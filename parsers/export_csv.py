@@ -32,6 +32,7 @@ from parsers.breakdown import (
     unmeasured_keys,
 )
 from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
+from parsers.proofs import failed_proofs
 from parsers.rows import distinct
 from parsers.sanitize import visible
 from parsers.trace_tracks import Names
@@ -157,7 +158,7 @@ class _Tables:
         )
         self.causes = np.array([names.id(c or "") for c in CAUSES], dtype=np.int64)
         proofs = ProofTable.of(model.proofs)
-        self.proofs = proofs
+        self.proofs, self.proof_failed = proofs, failed_proofs(model)
         self.proof_jobs = names.extend([csv_text(j) for j in proofs.jobs])
         self.proof_kinds = names.extend([csv_text(k) for k in proofs.kinds])
         cells = [quoted(s).encode("utf-8", "surrogateescape") for s in names.items]
@@ -316,8 +317,14 @@ class _Tables:
         keep = np.flatnonzero(_overlap(p.first, p.last, self.t0, self.t1))
         if math.isfinite(self.t0) or math.isfinite(self.t1):
             keep = keep[~np.isnan(p.first[keep])]  # a proof never begun is in no window
-        header = ["job", "kind", "partitions", "first_synth_start", "last_gpu_end", "completed"]
-        cells = [(STR, 0), (STR, 1), (INT, 2), (INT_OR_NONE, 3), (INT_OR_NONE, 4), (INT, 5)]
+        header = [
+            *("job", "kind", "partitions", "first_synth_start", "last_gpu_end"),
+            *("completed", "failed"),
+        ]
+        cells = [
+            *((STR, 0), (STR, 1), (INT, 2), (INT_OR_NONE, 3), (INT_OR_NONE, 4)),
+            *((INT, 5), (INT, 6)),
+        ]
 
         def stamp(x: np.ndarray) -> I64:
             whole: I64 = np.trunc(np.nan_to_num(x)).astype(np.int64)  # as Proof's int()
@@ -334,6 +341,7 @@ class _Tables:
                 stamp(p.first[k]),
                 stamp(p.last[k]),
                 p.completed[k].astype(np.int64),
+                self.proof_failed[k].astype(np.int64),
             ]
             return ints, []
 

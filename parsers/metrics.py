@@ -31,7 +31,8 @@ from parsers.breakdown import (
     whole_run,
     with_kernel,
 )
-from parsers.model import CAUSES, PHASE_KEYS, Breakdown, LogModel, Phase
+from parsers.model import CAUSES, PHASE_KEYS, Breakdown, LogModel, Phase, ProofTable
+from parsers.proofs import failed_proofs
 from parsers.rows import distinct
 
 # the gap lengths a bucket ends at (s): 0.05 and 0.5 are the report's histogram's edges
@@ -152,14 +153,18 @@ def _gap_counters(model: LogModel, until: dict[int, float]) -> dict[Series, floa
 
 
 def _failed_proofs(model: LogModel, limit: float) -> int:
-    """Proofs with a failed partition, settled: while the log grows a prove is taken as
-    failed when its worker moved on, and a late GPU_END can say otherwise (a log without
-    TIMELINE: its failed traced jobs)."""
-    if model.traced_jobs:
+    """The failed proofs (parsers/proofs.py) whose failed partition began in settled time:
+    while the log grows a prove is taken as failed when its worker moved on, and a late
+    GPU_END can say otherwise."""
+    if model.traced_jobs:  # a log without TIMELINE: its failed jobs
         return sum(j.outcome == tracing.FAILED for j in model.traced_jobs)
+    failed = failed_proofs(model)
+    if not failed.any() or limit == math.inf:
+        return int(failed.sum())
     t = model.parts
-    failed = t.failed & ~(t.gpu_start > limit)
-    return len(distinct(t.job[failed]))
+    settled = t.failed & ~(t.gpu_start > limit)
+    names = {t.jobs[j] for j in distinct(t.job[settled]).tolist() if 0 <= j < len(t.jobs)}
+    return int((failed & ProofTable.of(model.proofs).named(names)).sum())
 
 
 def in_synthesis(model: LogModel) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,8 @@ from parsers.breakdown import (
     worker_unmeasured,
 )
 from parsers.durations import counted
-from parsers.model import CAUSES, Breakdown, GapTable, LogModel, Proof, ProofTable, Summary
+from parsers.model import CAUSES, Breakdown, GapTable, LogModel, ProofTable, Summary
+from parsers.proofs import failed_proofs
 from parsers.sanitize import visible
 
 SCHEMA = 1
@@ -115,6 +116,7 @@ def traced_dicts(model: LogModel) -> list[dict[str, Any]]:
             "worker": j.worker,
             "gpu": j.gpu,
             "completed": j.outcome == tracing.COMPLETED,
+            "failed": j.outcome == tracing.FAILED,
         }
         for j in model.traced_jobs
     ]
@@ -195,12 +197,13 @@ def gaps_json(gaps: GapTable) -> Iterator[str]:
     yield "]"
 
 
-def proofs_json(proofs: Sequence[Proof]) -> str:
+def proofs_json(model: LogModel) -> str:
     """The report's `proofs` list as compact JSON text, exactly as `json.dumps` writes its
     dicts (ensure_ascii): the core writes it from the proofs' columns."""
-    t = ProofTable.of(proofs)
+    t = ProofTable.of(model.proofs)
+    failed = failed_proofs(model)
     rows = _core.proof_rows_json(
-        t.job, t.kind, t.partitions, t.first, t.last, t.completed, t.jobs, t.kinds
+        t.job, t.kind, t.partitions, t.first, t.last, t.completed, failed, t.jobs, t.kinds
     )
     return "[" + rows + "]"
 
@@ -217,7 +220,7 @@ def report_json_pieces(model: LogModel, min_gap_ms: int = 0) -> Iterator[str]:
         elif key == "proofs" and model.traced_jobs:
             yield json.dumps(traced_dicts(model), ensure_ascii=True)  # a few: Python writes them
         elif key == "proofs":
-            yield proofs_json(model.proofs)
+            yield proofs_json(model)
         else:
             yield json.dumps(value, ensure_ascii=True)
     yield "}"
@@ -247,6 +250,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
     s = model.summary
     split = whole_run(model)
     estimated, unmeasured = estimated_keys(model), unmeasured_keys(model)
+    failed = failed_proofs(model)
     return {
         "schema": SCHEMA,
         "source": model.source,
@@ -301,12 +305,15 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "first_synth_start": p.first_synth_start,
                 "last_gpu_end": p.last_gpu_end,
                 "completed": p.completed,
+                "failed": bool(f),
             }
-            for p in (model.proofs if lists else ())
+            for p, f in (zip(model.proofs, failed.tolist(), strict=True) if lists else ())
         ],
         "summary": {
             "proofs_started": s.proofs_started,
             "proofs_completed": s.proofs_completed,
+            # of those not completed, the failed (parsers/proofs.py); the rest are running
+            "proofs_failed": int(failed.sum()),
             "run_span_ms": s.run_span_ms,
             "s_per_proof": None if s.rate is None else round(s.rate, 6),
             # a restarted daemon: the run the span and s/proof are of (the proofs: every run's)

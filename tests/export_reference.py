@@ -34,6 +34,7 @@ from parsers.model import (
     Phase,
     Proof,
 )
+from parsers.proofs import failed_proofs
 from parsers.rows import first_free_rows, groups_of
 from parsers.sanitize import visible
 from parsers.writing import OutputBatch, atomic_output, check_folder, check_target
@@ -687,8 +688,18 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
             )
     with batch.open(out[3]) as fh:
         w = _Numbers(fh)
-        w.writerow(["job", "kind", "partitions", "first_synth_start", "last_gpu_end", "completed"])
-        for p in model.proofs:
+        w.writerow(
+            [
+                "job",
+                "kind",
+                "partitions",
+                "first_synth_start",
+                "last_gpu_end",
+                "completed",
+                "failed",
+            ]
+        )
+        for p, failed in zip(model.proofs, failed_proofs(model).tolist(), strict=True):
             w.writerow(
                 [
                     csv_text(p.job),
@@ -697,6 +708,7 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                     "" if p.first_synth_start is None else p.first_synth_start,
                     "" if p.last_gpu_end is None else p.last_gpu_end,
                     int(p.completed),
+                    int(failed),
                 ]
             )
     with batch.open(out[4]) as fh:

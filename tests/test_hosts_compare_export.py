@@ -409,7 +409,7 @@ def test_a_merged_model_marks_the_failed_partitions_and_proofs_each_log_does(
     1s: the failed partitions picked by it were the first two rows' over and over, and a
     restarted daemon's failed proofs were drawn running to the log's end), and the proofs
     drawn failed are those each log draws failed."""
-    from tui.lanes import failed_proofs
+    from parsers.proofs import failed_proofs
 
     logs = [SAMPLES / "curio-mixed.log", SAMPLES / "journal-2gpu.log"]
     alone = [read_log(p) for p in logs]

@@ -650,7 +650,7 @@ def test_a_proof_whose_partition_failed_is_drawn_failed_while_the_log_grows() ->
     """Following, a proof with a failed partition (its worker moved on without a GPU_END)
     and none under way is drawn ✗, not ▶ running to now; at every cut of the log, a proof
     drawn ✗ never completes later."""
-    from tui.lanes import failed_proofs
+    from parsers.proofs import failed_proofs
 
     data = (SAMPLES / "journal-2gpu.log").read_bytes()
     done = read_log(SAMPLES / "journal-2gpu.log")
@@ -675,7 +675,7 @@ def test_a_pickup_whose_worker_moved_on_is_drawn_failed_while_the_log_grows() ->
     """Following, a partition picked up and never started is failed once its worker picked
     up another (the daemon prints GPU_PICKUP and nothing more for it): its proof is drawn ✗,
     not ▶ running to now for as long as the log grows. Before that it may still start."""
-    from tui.lanes import failed_proofs
+    from parsers.proofs import failed_proofs
 
     head = [
         "TIMELINE,100,SYNTH_START,job-a,partition=0",

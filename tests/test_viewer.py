@@ -780,9 +780,9 @@ async def test_a_log_cut_while_proofs_run_ends_with_them_running_not_failed(
     the log ends: `+N running` in the header, the proofs under way drawn ▶, not ✗, the
     legend naming ▶ and ▸, the inspector saying so. Had the daemon restarted after them
     (a second run follows), they failed, and their proofs are ✗."""
+    from parsers.proofs import failed_proofs
     from parsers.report import report_dict
     from tui.interval import describe_interval
-    from tui.lanes import failed_proofs
     from tui.report import running_lines
 
     lines = (SAMPLES / "curio-mixed.log").read_bytes().splitlines(keepends=True)

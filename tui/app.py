@@ -37,6 +37,7 @@ from textual.widgets import Footer, Input, Static
 from parsers.breakdown import BUSY_ORDER, Breakdown, busy_breakdown, whole_run
 from parsers.durations import duration
 from parsers.model import PHASE_NAMES, LogModel, Phase, ProofTable
+from parsers.proofs import failed_proofs
 from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sanitize import visible
@@ -47,7 +48,7 @@ from tui.gantt import GanttView
 from tui.header import header_fit, status_text
 from tui.inspector import GapDetails, InspectorScreen
 from tui.interval import IntervalScreen
-from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS, failed_proofs
+from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
 from tui.logpane import LogPaneScreen, log_at
 from tui.screens import (
     QUIT_BINDINGS,

@@ -10,14 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
 from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans, ProofTable
-from parsers.rows import distinct, groups_of
+from parsers.proofs import failed_proofs
+from parsers.rows import groups_of
 from parsers.sanitize import visible
-from parsers.tracing import FAILED
 from tui import cells
 from tui.axis import label_room, ticks
 
@@ -222,30 +221,6 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
     for r in range(proof_rows):
         rows.append(Row("proofs", "proofs" if r == 0 else "", lane=r))
     return rows
-
-
-def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
-    """Per proof, whether the log says it failed: a traced job's error line, or a TIMELINE
-    proof one of whose partitions failed (its worker moved on without a GPU_END, or the
-    daemon restarted after it: then all of them did) with none of its partitions under way.
-    A proof under way when the log ends is not failed: nothing says it failed
-    (docs/analysis.md#what-is-read-from-the-log)."""
-    failed = np.zeros(len(model.proofs), dtype=bool)
-    if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
-        failed[:] = [j.outcome == FAILED for j in model.traced_jobs]
-        return failed
-    t = model.parts
-    if not len(model.proofs) or not t.failed.any():
-        return failed
-    started = ~np.isnan(t.pickup) | ~np.isnan(t.gpu_start)
-    under_way = ~t.failed & (
-        (started & np.isnan(t.gpu_end)) | (~np.isnan(t.synth_start) & np.isnan(t.synth_end))
-    )
-    lost = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
-    names = {t.jobs[j] for j in lost if 0 <= j < len(t.jobs)}
-    table = ProofTable.of(model.proofs)
-    failed[:] = table.named(names) & ~table.completed
-    return failed
 
 
 def pack_proofs(

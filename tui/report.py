@@ -38,6 +38,7 @@ from parsers.model import (
     Phase,
     WorkerStats,
 )
+from parsers.proofs import failed_proofs
 from parsers.rawlines import LineReader
 from parsers.report import (
     MID_RUN,
@@ -134,6 +135,21 @@ WORKER_PHASES_TITLE = (
     "Time in each phase of the GPU intervals, per worker: shares of the worker's interval "
     "time (overlapping intervals each count in full)"
 )
+
+
+def unfinished_sentence(model: LogModel) -> str | None:
+    """What became of the proofs that did not complete: `not completed: 5 failed, 2 running
+    where the log ends` (None: every proof completed)."""
+    s = model.summary
+    left = s.proofs_started - s.proofs_completed
+    if left <= 0:
+        return None
+    failed = int(failed_proofs(model).sum())
+    said = "where the log ends" if model.finished else "now"
+    parts = [f"{failed} failed"] if failed else []
+    if left > failed:
+        parts.append(f"{left - failed} running {said}")
+    return "not completed: " + ", ".join(parts)
 
 
 def running_lines(model: LogModel) -> list[RenderableType]:
@@ -617,6 +633,9 @@ def report_renderables(
     # a log without TIMELINE: its span runs from the first dequeue to the last completion
     span = "first dequeue to last completion" if model.traced_jobs else "run span"
     head.append(f"\n{s.proofs_shown(short=False, span_name=span)}   {s.s_per_proof_shown}")
+    outcome = unfinished_sentence(model)
+    if outcome is not None:
+        head.append(f"\n{outcome}")
     if model.wall_anchor is not None:
         zone = "UTC" if model.wall_anchor.tzinfo is not None else "(the journal's local time)"
         head.append(

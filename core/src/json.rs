@@ -121,6 +121,7 @@ pub struct ProofRow<'a> {
     pub first: Option<i64>,
     pub last: Option<i64>,
     pub completed: bool,
+    pub failed: bool,
 }
 
 fn push_opt(out: &mut String, v: Option<i64>) {
@@ -144,6 +145,8 @@ pub fn push_proof(out: &mut String, p: &ProofRow) {
     push_opt(out, p.last);
     out.push_str(", \"completed\": ");
     out.push_str(if p.completed { "true" } else { "false" });
+    out.push_str(", \"failed\": ");
+    out.push_str(if p.failed { "true" } else { "false" });
     out.push('}');
 }
 
@@ -201,23 +204,26 @@ mod tests {
     #[test]
     fn a_proof_is_one_object() {
         let mut out = String::new();
-        let row = |first, completed| ProofRow {
+        let row = |first, completed, failed| ProofRow {
             job: "\"p\"",
             kind: "\"porep-c2\"",
             partitions: 10,
             first,
             last: None,
             completed,
+            failed,
         };
-        push_proof(&mut out, &row(Some(-5), true));
+        push_proof(&mut out, &row(Some(-5), true, false));
         out.push_str(", ");
-        push_proof(&mut out, &row(None, false));
+        push_proof(&mut out, &row(None, false, true));
         assert_eq!(
             out,
             "{\"job\": \"p\", \"kind\": \"porep-c2\", \"partitions\": 10, \
-             \"first_synth_start\": -5, \"last_gpu_end\": null, \"completed\": true}, \
+             \"first_synth_start\": -5, \"last_gpu_end\": null, \"completed\": true, \
+             \"failed\": false}, \
              {\"job\": \"p\", \"kind\": \"porep-c2\", \"partitions\": 10, \
-             \"first_synth_start\": null, \"last_gpu_end\": null, \"completed\": false}"
+             \"first_synth_start\": null, \"last_gpu_end\": null, \"completed\": false, \
+             \"failed\": true}"
         );
     }
 }

@@ -318,11 +318,13 @@ pub(super) fn proof_rows_json<'py>(
     first: PyReadonlyArray1<'py, f64>,
     last: PyReadonlyArray1<'py, f64>,
     completed: PyReadonlyArray1<'py, bool>,
+    failed: PyReadonlyArray1<'py, bool>,
     jobs: &Bound<'py, pyo3::PyAny>,
     kinds: Vec<String>,
 ) -> PyResult<String> {
     let (job, kind, partitions) = (job.as_array(), kind.as_array(), partitions.as_array());
     let (first, last, completed) = (first.as_array(), last.as_array(), completed.as_array());
+    let failed = failed.as_array();
     let n = job.len();
     let lengths = [
         kind.len(),
@@ -330,6 +332,7 @@ pub(super) fn proof_rows_json<'py>(
         first.len(),
         last.len(),
         completed.len(),
+        failed.len(),
     ];
     same_lengths("proof", n, &lengths)?;
     let kinds: Vec<String> = kinds.iter().map(|k| crate::json::quoted(k)).collect();
@@ -359,6 +362,7 @@ pub(super) fn proof_rows_json<'py>(
                 first: stamp(first[k]),
                 last: stamp(last[k]),
                 completed: completed[k],
+                failed: failed[k],
             },
         );
     }

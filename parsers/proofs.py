@@ -1,0 +1,43 @@
+"""What became of each proof: completed, failed, or neither (under way where the log ends).
+
+One rule for every output: the viewer's proofs lane (✗), the text and JSON reports, the
+proofs CSV and the failed-proofs counter of the metrics
+(docs/analysis.md#what-is-read-from-the-log).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from parsers.model import LogModel, ProofTable
+from parsers.rows import distinct
+from parsers.tracing import FAILED
+
+
+def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
+    """Per proof, whether the log says it failed: a traced job's error line, or a TIMELINE
+    proof one of whose partitions failed (its worker moved on without a GPU_END, or the
+    daemon restarted after it: then all of them did) with none of its partitions under way.
+    A proof under way when the log ends is not failed: nothing says it failed; nor is one
+    whose synthesis never ended (no line says that it failed, nor when)
+    (docs/analysis.md#what-is-read-from-the-log)."""
+    failed = np.zeros(len(model.proofs), dtype=bool)
+    if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
+        failed[:] = [j.outcome == FAILED for j in model.traced_jobs]
+        return failed
+    if not len(model.proofs):
+        return failed
+    t = model.parts
+    lost = t.failed
+    if not lost.any():
+        return failed
+    started = ~np.isnan(t.pickup) | ~np.isnan(t.gpu_start)
+    under_way = ~lost & (
+        (started & np.isnan(t.gpu_end)) | (~np.isnan(t.synth_start) & np.isnan(t.synth_end))
+    )
+    gone = set(distinct(t.job[lost]).tolist()) - set(distinct(t.job[under_way]).tolist())
+    names = {t.jobs[j] for j in gone if 0 <= j < len(t.jobs)}
+    table = ProofTable.of(model.proofs)
+    failed[:] = table.named(names) & ~table.completed
+    return failed

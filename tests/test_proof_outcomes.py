@@ -1,0 +1,149 @@
+"""What became of each proof (parsers/proofs.py): the same proofs failed on the screen, in
+the text and JSON reports, proofs.csv and the metrics, and none where nothing says so."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import build
+
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
+from parsers.export_csv import write_csv
+from parsers.metrics import figures_of
+from parsers.model import LogModel
+from parsers.proofs import failed_proofs
+from parsers.report import report_dict, report_json
+from tui.report import unfinished_sentence
+
+ROOT = Path(__file__).parent.parent
+FAILED = ("cuzk_proofs_failed", ())
+
+
+def _lines(*lines: str) -> bytes:
+    return "".join(x + "\n" for x in lines).encode()
+
+
+# proof a: partition 0's worker moves on without its GPU_END (it failed), partition 1 proves on
+HALF_FAILED = (
+    "TIMELINE,0,SYNTH_START,a,partition=0",
+    "TIMELINE,0,SYNTH_START,a,partition=1",
+    "TIMELINE,10,SYNTH_END,a,partition=0",
+    "TIMELINE,10,SYNTH_END,a,partition=1",
+    "TIMELINE,20,GPU_START,a,worker=0,partition=0",
+    "TIMELINE,100,GPU_START,a,worker=0,partition=1",
+)
+
+
+def _outcomes(model: LogModel, tmp_path: Path) -> dict[str, object]:
+    """The failed proofs as each output says them."""
+    doc = json.loads(report_json(model))
+    folder = tmp_path / f"csv{random.random()}"
+    write_csv(model, folder)
+    with (folder / "proofs.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    sentence = unfinished_sentence(model) or ""
+    return {
+        "drawn": sorted(
+            p.job for p, f in zip(model.proofs, failed_proofs(model), strict=True) if f
+        ),
+        "json": sorted(p["job"] for p in doc["proofs"] if p["failed"]),
+        "dict": sorted(p["job"] for p in report_dict(model)["proofs"] if p["failed"]),
+        "csv": sorted(r["job"] for r in rows if r["failed"] == "1"),
+        "count": doc["summary"]["proofs_failed"],
+        "metric": int(figures_of(model).counters[FAILED]),
+        "text": int(sentence.split(" failed")[0].rsplit(" ", 1)[-1])
+        if " failed" in sentence
+        else 0,
+    }
+
+
+def test_a_proof_whose_other_partition_still_proves_is_running_not_failed(
+    tmp_path: Path,
+) -> None:
+    model = build(_lines(*HALF_FAILED))
+    said = _outcomes(model, tmp_path)
+    assert said == {
+        "drawn": [],
+        "json": [],
+        "dict": [],
+        "csv": [],
+        "count": 0,
+        "metric": 0,
+        "text": 0,
+    }  # the counter said 1 while the proofs lane drew it running
+    assert unfinished_sentence(model) == "not completed: 1 running where the log ends"
+    ended = build(_lines(*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1"))
+    said = _outcomes(ended, tmp_path)
+    assert said == {
+        "drawn": ["a"],
+        "json": ["a"],
+        "dict": ["a"],
+        "csv": ["a"],
+        "count": 1,
+        "metric": 1,
+        "text": 1,
+    }
+    assert unfinished_sentence(ended) == "not completed: 1 failed"
+    completed = build(
+        _lines(
+            "TIMELINE,0,SYNTH_START,b,partition=0",
+            "TIMELINE,10,SYNTH_END,b,partition=0",
+            "TIMELINE,20,GPU_START,b,worker=0,partition=0",
+            "TIMELINE,30,GPU_END,b,worker=0,partition=0",
+        )
+    )
+    assert unfinished_sentence(completed) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_output_fails_the_same_proofs_and_only_simulated_failures(
+    tmp_path: Path, seed: int
+) -> None:
+    rnd = random.Random(seed)
+    config = SimConfig(
+        seed=seed, proofs=8, concurrency=3, fail_prove=0.05, fail=0.02, fail_synth=0.02
+    )
+    sim, data = simulate(config)
+    failed = {p.job for p in sim.partitions if p.failed}
+    assert failed  # the seeds fail some
+    for cut in (len(data), rnd.randrange(len(data) // 3, len(data))):
+        model = build(data[: data.rfind(b"\n", 0, cut) + 1])
+        said = _outcomes(model, tmp_path)
+        drawn = said["drawn"]
+        assert isinstance(drawn, list)
+        for key in ("json", "dict", "csv"):
+            assert said[key] == drawn, key
+        assert said["count"] == said["metric"] == said["text"] == len(drawn)
+        assert set(drawn) <= failed  # nothing failed that the simulator did not fail
+        if cut == len(data):
+            # the whole log: a simulated failure not told still has a partition under way
+            # where the log ends: a prove its worker followed with nothing, or a synthesis
+            # that never ended (no line says it failed)
+            t = model.parts
+            open_ = ~t.failed & np.isnan(t.gpu_end)
+            under_way = {t.jobs[j] for j in t.job[open_].tolist()}
+            assert failed - set(drawn) <= under_way
+            s = model.summary
+            assert s.proofs_started - s.proofs_completed == len(failed)
+
+
+def test_the_text_report_says_what_did_not_complete(tmp_path: Path) -> None:
+    log = tmp_path / "cut.log"
+    log.write_bytes(_lines(*HALF_FAILED))
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(log), "--report"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    assert "proofs 0 completed / 1 started" in out
+    assert "not completed: 1 running where the log ends" in out
