@@ -277,6 +277,33 @@ def test_a_failed_interval_shows_its_lines_to_its_workers_next_start() -> None:
     assert text.startswith(f"raw lines {int(t.start_line[done])}–{int(t.end_line[done])}\n")
 
 
+def test_an_interval_running_where_the_log_ends_shows_its_lines_to_the_last(
+    tmp_path: Path,
+) -> None:
+    """An interval running where the log ends, nothing after it on its worker, showed its
+    GPU_START line alone: now every line from it to the log's last, as far as it is known."""
+    from tui.interval import interval_raw
+
+    _, data = simulate(SimConfig(seed=5, proofs=10, concurrency=3))
+    data = data[: data.rfind(b"\n", 0, int(len(data) * 0.7)) + 1]
+    path = tmp_path / "cut.log"
+    path.write_bytes(data)
+    model = read_log(path)
+    t = model.parts
+    running = np.flatnonzero(~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed)
+    assert len(running)
+    total = data.count(b"\n")
+    rows = data.split(b"\n")
+    for i in running.tolist():
+        first = int(t.start_line[i])
+        text = interval_raw(model, LineReader(path=path), i).plain
+        assert text.startswith(
+            f"raw lines {first}–{total} (no GPU_END: running when the log ends; "
+            "to the log's last line)"
+        )
+        assert f"{total:>8}  " in text and rows[total - 1][-20:].decode() in text
+
+
 def test_a_proof_s_gaps_line_up_and_its_queue_column_says_it_is_a_wait() -> None:
     """`… GPU 0  before it  waiting for synthesis` over `… GPU 1  after it  waiting…`: the
     words after `before it` / `after it` were a column apart; and the `queued` column, a

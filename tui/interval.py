@@ -3,6 +3,7 @@ which interval a selection, a click or a search points at."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
 import numpy as np
@@ -292,22 +293,28 @@ def interval_raw(model: LogModel, reader: LineReader, index: int) -> Text:
     """The raw log lines of interval `index`, GPU_START to GPU_END (the first and the last
     RAW_EDGE_LINES of a longer stretch), its two edges marked. An interval without a
     GPU_END (failed, or still running) runs to its worker's next GPU_START, what is known
-    of where it ended (the lines in between may say why)."""
+    of where it ended (the lines in between may say why); one still running when nothing
+    follows it on its worker, to the log's last line."""
     t = model.parts
     first, last = int(t.start_line[index]), int(t.end_line[index])
+    source = reader_for(reader, index, model)
     note = ""
+    text = Text()
     if last < first:
         nxt = next_start_line(model, index)
         last = first if nxt is None else nxt
         if nxt is not None:
             note = " (no GPU_END: to its worker's next GPU_START)"
-    text = Text()
+        elif not t.failed[index]:
+            with contextlib.suppress(OSError):  # said as the lines are read, below
+                last = max(first, source.line_count())
+            said = "running when the log ends" if model.finished else "running"
+            note = f" (no GPU_END: {said}; to the log's last line)"
     text.append(f"raw lines {first}–{last}", style="bold underline")
     text.append(f"{note}\n", style="dim")
     spans = [(first, last)]
     if last - first + 1 > 2 * RAW_EDGE_LINES:
         spans = [(first, first + RAW_EDGE_LINES - 1), (last - RAW_EDGE_LINES + 1, last)]
-    source = reader_for(reader, index, model)
     for k, (a, b) in enumerate(spans):
         if k:
             left_out = spans[1][0] - spans[0][1] - 1
