@@ -46,6 +46,7 @@ from parsers.pieces import (
     Jobs,
     Piece,
     combine_jobs,
+    lost_kernel_ms,
     mid_run_stamps,
     sorted_gaps,
     take_jobs,
@@ -71,6 +72,7 @@ class Facts:
     partial_bytes: int
     engine_seen: bool
     workers_per_gpu: int | None = None  # --workers-per-gpu: places the workers the log does not
+    kernel_lines: tuple[int, int, int] = (0, 0, 0)  # the kernel lines read: NTT, batch, tail
 
 
 def live_facts(
@@ -91,6 +93,7 @@ def live_facts(
         partial_bytes=snap.partial_bytes,
         engine_seen=snap.engine_seen,
         workers_per_gpu=workers_per_gpu,
+        kernel_lines=snap.kernel_lines,
     )
 
 
@@ -111,6 +114,7 @@ def facts_of(builder: RunRecords, finished: bool, gpus: set[int]) -> Facts:
         partial_bytes=builder.partial_bytes,
         engine_seen=builder.engine_seen,
         workers_per_gpu=builder.workers_per_gpu,
+        kernel_lines=builder.kernel_lines,
     )
 
 
@@ -281,7 +285,10 @@ def _gpu_of_pieces(
     # attribution's (its lines went to another interval, or to none: counted already)
     silent = sum(part.silent_ms for _, part, _ in mine) if total <= 0 else 0.0
     # what lines the log lost may have held: the GPU's top adds it, and the all-GPUs one
-    unexplained = unknown if facts.lock_lines_seen else silent
+    # (an older engine: the kernel lines its intervals lack, where others print them)
+    every = [part for p in pieces for part in p.gpus.values()]
+    lost = lost_kernel_ms([part for _, part, _ in mine], every, facts.kernel_lines)
+    unexplained = unknown if facts.lock_lines_seen else silent + lost
     lo_ms, hi_ms = _kernel_range(total, longer, shorter, unexplained, facts, g, busy.total_ms)
     # allocation the NTT blocks may hide: the range's low end takes it all out, the
     # estimate half of it (on a GPU's first use the first block's allowance is larger)
@@ -498,7 +505,8 @@ def _kernel_range(
     the log leaves unexplained (`unexplained`: kernels may have run there, printed in lines
     the log lost): on an engine that prints lock lines, what its intervals' lines leave
     unexplained; on older ones, which print too few lines to tell within an interval, the
-    intervals given no kernel line at all.
+    intervals given no kernel line at all, and the kernel lines its intervals lack where
+    others print them (`lost_kernel_ms`).
     """
     mean = 0.5 * (longer - shorter)
     spread = TRUNCATION_SIGMAS * float(np.sqrt((longer + shorter) / 12.0))

@@ -179,6 +179,11 @@ class Run:
         return self._core.run_facts(self._run).unattributed_kernel_ms
 
     @property
+    def kernel_lines(self) -> tuple[int, int, int]:
+        """The kernel lines read: NTT, batch additions, tail MSMs."""
+        return self._core.run_facts(self._run).kernel_lines
+
+    @property
     def partial_bytes(self) -> int:
         """Bytes of an incomplete last line waiting for its newline (the current run's)."""
         return self._core.partial_bytes if self._run is None else 0
@@ -280,6 +285,7 @@ class LogBuilder(Run):
             lock_lines_seen=facts.lock_lines_seen,
             unattributed_timing_lines=facts.unattributed,
             unattributed_kernel_ms=facts.unattributed_kernel_ms,
+            kernel_lines=facts.kernel_lines,
             worker_gpu=dict(d["worker_gpu"]),
             wall_anchor=_wall(d["wall_anchor"]),
             partial_bytes=d["partial_bytes"],

@@ -8,6 +8,7 @@ The figures are defined in docs/analysis.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -70,6 +71,10 @@ class GpuPart:
     # the union of its ended intervals given no kernel line: where the GPU has none at all
     # (the lines never captured, or lost), kernels may have run all through them
     silent_ms: float = 0.0
+    # per kind of kernel line (NTT, batch additions, tail MSMs): how many of its ended
+    # intervals lack one and print one, the longest printed, and how many of its intervals
+    # that never ended print one (`lost_kernel_ms`)
+    kernel_lines: tuple[tuple[int, int, float, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +245,7 @@ def stamp_figures(
     `t`'s own over all time)."""
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
     kernel_ms = _line_kernel_ms(c)
+    kernel_lines = _kernel_lines(c)
     ntt = np.nan_to_num(c["ntt_msm_h"])
     hides_alloc = _hides_alloc(c)
     blocks = np.nan_to_num(c["ntt_blocks"])
@@ -283,6 +289,7 @@ def stamp_figures(
             first_hidden_ntt_ms=float(ntt[first]) if first_hides else 0.0,
             unended_kernel_ms=float(kernel_ms[unended].sum()),
             silent_ms=union_blocks(t.gpu_start[silent], t.gpu_end[silent]).total_ms,
+            kernel_lines=_kernel_line_counts(kernel_lines, done, unended),
         )
     steps = _synth(t) if synth else NO_SYNTH
     jobs, gaps = _jobs(t, index), sorted_gaps(gap_cols)
@@ -651,6 +658,49 @@ def _reduce_jobs(j: Jobs) -> Jobs:
         first_row,
         kind,
     )
+
+
+def _kernel_lines(c: dict[str, F64]) -> tuple[F64, ...]:
+    """The kernel time of each of an interval's kernel lines (NaN: it has no such line): its
+    NTT line's less the allocation inside it, its batch additions, its tail MSMs."""
+    ntt = c["ntt_msm_h"]
+    alloc = np.nan_to_num(c["ntt_alloc"] + np.maximum(0.0, ntt - c["ntt_total"]))
+    return np.maximum(ntt - alloc, 0.0), c["batch_add"], c["tail_msm"]
+
+
+def _kernel_line_counts(
+    lines: tuple[F64, ...], done: I64, unended: I64
+) -> tuple[tuple[int, int, float, int], ...]:
+    """Per kind of kernel line: how many of the ended intervals `done` lack one and print
+    one, the longest printed (0 ms: none), how many of the `unended` print one."""
+    out = []
+    for col in lines:
+        have = col[done]
+        printed = have[~np.isnan(have)]
+        longest = float(printed.max()) if len(printed) else 0.0
+        unended_printed = int(np.count_nonzero(~np.isnan(col[unended])))
+        out.append((len(have) - len(printed), len(printed), longest, unended_printed))
+    return tuple(out)
+
+
+def lost_kernel_ms(mine: Sequence[GpuPart], every: Sequence[GpuPart], read: Sequence[int]) -> float:
+    """The most kernel time lost lines held of a GPU's intervals (`mine`: its parts; `every`:
+    every GPU's, of one run, that read `read` kernel lines of each kind). Of each kind, the
+    run's ended intervals outnumbering the lines read less those of intervals that never
+    ended were lost (an interval left without one where all were read had its line go to
+    another, or to none: counted already); each of the GPU's intervals that lacks one may
+    have lost it, at most as many as were lost, each as long as the longest printed."""
+    total = 0.0
+    known = [p.kernel_lines for p in every if p.kernel_lines]
+    own = [p.kernel_lines for p in mine if p.kernel_lines]
+    for k, count in enumerate(read):
+        ended = sum(c[k][0] + c[k][1] for c in known)
+        lost = ended - (count - sum(c[k][3] for c in known))
+        if lost <= 0:
+            continue
+        lacking = sum(c[k][0] for c in own)
+        total += min(lacking, lost) * max((c[k][2] for c in known), default=0.0)
+    return total
 
 
 def _line_kernel_ms(c: dict[str, F64]) -> F64:

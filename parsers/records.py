@@ -52,6 +52,7 @@ class LiveSnapshot:
     lock_lines_seen: bool
     unattributed_timing_lines: int
     unattributed_kernel_ms: float
+    kernel_lines: tuple[int, int, int]  # the kernel lines read: NTT, batch, tail
     worker_gpu: dict[int, int]
     wall_anchor: datetime | None
     partial_bytes: int
@@ -114,6 +115,11 @@ class RunRecords(Protocol):
     @property
     def unattributed_kernel_ms(self) -> float:
         """Kernel time in the timing lines that matched no GPU interval."""
+        ...
+
+    @property
+    def kernel_lines(self) -> tuple[int, int, int]:
+        """The kernel lines read: NTT, batch additions, tail MSMs."""
         ...
 
     @property

@@ -21,7 +21,7 @@ use crate::lines::CpuLines;
 use crate::mirror::{self, Attribution, Link, Msg};
 use crate::reader::{self, Batch, Event, Item, Reader, MAX_WORKER};
 use crate::text::{self, Wall};
-use crate::timing::{Timing, Values, MAX_GPU};
+use crate::timing::{Timing, Values, MAX_GPU, STAGE_BATCH, STAGE_NTT_MSM, STAGE_TAIL};
 
 pub use crate::reader::{MAX_LINE_BYTES, MAX_PARTITION, MAX_STAMP_MS};
 
@@ -142,6 +142,9 @@ pub struct Builder {
     attempts: HashMap<usize, (u32, usize)>, // job number -> (attempt, its job number)
     pub max_stamp: i64,
     pub engine_seen: bool,
+    /// The kernel lines read: NTT (`ntt_msm_h_ms=`), batch additions, tail MSMs (what lines
+    /// the intervals lack were lost, where fewer were read than intervals ended).
+    pub kernel_lines: [i64; 3],
     /// The wall clock of offset 0, when the log gives it.
     pub wall_anchor: Option<Wall>,
     anchor_from_stdout: bool,
@@ -209,6 +212,7 @@ impl Builder {
             attempts: HashMap::default(),
             max_stamp: -1,
             engine_seen: false,
+            kernel_lines: [0; 3],
             wall_anchor: None,
             anchor_from_stdout: false,
             anchor_samples: 0,
@@ -644,6 +648,12 @@ impl Builder {
                 Item::Timing(Timing::Other) => self.counts.cuzk_timing += 1,
                 Item::Timing(Timing::Phase(stage, vals)) => {
                     self.counts.cuzk_timing += 1;
+                    match stage {
+                        STAGE_NTT_MSM => self.kernel_lines[0] += 1,
+                        STAGE_BATCH => self.kernel_lines[1] += 1,
+                        STAGE_TAIL => self.kernel_lines[2] += 1,
+                        _ => {}
+                    }
                     if let Some(n) = self.inners.as_mut() {
                         *n += 1;
                     }

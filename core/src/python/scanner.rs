@@ -37,6 +37,8 @@ pub(super) struct RunFacts {
     unattributed: u64,
     /// Kernel time in those lines.
     unattributed_kernel_ms: f64,
+    /// The kernel lines read: NTT, batch additions, tail MSMs.
+    kernel_lines: (i64, i64, i64),
 }
 
 /// What is left to read of a regular file from where it stands (None: not a file).
@@ -470,6 +472,7 @@ impl Scanner {
             lock_lines_seen: a.lock_lines_seen,
             unattributed: a.unattributed,
             unattributed_kernel_ms: a.unattributed_kernel_ms,
+            kernel_lines: (b.kernel_lines[0], b.kernel_lines[1], b.kernel_lines[2]),
         }
     }
 
