@@ -239,6 +239,35 @@ async def test_a_key_storm_on_the_palette_never_kills_the_app(
     assert app.return_code in (None, 0)
 
 
+async def test_a_palette_taken_down_during_its_look_for_commands_keeps_the_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The palette taken down while its worker looks for commands: Textual's look then
+    finds no list to fill (NoMatches) and the worker's failure ended the app (seen once in
+    a full test run under load, the storm above)."""
+    from textual.command import CommandList, CommandPalette
+
+    looks: list[str] = []
+
+    async def taken_down(palette: CommandPalette, search_value: str) -> None:
+        looks.append(search_value)
+        await palette.query_one(CommandList).remove()  # the palette going away
+        palette.query_one(CommandList)  # what Textual's look does next: NoMatches
+
+    monkeypatch.setattr(CommandPalette._gather_commands, "__wrapped__", taken_down)
+    app, _ = _mixed()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press("z", "b")
+        await pilot.pause(0.5)
+        assert looks and app.return_code is None
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert app.screen is app.screen_stack[0]
+    assert app.return_code in (None, 0)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])
 async def test_a_key_storm_on_a_growing_log_never_kills_the_app(
     tmp_path: Path, size: tuple[int, int]
