@@ -204,6 +204,9 @@ class CuzkApp(App[None]):
         # Textual's own keys panel (the palette's "Keys") closes with escape, as every other
         # window here does; before the Gantt's escape (which drops a selection)
         Binding("escape", "hide_help_panel", "Close keys", show=False, priority=True),
+        # the inspector beside the Gantt closes with escape as the one over it does: the
+        # selection stays (the Gantt's escape, next, drops it)
+        Binding("escape", "close_side", "Close inspector", show=False, priority=True),
     ]
     SIDE_MIN_WIDTH = 160  # from this width the inspector opens beside the Gantt
 
@@ -992,14 +995,23 @@ class CuzkApp(App[None]):
             self._hold_polls_left = max(self._hold_polls_left, HOLD_POLLS)
 
     def on_resize(self, event: events.Resize) -> None:
-        """Narrowed, the inspector beside the Gantt may have to go over it (`_fit_side`)."""
+        """Narrowed, the inspector beside the Gantt may have to go over it; widened, the
+        one over it goes beside it (`_fit_side`)."""
         self._fit_side(event.size.width)
 
     def _fit_side(self, width: int) -> None:
         """Below SIDE_MIN_WIDTH the inspector beside the Gantt (45 % of a narrow screen)
         becomes the one over it, on the same gap; with another window on top, once that one
-        has closed (`open_screen` looks again then)."""
-        if width >= self.SIDE_MIN_WIDTH or len(self.screen_stack) > 1:
+        has closed (`open_screen` looks again then). From SIDE_MIN_WIDTH the one over the
+        Gantt (alone on it) goes beside it, on the same gap."""
+        if width >= self.SIDE_MIN_WIDTH:
+            screen = self.screen
+            if len(self.screen_stack) == 2 and isinstance(screen, InspectorScreen):
+                inspected = screen.gap
+                screen.dismiss(None)
+                self.post_message(GanttView.InspectGap(inspected))
+            return
+        if len(self.screen_stack) > 1:
             return
         try:
             side = self.query_one("#side", GapDetails)
@@ -1141,7 +1153,21 @@ class CuzkApp(App[None]):
         Gantt or the window on top)."""
         if action == "hide_help_panel":
             return bool(self.screen.query("HelpPanel"))
+        if action == "close_side":
+            return len(self.screen_stack) == 1 and self._side_open()
         return True
+
+    def _side_open(self) -> bool:
+        """The inspector beside the Gantt is open."""
+        try:
+            return self.query_one("#side", GapDetails).has_class("-open")
+        except NoMatches:
+            return False
+
+    def action_close_side(self) -> None:
+        """Close the inspector beside the Gantt; the gap stays selected."""
+        with contextlib.suppress(NoMatches):
+            self.query_one("#side", GapDetails).remove_class("-open")
 
     def action_copy_id(self) -> None:
         """Copy the found job's id, else the selected gap's job id (tui/commands.py)."""
