@@ -41,6 +41,7 @@ __all__ = [
     "estimated_keys",
     "inferred_phases",
     "interval_unmeasured",
+    "kernel_scaled",
     "lanes_breakdown",
     "lanes_by_gpu",
     "lock_partly_placed",
@@ -86,8 +87,27 @@ def busy_breakdown(
     t = model.parts
     done = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
     gpus = [g.gpu for g in model.gpus]
+    return kernel_scaled(
+        model,
+        {
+            g: lanes_breakdown(g, lanes, t0, t1, done)
+            for g, lanes in lanes_by_gpu(model.lanes, gpus)
+        },
+    )
+
+
+def kernel_scaled(model: LogModel, splits: Mapping[int, Breakdown]) -> dict[int, Breakdown]:
+    """A part of the run's busy split (a window, the settled time), its kernel time scaled
+    as the run's kernel figure scales the run's kernel segments (they differ where the log
+    leaves the kernel time to inference, `with_kernel`): the whole run's span gives the run's
+    split, and windows that do not overlap add up to it (docs/analysis.md#kernel_util_range)."""
+    scales = {
+        g.gpu: g.kernel_busy_ms / g.kernel.total_ms if g.kernel.total_ms > 0 else 1.0
+        for g in model.gpus
+    }
     return {
-        g: lanes_breakdown(g, lanes, t0, t1, done) for g, lanes in lanes_by_gpu(model.lanes, gpus)
+        g: with_kernel(b, b.phase_ms.get(Phase.KERNEL, 0.0) * scales.get(g, 1.0))
+        for g, b in splits.items()
     }
 
 

@@ -27,11 +27,11 @@ from parsers.breakdown import (
     BUSY_KEYS,
     BUSY_ORDER,
     clipped_split,
+    kernel_scaled,
     unmeasured_phases,
     whole_run,
-    with_kernel,
 )
-from parsers.model import CAUSES, PHASE_KEYS, Breakdown, LogModel, Phase, ProofTable
+from parsers.model import CAUSES, PHASE_KEYS, Breakdown, LogModel, ProofTable
 from parsers.proofs import failed_proofs
 from parsers.rows import distinct
 
@@ -120,15 +120,8 @@ def settled_split(model: LogModel, until: dict[int, float]) -> dict[int, Breakdo
     seg_part = np.repeat(np.arange(len(t)), np.diff(t.seg_offsets))
     clipped = clipped_split(t, seg_part, {g: (-math.inf, x) for g, x in cut.items()})
     # the kernel phase of a split is the union of the kernel segments (it comes first)
-    scales = {
-        g.gpu: g.kernel_busy_ms / g.kernel.total_ms if g.kernel.total_ms > 0 else 1.0
-        for g in model.gpus
-    }
-    out = dict(whole)
-    for g in cut:
-        part = clipped.get(g, Breakdown(g, 0.0, {}))
-        out[g] = with_kernel(part, part.phase_ms.get(Phase.KERNEL, 0.0) * scales.get(g, 1.0))
-    return out
+    parts = kernel_scaled(model, {g: clipped.get(g, Breakdown(g, 0.0, {})) for g in cut})
+    return {**whole, **parts}
 
 
 def _gap_counters(model: LogModel, until: dict[int, float]) -> dict[Series, float]:
