@@ -289,6 +289,8 @@ def _gpu_of_pieces(
     every = [part for p in pieces for part in p.gpus.values()]
     lost = lost_kernel_ms([part for _, part, _ in mine], every, facts.kernel_lines)
     unexplained = unknown if facts.lock_lines_seen else silent + lost
+    # NTT time a lost NTT_H line of a circuit left to allocation may be kernel
+    unexplained += sum(part.ntt_unprinted_ms for _, part, _ in mine)
     lo_ms, hi_ms = _kernel_range(total, longer, shorter, unexplained, facts, g, busy.total_ms)
     # allocation the NTT blocks may hide: the range's low end takes it all out, the
     # estimate half of it (on a GPU's first use the first block's allowance is larger)

@@ -75,6 +75,9 @@ class GpuPart:
     # intervals lack one and print one, the longest printed, and how many of its intervals
     # that never ended print one (`lost_kernel_ms`)
     kernel_lines: tuple[tuple[int, int, float, int], ...] = ()
+    # the NTT time its ended intervals' NTT_H lines leave out where it is at least half of
+    # one of their circuits' NTT: a circuit's line lost, not allocation (`_ntt_unprinted`)
+    ntt_unprinted_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +293,7 @@ def stamp_figures(
             unended_kernel_ms=float(kernel_ms[unended].sum()),
             silent_ms=union_blocks(t.gpu_start[silent], t.gpu_end[silent]).total_ms,
             kernel_lines=_kernel_line_counts(kernel_lines, done, unended),
+            ntt_unprinted_ms=float(_ntt_unprinted(c)[done].sum()),
         )
     steps = _synth(t) if synth else NO_SYNTH
     jobs, gaps = _jobs(t, index), sorted_gaps(gap_cols)
@@ -701,6 +705,16 @@ def lost_kernel_ms(mine: Sequence[GpuPart], every: Sequence[GpuPart], read: Sequ
         lacking = sum(c[k][0] for c in own)
         total += min(lacking, lost) * max((c[k][2] for c in known), default=0.0)
     return total
+
+
+def _ntt_unprinted(c: dict[str, F64]) -> F64:
+    """Per interval, the NTT time (`ntt_msm_h_ms`) its NTT_H lines (one per circuit) leave
+    out, where it is at least half of one circuit's: the line of a circuit the log lost,
+    whose kernels the lines' sum counts as allocation (0: none, or less: allocation)."""
+    left = c["ntt_msm_h"] - c["ntt_total"]
+    per_circuit = c["ntt_total"] / np.where(c["ntt_blocks"] > 0, c["ntt_blocks"], np.nan)
+    lost = left >= 0.5 * per_circuit
+    return np.where(lost & ~np.isnan(left) & ~np.isnan(per_circuit), left, 0.0)
 
 
 def _line_kernel_ms(c: dict[str, F64]) -> F64:
