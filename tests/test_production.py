@@ -7,6 +7,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +23,7 @@ from cuzksim.config import HEAVY_CONFIG, SimConfig, random_config
 from cuzksim.engine import EngineSim
 from cuzksim.logs import lose_lines, simulate
 from parsers.builder import LogBuilder
-from parsers.model import LogModel, Phase
+from parsers.model import GpuStats, LogModel, Phase
 from parsers.report import NOT_A_CUZK_LOG, PIPELINE_DISABLED, missing_timeline, report_dict
 
 
@@ -881,25 +882,33 @@ async def test_r_on_a_log_of_one_run_says_so() -> None:
         assert any("one run" in str(n.message) for n in app._notifications)
 
 
-def test_estimates_after_lost_lines_sit_in_the_middle_not_at_the_bottom() -> None:
-    """With 0.5 % of the C++ lines lost, the estimates of the current engine's kernel
-    figure lie on both sides of the truth (the segments alone put 473 of 483 below it,
-    median 0.0115 below, on seeds 40000-40999)."""
-    errors = []
-    for seed in range(40000, 40300):
+def _lost_lines_gpus(
+    seeds: range, rate: float, older: bool
+) -> Iterator[tuple[int, GpuStats, float]]:
+    """Each GPU with a span of random simulated runs of the current engine (`older`: of the
+    engines without lock lines) whose C++ lines were lost at `rate`: (seed, its figures, its
+    true kernel utilization)."""
+    for seed in seeds:
         cfg = random_config(seed)
-        if cfg.era != "p12":
+        if (cfg.era != "p12") != older:
             continue
         sim, data = simulate(cfg)
         model = build(
-            lose_lines(data, "cpp", 0.005, seed),
+            lose_lines(data, "cpp", rate, seed),
             workers_per_gpu=cfg.gw if cfg.stdout == "none" else None,
         )
         base = cfg.gpu_base if cfg.stdout == "none" else 0
         for g in model.gpus:
-            if g.span is not None and g.kernel_is_estimate:
-                errors.append(g.kernel_util - ref.gpu_figures(sim, g.gpu + base)["kernel_util"])
-    errors.sort()
+            if g.span is not None:
+                yield seed, g, ref.gpu_figures(sim, g.gpu + base)["kernel_util"]
+
+
+def test_estimates_after_lost_lines_sit_in_the_middle_not_at_the_bottom() -> None:
+    """With 0.5 % of the C++ lines lost, the estimates of the current engine's kernel
+    figure lie on both sides of the truth (the segments alone put 473 of 483 below it,
+    median 0.0115 below, on seeds 40000-40999)."""
+    lost = _lost_lines_gpus(range(40000, 40300), 0.005, older=False)
+    errors = sorted(g.kernel_util - truth for _, g, truth in lost if g.kernel_is_estimate)
     assert len(errors) >= 60
     assert abs(errors[len(errors) // 2]) < 0.005
     assert sum(e > 0 for e in errors) > 0.15 * len(errors)
@@ -916,23 +925,10 @@ def test_an_older_engine_s_kernel_range_holds_the_truth_when_lines_are_lost(
     GPUs on seeds 5000-5199 had the truth above it (6 shown as exact), with 5 %, 26, with
     50 %, 25."""
     checked = outside = 0
-    for seed in range(5000, 5120):
-        cfg = random_config(seed)
-        if cfg.era == "p12":
-            continue
-        sim, data = simulate(cfg)
-        model = build(
-            lose_lines(data, "cpp", rate, seed),
-            workers_per_gpu=cfg.gw if cfg.stdout == "none" else None,
-        )
-        base = cfg.gpu_base if cfg.stdout == "none" else 0
-        for g in model.gpus:
-            if g.span is None:
-                continue
-            truth = ref.gpu_figures(sim, g.gpu + base)["kernel_util"]
-            lo, hi = g.kernel_util_range
-            checked += 1
-            outside += not lo - 1e-9 <= truth <= hi + 1e-9
+    for _, g, truth in _lost_lines_gpus(range(5000, 5120), rate, older=True):
+        lo, hi = g.kernel_util_range
+        checked += 1
+        outside += not lo - 1e-9 <= truth <= hi + 1e-9
     assert checked >= 60 and outside <= share * checked
 
 
@@ -943,21 +939,9 @@ def test_a_lost_ntt_line_of_a_circuit_is_kernel_the_top_allows_for() -> None:
     seeds 40000-40999, 15 of them shown as exact (seed 40189: 70.4 % against 65.6-65.6 %).
     The top now holds NTT time left out that is at least half a circuit's."""
     checked = 0
-    for seed in range(40000, 40400):
-        cfg = random_config(seed)
-        if cfg.era != "p12":
-            continue
-        sim, data = simulate(cfg)
-        model = build(
-            lose_lines(data, "cpp", 0.005, seed),
-            workers_per_gpu=cfg.gw if cfg.stdout == "none" else None,
-        )
-        base = cfg.gpu_base if cfg.stdout == "none" else 0
-        for g in model.gpus:
-            if g.span is not None:
-                checked += 1
-                truth = ref.gpu_figures(sim, g.gpu + base)["kernel_util"]
-                assert truth <= g.kernel_util_range[1] + 1e-9, (seed, g.gpu)
+    for seed, g, truth in _lost_lines_gpus(range(40000, 40400), 0.005, older=False):
+        checked += 1
+        assert truth <= g.kernel_util_range[1] + 1e-9, (seed, g.gpu)
     assert checked >= 400
 
 
