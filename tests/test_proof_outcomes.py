@@ -4,6 +4,7 @@ the text and JSON reports, proofs.csv and the metrics, and none where nothing sa
 from __future__ import annotations
 
 import csv
+import io
 import json
 import random
 import subprocess
@@ -147,3 +148,20 @@ def test_the_text_report_says_what_did_not_complete(tmp_path: Path) -> None:
     ).stdout
     assert "proofs 0 completed / 1 started" in out
     assert "not completed: 1 running where the log ends" in out
+
+
+def test_the_find_window_says_what_became_of_a_proof() -> None:
+    """`/` on a job: the proof's head said `not completed` of a failed proof and of one
+    running where the log ends alike; it says which, as the proofs lane and the reports."""
+    from rich.console import Console
+
+    from tui.find import describe_proof
+
+    def head(model: LogModel) -> str:
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(describe_proof(model, "a"))
+        return console.export_text().splitlines()[0]
+
+    assert head(build(_lines(*HALF_FAILED))).endswith("running when the log ends")
+    ended = build(_lines(*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1"))
+    assert head(ended).endswith("failed")

@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from parsers.durations import counted, duration
 from parsers.model import LogModel
+from parsers.proofs import failed_proofs
 from parsers.sanitize import visible
 from tui.interval import job_intervals
 from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in, shown_id
@@ -149,7 +150,7 @@ def _parts_table(
 
 def describe_proof(model: LogModel, job: str) -> Group:
     """The proof of `job`: its partitions with their synthesis and GPU times, and its gaps."""
-    proof = next(p for p in model.proofs if p.job == job)
+    k, proof = next((k, p) for k, p in enumerate(model.proofs) if p.job == job)
     t = model.parts
     ids = [k for k, name in enumerate(t.jobs) if name == job]
     parts = sorted(
@@ -163,8 +164,12 @@ def describe_proof(model: LogModel, job: str) -> Group:
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
         span = proof.last_gpu_end - proof.first_synth_start
         head.append(f"completed in {duration(span)}", style="green")
+    elif proof.completed:
+        head.append("completed", style="green")
+    elif failed_proofs(model)[k]:
+        head.append("failed", style="red")  # as the proofs lane's ✗ and the reports say
     else:
-        head.append("not completed", style="yellow")
+        head.append("running when the log ends" if model.finished else "running", style="yellow")
 
     log = _proof_log(model, parts)
     if log is not None:  # of several logs, one: named here, its GPUs by their ordinals
