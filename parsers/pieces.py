@@ -247,8 +247,8 @@ def stamp_figures(
     export read; `timed`: the rows and the window of the busy blocks and gaps, when not
     `t`'s own over all time)."""
     done_mask = ~np.isnan(t.gpu_start) & ~np.isnan(t.gpu_end)
-    kernel_ms = _line_kernel_ms(c)
     kernel_lines = _kernel_lines(c)
+    kernel_ms = _line_kernel_ms(kernel_lines)
     ntt = np.nan_to_num(c["ntt_msm_h"])
     hides_alloc = _hides_alloc(c)
     blocks = np.nan_to_num(c["ntt_blocks"])
@@ -717,14 +717,12 @@ def _ntt_unprinted(c: dict[str, F64]) -> F64:
     return np.where(lost & ~np.isnan(left) & ~np.isnan(per_circuit), left, 0.0)
 
 
-def _line_kernel_ms(c: dict[str, F64]) -> F64:
+def _line_kernel_ms(lines: tuple[F64, ...]) -> F64:
     """Each interval's kernel time as its timing lines print it (however its segments could
-    be placed): NTT less the allocation inside it, batch additions, tail MSMs; each of the
-    lines it has (a splice may have taken its NTT line, not its kernels)."""
-    ntt = c["ntt_msm_h"]
-    alloc = np.nan_to_num(c["ntt_alloc"] + np.maximum(0.0, ntt - c["ntt_total"]))
-    in_ntt = np.where(np.isnan(ntt), 0.0, np.maximum(np.nan_to_num(ntt) - alloc, 0.0))
-    return in_ntt + np.nan_to_num(c["batch_add"]) + np.nan_to_num(c["tail_msm"])
+    be placed): the sum of its kernel lines (`_kernel_lines`), each of those it has (a
+    splice may have taken its NTT line, not its kernels)."""
+    ntt, batch, tail = lines
+    return np.nan_to_num(ntt) + np.nan_to_num(batch) + np.nan_to_num(tail)
 
 
 def per_key(values: dict[int, float], keys: npt.NDArray[np.integer], default: float) -> F64:
