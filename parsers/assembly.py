@@ -46,6 +46,7 @@ from parsers.pieces import (
     Jobs,
     Piece,
     combine_jobs,
+    lost_kernel_lines,
     lost_kernel_ms,
     mid_run_stamps,
     sorted_gaps,
@@ -159,8 +160,9 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
     mapped: dict[int, set[int]] = {}  # GPU -> the workers the map puts on it
     for w, wg in facts.worker_gpu.items():
         mapped.setdefault(wg, set()).add(w)
+    lost = lost_kernel_lines([part for p in pieces for part in p.gpus.values()], facts.kernel_lines)
     for g in gpu_ids:
-        stats, seams, kernel_holes = _gpu_of_pieces(g, pieces, offsets, facts, mapped.get(g))
+        stats, seams, kernel_holes = _gpu_of_pieces(g, pieces, offsets, facts, mapped.get(g), lost)
         gpus.append(stats)
         kernel_gaps[g] = kernel_holes
         extra.extend(seams)
@@ -232,10 +234,16 @@ def _unplaced(gpus: list[GpuStats], facts: Facts) -> tuple[int, ...]:
 
 
 def _gpu_of_pieces(
-    g: int, pieces: list[Piece], offsets: list[int], facts: Facts, mapped: set[int] | None
+    g: int,
+    pieces: list[Piece],
+    offsets: list[int],
+    facts: Facts,
+    mapped: set[int] | None,
+    lost: list[tuple[int, float]],
 ) -> tuple[GpuStats, list[tuple[int, F64, F64, I64, I64]], Blocks]:
     """GPU g's figures over the pieces, the gaps between pieces and its kernel holes
-    (`mapped`: the workers the worker -> GPU map puts on g)."""
+    (`mapped`: the workers the worker -> GPU map puts on g; `lost`: the kernel lines the run
+    lost, `lost_kernel_lines`)."""
     mine = [(k, p.gpus[g], offsets[k]) for k, p in enumerate(pieces) if g in p.gpus]
     busy_parts: list[Blocks] = []
     kernel_parts: list[Blocks] = []
@@ -286,9 +294,8 @@ def _gpu_of_pieces(
     silent = sum(part.silent_ms for _, part, _ in mine) if total <= 0 else 0.0
     # what lines the log lost may have held: the GPU's top adds it, and the all-GPUs one
     # (an older engine: the kernel lines its intervals lack, where others print them)
-    every = [part for p in pieces for part in p.gpus.values()]
-    lost = lost_kernel_ms([part for _, part, _ in mine], every, facts.kernel_lines)
-    unexplained = unknown if facts.lock_lines_seen else silent + lost
+    lines_lost = lost_kernel_ms([part for _, part, _ in mine], lost)
+    unexplained = unknown if facts.lock_lines_seen else silent + lines_lost
     # NTT time a lost NTT_H line of a circuit left to allocation may be kernel
     unexplained += sum(part.ntt_unprinted_ms for _, part, _ in mine)
     lo_ms, hi_ms = _kernel_range(total, longer, shorter, unexplained, facts, g, busy.total_ms)

@@ -687,23 +687,30 @@ def _kernel_line_counts(
     return tuple(out)
 
 
-def lost_kernel_ms(mine: Sequence[GpuPart], every: Sequence[GpuPart], read: Sequence[int]) -> float:
-    """The most kernel time lost lines held of a GPU's intervals (`mine`: its parts; `every`:
-    every GPU's, of one run, that read `read` kernel lines of each kind). Of each kind, the
-    run's ended intervals outnumbering the lines read less those of intervals that never
-    ended were lost (an interval left without one where all were read had its line go to
-    another, or to none: counted already); each of the GPU's intervals that lacks one may
-    have lost it, at most as many as were lost, each as long as the longest printed."""
-    total = 0.0
+def lost_kernel_lines(every: Sequence[GpuPart], read: Sequence[int]) -> list[tuple[int, float]]:
+    """Per kind of kernel line, how many a run lost and the longest it printed (`every`:
+    every GPU's parts of the run, which read `read` lines of each kind). The run's ended
+    intervals outnumbering the lines read less those of intervals that never ended were
+    lost; an interval left without one where all were read had its line go to another, or
+    to none: counted already."""
     known = [p.kernel_lines for p in every if p.kernel_lines]
-    own = [p.kernel_lines for p in mine if p.kernel_lines]
+    out = []
     for k, count in enumerate(read):
         ended = sum(c[k][0] + c[k][1] for c in known)
         lost = ended - (count - sum(c[k][3] for c in known))
-        if lost <= 0:
-            continue
-        lacking = sum(c[k][0] for c in own)
-        total += min(lacking, lost) * max((c[k][2] for c in known), default=0.0)
+        out.append((max(lost, 0), max((c[k][2] for c in known), default=0.0)))
+    return out
+
+
+def lost_kernel_ms(mine: Sequence[GpuPart], lost: Sequence[tuple[int, float]]) -> float:
+    """The most kernel time lost lines (`lost_kernel_lines`) held of a GPU's intervals
+    (`mine`: its parts): each of them that lacks a line of a kind the run lost may have lost
+    it, at most as many as were lost, each as long as the longest printed."""
+    own = [p.kernel_lines for p in mine if p.kernel_lines]
+    total = 0.0
+    for k, (count, longest) in enumerate(lost):
+        if count:
+            total += min(sum(c[k][0] for c in own), count) * longest
     return total
 
 
