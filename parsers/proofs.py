@@ -29,14 +29,13 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     if not len(model.proofs):
         return failed
     t = model.parts
-    lost = t.failed
-    if not lost.any():
+    if not t.failed.any():
         return failed
     started = ~np.isnan(t.pickup) | ~np.isnan(t.gpu_start)
-    under_way = ~lost & (
+    under_way = ~t.failed & (
         (started & np.isnan(t.gpu_end)) | (~np.isnan(t.synth_start) & np.isnan(t.synth_end))
     )
-    gone = set(distinct(t.job[lost]).tolist()) - set(distinct(t.job[under_way]).tolist())
+    gone = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
     names = {t.jobs[j] for j in gone if 0 <= j < len(t.jobs)}
     table = ProofTable.of(model.proofs)
     failed[:] = table.named(names) & ~table.completed
