@@ -21,7 +21,7 @@ from parsers.model import LogModel
 from parsers.rawlines import LineReader
 from parsers.report import report_dict
 from parsers.tail import LogTail, TailRead, TailState
-from tui import follow, replay
+from tui import follow
 from tui.app import CuzkApp, ModelUpdated, make_app
 from tui.follow import CpuBudget, FileSource, LiveLog, StreamSource, Update
 from tui.gantt import GanttView
@@ -292,8 +292,7 @@ def test_without_nameless_files_the_name_goes_at_once(
     # a file system that makes no file without a name: one is made under a name, removed
     # where /proc opens it again, and nothing stays in the folder
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(follow, "open_nameless", lambda folder: None)
-    monkeypatch.setattr(replay, "open_nameless", lambda folder: None)
+    monkeypatch.setattr(follow, "open_nameless", lambda folder: None)  # the spool's and replay's
     source = StreamSource(os.open(os.devnull, os.O_RDONLY))
     writer = replay_writer(SAMPLES / "tiny.log", speed=1_000_000.0)
     try:

@@ -299,22 +299,23 @@ def temporary_file(make: Callable[[], T]) -> T:
         ) from None
 
 
-def nameless_spool(prefix: str) -> tuple[int, Path, Path | None]:
-    """A new file for bytes the viewer keeps, in the folder for temporary files: its
-    descriptor (open for writing), the path that opens it again, and its name while it has
-    one (removed when it is closed). It has no name from the start where the system allows
-    (O_TMPFILE), else its name is removed at once where /proc opens it (`nameless`).
+def nameless_file(named: Callable[[], tuple[int, Path]]) -> tuple[int, Path, Path | None]:
+    """A new file for bytes the viewer keeps: its descriptor (open for writing), the path
+    that opens it again, and its name while it has one (removed when it is closed). Where
+    the system allows (O_TMPFILE) it has no name from the start, in the folder for temporary
+    files; else it is `named()`'s (its descriptor and name), its name removed at once where
+    /proc opens it (`nameless`).
 
     Raises:
-        NoTemporaryFile: nowhere to make it.
+        NoTemporaryFile: nowhere to make it (and what `named` raises).
     """
     folder = Path(temporary_file(tempfile.gettempdir))
     fd = temporary_file(lambda: open_nameless(folder))
     if fd is not None:
         return fd, Path(f"/proc/self/fd/{fd}"), None
-    fd, name = temporary_file(lambda: tempfile.mkstemp(prefix=prefix, suffix=".log"))
-    path, named = nameless(fd, Path(name))
-    return fd, path, named
+    fd, name = named()
+    path, kept = nameless(fd, name)
+    return fd, path, kept
 
 
 def nameless(fd: int, name: Path) -> tuple[Path, Path | None]:
@@ -331,6 +332,12 @@ def nameless(fd: int, name: Path) -> tuple[Path, Path | None]:
     except OSError:
         return name, name
     return proc, None
+
+
+def _named_spool() -> tuple[int, Path]:
+    """A spool under a name of its own in the folder for temporary files."""
+    fd, name = temporary_file(lambda: tempfile.mkstemp(prefix="cuzk-tui-stdin-", suffix=".log"))
+    return fd, Path(name)
 
 
 class StreamSource:
@@ -351,7 +358,7 @@ class StreamSource:
         self._spool: BinaryIO | None = None
         self._spool_name: Path | None = None  # the spool's name while it has one
         if spool:  # spool_path names the spool only where there is one
-            fd_spool, self.spool_path, self._spool_name = nameless_spool("cuzk-tui-stdin-")
+            fd_spool, self.spool_path, self._spool_name = nameless_file(_named_spool)
             self.spool_folder = Path(tempfile.gettempdir())
             self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False

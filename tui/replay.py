@@ -18,8 +18,7 @@ from typing import BinaryIO
 
 from cuzksim.config import DEMO_CONFIG
 from cuzksim.engine import EngineSim
-from parsers.writing import open_nameless
-from tui.follow import nameless, temporary_file
+from tui.follow import nameless_file, temporary_file
 
 DEMO_SPEED = 20.0
 DEMO_NAME = "demo (built-in simulated run)"
@@ -71,18 +70,16 @@ class PacedWriter:
         # a process killed (SIGKILL, the OOM killer) leaves no file behind: where the system
         # makes one, the file has no name from the start
         self.dir: Path | None = None
-        fd = temporary_file(lambda: open_nameless(Path(tempfile.gettempdir())))
-        if fd is not None:
-            self._fd, self.path, self._name = fd, Path(f"/proc/self/fd/{fd}"), None
-        else:
-            self._fd, self.path, self._name = self._named(name)
+        self._fd, self.path, self._name = nameless_file(lambda: self._named(name))
+        if self.dir is not None and self._name is None:
+            with contextlib.suppress(OSError):
+                self.dir.rmdir()
         self.stop = threading.Event()
         self.done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="cuzk-tui-writer", daemon=True)
 
-    def _named(self, name: str) -> tuple[int, Path, Path | None]:
-        """The file made under `name` in a folder of its own, its name removed at once where
-        the system opens it by its descriptor (`nameless`)."""
+    def _named(self, name: str) -> tuple[int, Path]:
+        """The file made under `name` in a folder of its own (`self.dir`)."""
         self.dir = Path(temporary_file(lambda: tempfile.mkdtemp(prefix="cuzk-tui-")))
         named = self.dir / name
         try:
@@ -90,11 +87,7 @@ class PacedWriter:
         except OSError:
             self.dir.rmdir()
             raise
-        path, kept = nameless(fd, named)
-        if kept is None:
-            with contextlib.suppress(OSError):
-                self.dir.rmdir()
-        return fd, path, kept
+        return fd, named
 
     def start(self) -> None:
         """Begin writing."""
