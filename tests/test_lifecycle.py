@@ -99,15 +99,15 @@ class _InTerminal:
 
 
 @contextlib.contextmanager
-def _in_terminal(*args: str) -> Iterator[_InTerminal]:
-    """`cuzk-tui ARGS` in a pty that is its controlling terminal, its output drained; ended
-    and the pty closed after."""
+def _in_terminal(*args: str, command: tuple[str, ...] = ("-m", "tui.cli")) -> Iterator[_InTerminal]:
+    """`cuzk-tui ARGS` (`python COMMAND ARGS`) in a pty that is its controlling terminal,
+    its output drained; ended and the pty closed after."""
     master, slave = pty.openpty()
     before = termios.tcgetattr(slave)
     env = {**os.environ, "TERM": "xterm-256color"}
     env.pop("TEXTUAL", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", *args],
+        [sys.executable, *command, *args],
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -211,6 +211,41 @@ def test_a_kill_as_the_viewer_starts_leaves_the_user_s_modes() -> None:
         term.until_unechoed()
         term.proc.send_signal(signal.SIGTERM)
         wait_for(lambda: term.proc.poll() is not None, "the command to end")
+        assert term.modes() == term.before
+    assert b"Traceback" not in b"".join(term.out)
+
+
+# the command, its terminal's echo turned off and SIGTERM sent to itself at that very
+# moment, before the next line of Python runs
+_KILLED_AS_THE_ECHO_GOES_OFF = """
+import os, signal, sys, termios
+import tui.ttymodes
+from tui.cli import main
+
+class Killing:
+    def __getattr__(self, name):
+        return getattr(termios, name)
+
+    def tcsetattr(self, fd, when, modes):
+        termios.tcsetattr(fd, when, modes)
+        if not modes[3] & termios.ECHO:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+tui.ttymodes.termios = Killing()
+sys.argv[0] = "cuzk-tui"
+main()
+"""
+
+
+def test_a_kill_the_moment_the_echo_goes_off_leaves_the_user_s_modes() -> None:
+    """The signal came between the echo going off and the handler that puts it back: the
+    process ended by the signal's default action, the echo left off. The signals wait for
+    the handler now: the command ends by SIGTERM's status, the user's modes back."""
+    with _in_terminal(
+        str(SAMPLES / "curio-mixed.log"), command=("-c", _KILLED_AS_THE_ECHO_GOES_OFF)
+    ) as term:
+        wait_for(lambda: term.proc.poll() is not None, "the command to end")
+        assert term.proc.returncode == 128 + signal.SIGTERM
         assert term.modes() == term.before
     assert b"Traceback" not in b"".join(term.out)
 

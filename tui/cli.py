@@ -193,11 +193,20 @@ def _exit_now(rc: int) -> NoReturn:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `cuzk-tui`: the exit status (the command itself ends at once once a
     report is out; `argv` given, a caller in this process gets the status back)."""
-    # the command itself: keys typed before the viewer takes the terminal are not echoed
-    modes = unechoed() if argv is None and may_open_viewer(sys.argv[1:]) else None
-    if modes is not None:
-        _end_on_signals()  # a kill as it starts puts the user's modes back on the way out
+    modes: Modes | None = None
     try:
+        if argv is None and may_open_viewer(sys.argv[1:]):
+            # the command itself: keys typed before the viewer takes the terminal are not
+            # echoed. A kill as it starts puts the user's modes back on the way out: the
+            # signals wait until the echo is off and the handler that puts it back is in
+            # place, then are taken here, `modes` known.
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING_SIGNALS)
+            try:
+                modes = unechoed()
+                if modes is not None:
+                    _end_on_signals()
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return _main(argv, modes)
     except CuzkError as exc:
         print(error_line(exc), file=sys.stderr)
