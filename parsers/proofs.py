@@ -1,4 +1,4 @@
-"""What became of each proof: completed, failed, or neither (under way where the log ends).
+"""What became of each proof: completed, failed, or neither (under way when the log ends).
 
 One rule for every output: the viewer's proofs lane (✗), the text and JSON reports, the
 proofs CSV and the failed-proofs counter of the metrics

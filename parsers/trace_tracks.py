@@ -333,7 +333,7 @@ class TraceTracks:
         model = self.model
         t = model.parts
         rows_of = dict(groups_of(t.gpu, np.flatnonzero(self.done)))
-        # the intervals running (a live log's, or where a log read once ends): in flight
+        # the intervals running (a live log's, or when a log read once ends): in flight
         # from their start to now (docs/analysis.md#per-gpu: started and not ended)
         running = ~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed
         running_of = dict(groups_of(t.gpu, np.flatnonzero(running)))

@@ -98,7 +98,7 @@ def test_unpaired_events() -> None:
     assert gpu.span == (200, 500)
     assert gpu.busy_ms == 200
     assert [(g.start, g.end) for g in model.gaps] == [(300, 400)]
-    # ...and where the log ends it still is: nothing says it failed (the log may have been
+    # ...and when the log ends it still is: nothing says it failed (the log may have been
     # cut while it ran); the pickup whose worker moved on failed
     assert gpu.in_flight == 1
     by_job = {p.job: p for p in model.proofs}

@@ -280,7 +280,7 @@ def test_a_failed_interval_shows_its_lines_to_its_workers_next_start() -> None:
 def test_an_interval_running_where_the_log_ends_shows_its_lines_to_the_last(
     tmp_path: Path,
 ) -> None:
-    """An interval running where the log ends, nothing after it on its worker, showed its
+    """An interval running when the log ends, nothing after it on its worker, showed its
     GPU_START line alone: now every line from it to the log's last, as far as it is known."""
     from tui.interval import interval_raw
 

@@ -842,7 +842,7 @@ async def test_a_log_cut_while_proofs_run_ends_with_them_running_not_failed(
         assert [g["running"] for g in doc] == [g.in_flight for g in model.gpus]
         (line,) = running_lines(model)
         each = ", ".join(f"GPU{g.gpu} {g.in_flight}" for g in model.gpus if g.in_flight)
-        assert f"intervals running where the log ends: {each} " in str(line)
+        assert f"intervals running when the log ends: {each} " in str(line)
     app.live.source.close()  # type: ignore[union-attr]
     # the daemon restarted after the cut: what was under way failed
     restart = b"2026-03-16T09:40:00.000000Z  INFO cuzk_core::engine: starting cuzk engine\n"

@@ -118,7 +118,7 @@ def _parts_table(
         elif part.gpu_start is None:
             gpu_time = "—"  # never on a GPU (synthesized, or queued, only)
         elif part.gpu_end is None:
-            gpu_time = "running"  # a growing log's, or where a log read once ends
+            gpu_time = "running"  # a growing log's, or when a log read once ends
         else:
             gpu_time = duration(part.gpu_end - part.gpu_start, "cell")
         wait = (

@@ -139,13 +139,13 @@ WORKER_PHASES_TITLE = (
 
 def unfinished_sentence(model: LogModel) -> str | None:
     """What became of the proofs that did not complete: `not completed: 5 failed, 2 running
-    where the log ends` (None: every proof completed)."""
+    when the log ends` (None: every proof completed)."""
     s = model.summary
     left = s.proofs_started - s.proofs_completed
     if left <= 0:
         return None
     failed = int(failed_proofs(model).sum())
-    said = "where the log ends" if model.finished else "now"
+    said = "when the log ends" if model.finished else "now"
     parts = [f"{failed} failed"] if failed else []
     if left > failed:
         parts.append(f"{left - failed} running {said}")
@@ -153,13 +153,13 @@ def unfinished_sentence(model: LogModel) -> str | None:
 
 
 def running_lines(model: LogModel) -> list[RenderableType]:
-    """Under the GPU table, the intervals under way where the log ends (the header's `+N
+    """Under the GPU table, the intervals under way when the log ends (the header's `+N
     running`), none else."""
     running = [(model.gpu_label(g.gpu), g.in_flight) for g in model.gpus if g.in_flight]
     if not running:
         return []
     each = ", ".join(f"{label} {n}" for label, n in running)
-    said = "where the log ends" if model.finished else "now"
+    said = "when the log ends" if model.finished else "now"
     return [
         Text(
             f"  intervals running {said}: {each} (nothing says they failed; busy once they end)",

@@ -285,7 +285,7 @@ def help_text() -> Group:
         f"busy lane: █ busy all the cell, ▁…▇ as high as the busy share, {GAP_GLYPH} idle "
         "(red: a gap at or above the threshold takes half the cell or more)\n"
         "kernel lane: ▁…█ how full of kernels; synthesis: ▁…█ partitions in synthesis\n"
-        "proofs: ┣ first synthesis … last GPU_END ┫, ▶ still running (or where the log ends), "
+        "proofs: ┣ first synthesis … last GPU_END ┫, ▶ still running (or when the log ends), "
         "✗ failed, "
         "╋ one ends and the next begins in the cell; "
         "▼ now (live)\n",
