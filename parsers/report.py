@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from parsers import _core, tracing
 from parsers.breakdown import (
@@ -17,7 +18,7 @@ from parsers.breakdown import (
     worker_unmeasured,
 )
 from parsers.durations import counted
-from parsers.model import CAUSES, Breakdown, GapTable, LogModel, ProofTable, Summary
+from parsers.model import CAUSES, Breakdown, GapTable, LogModel, ProofTable
 from parsers.proofs import failed_proofs
 from parsers.sanitize import visible
 
@@ -231,14 +232,19 @@ def report_json(model: LogModel, min_gap_ms: int = 0) -> str:
     return "".join(report_json_pieces(model, min_gap_ms))
 
 
-def _last_run(s: Summary) -> dict[str, Any] | None:
-    """Of a restarted daemon's runs, the last run's proofs, span and s/proof (else None)."""
+def _last_run(model: LogModel, failed: npt.NDArray[np.bool_]) -> dict[str, Any] | None:
+    """Of a restarted daemon's runs, the last run's proofs, span and s/proof (else None;
+    `failed`: each proof's, of every run, parsers/proofs.py)."""
+    s = model.summary
     last = s.last_run
     if last is None:
         return None
+    hosts = model.proof_hosts  # each proof's run
+    mine = failed if hosts is None else failed[hosts == len(s.each) - 1]
     return {
         "proofs_started": last.proofs_started,
         "proofs_completed": last.proofs_completed,
+        "proofs_failed": int(mine.sum()),
         "run_span_ms": last.run_span_ms,
         "s_per_proof": None if last.rate is None else round(last.rate, 6),
     }
@@ -276,7 +282,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "busy_split_estimates": estimated[g.gpu],
                 # its phases the engine does not measure (0 ms: their time is unknown's)
                 "busy_split_unmeasured": unmeasured[g.gpu],
-                # intervals under way (where the log ends: nothing says they failed)
+                # intervals under way (when the log ends: nothing says they failed)
                 "running": g.in_flight,
             }
             for g in model.gpus
@@ -317,7 +323,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             "run_span_ms": s.run_span_ms,
             "s_per_proof": None if s.rate is None else round(s.rate, 6),
             # a restarted daemon: the run the span and s/proof are of (the proofs: every run's)
-            "last_run": _last_run(s),
+            "last_run": _last_run(model, failed),
             "gap_count": s.gaps.count,
             "gap_total_ms": s.gaps.total_ms,
             "gap_max_ms": s.gaps.max_ms,

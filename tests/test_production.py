@@ -773,6 +773,7 @@ def test_a_restarted_daemon_s_proofs_span_and_rate_each_say_what_they_are_of() -
     assert summary["last_run"] == {
         "proofs_started": 3,
         "proofs_completed": 3,
+        "proofs_failed": 0,
         "run_span_ms": last.run_span_ms,
         "s_per_proof": round(last.s_per_proof, 6),
     }

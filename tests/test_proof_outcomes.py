@@ -80,7 +80,7 @@ def test_a_proof_whose_other_partition_still_proves_is_running_not_failed(
         "metric": 0,
         "text": 0,
     }  # the counter said 1 while the proofs lane drew it running
-    assert unfinished_sentence(model) == "not completed: 1 running where the log ends"
+    assert unfinished_sentence(model) == "not completed: 1 running when the log ends"
     ended = build(_lines(*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1"))
     said = _outcomes(ended, tmp_path)
     assert said == {
@@ -126,7 +126,7 @@ def test_every_output_fails_the_same_proofs_and_only_simulated_failures(
         assert set(drawn) <= failed  # nothing failed that the simulator did not fail
         if cut == len(data):
             # the whole log: a simulated failure not told still has a partition under way
-            # where the log ends: a prove its worker followed with nothing, or a synthesis
+            # when the log ends: a prove its worker followed with nothing, or a synthesis
             # that never ended (no line says it failed)
             t = model.parts
             open_ = ~t.failed & np.isnan(t.gpu_end)
@@ -147,12 +147,12 @@ def test_the_text_report_says_what_did_not_complete(tmp_path: Path) -> None:
         check=True,
     ).stdout
     assert "proofs 0 completed / 1 started" in out
-    assert "not completed: 1 running where the log ends" in out
+    assert "not completed: 1 running when the log ends" in out
 
 
 def test_the_find_window_says_what_became_of_a_proof() -> None:
     """`/` on a job: the proof's head said `not completed` of a failed proof and of one
-    running where the log ends alike; it says which, as the proofs lane and the reports."""
+    running when the log ends alike; it says which, as the proofs lane and the reports."""
     from rich.console import Console
 
     from tui.find import describe_proof
@@ -165,3 +165,24 @@ def test_the_find_window_says_what_became_of_a_proof() -> None:
     assert head(build(_lines(*HALF_FAILED))).endswith("running when the log ends")
     ended = build(_lines(*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1"))
     assert head(ended).endswith("failed")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_restarted_daemon_s_last_run_counts_its_own_failed_proofs(seed: int) -> None:
+    """The JSON's `last_run` gave the last run's proofs started and completed, not its
+    failed ones: a reader took every run's `proofs_failed` for the last run's. The first
+    run is cut mid-work (the restart fails what it had under way); the last run counts
+    the failures it has alone, the summary both runs'."""
+    rnd = random.Random(seed)
+    config = SimConfig(seed=seed, proofs=6, gpus=1, gw=2, stdout="plain", fail_prove=0.05)
+    _, first = simulate(config)
+    first = first[: first.rfind(b"\n", 0, rnd.randrange(len(first) // 3, len(first) // 2)) + 1]
+    _, second = simulate(SimConfig(**{**vars(config), "seed": seed + 100}))
+    both = build(first + second)
+    assert both.run_lines is not None and len(both.run_lines) == 2
+    summary = report_dict(both)["summary"]
+    alone = report_dict(build(second))["summary"]["proofs_failed"]
+    cut_short = summary["proofs_started"] - summary["proofs_completed"] - alone
+    assert cut_short > 0  # the first run's proofs under way at the restart failed
+    assert summary["last_run"]["proofs_failed"] == alone
+    assert summary["proofs_failed"] == alone + cut_short
