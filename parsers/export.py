@@ -146,11 +146,14 @@ def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf)
     return {
         "traceEvents": list(trace_events(model, t0, t1)),
         "displayTimeUnit": "ms",
-        "otherData": _other_data(model, t0, t1),
+        "otherData": other_data(model, t0, t1),
     }
 
 
-def _other_data(model: LogModel, t0: float, t1: float) -> dict[str, Any]:
+def other_data(model: LogModel, t0: float, t1: float) -> dict[str, Any]:
+    """What the trace says of itself beside its events (the JSON trace's `otherData`, the
+    protobuf trace's metadata): the log, the clock, the window, and each GPU's busy split
+    with its estimated and unmeasured keys, as the JSON report gives them."""
     # a window's ends (null: unbounded on that side)
     ends = [t if math.isfinite(t) else None for t in (t0, t1)]
     window = {"window_ms": ends} if ends != [None, None] else {}
@@ -232,7 +235,7 @@ def _write_json(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
                 written += fh.write(b",")
             written += fh.write(writer.rows(part.kind, list(part.ints), list(part.floats), b","))
             count += len(part)
-    other = _other_data(tracks.model, tracks.clip.t0, tracks.clip.t1)
+    other = other_data(tracks.model, tracks.clip.t0, tracks.clip.t1)
     tail = '],"displayTimeUnit":"ms","otherData":' + encode(other) + "}\n"
     written += fh.write(tail.encode())
     return count, written
@@ -270,7 +273,7 @@ def write_trace_sized(
         if is_perfetto(path):
             from parsers.perfetto import write_perfetto
 
-            return write_perfetto(tracks, fh)
+            return write_perfetto(tracks, fh, other_data(model, tracks.clip.t0, tracks.clip.t1))
         return _write_json(tracks, fh)
 
 

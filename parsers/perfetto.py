@@ -11,14 +11,20 @@ packet, its arguments debug annotations (a null one left out), a counter event a
 TYPE_COUNTER packet; names, categories, argument names and string values interned. Times
 are the JSON trace's µs, as ns.
 
+After the root track, one packet holds the trace's metadata (the JSON trace's `otherData`:
+the busy split and its estimated and unmeasured keys among it) as a ChromeEventBundle's
+metadata, which Perfetto's trace processor puts in its metadata table.
+
 Field numbers: Perfetto's protos/perfetto/trace/trace_packet.proto,
+chrome/chrome_trace_event.proto,
 track_event/track_descriptor.proto, track_event/process_descriptor.proto and
 track_event/counter_descriptor.proto.
 """
 
 from __future__ import annotations
 
-from typing import IO
+import json
+from typing import IO, Any
 
 import numpy as np
 
@@ -38,6 +44,9 @@ SEQUENCE = 1  # trusted_packet_sequence_id of every packet
 SEQ_INCREMENTAL_STATE_CLEARED = 1
 # TracePacket
 PACKET, TIMESTAMP, SEQUENCE_ID, SEQUENCE_FLAGS, TRACK_DESCRIPTOR = 1, 8, 10, 13, 60
+CHROME_EVENTS = 5
+# ChromeEventBundle, ChromeMetadata
+METADATA, METADATA_NAME, STRING_VALUE, JSON_VALUE = 2, 1, 2, 5
 # TrackDescriptor
 UUID, NAME_FIELD, PROCESS, PARENT_UUID, COUNTER_FIELD = 1, 2, 3, 5, 8
 CHILD_ORDERING, SIBLING_ORDER_RANK, PROCESS_ORDERING = 11, 12, 19
@@ -108,8 +117,9 @@ def _kinds(tracks: TraceTracks) -> list[tuple[int, list[tuple[int, int, int]]]]:
     ]
 
 
-def write_perfetto(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
-    """Write the trace; returns (the JSON trace's event count, bytes written).
+def write_perfetto(tracks: TraceTracks, fh: IO[bytes], other: dict[str, Any]) -> tuple[int, int]:
+    """Write the trace, `other` its metadata (the JSON trace's `otherData`); returns (the
+    JSON trace's event count, bytes written).
 
     Raises:
         ValueError: a time before 0 (a Perfetto timestamp is unsigned).
@@ -122,6 +132,7 @@ def write_perfetto(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
     # the root track: processes in the order of their tracks' ranks (their pids)
     root = uint_field(UUID, 0) + uint_field(PROCESS_ORDERING, PROCESS_ORDERING_EXPLICIT)
     written = fh.write(_descriptor(root, SEQ_INCREMENTAL_STATE_CLEARED))
+    written += fh.write(_metadata(other))
     for p in tracks.processes:
         count += 2 + len(p.threads)  # its metadata events in the JSON trace
         process = uint_field(PROCESS_PID, p.pid) + bytes_field(PROCESS_NAME, text(p.name))
@@ -160,6 +171,21 @@ def write_perfetto(tracks: TraceTracks, fh: IO[bytes]) -> tuple[int, int]:
             written += fh.write(data)
         written += fh.write(writer.close())
     return count, written
+
+
+def _metadata(other: dict[str, Any]) -> bytes:
+    """The packet of the trace's metadata: each entry of the JSON trace's `otherData` (a
+    string as a string, anything else as its JSON), which Perfetto's trace processor puts
+    in its metadata table as `cr-<name>`. No timestamp: it is of no instant."""
+    entries = b""
+    for name, value in other.items():
+        field = (
+            bytes_field(STRING_VALUE, text(value))
+            if isinstance(value, str)
+            else bytes_field(JSON_VALUE, text(json.dumps(value, separators=(",", ":"))))
+        )
+        entries += bytes_field(METADATA, bytes_field(METADATA_NAME, text(name)) + field)
+    return _packet(bytes_field(CHROME_EVENTS, entries))
 
 
 def _child(

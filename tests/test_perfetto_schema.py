@@ -71,9 +71,13 @@ def _interned_text(entry: Any) -> str:
     return text
 
 
-def read_trace(trace: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+def read_trace(
+    trace: Any, metadata: dict[str, Any] | None = None
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """Check Perfetto's rules packet by packet; returns the slices (pid, tid, µs, dur µs,
-    name, category, args) and counter values (pid, track name, µs, value) it holds."""
+    name, category, args) and counter values (pid, track name, µs, value) it holds (its
+    metadata put in `metadata`)."""
+    metadata = {} if metadata is None else metadata
     tracks: dict[int, Any] = {}
     # per sequence, per InternedData field, iid -> text
     interned: dict[int, dict[str, dict[int, str]]] = defaultdict(lambda: defaultdict(dict))
@@ -94,6 +98,14 @@ def read_trace(trace: Any) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]
                     assert e.iid > 0, i  # 0 is "not set"
                     known = interned[seq][fd.name].setdefault(e.iid, _interned_text(e))
                     assert known == _interned_text(e), (i, fd.name, e.iid)
+        if p.HasField("chrome_events"):  # the trace's metadata: once, of no instant
+            assert i == 1 and not p.HasField("timestamp"), i
+            for m in p.chrome_events.metadata:
+                which = m.WhichOneof("value")
+                assert which in ("string_value", "json_value") and m.name not in metadata, i
+                value = getattr(m, which)
+                metadata[m.name] = value if which == "string_value" else json.loads(value)
+            continue
         if p.HasField("track_descriptor"):
             d = p.track_descriptor
             assert d.uuid not in tracks, i
@@ -180,10 +192,14 @@ def test_perfettos_schema_reads_the_trace_and_it_holds_the_json_traces_events(
         trace = trace_class.FromString(data)
         assert unknown(trace) == []
         assert len(trace.SerializeToString()) == len(data)  # nothing dropped or skipped
-        slices, counters = read_trace(trace)
-        want_slices, want_counters = json_trace(json.loads((tmp_path / "t.json").read_text()))
+        metadata: dict[str, Any] = {}
+        slices, counters = read_trace(trace, metadata)
+        doc = json.loads((tmp_path / "t.json").read_text())
+        want_slices, want_counters = json_trace(doc)
         assert sorted(slices) == sorted(want_slices)
         assert sorted(counters) == sorted(want_counters)
+        # what the JSON trace says of itself, the busy split with its estimates among it
+        assert metadata == doc["otherData"] and "busy_split_estimates" in metadata
         if t0 == -math.inf:
             assert slices and counters
             failed = any(s[4].endswith(" (failed)") for s in slices)
