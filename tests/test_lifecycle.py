@@ -215,8 +215,8 @@ def test_a_kill_as_the_viewer_starts_leaves_the_user_s_modes() -> None:
     assert b"Traceback" not in b"".join(term.out)
 
 
-# the command, its terminal's echo turned off and SIGTERM sent to itself at that very
-# moment, before the next line of Python runs
+# the command, its terminal's echo turned off and SIGTERM (or another signal, put in its
+# place) sent to itself at that very moment, before the next line of Python runs
 _KILLED_AS_THE_ECHO_GOES_OFF = """
 import os, signal, sys, termios
 import tui.ttymodes
@@ -237,15 +237,18 @@ main()
 """
 
 
-def test_a_kill_the_moment_the_echo_goes_off_leaves_the_user_s_modes() -> None:
+@pytest.mark.parametrize(
+    "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["SIGTERM", "SIGHUP", "SIGINT"]
+)
+def test_a_kill_the_moment_the_echo_goes_off_leaves_the_user_s_modes(sig: int) -> None:
     """The signal came between the echo going off and the handler that puts it back: the
-    process ended by the signal's default action, the echo left off. The signals wait for
-    the handler now: the command ends by SIGTERM's status, the user's modes back."""
-    with _in_terminal(
-        str(SAMPLES / "curio-mixed.log"), command=("-c", _KILLED_AS_THE_ECHO_GOES_OFF)
-    ) as term:
+    process ended by SIGTERM's default action, or ctrl+c's KeyboardInterrupt left
+    `unechoed` before it returned the modes to put back; the echo stayed off. The signals
+    wait for the handler now: the command ends by the signal's status, the modes back."""
+    command = _KILLED_AS_THE_ECHO_GOES_OFF.replace("SIGTERM", signal.Signals(sig).name)
+    with _in_terminal(str(SAMPLES / "curio-mixed.log"), command=("-c", command)) as term:
         wait_for(lambda: term.proc.poll() is not None, "the command to end")
-        assert term.proc.returncode == 128 + signal.SIGTERM
+        assert term.proc.returncode == 128 + sig
         assert term.modes() == term.before
     assert b"Traceback" not in b"".join(term.out)
 

@@ -197,10 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv is None and may_open_viewer(sys.argv[1:]):
             # the command itself: keys typed before the viewer takes the terminal are not
-            # echoed. A kill as it starts puts the user's modes back on the way out: the
-            # signals wait until the echo is off and the handler that puts it back is in
-            # place, then are taken here, `modes` known.
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING_SIGNALS)
+            # echoed. A kill or ctrl+c as it starts puts the user's modes back on the way
+            # out: the signals wait until the echo is off and the handler that puts it back
+            # is in place, then are taken here, `modes` known.
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, (*ENDING_SIGNALS, signal.SIGINT))
             try:
                 modes = unechoed()
                 if modes is not None:
