@@ -311,7 +311,7 @@ class LogBuilder(Run):
         """The model of what was read so far.
 
         Args:
-            finished: the log is complete (what is under way where it ends is running
+            finished: the log is complete (what is under way as it ends is running
                 when the log ends, not failed: docs/analysis.md#what-is-read-from-the-log).
             drawn: with the lanes and the synthesis steps (a finished model for the JSON
                 report does without: its `lanes` and `synth_times` are empty).

@@ -419,6 +419,10 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         },
         gpu_keys=keys,
         proof_hosts=proof_hosts,
+        # in the order _table puts each log's jobs in
+        job_hosts=np.concatenate(
+            [np.full(len(m.parts.jobs), k, dtype=np.int32) for k, m in enumerate(models)]
+        ),
         drawn=all(m.drawn for m in models),
         # the workers no line placed, of the logs whose own header says so (two or more)
         unplaced_workers=tuple(w for m in models if m.workers_assumed for w in m.unplaced_workers),

@@ -1229,6 +1229,9 @@ class LogModel:
     gpu_keys: dict[int, GpuKey] | None = None
     # ... and the log each proof is from (GpuKey.host), proof by proof
     proof_hosts: I32 | None = field(default=None, compare=False, repr=False)
+    # ... and the log each job of `parts.jobs` is from (each log's jobs are its own there:
+    # a job id two logs share, a job a restarted daemon proves again, is two jobs)
+    job_hosts: I32 | None = field(default=None, compare=False, repr=False)
     # the daemon restarted: the physical line each run began at (one run: None)
     run_lines: tuple[int, ...] | None = None
     # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why

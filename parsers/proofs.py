@@ -36,7 +36,21 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
         (started & np.isnan(t.gpu_end)) | (~np.isnan(t.synth_start) & np.isnan(t.synth_end))
     )
     gone = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
-    names = {t.jobs[j] for j in gone if 0 <= j < len(t.jobs)}
+    gone = {j for j in gone if 0 <= j < len(t.jobs)}
     table = ProofTable.of(model.proofs)
-    failed[:] = table.named(names) & ~table.completed
+    # a proof is told by its log and its job id: of several logs or runs, a job id two of
+    # them share is two proofs (a daemon proving again after a restart a job the restart
+    # failed, still proving it when the log ends, is not failed)
+    job_hosts, proof_hosts = model.job_hosts, model.proof_hosts
+    if job_hosts is None or proof_hosts is None:
+        names = {t.jobs[j] for j in gone}
+        failed[:] = table.named(names) & ~table.completed
+        return failed
+    ids: dict[str, int] = {}
+    for j in gone:
+        ids.setdefault(t.jobs[j], len(ids))
+    codes = np.array([int(job_hosts[j]) * len(ids) + ids[t.jobs[j]] for j in gone], np.int64)
+    name_ids = np.array([ids.get(name, -1) for name in table.jobs], dtype=np.int64)[table.job]
+    mine = (name_ids >= 0) & np.isin(proof_hosts.astype(np.int64) * len(ids) + name_ids, codes)
+    failed[:] = mine & ~table.completed
     return failed

@@ -186,3 +186,48 @@ def test_a_restarted_daemon_s_last_run_counts_its_own_failed_proofs(seed: int) -
     assert cut_short > 0  # the first run's proofs under way at the restart failed
     assert summary["last_run"]["proofs_failed"] == alone
     assert summary["proofs_failed"] == alone + cut_short
+
+
+def _run(minute: int, *lines: str) -> tuple[str, ...]:
+    """A daemon's run: its engine's start, its worker on GPU 0, then `lines`."""
+    at = f"2026-03-16T09:{minute}:51.67"
+    return (
+        f"{at}4484Z  INFO cuzk_core::engine: starting cuzk engine pipeline_enabled=true",
+        f"{at}4884Z  INFO cuzk_core::engine: pipeline GPU worker started worker_id=0 gpu=0 "
+        "sub_id=0",
+        *lines,
+    )
+
+
+# job X synthesized and on the GPU, with no GPU_END yet
+X_PROVING = (
+    "TIMELINE,0,SYNTH_START,X,partition=0",
+    "TIMELINE,10,SYNTH_END,X,partition=0",
+    "TIMELINE,20,GPU_START,X,worker=0,partition=0",
+)
+
+
+def test_a_job_proved_again_after_a_restart_is_a_proof_of_its_own(tmp_path: Path) -> None:
+    """The restart failed job X; the daemon proves X again, still at it when the log ends.
+    Proofs were told apart by their job id alone: the second X was failed with the first,
+    in every output. Each run's X is its own proof now: one failed, one running."""
+    model = build(_lines(*_run(22, *X_PROVING), *_run(30, *X_PROVING)))
+    assert model.run_lines is not None and len(model.run_lines) == 2
+    assert [(p.job, bool(f)) for p, f in zip(model.proofs, failed_proofs(model), strict=True)] == [
+        ("X", True),
+        ("X", False),
+    ]
+    said = _outcomes(model, tmp_path)
+    assert said["json"] == said["dict"] == said["csv"] == said["drawn"] == ["X"]
+    assert said["count"] == said["metric"] == said["text"] == 1
+    assert unfinished_sentence(model) == "not completed: 1 failed, 1 running when the log ends"
+    assert report_dict(model)["summary"]["last_run"]["proofs_failed"] == 0
+    # proved again and completed, the first X stays failed, the second completed
+    done = build(
+        _lines(
+            *_run(22, *X_PROVING),
+            *_run(30, *X_PROVING, "TIMELINE,50,GPU_END,X,worker=0,partition=0"),
+        )
+    )
+    assert [bool(f) for f in failed_proofs(done)] == [True, False]
+    assert [p.completed for p in done.proofs] == [False, True]
