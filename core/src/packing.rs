@@ -5,7 +5,7 @@
 /// its start (`touching`: an end equal to the start counts as ended); an interval that fits
 /// no row opens a new one. An interval whose start is NaN gets no row (-1).
 pub fn first_free_rows(starts: &[f64], ends: &[f64], touching: bool) -> Vec<i64> {
-    let mut rows = Rows::with_room(starts.len());
+    let mut rows = Rows::new();
     starts
         .iter()
         .zip(ends)
@@ -23,7 +23,9 @@ pub fn first_free_rows(starts: &[f64], ends: &[f64], touching: bool) -> Vec<i64>
 /// Each row's last end, in a tree of minimums over the rows (a row not opened yet ends at
 /// +inf: never free): the first row free at a start is found in time logarithmic in the
 /// rows, not by a pass over them (intervals nested a hundred thousand deep, a hostile log,
-/// had made the packing quadratic).
+/// had made the packing quadratic). The tree holds room for the rows opened, doubled as
+/// more open: a worker's intervals need one row or two, and a tree as deep as the
+/// intervals are many made every step cost their logarithm instead.
 struct Rows {
     /// Leaves from `size` on; each inner node the least of its two children.
     tree: Vec<f64>,
@@ -32,18 +34,36 @@ struct Rows {
     len: usize,
 }
 
+/// The rows a new tree has room for.
+const FIRST_ROOM: usize = 8;
+
 impl Rows {
-    fn with_room(n: usize) -> Rows {
-        let size = n.max(1).next_power_of_two();
+    fn new() -> Rows {
         Rows {
-            tree: vec![f64::INFINITY; 2 * size],
-            size,
+            tree: vec![f64::INFINITY; 2 * FIRST_ROOM],
+            size: FIRST_ROOM,
             len: 0,
         }
     }
 
+    /// Room for twice the rows: the leaves move to the new tree's, the inner nodes are
+    /// made again.
+    fn grow(&mut self) {
+        let size = 2 * self.size;
+        let mut tree = vec![f64::INFINITY; 2 * size];
+        tree[size..size + self.size].copy_from_slice(&self.tree[self.size..]);
+        for k in (1..size).rev() {
+            tree[k] = tree[2 * k].min(tree[2 * k + 1]);
+        }
+        self.tree = tree;
+        self.size = size;
+    }
+
     /// Row `r`'s last interval ends at `end` (a NaN end: never free, as `NaN < s` is not).
     fn set(&mut self, r: usize, end: f64) {
+        while r >= self.size {
+            self.grow();
+        }
         self.len = self.len.max(r + 1);
         let mut k = self.size + r;
         self.tree[k] = if end.is_nan() { f64::INFINITY } else { end };

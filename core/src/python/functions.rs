@@ -8,7 +8,8 @@ use crate::columns::{FLOAT_COUNT, FLOAT_FIELDS};
 
 use super::guarded;
 
-/// Each interval's row when packed greedily (see `packing::first_free_rows`).
+/// Each interval's row when packed greedily (see `packing::first_free_rows`), without the
+/// GIL.
 #[pyfunction]
 #[pyo3(signature = (starts, ends, touching=true))]
 pub(super) fn first_free_rows<'py>(
@@ -23,10 +24,8 @@ pub(super) fn first_free_rows<'py>(
             "starts and ends differ in length",
         ));
     }
-    Ok(PyArray1::from_vec(
-        py,
-        crate::packing::first_free_rows(s, e, touching),
-    ))
+    let rows = py.detach(|| guarded(|| crate::packing::first_free_rows(s, e, touching)))?;
+    Ok(PyArray1::from_vec(py, rows))
 }
 
 /// A lane's segments: start, end, phase, record.
