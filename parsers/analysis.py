@@ -23,6 +23,7 @@ from parsers.model import (
     LogModel,
 )
 from parsers.pieces import (
+    Laid,
     Piece,
     SegmentFigures,
     Window,
@@ -66,18 +67,18 @@ def build_model(
     def rows_of() -> Rows:
         return with_segments(table, failed_end, record_segments(cols, now, failed_end), index, c)
 
-    def segment() -> tuple[Rows, Later[SegmentFigures]]:
+    def segment() -> tuple[Rows, Later[SegmentFigures], Laid | None]:
         rows = rows_of()
-        return rows, Later(segment_figures, rows.table, rows.seg_part, name="cuzk-tui-segments")
+        figures = Later(segment_figures, rows.table, rows.seg_part, name="cuzk-tui-segments")
+        return rows, figures, lanes_of(rows) if drawn else None
 
     # the segments are made on a second thread (the core's loops run without the GIL,
     # numpy's sorts too) while this one reads the stamps; then what the segments give is
-    # made on a thread while this one lays the rows out in lanes
+    # made on a third while the second lays the rows out in lanes
     later = Later(segment, name="cuzk-tui-rows") if len(cols) >= SEGMENTS_APART_ROWS else None
     stamped = stamp_figures(table, c, index, synth=drawn)
     if later is not None:
-        rows, figures = later.result()
-        laid = lanes_of(rows) if drawn else None
+        rows, figures, laid = later.result()
         segmented = figures.result()
     else:
         rows = rows_of()
