@@ -118,6 +118,27 @@ async def test_n_and_N_step_the_workers_intervals_by_gpu_start_and_stop_at_the_e
         assert f"Interval {len(order)} of {len(order)} of worker" in text
 
 
+async def test_n_pressed_past_the_last_interval_says_so_once() -> None:
+    """Each `n` past a worker's last interval added a toast: ten presses piled ten over the
+    inspector. The notice said again takes the place of the one showing."""
+    app, model = app_for("curio-mixed")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n", "i")
+        screen = app.screen
+        assert isinstance(screen, IntervalScreen)
+        for _ in range(len(worker_order(model, screen.index)) + 10):
+            await pilot.press("n")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert said == ["last interval of the worker"]
+        await pilot.press("N")  # another notice still shows beside it, once each
+        for _ in range(len(worker_order(model, screen.index)) + 3):
+            await pilot.press("N")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert sorted(said) == ["first interval", "last interval of the worker"]
+
+
 async def test_a_click_on_a_worker_lane_selects_the_interval_under_it() -> None:
     app, model = app_for("curio-mixed")
     async with app.run_test(size=SIZE) as pilot:

@@ -29,7 +29,7 @@ from textual.driver import Driver
 from textual.errors import NoWidget
 from textual.filter import LineFilter, NoColor
 from textual.message import Message
-from textual.notifications import SeverityLevel
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
@@ -1233,12 +1233,26 @@ class CuzkApp(App[None]):
         lines = "\n".join(visible(line) for line in message.split("\n"))
         now = time.monotonic()
         shown = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
-        # those gone already are let go: a viewer open for days keeps only what shows
-        self._notices = [n for n in self._notices if n.until > now]
+        # those gone already are let go: a viewer open for days keeps only what shows; one
+        # said again is said once
+        said = (message, title, severity)
+        self._notices = [
+            n for n in self._notices if n.until > now and (n.message, n.title, n.severity) != said
+        ]
         self._notices.append(Notice(message, title, severity, now + shown))
         super().notify(
             lines, title=visible(title), severity=severity, timeout=timeout, markup=False
         )
+
+    def _on_notify(self, event: Notify) -> None:
+        """A notification said again while it shows takes the place of the one showing, its
+        time started again: `n` pressed ten times past a worker's last interval piled ten
+        toasts over the inspector."""
+        new = event.notification
+        for old in list(self._notifications):
+            if (old.message, old.title, old.severity) == (new.message, new.title, new.severity):
+                self._unnotify(old, refresh=False)
+        super()._on_notify(event)
 
     def get_key_display(self, binding: Binding) -> str:
         """A key as the footer shows it; spelled out (`enter`) where the terminal's encoding
