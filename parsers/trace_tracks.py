@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers.model import CAUSES, PHASE_NAMES, Lane, LogModel, Phase, ProofTable
+from parsers.proofs import failed_proofs
 from parsers.rows import first_free_rows, groups_of
 
 CHUNK_ROWS = 16_384  # events formatted at a time (a JSON chunk: ~2 MB)
@@ -298,17 +299,41 @@ class TraceTracks:
         self.gap_after = side(gaps.after)
 
     def _name_proofs(self) -> None:
-        table = ProofTable.of(self.model.proofs)
+        """Every proof the proofs lane draws, over the span it draws: a completed one from
+        its first synthesis to its last GPU_END; one that did not complete named `… (failed)`
+        to its last stamp, or `… (running)` to the log's end (parsers/proofs.py), as the
+        intervals are."""
+        model = self.model
+        table = ProofTable.of(model.proofs)
         names = self.names
-        done = table.completed & ~np.isnan(table.first) & ~np.isnan(table.last)
-        self.proofs = np.flatnonzero(done)
+        self.proofs = np.flatnonzero(~np.isnan(table.first))
+        first, completed = table.first[self.proofs], table.completed[self.proofs]
+        failed = failed_proofs(model)[self.proofs]
+        ended = completed & ~np.isnan(table.last[self.proofs])
+        seen = table.seen[self.proofs]
+        last = np.where(
+            ended,
+            table.last[self.proofs],
+            np.where(failed & ~np.isnan(seen), seen, model.now_ms),
+        )
         # a proof's span: its first and last stamps, whole ms (as Proof's ints)
-        self.proof_first = np.trunc(table.first[self.proofs])
-        self.proof_last = np.trunc(table.last[self.proofs])
+        self.proof_first = np.trunc(first)
+        self.proof_last = np.maximum(np.trunc(last), self.proof_first)
         jobs = names.extend(table.jobs)
         kinds = names.extend(table.kinds)
         empty = names.id("")
-        self.proof_job = jobs + table.job[self.proofs]
+        job = table.job[self.proofs]
+        self.proof_job = jobs + job  # its argument: the job id alone
+        state = np.where(ended, 0, np.where(failed, 1, 2)).astype(np.int64)
+        unended = np.flatnonzero(state != 0)
+        base = names.extend(
+            [
+                table.jobs[j] + STATES[s]
+                for j, s in zip(job[unended].tolist(), state[unended].tolist(), strict=True)
+            ]
+        )
+        self.proof_name = self.proof_job.copy()
+        self.proof_name[unended] = base + np.arange(len(unended))
         k = table.kind[self.proofs]
         self.proof_kind = np.where(k >= 0, kinds + k, empty)
         self.proof_parts = table.partitions[self.proofs]
@@ -455,7 +480,7 @@ class TraceTracks:
             keep, s, e = self.clip.spans(self.proof_first[idx], self.proof_last[idx])
             idx = idx[keep]
             args = [self.proof_job[idx], self.proof_kind[idx], self.proof_parts[idx]]
-            events = _events(PROOF, pid, k + 1, s[keep], (e - s)[keep], self.proof_job[idx], args)
+            events = _events(PROOF, pid, k + 1, s[keep], (e - s)[keep], self.proof_name[idx], args)
             yield _joined(pid, k + 1, [events])
 
 

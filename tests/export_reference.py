@@ -372,25 +372,34 @@ def _synthesis_counter(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[
     )
 
 
-def _completed_proofs(model: LogModel) -> list[tuple[Proof, int, int]]:
-    return [
-        (p, p.first_synth_start, p.last_gpu_end)
-        for p in model.proofs
-        if p.completed and p.first_synth_start is not None and p.last_gpu_end is not None
-    ]
+def _drawn_proofs(model: LogModel) -> list[tuple[Proof, int, float, str]]:
+    """Each proof the proofs lane draws: its span and its name (a completed one to its last
+    GPU_END; a failed one to its last stamp, a running one to the log's end, named so)."""
+    out = []
+    for p, failed in zip(model.proofs, failed_proofs(model).tolist(), strict=True):
+        if p.first_synth_start is None:
+            continue
+        if p.completed and p.last_gpu_end is not None:
+            out.append((p, p.first_synth_start, float(p.last_gpu_end), p.job))
+        elif failed:
+            end = model.now_ms if p.last_seen is None else p.last_seen
+            out.append((p, p.first_synth_start, float(end), p.job + " (failed)"))
+        else:
+            out.append((p, p.first_synth_start, float(model.now_ms), p.job + " (running)"))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
 class _ProofRows:
     slots: int
-    spans: list[tuple[Proof, int, int]]
+    spans: list[tuple[Proof, int, float, str]]
     rows: _Rows
 
 
 def _proof_rows(model: LogModel, clip: _Clip) -> _ProofRows:
-    spans = _completed_proofs(model)
-    starts = np.array([s for _, s, _ in spans], dtype=np.float64)
-    ends = np.array([e for _, _, e in spans], dtype=np.float64)
+    spans = _drawn_proofs(model)
+    starts = np.array([s for _, s, _, _ in spans], dtype=np.float64)
+    ends = np.array([max(s, int(e)) for _, s, e, _ in spans], dtype=np.float64)
     rows = _stacked(starts, ends, clip)
     return _ProofRows(rows.slots, spans, rows)
 
@@ -398,10 +407,10 @@ def _proof_rows(model: LogModel, clip: _Clip) -> _ProofRows:
 def _proof_events(proofs: _ProofRows, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
     rows = proofs.rows
     for k, slot in zip(rows.order.tolist(), rows.slot.tolist(), strict=True):
-        p, s, e = proofs.spans[k]
-        if (c := clip.span(float(s), float(e))) is not None:
+        p, s, e, name = proofs.spans[k]
+        if (c := clip.span(float(s), float(max(s, int(e))))) is not None:
             args = {"job": p.job, "kind": p.kind, "partitions": p.partitions}
-            yield _x(p.job, "proof", pid, slot + 1, *c, args)
+            yield _x(name, "proof", pid, slot + 1, *c, args)
 
 
 def trace_document(model: LogModel, t0: float = -math.inf, t1: float = math.inf) -> dict[str, Any]:

@@ -17,11 +17,13 @@ from helpers import build
 
 from cuzksim.config import SimConfig
 from cuzksim.logs import simulate
+from parsers.export import write_trace
 from parsers.export_csv import write_csv
 from parsers.metrics import figures_of
-from parsers.model import LogModel
+from parsers.model import LogModel, ProofTable
 from parsers.proofs import failed_proofs
 from parsers.report import report_dict, report_json
+from tui.lanes import pack_proofs
 from tui.report import unfinished_sentence
 
 ROOT = Path(__file__).parent.parent
@@ -51,7 +53,18 @@ def _outcomes(model: LogModel, tmp_path: Path) -> dict[str, object]:
     with (folder / "proofs.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     sentence = unfinished_sentence(model) or ""
+    trace = tmp_path / f"trace{random.random()}.json"
+    write_trace(model, trace)
+    events = json.loads(trace.read_text())["traceEvents"]
+    proofs = [e["name"] for e in events if e.get("cat") == "proof"]
+    # every proof the lane draws is in the trace, those that did not complete named so
+    drawn_lane = sum(len(row) for row in pack_proofs(model)[0])
+    assert len(proofs) == drawn_lane
+    running = sorted(n.removesuffix(" (running)") for n in proofs if n.endswith(" (running)"))
+    t = ProofTable.of(model.proofs)
+    assert len(running) == int((~t.completed & ~failed_proofs(model)).sum())
     return {
+        "trace": sorted(n.removesuffix(" (failed)") for n in proofs if n.endswith(" (failed)")),
         "drawn": sorted(
             p.job for p, f in zip(model.proofs, failed_proofs(model), strict=True) if f
         ),
@@ -72,6 +85,7 @@ def test_a_proof_whose_other_partition_still_proves_is_running_not_failed(
     model = build(_lines(*HALF_FAILED))
     said = _outcomes(model, tmp_path)
     assert said == {
+        "trace": [],
         "drawn": [],
         "json": [],
         "dict": [],
@@ -84,6 +98,7 @@ def test_a_proof_whose_other_partition_still_proves_is_running_not_failed(
     ended = build(_lines(*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1"))
     said = _outcomes(ended, tmp_path)
     assert said == {
+        "trace": ["a"],
         "drawn": ["a"],
         "json": ["a"],
         "dict": ["a"],
@@ -120,7 +135,7 @@ def test_every_output_fails_the_same_proofs_and_only_simulated_failures(
         said = _outcomes(model, tmp_path)
         drawn = said["drawn"]
         assert isinstance(drawn, list)
-        for key in ("json", "dict", "csv"):
+        for key in ("json", "dict", "csv", "trace"):
             assert said[key] == drawn, key
         assert said["count"] == said["metric"] == said["text"] == len(drawn)
         assert set(drawn) <= failed  # nothing failed that the simulator did not fail
@@ -219,6 +234,7 @@ def test_a_job_proved_again_after_a_restart_is_a_proof_of_its_own(tmp_path: Path
     ]
     said = _outcomes(model, tmp_path)
     assert said["json"] == said["dict"] == said["csv"] == said["drawn"] == ["X"]
+    assert said["trace"] == ["X"]
     assert said["count"] == said["metric"] == said["text"] == 1
     assert unfinished_sentence(model) == "not completed: 1 failed, 1 running when the log ends"
     assert report_dict(model)["summary"]["last_run"]["proofs_failed"] == 0
