@@ -7,6 +7,9 @@ proofs CSV and the failed-proofs counter of the metrics
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -54,3 +57,47 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     mine = (name_ids >= 0) & np.isin(proof_hosts.astype(np.int64) * len(ids) + name_ids, codes)
     failed[:] = mine & ~table.completed
     return failed
+
+
+class FoundJob(NamedTuple):
+    """One proof by its job id and, in a model of several logs or runs, the log it is from:
+    a job id two runs share (a daemon proving again after a restart the job the restart
+    failed) is two proofs (`log` None: a model of one log)."""
+
+    job: str
+    log: int | None = None
+
+
+def found_job(model: LogModel, k: int) -> FoundJob:
+    """Proof `k` of `model.proofs` as a FoundJob."""
+    hosts = model.proof_hosts
+    return FoundJob(model.proofs[k].job, None if hosts is None else int(hosts[k]))
+
+
+def job_numbers(model: LogModel, found: FoundJob) -> list[int]:
+    """The numbers `model.parts.job` gives the partitions of `found` (of its log alone)."""
+    hosts = model.job_hosts
+    return [
+        k
+        for k, name in enumerate(model.parts.jobs)
+        if name == found.job and (found.log is None or hosts is None or hosts[k] == found.log)
+    ]
+
+
+def found_proofs(model: LogModel, found: Collection[FoundJob]) -> npt.NDArray[np.bool_]:
+    """Per proof of `model.proofs`, whether it is one of `found`."""
+    table = ProofTable.of(model.proofs)
+    mask = np.zeros(len(table), dtype=bool)
+    hosts = model.proof_hosts
+    for f in found:
+        mine = table.named({f.job})
+        if f.log is not None and hosts is not None:
+            mine &= hosts == f.log
+        mask |= mine
+    return mask
+
+
+def proof_of(model: LogModel, found: FoundJob) -> int | None:
+    """The index in `model.proofs` of `found` (None: no such proof, yet)."""
+    at = np.flatnonzero(found_proofs(model, (found,)))
+    return int(at[0]) if len(at) else None

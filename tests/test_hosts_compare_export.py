@@ -32,6 +32,7 @@ from parsers.export import trace_document, write_csv
 from parsers.hosts import OWN, RUNS, START, WALL, HostLines, merge
 from parsers.load import read_log, read_runs
 from parsers.model import LogModel, Phase
+from parsers.proofs import FoundJob, found_job
 from parsers.rawlines import LineReader
 from parsers.why import gap_why, synthesis_during, worker_states
 from tui import cli
@@ -329,14 +330,15 @@ def test_the_proof_view_names_another_log_s_gpus_as_the_other_screens_do() -> No
     names = ["journal-2gpu.log", "curio-mixed.log"]
     model = merge([a, b], names).model
     jobs = {n: {p.job for p in m.proofs} for n, m in zip(names, (a, b), strict=True)}
-    for proof in model.proofs:
+    for k in range(len(model.proofs)):
+        found = found_job(model, k)
         for width in (74, 200):
             out = StringIO()
-            Console(file=out, width=width).print(describe_proof(model, proof.job))
+            Console(file=out, width=width).print(describe_proof(model, found))
             said = out.getvalue()
             # no id of the merged model (`1000`; job ids hold `-1000-`)
             assert not re.search(r"(?<![-\w])1\d\d\d(?![-\w])", said), said
-            own = [n for n in names if proof.job in jobs[n]]
+            own = [n for n in names if found.job in jobs[n]]
             assert len(own) == 1 and f"on {own[0]}" in " ".join(said.split())
             table = said.split("Its gaps")[0].splitlines()[3:]
             assert "…" not in "".join(table), said
@@ -1206,7 +1208,7 @@ def test_a_window_shows_a_huge_id_cut_in_the_middle_and_says_its_length() -> Non
     )
     assert len(model.gaps) == 1  # the gap inspector names it on both sides
     console = Console(width=80, file=io.StringIO(), record=True)
-    console.print(describe_proof(model, job))
+    console.print(describe_proof(model, FoundJob(job)))
     proof = console.export_text()
     inspector = describe_interval(model, 0).plain
     gap = Console(width=80, file=io.StringIO(), record=True)
@@ -1265,11 +1267,13 @@ def test_the_model_of_one_log_is_unchanged(tmp_path: Path) -> None:
     assert m.gpu_keys is None and m.gpu_label(0) == "GPU0"
 
 
-def test_a_proof_s_gaps_in_a_merged_model_are_those_of_every_log() -> None:
-    """Two logs name the same job (each under its own number in the merged model)."""
+def test_a_job_two_logs_prove_is_a_proof_of_each_with_its_own_gaps() -> None:
+    """Two logs name the same job (each under its own number in the merged model). The find
+    gave one proof of both logs' partitions and gaps; it is one proof in each log, as the
+    reports and the proofs lane have it."""
     from rich.console import Console
 
-    from tui.find import describe_proof
+    from tui.find import describe_proof, find_jobs, proof_gaps
 
     def log() -> bytes:
         out = ""
@@ -1288,11 +1292,16 @@ def test_a_proof_s_gaps_in_a_merged_model_are_those_of_every_log() -> None:
         models.append(b.build())
     model = merge(models, ["host-a", "host-b"]).model
     assert len(model.gaps) == 2
-    console = Console(width=120, record=True)
-    console.print(describe_proof(model, "porep-1000-7"))
-    text = console.export_text()
-    # each gap on its own log's GPU, named as the other screens name it (not `GPU 1000`)
-    assert "host-a:GPU0 " in text and "host-b:GPU0 " in text and "1000 " not in text
+    # the job id both logs prove is a proof of each: each its own log's, with its own gap on
+    # its own log's GPU, named as the other screens name it (not `GPU 1000`)
+    found = find_jobs(model, "porep-1000-7")
+    assert found == (FoundJob("porep-1000-7", 0), FoundJob("porep-1000-7", 1))
+    for host, f in zip(("host-a", "host-b"), found, strict=True):
+        console = Console(width=120, record=True)
+        console.print(describe_proof(model, f))
+        text = " ".join(console.export_text().split())
+        assert f"on {host}" in text and "1000 " not in text
+        assert len(proof_gaps(model, f)) == 1
 
 
 def test_a_gpu_ordinal_of_a_thousand_is_not_the_next_hosts_gpu_0() -> None:

@@ -19,6 +19,7 @@ from cuzksim.logs import simulate
 from parsers.durations import duration
 from parsers.load import read_log
 from parsers.model import NAMES_BY_KEY, PHASE_KEYS, LogModel, Phase
+from parsers.proofs import FoundJob
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
 from tui.find import ProofScreen, find_jobs, proof_gaps
@@ -198,7 +199,7 @@ async def test_after_a_search_n_visits_the_jobs_intervals_only() -> None:
     app, model = app_for("curio-mixed")
     job = find_jobs(model, "porep-1000-10")[0]
     t = model.parts
-    numbers = [k for k, name in enumerate(t.jobs) if name == job]
+    numbers = [k for k, name in enumerate(t.jobs) if name == job.job]
     order = by_start(model, np.isin(t.job, numbers))
     assert len(order) > 1
     async with app.run_test(size=SIZE) as pilot:
@@ -231,7 +232,7 @@ async def test_the_proof_view_opens_its_first_interval_and_its_gaps() -> None:
     t = model.parts
     numbers = [k for k, name in enumerate(t.jobs) if name == job]
     first = by_start(model, np.isin(t.job, numbers))[0]
-    gaps = proof_gaps(model, job)
+    gaps = proof_gaps(model, FoundJob(job))
     assert 0 < len(gaps) < 9
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("slash", *job, "enter")
@@ -335,11 +336,11 @@ def test_a_proof_s_gaps_line_up_and_its_queue_column_says_it_is_a_wait() -> None
 
     _, data = simulate(SimConfig(seed=12, proofs=8, gpus=4, gw=3, stdout="plain"))
     model = build(data)
-    job = max(model.parts.jobs, key=lambda j: len(proof_gaps(model, j)))
-    sides = {model.gaps[k].after.job == job for k in proof_gaps(model, job)}
+    job = max(model.parts.jobs, key=lambda j: len(proof_gaps(model, FoundJob(j))))
+    sides = {model.gaps[k].after.job == job for k in proof_gaps(model, FoundJob(job))}
     assert sides == {True, False}  # gaps before it and after it
     console = Console(width=200, record=True, file=io.StringIO())
-    console.print(describe_proof(model, job))
+    console.print(describe_proof(model, FoundJob(job)))
     lines = console.export_text().splitlines()
     assert any(line.split()[:1] == ["part"] and "in queue" in line for line in lines)
     rows = [line for line in lines if re.search(r"(before|after|inside) it", line)]

@@ -21,7 +21,7 @@ from parsers.export import write_trace
 from parsers.export_csv import write_csv
 from parsers.metrics import figures_of
 from parsers.model import LogModel, ProofTable
-from parsers.proofs import failed_proofs
+from parsers.proofs import FoundJob, failed_proofs
 from parsers.report import report_dict, report_json
 from tui.lanes import pack_proofs
 from tui.report import unfinished_sentence
@@ -174,7 +174,7 @@ def test_the_find_window_says_what_became_of_a_proof() -> None:
 
     def head(model: LogModel) -> str:
         console = Console(width=120, record=True, file=io.StringIO())
-        console.print(describe_proof(model, "a"))
+        console.print(describe_proof(model, FoundJob("a")))
         return console.export_text().splitlines()[0]
 
     assert head(build(_lines(*HALF_FAILED))).endswith("running when the log ends")
@@ -247,3 +247,52 @@ def test_a_job_proved_again_after_a_restart_is_a_proof_of_its_own(tmp_path: Path
     )
     assert [bool(f) for f in failed_proofs(done)] == [True, False]
     assert [p.completed for p in done.proofs] == [False, True]
+
+
+async def test_find_tells_a_job_proved_again_after_a_restart_from_its_first_try() -> None:
+    """`/X` on a log whose daemon restarted while proving X, then proved X again: the find
+    gave one proof of both runs' partitions and gaps, called failed. It finds a proof in
+    each run: the first failed, the second completed, each with its own intervals, and the
+    Gantt highlights the one shown."""
+    from rich.console import Console
+    from textual.widgets import Static
+
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.find import ProofScreen, describe_proof, find_jobs
+    from tui.interval import job_intervals
+
+    data = _lines(
+        *_run(22, *X_PROVING),
+        *_run(30, *X_PROVING, "TIMELINE,50,GPU_END,X,worker=0,partition=0"),
+    )
+    model = build(data)
+    found = find_jobs(model, "X")
+    assert found == (FoundJob("X", 0), FoundJob("X", 1))
+
+    def head(f: FoundJob) -> str:
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(describe_proof(model, f))
+        return console.export_text().splitlines()[0]
+
+    assert "failed" in head(found[0]) and "completed" in head(found[1])
+    first, second = (job_intervals(model, f).tolist() for f in found)
+    assert len(first) == len(second) == 1 and first != second
+    assert not np.isnan(model.parts.gpu_end[second[0]])  # the second try ended
+    app = make_app(model, LineReader(data=data))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("slash", "X", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ProofScreen)
+
+        def shown() -> str:
+            console = Console(width=120, record=True, file=io.StringIO())
+            console.print(app.screen.query_one("#proof-facts", Static).content)
+            return console.export_text().splitlines()[0]
+
+        assert shown() == head(found[0])
+        await pilot.press("n")
+        await pilot.pause()
+        assert shown() == head(found[1])
+        assert app.gantt.found_jobs[app.gantt.found_index] == found[1]
+        assert app.gantt._drawing.found.tolist() == second

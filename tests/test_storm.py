@@ -466,7 +466,7 @@ async def test_a_job_id_typed_after_slash_in_one_burst_goes_to_the_find_box() ->
         await pilot.pause()
         assert isinstance(app.screen, ProofScreen), app.screen_stack  # the find's answer
         assert app.gantt.selected_gap is None  # no `n` reached the Gantt
-        assert list(app.gantt.found_jobs[:1]) == [job]
+        assert [f.job for f in app.gantt.found_jobs[:1]] == [job]
         app.post_message(events.Key("escape", None))
         await pilot.pause()
         assert len(app.screen_stack) == 1, app.screen_stack

@@ -19,6 +19,7 @@ from parsers.builder import LogBuilder
 from parsers.durations import duration
 from parsers.load import read_log
 from parsers.model import LogModel
+from parsers.proofs import FoundJob
 from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
 from tui.gantt import AXIS_ROWS, GAP_CELLS_MIN, THRESHOLDS_MS, GanttView
@@ -538,7 +539,7 @@ def test_the_proof_table_is_one_line_a_partition_at_80_columns() -> None:
     model = read_log(SAMPLES / "p9-c6.log")
     proof = model.proofs[0]
     out = io.StringIO()
-    Console(file=out, width=72, color_system=None).print(describe_proof(model, proof.job))
+    Console(file=out, width=72, color_system=None).print(describe_proof(model, FoundJob(proof.job)))
     lines = out.getvalue().splitlines()
     head = next(k for k, line in enumerate(lines) if line.lstrip().startswith("part"))
     rows = [line for line in lines[head + 2 :] if line.strip()][: proof.partitions]
@@ -565,7 +566,7 @@ def test_the_proof_view_says_running_only_of_a_partition_on_a_gpu() -> None:
 
     def on_gpu(model: LogModel, job: str) -> dict[int, str]:
         out = io.StringIO()
-        Console(file=out, width=100, color_system=None).print(describe_proof(model, job))
+        Console(file=out, width=100, color_system=None).print(describe_proof(model, FoundJob(job)))
         lines = out.getvalue().splitlines()
         head = next(k for k, line in enumerate(lines) if line.lstrip().startswith("part"))
         cells = [line.split() for line in lines[head + 2 :] if line.strip()]

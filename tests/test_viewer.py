@@ -29,6 +29,7 @@ from parsers.durations import duration
 from parsers.hosts import merge
 from parsers.load import read_log, read_runs
 from parsers.model import PHASE_NAMES, Phase
+from parsers.proofs import FoundJob
 from parsers.rawlines import LineReader
 from parsers.sources import open_log
 from tui.app import CuzkApp, make_app
@@ -617,15 +618,16 @@ async def test_narrowed_the_inspector_beside_the_gantt_goes_over_it() -> None:
 
 def test_find_matches_an_id_a_prefix_or_a_sector_number() -> None:
     model = read_log(SAMPLES / "curio-mixed.log")
-    assert find_jobs(model, "porep-1000-10") == ("porep-1000-10",)
-    assert "porep-1000-10" in find_jobs(model, "porep")
-    assert find_jobs(model, "10") == ("porep-1000-10",)  # a sector number is a whole token
+    assert find_jobs(model, "porep-1000-10") == (FoundJob("porep-1000-10"),)
+    assert FoundJob("porep-1000-10") in find_jobs(model, "porep")
+    # a sector number is a whole token
+    assert find_jobs(model, "10") == (FoundJob("porep-1000-10"),)
     assert find_jobs(model, "nothing-like-it") == ()
     # a part of an id anywhere in it, case aside: `porep` finds `ps-porep-…`
     jobs = [p.job for p in model.proofs]
     inside = find_jobs(model, "1000-1")
-    assert inside and all("1000-1" in j for j in inside)
-    assert set(find_jobs(model, "OREP")) == {j for j in jobs if "orep" in j.lower()}
+    assert inside and all("1000-1" in f.job for f in inside)
+    assert {f.job for f in find_jobs(model, "OREP")} == {j for j in jobs if "orep" in j.lower()}
 
 
 async def test_slash_finds_a_job_highlights_it_and_shows_its_proof() -> None:
@@ -652,7 +654,7 @@ async def test_slash_finds_a_job_highlights_it_and_shows_its_proof() -> None:
             if r.kind in ("worker", "proofs")
         ]
         assert any(seg.style and seg.style.bgcolor == found_bg for strip in rows for seg in strip)
-        assert first.split("-")[-1] in text_of(app, "#status")
+        assert first.job.split("-")[-1] in text_of(app, "#status")
         await pilot.press("escape")
         assert view.found_jobs == ()
 
@@ -669,7 +671,7 @@ def test_the_proofs_rows_mark_the_found_jobs_proofs_and_no_others() -> None:
     assert isinstance(model.proofs, ProofList) and model.proofs._made is None
     drawing = LaneDrawing(model)
     names = [model.proofs.table.jobs[j] for j in model.proofs.table.job.tolist()]
-    jobs = frozenset(names[::3])
+    jobs = frozenset(FoundJob(n) for n in names[::3])
     drawing.set_found(np.zeros(0, dtype=np.int64), jobs)
     t0, t1 = np.nanmin(drawing.proof_starts), np.nanmax(drawing.proof_ends)
     w = Window(float(t0), float(t1 - t0) / 400 + 1, 400, 0, None)
@@ -680,9 +682,9 @@ def test_the_proofs_rows_mark_the_found_jobs_proofs_and_no_others() -> None:
         # the cells marked are those of the row's proofs of the jobs found, each alone
         want = np.zeros(w.width, dtype=bool)
         for i in drawing.proof_rows[spec.lane].tolist():
-            if names[i] in jobs:
+            if FoundJob(names[i]) in jobs:
                 alone = LaneDrawing(model)
-                alone.set_found(np.zeros(0, dtype=np.int64), frozenset([names[i]]))
+                alone.set_found(np.zeros(0, dtype=np.int64), frozenset([FoundJob(names[i])]))
                 want |= alone._found_cells(spec, w)
         got = drawing._found_cells(spec, w)
         assert got.tolist() == want.tolist()

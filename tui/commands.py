@@ -123,7 +123,7 @@ def selected_id(app: CuzkApp) -> tuple[str, str] | None:
         return screen.model.parts.job_of(screen.index), "the job of the interval"
     if not isinstance(screen, InspectorScreen) and gantt.found_jobs:
         # on the Gantt a job found comes first, a gap selected before the search or not
-        return gantt.found_jobs[gantt.found_index], "the job found"
+        return gantt.found_jobs[gantt.found_index].job, "the job found"
     gap = screen.gap if isinstance(screen, InspectorScreen) else gantt.selected_gap
     if gap is None and gantt.selected_part is not None:
         return app.model.parts.job_of(gantt.selected_part), "the job of the interval"

@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from parsers.durations import counted, duration
 from parsers.model import LogModel
-from parsers.proofs import failed_proofs
+from parsers.proofs import FoundJob, failed_proofs, found_job, job_numbers, proof_of
 from parsers.sanitize import visible
 from tui.interval import job_intervals
 from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in, shown_id
@@ -31,32 +31,30 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+")
 GAP_KEYS = 9  # the proof view's first gaps open with the keys 1 … 9
 
 
-def find_jobs(model: LogModel, query: str) -> tuple[str, ...]:
-    """Jobs whose id starts with `query` or holds it (`porep` finds `ps-porep-…`; case
-    aside), or, for a number, holds it as one of its numbers (a sector: `12` is not `120`),
-    by time."""
+def find_jobs(model: LogModel, query: str) -> tuple[FoundJob, ...]:
+    """The proofs whose job id starts with `query` or holds it (`porep` finds `ps-porep-…`;
+    case aside), or, for a number, holds it as one of its numbers (a sector: `12` is not
+    `120`), by time: a job proved again after a restart is found once per run."""
     q = query.strip()
     if not q:
         return ()
     folded = q.lower()
     matches = []
-    for p in model.proofs:
+    for k, p in enumerate(model.proofs):
         job = p.job.lower()
-        if q.isdigit():
-            found = job.startswith(folded) or q in _TOKEN.findall(p.job)
-        else:
-            found = folded in job
-        if found:
+        # a number (a sector): the id's start or one of its numbers; else any part of it
+        digits = q.isdigit()
+        if (job.startswith(folded) or q in _TOKEN.findall(p.job)) if digits else folded in job:
             first = p.first_synth_start if p.first_synth_start is not None else np.inf
-            matches.append((first, p.job))
-    return tuple(job for _, job in sorted(matches))
+            matches.append((first, k, found_job(model, k)))
+    return tuple(found for _, _, found in sorted(matches))
 
 
-def proof_gaps(model: LogModel, job: str) -> list[int]:
-    """The gaps (indices into model.gaps, by time) with a partition of `job` on either side."""
+def proof_gaps(model: LogModel, found: FoundJob) -> list[int]:
+    """The gaps (indices into model.gaps, by time) with a partition of `found` on either
+    side."""
     table = model.gaps
-    # a merged model (several hosts, or runs) may hold the name under several numbers
-    numbers = [k for k, name in enumerate(model.parts.jobs) if name == job]
+    numbers = job_numbers(model, found)
     sides = model.parts.job
     mine = np.isin(sides[table.before], numbers) | np.isin(sides[table.after], numbers)
     return np.flatnonzero(mine).tolist()
@@ -148,11 +146,14 @@ def _parts_table(
     return table
 
 
-def describe_proof(model: LogModel, job: str) -> Group:
-    """The proof of `job`: its partitions with their synthesis and GPU times, and its gaps."""
-    k, proof = next((k, p) for k, p in enumerate(model.proofs) if p.job == job)
+def describe_proof(model: LogModel, found: FoundJob) -> Group:
+    """The proof `found` (one of `model.proofs`): its partitions with their synthesis and GPU
+    times, and its gaps."""
+    k = proof_of(model, found)
+    assert k is not None  # ProofScreen shows only a proof there is
+    proof, job = model.proofs[k], found.job
     t = model.parts
-    ids = [k for k, name in enumerate(t.jobs) if name == job]
+    ids = job_numbers(model, found)
     parts = sorted(
         np.flatnonzero(np.isin(t.job, ids)).tolist(),
         key=lambda i: (int(t.partition[i]), float(np.nan_to_num(t.gpu_start[i], nan=np.inf))),
@@ -184,7 +185,7 @@ def describe_proof(model: LogModel, job: str) -> Group:
         table = FittedNames(make, max((cell_len(n) for n in names), default=0))
     table_ = model.gaps
     gaps = Text("\nIts gaps (a GPU idle before or after one of its partitions)\n", style="bold")
-    mine = proof_gaps(model, job)
+    mine = proof_gaps(model, found)
     # the gaps' GPUs by their ordinals when the proof's log is named above, and theirs
     own = log is not None and all(
         model.gpu_keys is not None and model.gpu_keys[table_[k].gpu].name == log for k in mine
@@ -248,7 +249,7 @@ class ProofScreen(SafeModal[None]):
             self.screen = screen
             self.index = index
 
-    def __init__(self, model: LogModel, jobs: tuple[str, ...], index: int) -> None:
+    def __init__(self, model: LogModel, jobs: tuple[FoundJob, ...], index: int) -> None:
         super().__init__()
         self.model = model
         self.jobs = jobs
@@ -265,13 +266,13 @@ class ProofScreen(SafeModal[None]):
         self.show_match(self.model, self.jobs, self.index)
         self.query_one("#proof", VerticalScroll).focus()
 
-    def show_match(self, model: LogModel, jobs: tuple[str, ...], index: int) -> None:
+    def show_match(self, model: LogModel, jobs: tuple[FoundJob, ...], index: int) -> None:
         """Show match `index` of `jobs`."""
         self.model, self.jobs, self.index = model, jobs, index
         box_ = self.query_one("#proof", VerticalScroll)
         box_.border_title = f"job {index + 1} of {len(jobs)} matching"
         box_.border_subtitle = "n/N match · i interval · 1…9 gap · esc closes (highlight stays)"
-        if any(p.job == jobs[index] for p in model.proofs):
+        if proof_of(model, jobs[index]) is not None:
             self.query_one("#proof-facts", Static).update(describe_proof(model, jobs[index]))
 
     def show_model(self, model: LogModel) -> None:

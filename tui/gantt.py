@@ -26,6 +26,7 @@ from textual.strip import Strip
 
 from parsers.durations import duration
 from parsers.model import Gap, LogModel
+from parsers.proofs import FoundJob, job_numbers, proof_of
 from parsers.rows import groups_of
 from tui.ascii_glyphs import spelled
 from tui.cells import SUB
@@ -177,7 +178,7 @@ class GanttView(ScrollView, can_focus=True):
         self._cell_styles: dict[tuple[int, bool], Style] = {}  # (style id, in band) -> style
         self._table: list[Style] = []
         self._fitted = False
-        self.found_jobs: tuple[str, ...] = ()  # the jobs a search matched, in time order
+        self.found_jobs: tuple[FoundJob, ...] = ()  # the proofs a search matched, by time
         self.found_index = 0  # the match shown
         self.empty_message = ""  # said in place of the lanes when there are none
         self._prepare()
@@ -480,14 +481,15 @@ class GanttView(ScrollView, can_focus=True):
             self.show_found(())
         self._changed()
 
-    def show_found(self, jobs: tuple[str, ...], index: int = 0) -> None:
-        """Highlight the partitions of `jobs` (a search's matches) and centre match `index`."""
+    def show_found(self, jobs: tuple[FoundJob, ...], index: int = 0) -> None:
+        """Highlight match `index` of `jobs` (a search's matches) and centre it."""
         self.found_jobs = jobs
         self.found_index = index
         self._apply_found()
         self.generation += 1
         if jobs:
-            proof = next((p for p in self.model.proofs if p.job == jobs[index]), None)
+            k = proof_of(self.model, jobs[index])
+            proof = None if k is None else self.model.proofs[k]
             if proof is not None and proof.first_synth_start is not None:
                 self.pinned = self.autofit = False
                 end = proof.last_gpu_end if proof.last_gpu_end is not None else proof.last_seen
@@ -503,7 +505,7 @@ class GanttView(ScrollView, can_focus=True):
         self.refresh_bindings()  # n / N step gaps, or the found job's intervals
         jobs = frozenset(self.found_jobs[self.found_index : self.found_index + 1])
         t = self.model.parts
-        ids = [k for k, job in enumerate(t.jobs) if job in jobs] if jobs else []
+        ids = [k for found in jobs for k in job_numbers(self.model, found)]
         parts = np.flatnonzero(np.isin(t.job, ids)) if ids else np.zeros(0, dtype=np.int64)
         self._drawing.set_found(parts, jobs)
 

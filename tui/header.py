@@ -255,7 +255,7 @@ def _status(view: GanttView, detail: int) -> Text:
     elif shown:  # with no gap to step to, n is not offered
         text.append(" │ n: first gap")
     if view.found_jobs and detail >= 2:
-        job = view.found_jobs[view.found_index]
+        job = view.found_jobs[view.found_index].job
         text.append(f" │ job {abbreviate(job, 16)}", style="bold")
     text.append(f" │ cell = {duration(view.scale, 'span')}", style="dim")
     return text

@@ -18,6 +18,7 @@ from parsers.breakdown import interval_unmeasured
 from parsers.durations import duration
 from parsers.hosts import reader_for
 from parsers.model import I64, NAMES_BY_KEY, PHASE_KEYS, PHASE_NAMES, Gap, LogModel, Partition
+from parsers.proofs import FoundJob, job_numbers
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, gpu_name, lasted, when
@@ -44,12 +45,10 @@ def worker_intervals(model: LogModel, index: int) -> I64:
     return _by_gpu_start(model, np.flatnonzero(same))
 
 
-def job_intervals(model: LogModel, job: str) -> I64:
-    """The intervals of `job`'s partitions, by GPU_START (a merged model may hold its name
-    under several numbers)."""
+def job_intervals(model: LogModel, found: FoundJob) -> I64:
+    """The intervals of the partitions of proof `found`, by GPU_START."""
     t = model.parts
-    numbers = [k for k, name in enumerate(t.jobs) if name == job]
-    return _by_gpu_start(model, np.flatnonzero(np.isin(t.job, numbers)))
+    return _by_gpu_start(model, np.flatnonzero(np.isin(t.job, job_numbers(model, found))))
 
 
 def step_in(order: I64, index: int, direction: int) -> int | None:
@@ -87,7 +86,7 @@ def pick_interval(
     *,
     selected: int | None,
     gap: Gap | None,
-    job: str | None,
+    job: FoundJob | None,
     lane: int | None,
     centre_ms: float,
 ) -> int | None:

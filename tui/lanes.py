@@ -13,8 +13,8 @@ import numpy as np
 from rich.cells import cell_len
 
 from parsers._core import first_free_rows
-from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans, ProofTable
-from parsers.proofs import failed_proofs
+from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans
+from parsers.proofs import FoundJob, failed_proofs, found_proofs
 from parsers.rows import groups_of
 from parsers.sanitize import visible
 from tui import cells
@@ -296,7 +296,7 @@ class LaneDrawing:
         gap_end = gaps.end.astype(np.float64)
         self._gpu_stats: dict[int, GpuStats] = {g.gpu: g for g in model.gpus}
         self.found: np.ndarray = np.zeros(0, dtype=np.int64)  # partitions highlighted
-        self.found_jobs: frozenset[str] = frozenset()
+        self.found_jobs: frozenset[FoundJob] = frozenset()
         self._found_proofs = np.zeros(len(model.proofs), dtype=bool)  # of found_jobs
         self._gap_index: dict[int, np.ndarray] = {}
         self._gap_starts: dict[int, np.ndarray] = {}
@@ -308,12 +308,12 @@ class LaneDrawing:
             self._gap_starts[g.gpu] = gap_start[idx]
             self._gap_ends[g.gpu] = gap_end[idx]
 
-    def set_found(self, partitions: np.ndarray, jobs: frozenset[str]) -> None:
-        """Highlight these partitions (indices into model.parts) and their proofs."""
+    def set_found(self, partitions: np.ndarray, jobs: frozenset[FoundJob]) -> None:
+        """Highlight these partitions (indices into model.parts) and the proofs `jobs`."""
         self.found = np.asarray(partitions, dtype=np.int64)
         self.found_jobs = jobs
         # read once, not a proof made per member at each drawing
-        self._found_proofs = ProofTable.of(self.model.proofs).named(jobs)
+        self._found_proofs = found_proofs(self.model, jobs)
 
     def row_cells(self, spec: Row, w: Window) -> Cells:
         """Characters and style ids of one lane row (ids + FOUND where a found job is)."""

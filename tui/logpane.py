@@ -21,6 +21,7 @@ from parsers.hosts import HostLines, reader_for
 from parsers.linesearch import LineSearch, compile_search
 from parsers.linestamps import LineStamps
 from parsers.model import Gap, LogModel
+from parsers.proofs import FoundJob, job_numbers
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 from parsers.timespec import parse_time, resolve
@@ -57,7 +58,7 @@ def _log_of(
 
 
 def log_at(
-    model: LogModel, reader: LineReader, gap: Gap | None, job: str | None, view_ms: float
+    model: LogModel, reader: LineReader, gap: Gap | None, job: FoundJob | None, view_ms: float
 ) -> LogAt:
     """Where the pane opens: at the gap's edge (the GPU_END before it), else at the job's
     first TIMELINE line the model knows, else at the line whose stamp is nearest the view's
@@ -67,7 +68,7 @@ def log_at(
         model: the model shown.
         reader: the app's reader (of several logs, when the model merges them).
         gap: the selected gap.
-        job: the job found (`/` on the Gantt).
+        job: the proof found (`/` on the Gantt).
         view_ms: the middle of the Gantt's view.
     """
     t = model.parts
@@ -75,15 +76,15 @@ def log_at(
         part = gap.before.index
         log, first, end, name = _log_of(reader, model, part)
         return LogAt(log, (first, end), int(t.end_line[part]), "the GPU_END before the gap", name)
-    if job is not None and job in t.jobs:
-        mine = np.flatnonzero(t.job == t.jobs.index(job))
+    mine = np.flatnonzero(np.isin(t.job, job_numbers(model, job))) if job is not None else None
+    if job is not None and mine is not None and len(mine):
         lines = np.concatenate([t.start_line[mine], t.end_line[mine]])
         known = lines > 0
         if known.any():
             k = int(np.argmin(np.where(known, lines, np.iinfo(np.int64).max)))
             part = int(mine[k % len(mine)])
             log, first, end, name = _log_of(reader, model, part)
-            return LogAt(log, (first, end), int(lines[k]), f"job {visible(job)}", name)
+            return LogAt(log, (first, end), int(lines[k]), f"job {visible(job.job)}", name)
     stamps = LineStamps.of(t)
     line = stamps.nearest(view_ms)
     if line is not None:
