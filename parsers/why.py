@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parsers.durations import duration
 from parsers.hosts import reader_for
 from parsers.model import PHASES, Gap, LogModel, PartitionTable, Phase
 from parsers.rawlines import LineReader
@@ -33,6 +34,25 @@ class WorkerState:
                 f" p{self.partition})" if self.partition is not None else ")"
             )
         return text
+
+
+@dataclass(frozen=True, slots=True)
+class FailedProve:
+    """A prove that began on the gap's GPU during the gap and failed (no GPU_END): not busy
+    time, so the gap lies over it, but its worker was at it."""
+
+    worker: int
+    job: str
+    partition: int | None
+    after_ms: float  # its GPU_START, from the gap's start
+    ran_ms: float  # how much of the gap it ran: to where it is drawn to, within the gap
+
+    def words(self, sep: str = " ") -> str:
+        """`w0 (job p9) 4.71 s in, for 20.42 s` (`sep` between a number and its unit)."""
+        part = f" p{self.partition}" if self.partition is not None else ""
+        after = duration(self.after_ms).replace(" ", sep)
+        ran = duration(self.ran_ms).replace(" ", sep)
+        return f"w{self.worker} ({self.job}{part}) {after} in, for {ran}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +89,8 @@ class GapWhy:
     at_start: tuple[WorkerState, ...]  # every worker of the GPU as the gap began
     after_pickup_ms: int | None  # when the after-partition was picked up, from the gap's start
     cpu: CpuPath | None
+    # proves that began on the GPU during the gap and failed, by start
+    failed_in: tuple[FailedProve, ...] = ()
 
     @property
     def synthesis_words(self) -> str:
@@ -212,7 +234,32 @@ def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapW
         at_start=worker_states(model, gap.gpu, gap.start),
         after_pickup_ms=None if pickup != pickup else round(pickup - gap.start),
         cpu=cpu_path(model, gap, reader) if reader is not None else None,
+        failed_in=failed_in(model, gap),
     )
+
+
+def failed_in(model: LogModel, gap: Gap) -> tuple[FailedProve, ...]:
+    """The proves that began on `gap`'s GPU inside it and failed, by start: each with how
+    much of the gap it ran (to the end of its last segment, as the Gantt draws it)."""
+    t = model.parts
+    start = t.gpu_start
+    rows = np.flatnonzero(t.failed & (t.gpu == gap.gpu) & (start > gap.start) & (start < gap.end))
+    rows = rows[np.argsort(start[rows], kind="stable")]
+    out = []
+    for i in rows.tolist():
+        a, b = int(t.seg_offsets[i]), int(t.seg_offsets[i + 1])
+        drawn = float(t.seg_end[b - 1]) if b > a else float(start[i])
+        part = int(t.partition[i])
+        out.append(
+            FailedProve(
+                int(t.worker[i]),
+                t.job_of(i),
+                None if part < 0 else part,
+                float(start[i]) - gap.start,
+                max(0.0, min(drawn, gap.end) - float(start[i])),
+            )
+        )
+    return tuple(out)
 
 
 def _values(vals: tuple[int, ...], median: float | None, sep: str) -> str:
@@ -252,6 +299,14 @@ def why_lines(why: GapWhy, sep: str = " ") -> list[str]:
         lines.append(f"workers when the next partition was queued: {states_words(why.at_queue)}")
     if why.at_start:
         lines.append(f"workers as the gap began: {states_words(why.at_start)}")
+    if why.failed_in:
+        shown = "; ".join(f.words(sep) for f in why.failed_in[:STATES_SHOWN])
+        more = len(why.failed_in) - STATES_SHOWN
+        lines.append(
+            "failed proves begun in the gap (not busy time): "
+            + shown
+            + (f" … and {more} more" if more > 0 else "")
+        )
     if why.after_pickup_ms is not None:
         ms = why.after_pickup_ms
         when = f"{ms}{sep}ms after" if ms >= 0 else f"{-ms}{sep}ms before"

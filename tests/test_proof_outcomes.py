@@ -296,3 +296,51 @@ async def test_find_tells_a_job_proved_again_after_a_restart_from_its_first_try(
         assert shown() == head(found[1])
         assert app.gantt.found_jobs[app.gantt.found_index] == found[1]
         assert app.gantt._drawing.found.tolist() == second
+
+
+# w0 proves a, starts b and moves on to c without b's GPU_END: b failed inside the gap
+# between a and c
+FAILED_IN_GAP = (
+    "TIMELINE,0,SYNTH_START,a,partition=0",
+    "TIMELINE,5,SYNTH_END,a,partition=0",
+    "TIMELINE,10,GPU_START,a,worker=0,partition=0",
+    "TIMELINE,100,GPU_END,a,worker=0,partition=0",
+    "TIMELINE,150,GPU_START,b,worker=0,partition=0",
+    "TIMELINE,400,GPU_START,c,worker=0,partition=0",
+    "TIMELINE,500,GPU_END,c,worker=0,partition=0",
+)
+
+
+def test_a_gap_s_why_names_the_failed_prove_begun_in_it(tmp_path: Path) -> None:
+    """A gap that mostly lay over a prove that failed said `workers as the gap began: w0
+    idle` and nothing of the prove w0 began 50 ms later and ran to the gap's end (not busy
+    time: the gap is the GPU's all the same). The why names it, on the screen and in the
+    text report."""
+    from rich.console import Console
+
+    from parsers.why import FailedProve, gap_why, why_lines
+    from tui.inspector import describe_gap
+
+    model = build(_lines(*FAILED_IN_GAP))
+    (gap,) = model.gaps
+    assert (gap.start, gap.end) == (100, 400)
+    why = gap_why(model, gap)
+    assert why.failed_in == (FailedProve(0, "b", 0, 50.0, 250.0),)
+    said = "failed proves begun in the gap (not busy time): w0 (b p0) 50 ms in, for 250 ms"
+    assert said in why_lines(why)
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(describe_gap(model, gap))
+    assert said.replace(" ms", "ms") in " ".join(console.export_text().split())
+    log = tmp_path / "failed.log"
+    log.write_bytes(_lines(*FAILED_IN_GAP))
+    out = subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(log), "--report"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    assert "failed proves begun in the gap (not busy time): w0 (b p0)" in " ".join(out.split())
+    # a gap with no failed prove in it says nothing of them
+    whole = build(_lines(*FAILED_IN_GAP[:4], *FAILED_IN_GAP[5:]))
+    assert gap_why(whole, whole.gaps[0]).failed_in == ()
