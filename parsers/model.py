@@ -1154,18 +1154,21 @@ class Summary:
         rate = self.rate
         return "– s/proof" if rate is None else f"{rate:.2f} s/proof"
 
-    def proofs_shown(self, short: bool, span_name: str = "run span") -> str:
+    def proofs_shown(self, short: bool, span_name: str = "run span", failed: int = 0) -> str:
         """The proofs and the span: `proofs 3 completed / 4 started   run span 5m01s` (the
         report's, the span called `span_name`), `run 5m01s  proofs 3/4` (`short`: the
         header's). Of several logs, what each figure is of: a restarted daemon's `proofs
         6/6 in 2 runs, last 3/3 in 5m01s` (the span and s/proof are the last run's); several
         hosts' `proofs 12/12 on 2 hosts`; a comparison's `proofs 4/4 → 8/8` (before → after:
-        added up they are no run's)."""
+        added up they are no run's). `failed`: of the proofs, those that failed (the
+        header's `proofs 1/8 (7 failed)`; parsers/proofs.py)."""
         if self.merged == MERGED_COMPARE:
             each = (f"{s.proofs_completed}/{s.proofs_started}" for s in self.each)
             return "proofs " + " → ".join(each)
         done, began = self.proofs_completed, self.proofs_started
         proofs = f"proofs {done}/{began}" if short else f"proofs {done} completed / {began} started"
+        if failed:
+            proofs += f" ({failed} failed)"
         last = self.last_run
         if last is not None:
             runs = f"in {len(self.each)} runs"
@@ -1260,6 +1263,9 @@ class LogModel:
     wall_bases: dict[int, datetime] | None = field(default=None, compare=False, repr=False)
     # the workers no line places on a GPU (nor --workers-per-gpu): each counted on GPU 0
     unplaced_workers: tuple[int, ...] = ()
+    # figures derived from the model once, for every output that reads them (by name:
+    # parsers/proofs.py's failed proofs); never given: a model `replace` makes starts empty
+    derived: dict[str, object] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def workers_assumed(self) -> bool:

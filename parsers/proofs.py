@@ -24,7 +24,18 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     daemon restarted after it: then all of them did) with none of its partitions under way.
     A proof under way when the log ends is not failed: nothing says it failed; nor is one
     whose synthesis never ended (no line says that it failed, nor when)
-    (docs/analysis.md#what-is-read-from-the-log)."""
+    (docs/analysis.md#what-is-read-from-the-log). Made once a model (read-only): the
+    viewer's lanes and header, and each report and export read it."""
+    made = model.derived.get("failed_proofs")
+    if isinstance(made, np.ndarray):
+        return made
+    failed = _failed_proofs(model)
+    failed.setflags(write=False)
+    model.derived["failed_proofs"] = failed
+    return failed
+
+
+def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     failed = np.zeros(len(model.proofs), dtype=bool)
     if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
         failed[:] = [j.outcome == FAILED for j in model.traced_jobs]

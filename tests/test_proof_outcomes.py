@@ -23,6 +23,7 @@ from parsers.metrics import figures_of
 from parsers.model import LogModel, ProofTable
 from parsers.proofs import FoundJob, failed_proofs
 from parsers.report import report_dict, report_json
+from tui.header import header_text
 from tui.lanes import pack_proofs
 from tui.report import unfinished_sentence
 
@@ -53,6 +54,7 @@ def _outcomes(model: LogModel, tmp_path: Path) -> dict[str, object]:
     with (folder / "proofs.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     sentence = unfinished_sentence(model) or ""
+    header = header_text(model, "FINISHED").plain.split("\n")[0]
     trace = tmp_path / f"trace{random.random()}.json"
     write_trace(model, trace)
     events = json.loads(trace.read_text())["traceEvents"]
@@ -76,6 +78,9 @@ def _outcomes(model: LogModel, tmp_path: Path) -> dict[str, object]:
         "text": int(sentence.split(" failed")[0].rsplit(" ", 1)[-1])
         if " failed" in sentence
         else 0,
+        "header": int(header.split(" failed)")[0].rsplit("(", 1)[-1])
+        if " failed)" in header
+        else 0,
     }
 
 
@@ -93,6 +98,7 @@ def test_a_proof_whose_other_partition_still_proves_is_running_not_failed(
         "count": 0,
         "metric": 0,
         "text": 0,
+        "header": 0,
     }  # the counter said 1 while the proofs lane drew it running
     assert unfinished_sentence(model) == "not completed: 1 running when the log ends"
     ended = build(_lines(*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1"))
@@ -106,6 +112,7 @@ def test_a_proof_whose_other_partition_still_proves_is_running_not_failed(
         "count": 1,
         "metric": 1,
         "text": 1,
+        "header": 1,
     }
     assert unfinished_sentence(ended) == "not completed: 1 failed"
     completed = build(
@@ -137,7 +144,7 @@ def test_every_output_fails_the_same_proofs_and_only_simulated_failures(
         assert isinstance(drawn, list)
         for key in ("json", "dict", "csv", "trace"):
             assert said[key] == drawn, key
-        assert said["count"] == said["metric"] == said["text"] == len(drawn)
+        assert said["count"] == said["metric"] == said["text"] == said["header"] == len(drawn)
         assert set(drawn) <= failed  # nothing failed that the simulator did not fail
         if cut == len(data):
             # the whole log: a simulated failure not told still has a partition under way
@@ -235,7 +242,7 @@ def test_a_job_proved_again_after_a_restart_is_a_proof_of_its_own(tmp_path: Path
     said = _outcomes(model, tmp_path)
     assert said["json"] == said["dict"] == said["csv"] == said["drawn"] == ["X"]
     assert said["trace"] == ["X"]
-    assert said["count"] == said["metric"] == said["text"] == 1
+    assert said["count"] == said["metric"] == said["text"] == said["header"] == 1
     assert unfinished_sentence(model) == "not completed: 1 failed, 1 running when the log ends"
     assert report_dict(model)["summary"]["last_run"]["proofs_failed"] == 0
     # proved again and completed, the first X stays failed, the second completed
@@ -344,3 +351,17 @@ def test_a_gap_s_why_names_the_failed_prove_begun_in_it(tmp_path: Path) -> None:
     # a gap with no failed prove in it says nothing of them
     whole = build(_lines(*FAILED_IN_GAP[:4], *FAILED_IN_GAP[5:]))
     assert gap_why(whole, whole.gaps[0]).failed_in == ()
+
+
+def test_the_failed_proofs_are_made_once_a_model_and_never_carried_to_another() -> None:
+    """Every output reads the failed proofs (the header at each snapshot): made once a
+    model, read-only; a model `replace` makes from it makes its own."""
+    from dataclasses import replace
+
+    model = build(_lines(*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1"))
+    failed = failed_proofs(model)
+    assert failed.tolist() == [True] and failed_proofs(model) is failed
+    assert not failed.flags.writeable
+    other = build(_lines(*HALF_FAILED))  # the same proof under way: not failed
+    moved = replace(model, parts=other.parts)
+    assert moved.derived == {} and failed_proofs(moved).tolist() == [False]

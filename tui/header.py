@@ -18,6 +18,7 @@ from parsers.breakdown import (
 )
 from parsers.durations import counted, duration
 from parsers.model import PHASES, GpuStats, LogModel, Phase
+from parsers.proofs import failed_proofs
 from parsers.report import MID_RUN, unplaced_sentence
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
@@ -130,7 +131,9 @@ def _header(
 ) -> Text:
     s = model.summary
     text = Text()
-    figures = f"  {s.proofs_shown(short=True)}  {s.s_per_proof_shown}"
+    # with the proofs that failed, as the proofs lane's ✗ and the reports count them
+    failed = int(failed_proofs(model).sum())
+    figures = f"  {s.proofs_shown(short=True, failed=failed)}  {s.s_per_proof_shown}"
     # the figures stay whole, the header's margins outside them; a state too long to leave
     # the source SOURCE_MIN_CELLS cells beside them (`FINISHED · stopped reading: cannot read
     # …`, `· aligned on the wall clock`) keeps its first word there and says the rest whole
