@@ -9,6 +9,7 @@ import importlib
 import io
 import lzma
 import os
+import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -76,8 +77,9 @@ class UnreadableLog(CuzkError, OSError):
 
 
 # what reading a log may raise, besides OSError: a compressed file cut short (EOFError), or
-# corrupt xz data (gzip and bzip2 raise OSError; the zstd reader does too)
-READ_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, lzma.LZMAError)
+# corrupt data: xz's LZMAError, gzip's zlib.error (a bad deflate stream; a bad header or
+# CRC is an OSError), bzip2's and the zstd reader's OSError
+READ_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
 MAGICS = {"gzip": GZIP_MAGIC, "zstd": ZSTD_MAGIC, "bzip2": BZIP2_MAGIC, "xz": XZ_MAGIC}
 
