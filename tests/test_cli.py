@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,27 @@ def test_json_report_has_the_schema_and_filters_gaps(capsys: pytest.CaptureFixtu
     assert 0 < len(filtered["gaps"]) < every
     assert all(g["duration_ms"] >= 10000 for g in filtered["gaps"])
     assert filtered["summary"]["gap_count"] == every
+
+
+def test_top_0_lists_no_gap_and_says_none_is_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--top 0` printed `No gap` under a table that counts 43: it lists none, says nothing
+    of there being none. Several logs: the all-hosts section too, which also says what
+    became of the proofs that did not complete, as each host's section does."""
+    log = str(SAMPLES / "curio-mixed.log")
+    assert cli.main([log, "--report", "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "Gaps: a GPU idle inside its span" in out
+    assert "No gap" not in out and "Largest" not in out and "  1. " not in out
+    logs = [log, str(SAMPLES / "journal-2gpu.log")]
+    assert cli.main([*logs, "--report", "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "No gap" not in out and "Largest" not in out and "  1. " not in out
+    hosts, every = out.split("on 2 hosts", 1)
+    each = [int(n) for n in re.findall(r"^not completed: (\d+) failed", hosts, re.MULTILINE)]
+    assert len(each) == 2
+    assert every.lstrip("\n ").startswith(f"not completed: {sum(each)} failed")
+    assert cli.main([*logs, "--report", "--top", "2"]) == 0
+    assert "Largest 2 gaps of every host" in capsys.readouterr().out
 
 
 def test_text_report_shows_the_honest_pair(capsys: pytest.CaptureFixture[str]) -> None:

@@ -241,6 +241,8 @@ def all_hosts(
     """The report over every log at once: GPUs, gap statistics, the largest gaps of all
     (`encoding`: the output's, for `spelled`, as each host's report; `width`: a terminal's,
     which the GPU table's names are cut to fit)."""
+    from rich.text import Text
+
     from tui.prose import Prose
     from tui.report import (
         all_gpus_lines,
@@ -249,6 +251,7 @@ def all_hosts(
         gpu_table,
         heading,
         largest_title,
+        unfinished_sentence,
     )
 
     model = merged.model
@@ -260,12 +263,18 @@ def all_hosts(
             f"proofs {s.proofs_completed} completed / {s.proofs_started} started "
             f"on {len(merged.hosts)} hosts"
         ),
+    ]
+    outcome = unfinished_sentence(model)  # every host's proofs, as each host's section says
+    if outcome is not None:
+        out.append(Text(outcome))
+    out += [
         gpu_table(model, width),
         *all_gpus_lines(model),
         heading("Gaps of every host"),
         gap_stats_table(gaps, s.gaps, encoding),
-        heading(largest_title(len(listed), min_gap_ms, " of every host")),
     ]
+    if top:  # --top 0: no list
+        out.append(heading(largest_title(len(listed), min_gap_ms, " of every host")))
     out.extend(
         Prose(gap_lines(model, gaps[i], rank, gap_why(model, gaps[i], reader)))
         for rank, i in enumerate(listed, 1)

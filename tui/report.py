@@ -678,7 +678,8 @@ def report_renderables(
     listed = gaps.largest(top, min_gap_ms)
     # a host's section numbers its gaps as the list of every host's does (the viewer's)
     ranked = "numbered by size among every host's gaps" if number_of is not None else ""
-    out.append(heading(largest_title(len(listed), min_gap_ms, said=ranked)))
+    if top:  # --top 0: no list, not `No gap` under a table that counts them
+        out.append(heading(largest_title(len(listed), min_gap_ms, said=ranked)))
     out.extend(
         Prose(
             gap_lines(
