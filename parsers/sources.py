@@ -52,6 +52,23 @@ def utf16_hint(head: bytes) -> str | None:
     return None
 
 
+# the command that decompresses each compression to standard output
+DECOMPRESSORS = {"gzip": "zcat", "zstd": "zstdcat", "bzip2": "bzcat", "xz": "xzcat"}
+
+
+def stdin_hint(head: bytes) -> str | None:
+    """The sentence for standard input whose first bytes say why it shows nothing: UTF-16
+    or UTF-32 (`utf16_hint`), or compressed data (a file is read compressed as it is;
+    standard input is read as text)."""
+    kind = next((kind for kind, magic in MAGICS.items() if head.startswith(magic)), None)
+    if kind is not None:
+        return (
+            f"standard input is {kind}-compressed: pipe it through {DECOMPRESSORS[kind]} "
+            "first, or give the file's name (a compressed file is read as it is)"
+        )
+    return utf16_hint(head)
+
+
 def _open_binary(path: Path) -> BinaryIO:
     """The file, read-only, opened without blocking on a FIFO put in its place."""
     return os.fdopen(open_regular(path), "rb")

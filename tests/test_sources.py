@@ -17,7 +17,7 @@ import zstandard
 from conftest import SAMPLES
 from test_viewer import SIZE, live_app, text_of, until_finished
 
-from parsers.sources import UTF16_HINT, UTF32_HINT, open_log, utf16_hint
+from parsers.sources import MAGICS, UTF16_HINT, UTF32_HINT, open_log, stdin_hint, utf16_hint
 from tui.follow import StreamSource
 
 ROOT = Path(__file__).parent.parent
@@ -141,3 +141,22 @@ def test_compare_of_a_utf16_log_gives_the_hint(tmp_path: Path) -> None:
     log.write_bytes(PLAIN.read_text().encode("utf-16"))
     proc = run("--compare", str(log), str(PLAIN), "--report")
     assert f"cuzk-tui: u.log: {UTF16_HINT}\n" in proc.stderr
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+def test_compressed_standard_input_is_said_so(suffix: str) -> None:
+    """`cat log.gz | cuzk-tui - --report` said `no TIMELINE lines: is this a cuzk daemon
+    log?` of a daemon's log: standard input is read as text (a file is read compressed as
+    it is). It says which compression, and how to read it."""
+    kind = {"gz": "gzip", "zst": "zstd", "bz2": "bzip2", "xz": "xz"}[suffix]
+    proc = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-", "--report"],
+        input=COMPRESSORS[suffix](PLAIN.read_bytes()),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    said = proc.stderr.decode()
+    assert said == f"cuzk-tui: {stdin_hint(MAGICS[kind])}\n"
+    assert f"standard input is {kind}-compressed: pipe it through " in said

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from parsers.sources import HEAD_BYTES, compression, file_hint, utf16_hint
+from parsers.sources import HEAD_BYTES, compression, file_hint, stdin_hint
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,14 +42,15 @@ def report_width() -> int | None:
 
 
 def encoding_hint(options: Options) -> str | None:
-    """Why a log shows nothing when the reason is its encoding (UTF-16), else None."""
+    """Why a log shows nothing when the reason is its encoding (UTF-16; standard input
+    compressed), else None."""
     if options.demo or options.log is None:
         return None
     if options.log == "-":
         stdin = sys.stdin.buffer if sys.stdin is not None else None
         peek = getattr(stdin, "peek", None)
         try:
-            return utf16_hint(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek is not None else None
+            return stdin_hint(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek is not None else None
         except (OSError, ValueError):
             return None
     return file_hint(Path(options.log))
