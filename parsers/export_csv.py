@@ -161,6 +161,15 @@ class _Tables:
         self.proofs, self.proof_failed = proofs, failed_proofs(model)
         self.proof_jobs = names.extend([csv_text(j) for j in proofs.jobs])
         self.proof_kinds = names.extend([csv_text(k) for k in proofs.kinds])
+        # of several logs or runs, the log each proof is from (a job id two share is two
+        # proofs: parsers/proofs.py), named as its GPUs' labels name it
+        self.proof_logs: I64 | None = None
+        if model.proof_hosts is not None:
+            hosts = model.proof_hosts.astype(np.int64)
+            named = {k.host: k.name for k in (model.gpu_keys or {}).values()}
+            top = int(hosts.max(initial=-1)) + 1
+            base = names.extend([csv_text(named.get(h, str(h))) for h in range(top)])
+            self.proof_logs = base + hosts
         cells = [quoted(s).encode("utf-8", "surrogateescape") for s in names.items]
         ends = np.cumsum(np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells)))
         self.blob, self.ends = b"".join(cells), ends
@@ -317,13 +326,16 @@ class _Tables:
         keep = np.flatnonzero(_overlap(p.first, p.last, self.t0, self.t1))
         if math.isfinite(self.t0) or math.isfinite(self.t1):
             keep = keep[~np.isnan(p.first[keep])]  # a proof never begun is in no window
+        logs = self.proof_logs
         header = [
             *("job", "kind", "partitions", "first_synth_start", "last_gpu_end"),
             *("completed", "failed"),
+            *(("log",) if logs is not None else ()),
         ]
         cells = [
             *((STR, 0), (STR, 1), (INT, 2), (INT_OR_NONE, 3), (INT_OR_NONE, 4)),
             *((INT, 5), (INT, 6)),
+            *(((STR, 7),) if logs is not None else ()),
         ]
 
         def stamp(x: np.ndarray) -> I64:
@@ -342,6 +354,7 @@ class _Tables:
                 stamp(p.last[k]),
                 p.completed[k].astype(np.int64),
                 self.proof_failed[k].astype(np.int64),
+                *((logs[k],) if logs is not None else ()),
             ]
             return ints, []
 

@@ -229,6 +229,28 @@ def test_csv_export_has_every_interval_gap_and_proof(tmp_path: Path) -> None:
     assert sum(int(r["ms"]) for r in rows["gaps.csv"]) == model.summary.gaps.total_ms
 
 
+def test_the_proofs_csv_of_several_logs_says_each_proof_s_log(tmp_path: Path) -> None:
+    """proofs.csv of two logs had no column saying which log a proof is from: two logs of one
+    job id gave two rows alike. Of several logs (or runs) it has a `log` column, named as
+    its GPUs' labels name the log; of one log, none."""
+    logs = [SAMPLES / "curio-mixed.log", SAMPLES / "journal-2gpu.log"]
+    each = [read_log(x) for x in logs]
+    # the second log twice: the same job ids in two logs
+    names = ["curio", "journal", "again"]
+    model = merge([*each, each[1]], names).model
+    files = write_csv(model, tmp_path / "out")
+    rows = next(list(csv.DictReader(f.open())) for f in files if f.name == "proofs.csv")
+    assert all(r["log"] in names for r in rows)
+    for name, m in zip(names, [*each, each[1]], strict=True):
+        mine = sorted(r["job"] for r in rows if r["log"] == name)
+        assert mine == sorted(p.job for p in m.proofs)
+    labels = {model.gpu_label(g.gpu).split(":")[0] for g in model.gpus}
+    assert labels == set(names)
+    one = write_csv(each[0], tmp_path / "one")
+    header = next(f.read_text().split("\n")[0] for f in one if f.name == "proofs.csv")
+    assert "log" not in header.split(",")
+
+
 def test_two_hosts_align_on_the_wall_clock() -> None:
     a, b = read_log(SAMPLES / "curio-mixed.log"), read_log(SAMPLES / "journal-2gpu.log")
     assert a.wall_anchor is not None and b.wall_anchor is not None
