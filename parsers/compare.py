@@ -149,11 +149,17 @@ def fmt_delta(f: Figure) -> str:
     if f.before is None or f.after is None:
         return "–"
     if f.unit == "%":
-        return f"{f.delta:+.1f} points"
+        return f"{_signed(f.delta, 1)} points"
     sign = "+" if f.delta >= 0 else "-"
     text = sign + fmt(abs(f.delta), f.unit)
     pct = f.delta_pct
-    return text if pct is None else f"{text} ({pct:+.0f} %)"
+    return text if pct is None else f"{text} ({_signed(pct, 0)} %)"
+
+
+def _signed(x: float, places: int) -> str:
+    """`+5.8`, `-21`, and `0.0` where it rounds to nothing (not `-0.0`)."""
+    shown = round(x, places)
+    return f"{0.0:.{places}f}" if shown == 0 else f"{shown:+.{places}f}"
 
 
 def _ms_noise(before: float) -> float:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from statistics import median
 from typing import Any
 
-from parsers.durations import estimate_mid, estimate_pct
+from parsers.durations import counted, estimate_mid, estimate_pct
 from parsers.errors import OptionError
 from parsers.model import LogModel
 from parsers.replay import Outcome, replay
@@ -210,8 +210,8 @@ def _resampled(load: Workload, rng: random.Random) -> tuple[tuple[Work, ...], ..
     partitions of the same kind (its run's variability, as another run of it would draw
     them); a partition replayed for its synthesis alone stays as it is."""
     pools: dict[str, list[Work]] = {}
-    for kind, job, counted in zip(load.kinds, load.jobs, load.counted, strict=True):
-        if counted:
+    for kind, job, kept in zip(load.kinds, load.jobs, load.counted, strict=True):
+        if kept:
             pools.setdefault(kind, []).extend(job)
     every = [w for pool in pools.values() for w in pool]
     return tuple(
@@ -323,8 +323,9 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
         fast, slow = sorted((most.s_per_proof, point.s_per_proof))
         if slow > fast * (1 + MODEL_ERROR):
             return cannot(
-                f"synthesis was always full, so the log shows at least {config.concurrency} "
-                f"proofs in flight but not how many: with this change the run would take "
+                "synthesis was always full, so the log shows at least "
+                f"{counted(config.concurrency, 'proof')} in flight but not how many: with this "
+                "change the run would take "
                 f"{fast:.2f} to {slow:.2f} s/proof depending on them; add "
                 "--what-if concurrency=N",
                 config,
@@ -405,7 +406,8 @@ def limits(outcome: Outcome, config: Config, label: Callable[[int], str]) -> str
         )
     return (
         f"neither bound: the busiest lock ({name}) is held {lock:.0%} and synthesis busy "
-        f"{synth:.0%}; the {config.concurrency} proofs in flight and each proof's own path "
+        f"{synth:.0%}; the {counted(config.concurrency, 'proof')} in flight and each proof's "
+        "own path "
         "set the pace"
     )
 
@@ -528,8 +530,9 @@ def _config_text(cfg: Config, floor: bool) -> str:
     gpus = len(cfg.gpus)
     return (
         f"{gpus} GPU{'s' if gpus != 1 else ''} x {cfg.gpu_workers} GPU worker"
-        f"{'s' if cfg.gpu_workers != 1 else ''}, {cfg.synthesis_workers} synthesis workers, "
-        f"{'at least ' if floor else ''}{cfg.concurrency} proofs in flight"
+        f"{'s' if cfg.gpu_workers != 1 else ''}, "
+        f"{counted(cfg.synthesis_workers, 'synthesis worker')}, "
+        f"{'at least ' if floor else ''}{counted(cfg.concurrency, 'proof')} in flight"
     )
 
 

@@ -646,6 +646,18 @@ def test_a_duration_of_a_few_ms_before_has_no_percentage_change() -> None:
     assert usual.delta_pct == pytest.approx(50.0) and fmt_delta(usual) == "+200 ms (+50 %)"
 
 
+def test_a_change_that_rounds_to_nothing_has_no_sign() -> None:
+    """`-0.0 points`, `-1 ms (-0 %)`: a change that rounds to nothing is written `0.0
+    points`, `(0 %)`; one that does not keeps its sign."""
+    from parsers.compare import Figure, fmt_delta
+
+    share = Figure("GPU0", "kernel", "%", 46.21, 46.18, 0.5, "higher")
+    assert fmt_delta(share) == "0.0 points"
+    assert fmt_delta(Figure("GPU0", "kernel", "%", 46.2, 45.9, 0.5, "higher")) == "-0.3 points"
+    slight = Figure("gaps", "p50", "ms", 4000.0, 3999.0, 40.0, "lower")
+    assert fmt_delta(slight) == "-1 ms (0 %)"
+
+
 def test_a_longer_run_is_not_worse_for_its_gaps_being_more() -> None:
     """A run of 10 proofs against one of 4: `gaps: count rose 5 → 22: worse` and `total rose
     … worse` judged the length. Counts and totals are shown, never judged; their rates of the
@@ -1066,7 +1078,7 @@ def test_a_log_whose_daemon_restarted_is_one_host_a_run_beside_others(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["a.log", "b.log", "--name", "x"], "--name given 1 times for 2 logs"),
+        (["a.log", "b.log", "--name", "x"], "--name given 1 time for 2 logs"),
         (["--compare", "a.log"], "expected 2 arguments"),
         (["x.log", "--compare", "a", "b"], "not both"),
         (["/no/*.log"], "no file matches /no/*.log"),

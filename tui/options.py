@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from parsers.durations import counted
 from parsers.errors import OptionError
 from parsers.sanitize import visible
 from parsers.writing import STDIN
@@ -423,7 +424,10 @@ def options_of(ns: argparse.Namespace) -> Options:
     if "-" in read and len(read) > 1:
         raise OptionError("standard input (-) can only be read as the one log")
     if ns.name is not None and len(ns.name) != max(len(read), 1):
-        raise OptionError(f"--name given {len(ns.name)} times for {len(read)} logs (once per log)")
+        raise OptionError(
+            f"--name given {counted(len(ns.name), 'time')} for {counted(len(read), 'log')} "
+            "(once per log)"
+        )
     exporting = ns.export_trace is not None or ns.export_csv is not None
     check_window(ns.time_from, ns.time_to, exporting)
     if ns.serve_metrics is not None:
