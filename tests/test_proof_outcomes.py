@@ -158,16 +158,21 @@ def test_every_output_fails_the_same_proofs_and_only_simulated_failures(
             assert s.proofs_started - s.proofs_completed == len(failed)
 
 
-def test_the_text_report_says_what_did_not_complete(tmp_path: Path) -> None:
-    log = tmp_path / "cut.log"
-    log.write_bytes(_lines(*HALF_FAILED))
-    out = subprocess.run(
+def _text_report(tmp_path: Path, *lines: str) -> str:
+    """`cuzk-tui LOG --report` of a log of `lines`, as the command prints it."""
+    log = tmp_path / "daemon.log"
+    log.write_bytes(_lines(*lines))
+    return subprocess.run(
         [sys.executable, "-m", "tui.cli", str(log), "--report"],
         capture_output=True,
         text=True,
         cwd=ROOT,
         check=True,
     ).stdout
+
+
+def test_the_text_report_says_what_did_not_complete(tmp_path: Path) -> None:
+    out = _text_report(tmp_path, *HALF_FAILED)
     assert "proofs 0 completed / 1 started" in out
     assert "not completed: 1 running when the log ends" in out
 
@@ -338,15 +343,7 @@ def test_a_gap_s_why_names_the_failed_prove_begun_in_it(tmp_path: Path) -> None:
     console = Console(width=200, record=True, file=io.StringIO())
     console.print(describe_gap(model, gap))
     assert said.replace(" ms", "ms") in " ".join(console.export_text().split())
-    log = tmp_path / "failed.log"
-    log.write_bytes(_lines(*FAILED_IN_GAP))
-    out = subprocess.run(
-        [sys.executable, "-m", "tui.cli", str(log), "--report"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-    ).stdout
+    out = _text_report(tmp_path, *FAILED_IN_GAP)
     assert "failed proves begun in the gap (not busy time): w0 (b p0)" in " ".join(out.split())
     # a gap with no failed prove in it says nothing of them
     whole = build(_lines(*FAILED_IN_GAP[:4], *FAILED_IN_GAP[5:]))
