@@ -362,3 +362,33 @@ def test_the_failed_proofs_are_made_once_a_model_and_never_carried_to_another() 
     other = build(_lines(*HALF_FAILED))  # the same proof under way: not failed
     moved = replace(model, parts=other.parts)
     assert moved.derived == {} and failed_proofs(moved).tolist() == [False]
+
+
+def test_an_interval_the_restart_cut_says_so() -> None:
+    """A prove the daemon's restart cut showed `GPU_END none: failed` and one segment of
+    `+0 ms failed 0 ms` (nothing follows its GPU_START in its run) where the Gantt draws a
+    cross: it says the daemon restarted after it. One its worker moved on from says failed,
+    in a restarted log too, and so does one in the last run."""
+    from rich.console import Console
+
+    from tui.interval import describe_interval
+
+    def end_line(model: LogModel, index: int) -> str:
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(describe_interval(model, index))
+        return next(x for x in console.export_text().splitlines() if x.startswith("GPU_END"))
+
+    model = build(_lines(*_run(22, *FAILED_IN_GAP[:5]), *_run(30, *X_PROVING)))
+    t = model.parts
+    b = next(i for i in range(len(t)) if t.job_of(i) == "b")
+    x = next(i for i in range(len(t)) if t.job_of(i) == "X")
+    assert t.failed[b] and not t.failed[x]
+    assert end_line(model, b).endswith("none: failed: the daemon restarted after it")
+    assert end_line(model, x).endswith("none: running when the log ends")
+    moved_on = build(_lines(*_run(22, *FAILED_IN_GAP), *_run(30, *X_PROVING)))
+    t = moved_on.parts
+    b = next(i for i in range(len(t)) if t.job_of(i) == "b")
+    assert t.failed[b] and end_line(moved_on, b).endswith("none: failed")
+    alone = build(_lines(*FAILED_IN_GAP))
+    b = next(i for i in range(len(alone.parts)) if alone.parts.job_of(i) == "b")
+    assert end_line(alone, b).endswith("none: failed")

@@ -154,10 +154,25 @@ def _label(text: Text, name: str) -> None:
 def _state(model: LogModel, part: Partition) -> str:
     if part.gpu_end is not None:
         return "completed"
+    if part.failed and _cut_by_restart(model, part):
+        # nothing after its GPU_START in its run: when it failed the log does not say
+        return "failed: the daemon restarted after it"
     if part.failed:
         return "failed"
     # the log ends while it runs: it may have completed since, or failed
     return "running when the log ends" if model.finished else "running"
+
+
+def _cut_by_restart(model: LogModel, part: Partition) -> bool:
+    """`part` is the last interval its worker began in a run the daemon restarted after
+    (what failed with the restart, not what its worker moved on from)."""
+    keys, runs = model.gpu_keys, model.run_lines
+    if keys is None or runs is None or part.gpu is None or part.gpu not in keys:
+        return False
+    if keys[part.gpu].host >= len(runs) - 1 or part.gpu_start is None:
+        return False  # the last run: the log ends in it, no restart after
+    order = worker_intervals(model, part.index)
+    return bool(len(order)) and int(order[-1]) == part.index
 
 
 def describe_interval(model: LogModel, index: int) -> Text:
