@@ -311,6 +311,15 @@ class PartitionTable:
         table._rows = len(table._cols["job"])
         return table
 
+    def drawn_span(self, i: int) -> tuple[float, float]:
+        """Where interval `i` is drawn: GPU_START to GPU_END, or to its last segment's end
+        (running, failed)."""
+        start, end = float(self.gpu_start[i]), float(self.gpu_end[i])
+        if end == end:
+            return start, end
+        a, b = int(self.seg_offsets[i]), int(self.seg_offsets[i + 1])
+        return start, float(self.seg_end[b - 1]) if b > a else start
+
     def job_of(self, i: int) -> str:
         """The job id of partition `i`."""
         return self.jobs[int(self.job[i])]

@@ -70,6 +70,23 @@ def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     return failed
 
 
+def proof_ends(
+    model: LogModel,
+    last: npt.NDArray[np.float64],
+    completed: npt.NDArray[np.bool_],
+    seen: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """Where each proof of `model.proofs` is drawn to, from its columns (`last` GPU_END,
+    `completed`, `seen` its latest stamp): a completed one to its last GPU_END; one that
+    failed to its latest stamp; one still running (also where a finished log ends) to now.
+    The proofs lane and the trace draw them so."""
+    now = model.now_ms
+    open_end = np.where(failed_proofs(model), seen, now)
+    open_end = np.where(np.isnan(open_end), now, open_end)
+    ends: npt.NDArray[np.float64] = np.where(completed & ~np.isnan(last), last, open_end)
+    return ends
+
+
 class FoundJob(NamedTuple):
     """One proof by its job id and, in a model of several logs or runs, the log it is from:
     a job id two runs share (a daemon proving again after a restart the job the restart

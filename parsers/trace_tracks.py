@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers.model import CAUSES, PHASE_NAMES, Lane, LogModel, Phase, ProofTable
-from parsers.proofs import failed_proofs
+from parsers.proofs import failed_proofs, proof_ends
 from parsers.rows import first_free_rows, groups_of
 
 CHUNK_ROWS = 16_384  # events formatted at a time (a JSON chunk: ~2 MB)
@@ -307,17 +307,11 @@ class TraceTracks:
         table = ProofTable.of(model.proofs)
         names = self.names
         self.proofs = np.flatnonzero(~np.isnan(table.first))
-        first, completed = table.first[self.proofs], table.completed[self.proofs]
         failed = failed_proofs(model)[self.proofs]
-        ended = completed & ~np.isnan(table.last[self.proofs])
-        seen = table.seen[self.proofs]
-        last = np.where(
-            ended,
-            table.last[self.proofs],
-            np.where(failed & ~np.isnan(seen), seen, model.now_ms),
-        )
+        ended = table.completed[self.proofs] & ~np.isnan(table.last[self.proofs])
+        last = proof_ends(model, table.last, table.completed, table.seen)[self.proofs]
         # a proof's span: its first and last stamps, whole ms (as Proof's ints)
-        self.proof_first = np.trunc(first)
+        self.proof_first = np.trunc(table.first[self.proofs])
         self.proof_last = np.maximum(np.trunc(last), self.proof_first)
         jobs = names.extend(table.jobs)
         kinds = names.extend(table.kinds)

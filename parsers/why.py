@@ -247,16 +247,15 @@ def failed_in(model: LogModel, gap: Gap) -> tuple[FailedProve, ...]:
     rows = rows[np.argsort(start[rows], kind="stable")]
     out = []
     for i in rows.tolist():
-        a, b = int(t.seg_offsets[i]), int(t.seg_offsets[i + 1])
-        drawn = float(t.seg_end[b - 1]) if b > a else float(start[i])
+        began, drawn = t.drawn_span(i)
         part = int(t.partition[i])
         out.append(
             FailedProve(
                 int(t.worker[i]),
                 t.job_of(i),
                 None if part < 0 else part,
-                float(start[i]) - gap.start,
-                max(0.0, min(drawn, gap.end) - float(start[i])),
+                began - gap.start,
+                max(0.0, min(drawn, gap.end) - began),
             )
         )
     return tuple(out)

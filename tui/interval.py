@@ -107,12 +107,7 @@ def pick_interval(
 def interval_span(model: LogModel, index: int) -> tuple[float, float]:
     """Where interval `index` is drawn: GPU_START to GPU_END, or to its last segment's end
     (running, failed)."""
-    t = model.parts
-    start, end = float(t.gpu_start[index]), float(t.gpu_end[index])
-    if end == end:
-        return start, end
-    a, b = int(t.seg_offsets[index]), int(t.seg_offsets[index + 1])
-    return start, float(t.seg_end[b - 1]) if b > a else start
+    return model.parts.drawn_span(index)
 
 
 def same_interval(old: LogModel, new: LogModel, index: int) -> int | None:

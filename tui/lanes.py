@@ -14,7 +14,7 @@ from rich.cells import cell_len
 
 from parsers._core import first_free_rows
 from parsers.model import I64, PHASES, GpuStats, LogModel, Phase, ProofSpans
-from parsers.proofs import FoundJob, failed_proofs, found_proofs
+from parsers.proofs import FoundJob, failed_proofs, found_proofs, proof_ends
 from parsers.rows import groups_of
 from parsers.sanitize import visible
 from tui import cells
@@ -235,11 +235,7 @@ def pack_proofs(
     if spans is None or len(spans) != len(model.proofs):
         spans = ProofSpans.of(model.proofs)
     starts = spans.first
-    # a proof still running (also where a finished log ends) reaches to now; one that
-    # failed, to its last event
-    open_end = np.where(failed_proofs(model), spans.seen, model.now_ms)
-    open_end = np.where(np.isnan(open_end), model.now_ms, open_end)
-    ends = np.where(spans.completed & ~np.isnan(spans.last), spans.last, open_end)
+    ends = proof_ends(model, spans.last, spans.completed, spans.seen)
     order = np.argsort(starts, kind="stable")
     if only is not None:
         order = order[np.isin(order, only)]
