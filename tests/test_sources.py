@@ -7,8 +7,11 @@ import bz2
 import gzip
 import json
 import lzma
+import os
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from test_viewer import SIZE, live_app, text_of, until_finished
 
 from parsers.sources import MAGICS, UTF16_HINT, UTF32_HINT, open_log, stdin_hint, utf16_hint
 from tui.follow import StreamSource
+from tui.gantt import GanttView
 
 ROOT = Path(__file__).parent.parent
 PLAIN = SAMPLES / "curio-mixed.log"
@@ -116,6 +120,55 @@ async def test_the_viewer_says_a_compressed_log_is_cut_short(tmp_path: Path, suf
         assert "FINISHED" in header
         assert f"stopped reading: cannot read {path.name}: Compressed file ended" in header
     source.close()
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+async def test_the_viewer_says_piped_compressed_data_is_compressed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    """`cat log.gz | cuzk-tui -` showed `no TIMELINE lines` where the report says which
+    compression it is: the viewer says what the report says."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    kind = {"gz": "gzip", "zst": "zstd", "bz2": "bzip2", "xz": "xz"}[suffix]
+    read_fd, write_fd = os.pipe()
+    data = COMPRESSORS[suffix](PLAIN.read_bytes())
+    writer = threading.Thread(target=_write_all, args=(write_fd, data), daemon=True)
+    writer.start()
+    source = StreamSource(read_fd)
+    app = live_app(source, True, source.spool_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        await pilot.pause()
+        said = app.query_one(GanttView).empty_message
+        assert said == stdin_hint(MAGICS[kind])
+        assert f"standard input is {kind}-compressed" in said
+    writer.join()
+    source.close()
+
+
+async def test_the_viewer_of_a_plain_pipe_gives_no_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    read_fd, write_fd = os.pipe()
+    writer = threading.Thread(
+        target=_write_all, args=(write_fd, b"not a daemon line\n" * 50), daemon=True
+    )
+    writer.start()
+    source = StreamSource(read_fd)
+    app = live_app(source, True, source.spool_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        await pilot.pause()
+        assert source.encoding_hint() is None
+        assert "no TIMELINE" in app.query_one(GanttView).empty_message
+    writer.join()
+    source.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
 
 
 @pytest.mark.parametrize("encoding", ["utf-32", "utf-32-le", "utf-32-be"])

@@ -819,7 +819,8 @@ class CuzkApp(App[None]):
         if self.loading is None and missing_timeline(self.model) is not None:
             # why the log shows nothing: its encoding, the read that stopped, or no TIMELINE
             stopped = self.status if self.input_state is InputState.STOPPED else None
-            reason = self.encoding_hint or stopped or missing_timeline(self.model)
+            piped = self.live.source.encoding_hint() if self.live is not None else None
+            reason = self.encoding_hint or piped or stopped or missing_timeline(self.model)
         gantt.empty_message = reason or ""
         # the status line's padding takes a cell each side
         self._show_text("#status", status_text(gantt, self.size.width - 2))

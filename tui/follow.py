@@ -25,6 +25,7 @@ from parsers._core import CoreError, StopFlag
 from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
 from parsers.model import LogModel
+from parsers.sources import HEAD_BYTES, stdin_hint
 from parsers.tail import SPAN_MIN_BYTES, LogTail, Span, TailRead, TailState
 from parsers.writing import open_nameless
 
@@ -172,6 +173,10 @@ class Source(Protocol):
     def size_hint(self) -> int | None:
         """How many bytes there are to read in all, when known."""
 
+    def encoding_hint(self) -> str | None:
+        """Why the input shows nothing when its first bytes say (a pipe of compressed or
+        UTF-16 data), else None."""
+
     def last_change(self) -> float | None:
         """When the input last grew (epoch seconds), when known."""
 
@@ -251,6 +256,10 @@ class FileSource:
     def size_hint(self) -> int | None:
         """The file's size."""
         return self.tail.size()
+
+    def encoding_hint(self) -> str | None:
+        """None: a file's encoding is found from its name (`file_hint`), once."""
+        return None
 
     def last_change(self) -> float | None:
         """The file's modification time: a log finished yesterday is idle from the start. A
@@ -364,6 +373,7 @@ class StreamSource:
         self.closed = False
         self.stopped = ""  # why reading stopped before the input's end, in words
         self._last_data: float | None = None
+        self._head = bytearray()  # the input's first bytes, for `encoding_hint`
 
     def _stop(self, why: str) -> TailRead:
         """Read no more: the model keeps what the spool holds, and `why` is shown."""
@@ -400,6 +410,8 @@ class StreamSource:
             self.closed = True
             return TailRead(b"", TailState.DELETED)
         self._last_data = time.time()
+        if len(self._head) < HEAD_BYTES:
+            self._head += data[: HEAD_BYTES - len(self._head)]
         if self._spool is None:
             return TailRead(data, TailState.GROWING, more=True)
         folder = self.spool_folder
@@ -421,6 +433,13 @@ class StreamSource:
     def size_hint(self) -> int | None:
         """Unknown for a pipe."""
         return None
+
+    def encoding_hint(self) -> str | None:
+        """`stdin_hint` of a pipe's first bytes: compressed or UTF-16 data is read as it
+        comes, as the report reads it (a decompressing reader's bytes are the log's own)."""
+        if self.stream is not None or not self._head:
+            return None
+        return stdin_hint(bytes(self._head))
 
     def last_change(self) -> float | None:
         """When the last bytes came."""
