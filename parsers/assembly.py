@@ -405,7 +405,11 @@ def _merge_gaps(
 
 def _merge_lanes(pieces: list[Piece], offsets: list[int]) -> tuple[Lane, ...]:
     # pieces are apart in time: a lane's chunks follow one another (none is copied but
-    # for the later pieces' record numbers)
+    # for the later pieces' record numbers); one piece's lanes are its own, not yet gathered
+    if len(pieces) == 1 and not offsets[0]:
+        return tuple(
+            sorted(pieces[0].lanes.values(), key=lambda la: (la.gpu, la.worker, la.sub_row))
+        )
     by_key: dict[tuple[int, int], tuple[Lane, list[Segments]]] = {}
     for p, off in zip(pieces, offsets, strict=False):
         for key, lane in p.lanes.items():

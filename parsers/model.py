@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import IntEnum
@@ -417,19 +417,56 @@ class Segments:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class LaneMembers:
+    """The intervals of a lane laid out whole, in its order, and how to gather their
+    segments (`gather(members)`: each one's, one after another). Their spans (GPU_START to
+    where each is drawn to) do not overlap and hold their segments, so both are sorted."""
+
+    members: I64
+    starts: F64  # each member's GPU_START
+    ends: F64  # where each is drawn to
+    gather: Callable[[I64], Segments]
+
+    def near(self, t0: float, t1: float) -> tuple[int, int]:
+        """The members [i, j) whose spans may overlap [t0, t1): those that do, and one more
+        either side."""
+        i = int(np.searchsorted(self.ends, t0, side="right")) - 1
+        j = int(np.searchsorted(self.starts, t1, side="left")) + 1
+        return max(i, 0), min(max(j, i), len(self.starts))
+
+    def segments(self, i: int, j: int) -> Segments:
+        """The segments of members i..j-1."""
+        return self.gather(self.members[i:j])
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Lane:
     """One Gantt row of phase segments: a worker, or a sub-row of it where intervals overlap.
 
     Segments on a lane never overlap, so both starts and ends are sorted. A live model keeps
     them in chunks, one after the other in time (its settled part and the rest), so that a
-    snapshot does not copy what it did not change; `window` reads across them.
+    snapshot does not copy what it did not change; `window` reads across them. A lane laid
+    out whole may be given as `gather`, which puts its segments together on first use (the
+    text report reads a few instants of its lanes, and need not copy every segment).
     """
 
     gpu: int
     worker: int
     sub_row: int
-    chunks: tuple[Segments, ...]
+    given: tuple[Segments, ...]
+    gather: LaneMembers | None = field(default=None, repr=False)
+    _made: list[tuple[Segments, ...]] = field(default_factory=list, repr=False)
     _joined: list[Segments] = field(default_factory=list, repr=False)
+
+    @property
+    def chunks(self) -> tuple[Segments, ...]:
+        """The segments in runs apart in time (gathered once, on first use; two threads may
+        gather at once: both get the same segments)."""
+        if self.gather is None:
+            return self.given
+        if not self._made:
+            self._made.append((self.gather.segments(0, len(self.gather.starts)),))
+        return self._made[0]
 
     @property
     def segments(self) -> Segments:
@@ -462,7 +499,11 @@ class Lane:
         return sum(len(c) for c in self.chunks)
 
     def window(self, t0: float, t1: float) -> Segments:
-        """The segments that overlap [t0, t1)."""
+        """The segments that overlap [t0, t1) (of a lane not gathered yet: its members'
+        that may, gathered alone)."""
+        if self.gather is not None and not self._made:
+            near = self.gather.segments(*self.gather.near(t0, t1))
+            return near.part(*near.covering(t0, t1))
         if len(self.chunks) == 1:
             return self.chunks[0].part(*self.chunks[0].covering(t0, t1))
         parts = []

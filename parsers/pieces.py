@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +27,7 @@ from parsers.model import (
     Blocks,
     Breakdown,
     Lane,
+    LaneMembers,
     PartitionTable,
     Phase,
     Segments,
@@ -536,13 +538,24 @@ def _lanes(rows: Rows, before: dict[int, F64] | None = None) -> Laid:
         # quadratic where intervals nest deep (a hostile log: one sub-row each)
         for r, at in groups_of(row_of, np.arange(len(idx), dtype=np.int64)):
             members = idx[at]  # in the packing's order
-            # each member's segments, one member after another (one pass in the core)
-            segments = Segments(*_core.lane_segments(members, *segment_columns))
-            lanes[(int(w), int(r))] = Lane(max(g, 0), int(w), int(r), (segments,))
+            # each member's segments, one member after another (one pass in the core), once
+            # something reads them
+            on_lane = LaneMembers(
+                members,
+                t.gpu_start[members],
+                rows.drawn_end[members],
+                partial(_gathered, segment_columns),
+            )
+            lanes[(int(w), int(r))] = Lane(max(g, 0), int(w), int(r), (), on_lane)
     if before is not None:
         for w, held in before.items():
             ends.setdefault(w, held)
     return lanes, ends
+
+
+def _gathered(segment_columns: tuple[I64, F64, F64, I8], members: I64) -> Segments:
+    """The segments of a lane's `members`, one member after another."""
+    return Segments(*_core.lane_segments(members, *segment_columns))
 
 
 def _worker_sums(t: PartitionTable, seg_part: I64) -> dict[int, tuple[int, int, F64]]:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from helpers import build
 
@@ -388,3 +389,66 @@ def test_an_inferred_kernel_busy_and_its_split_are_marked_estimates() -> None:
     text = plain(current)
     assert "≈" not in text and "prints no allocation line" not in text
     assert "≈" not in header_text(current, "FINISHED", whole_run(current)).plain
+
+
+LANE_CONFIGS = [
+    SimConfig(seed=31, proofs=8, gpus=1, gw=3, stdout="plain", concurrency=6, fail=0.05),
+    SimConfig(seed=32, proofs=10, gpus=2, gw=2, stdout="ansi", splice=0.03, jitter=True),
+    SimConfig(seed=33, proofs=6, era="p9", gpus=1, gw=2, stdout="none", fail=0.1),
+]
+
+
+def _windows_agree(model: LogModel, rng: random.Random) -> int:
+    """Each lane's windows read before it is gathered equal those read after: the members
+    near a window hold every segment in it. Returns how many windows were compared."""
+    compared = 0
+    for lane in model.lanes:
+        assert lane.gather is not None and not lane._made  # laid out, not gathered yet
+        lo, hi = float(lane.gather.starts[0]), float(lane.gather.ends[-1])
+        edges = np.concatenate([lane.gather.starts, lane.gather.ends])
+        picks = [lo - 1000.0, hi, hi + 1000.0, *rng.sample(list(edges), min(20, len(edges)))]
+        windows = [(a, a + rng.choice([0.0, 0.5, 1.0, 50.0, 5000.0])) for a in picks]
+        windows += [(rng.uniform(lo - 10, hi + 10), 0.0) for _ in range(10)]
+        windows = [(a, a + d if d else float(np.nextafter(a, np.inf))) for a, d in windows]
+        windows.append((lo - 1.0, hi + 1.0))
+        before = [lane.window(a, b) for a, b in windows]
+        whole = lane.chunks[0]  # gathered now
+        for (a, b), got in zip(windows, before, strict=True):
+            want = whole.part(*whole.covering(a, b))
+            for name in ("starts", "ends", "phases", "partition"):
+                np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+            compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("cfg", LANE_CONFIGS, ids=lambda c: f"seed{c.seed}")
+def test_a_lane_read_in_a_window_before_it_is_gathered_reads_the_same(cfg: SimConfig) -> None:
+    _, data = simulate(cfg)
+    model = build(data, workers_per_gpu=cfg.gw if cfg.stdout == "none" else None)
+    assert any(lane.sub_row > 0 for lane in model.lanes) or cfg.seed != 31
+    assert _windows_agree(model, random.Random(cfg.seed)) > 0
+
+
+def test_nested_intervals_read_in_windows_before_they_are_gathered() -> None:
+    lines = [f"TIMELINE,{100 + k},GPU_START,j{k},worker=0,partition=0\n" for k in range(40)]
+    lines += [
+        f"TIMELINE,{140 + k},GPU_END,j{39 - k},worker=0,partition=0,gpu_ms=1\n" for k in range(40)
+    ]
+    model = build("".join(lines).encode())
+    assert len(model.lanes) == 40
+    assert _windows_agree(model, random.Random(5)) > 0
+
+
+def test_the_text_report_gathers_no_lane_whole() -> None:
+    """The report reads its gaps' instants of the lanes: only the intervals near each are
+    put together, not every segment of every lane (~50 ms of a long log's report)."""
+    from rich.console import Console
+
+    from tui.report import print_report
+
+    cfg = SimConfig(seed=34, proofs=12, gpus=2, gw=2, stdout="plain", concurrency=6)
+    _, data = simulate(cfg)
+    model = build(data)
+    print_report(model, Console(file=io.StringIO(), width=120), top=5)
+    assert model.lanes and all(lane.gather is not None for lane in model.lanes)
+    assert not any(lane._made for lane in model.lanes)
