@@ -477,15 +477,23 @@ def _proofs(
 
 
 def proof_table_of(j: Jobs, t: PartitionTable) -> ProofTable:
-    """The proofs of jobs `j` as columns, by first SYNTH_START, then job id (`proof_key`)."""
+    """The proofs of jobs `j` as columns, by first SYNTH_START, then job id (`proof_key`).
+
+    A job of partitions is proved by them: a record of it without a partition holds a
+    line that lost its partition (cut off), which is not one more partition, nor one left
+    under way (docs/analysis.md#what-is-read-from-the-log). A job of none is a whole proof.
+    """
     order = key_order(j.first, [t.jobs[k] for k in j.ids.tolist()])
+    partitioned = j.parts > 0
+    parts = np.where(partitioned, j.parts, j.whole)
+    open_ = np.where(partitioned, j.open_parts, j.open_whole)
     return ProofTable(
         job=j.ids[order],
         kind=j.kind[order],
-        partitions=j.parts[order],
+        partitions=parts[order],
         first=j.first[order],
         last=j.last[order],
-        completed=(j.open_parts == 0)[order],
+        completed=(open_ == 0)[order],
         seen=j.seen[order],
         jobs=t.jobs,
         kinds=t.kinds,

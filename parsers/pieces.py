@@ -87,8 +87,10 @@ class Jobs:
     """Per job (its number in the builder) over the rows of a piece."""
 
     ids: I64  # sorted
-    parts: I64
-    open_parts: I64
+    parts: I64  # its records of a partition
+    open_parts: I64  # of them, those without a GPU_END
+    whole: I64  # its records of no partition (`proof_table_of`: a whole-proof job's)
+    open_whole: I64  # of them, those without a GPU_END
     first: F64  # first SYNTH_START
     last: F64  # last GPU_END
     seen: F64  # latest stamp
@@ -581,12 +583,15 @@ def _jobs(t: PartitionTable, index: I64) -> Jobs:
     seen = t.synth_start
     for column in (t.synth_end, t.queued, t.pickup, t.gpu_start, t.gpu_end):
         seen = np.fmax(seen, column)
-    # each record as a job of one partition, then the records of a job as one
+    # each record as a job of one record, then the records of a job as one
+    whole, open_ = t.partition < 0, np.isnan(t.gpu_end)
     return _reduce_jobs(
         Jobs(
             ids=t.job.astype(np.int64),
-            parts=np.ones(len(t), dtype=np.int64),
-            open_parts=np.isnan(t.gpu_end).astype(np.int64),
+            parts=(~whole).astype(np.int64),
+            open_parts=(open_ & ~whole).astype(np.int64),
+            whole=whole.astype(np.int64),
+            open_whole=(open_ & whole).astype(np.int64),
             first=t.synth_start,
             last=t.gpu_end,
             seen=seen,
@@ -636,7 +641,7 @@ def combine_jobs(parts: list[Jobs]) -> Jobs:
     parts = [j for j in parts if len(j.ids)]
     if not parts:
         z = np.zeros(0, dtype=np.int64)
-        return Jobs(z, z, z, EMPTY_F, EMPTY_F, EMPTY_F, z, z)
+        return Jobs(z, z, z, z, z, EMPTY_F, EMPTY_F, EMPTY_F, z, z)
     if len(parts) == 1:
         return parts[0]
     allj = Jobs(
@@ -669,6 +674,8 @@ def _reduce_jobs(j: Jobs) -> Jobs:
         sorted_ids[starts],
         np.add.reduceat(j.parts[order], starts),
         np.add.reduceat(j.open_parts[order], starts),
+        np.add.reduceat(j.whole[order], starts),
+        np.add.reduceat(j.open_whole[order], starts),
         np.fmin.reduceat(j.first[order], starts),
         np.fmax.reduceat(j.last[order], starts),
         np.fmax.reduceat(j.seen[order], starts),

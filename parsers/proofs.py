@@ -46,7 +46,10 @@ def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     if not t.failed.any():
         return failed
     started = ~np.isnan(t.pickup) | ~np.isnan(t.gpu_start)
-    under_way = ~t.failed & (
+    # a job's record of no partition, where the job has partitions, holds a line cut before
+    # its partition (`proof_table_of`): not a partition under way
+    cut = (t.partition < 0) & np.isin(t.job, t.job[t.partition >= 0])
+    under_way = (~t.failed & ~cut) & (
         (started & np.isnan(t.gpu_end)) | (~np.isnan(t.synth_start) & np.isnan(t.synth_end))
     )
     gone = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())

@@ -810,3 +810,27 @@ def test_proofs_merged_as_columns_are_in_the_order_of_their_objects(seed: int) -
     every = kept.proofs() + made.proofs()
     assert merged.proofs() == tuple(sorted(every, key=proof_key))
     assert sum(p.first_synth_start == 1000 for p in every) > 10  # ties were put in place
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_live_snapshots_of_a_log_with_lines_cut_before_their_partition(
+    case: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job's partitions may be in the settled part and its cut line's record in the live
+    rows, or the other way round: every snapshot counts the job's partitions as the whole
+    model does (a record of no partition is none of a job of partitions)."""
+    rnd = random.Random(300 + case)
+    monkeypatch.setattr(analysis, "SETTLE_MS", rnd.choice([0, 500, 5_000]))
+    monkeypatch.setattr(analysis, "TAIL_ROWS", rnd.choice([1, 8, 64]))
+    _, data = simulate(SimConfig(seed=300 + case, proofs=8, concurrency=3))
+    lines = data.split(b"\n")
+    starts = [i for i, x in enumerate(lines) if b",SYNTH_START," in x and b",partition=" in x]
+    for at in rnd.sample(starts, 4):
+        lines[at] = lines[at][: lines[at].index(b",partition=")]
+    cut = b"\n".join(lines)
+    assert _follow_and_compare(cut, rnd, report=True) > 3
+
+    def proofs(log: bytes) -> list[tuple[str, int, bool]]:
+        return [(p.job, p.partitions, p.completed) for p in build(log).proofs]
+
+    assert proofs(cut) == proofs(data)

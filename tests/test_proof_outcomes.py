@@ -392,3 +392,62 @@ def test_an_interval_the_restart_cut_says_so() -> None:
     alone = build(_lines(*FAILED_IN_GAP))
     b = next(i for i in range(len(alone.parts)) if alone.parts.job_of(i) == "b")
     assert end_line(alone, b).endswith("none: failed")
+
+
+def _cut_before_partition(data: bytes, nth: int) -> bytes:
+    """`data` with its `nth` partitioned SYNTH_START line cut before `,partition=` and the
+    rest of it lost."""
+    lines = data.split(b"\n")
+    at = [i for i, x in enumerate(lines) if b",SYNTH_START," in x and b",partition=" in x][nth]
+    lines[at] = lines[at][: lines[at].index(b",partition=")]
+    return b"\n".join(lines)
+
+
+@pytest.mark.parametrize("nth", [0, 5, 17])
+def test_a_line_cut_before_its_partition_is_no_partition_of_its_proof(
+    tmp_path: Path, nth: int
+) -> None:
+    """A SYNTH_START cut before `,partition=P` (the rest lost) made a record of no partition
+    of a job of partitions: its proof had 11 partitions of 10 and was never completed, in
+    every output. After the job's first partition the line is malformed (the core); as the
+    job's first line (nth 0) its record is kept, and is no partition of the proof."""
+    data = (ROOT / "tests" / "samples" / "p9-c6.log").read_bytes()
+    whole, cut = build(data), build(_cut_before_partition(data, nth))
+    first = nth == 0
+    assert len(cut.parts) == len(whole.parts) + first
+    assert cut.counts.malformed == whole.counts.malformed + (not first)
+    for model in (whole, cut):
+        doc = json.loads(report_json(model))
+        assert [(p["partitions"], p["completed"]) for p in doc["proofs"]] == [(10, True)] * 6
+        assert doc["summary"]["proofs_completed"] == 6
+        folder = tmp_path / f"csv-{len(model.parts)}"
+        write_csv(model, folder)
+        with (folder / "proofs.csv").open(newline="") as fh:
+            assert {r["partitions"] for r in csv.DictReader(fh)} == {"10"}
+        assert header_text(model, "FINISHED").plain.split("\n")[0].count("proofs 6/6")
+        assert unfinished_sentence(model) is None
+
+
+def test_a_cut_line_does_not_keep_a_failed_proof_under_way(tmp_path: Path) -> None:
+    """A proof one of whose partitions failed, with a SYNTH_START cut before its partition
+    and never ended: the cut line's record is no partition in synthesis, so the proof
+    failed, as it does without the cut line."""
+    lines = (*HALF_FAILED, "TIMELINE,200,GPU_END,a,worker=0,partition=1")
+    plain = _outcomes(build(_lines(*lines)), tmp_path)
+    with_cut = _outcomes(build(_lines(lines[0], "TIMELINE,0,SYNTH_START,a", *lines[1:])), tmp_path)
+    assert plain == with_cut
+    assert with_cut["json"] == ["a"] and with_cut["count"] == 1
+
+
+def test_a_job_proved_whole_is_still_one_proof_of_one_record() -> None:
+    model = build(
+        _lines(
+            "TIMELINE,0,SYNTH_START,winpost-1,kind=winning-post",
+            "TIMELINE,10,SYNTH_END,winpost-1,synth_ms=10",
+            "TIMELINE,20,GPU_START,winpost-1,worker=0",
+            "TIMELINE,30,GPU_END,winpost-1,worker=0,gpu_ms=10",
+            "TIMELINE,40,SYNTH_START,winpost-2,kind=winning-post",
+        )
+    )
+    doc = json.loads(report_json(model))
+    assert [(p["partitions"], p["completed"]) for p in doc["proofs"]] == [(1, True), (1, False)]

@@ -843,14 +843,6 @@ impl Builder {
             self.malformed();
             return;
         }
-        if !self.pending.is_empty() {
-            self.advance_pending(stamp);
-        }
-        if self.prefix.is_some() {
-            self.prefix_anchor(stamp);
-        }
-        self.stamp = stamp;
-        self.max_stamp = self.max_stamp.max(stamp);
         let job = batch.get(e.job);
         let j = match self.job_of.get(&e.job_no) {
             Some(&j) => j as usize,
@@ -860,6 +852,21 @@ impl Builder {
                 j
             }
         };
+        if partition.is_none() && self.keys.has_partitions(j) {
+            // a job is proved in partitions or whole: an event of a job of partitions that
+            // names none lost its detail (a line cut before `partition=`), and would start
+            // a whole-proof record beside them, or a second one as a new attempt
+            self.malformed();
+            return;
+        }
+        if !self.pending.is_empty() {
+            self.advance_pending(stamp);
+        }
+        if self.prefix.is_some() {
+            self.prefix_anchor(stamp);
+        }
+        self.stamp = stamp;
+        self.max_stamp = self.max_stamp.max(stamp);
         let field = match e.event {
             reader::EV_SYNTH_START => Some(col::SYNTH_START),
             reader::EV_PICKUP => Some(col::PICKUP),
@@ -990,6 +997,7 @@ const NO_RECORD: u32 = u32::MAX;
 struct RecordKeys {
     by_job: Vec<Vec<u32>>, // [job][partition + 1, 0: none named]: the record, or NO_RECORD
     other: HashMap<u64, u32>,
+    partitioned: Vec<bool>, // [job]: it has a record of a partition
 }
 
 impl RecordKeys {
@@ -1010,7 +1018,18 @@ impl RecordKeys {
         }
     }
 
+    /// Whether job `j` has a record of a partition.
+    fn has_partitions(&self, j: usize) -> bool {
+        self.partitioned.get(j).copied().unwrap_or(false)
+    }
+
     fn insert(&mut self, j: usize, partition: Option<i64>, i: u32) {
+        if partition.is_some() {
+            if self.partitioned.len() <= j {
+                self.partitioned.resize(j + 1, false);
+            }
+            self.partitioned[j] = true;
+        }
         match Self::slot(partition) {
             Some(slot) => {
                 if self.by_job.len() <= j {
@@ -1816,6 +1835,35 @@ TIMELINE,130,GPU_END,porep-1-5,worker=0,partition=1,gpu_ms=5
         assert_eq!(c.job, vec![0, 0, 1, 1]);
         assert_eq!(c.f[col::GPU_START], vec![10.0, 25.0, 100.0, 125.0]);
         assert_eq!(c.f[col::GPU_END], vec![20.0, 30.0, 120.0, 130.0]);
+    }
+
+    #[test]
+    fn an_event_of_a_job_of_partitions_that_names_none_is_malformed() {
+        // two SYNTH_START lines cut before their partition: each would have been a whole-proof
+        // record beside the partitions, the second one a new attempt of the job
+        let b = whole(
+            b"TIMELINE,10,SYNTH_START,porep-1-5,partition=0
+TIMELINE,11,SYNTH_START,porep-1-5,partition=1
+TIMELINE,12,SYNTH_START,porep-1-5
+TIMELINE,13,SYNTH_START,porep-1-5
+TIMELINE,20,SYNTH_END,porep-1-5,synth_ms=8
+TIMELINE,30,SYNTH_START,winpost-7,kind=winning-post
+TIMELINE,40,SYNTH_END,winpost-7,synth_ms=10
+",
+        );
+        let c = &b.recs.cols;
+        assert_eq!(
+            c.jobs,
+            vec!["porep-1-5".to_string(), "winpost-7".to_string()]
+        );
+        assert_eq!(c.partition, vec![0, 1, -1]);
+        let ends: Vec<Option<f64>> = c.f[col::SYNTH_END]
+            .iter()
+            .map(|x| (!x.is_nan()).then_some(*x))
+            .collect();
+        assert_eq!(ends, vec![None, None, Some(40.0)]);
+        assert_eq!((b.counts.timeline, b.counts.malformed), (4, 3));
+        assert_eq!(b.max_stamp, 40);
     }
 
     #[test]
