@@ -128,10 +128,29 @@ async def test_the_viewer_says_piped_compressed_data_is_compressed(
 ) -> None:
     """`cat log.gz | cuzk-tui -` showed `no TIMELINE lines` where the report says which
     compression it is: the viewer says what the report says."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     kind = {"gz": "gzip", "zst": "zstd", "bz2": "bzip2", "xz": "xz"}[suffix]
+    said, hint = await _viewer_of_a_pipe(
+        tmp_path, monkeypatch, COMPRESSORS[suffix](PLAIN.read_bytes())
+    )
+    assert said == hint == stdin_hint(MAGICS[kind])
+    assert f"standard input is {kind}-compressed" in said
+
+
+async def test_the_viewer_of_a_plain_pipe_gives_no_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said, hint = await _viewer_of_a_pipe(tmp_path, monkeypatch, b"not a daemon line\n" * 50)
+    assert hint is None
+    assert "no TIMELINE" in said
+
+
+async def _viewer_of_a_pipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes
+) -> tuple[str, str | None]:
+    """What the viewer of a pipe that carries `data` says in the Gantt's place once the
+    pipe is closed, and its source's hint."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     read_fd, write_fd = os.pipe()
-    data = COMPRESSORS[suffix](PLAIN.read_bytes())
     writer = threading.Thread(target=_write_all, args=(write_fd, data), daemon=True)
     writer.start()
     source = StreamSource(read_fd)
@@ -140,30 +159,9 @@ async def test_the_viewer_says_piped_compressed_data_is_compressed(
         await until_finished(app, pilot)
         await pilot.pause()
         said = app.query_one(GanttView).empty_message
-        assert said == stdin_hint(MAGICS[kind])
-        assert f"standard input is {kind}-compressed" in said
     writer.join()
     source.close()
-
-
-async def test_the_viewer_of_a_plain_pipe_gives_no_hint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    read_fd, write_fd = os.pipe()
-    writer = threading.Thread(
-        target=_write_all, args=(write_fd, b"not a daemon line\n" * 50), daemon=True
-    )
-    writer.start()
-    source = StreamSource(read_fd)
-    app = live_app(source, True, source.spool_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await until_finished(app, pilot)
-        await pilot.pause()
-        assert source.encoding_hint() is None
-        assert "no TIMELINE" in app.query_one(GanttView).empty_message
-    writer.join()
-    source.close()
+    return said, source.encoding_hint()
 
 
 def _write_all(fd: int, data: bytes) -> None:
