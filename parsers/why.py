@@ -197,12 +197,14 @@ def _picked_up(t: PartitionTable, mine: set[int], at: float) -> dict[int, int]:
     return picked
 
 
-def cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:
+def cpu_path(model: LogModel, gap: Gap, reader: LineReader | None = None) -> CpuPath | None:
     """The prep_msm / b_g2_msm lines printed from the GPU_START of the partition before the
     gap to the GPU_END of the one after: a reading of nearby lines, not an attribution.
 
     The figures are those the core noted as it read the log (parsers/linefacts.py): the log
-    is not read again. None when the core's figures of the log are not at hand.
+    is not read again, so a compressed log or standard input has them as a file does. Of
+    several hosts' logs, `reader` holds each host's. None when the core's figures of the
+    log are not at hand.
     """
     t = model.parts
     b, a = gap.before.index, gap.after.index
@@ -210,7 +212,7 @@ def cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:
     if first <= 0 or last < first:
         return None
     last = min(last, first + MAX_LINES)
-    facts = reader_for(reader, b, model).facts
+    facts = reader_for(reader, b, model).facts if reader is not None else model.line_facts
     if facts is None:
         return None
     prep, b_g2 = facts.cpu.between(first, last)
@@ -219,7 +221,7 @@ def cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:
 
 
 def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapWhy:
-    """Everything this module can say about `gap` (the CPU path only with a reader)."""
+    """Everything this module can say about `gap` (`reader`: as for `cpu_path`)."""
     lo, hi, peak = synthesis_during(model, gap.start, gap.end, gap.gpu)
     t = model.parts
     at_queue: tuple[WorkerState, ...] = ()
@@ -233,7 +235,7 @@ def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapW
         at_queue=at_queue,
         at_start=worker_states(model, gap.gpu, gap.start),
         after_pickup_ms=None if pickup != pickup else round(pickup - gap.start),
-        cpu=cpu_path(model, gap, reader) if reader is not None else None,
+        cpu=cpu_path(model, gap, reader),
         failed_in=failed_in(model, gap),
     )
 

@@ -211,3 +211,24 @@ def test_compressed_standard_input_is_said_so(suffix: str) -> None:
     said = proc.stderr.decode()
     assert said == f"cuzk-tui: {stdin_hint(MAGICS[kind])}\n"
     assert f"standard input is {kind}-compressed: pipe it through " in said
+
+
+def test_the_text_report_is_the_same_compressed_or_piped(tmp_path: Path) -> None:
+    """The largest gaps' CPU path was left out of the text report of a compressed log and of
+    standard input (the viewer showed it): the figures are the core's, whatever the form."""
+    plain = SAMPLES / "p9-c6.log"
+    want = run(str(plain), "--report").stdout.split("\n", 1)[1]
+    assert want.count("CPU path printed on lines") == 10
+    for suffix in sorted(COMPRESSORS):
+        path = tmp_path / f"p9-c6.log.{suffix}"
+        path.write_bytes(COMPRESSORS[suffix](plain.read_bytes()))
+        assert run(str(path), "--report").stdout.split("\n", 1)[1] == want, suffix
+    piped = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "-", "--report"],
+        input=plain.read_bytes(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
+    assert piped.stdout.decode().split("\n", 1)[1] == want

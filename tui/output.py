@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from parsers.sources import HEAD_BYTES, compression, file_hint, stdin_hint
+from parsers.sources import HEAD_BYTES, file_hint, stdin_hint
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -72,15 +72,12 @@ def print_one_report(options: Options, model: LogModel) -> None:
                 sys.stdout.write(piece)
         sys.stdout.write("\n")
     else:
-        from parsers.rawlines import LineReader
         from tui.report import print_report
 
-        width = report_width()
-        reader = None
-        if options.log not in (None, "-") and compression(Path(options.log)) is None:
-            reader = LineReader(path=Path(options.log))  # the largest gaps' CPU path
-        with report_console(width) as console:
-            print_report(model, console, top=options.top, min_gap_ms=options.min_gap, reader=reader)
+        # the largest gaps' CPU path is the model's own (what the core noted as it read the
+        # log, compressed or piped alike)
+        with report_console(report_width()) as console:
+            print_report(model, console, top=options.top, min_gap_ms=options.min_gap)
     sys.stdout.flush()
 
 

@@ -729,7 +729,7 @@ def print_report(
     reader: LineReader | None = None,
     number_of: Callable[[int], int] | None = None,
 ) -> None:
-    """Print the text report (the largest gaps' CPU path needs the log's `reader`): job ids
+    """Print the text report (`reader`: of several hosts' logs, each host's lines): job ids
     cut to fit a terminal, whole to a pipe or a file (a reader greps them); `number_of`: as
     `report_renderables`."""
     parts = report_renderables(
