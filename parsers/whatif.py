@@ -441,9 +441,9 @@ def assumptions(load: Workload, target: Config, replays: int) -> tuple[str, ...]
         )
     if load.uncounted:
         out.append(
-            f"{load.uncounted} proof{'s' if load.uncounted != 1 else ''} failed or not ended "
-            "when the log ends: replayed for what they took of synthesis and the GPUs, not "
-            "counted"
+            f"{load.uncounted} proof{'s' if load.uncounted != 1 else ''} failed, not ended "
+            "when the log ends, or with a partition the log does not time whole (a line "
+            "lost): replayed for what they took of synthesis and the GPUs, not counted"
         )
     if load.dropped_jobs:
         out.append(

@@ -451,3 +451,58 @@ def test_a_job_proved_whole_is_still_one_proof_of_one_record() -> None:
     )
     doc = json.loads(report_json(model))
     assert [(p["partitions"], p["completed"]) for p in doc["proofs"]] == [(1, True), (1, False)]
+
+
+def test_a_job_of_partitions_retried_whole_is_a_proof_of_its_own() -> None:
+    """A retry the scheduler batched is proved whole under the job id of a partitioned
+    attempt: its lines are an attempt of their own, not lines cut before their partition."""
+    model = build(
+        _lines(
+            "TIMELINE,100,SYNTH_START,porep-1000-7,partition=0",
+            "TIMELINE,200,SYNTH_END,porep-1000-7,partition=0,synth_ms=100",
+            "TIMELINE,210,GPU_QUEUE,porep-1000-7,partition=0",
+            "TIMELINE,220,GPU_PICKUP,porep-1000-7,worker=0,partition=0",
+            "TIMELINE,230,GPU_START,porep-1000-7,worker=0,partition=0",
+            "TIMELINE,1000,SYNTH_START,porep-1000-7,kind=porep-c2",
+            "TIMELINE,2000,SYNTH_END,porep-1000-7,synth_ms=1000",
+            "TIMELINE,2010,GPU_QUEUE,porep-1000-7,monolithic",
+            "TIMELINE,2020,GPU_PICKUP,porep-1000-7,worker=0",
+            "TIMELINE,2030,GPU_START,porep-1000-7,worker=0",
+            "TIMELINE,3030,GPU_END,porep-1000-7,worker=0,gpu_ms=1000",
+        )
+    )
+    doc = json.loads(report_json(model))
+    assert doc["lines"]["malformed"] == 0
+    assert [(p["job"], p["partitions"], p["completed"], p["failed"]) for p in doc["proofs"]] == [
+        ("porep-1000-7", 1, False, True),  # its worker moved on to the retry without a GPU_END
+        ("porep-1000-7 (attempt 2)", 1, True, False),
+    ]
+    assert doc["gpus"][0]["timeline_busy_ms"] == 1000
+
+
+def test_a_line_cut_before_its_partition_still_moves_the_log_s_time() -> None:
+    model = build(
+        _lines(
+            "TIMELINE,100,SYNTH_START,porep-1-1,partition=0",
+            "TIMELINE,200,SYNTH_END,porep-1-1,partition=0,synth_ms=100",
+            "TIMELINE,230,GPU_START,porep-1-1,worker=0,partition=0",
+            "TIMELINE,90000,SYNTH_START,porep-1-1,",
+        )
+    )
+    assert model.counts.malformed == 1
+    assert model.now_ms == 90000  # the interval under way is drawn to it
+    assert [(p.partitions, p.completed) for p in model.proofs] == [(1, False)]
+
+
+def test_the_proof_view_counts_a_cut_job_s_partitions_as_the_reports_do() -> None:
+    from rich.console import Console
+
+    from parsers.proofs import found_job
+    from tui.find import describe_proof
+
+    data = (ROOT / "tests" / "samples" / "p9-c6.log").read_bytes()
+    model = build(_cut_before_partition(data, 0))  # the job's first line: its record kept
+    screen = Console(file=io.StringIO(), width=120)
+    screen.print(describe_proof(model, found_job(model, 0)))
+    head = screen.file.getvalue().splitlines()[0]  # type: ignore[attr-defined]
+    assert "10 partitions  completed in" in head, head

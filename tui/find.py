@@ -161,7 +161,9 @@ def describe_proof(model: LogModel, found: FoundJob) -> Group:
     head = Text()
     head.append(shown_id(job), style="bold cyan")  # log text: never markup, never a control
     head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
-    head.append(f"{counted(len(parts), 'partition')}  ")
+    # as the proof table counts them: of a job of partitions, a record of none holds a
+    # line cut before its partition (listed, not counted)
+    head.append(f"{counted(proof.partitions, 'partition')}  ")
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
         span = proof.last_gpu_end - proof.first_synth_start
         head.append(f"completed in {duration(span)}", style="green")

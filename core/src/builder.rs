@@ -825,6 +825,21 @@ impl Builder {
         i
     }
 
+    /// A record for an attempt of job `j` proved whole after one in partitions: named
+    /// `<job> (attempt N)`; the job's events of no partition join it from now on.
+    fn whole_attempt(&mut self, j: usize, job: &[u8], snap: bool) -> usize {
+        let c = &mut self.recs.cols;
+        let n = self.attempts.get(&j).map_or(1, |a| a.0) + 1;
+        let mut name = job.to_vec();
+        name.extend_from_slice(format!(" (attempt {n})").as_bytes());
+        let jn = c.job_id(&name);
+        self.attempts.insert(j, (n, jn));
+        let i = c.add(jn, None);
+        c.kind[i] = c.kind_id(kind_from_job(job, snap));
+        self.keys.insert(j, None, i as u32);
+        i
+    }
+
     fn malformed(&mut self) {
         self.counts.timeline -= 1;
         self.counts.malformed += 1;
@@ -852,13 +867,6 @@ impl Builder {
                 j
             }
         };
-        if partition.is_none() && self.keys.has_partitions(j) {
-            // a job is proved in partitions or whole: an event of a job of partitions that
-            // names none lost its detail (a line cut before `partition=`), and would start
-            // a whole-proof record beside them, or a second one as a new attempt
-            self.malformed();
-            return;
-        }
         if !self.pending.is_empty() {
             self.advance_pending(stamp);
         }
@@ -867,13 +875,33 @@ impl Builder {
         }
         self.stamp = stamp;
         self.max_stamp = self.max_stamp.max(stamp);
+        let mut retried = None;
+        if partition.is_none() && self.keys.has_partitions(j) {
+            // an attempt is proved in partitions or whole. A job of partitions proved whole
+            // again (a retry the scheduler batched) begins with a SYNTH_START that names its
+            // kind: an attempt of its own. Any other event that names no partition, unless
+            // such an attempt began, lost its detail (a line cut before `partition=`, the
+            // rest lost): its stamp counts, its event would make a record of no partition
+            let starts_whole = e.event == reader::EV_SYNTH_START && e.kind.is_some();
+            let whole = self.keys.get(j, None);
+            if starts_whole && whole.is_none() {
+                retried = Some(self.whole_attempt(j, job, e.snap));
+            } else if !starts_whole && (whole.is_none() || e.event == reader::EV_SYNTH_START) {
+                self.malformed();
+                return;
+            }
+        }
         let field = match e.event {
             reader::EV_SYNTH_START => Some(col::SYNTH_START),
             reader::EV_PICKUP => Some(col::PICKUP),
             reader::EV_GPU_START => Some(col::GPU_START),
             _ => None,
         };
-        let i = match self.keys.get(j, partition).map(|i| i as usize) {
+        let found = match retried {
+            Some(i) => Some(i as u32),
+            None => self.keys.get(j, partition),
+        };
+        let i = match found.map(|i| i as usize) {
             // the same partition starting again, or starting after it ended: a new attempt
             // of the job (a Curio retry reuses the job id), kept apart from the one before
             Some(i)
@@ -1864,6 +1892,45 @@ TIMELINE,40,SYNTH_END,winpost-7,synth_ms=10
         assert_eq!(ends, vec![None, None, Some(40.0)]);
         assert_eq!((b.counts.timeline, b.counts.malformed), (4, 3));
         assert_eq!(b.max_stamp, 40);
+    }
+
+    #[test]
+    fn a_job_of_partitions_proved_whole_again_is_an_attempt_of_its_own() {
+        // a retry the scheduler batched is proved whole under the same job id; a line cut
+        // before its partition at the log's end still moves the log's time
+        let b = whole(
+            b"TIMELINE,10,SYNTH_START,porep-1-5,partition=0
+TIMELINE,20,SYNTH_END,porep-1-5,partition=0,synth_ms=10
+TIMELINE,30,GPU_START,porep-1-5,worker=0,partition=0
+TIMELINE,100,SYNTH_START,porep-1-5,kind=porep-c2
+TIMELINE,110,SYNTH_END,porep-1-5,synth_ms=10
+TIMELINE,111,GPU_QUEUE,porep-1-5,monolithic
+TIMELINE,120,GPU_START,porep-1-5,worker=1
+TIMELINE,130,GPU_END,porep-1-5,worker=1,gpu_ms=10
+TIMELINE,140,SYNTH_START,porep-1-5,
+",
+        );
+        let c = &b.recs.cols;
+        assert_eq!(
+            c.jobs,
+            vec!["porep-1-5".to_string(), "porep-1-5 (attempt 2)".to_string()]
+        );
+        assert_eq!(
+            (c.job.clone(), c.partition.clone()),
+            (vec![0, 1], vec![0, -1])
+        );
+        let whole: Vec<f64> = [
+            col::SYNTH_START,
+            col::SYNTH_END,
+            col::QUEUED,
+            col::GPU_START,
+            col::GPU_END,
+        ]
+        .iter()
+        .map(|&f| c.f[f][1])
+        .collect();
+        assert_eq!(whole, vec![100.0, 110.0, 111.0, 120.0, 130.0]);
+        assert_eq!((b.counts.malformed, b.max_stamp), (1, 140));
     }
 
     #[test]
