@@ -56,11 +56,16 @@ def utf16_hint(head: bytes) -> str | None:
 DECOMPRESSORS = {"gzip": "zcat", "zstd": "zstdcat", "bzip2": "bzcat", "xz": "xzcat"}
 
 
+def head_compression(head: bytes) -> str | None:
+    """`"gzip"`, `"zstd"`, `"bzip2"`, `"xz"` or None (plain), from a stream's first bytes."""
+    return next((kind for kind, magic in MAGICS.items() if head.startswith(magic)), None)
+
+
 def stdin_hint(head: bytes) -> str | None:
     """The sentence for standard input whose first bytes say why it shows nothing: UTF-16
     or UTF-32 (`utf16_hint`), or compressed data (a file is read compressed as it is;
     standard input is read as text)."""
-    kind = next((kind for kind, magic in MAGICS.items() if head.startswith(magic)), None)
+    kind = head_compression(head)
     if kind is not None:
         return (
             f"standard input is {kind}-compressed: pipe it through {DECOMPRESSORS[kind]} "
@@ -104,8 +109,7 @@ MAGICS = {"gzip": GZIP_MAGIC, "zstd": ZSTD_MAGIC, "bzip2": BZIP2_MAGIC, "xz": XZ
 def compression(path: Path) -> str | None:
     """`"gzip"`, `"zstd"`, `"bzip2"`, `"xz"` or None (plain), from the file's first bytes,
     not its name."""
-    head = _head(path, 6)
-    return next((kind for kind, magic in MAGICS.items() if head.startswith(magic)), None)
+    return head_compression(_head(path, 6))
 
 
 ZSTD_FEED_BYTES = 256  # compressed bytes given to the decompressor at a time (see _ZstdRaw)

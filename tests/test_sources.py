@@ -198,7 +198,8 @@ def test_compare_of_a_utf16_log_gives_the_hint(tmp_path: Path) -> None:
 def test_compressed_standard_input_is_said_so(suffix: str) -> None:
     """`cat log.gz | cuzk-tui - --report` said `no TIMELINE lines: is this a cuzk daemon
     log?` of a daemon's log: standard input is read as text (a file is read compressed as
-    it is). It says which compression, and how to read it."""
+    it is). It says which compression, and how to read it, in one line and exit 2 (it
+    printed a report of nothing, and exit 0)."""
     kind = {"gz": "gzip", "zst": "zstd", "bz2": "bzip2", "xz": "xz"}[suffix]
     proc = subprocess.run(
         [sys.executable, "-m", "tui.cli", "-", "--report"],
@@ -209,7 +210,8 @@ def test_compressed_standard_input_is_said_so(suffix: str) -> None:
         check=False,
     )
     said = proc.stderr.decode()
-    assert said == f"cuzk-tui: {stdin_hint(MAGICS[kind])}\n"
+    assert (proc.returncode, proc.stdout) == (2, b"")
+    assert said == f"cuzk-tui: error: {stdin_hint(MAGICS[kind])}\n"
     assert f"standard input is {kind}-compressed: pipe it through " in said
 
 

@@ -41,18 +41,27 @@ def report_width() -> int | None:
     return max(MIN_COLUMNS, columns)
 
 
+def piped_head(options: Options) -> bytes | None:
+    """The first bytes of standard input when it is the log, peeked at, not read (None:
+    another log, or they cannot be seen)."""
+    if options.demo or options.log != "-":
+        return None
+    stdin = sys.stdin.buffer if sys.stdin is not None else None
+    peek = getattr(stdin, "peek", None)
+    try:
+        return peek(HEAD_BYTES)[:HEAD_BYTES] if peek is not None else None
+    except (OSError, ValueError):
+        return None
+
+
 def encoding_hint(options: Options) -> str | None:
     """Why a log shows nothing when the reason is its encoding (UTF-16; standard input
     compressed), else None."""
     if options.demo or options.log is None:
         return None
     if options.log == "-":
-        stdin = sys.stdin.buffer if sys.stdin is not None else None
-        peek = getattr(stdin, "peek", None)
-        try:
-            return stdin_hint(peek(HEAD_BYTES)[:HEAD_BYTES]) if peek is not None else None
-        except (OSError, ValueError):
-            return None
+        head = piped_head(options)
+        return stdin_hint(head) if head is not None else None
     return file_hint(Path(options.log))
 
 
