@@ -1211,6 +1211,27 @@ async def test_y_copies_the_job_found_over_a_gap_selected_before() -> None:
         assert app.clipboard == gap.after.job
 
 
+async def test_y_in_the_find_window_copies_the_job_it_shows() -> None:
+    """`y` did nothing in the find window, where the README says it copies the found job's
+    id; after `n` to the next match, that match's."""
+    path = SAMPLES / "curio-mixed.log"
+    app = make_app(read_log(path), LineReader(path=path))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("slash", *"wdpost", "enter")  # two window-PoSt jobs
+        await pilot.pause()
+        from tui.find import ProofScreen
+
+        screen = app.screen
+        assert isinstance(screen, ProofScreen) and len(screen.jobs) > 1
+        await pilot.press("y")
+        assert app.clipboard == screen.jobs[screen.index].job
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("y")
+        assert app.clipboard == screen.jobs[screen.index].job
+        assert screen.index == 1
+
+
 async def test_y_copies_at_most_a_kibibyte_of_a_huge_id(tmp_path: Path) -> None:
     log = tmp_path / "long-id.log"
     log.write_bytes(

@@ -114,6 +114,7 @@ class OrderedCommandInput(CommandInput, OrderedInput):
 def selected_id(app: CuzkApp) -> tuple[str, str] | None:
     """(the id, what it is): the job of the interval inspected, the job found with /, else
     the job of the gap selected or inspected (or of the interval selected)."""
+    from tui.find import ProofScreen
     from tui.inspector import InspectorScreen
     from tui.interval import IntervalScreen
 
@@ -121,6 +122,8 @@ def selected_id(app: CuzkApp) -> tuple[str, str] | None:
     screen = app.screen
     if isinstance(screen, IntervalScreen):
         return screen.model.parts.job_of(screen.index), "the job of the interval"
+    if isinstance(screen, ProofScreen):  # the match it shows
+        return screen.jobs[screen.index].job, "the job found"
     if not isinstance(screen, InspectorScreen) and gantt.found_jobs:
         # on the Gantt a job found comes first, a gap selected before the search or not
         return gantt.found_jobs[gantt.found_index].job, "the job found"

@@ -231,6 +231,7 @@ class ProofScreen(SafeModal[None]):
         Binding("n", "app.step_match(1)", "Next match"),
         Binding("N", "app.step_match(-1)", "Prev match"),
         Binding("i", "interval", "Interval"),
+        Binding("y", "app.copy_id", "Copy id"),
         *QUIT_BINDINGS,
         *(Binding(str(n), f"gap({n})", "Gap", show=False) for n in range(1, GAP_KEYS + 1)),
     ]
