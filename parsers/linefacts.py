@@ -42,10 +42,10 @@ class CpuFigures:
             tuple(value[kind == B_G2_MSM].tolist()),
         )
 
-    def medians(self) -> tuple[float | None, float | None]:
-        """The medians of every prep_msm and every b_g2_msm figure of the log (see
-        MEDIANS_GROWTH)."""
-        return self.source.medians(len(self))
+    def medians(self, run: int | None = None) -> tuple[float | None, float | None]:
+        """The medians of every prep_msm and every b_g2_msm figure of run `run` (None: of
+        the whole log; see MEDIANS_GROWTH)."""
+        return self.source.medians(len(self), run)
 
 
 class CpuLines:
@@ -60,7 +60,8 @@ class CpuLines:
         self._run: I32 = np.zeros(0, dtype=np.int32)
         self._in_order = True  # by line (a line cut by another is read once rejoined)
         self._sorted: CpuFigures | None = None  # the figures sorted, when not in order
-        self._medians: tuple[int, float | None, float | None] | None = None
+        # per run (None: the whole log), the figures they were made of and the medians
+        self._medians: dict[int | None, tuple[int, float | None, float | None]] = {}
 
     def extend(self, line: I64, kind: I8, value: I64, run: I32) -> None:
         """Take the figures read since the last call (in the order read)."""
@@ -99,19 +100,23 @@ class CpuLines:
             )
         return self._sorted
 
-    def medians(self, upto: int) -> tuple[float | None, float | None]:
-        """The medians of the first `upto` figures by kind: made again only once they have
-        grown by MEDIANS_GROWTH since last made (or are fewer: the caller's are older)."""
-        held = self._medians
+    def medians(self, upto: int, run: int | None = None) -> tuple[float | None, float | None]:
+        """The medians of the first `upto` figures by kind, of run `run` (None: all): made
+        again only once they have grown by MEDIANS_GROWTH since last made (or are fewer:
+        the caller's are older)."""
+        held = self._medians.get(run)
         if held is not None and held[0] <= upto <= max(held[0], 1) * MEDIANS_GROWTH:
             return held[1], held[2]
         kind, value = self._kind[:upto], self._value[:upto]
+        if run is not None:
+            mine = self._run[:upto] == run
+            kind, value = kind[mine], value[mine]
         prep, b_g2 = value[kind == PREP_MSM], value[kind == B_G2_MSM]
         out = (
             float(np.median(prep)) if len(prep) else None,
             float(np.median(b_g2)) if len(b_g2) else None,
         )
-        self._medians = (upto, *out)
+        self._medians[run] = (upto, *out)
         return out
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from parsers.durations import duration
 from parsers.hosts import reader_for
-from parsers.model import PHASES, Gap, LogModel, PartitionTable, Phase
+from parsers.model import MERGED_RUNS, PHASES, Gap, LogModel, PartitionTable, Phase
 from parsers.rawlines import LineReader
 
 MAX_LINES = 20_000  # a gap's neighbourhood searched for its CPU lines is never longer than this
@@ -216,8 +216,15 @@ def cpu_path(model: LogModel, gap: Gap, reader: LineReader | None = None) -> Cpu
     if facts is None:
         return None
     prep, b_g2 = facts.cpu.between(first, last)
-    prep_med, b_g2_med = facts.cpu.medians()
+    prep_med, b_g2_med = facts.cpu.medians(_run_of(model, gap.gpu))
     return CpuPath(prep, b_g2, prep_med, b_g2_med, first, last)
+
+
+def _run_of(model: LogModel, gpu: int) -> int | None:
+    """Of a restarted daemon's log, the run (0: the first) GPU `gpu` is of; else None."""
+    if model.summary.merged != MERGED_RUNS or model.gpu_keys is None or gpu not in model.gpu_keys:
+        return None
+    return model.gpu_keys[gpu].host
 
 
 def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapWhy:

@@ -222,3 +222,25 @@ def test_the_core_lets_go_of_the_cpu_figures_it_handed_over() -> None:
     whole.finish()
     figures = whole.line_facts().cpu
     assert figures.line.tolist() == [*first[0].tolist(), *rest[0].tolist()]
+
+
+def test_a_restarted_daemon_s_gaps_are_against_their_own_run_s_medians(tmp_path: Path) -> None:
+    """The run median of a restarted daemon's log was the whole log's: a gap of the first
+    run was held against the second run's CPU figures too."""
+    first, second = (
+        (SAMPLES / "tiny.log").read_bytes(),
+        (SAMPLES / "p12-gw2-merged.log").read_bytes(),
+    )
+    path = tmp_path / "restarted.log"
+    path.write_bytes(first + second)
+    model = read_log(path)
+    assert model.run_lines is not None and len(model.run_lines) == 2
+    alone = read_log(SAMPLES / "tiny.log")
+    own = cpu_path(alone, alone.gaps[0])
+    assert own is not None and own.b_g2_median is not None
+    early = next(
+        g for g in model.gaps if model.gpu_keys is not None and model.gpu_keys[g.gpu].host == 0
+    )
+    got = cpu_path(model, early)
+    assert got is not None
+    assert (got.prep_median, got.b_g2_median) == (own.prep_median, own.b_g2_median)
