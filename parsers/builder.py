@@ -325,7 +325,13 @@ class LogBuilder(Run):
 
         names = [f"run {k + 1}" for k in range(len(models))]
         merged = merge(models, names, align=RUNS).model
-        return replace(merged, source=self.source, run_lines=self.run_lines(), line_facts=facts)
+        return replace(
+            merged,
+            source=self.source,
+            run_lines=self.run_lines(),
+            run_anchors=tuple(m.wall_anchor for m in models),
+            line_facts=facts,
+        )
 
     def line_facts(self) -> LineFacts:
         """What the core noted of the log's physical lines so far (CPU path figures, line

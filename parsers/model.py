@@ -1287,6 +1287,8 @@ class LogModel:
     job_hosts: I32 | None = field(default=None, compare=False, repr=False)
     # the daemon restarted: the physical line each run began at (one run: None)
     run_lines: tuple[int, ...] | None = None
+    # ...and the wall clock each run's engine started at (the log gives it: else None)
+    run_anchors: tuple[datetime | None, ...] | None = field(default=None, compare=False, repr=False)
     # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
     synth_by_gpu: dict[int, tuple[F64, I32]] | None = None
     # per GPU, where its busy time went over the whole run, when the analysis made it

@@ -385,3 +385,27 @@ def test_the_demo_tells_the_story_the_readme_opens_with() -> None:
     assert doc["summary"]["run_span_ms"] / DEMO_SPEED >= 55_000
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert "about 93 %" in readme and "about 47 %" in readme
+
+
+def test_a_restarted_log_s_report_says_when_its_last_run_began(tmp_path: Path) -> None:
+    """The header gave the first run's engine start under the last run's proofs and rate
+    (a walkthrough read the two as one run's): it says when the last run began too."""
+    from rich.console import Console
+
+    from tui.report import print_report
+
+    path = tmp_path / "restarted.log"
+    path.write_bytes(
+        (SAMPLES / "tiny.log").read_bytes() + (SAMPLES / "p12-gw2-merged.log").read_bytes()
+    )
+    model = read_log(path)
+    alone = [read_log(SAMPLES / n) for n in ("tiny.log", "p12-gw2-merged.log")]
+    assert model.run_anchors == tuple(m.wall_anchor for m in alone)
+    out = io.StringIO()
+    print_report(model, Console(file=out, width=200))
+    first, last = (f"{m.wall_anchor:%Y-%m-%d %H:%M:%S.%f}"[:-3] for m in alone)
+    said = f"\nengine started {first} UTC\nthe last run's engine started {last} UTC\n"
+    assert said in out.getvalue()
+    single = io.StringIO()
+    print_report(alone[0], Console(file=single, width=200))
+    assert f"engine started {first} UTC\n" in single.getvalue()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from rich import box
 from rich.cells import cell_len
@@ -208,6 +209,12 @@ def traced_table(model: LogModel, cut_ids: bool = True) -> RenderableType:
             outcome,
         )
     return table
+
+
+def _wall(at: datetime) -> str:
+    """A wall time as the report writes it, to the millisecond, with its zone."""
+    zone = "UTC" if at.tzinfo is not None else "(the journal's local time)"
+    return f"{at.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} {zone}"
 
 
 def heading(title: str) -> Text:
@@ -637,10 +644,11 @@ def report_renderables(
     if outcome is not None:
         head.append(f"\n{outcome}")
     if model.wall_anchor is not None:
-        zone = "UTC" if model.wall_anchor.tzinfo is not None else "(the journal's local time)"
-        head.append(
-            f"\nengine started {model.wall_anchor.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} {zone}"
-        )
+        head.append(f"\nengine started {_wall(model.wall_anchor)}")
+        last = model.run_anchors[-1] if model.run_anchors else None
+        if last is not None and len(model.run_anchors or ()) > 1:
+            # the proofs line above gives the last run's rate: when that run began
+            head.append(f"\nthe last run's engine started {_wall(last)}")
     gaps = model.gaps
     if not model.gpus and model.counts.timeline:
         head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
