@@ -1359,6 +1359,27 @@ class LogModel:
         """The GPUs' spans added up: what all_gpus_kernel_ms is a share of."""
         return sum(g.span_ms for g in self.gpus)
 
+    def logs(self) -> tuple[tuple[int | None, str], ...]:
+        """The logs the model holds, in order: (its index, its name as drawn) of each of
+        several (hosts, or the runs of a restarted daemon: `GpuKey.host`), or (None, "")
+        of one. The viewer draws each one's synthesis and proofs apart; so does the trace."""
+        if self.gpu_keys is None or self.job_hosts is None:
+            return ((None, ""),)
+        names: dict[int, str] = {}
+        for key in self.gpu_keys.values():
+            names.setdefault(key.host, key.name)
+        held = set(names) | set(self.job_hosts.tolist())
+        return tuple((h, names.get(h, f"log {h + 1}")) for h in sorted(held))
+
+    def synth_steps(self, log: int | None) -> tuple[F64, I32]:
+        """The step function of partitions in synthesis of log `log` (None: the model's)."""
+        if log is None or self.synth_by_gpu is None or self.gpu_keys is None:
+            return self.synth_times, self.synth_counts
+        for gpu, key in self.gpu_keys.items():
+            if key.host == log and gpu in self.synth_by_gpu:
+                return self.synth_by_gpu[gpu]
+        return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.int32)
+
     def gpu_label(self, gpu: int) -> str:
         """`GPU2`, or `host:GPU2` when the model holds several logs."""
         key = self.gpu_keys.get(gpu) if self.gpu_keys is not None else None

@@ -239,8 +239,10 @@ class TraceTracks:
         self._name_records()
         self._name_gaps()
         self._name_proofs()
-        self.synth = _synthesis_rows(model, self.clip)
-        self.proof_rows = _stacked(self.proof_first, self.proof_last, self.clip)
+        # each log's synthesis and proofs apart, as the viewer draws them
+        self.logs = model.logs()
+        self.synth = [_synthesis_rows(model, self.clip, log) for log, _ in self.logs]
+        self.proof_rows = [self._proof_rows(log) for log, _ in self.logs]
         self.processes = self._processes()
 
     def _name_records(self) -> None:
@@ -332,6 +334,14 @@ class TraceTracks:
         self.proof_kind = np.where(k >= 0, kinds + k, empty)
         self.proof_parts = table.partitions[self.proofs]
 
+    def _proof_rows(self, log: int | None) -> _Rows:
+        """The rows of the proofs of log `log` (None: every proof)."""
+        hosts = self.model.proof_hosts
+        if log is None or hosts is None:
+            return _stacked(self.proof_first, self.proof_last, self.clip)
+        mine = np.flatnonzero(hosts[self.proofs] == log)
+        return _stacked(self.proof_first[mine], self.proof_last[mine], self.clip, mine)
+
     def _processes(self) -> tuple[Process, ...]:
         out = []
         for n, g in enumerate(self.model.gpus):
@@ -340,11 +350,14 @@ class TraceTracks:
                 name = f"w{lane.worker}" + (f"'{lane.sub_row}" if lane.sub_row else "")
                 threads.append((tid, name))
             out.append(Process(n + 1, self.model.gpu_label(g.gpu), tuple(threads)))
-        n_gpus = len(self.model.gpus)
-        slots = tuple((k + 1, f"slot {k + 1}") for k in range(self.synth.slots))
-        rows = tuple((k + 1, f"row {k + 1}") for k in range(self.proof_rows.slots))
-        out.append(Process(n_gpus + 1, "synthesis", slots))
-        out.append(Process(n_gpus + 2, "proofs", rows))
+        pid = len(self.model.gpus) + 1
+        for (_, name), synth, proofs in zip(self.logs, self.synth, self.proof_rows, strict=True):
+            prefix = f"{name} " if name else ""
+            slots = tuple((k + 1, f"slot {k + 1}") for k in range(synth.slots))
+            rows = tuple((k + 1, f"row {k + 1}") for k in range(proofs.slots))
+            out.append(Process(pid, f"{prefix}synthesis", slots))
+            out.append(Process(pid + 1, f"{prefix}proofs", rows))
+            pid += 2
         return tuple(out)
 
     def tracks(self) -> Iterator[Track]:
@@ -372,10 +385,12 @@ class TraceTracks:
             for tid, lane in enumerate(self.lanes.get(g.gpu, ()), BUSY_TID + 1):
                 yield self._lane(lane, pid, tid)
         pid = len(model.gpus) + 1
-        counts = model.synth_counts.astype(np.float64)
-        yield _joined(pid, 0, [self._counter(pid, 2, model.synth_times, counts)])
-        yield from self._synthesis(pid)
-        yield from self._proofs(pid + 1)
+        for (log, _), synth, proofs in zip(self.logs, self.synth, self.proof_rows, strict=True):
+            times, counts = model.synth_steps(log)
+            yield _joined(pid, 0, [self._counter(pid, 2, times, counts.astype(np.float64))])
+            yield from self._synthesis(pid, synth)
+            yield from self._proofs(pid + 1, proofs)
+            pid += 2
 
     def _in_flight(self, ended: I64, running: I64) -> tuple[F64, F64]:
         """The intervals in flight on a GPU (its `ended` and `running` rows) at each change."""
@@ -454,9 +469,8 @@ class TraceTracks:
         seq = np.concatenate((2 * a[keep], 2 * np.flatnonzero(inside) + 1))
         return _joined(pid, tid, [whole, segs], seq)
 
-    def _synthesis(self, pid: int) -> Iterator[Track]:
+    def _synthesis(self, pid: int, rows: _Rows) -> Iterator[Track]:
         t = self.model.parts
-        rows = self.synth
         for k, idx in enumerate(rows.tracks()):
             i = rows.records[idx]
             keep, s, e = self.clip.spans(t.synth_start[i], t.synth_end[i])
@@ -468,9 +482,9 @@ class TraceTracks:
             )
             yield _joined(pid, k + 1, [events])
 
-    def _proofs(self, pid: int) -> Iterator[Track]:
-        rows = self.proof_rows
-        for k, idx in enumerate(rows.tracks()):
+    def _proofs(self, pid: int, rows: _Rows) -> Iterator[Track]:
+        for k, track in enumerate(rows.tracks()):
+            idx = rows.records[track]
             keep, s, e = self.clip.spans(self.proof_first[idx], self.proof_last[idx])
             idx = idx[keep]
             args = [self.proof_job[idx], self.proof_kind[idx], self.proof_parts[idx]]
@@ -510,9 +524,13 @@ def _stacked(starts: F64, ends: F64, clip: _Clip, records: I64 | None = None) ->
     return _Rows(n, slot, by_track, rec)
 
 
-def _synthesis_rows(model: LogModel, clip: _Clip) -> _Rows:
+def _synthesis_rows(model: LogModel, clip: _Clip, log: int | None = None) -> _Rows:
+    """The rows of the syntheses of log `log` (None: of every record)."""
     t = model.parts
-    idx = np.flatnonzero(~np.isnan(t.synth_start) & ~np.isnan(t.synth_end))
+    ended = ~np.isnan(t.synth_start) & ~np.isnan(t.synth_end)
+    if log is not None and model.job_hosts is not None:
+        ended &= model.job_hosts[t.job] == log
+    idx = np.flatnonzero(ended)
     return _stacked(t.synth_start[idx], t.synth_end[idx], clip, idx)
 
 

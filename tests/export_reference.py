@@ -166,8 +166,9 @@ def trace_events(
     lanes = _lanes_by_gpu(model)
     gaps_of = _gaps_by_gpu(model)
     rows_of = dict(groups_of(t.gpu, np.flatnonzero(done)))
-    synth = _synthesis_rows(model, clip)
-    proofs = _proof_rows(model, clip)
+    logs = model.logs()  # each log's synthesis and proofs apart, as the viewer draws them
+    synth = [_synthesis_rows(model, clip, log) for log, _ in logs]
+    proofs = [_proof_rows(model, clip, log) for log, _ in logs]
     n_gpus = len(model.gpus)
     # the metadata: every process's name and place, every track's name
     for n, g in enumerate(model.gpus):
@@ -177,12 +178,15 @@ def trace_events(
         for tid, lane in enumerate(lanes.get(g.gpu, ()), BUSY_TID + 1):
             name = f"w{lane.worker}" + (f"'{lane.sub_row}" if lane.sub_row else "")
             yield _meta("thread_name", pid, tid, name)
-    yield from _process(n_gpus + 1, "synthesis")
-    for k in range(synth.slots):
-        yield _meta("thread_name", n_gpus + 1, k + 1, f"slot {k + 1}")
-    yield from _process(n_gpus + 2, "proofs")
-    for k in range(proofs.slots):
-        yield _meta("thread_name", n_gpus + 2, k + 1, f"row {k + 1}")
+    for i, (_, name) in enumerate(logs):
+        pid = n_gpus + 1 + 2 * i
+        prefix = f"{name} " if name else ""
+        yield from _process(pid, f"{prefix}synthesis")
+        for k in range(synth[i].slots):
+            yield _meta("thread_name", pid, k + 1, f"slot {k + 1}")
+        yield from _process(pid + 1, f"{prefix}proofs")
+        for k in range(proofs[i].slots):
+            yield _meta("thread_name", pid + 1, k + 1, f"row {k + 1}")
     # the tracks
     for n, g in enumerate(model.gpus):
         pid = n + 1
@@ -205,9 +209,11 @@ def trace_events(
         yield from _by_start(busy_track)
         for tid, lane in enumerate(lanes.get(g.gpu, ()), BUSY_TID + 1):
             yield from _by_start(_lane_events(model, lane.partition, lane, pid, tid, done, clip))
-    yield from _by_start(_synthesis_counter(model, n_gpus + 1, clip))
-    yield from _by_start(_synthesis_events(model, synth, n_gpus + 1, clip))
-    yield from _by_start(_proof_events(proofs, n_gpus + 2, clip))
+    for i, (log, _) in enumerate(logs):
+        pid = n_gpus + 1 + 2 * i
+        yield from _by_start(_synthesis_counter(model, pid, clip, log))
+        yield from _by_start(_synthesis_events(model, synth[i], pid, clip))
+        yield from _by_start(_proof_events(proofs[i], pid + 1, clip))
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
@@ -339,9 +345,13 @@ def _stacked(starts: np.ndarray, ends: np.ndarray, clip: _Clip) -> _Rows:
     return _Rows(int(slots.max()) + 1 if len(slots) else 0, order, slots[order])
 
 
-def _synthesis_rows(model: LogModel, clip: _Clip) -> _Rows:
+def _synthesis_rows(model: LogModel, clip: _Clip, log: int | None) -> _Rows:
     t = model.parts
-    idx = np.flatnonzero(~np.isnan(t.synth_start) & ~np.isnan(t.synth_end))
+    ended = ~np.isnan(t.synth_start) & ~np.isnan(t.synth_end)
+    if log is not None:
+        assert model.job_hosts is not None
+        ended &= np.array([model.job_hosts[j] == log for j in t.job.tolist()], dtype=bool)
+    idx = np.flatnonzero(ended)
     rows = _stacked(t.synth_start[idx], t.synth_end[idx], clip)
     return _Rows(rows.slots, idx[rows.order], rows.slot)
 
@@ -361,23 +371,25 @@ def _synthesis_events(
         yield _x(name, "synthesis", pid, slot + 1, *c, args)
 
 
-def _synthesis_counter(model: LogModel, pid: int, clip: _Clip) -> Iterator[dict[str, Any]]:
+def _synthesis_counter(
+    model: LogModel, pid: int, clip: _Clip, log: int | None
+) -> Iterator[dict[str, Any]]:
+    times, counts = model.synth_steps(log)
     yield from _step_counter(
-        "partitions in synthesis",
-        pid,
-        "partitions",
-        model.synth_times,
-        model.synth_counts.astype(np.float64),
-        clip,
+        "partitions in synthesis", pid, "partitions", times, counts.astype(np.float64), clip
     )
 
 
-def _drawn_proofs(model: LogModel) -> list[tuple[Proof, int, float, str]]:
-    """Each proof the proofs lane draws: its span and its name (a completed one to its last
-    GPU_END; a failed one to its last stamp, a running one to the log's end, named so)."""
+def _drawn_proofs(model: LogModel, log: int | None) -> list[tuple[Proof, int, float, str]]:
+    """Each proof of log `log` (None: every proof) the proofs lane draws: its span and its
+    name (a completed one to its last GPU_END; a failed one to its last stamp, a running one
+    to the log's end, named so)."""
     out = []
-    for p, failed in zip(model.proofs, failed_proofs(model).tolist(), strict=True):
+    hosts = model.proof_hosts
+    for k, (p, failed) in enumerate(zip(model.proofs, failed_proofs(model).tolist(), strict=True)):
         if p.first_synth_start is None:
+            continue
+        if log is not None and hosts is not None and int(hosts[k]) != log:
             continue
         if p.completed and p.last_gpu_end is not None:
             out.append((p, p.first_synth_start, float(p.last_gpu_end), p.job))
@@ -396,8 +408,8 @@ class _ProofRows:
     rows: _Rows
 
 
-def _proof_rows(model: LogModel, clip: _Clip) -> _ProofRows:
-    spans = _drawn_proofs(model)
+def _proof_rows(model: LogModel, clip: _Clip, log: int | None) -> _ProofRows:
+    spans = _drawn_proofs(model, log)
     starts = np.array([s for _, s, _, _ in spans], dtype=np.float64)
     ends = np.array([max(s, int(e)) for _, s, e, _ in spans], dtype=np.float64)
     rows = _stacked(starts, ends, clip)
@@ -706,9 +718,16 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                 "last_gpu_end",
                 "completed",
                 "failed",
+                # of several logs or runs, the log each proof is from, as its GPUs name it
+                *(["log"] if model.proof_hosts is not None else []),
             ]
         )
-        for p, failed in zip(model.proofs, failed_proofs(model).tolist(), strict=True):
+        named = {k.host: k.name for k in (model.gpu_keys or {}).values()}
+        hosts = model.proof_hosts
+        for k, (p, failed) in enumerate(
+            zip(model.proofs, failed_proofs(model).tolist(), strict=True)
+        ):
+            log = [] if hosts is None else [csv_text(named.get(int(hosts[k]), str(hosts[k])))]
             w.writerow(
                 [
                     csv_text(p.job),
@@ -718,6 +737,7 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                     "" if p.last_gpu_end is None else p.last_gpu_end,
                     int(p.completed),
                     int(failed),
+                    *log,
                 ]
             )
     with batch.open(out[4]) as fh:

@@ -18,6 +18,7 @@ from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import lose_lines, simulate
 from parsers import _core
 from parsers.export import CSV_FILES, trace_events, write_csv, write_trace
+from parsers.hosts import merge
 from parsers.model import LogModel
 
 
@@ -34,6 +35,11 @@ def _models() -> list[tuple[str, LogModel]]:
     # cut while proves ran: intervals running when the log ends
     lines = (SAMPLES / "curio-mixed.log").read_bytes().splitlines(keepends=True)
     out.append(("cut while running", build(b"".join(lines[: len(lines) * 2 // 3]))))
+    # several logs: each one's synthesis and proofs are processes of their own
+    hosts = [build((SAMPLES / n).read_bytes()) for n in ("p9-c6.log", "curio-mixed.log")]
+    out.append(("hosts", merge(hosts, ["a", "b"]).model))
+    restarted = (SAMPLES / "tiny.log").read_bytes() + (SAMPLES / "p12-gw2-merged.log").read_bytes()
+    out.append(("restarted", build(restarted)))
     return out
 
 

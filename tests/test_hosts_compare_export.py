@@ -1413,3 +1413,26 @@ def test_each_log_has_its_own_synthesis_and_proofs_rows() -> None:
     peak_b = int(b.synth_counts.max())
     assert merged.synth_by_gpu is not None
     assert int(merged.synth_by_gpu[synth[1].gpu][1].max()) == peak_b
+
+
+def test_a_trace_of_several_hosts_has_each_one_s_synthesis_and_proofs() -> None:
+    """The viewer draws each host's synthesis and proofs apart; the trace had one synthesis
+    process (every host's partitions in synthesis added up) and one proofs process."""
+    logs = [read_log(SAMPLES / n) for n in ("p9-c6.log", "curio-mixed.log")]
+    merged = merge(logs, ["a", "b"]).model
+    events = trace_document(merged)["traceEvents"]
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
+    pid = {name: p for p, name in names.items()}
+    assert {"a synthesis", "a proofs", "b synthesis", "b proofs"} <= set(pid)
+    assert "synthesis" not in pid and "proofs" not in pid
+    for name, model in zip("ab", logs, strict=True):
+        proofs = [
+            e for e in events if e.get("cat") == "proof" and e["pid"] == pid[f"{name} proofs"]
+        ]
+        assert sorted(e["args"]["job"] for e in proofs) == sorted(p.job for p in model.proofs)
+        peak = max(
+            e["args"]["partitions"]
+            for e in events
+            if e.get("ph") == "C" and e["pid"] == pid[f"{name} synthesis"]
+        )
+        assert peak == int(model.synth_counts.max())  # its own, not the hosts' added up
