@@ -143,31 +143,6 @@ def test_follower_model_equals_the_whole_file_model(tmp_path: Path) -> None:
     assert len(c.updates) < 200
 
 
-def test_the_follower_hands_over_models_whose_lanes_are_gathered(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A lane laid out whole gathers its segments when first read: the follower reads them,
-    so that the screen's thread does not at its first draw (~48 ms on a 252 MB log). The
-    model of an input that ended is built whole, its lanes laid out whole."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    read_fd, write_fd = os.pipe()
-    source = StreamSource(read_fd)
-    updates: list[Update] = []
-    live = LiveLog(source, updates.append)
-    thread = threading.Thread(target=live.run, daemon=True)
-    thread.start()
-    try:
-        os.write(write_fd, (SAMPLES / "tiny.log").read_bytes())
-        os.close(write_fd)
-        thread.join(WAIT_S)
-        assert not thread.is_alive() and updates[-1].finished
-        lanes = updates[-1].model.lanes
-        assert lanes and all(lane.gather is not None for lane in lanes)
-        assert all(lane._made for lane in lanes)
-    finally:
-        source.close()
-
-
 def test_truncation_resets_to_the_new_run(tmp_path: Path) -> None:
     log = tmp_path / "d.log"
     log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
@@ -246,6 +221,10 @@ def test_pipe_source_reads_until_closed_and_finishes(
         thread.join(WAIT_S)
         assert not thread.is_alive()
         assert updates[-1].finished and updates[-1].status == "input closed"
+        # the model of an input that ended is built whole, its lanes laid out whole: the
+        # follower gathers their segments, not the screen's thread at its first draw
+        lanes = updates[-1].model.lanes
+        assert lanes and all(lane.gather is not None and lane._made for lane in lanes)
         b = LogBuilder(source="stdin")
         b.feed(data)
         assert report_dict(updates[-1].model) == report_dict(b.build())
