@@ -57,12 +57,11 @@ def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     table = ProofTable.of(model.proofs)
     # a proof is told by its log and its job id: of several logs or runs, a job id two of
     # them share is two proofs (a daemon proving again after a restart a job the restart
-    # failed, still proving it when the log ends, is not failed)
+    # failed, still proving it when the log ends, is not failed); one log is log 0
     job_hosts, proof_hosts = model.job_hosts, model.proof_hosts
     if job_hosts is None or proof_hosts is None:
-        names = {t.jobs[j] for j in gone}
-        failed[:] = table.named(names) & ~table.completed
-        return failed
+        job_hosts = np.zeros(len(t.jobs), dtype=np.int32)
+        proof_hosts = np.zeros(len(table.job), dtype=np.int32)
     ids: dict[str, int] = {}
     for j in gone:
         ids.setdefault(t.jobs[j], len(ids))
