@@ -33,7 +33,6 @@ from parsers.model import (
     ProofList,
     ProofSpans,
     ProofTable,
-    Segments,
     Summary,
     WorkerStats,
     key_order,
@@ -405,25 +404,24 @@ def _merge_gaps(
 
 def _merge_lanes(pieces: list[Piece], offsets: list[int]) -> tuple[Lane, ...]:
     # pieces are apart in time: a lane's chunks follow one another (none is copied but
-    # for the later pieces' record numbers); one piece's lanes are its own, not yet gathered
-    if len(pieces) == 1 and not offsets[0]:
-        return tuple(
-            sorted(pieces[0].lanes.values(), key=lambda la: (la.gpu, la.worker, la.sub_row))
-        )
-    by_key: dict[tuple[int, int], tuple[Lane, list[Segments]]] = {}
+    # for the later pieces' record numbers); a lane of one piece, numbered as it is, is kept
+    # whole (a lane laid out whole is not gathered for it: `Lane.gather`)
+    by_key: dict[tuple[int, int], list[tuple[Lane, int]]] = {}
     for p, off in zip(pieces, offsets, strict=False):
         for key, lane in p.lanes.items():
-            chunks = [
-                replace(c, partition=c.partition + np.int32(off)) if off else c for c in lane.chunks
-            ]
-            if key in by_key:
-                by_key[key][1].extend(chunks)
-            else:
-                by_key[key] = (lane, chunks)
+            by_key.setdefault(key, []).append((lane, off))
     lanes = []
-    for first, chunks in by_key.values():
-        same = len(chunks) == len(first.chunks) and chunks[0] is first.chunks[0]
-        lanes.append(first if same else Lane(first.gpu, first.worker, first.sub_row, tuple(chunks)))
+    for held in by_key.values():
+        first = held[0][0]
+        if len(held) == 1 and not held[0][1]:
+            lanes.append(first)
+            continue
+        chunks = tuple(
+            replace(c, partition=c.partition + np.int32(off)) if off else c
+            for lane, off in held
+            for c in lane.chunks
+        )
+        lanes.append(Lane(first.gpu, first.worker, first.sub_row, chunks))
     lanes.sort(key=lambda lane: (lane.gpu, lane.worker, lane.sub_row))
     return tuple(lanes)
 
