@@ -121,17 +121,17 @@ def _text() -> None:
 
 
 def _report(options: Options) -> int:
-    from parsers.sources import head_compression
+    from parsers.sources import head_compression, stdin_hint
     from tui.output import encoding_hint, piped_head, print_one_report, written
 
     if _stdout_closed():
         return 1
-    hint = encoding_hint(options)  # before the read: standard input is peeked at, not re-read
-    head = piped_head(options)
-    if hint is not None and head is not None and head_compression(head) is not None:
+    head = piped_head(options)  # before the read: standard input is peeked at, not re-read
+    if head is not None and head_compression(head) is not None:
         # compressed data read as text would be a report of nothing
-        print(f"cuzk-tui: error: {hint}", file=sys.stderr)
+        print(f"cuzk-tui: error: {stdin_hint(head)}", file=sys.stderr)
         return 2
+    hint = encoding_hint(options)
     # the JSON does without the lanes; the text's writer is loaded while the core reads
     model = _one_model(options, drawn=not options.json, meanwhile=None if options.json else _text)
     from parsers.report import missing_timeline

@@ -704,8 +704,10 @@ class LiveLog:
         start, cpu = time.perf_counter(), time.thread_time()
         try:
             model = self.builder.build() if finished else self.builder.snapshot()
-            for lane in model.lanes:  # gathered here (the core, without the GIL), not on the
-                lane.chunks  # noqa: B018  screen's thread at its first draw
+            # the lanes' segments gathered here (the core, without the GIL), not on the
+            # screen's thread at its first draw
+            for lane in model.lanes:
+                _ = lane.chunks
             self._last_model = model
         except Exception as exc:
             # keep showing the last model that could be built

@@ -30,7 +30,7 @@ from parsers.proofs import FoundJob, job_numbers, proof_of
 from parsers.rows import groups_of
 from tui.ascii_glyphs import spelled
 from tui.cells import SUB
-from tui.interval import interval_at, interval_span, job_intervals, pick_interval, same_interval
+from tui.interval import interval_at, job_intervals, pick_interval, same_interval
 from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
 from tui.palettes import palette_css
 
@@ -281,7 +281,7 @@ class GanttView(ScrollView, can_focus=True):
             gap = self.model.gaps[self.selected]
             start, end = gap.start, gap.end
         elif self.selected_part is not None:
-            start, end = interval_span(self.model, self.selected_part)
+            start, end = self.model.parts.drawn_span(self.selected_part)
         else:
             return
         if start < self.t0 or end > self.t0 + self.timeline_width * self.scale:
@@ -467,7 +467,7 @@ class GanttView(ScrollView, can_focus=True):
             self._changed()
             return
         self.pinned = self.autofit = False
-        start, end = interval_span(self.model, index)
+        start, end = self.model.parts.drawn_span(index)
         if end - start > self.timeline_width * self.scale * GAP_SHARE_MAX:
             self.scale = max(self.min_scale, (end - start) / (self.timeline_width * GAP_SHARE))
         self.center_on((start + end) / 2)
@@ -824,7 +824,7 @@ class GanttView(ScrollView, can_focus=True):
         gap = self.selected_gap
         span = (float(gap.start), float(gap.end)) if gap is not None else None
         if self.selected_part is not None:
-            span = interval_span(self.model, self.selected_part)
+            span = self.model.parts.drawn_span(self.selected_part)
         if span is not None:
             a = int(np.floor((span[0] - self.t0) / self.scale))
             b = max(int(np.ceil((span[1] - self.t0) / self.scale)), a + 1)

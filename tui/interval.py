@@ -104,12 +104,6 @@ def pick_interval(
     return None if lane is None else interval_near(model, lane, centre_ms)
 
 
-def interval_span(model: LogModel, index: int) -> tuple[float, float]:
-    """Where interval `index` is drawn: GPU_START to GPU_END, or to its last segment's end
-    (running, failed)."""
-    return model.parts.drawn_span(index)
-
-
 def same_interval(old: LogModel, new: LogModel, index: int) -> int | None:
     """Interval `index` of `old` in a newer model of the same log (the same job, partition,
     worker and GPU_START), or None when it is not there."""

@@ -645,10 +645,10 @@ def report_renderables(
         head.append(f"\n{outcome}")
     if model.wall_anchor is not None:
         head.append(f"\nengine started {_wall(model.wall_anchor)}")
-        last = model.run_anchors[-1] if model.run_anchors else None
-        if last is not None and len(model.run_anchors or ()) > 1:
+        anchors = model.run_anchors or ()
+        if len(anchors) > 1 and anchors[-1] is not None:
             # the proofs line above gives the last run's rate: when that run began
-            head.append(f"\nthe last run's engine started {_wall(last)}")
+            head.append(f"\nthe last run's engine started {_wall(anchors[-1])}")
     gaps = model.gaps
     if not model.gpus and model.counts.timeline:
         head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
