@@ -162,13 +162,13 @@ class _Tables:
         self.proof_jobs = names.extend([csv_text(j) for j in proofs.jobs])
         self.proof_kinds = names.extend([csv_text(k) for k in proofs.kinds])
         # of several logs or runs, the log each proof is from (a job id two share is two
-        # proofs: parsers/proofs.py), named as its GPUs' labels name it
+        # proofs: parsers/proofs.py), named as the model names its logs
         self.proof_logs: I64 | None = None
         if model.proof_hosts is not None:
             hosts = model.proof_hosts.astype(np.int64)
-            named = {k.host: k.name for k in (model.gpu_keys or {}).values()}
+            named = dict(model.logs())
             top = int(hosts.max(initial=-1)) + 1
-            base = names.extend([csv_text(named.get(h, str(h))) for h in range(top)])
+            base = names.extend([csv_text(named.get(h, f"log {h + 1}")) for h in range(top)])
             self.proof_logs = base + hosts
         cells = [quoted(s).encode("utf-8", "surrogateescape") for s in names.items]
         ends = np.cumsum(np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells)))

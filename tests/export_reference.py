@@ -722,12 +722,12 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                 *(["log"] if model.proof_hosts is not None else []),
             ]
         )
-        named = {k.host: k.name for k in (model.gpu_keys or {}).values()}
+        named = dict(model.logs())
         hosts = model.proof_hosts
         for k, (p, failed) in enumerate(
             zip(model.proofs, failed_proofs(model).tolist(), strict=True)
         ):
-            log = [] if hosts is None else [csv_text(named.get(int(hosts[k]), str(hosts[k])))]
+            log = [] if hosts is None else [csv_text(named[int(hosts[k])])]
             w.writerow(
                 [
                     csv_text(p.job),
