@@ -413,9 +413,10 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         run_split=_run_split(models, stride),
         unattributed_kernel_ms=sum(m.unattributed_kernel_ms for m in models),
         starts_mid_run=any(m.starts_mid_run for m in models),
-        synth_by_gpu={
-            g: (models[key.host].synth_times + offsets[key.host], models[key.host].synth_counts)
-            for g, key in keys.items()
+        log_names=tuple(shown),
+        synth_by_log={
+            k: (m.synth_times + off, m.synth_counts)
+            for k, (m, off) in enumerate(zip(models, offsets, strict=True))
         },
         gpu_keys=keys,
         proof_hosts=proof_hosts,

@@ -1289,8 +1289,10 @@ class LogModel:
     run_lines: tuple[int, ...] | None = None
     # ...and the wall clock each run's engine started at (the log gives it: else None)
     run_anchors: tuple[datetime | None, ...] | None = field(default=None, compare=False, repr=False)
-    # ...and per GPU its own log's synthesis step function (times, counts), for a gap's why
-    synth_by_gpu: dict[int, tuple[F64, I32]] | None = None
+    # several logs: each log's name as drawn, by its index (GpuKey.host), and its own
+    # synthesis step function (times, counts): a log whose GPUs printed nothing has both
+    log_names: tuple[str, ...] | None = None
+    synth_by_log: dict[int, tuple[F64, I32]] | None = None
     # per GPU, where its busy time went over the whole run, when the analysis made it
     # (a live model: parsers/breakdown.py makes it otherwise)
     run_split: dict[int, Breakdown] | None = None
@@ -1361,24 +1363,25 @@ class LogModel:
 
     def logs(self) -> tuple[tuple[int | None, str], ...]:
         """The logs the model holds, in order: (its index, its name as drawn) of each of
-        several (hosts, or the runs of a restarted daemon: `GpuKey.host`), or (None, "")
-        of one. The viewer draws each one's synthesis and proofs apart; so does the trace."""
+        several (hosts, or the runs of a restarted daemon: `GpuKey.host`) that has a GPU or
+        a job, or (None, "") of one. The viewer draws each one's synthesis and proofs apart;
+        so does the trace."""
         if self.gpu_keys is None or self.job_hosts is None:
             return ((None, ""),)
-        names: dict[int, str] = {}
-        for key in self.gpu_keys.values():
-            names.setdefault(key.host, key.name)
-        held = set(names) | set(self.job_hosts.tolist())
-        return tuple((h, names.get(h, f"log {h + 1}")) for h in sorted(held))
+        held = {key.host for key in self.gpu_keys.values()} | set(self.job_hosts.tolist())
+        names = self.log_names or ()
+        return tuple((h, names[h] if h < len(names) else f"log {h + 1}") for h in sorted(held))
+
+    def log_of(self, gpu: int) -> int | None:
+        """The log GPU `gpu` is from, of several (None: the model holds one)."""
+        key = self.gpu_keys.get(gpu) if self.gpu_keys is not None else None
+        return None if key is None else key.host
 
     def synth_steps(self, log: int | None) -> tuple[F64, I32]:
         """The step function of partitions in synthesis of log `log` (None: the model's)."""
-        if log is None or self.synth_by_gpu is None or self.gpu_keys is None:
+        if log is None or self.synth_by_log is None:
             return self.synth_times, self.synth_counts
-        for gpu, key in self.gpu_keys.items():
-            if key.host == log and gpu in self.synth_by_gpu:
-                return self.synth_by_gpu[gpu]
-        return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.int32)
+        return self.synth_by_log.get(log, (np.zeros(0, dtype=np.float64), np.zeros(0, np.int32)))
 
     def gpu_label(self, gpu: int) -> str:
         """`GPU2`, or `host:GPU2` when the model holds several logs."""

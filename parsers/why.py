@@ -122,9 +122,7 @@ def synthesis_during(
     """(fewest, most) partitions in synthesis over [t0, t1), and the run's peak (of the GPU's
     own log when the model holds several)."""
     model.needs_drawn("the synthesis during a gap")
-    times, counts = model.synth_times, model.synth_counts
-    if gpu is not None and model.synth_by_gpu is not None and gpu in model.synth_by_gpu:
-        times, counts = model.synth_by_gpu[gpu]
+    times, counts = model.synth_steps(None if gpu is None else model.log_of(gpu))
     if len(times) == 0:
         return 0, 0, 0
     k0 = int(np.searchsorted(times, t0, side="right")) - 1

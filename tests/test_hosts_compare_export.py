@@ -41,7 +41,7 @@ from tui.commands import export_visible
 from tui.compare import CompareScreen
 from tui.gantt import AXIS_ROWS, GanttView
 from tui.inspector import InspectorScreen
-from tui.lanes import ID_CELLS
+from tui.lanes import ID_CELLS, LaneDrawing, Window
 
 REQUIRED = {
     "X": {"name", "ph", "ts", "dur", "pid", "tid"},
@@ -1391,28 +1391,53 @@ def test_a_gpu_ordinal_of_a_thousand_is_not_the_next_hosts_gpu_0() -> None:
 def test_each_log_has_its_own_synthesis_and_proofs_rows() -> None:
     """Several logs (or --compare): each log's synthesis steps and proofs under its own GPUs,
     not one synthesis row adding the logs together."""
-    from tui.lanes import LaneDrawing
 
     a, b = read_log(SAMPLES / "p9-c6.log"), read_log(SAMPLES / "curio-mixed.log")
     merged = merge([a, b], ["a", "b"]).model
     drawing = LaneDrawing(merged)
     assert merged.gpu_keys is not None and merged.proof_hosts is not None
     synth = [r for r in drawing.rows if r.kind == "synth"]
-    assert [merged.gpu_keys[r.gpu].host for r in synth] == [0, 1]
+    assert [r.log for r in synth] == [0, 1]
     labels = [r.kind for r in drawing.rows]
     # each log's rows: its title, its GPUs' rows, then its synthesis and proofs rows
     assert labels.index("synth") < labels.index("title", 1)
     for r in drawing.rows:
         if r.kind == "proofs":
-            host = merged.gpu_keys[r.gpu].host
             members = drawing.proof_rows[r.lane].tolist()
-            assert {int(merged.proof_hosts[m]) for m in members} == {host}
+            assert {int(merged.proof_hosts[m]) for m in members} == {r.log}
     shown = sorted(m for row in drawing.proof_rows for m in row.tolist())
     assert shown == list(range(len(merged.proofs)))  # every proof once
     # a log's synthesis row counts its own partitions in synthesis
     peak_b = int(b.synth_counts.max())
-    assert merged.synth_by_gpu is not None
-    assert int(merged.synth_by_gpu[synth[1].gpu][1].max()) == peak_b
+    assert int(merged.synth_steps(synth[1].log)[1].max()) == peak_b
+
+
+def test_a_log_whose_gpus_printed_nothing_is_drawn_with_its_synthesis_and_proofs() -> None:
+    """A host still synthesizing (no GPU line yet) beside one that proved: the report and
+    the trace listed its proof, but the viewer laid out only logs with GPUs, so its title,
+    synthesis and proof were drawn nowhere."""
+    whole = (SAMPLES / "p9-c6.log").read_bytes().splitlines(keepends=True)
+    cut = next(k for k, line in enumerate(whole) if b",GPU_" in line)
+    a, b = read_log(SAMPLES / "tiny.log"), build(b"".join(whole[:cut]))
+    assert not b.gpus and len(b.proofs) and int(b.synth_counts.max()) > 0
+    merged = merge([a, b], ["a.log", "b.log"]).model
+    assert merged.logs() == ((0, "a.log"), (1, "b.log"))
+    drawing = LaneDrawing(merged)
+    kinds = [(r.kind, r.log) for r in drawing.rows]
+    b_rows = kinds[kinds.index(("title", 1)) :]
+    assert [k for k, _ in b_rows] == ["title", "synth"] + ["proofs"] * (len(b_rows) - 2)
+    assert {log for _, log in b_rows} == {1} and len(b_rows) > 2
+    shown = sorted(m for row in drawing.proof_rows for m in row.tolist())
+    assert shown == list(range(len(merged.proofs)))  # every proof once, b's too
+    lo, hi = merged.time_range
+    w = Window(lo, (hi - lo) / 60, 60, 0, None)
+    title = next(r for r in drawing.rows if r.kind == "title" and r.log == 1)
+    assert "".join(drawing.row_cells(title, w)[0]).startswith("── b.log ──")
+    synth = next(r for r in drawing.rows if r.kind == "synth" and r.log == 1)
+    assert "".join(drawing.row_cells(synth, w)[0]).strip()  # b's synthesis is drawn
+    assert int(merged.synth_steps(1)[1].max()) == int(b.synth_counts.max())
+    proof = next(r for r in drawing.rows if r.kind == "proofs" and r.log == 1)
+    assert "".join(drawing.row_cells(proof, w)[0]).strip()
 
 
 def test_a_trace_of_several_hosts_has_each_one_s_synthesis_and_proofs() -> None:

@@ -706,7 +706,7 @@ class GanttView(ScrollView, can_focus=True):
     def scroll_to_run(self, k: int) -> None:
         """Scroll the lanes so that run `k`'s title row is at the top."""
         for index, row in enumerate(self.rows):
-            if row.kind == "title" and self._host_of(row.gpu) == k:
+            if row.kind == "title" and row.log == k:
                 self.scroll_to(y=index, animate=False)
                 return
 
@@ -811,9 +811,7 @@ class GanttView(ScrollView, can_focus=True):
         label = spec.label
         if spec.kind == "synth":
             m = self.model
-            counts = m.synth_counts
-            if m.synth_by_gpu is not None and spec.gpu in m.synth_by_gpu:
-                counts = m.synth_by_gpu[spec.gpu][1]  # a log's own, in a model of several
+            counts = m.synth_steps(spec.log)[1]  # a log's own, in a model of several
             peak = int(counts.max()) if len(counts) else 0
             label = synth_label(peak, getattr(self.app, "terminal_encoding", None))
         return self._strip(label, chars, styles, w.width)

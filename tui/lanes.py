@@ -171,51 +171,44 @@ class Row:
     gpu: int = -1
     lane: int = -1  # index into model.lanes, or proof row
     sub_row: int = 0
+    log: int | None = None  # a title, synthesis or proofs row of one of several logs
 
 
 def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row]:
     """The rows drawn for `model`, top to bottom (`proof_rows`: how many proof rows; for a
-    model of several logs, each log's proof rows, by its GpuKey.host: each log then has its
-    own synthesis and proofs rows under its GPUs)."""
+    model of several logs, each log's proof rows, by its index: each log then has a title
+    row, its GPUs' rows and its own synthesis and proofs rows, a log whose GPUs printed
+    nothing too)."""
     model.needs_drawn("the viewer")
     rows: list[Row] = []
-    host = None
     lanes_of: dict[int, list[int]] = {}  # per GPU its lanes' indices, in one pass
     for k, lane in enumerate(model.lanes):
         lanes_of.setdefault(lane.gpu, []).append(k)
-    per_host = isinstance(proof_rows, dict)
-    host_gpu = -1  # the first GPU of the log being laid out
 
-    def host_rows() -> None:
-        # a log's own synthesis and proofs, after its GPUs (the GPU names the log)
-        assert isinstance(proof_rows, dict)
-        rows.append(Row("synth", "synthesis", gpu=host_gpu))
-        for r, lane in enumerate(proof_rows.get(host if host is not None else -1, range(0))):
-            rows.append(Row("proofs", "proofs" if r == 0 else "", gpu=host_gpu, lane=lane))
-
-    for g in model.gpus:
-        key = model.gpu_keys.get(g.gpu) if model.gpu_keys is not None else None
-        if key is not None and key.host != host:
-            # several logs (parsers/hosts.py): a title row opens each log's group of lanes
-            if per_host and host is not None:
-                host_rows()
-            host, host_gpu = key.host, g.gpu
-            rows.append(Row("title", "", gpu=g.gpu))
+    def gpu_rows(g: int) -> None:
         # the gutter holds nine characters: a large ordinal goes without its "gpu" (several
         # logs: the ordinal its log printed; the title row names the log)
-        ordinal = g.gpu if key is None else key.ordinal
+        ordinal = model.gpu_ordinal(g)
         name = f"gpu{ordinal}" if ordinal < 1000 else str(ordinal)
-        rows.append(Row("busy", f"{name} busy", gpu=g.gpu))
-        rows.append(Row("kernel", f"{name} kern", gpu=g.gpu))
-        for k in lanes_of.get(g.gpu, ()):
+        rows.append(Row("busy", f"{name} busy", gpu=g))
+        rows.append(Row("kernel", f"{name} kern", gpu=g))
+        for k in lanes_of.get(g, ()):
             lane = model.lanes[k]
             label = f" w{lane.worker}" if lane.sub_row == 0 else f" w{lane.worker}'{lane.sub_row}"
-            rows.append(Row("worker", label, gpu=g.gpu, lane=k, sub_row=lane.sub_row))
-    if per_host:
-        if host is not None:
-            host_rows()
+            rows.append(Row("worker", label, gpu=g, lane=k, sub_row=lane.sub_row))
+
+    if isinstance(proof_rows, dict):
+        for log, _ in model.logs():
+            rows.append(Row("title", "", log=log))
+            for g in model.gpus:
+                if model.log_of(g.gpu) == log:
+                    gpu_rows(g.gpu)
+            rows.append(Row("synth", "synthesis", log=log))
+            for r, packed in enumerate(proof_rows.get(-1 if log is None else log, range(0))):
+                rows.append(Row("proofs", "proofs" if r == 0 else "", lane=packed, log=log))
         return rows
-    assert isinstance(proof_rows, int)
+    for g in model.gpus:
+        gpu_rows(g.gpu)
     if model.gpus or not model.traced_jobs:  # traced jobs have no synthesis steps
         rows.append(Row("synth", "synthesis"))
     for r in range(proof_rows):
@@ -274,7 +267,8 @@ class LaneDrawing:
         if model.gpu_keys is not None and model.proof_hosts is not None:
             host_rows = {}
             packed: list[I64] = []
-            for k in sorted({key.host for key in model.gpu_keys.values()}):
+            for k, _ in model.logs():
+                assert k is not None  # several logs
                 mine = np.flatnonzero(model.proof_hosts == k)
                 rows_k = pack_proofs(model, mine)[0] if len(mine) else []
                 host_rows[k] = range(len(packed), len(packed) + len(rows_k))
@@ -324,8 +318,7 @@ class LaneDrawing:
 
     def title_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
         """A log's name across the row, opening its group of lanes."""
-        keys = self.model.gpu_keys
-        name = keys[spec.gpu].name if keys is not None and spec.gpu in keys else ""
+        name = dict(self.model.logs()).get(spec.log, "")
         text = f"── {name} " + "─" * w.width
         chars = np.array(list(text[: w.width].ljust(w.width)), dtype="<U1")
         return chars, np.full(w.width, STYLE_IDS["gantt--axis"], dtype=np.int64)
@@ -342,6 +335,9 @@ class LaneDrawing:
             on_gpu = found[t.gpu[found] == spec.gpu]
             starts, ends = t.gpu_start[on_gpu], t.gpu_end[on_gpu]
         elif spec.kind == "synth":
+            hosts = self.model.job_hosts
+            if spec.log is not None and hosts is not None:
+                found = found[hosts[t.job[found]] == spec.log]  # this log's own
             starts, ends = t.synth_start[found], t.synth_end[found]
         elif spec.kind == "proofs" and spec.lane < len(self.proof_rows):
             members = self.proof_rows[spec.lane]
@@ -483,9 +479,7 @@ class LaneDrawing:
         tw = w.width
         m = self.model
         centres = times.reshape(tw, cells.SUB)[:, cells.SUB // 2]
-        steps = (m.synth_times, m.synth_counts)
-        if m.synth_by_gpu is not None and spec.gpu in m.synth_by_gpu:
-            steps = m.synth_by_gpu[spec.gpu]  # a log's own, in a model of several
+        steps = m.synth_steps(spec.log)  # a log's own, in a model of several
         counts = cells.step_values(steps[0], steps[1], centres)
         peak = max(int(steps[1].max()) if len(steps[1]) else 0, 1)
         level = np.ceil(counts * cells.SUB / peak).astype(np.int64)
