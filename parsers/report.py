@@ -61,6 +61,34 @@ def unplaced_sentence(model: LogModel) -> str | None:
     return f"{n} workers {which} puts on no GPU: counted on GPU 0 (--workers-per-gpu N)"
 
 
+NO_GPU_LINES = (
+    "no GPU_START/GPU_END lines in this log: the engine does not write them when "
+    "CUZK_DISABLE_SPLIT_PROVE=1 is set"
+)
+NO_GPU_YET = "no GPU interval in this log yet"
+
+
+def no_gpu_sentence(model: LogModel) -> str | None:
+    """Why a log with TIMELINE lines has no GPU interval (None: it has one, or no TIMELINE
+    line). A GPU worker picked partitions up and none entered the prover: the engine does
+    not print GPU_START/GPU_END. Else no partition got that far (a daemon in its first
+    synthesis, a log cut short): a log still growing has none yet."""
+    if model.gpus or not model.counts.timeline:
+        return None
+    t = model.parts
+    if np.any(~np.isnan(t.pickup)):
+        return NO_GPU_LINES
+    if not model.finished:
+        return NO_GPU_YET
+    queued = int(np.count_nonzero(~np.isnan(t.queued)))
+    if queued:
+        return (
+            f"no GPU interval: {counted(queued, 'partition')} queued for a GPU, none picked "
+            "up before the log ends"
+        )
+    return "no GPU interval: no partition reached the GPU queue before the log ends"
+
+
 def timeline_reason(model: LogModel) -> str | None:
     """Why the log has no TIMELINE line, as the JSON names it (None: it has some)."""
     if model.no_timeline_reason is not None:

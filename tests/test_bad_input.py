@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from helpers import build
 
 from parsers.builder import LogBuilder
@@ -215,6 +216,38 @@ def test_a_log_without_gpu_intervals_says_why() -> None:
     console = Console(record=True, width=100)
     print_report(build(data), console)
     assert "CUZK_DISABLE_SPLIT_PROVE" in console.export_text()
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        (2, "no GPU interval: no partition reached the GPU queue before the log ends"),
+        (3, "no GPU interval: 1 partition queued for a GPU, none picked up before the log ends"),
+    ],
+)
+def test_a_log_cut_before_its_first_gpu_line_is_not_said_to_disable_split_proving(
+    lines: int, said: str
+) -> None:
+    """A daemon in its first synthesis (or a log cut there) has no GPU interval because no
+    partition got that far, not because the engine does not print them: the report and the
+    header blamed CUZK_DISABLE_SPLIT_PROVE, and the report drew four empty tables."""
+    from rich.console import Console
+
+    from tui.header import header_text
+    from tui.report import print_report
+
+    data = (
+        b"TIMELINE,10,SYNTH_START,job-a,partition=0\n"
+        b"TIMELINE,900,SYNTH_END,job-a,partition=0,synth_ms=890\n"
+        b"TIMELINE,901,GPU_QUEUE,job-a,partition=0\n"
+    )
+    model = build(b"".join(data.splitlines(keepends=True)[:lines]))
+    console = Console(record=True, width=100)
+    print_report(model, console)
+    text = console.export_text()
+    assert said in text and "SPLIT_PROVE" not in text
+    assert "GPU utilization" not in text and "Gaps:" not in text  # no empty table
+    assert said in header_text(model, "FINISHED", width=100).plain
 
 
 def test_a_run_captured_with_a_prefix_after_one_without_is_read_as_it_comes() -> None:

@@ -19,12 +19,12 @@ from parsers.breakdown import (
 from parsers.durations import counted, duration
 from parsers.model import PHASES, GpuStats, LogModel, Phase
 from parsers.proofs import failed_proofs
-from parsers.report import MID_RUN, unplaced_sentence
+from parsers.report import MID_RUN, NO_GPU_YET, no_gpu_sentence, unplaced_sentence
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
 from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
-from tui.report import NO_GPU_LINES, all_gpus_figure, fmt_pct, kernel_figure
+from tui.report import all_gpus_figure, fmt_pct, kernel_figure
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -206,11 +206,9 @@ def _header(
         if short:  # the unit against the number, as the GPUs' lines above write it
             figure = figure.replace(" %", "%")
         text.append(f"\n{figure}", style="bold green")
-    if not model.gpus:
-        if model.counts.timeline and model.finished:
-            text.append(f"\n{NO_GPU_LINES}", style="bold yellow")
-        elif model.counts.timeline:
-            text.append("\nno GPU interval in this log yet", style="dim")
+    no_gpu = no_gpu_sentence(model)
+    if no_gpu is not None:
+        text.append(f"\n{no_gpu}", style="dim" if no_gpu == NO_GPU_YET else "bold yellow")
     return text
 
 

@@ -45,6 +45,7 @@ from parsers.report import (
     MID_RUN,
     NOT_A_CUZK_LOG,
     missing_timeline,
+    no_gpu_sentence,
     runs_sentence,
     unplaced_sentence,
 )
@@ -120,12 +121,6 @@ def all_gpus_figure(model: LogModel) -> str | None:
     mid = model.all_gpus_kernel_estimate_ms / span
     shown = estimate_pct(mid, lo, hi) if hi - lo > KERNEL_EXACT_WIDTH else fmt_pct(mid)
     return f"all {len(model.gpus)} GPUs: kernel {shown} of their spans added up"
-
-
-NO_GPU_LINES = (
-    "no GPU_START/GPU_END lines in this log: the engine does not write them when "
-    "CUZK_DISABLE_SPLIT_PROVE=1 is set"
-)
 
 
 BUSY_SPLIT_TITLE = (
@@ -650,8 +645,9 @@ def report_renderables(
             # the proofs line above gives the last run's rate: when that run began
             head.append(f"\nthe last run's engine started {_wall(anchors[-1])}")
     gaps = model.gaps
-    if not model.gpus and model.counts.timeline:
-        head.append(f"\n{NO_GPU_LINES}", style="bold yellow")
+    no_gpu = no_gpu_sentence(model)
+    if no_gpu is not None:
+        head.append(f"\n{no_gpu}", style="bold yellow")
     if model.starts_mid_run:
         head.append(f"\n{MID_RUN}", style="bold yellow")
     unplaced = unplaced_sentence(model)
@@ -666,6 +662,8 @@ def report_renderables(
     if reason is not None:
         # no GPU intervals: the jobs the tracing lines tell, in place of the empty tables
         return [head, heading(TRACED_TITLE), traced_table(model, cut_ids), _lines_read(model)]
+    if no_gpu is not None:
+        return [head, _lines_read(model)]  # every table would be empty
     out: list[RenderableType] = [
         head,
         heading(
