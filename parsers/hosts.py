@@ -12,11 +12,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
+import numpy.typing as npt
 
 from parsers.breakdown import whole_run
 from parsers.linefacts import LineFacts
 from parsers.model import (
     I32,
+    I64,
     MERGED_COMPARE,
     MERGED_HOSTS,
     MERGED_RUNS,
@@ -39,6 +41,7 @@ from parsers.model import (
     joined_offsets,
     key_order,
 )
+from parsers.proofs import failed_proofs
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
 
@@ -71,7 +74,7 @@ class Merged:
 
     model: LogModel
     hosts: tuple[Host, ...]
-    alignment: str  # WALL, START or OWN
+    alignment: str  # WALL, START, OWN or RUNS
     note: str  # one sentence: how the logs share the time axis
     # per log, what the core noted of its lines (parsers/linefacts.py), when known
     line_facts: tuple[LineFacts | None, ...] = ()
@@ -116,12 +119,7 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
     known = [a for a in anchors if a is not None]
     if align == RUNS and not (len(known) == len(anchors) and _comparable(known)):
         # no wall clock to place them by: each run after the one before, a minute apart
-        offsets, end = [], 0.0
-        for m in models:
-            start, stop = m.time_range
-            off = round(end - start + (60_000 if offsets else 0))
-            offsets.append(off)
-            end = stop + off
+        offsets = _one_after_another(models)
         return RUNS, offsets, "each run after the one before (the log gives no wall clock)"
     if align in (None, WALL, RUNS) and all(a is not None for a in anchors):
         known = [a for a in anchors if a is not None]
@@ -131,6 +129,18 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
             return WALL, offsets, "aligned on the wall clock"
     why = _no_shared_clock([m.source for m in models], anchors)
     return OWN, [0] * len(models), f"each on its own clock ({why})"
+
+
+def _one_after_another(models: Sequence[LogModel]) -> list[int]:
+    """Offsets that put each log after the one before, a minute apart."""
+    offsets: list[int] = []
+    end = 0.0
+    for m in models:
+        start, stop = m.time_range
+        off = round(end - start + (60_000 if offsets else 0))
+        offsets.append(off)
+        end = stop + off
+    return offsets
 
 
 def _no_shared_clock(sources: Sequence[str], anchors: Sequence[datetime | None]) -> str:
@@ -245,9 +255,10 @@ def _shifted_proofs(t: ProofTable, off: int) -> ProofTable:
     return replace(t, first=t.first + off, last=t.last + off, seen=t.seen + off)
 
 
-def _merged_proofs(tables: Sequence[ProofTable]) -> tuple[ProofTable, I32]:
+def _merged_proofs(tables: Sequence[ProofTable]) -> tuple[ProofTable, I32, I64]:
     """The proofs of several logs in one list, in `proof_key` order (of two with the same
-    key, the earlier log's first), and the log each is from. Each log's are in that order
+    key, the earlier log's first), the log each is from, and the order that made the list
+    of the tables' proofs one after the other. Each log's are in that order
     (`ProofTable.in_key_order`); all are sorted at once, as columns (a long log has tens of
     thousands, a followed log is merged again at every snapshot, and a daemon may restart
     thousands of times)."""
@@ -285,7 +296,7 @@ def _merged_proofs(tables: Sequence[ProofTable]) -> tuple[ProofTable, I32]:
     # order (what putting each log's among those before it gave, as insort_right does; a
     # log of 50,000 restarts made that quadratic)
     order = key_order(whole.first, [names[j] for j in whole.job.tolist()])
-    return whole.take(order), hosts[order]
+    return whole.take(order), hosts[order], order
 
 
 def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = None) -> Merged:
@@ -302,6 +313,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
     gaps: list[GapTable] = []
     kernel_gaps: dict[int, Blocks] = {}
     proof_tables: list[ProofTable] = []
+    failed: list[npt.NDArray[np.bool_]] = []  # per proof, as its own log says
     counts = LineCounts()
     base = 0
     for k, (m, off, name) in enumerate(zip(models, offsets, names, strict=True)):
@@ -348,7 +360,10 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             )
         )
         kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
-        proof_tables.append(_shifted_proofs(ProofTable.of(m.proofs).in_key_order(), off))
+        table = ProofTable.of(m.proofs)
+        order = table.key_order_index()
+        proof_tables.append(_shifted_proofs(table if order is None else table.take(order), off))
+        failed.append(failed_proofs(m) if order is None else failed_proofs(m)[order])
         c = m.counts
         counts = LineCounts(
             counts.timeline + c.timeline,
@@ -361,7 +376,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         base += len(m.parts)
     every = GapTable.concat(gaps, t)
     all_gaps = every.take(np.lexsort((every.gpu, every.start)))
-    proofs, proof_hosts = _merged_proofs(proof_tables)
+    proofs, proof_hosts, order = _merged_proofs(proof_tables)
     firsts = [
         s.first_synth_start + off
         for s, off in ((m.summary, off) for m, off in zip(models, offsets, strict=True))
@@ -414,6 +429,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         unattributed_kernel_ms=sum(m.unattributed_kernel_ms for m in models),
         starts_mid_run=any(m.starts_mid_run for m in models),
         log_names=tuple(shown),
+        log_ends=tuple(float(m.now_ms + off) for m, off in zip(models, offsets, strict=True)),
+        proof_failed=np.concatenate([np.zeros(0, dtype=bool), *failed])[order],
         synth_by_log={
             k: (m.synth_times + off, m.synth_counts)
             for k, (m, off) in enumerate(zip(models, offsets, strict=True))

@@ -861,17 +861,22 @@ class ProofTable:
             None if seen != seen else int(seen),
         )
 
-    def in_key_order(self) -> ProofTable:
-        """These proofs in `proof_key` order (itself when they are: a model's own proofs
-        are, but for a log without TIMELINE lines, whose jobs come as the log names
-        them)."""
+    def key_order_index(self) -> I64 | None:
+        """The order that puts these proofs in `proof_key` order (None: they are; a model's
+        own proofs are, but for a log without TIMELINE lines, whose jobs come as the log
+        names them)."""
         step = np.diff(_key_firsts(self.first))
         name = self.jobs.__getitem__
         ties = np.flatnonzero(step == 0).tolist()  # only these are told apart by job id
         job = self.job
         if not (step < 0).any() and all(name(job[k]) <= name(job[k + 1]) for k in ties):
-            return self
-        return self.take(key_order(self.first, [name(j) for j in job.tolist()]))
+            return None
+        return key_order(self.first, [name(j) for j in job.tolist()])
+
+    def in_key_order(self) -> ProofTable:
+        """These proofs in `proof_key` order (`key_order_index`)."""
+        order = self.key_order_index()
+        return self if order is None else self.take(order)
 
     def named(self, names: Collection[str]) -> npt.NDArray[np.bool_]:
         """Per proof, whether its job id is one of `names` (read from the columns: a long
@@ -1289,10 +1294,14 @@ class LogModel:
     run_lines: tuple[int, ...] | None = None
     # ...and the wall clock each run's engine started at (the log gives it: else None)
     run_anchors: tuple[datetime | None, ...] | None = field(default=None, compare=False, repr=False)
-    # several logs: each log's name as drawn, by its index (GpuKey.host), and its own
-    # synthesis step function (times, counts): a log whose GPUs printed nothing has both
+    # several logs: each log's name as drawn, by its index (GpuKey.host), its own
+    # synthesis step function (times, counts) and where it ends on the all-hosts clock (a
+    # log whose GPUs printed nothing, or with no TIMELINE line, has them all)
     log_names: tuple[str, ...] | None = None
     synth_by_log: dict[int, tuple[F64, I32]] | None = None
+    log_ends: tuple[float, ...] | None = None
+    # ... and per proof, whether its own log says it failed (parsers/proofs.py)
+    proof_failed: npt.NDArray[np.bool_] | None = field(default=None, compare=False, repr=False)
     # per GPU, where its busy time went over the whole run, when the analysis made it
     # (a live model: parsers/breakdown.py makes it otherwise)
     run_split: dict[int, Breakdown] | None = None
@@ -1363,14 +1372,12 @@ class LogModel:
 
     def logs(self) -> tuple[tuple[int | None, str], ...]:
         """The logs the model holds, in order: (its index, its name as drawn) of each of
-        several (hosts, or the runs of a restarted daemon: `GpuKey.host`) that has a GPU or
-        a job, or (None, "") of one. The viewer draws each one's synthesis and proofs apart;
-        so does the trace."""
-        if self.gpu_keys is None or self.job_hosts is None:
+        several (hosts, or the runs of a restarted daemon: `GpuKey.host`), an empty one too,
+        or (None, "") of one. The viewer draws each one's synthesis and proofs apart; so does
+        the trace."""
+        if self.log_names is None:
             return ((None, ""),)
-        held = {key.host for key in self.gpu_keys.values()} | set(self.job_hosts.tolist())
-        names = self.log_names or ()
-        return tuple((h, names[h] if h < len(names) else f"log {h + 1}") for h in sorted(held))
+        return tuple(enumerate(self.log_names))
 
     def log_of(self, gpu: int) -> int | None:
         """The log GPU `gpu` is from, of several (None: the model holds one)."""

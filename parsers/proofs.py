@@ -36,6 +36,8 @@ def failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
 
 
 def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
+    if model.proof_failed is not None:
+        return model.proof_failed.copy()  # several logs: as each one's own says
     failed = np.zeros(len(model.proofs), dtype=bool)
     if model.traced_jobs and len(model.traced_jobs) == len(model.proofs):
         failed[:] = [j.outcome == FAILED for j in model.traced_jobs]
@@ -55,20 +57,11 @@ def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     gone = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
     gone = {j for j in gone if 0 <= j < len(t.jobs)}
     table = ProofTable.of(model.proofs)
-    # a proof is told by its log and its job id: of several logs or runs, a job id two of
-    # them share is two proofs (a daemon proving again after a restart a job the restart
-    # failed, still proving it when the log ends, is not failed); one log is log 0
-    job_hosts, proof_hosts = model.job_hosts, model.proof_hosts
-    if job_hosts is None or proof_hosts is None:
-        job_hosts = np.zeros(len(t.jobs), dtype=np.int32)
-        proof_hosts = np.zeros(len(table.job), dtype=np.int32)
-    ids: dict[str, int] = {}
-    for j in gone:
-        ids.setdefault(t.jobs[j], len(ids))
-    codes = np.array([int(job_hosts[j]) * len(ids) + ids[t.jobs[j]] for j in gone], np.int64)
-    name_ids = np.array([ids.get(name, -1) for name in table.jobs], dtype=np.int64)[table.job]
-    mine = (name_ids >= 0) & np.isin(proof_hosts.astype(np.int64) * len(ids) + name_ids, codes)
-    failed[:] = mine & ~table.completed
+    # a proof is told by its job id (of several logs or runs, `merge` takes each one's own
+    # word: a daemon proving again after a restart a job the restart failed, still proving
+    # it when the log ends, has not failed it)
+    names = {t.jobs[j] for j in gone}
+    failed[:] = table.named(names) & ~table.completed
     return failed
 
 
@@ -80,9 +73,11 @@ def proof_ends(
 ) -> npt.NDArray[np.float64]:
     """Where each proof of `model.proofs` is drawn to, from its columns (`last` GPU_END,
     `completed`, `seen` its latest stamp): a completed one to its last GPU_END; one that
-    failed to its latest stamp; one still running (also where a finished log ends) to now.
-    The proofs lane and the trace draw them so."""
-    now = model.now_ms
+    failed to its latest stamp; one still running (also where a finished log ends) to now,
+    its own log's (of several logs). The proofs lane and the trace draw them so."""
+    now: float | npt.NDArray[np.float64] = model.now_ms
+    if model.log_ends is not None and model.proof_hosts is not None:
+        now = np.array(model.log_ends, dtype=np.float64)[model.proof_hosts]
     open_end = np.where(failed_proofs(model), seen, now)
     open_end = np.where(np.isnan(open_end), now, open_end)
     ends: npt.NDArray[np.float64] = np.where(completed & ~np.isnan(last), last, open_end)

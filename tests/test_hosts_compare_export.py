@@ -31,8 +31,8 @@ from parsers.durations import offset
 from parsers.export import trace_document, write_csv
 from parsers.hosts import OWN, RUNS, START, WALL, HostLines, merge
 from parsers.load import read_log, read_runs
-from parsers.model import LogModel, Phase
-from parsers.proofs import FoundJob, found_job
+from parsers.model import LogModel, Phase, ProofTable
+from parsers.proofs import FoundJob, failed_proofs, found_job, proof_ends
 from parsers.rawlines import LineReader
 from parsers.why import gap_why, synthesis_during, worker_states
 from tui import cli
@@ -619,7 +619,7 @@ def test_the_proofs_of_many_logs_are_merged_as_one_by_one_insertion_merges_them(
                 kinds=(),
             )
             tables.append(table.in_key_order())
-        merged, hosts = _merged_proofs(tables)
+        merged, hosts, order = _merged_proofs(tables)
         # the oracle: each log's proofs, one by one, put after every proof before it of a
         # key up to its own (insort_right), the key a proof's first SYNTH_START and job id
         listed: list[tuple[float, str, int]] = []
@@ -631,6 +631,9 @@ def test_the_proofs_of_many_logs_are_merged_as_one_by_one_insertion_merges_them(
         want_hosts = [k for _, _, k in listed]
         assert [merged.jobs[j] for j in merged.job.tolist()] == want_names
         assert hosts.tolist() == want_hosts
+        # the order takes the tables' proofs, one table after the other, to the list's
+        whole = [t.jobs[j] for t in tables for j in t.job.tolist()]
+        assert [whole[k] for k in order.tolist()] == want_names
 
 
 def test_a_duration_of_a_few_ms_before_has_no_percentage_change() -> None:
@@ -1461,3 +1464,52 @@ def test_a_trace_of_several_hosts_has_each_one_s_synthesis_and_proofs() -> None:
             if e.get("ph") == "C" and e["pid"] == pid[f"{name} synthesis"]
         )
         assert peak == int(model.synth_counts.max())  # its own, not the hosts' added up
+
+
+def test_a_log_without_timeline_lines_among_hosts_keeps_its_jobs_and_their_failures() -> None:
+    """A real daemon's log whose jobs all failed (tracing lines, no TIMELINE), beside a
+    TIMELINE log and an empty one: its own section said 6 failed, the all-hosts figures 6
+    running; the viewer drew neither it nor the empty log; the trace had no process for it
+    and proofs.csv named it `log 1`, not its name."""
+    failing = read_log(SAMPLES / "real" / "pipeline-failed-merged.log")
+    tiny, empty = read_log(SAMPLES / "tiny.log"), build(b"")
+    assert int(failed_proofs(failing).sum()) == len(failing.proofs) > 0
+    merged = merge([failing, tiny, empty], ["hostR", "tiny", "nothing"]).model
+    assert merged.proof_hosts is not None
+    failed = failed_proofs(merged)
+    for k, own in enumerate((failing, tiny, empty)):
+        mine = merged.proof_hosts == k
+        assert int(failed[mine].sum()) == int(failed_proofs(own).sum())
+    from parsers.report import report_dict
+
+    assert report_dict(merged)["summary"]["proofs_failed"] == len(failing.proofs)
+    assert merged.logs() == ((0, "hostR"), (1, "tiny"), (2, "nothing"))
+    # the viewer: a group for each log, the failed jobs drawn, none with a synthesis row
+    drawing = LaneDrawing(merged)
+    rows = [(r.kind, r.log) for r in drawing.rows]
+    assert rows[: rows.index(("title", 1))] == [("title", 0)] + [("proofs", 0)] * (
+        rows.index(("title", 1)) - 1
+    )
+    assert rows[-1] == ("title", 2)  # the empty log: its title alone
+    shown = sorted(m for row in drawing.proof_rows for m in row.tolist())
+    assert shown == list(range(len(merged.proofs)))
+    # the trace and proofs.csv name it as the screen does
+    events = trace_document(merged)["traceEvents"]
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
+    proofs = [e for e in events if e.get("cat") == "proof" and names[e["pid"]] == "hostR proofs"]
+    assert sorted(e["args"]["job"] for e in proofs) == sorted(p.job for p in failing.proofs)
+
+
+def test_a_running_proof_of_a_log_that_ended_early_is_drawn_to_its_own_end() -> None:
+    """Of several logs, a proof under way when its log ends was drawn to where the longest
+    log ends (minutes past its own last line)."""
+    whole = (SAMPLES / "p9-c6.log").read_bytes().splitlines(keepends=True)
+    cut = next(k for k, line in enumerate(whole) if b",GPU_" in line)
+    short = build(b"".join(whole[:cut]))
+    merged = merge([read_log(SAMPLES / "p12-c15-gw1.log"), short], ["long", "short"]).model
+    assert merged.log_ends is not None and merged.proof_hosts is not None
+    mine = np.flatnonzero(merged.proof_hosts == 1)
+    spans = ProofTable.of(merged.proofs)
+    ends = proof_ends(merged, spans.last, spans.completed, spans.seen)
+    assert len(mine) and not spans.completed[mine].any()
+    assert (ends[mine] == merged.log_ends[1]).all() and merged.log_ends[1] < merged.now_ms

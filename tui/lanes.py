@@ -200,10 +200,11 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
     if isinstance(proof_rows, dict):
         for log, _ in model.logs():
             rows.append(Row("title", "", log=log))
-            for g in model.gpus:
-                if model.log_of(g.gpu) == log:
-                    gpu_rows(g.gpu)
-            rows.append(Row("synth", "synthesis", log=log))
+            mine = [stats.gpu for stats in model.gpus if model.log_of(stats.gpu) == log]
+            for gpu in mine:
+                gpu_rows(gpu)
+            if mine or len(model.synth_steps(log)[0]):  # a log without TIMELINE lines: none
+                rows.append(Row("synth", "synthesis", log=log))
             for r, packed in enumerate(proof_rows.get(-1 if log is None else log, range(0))):
                 rows.append(Row("proofs", "proofs" if r == 0 else "", lane=packed, log=log))
         return rows
