@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers.breakdown import whole_run
+from parsers.durations import duration
 from parsers.linefacts import LineFacts
 from parsers.model import (
     I32,
@@ -54,6 +56,7 @@ WALL = "wall"  # aligned on the wall clock the logs carry
 START = "start"  # each from its own first event (compare: the same stage lines up)
 OWN = "own"  # each on its own TIMELINE clock (no common wall clock)
 RUNS = "runs"  # the runs of one log (the daemon restarted): one after the other
+CUT = "wall-cut"  # on the wall clock, what lies between logs far apart left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +77,7 @@ class Merged:
 
     model: LogModel
     hosts: tuple[Host, ...]
-    alignment: str  # WALL, START, OWN or RUNS
+    alignment: str  # WALL, CUT, START, OWN or RUNS
     note: str  # one sentence: how the logs share the time axis
     # per log, what the core noted of its lines (parsers/linefacts.py), when known
     line_facts: tuple[LineFacts | None, ...] = ()
@@ -87,6 +90,8 @@ class Merged:
         anchors = [h.wall_anchor for h in self.hosts]
         if self.alignment == OWN:
             return _no_shared_clock([h.source for h in self.hosts], anchors)
+        if self.alignment == CUT:
+            return "the time between logs far apart is left out of the all-hosts clock"
         return "each run placed from its own start" if self.alignment == START else self.note
 
     def host_of_part(self, index: int) -> int:
@@ -126,9 +131,45 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
         if _comparable(known):
             first = min(known)
             offsets = [round((a - first).total_seconds() * 1000) for a in known]
-            return WALL, offsets, "aligned on the wall clock"
+            closed = _closed_up([m.time_range for m in models], offsets)
+            if closed is None:
+                return WALL, offsets, "aligned on the wall clock"
+            # nearly all of the axis would be the time between them, each log a sliver
+            offsets, longest = closed
+            return CUT, offsets, f"on the wall clock, {duration(longest)} between logs left out"
     why = _no_shared_clock([m.source for m in models], anchors)
     return OWN, [0] * len(models), f"each on its own clock ({why})"
+
+
+FAR_APART = 10  # a stretch between logs this many times the time they cover is left out
+KEPT_OF_A_CUT_MS = 60_000  # what is kept of it
+
+
+def _closed_up(
+    ranges: Sequence[tuple[float, float]], offsets: Sequence[int]
+) -> tuple[list[int], float] | None:
+    """Offsets that leave out of the axis every stretch without a log (the logs' time
+    `ranges` placed at `offsets`) longer than FAR_APART times the time the logs cover, a
+    minute of it kept, and the longest left out; None: there is no such stretch."""
+    order = sorted(range(len(ranges)), key=lambda k: ranges[k][0] + offsets[k])
+    covered, lo, hi = 0.0, -math.inf, -math.inf
+    for k in order:
+        a, b = ranges[k][0] + offsets[k], ranges[k][1] + offsets[k]
+        if a > hi:
+            covered += max(0.0, hi - lo)
+            lo = a
+        hi = max(hi, b)
+    covered += hi - lo
+    limit = max(FAR_APART * covered, KEPT_OF_A_CUT_MS)
+    out, shift, longest, hi = list(offsets), 0, 0.0, -math.inf
+    for k in order:
+        a = ranges[k][0] + offsets[k]
+        if hi > -math.inf and a - hi > limit:
+            shift += round(a - hi - KEPT_OF_A_CUT_MS)
+            longest = max(longest, a - hi)
+        out[k] = offsets[k] - shift
+        hi = max(hi, ranges[k][1] + offsets[k])
+    return (out, longest) if longest else None
 
 
 def _one_after_another(models: Sequence[LogModel]) -> list[int]:

@@ -29,7 +29,7 @@ from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
 from parsers.durations import offset
 from parsers.export import trace_document, write_csv
-from parsers.hosts import OWN, RUNS, START, WALL, HostLines, merge
+from parsers.hosts import CUT, OWN, RUNS, START, WALL, HostLines, merge
 from parsers.load import read_log, read_runs
 from parsers.model import LogModel, Phase, ProofTable
 from parsers.proofs import FoundJob, failed_proofs, found_job, proof_ends
@@ -1513,3 +1513,27 @@ def test_a_running_proof_of_a_log_that_ended_early_is_drawn_to_its_own_end() -> 
     ends = proof_ends(merged, spans.last, spans.completed, spans.seen)
     assert len(mine) and not spans.completed[mine].any()
     assert (ends[mine] == merged.log_ends[1]).all() and merged.log_ends[1] < merged.now_ms
+
+
+def _anchored(data: bytes, day: str) -> bytes:
+    """`data` with its engine's start moved to `day` (its wall clock)."""
+    return re.sub(rb"^\d{4}-\d\d-\d\d", day.encode(), data, flags=re.M)
+
+
+def test_logs_far_apart_on_the_wall_clock_have_the_time_between_them_left_out() -> None:
+    """Two logs 200 days apart, each a few minutes long: on one wall-clock axis each was a
+    sliver at either end of it. The stretch between them is cut down to a minute; logs a
+    few minutes apart stay as the wall clock has them."""
+    data = (SAMPLES / "tiny.log").read_bytes()
+    a = build(_anchored(data, "2026-01-01"))
+    b = build(_anchored(data, "2026-07-20"))
+    assert a.wall_anchor is not None and b.wall_anchor is not None
+    placed = merge([b, a], ["b", "a"])
+    assert placed.alignment == CUT and "between logs left out" in placed.note
+    off_b, off_a = (h.offset_ms for h in placed.hosts)
+    assert off_a == 0  # the earlier log first
+    assert off_b == round(a.time_range[1] + 60_000 - b.time_range[0])
+    assert placed.model.wall_anchor is None and placed.wall_clock_why() is not None
+    # five minutes on: the minute-long logs are 4 minutes apart, as the wall clock has them
+    near = build(_anchored(data, "2026-01-01").replace(b"T09:0", b"T09:1"))
+    assert merge([a, near], ["a", "near"]).alignment == WALL
