@@ -375,7 +375,10 @@ class LogBuilder(Run):
         daemon never restarted); to put the runs beside other logs' (parsers/hosts.py)."""
         self.finish()
         facts = self.line_facts()
-        return [replace(m, line_facts=facts) for m in self._runs(finished=True, drawn=drawn)]
+        models = self._runs(finished=True, drawn=drawn)
+        if len(models) == 1:
+            return [replace(models[0], line_facts=facts)]
+        return [replace(m, line_facts=replace(facts, run=k)) for k, m in enumerate(models)]
 
     def build(self, release: bool = False, drawn: bool = True) -> LogModel:
         """End of input: attribute what waits and return the finished model.

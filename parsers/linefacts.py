@@ -144,3 +144,6 @@ class LineFacts:
 
     cpu: CpuFigures
     starts: LineStarts
+    # the model they are told with is one run of a restarted daemon's log: which (a gap's
+    # run medians are that run's; None: the whole log's)
+    run: int | None = None

@@ -214,7 +214,8 @@ def cpu_path(model: LogModel, gap: Gap, reader: LineReader | None = None) -> Cpu
     if facts is None:
         return None
     prep, b_g2 = facts.cpu.between(first, last)
-    prep_med, b_g2_med = facts.cpu.medians(_run_of(model, gap.gpu))
+    run = _run_of(model, gap.gpu)
+    prep_med, b_g2_med = facts.cpu.medians(facts.run if run is None else run)
     return CpuPath(prep, b_g2, prep_med, b_g2_med, first, last)
 
 

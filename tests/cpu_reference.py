@@ -85,9 +85,16 @@ def _blocks(reader: LineReader) -> Iterator[bytes]:
             yield block
 
 
-def reference_cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath | None:
+def reference_cpu_path(
+    model: LogModel,
+    gap: Gap,
+    reader: LineReader,
+    host_runs: dict[int, tuple[int, int]] | None = None,
+) -> CpuPath | None:
     """The prep_msm / b_g2_msm figures of the lines from the GPU_START of the partition
-    before the gap to the GPU_END of the one after, read from the raw lines."""
+    before the gap to the GPU_END of the one after, read from the raw lines (`host_runs`:
+    the lines of the run a model is of a restarted daemon's log, by host: of several logs,
+    GpuKey.host; of one, -1)."""
     t = model.parts
     b, a = gap.before.index, gap.after.index
     first, last = int(t.start_line[b]), int(t.end_line[a])
@@ -96,7 +103,11 @@ def reference_cpu_path(model: LogModel, gap: Gap, reader: LineReader) -> CpuPath
     last = min(last, first + MAX_LINES)
     own = reader_for(reader, b)
     rows = own.lines(first, last)
-    prep_med, b_g2_med = reference_medians(own, run_lines_of(model, gap))
+    lines = run_lines_of(model, gap)
+    if host_runs is not None:
+        host = model.gpu_keys[gap.gpu].host if model.gpu_keys is not None else -1
+        lines = host_runs.get(host, lines)
+    prep_med, b_g2_med = reference_medians(own, lines)
     prep: list[int] = []
     b_g2: list[int] = []
     for _, raw, _ in rows:

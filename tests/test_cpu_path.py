@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
-from cpu_reference import reference_cpu_path
+from cpu_reference import ALL_LINES, reference_cpu_path
 
 from cuzksim.config import DEMO_CONFIG, SimConfig, random_config
 from cuzksim.logs import simulate
@@ -27,13 +27,19 @@ SWEEP_SEEDS = range(40)
 ERAS = ("p12", "p9", "feb")
 
 
-def assert_same_cpu_paths(model: LogModel, reader: LineReader, reference: LineReader) -> int:
-    """Every gap's CPU path, from the core's figures and from the raw lines, is the same;
-    returns how many gaps had CPU figures nearby."""
+def assert_same_cpu_paths(
+    model: LogModel,
+    reader: LineReader,
+    reference: LineReader,
+    host_runs: dict[int, tuple[int, int]] | None = None,
+) -> int:
+    """Every gap's CPU path, from the core's figures and from the raw lines, is the same
+    (`host_runs`: as for `reference_cpu_path`); returns how many gaps had CPU figures
+    nearby."""
     seen = 0
     for gap in model.gaps:
         new = cpu_path(model, gap, reader)
-        old = reference_cpu_path(model, gap, reference)
+        old = reference_cpu_path(model, gap, reference, host_runs)
         assert new == old, (gap.gpu, gap.start)
         seen += new is not None and bool(new.prep_msm_ms or new.b_g2_msm_ms)
     return seen
@@ -97,11 +103,16 @@ def test_several_logs_at_once(tmp_path: Path) -> None:
     merged = merge(models, [f"h{k}" for k in range(len(models))])
     plain = [LineReader(path=p) for p in paths]
     reference = HostLines(merged, [plain[0], plain[1], plain[1]])
-    seen = assert_same_cpu_paths(merged.model, HostLines(merged, readers), reference)
+    # hosts 1 and 2 are the runs of one log: each gap against its own run's medians
+    starts = read_log(paths[1]).run_lines
+    assert starts is not None and len(starts) == 2
+    host_runs = {1: (starts[0], starts[1]), 2: (starts[1], ALL_LINES[1])}
+    seen = assert_same_cpu_paths(merged.model, HostLines(merged, readers), reference, host_runs)
     assert seen > 0
-    # each host's own report reads its model's figures
-    for m, r in zip(models, readers, strict=True):
-        assert_same_cpu_paths(m, r, LineReader(path=r.path))
+    # each host's own report reads its model's figures (a run's, its run's medians)
+    own = [None, {-1: host_runs[1]}, {-1: host_runs[2]}]
+    for m, r, lines in zip(models, readers, own, strict=True):
+        assert_same_cpu_paths(m, r, LineReader(path=r.path), lines)
 
 
 def test_a_compressed_log_and_standard_input_have_their_figures(tmp_path: Path) -> None:
