@@ -27,6 +27,7 @@ from parsers.rawlines import LineReader
 from tui.app import CuzkApp, make_app
 from tui.gantt import GanttView
 from tui.inspector import InspectorScreen
+from tui.interval import IntervalScreen
 from tui.loglines import LogLines
 from tui.logpane import LogPaneScreen
 
@@ -310,6 +311,28 @@ async def test_l_in_the_inspector_opens_over_it_and_esc_goes_back() -> None:
         assert isinstance(app.screen, LogPaneScreen)
         end_line = int(model.parts.end_line[inspector.gap.before.index])
         assert app.screen.query_one(LogLines).cursor == end_line
+        await pilot.press("escape")
+        await _settle(pilot)
+        shown: object = app.screen
+        assert shown is inspector
+
+
+async def test_l_in_the_interval_inspector_opens_at_its_gpu_start() -> None:
+    """`L` in the interval inspector did nothing (the help says `L` works from the
+    inspector): it opens the pane at the interval's GPU_START, over the inspector."""
+    path = SAMPLES / "p12-gw2-merged.log"
+    app, model = _app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "i")
+        await _settle(pilot)
+        inspector = app.screen
+        assert isinstance(inspector, IntervalScreen)
+        await pilot.press("n", "L")  # typed ahead of the window as a user types
+        await _settle(pilot)
+        assert isinstance(app.screen, LogPaneScreen)
+        start = int(model.parts.start_line[inspector.index])
+        assert app.screen.query_one(LogLines).cursor == start
+        assert "GPU_START" in path.read_bytes().split(b"\n")[start - 1].decode()
         await pilot.press("escape")
         await _settle(pilot)
         shown: object = app.screen

@@ -87,6 +87,7 @@ WINDOW_KEYS: dict[str, type[Screen[Any]]] = {
 # keys on a window that open another over it, whose widget takes the keys typed after them
 WINDOW_KEYS_OVER: dict[type[Screen[Any]], dict[str, type[Screen[Any]]]] = {
     InspectorScreen: {"L": LogPaneScreen},
+    IntervalScreen: {"L": LogPaneScreen},
     LogPaneScreen: {"question_mark": HelpScreen},
     ProofScreen: {"i": IntervalScreen, **{str(n): InspectorScreen for n in range(1, GAP_KEYS + 1)}},
 }
@@ -1108,17 +1109,19 @@ class CuzkApp(App[None]):
         self.open_screen(screen, chosen)
 
     def action_log_lines(self) -> None:
-        """The log's own lines at the selection (the inspector's gap, the selected gap, the
-        job found, else the view's middle): over the Gantt, or over the inspector."""
+        """The log's own lines at the selection (the inspector's interval or gap, the
+        selected gap, the job found, else the view's middle): over the Gantt, or over an
+        inspector."""
         gantt = self.gantt
         screen = self.screen
-        inspecting = isinstance(screen, InspectorScreen)
+        inspecting = isinstance(screen, (InspectorScreen, IntervalScreen))
         if len(self.screen_stack) > 1 and not inspecting:
             return
         gap = screen.gap if isinstance(screen, InspectorScreen) else gantt.selected_gap
         job = gantt.found_jobs[gantt.found_index] if gantt.found_jobs else None
         middle = gantt.t0 + gantt.timeline_width * gantt.scale / 2
-        at = log_at(self.model, self.reader, gap, job, middle)
+        interval = screen.index if isinstance(screen, IntervalScreen) else None
+        at = log_at(self.model, self.reader, gap, job, middle, interval)
         pane = LogPaneScreen(at, self.model, lambda: self.model)
         if inspecting:
             self.push_screen(pane)  # over the inspector: esc goes back to it

@@ -366,6 +366,7 @@ class IntervalScreen(SafeModal[None]):
         Binding("n", "step(1)", "Next interval"),
         Binding("N", "step(-1)", "Prev interval"),
         Binding("y", "app.copy_id", "Copy id"),
+        Binding("L", "app.log_lines", "Log"),
         *QUIT_BINDINGS,
         Binding("up,k", "scroll(-1)", "Scroll", show=False),
         Binding("down,j", "scroll(1)", "Scroll", show=False),

@@ -58,11 +58,16 @@ def _log_of(
 
 
 def log_at(
-    model: LogModel, reader: LineReader, gap: Gap | None, job: FoundJob | None, view_ms: float
+    model: LogModel,
+    reader: LineReader,
+    gap: Gap | None,
+    job: FoundJob | None,
+    view_ms: float,
+    interval: int | None = None,
 ) -> LogAt:
-    """Where the pane opens: at the gap's edge (the GPU_END before it), else at the job's
-    first TIMELINE line the model knows, else at the line whose stamp is nearest the view's
-    middle, else at the first line.
+    """Where the pane opens: at the interval's first line (its GPU_START), else at the gap's
+    edge (the GPU_END before it), else at the job's first TIMELINE line the model knows,
+    else at the line whose stamp is nearest the view's middle, else at the first line.
 
     Args:
         model: the model shown.
@@ -70,8 +75,13 @@ def log_at(
         gap: the selected gap.
         job: the proof found (`/` on the Gantt).
         view_ms: the middle of the Gantt's view.
+        interval: the partition the interval inspector shows.
     """
     t = model.parts
+    if interval is not None and 0 <= interval < len(t) and t.start_line[interval] > 0:
+        log, first, end, name = _log_of(reader, model, interval)
+        start = int(t.start_line[interval])
+        return LogAt(log, (first, end), start, "the interval's first line", name)
     if gap is not None:
         part = gap.before.index
         log, first, end, name = _log_of(reader, model, part)

@@ -186,7 +186,7 @@ KEYS = [
     (
         "L",
         "the log's own lines at the selected gap, the job found or the view (also from "
-        "the inspector); in them: / regex, n / N, : line or time, arrows, page, home / end",
+        "either inspector); in them: / regex, n / N, : line or time, arrows, page, home / end",
     ),
     ("escape", "close a window; on the Gantt, drop the selection and the search (n: gaps again)"),
     ("] / [", "raise / lower the gap threshold (0 ms … 5 s)"),
