@@ -225,6 +225,8 @@ def proof_rows_json(
     failed: npt.NDArray[np.bool_],
     jobs: Sequence[str],
     kinds: Sequence[str],
+    log: npt.NDArray[np.int32] | None = None,
+    logs: Sequence[str] = (),
 ) -> str: ...
 
 # the export's writers (core/src/rowtext.rs, core/src/trackevent.rs)

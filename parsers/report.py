@@ -231,10 +231,29 @@ def proofs_json(model: LogModel) -> str:
     dicts (ensure_ascii): the core writes it from the proofs' columns."""
     t = ProofTable.of(model.proofs)
     failed = failed_proofs(model)
+    log, logs = _proof_logs(model)
     rows = _core.proof_rows_json(
-        t.job, t.kind, t.partitions, t.first, t.last, t.completed, failed, t.jobs, t.kinds
+        t.job,
+        t.kind,
+        t.partitions,
+        t.first,
+        t.last,
+        t.completed,
+        failed,
+        t.jobs,
+        t.kinds,
+        log,
+        logs,
     )
     return "[" + rows + "]"
+
+
+def _proof_logs(model: LogModel) -> tuple[npt.NDArray[np.int32] | None, list[str]]:
+    """Of several logs, the log each proof is from (an index into the names), and their
+    names; of one, (None, [])."""
+    if model.proof_hosts is None or model.log_names is None:
+        return None, []
+    return model.proof_hosts.astype(np.int32), list(model.log_names)
 
 
 def report_json_pieces(model: LogModel, min_gap_ms: int = 0) -> Iterator[str]:
@@ -285,6 +304,8 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
     split = whole_run(model)
     estimated, unmeasured = estimated_keys(model), unmeasured_keys(model)
     failed = failed_proofs(model)
+    log, names = _proof_logs(model)
+    logs = None if log is None else [names[h] for h in log.tolist()]
     return {
         "schema": SCHEMA,
         "source": model.source,
@@ -340,8 +361,12 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "last_gpu_end": p.last_gpu_end,
                 "completed": p.completed,
                 "failed": bool(f),
+                # of several logs, the one it is from (a job id two of them share is two)
+                **({} if logs is None else {"log": logs[k]}),
             }
-            for p, f in (zip(model.proofs, failed.tolist(), strict=True) if lists else ())
+            for k, (p, f) in enumerate(
+                zip(model.proofs, failed.tolist(), strict=True) if lists else ()
+            )
         ],
         "summary": {
             "proofs_started": s.proofs_started,

@@ -62,6 +62,22 @@ def test_simulated_runs(seed: int) -> None:
     _same(data, min_gap=1_000_000)  # no gap listed
 
 
+def test_each_proof_of_several_logs_names_its_log() -> None:
+    """A restarted daemon's log (each run a log of the model) proving one job in both runs:
+    the two proofs of the job could not be told apart in `proofs`; each names its log now,
+    written from the columns as json.dumps writes the dicts."""
+    once = (Path(__file__).parent / "samples" / "tiny.log").read_bytes()
+    model = build(once + once)
+    assert model.run_lines is not None and len(model.run_lines) == 2
+    doc = report_dict(model)
+    assert json.dumps(doc, ensure_ascii=True) == report_json(model)
+    proofs = [(p["job"], p["log"]) for p in doc["proofs"]]
+    job = proofs[0][0]
+    assert proofs == [(job, "run 1"), (job, "run 2")]
+    # one log: no such key
+    assert "log" not in report_dict(build(once))["proofs"][0]
+
+
 def test_odd_job_ids_are_escaped_as_json_dumps_does() -> None:
     data = _odd_log()
     model = build(data)

@@ -122,6 +122,7 @@ pub struct ProofRow<'a> {
     pub last: Option<i64>,
     pub completed: bool,
     pub failed: bool,
+    pub log: Option<&'a str>, // JSON text: the log it is from, of several
 }
 
 fn push_opt(out: &mut String, v: Option<i64>) {
@@ -147,6 +148,10 @@ pub fn push_proof(out: &mut String, p: &ProofRow) {
     out.push_str(if p.completed { "true" } else { "false" });
     out.push_str(", \"failed\": ");
     out.push_str(if p.failed { "true" } else { "false" });
+    if let Some(log) = p.log {
+        out.push_str(", \"log\": ");
+        out.push_str(log);
+    }
     out.push('}');
 }
 
@@ -204,7 +209,7 @@ mod tests {
     #[test]
     fn a_proof_is_one_object() {
         let mut out = String::new();
-        let row = |first, completed, failed| ProofRow {
+        let row = |first, completed, failed, log| ProofRow {
             job: "\"p\"",
             kind: "\"porep-c2\"",
             partitions: 10,
@@ -212,10 +217,11 @@ mod tests {
             last: None,
             completed,
             failed,
+            log,
         };
-        push_proof(&mut out, &row(Some(-5), true, false));
+        push_proof(&mut out, &row(Some(-5), true, false, None));
         out.push_str(", ");
-        push_proof(&mut out, &row(None, false, true));
+        push_proof(&mut out, &row(None, false, true, Some("\"h\"")));
         assert_eq!(
             out,
             "{\"job\": \"p\", \"kind\": \"porep-c2\", \"partitions\": 10, \
@@ -223,7 +229,7 @@ mod tests {
              \"failed\": false}, \
              {\"job\": \"p\", \"kind\": \"porep-c2\", \"partitions\": 10, \
              \"first_synth_start\": null, \"last_gpu_end\": null, \"completed\": false, \
-             \"failed\": true}"
+             \"failed\": true, \"log\": \"h\"}"
         );
     }
 }

@@ -307,8 +307,10 @@ pub(super) fn gap_rows_json<'py>(
 
 /// The report's proof list as JSON text (without its brackets), exactly as
 /// `json.dumps(..., ensure_ascii=True)` writes the dicts: proof k is job `jobs[job[k]]`
-/// of kind `kinds[kind[k]]` (-1: ""), its stamps NaN when not said (null).
+/// of kind `kinds[kind[k]]` (-1: ""), its stamps NaN when not said (null); of several
+/// logs, from log `logs[log[k]]` (the dict's last key).
 #[pyfunction]
+#[pyo3(signature = (job, kind, partitions, first, last, completed, failed, jobs, kinds, log=None, logs=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn proof_rows_json<'py>(
     job: PyReadonlyArray1<'py, i64>,
@@ -320,10 +322,13 @@ pub(super) fn proof_rows_json<'py>(
     failed: PyReadonlyArray1<'py, bool>,
     jobs: &Bound<'py, pyo3::PyAny>,
     kinds: Vec<String>,
+    log: Option<PyReadonlyArray1<'py, i32>>,
+    logs: Vec<String>,
 ) -> PyResult<String> {
     let (job, kind, partitions) = (job.as_array(), kind.as_array(), partitions.as_array());
     let (first, last, completed) = (first.as_array(), last.as_array(), completed.as_array());
     let failed = failed.as_array();
+    let log = log.as_ref().map(|l| l.as_array());
     let n = job.len();
     let lengths = [
         kind.len(),
@@ -332,9 +337,11 @@ pub(super) fn proof_rows_json<'py>(
         last.len(),
         completed.len(),
         failed.len(),
+        log.map_or(n, |l| l.len()),
     ];
     same_lengths("proof", n, &lengths)?;
     let kinds: Vec<String> = kinds.iter().map(|k| crate::json::quoted(k)).collect();
+    let logs: Vec<String> = logs.iter().map(|k| crate::json::quoted(k)).collect();
     let unknown = crate::json::quoted("");
     // a stamp is a whole number of ms (Python's int() of it: truncated)
     let stamp = |v: f64| (!v.is_nan()).then_some(v as i64);
@@ -349,6 +356,16 @@ pub(super) fn proof_rows_json<'py>(
                 .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such kind"))?,
             Err(_) => &unknown,
         };
+        let log = match log {
+            None => None,
+            Some(l) => Some(
+                usize::try_from(l[k])
+                    .ok()
+                    .and_then(|h| logs.get(h))
+                    .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err("no such log"))?
+                    .as_str(),
+            ),
+        };
         if k > 0 {
             out.push_str(", ");
         }
@@ -362,6 +379,7 @@ pub(super) fn proof_rows_json<'py>(
                 last: stamp(last[k]),
                 completed: completed[k],
                 failed: failed[k],
+                log,
             },
         );
     }
