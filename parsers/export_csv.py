@@ -164,12 +164,11 @@ class _Tables:
         # of several logs or runs, the log each proof is from (a job id two share is two
         # proofs: parsers/proofs.py), named as the model names its logs
         self.proof_logs: I64 | None = None
-        if model.proof_hosts is not None:
-            hosts = model.proof_hosts.astype(np.int64)
-            named = dict(model.logs())
-            top = int(hosts.max(initial=-1)) + 1
-            base = names.extend([csv_text(named.get(h, f"log {h + 1}")) for h in range(top)])
-            self.proof_logs = base + hosts
+        self.job_logs: I64 | None = None  # ... and each job of the partitions'
+        if model.proof_hosts is not None and model.job_hosts is not None:
+            base = names.extend([csv_text(name) for _, name in model.logs()])
+            self.proof_logs = base + model.proof_hosts.astype(np.int64)
+            self.job_logs = base + model.job_hosts.astype(np.int64)
         cells = [quoted(s).encode("utf-8", "surrogateescape") for s in names.items]
         ends = np.cumsum(np.fromiter((len(c) for c in cells), dtype=np.int64, count=len(cells)))
         self.blob, self.ends = b"".join(cells), ends
@@ -219,15 +218,18 @@ class _Tables:
         keep = np.flatnonzero(
             _overlap(first, np.where(np.isinf(last), np.nan, last), self.t0, self.t1)
         )
+        logs = self.job_logs
         header = [
             *("index", "job", "partition", "kind", "worker", "gpu", *times, "failed"),
             *("lock_acquired", "unlock", "start_line", "end_line"),
             *(f"{k}_ms" for k in PHASE_KEYS),
+            *(("log",) if logs is not None else ()),  # of several logs, the one it is from
         ]
         ints = [(INT, 0), (STR, 1), (OPT_INT, 2), (STR, 3), (OPT_INT, 4), (STR, 5)]
         floats = [(CSV_FLOAT, k) for k in range(6)]
         tail = [(INT, 6), (CSV_FLOAT, 6), (CSV_FLOAT, 7), (INT, 7), (INT, 8)]
         sums = [(ROUND3, 8 + k) for k in range(len(PHASE_KEYS))]
+        sums += [(STR, 9)] if logs is not None else []
         lock_columns = np.array([k for k, key in enumerate(PHASE_KEYS) if key in LOCK_KEYS])
 
         def columns(lo: int, hi: int) -> tuple[list[I64], list[np.ndarray]]:
@@ -243,6 +245,7 @@ class _Tables:
                 t.failed[rows].astype(np.int64),
                 t.start_line[rows].astype(np.int64),
                 t.end_line[rows].astype(np.int64),
+                *((logs[t.job[rows]],) if logs is not None else ()),
             ]
             floats = [getattr(t, c)[rows] for c in times]
             floats += [t.lock_acquired[rows], t.unlock[rows]]

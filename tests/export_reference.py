@@ -554,6 +554,9 @@ def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) ->
     lock, unlock = t.lock_acquired[lo:hi].tolist(), t.unlock[lo:hi].tolist()
     first, last = t.start_line[lo:hi].tolist(), t.end_line[lo:hi].tolist()
     lockless = {g.gpu for g in model.gpus if not g.lock_printed}
+    # of several logs, the log each is from, as the model names its logs
+    named, hosts = dict(model.logs()), model.job_hosts
+    logs = [] if hosts is None else [csv_text(named[int(hosts[t.job[i]])]) for i in range(lo, hi)]
     rows = []
     for j in range(hi - lo):
         i = lo + j
@@ -581,6 +584,7 @@ def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) ->
                     "" if unplaced and key in ("pre_lock", "lock_wait") else round(x, 3)
                     for key, x in zip(PHASE_KEYS, phases[j], strict=True)
                 ),
+                *logs[j : j + 1],
             ]
         )
     return rows
@@ -668,6 +672,7 @@ def _write_csv_files(model: LogModel, out: list[Path], batch: OutputBatch) -> No
                 *("index", "job", "partition", "kind", "worker", "gpu", *times, "failed"),
                 *("lock_acquired", "unlock", "start_line", "end_line"),
                 *(f"{k}_ms" for k in PHASE_KEYS),
+                *(["log"] if model.job_hosts is not None else []),
             ]
         )
         for lo in range(0, len(t), CSV_ROWS):
