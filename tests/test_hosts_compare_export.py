@@ -1498,6 +1498,13 @@ def test_a_log_without_timeline_lines_among_hosts_keeps_its_jobs_and_their_failu
     names = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
     proofs = [e for e in events if e.get("cat") == "proof" and names[e["pid"]] == "hostR proofs"]
     assert sorted(e["args"]["job"] for e in proofs) == sorted(p.job for p in failing.proofs)
+    # the find window names the log of a job with no partition (its tracing lines')
+    from tui.find import describe_proof
+
+    k = int(np.flatnonzero(merged.proof_hosts == 0)[0])
+    console = Console(record=True, width=120)
+    console.print(describe_proof(merged, found_job(merged, k)))
+    assert "failed  on hostR" in console.export_text()
 
 
 def test_a_running_proof_of_a_log_that_ended_early_is_drawn_to_its_own_end() -> None:

@@ -75,15 +75,13 @@ def _gpu_name(
     return label if cells is None else gpu_label_in(label, cells)
 
 
-def _proof_log(model: LogModel, parts: list[int]) -> str | None:
-    """The one log every GPU of a proof's partitions is from, in a model of several logs
-    (None: one log in the model, or several in the proof)."""
-    keys = model.gpu_keys
-    if not keys:
+def _proof_log(model: LogModel, k: int) -> str | None:
+    """The log proof `k` is from, in a model of several logs (None: one log in the model):
+    its partitions, its jobs' tracing lines for a log without TIMELINE lines, are its."""
+    hosts, names = model.proof_hosts, model.log_names
+    if hosts is None or names is None:
         return None
-    gpus = {model.parts.get(i).gpu for i in parts} - {None}
-    names = {keys[g].name for g in gpus if g in keys}
-    return names.pop() if len(names) == 1 else None
+    return names[int(hosts[k])]
 
 
 def _parts_table(
@@ -174,7 +172,7 @@ def describe_proof(model: LogModel, found: FoundJob) -> Group:
     else:
         head.append("running when the log ends" if model.finished else "running", style="yellow")
 
-    log = _proof_log(model, parts)
+    log = _proof_log(model, k)
     if log is not None:  # of several logs, one: named here, its GPUs by their ordinals
         head.append(f"  {glued('on', abbreviate(log, LOG_NAME_CELLS))}")
 
