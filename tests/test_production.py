@@ -855,16 +855,52 @@ async def test_the_viewer_opens_on_the_last_run_and_r_steps_through_runs(tmp_pat
         await pilot.pause()
         assert view.current_run() == 0 and holds(0)
         top = view.rows[int(view.scroll_offset.y)]
-        assert top.kind == "title" and top.gpu == model.gpus[0].gpu  # run 1's lanes on top
+        assert top.kind == "title" and top.log == 0  # run 1's lanes on top
         await pilot.press("r")
         await pilot.pause()
         assert holds(1)
+        # one notice, the run shown now (pressed again, the last took the place of the first)
+        said = [str(n.message) for n in app._notifications]
+        assert said == ["run 2 of 2"]
         await pilot.press("0")
         await pilot.pause()
         assert not view.is_zoomed
         await pilot.press("r")  # from the whole view: the first run
         await pilot.pause()
         assert holds(0)
+
+
+async def test_r_steps_through_several_logs() -> None:
+    """Of several logs, `r` said the daemon did not restart: it shows each log in turn
+    now (its span, its title row on top), a log with no GPU too."""
+    from parsers.hosts import merge
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.gantt import AXIS_ROWS, GanttView
+
+    whole = (SAMPLES / "p9-c6.log").read_bytes().splitlines(keepends=True)
+    cut = next(k for k, line in enumerate(whole) if b",GPU_" in line)
+    logs = [build((SAMPLES / "p12-gw2-merged.log").read_bytes()), build(b"".join(whole[:cut]))]
+    merged = merge(logs, ["gpus", "synthesizing"]).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(100, 18)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        said = []
+        for k in (0, 1, 0):
+            await pilot.press("r")
+            await pilot.pause()
+            said.append([str(n.message) for n in app._notifications])
+            lo, hi = view.t0, view.t0 + view.timeline_width * view.scale
+            first, last = logs[k].time_range
+            assert lo <= first and last <= hi and hi - lo < 2 * (last - first)  # it fills the view
+            # its title in view (on top, as far as the lanes scroll)
+            y = int(view.scroll_offset.y)
+            shown = view.rows[y : y + view.size.height - AXIS_ROWS]
+            assert ("title", k) in [(r.kind, r.log) for r in shown]
+            if k == 0:
+                assert (shown[0].kind, shown[0].log) == ("title", 0)
+        assert said == [["log 1 of 2: gpus"], ["log 2 of 2: synthesizing"], ["log 1 of 2: gpus"]]
 
 
 async def test_r_on_a_log_of_one_run_says_so() -> None:

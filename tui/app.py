@@ -44,7 +44,7 @@ from parsers.sanitize import visible
 from parsers.writing import write_new, write_text_new
 from tui.find import GAP_KEYS, ProofScreen, find_jobs
 from tui.follow import InputState, LiveLog, Update
-from tui.gantt import GanttView
+from tui.gantt import STEP_NOTICES, GanttView
 from tui.header import header_fit, status_text
 from tui.inspector import GapDetails, InspectorScreen
 from tui.interval import IntervalScreen
@@ -1251,10 +1251,12 @@ class CuzkApp(App[None]):
     def _on_notify(self, event: Notify) -> None:
         """A notification said again while it shows takes the place of the one showing, its
         time started again: `n` pressed ten times past a worker's last interval piled ten
-        toasts over the inspector."""
+        toasts over the inspector. `r`'s notice takes the place of the one before it."""
         new = event.notification
+        said = (new.message, new.title, new.severity)
         for old in list(self._notifications):
-            if (old.message, old.title, old.severity) == (new.message, new.title, new.severity):
+            stepped = new.title in STEP_NOTICES and old.title in STEP_NOTICES  # `r`: what shows
+            if stepped or (old.message, old.title, old.severity) == said:
                 self._unnotify(old, refresh=False)
         super()._on_notify(event)
 

@@ -25,9 +25,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from parsers.durations import duration
-from parsers.model import Gap, LogModel
+from parsers.model import Gap, LogModel, ProofTable
 from parsers.proofs import FoundJob, job_numbers, proof_of
 from parsers.rows import groups_of
+from parsers.sanitize import visible
 from tui.ascii_glyphs import spelled
 from tui.cells import SUB
 from tui.interval import interval_at, job_intervals, pick_interval, same_interval
@@ -36,6 +37,9 @@ from tui.palettes import palette_css
 
 LABEL_WIDTH = 10
 AXIS_ROWS = 2
+# the titles of `r`'s notices: the next one takes the place of the one showing
+RUNS_NOTICE, LOGS_NOTICE = "runs", "logs"
+STEP_NOTICES = frozenset({RUNS_NOTICE, LOGS_NOTICE})
 GPU_ROW_KINDS = frozenset({"busy", "kernel", "worker"})  # the rows that are one GPU's own
 MESSAGE_ROWS = 2  # the sentence said in place of the GPU lanes, wrapped
 
@@ -166,6 +170,7 @@ class GanttView(ScrollView, can_focus=True):
         self.autofit = True  # showing the whole run (until the user zooms, pans or selects)
         self.last_run_only = True  # a log with restarts opens on its last run (until `0`)
         self._run_spans: tuple[LogModel, list[tuple[float, float]]] | None = None  # of a model
+        self._log_shown: int | None = None  # of several logs, the one `r` showed last
         self.t0 = 0.0
         self.scale = 1000.0
         self.threshold_ms = 0
@@ -665,17 +670,61 @@ class GanttView(ScrollView, can_focus=True):
         """Fit the whole run."""
         self.fit()
 
+    def log_spans(self) -> list[tuple[int, float, float]]:
+        """Of a model of several logs, each log that holds anything: (its index, its first
+        and its last time: its GPUs', its synthesis' and its proofs')."""
+        m = self.model
+        if m.log_names is None:
+            return []
+        spans: dict[int, tuple[float, float]] = {}
+
+        def add(k: int, lo: float, hi: float) -> None:
+            a, b = spans.get(k, (math.inf, -math.inf))
+            spans[k] = (min(a, lo), max(b, hi))
+
+        for g in m.gpus:
+            k = m.log_of(g.gpu)
+            if g.span is not None and k is not None:
+                add(k, *g.span)
+        for k, (times, _) in (m.synth_by_log or {}).items():
+            if len(times):
+                add(k, float(times[0]), float(times[-1]))
+        hosts = m.proof_hosts
+        if hosts is not None:
+            proofs = ProofTable.of(m.proofs)
+            for k, idx in groups_of(hosts, np.arange(len(hosts), dtype=np.int64)):
+                first = proofs.first[idx][~np.isnan(proofs.first[idx])]
+                seen = proofs.seen[idx][~np.isnan(proofs.seen[idx])]
+                if len(first) and len(seen):
+                    add(int(k), float(first.min()), float(seen.max()))
+        return [(k, lo, hi) for k, (lo, hi) in sorted(spans.items())]
+
     def action_next_run(self) -> None:
-        """Show the next run of a log in which the daemon restarted (after the last: the first)."""
+        """Show the next run of a log in which the daemon restarted, or the next of several
+        logs (after the last: the first)."""
         spans = self.run_spans()
-        if not spans:
+        if spans:
+            now = self.current_run()
+            k = 0 if now is None or not self.is_zoomed else (now + 1) % len(spans)
+            self.show_span(*spans[k])
+            self.scroll_to_run(k)
+            self.notify(f"run {k + 1} of {len(spans)}", title=RUNS_NOTICE)
+            return
+        logs = self.log_spans()
+        if len(logs) < 2:
             self.notify("one run in this log: the daemon did not restart")
             return
-        now = self.current_run()
-        k = 0 if now is None or not self.is_zoomed else (now + 1) % len(spans)
-        self.show_span(*spans[k])
-        self.scroll_to_run(k)
-        self.notify(f"run {k + 1} of {len(spans)}")
+        centre = self.t0 + self.timeline_width * self.scale / 2
+        here = self._log_shown
+        if here is None or here >= len(logs) or not logs[here][1] <= centre <= logs[here][2]:
+            here = -1  # the view moved since: from the first again
+        n = (here + 1) % len(logs)
+        log, lo, hi = logs[n]
+        self.show_span(lo, hi)
+        self.scroll_to_run(log)
+        self._log_shown = n
+        names = self.model.log_names or ()
+        self.notify(f"log {n + 1} of {len(logs)}: {visible(names[log])}", title=LOGS_NOTICE)
 
     def _host_of(self, gpu: int) -> int:
         """The log (a run of a restarted daemon) a GPU of the model is from (one log: 0)."""

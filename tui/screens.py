@@ -195,7 +195,7 @@ KEYS = [
     ("up / down", "scroll the lanes (and the inspector)"),
     ("0", "fit the whole run"),
     ("click, wheel", "select the interval under the pointer; zoom around it (shift: scroll)"),
-    ("r", "next run of a log where the daemon restarted"),
+    ("r", "next run of a log where the daemon restarted; of several logs, the next log"),
     ("f / End", "follow the end of a growing log again"),
     ("b", "show / hide where each GPU's busy time went (shares of it; a short screen: once asked)"),
     ("w", "each worker's time in the phases of its GPU intervals (its lock wait in full)"),
