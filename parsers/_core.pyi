@@ -226,7 +226,7 @@ def proof_rows_json(
     jobs: Sequence[str],
     kinds: Sequence[str],
     log: npt.NDArray[np.int32] | None = None,
-    logs: Sequence[str] = (),
+    logs: Sequence[str] = ...,
 ) -> str: ...
 
 # the export's writers (core/src/rowtext.rs, core/src/trackevent.rs)
