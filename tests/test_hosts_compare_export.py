@@ -1544,3 +1544,19 @@ def test_logs_far_apart_on_the_wall_clock_have_the_time_between_them_left_out() 
     # five minutes on: the minute-long logs are 4 minutes apart, as the wall clock has them
     near = build(_anchored(data, "2026-01-01").replace(b"T09:0", b"T09:1"))
     assert merge([a, near], ["a", "near"]).alignment == WALL
+
+
+def test_the_header_names_as_many_logs_as_fit_whole() -> None:
+    """Five logs at 120 columns: `tiny.log + synth.log + e…un 1 + restart.log run 2` cut a
+    name in the middle into another; the header gives whole names and how many more."""
+    from tui.header import source_in
+
+    tiny = read_log(SAMPLES / "tiny.log")
+    names = ["tiny.log", "synth.log", "empty.log", "real.log", "restart.log run 1"]
+    merged = merge([tiny] * 5, names).model
+    assert source_in(merged, 200) == " + ".join(names)
+    assert source_in(merged, 45) == "tiny.log + synth.log + empty.log + 2 more"
+    assert source_in(merged, 20) == "tiny.log + 4 more"
+    assert source_in(merged, 8) == "5 logs"
+    one = merge([tiny], ["a-very-long-name-of-one-log.log"]).model
+    assert source_in(one, 12) == "a-very…g.log"  # one name: cut in the middle, as ever

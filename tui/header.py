@@ -20,6 +20,7 @@ from parsers.durations import counted, duration
 from parsers.model import PHASES, GpuStats, LogModel, Phase
 from parsers.proofs import failed_proofs
 from parsers.report import MID_RUN, NO_GPU_YET, no_gpu_sentence, unplaced_sentence
+from parsers.sanitize import visible
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
@@ -106,6 +107,21 @@ def header_fit(
     return text, text is not full
 
 
+def source_in(model: LogModel, cells: int) -> str:
+    """The model's source in at most `cells` cells: a file name cut in the middle; of
+    several logs, as many of their names as fit whole, then how many more (`a.log + b.log
+    + 3 more`: a name cut in the middle reads as another name)."""
+    names = [visible(name) for name in model.log_names or ()]
+    joined = " + ".join(names)
+    if len(names) < 2 or model.source != joined or cell_len(joined) <= cells:
+        return abbreviate(model.source, cells)
+    for n in range(len(names) - 1, 0, -1):
+        text = " + ".join(names[:n]) + f" + {len(names) - n} more"
+        if cell_len(text) <= cells:
+            return text
+    return abbreviate(f"{len(names)} logs", cells)
+
+
 def _in_order(model: LogModel, run: int | None) -> list[GpuStats]:
     """The model's GPUs, those of run `run` first (the header holds HEADER_GPUS: a
     restarted daemon's log opens on its last run, whose GPUs come last in the model)."""
@@ -147,7 +163,7 @@ def _header(
     style = "bold reverse" if state != "FINISHED" or below else "bold"
     text.append(f" {state} ", style=style)
     text.append(" ")
-    text.append(abbreviate(model.source, max(avail - cell_len(state), 0)))
+    text.append(source_in(model, max(avail - cell_len(state), 0)))
     text.append(figures)
     if below:
         text.append(f"\n{below}", style="bold")
