@@ -320,7 +320,9 @@ async def test_screenshot_goes_to_the_chosen_folder_and_says_where(tmp_path: Pat
             await pilot.pause(0.05)
         saved = list(tmp_path.glob("*.svg"))
         assert len(saved) == 1
-        assert any(str(saved[0]) in str(n.message) for n in app._notifications)
+        # the name whole on a line of its own (a toast wraps a long path anywhere)
+        said = f"saved {saved[0].name}\nin {saved[0].resolve().parent}"
+        assert any(said == str(n.message) for n in app._notifications)
 
 
 # -- where the busy time went ---------------------------------------------------------

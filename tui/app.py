@@ -190,6 +190,8 @@ class CuzkApp(App[None]):
     #side.-open { display: block; }
     #status { height: 1; }
     #legend { height: auto; padding: 0 1; }
+    /* a notice holds a file's name whole at 80 columns (Textual's: half the screen) */
+    Toast { max-width: 75%; }
     """
     # ? and q lead the footer: they are on every screen, so they are bound on each
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -1309,7 +1311,8 @@ class CuzkApp(App[None]):
         except OSError as exc:
             self.notify(f"cannot save the screenshot: {exc.strerror or exc}", severity="error")
             return None
-        self.notify(f"saved {saved}", title="Screenshot")
+        shown = Path(os.path.abspath(saved))  # the name whole on a line, the folder after
+        self.notify(f"saved {shown.name}\nin {shown.parent}", title="Screenshot")
         return str(saved)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -199,8 +200,11 @@ def export_visible(app: CuzkApp) -> None:
     except OSError as exc:
         app.notify(f"cannot write the trace: {exc.strerror or exc}", severity="error")
         return
+    # the name whole on a line of its own: a toast wraps a long path anywhere
+    where = Path(os.path.abspath(path))
     app.notify(
-        f"{os.path.abspath(path)} ({counted(n, 'event')}; open in ui.perfetto.dev)", title="trace"
+        f"{where.name}\nin {where.parent}\n({counted(n, 'event')}; open in ui.perfetto.dev)",
+        title="trace",
     )
 
 
