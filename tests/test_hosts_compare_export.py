@@ -1560,3 +1560,30 @@ def test_the_header_names_as_many_logs_as_fit_whole() -> None:
     assert source_in(merged, 8) == "5 logs"
     one = merge([tiny], ["a-very-long-name-of-one-log.log"]).model
     assert source_in(one, 12) == "a-very…g.log"  # one name: cut in the middle, as ever
+
+
+async def test_the_gap_list_of_several_logs_keeps_both_sides_at_80_columns() -> None:
+    """Runs of a restarted log among hosts at 80 columns: the GPU column took the width of
+    `curio-mixed.log run 2:GPU1`, and the `after` column fell off the screen."""
+    from textual.strip import Strip
+
+    from tui.gaprows import GapRows
+
+    data = (SAMPLES / "tiny.log").read_bytes() + (SAMPLES / "curio-mixed.log").read_bytes()
+    builder = LogBuilder(source="curio-mixed.log")
+    builder.feed(data)
+    runs = builder.build_runs()
+    names = [f"curio-mixed.log run {k + 1}" for k in range(len(runs))]
+    merged = merge([read_log(SAMPLES / "tiny.log"), *runs], ["tiny.log", *names]).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        rows = app.screen.query_one(GapRows)
+        lines: list[Strip] = [rows.render_line(y) for y in range(4)]
+        text = ["".join(seg.text for seg in line) for line in lines]
+        assert "after" in text[0] and text[0].rstrip().endswith("after")
+        for line in text[1:]:
+            gpu = re.search(r"(\S+ )?\S+:GPU\d", line)
+            assert gpu is not None and "…" in gpu.group()  # a name cut in the middle
+            assert len(re.findall(r" w\d p\d", line)) == 2  # both sides: job, worker, part

@@ -24,12 +24,13 @@ from textual.strip import Strip
 from parsers.durations import duration
 from parsers.model import I64, LogModel
 from parsers.why import synthesis_during
-from tui.lanes import abbreviate
+from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
 
 # column titles and the widths of the fixed ones (the job ids share what is left)
 COLUMNS = ("#", "length", "at", "GPU", "side", "cause", "before", "after", "synth")
 _FIXED = {"length": 8, "at": 8, "side": 7, "cause": 8, "synth": 10}
 _RIGHT = {"#", "length", "at", "synth"}
+ID_LEAST = 12  # a side's least room (job id, worker, partition)
 _CAUSE_WORDS = ("—", "synth", "dispatch")  # by GapTable.cause
 
 
@@ -141,7 +142,7 @@ class GapRows(ScrollView, can_focus=True):
             str(row + 1),  # every longer gap is listed before: the row is the rank
             duration(g.duration_ms),
             duration(g.start),
-            m.gpu_label(g.gpu) if m.gpu_keys else str(g.gpu),
+            gpu_label_in(m.gpu_label(g.gpu), self._widths()["GPU"]) if m.gpu_keys else str(g.gpu),
             "crosses" if g.crosses_proof_boundary else "mid",
             _CAUSE_WORDS[int(gaps.cause[i])],
             _side(g.before.job, g.before.worker, g.before.partition, self._id_width()),
@@ -161,9 +162,15 @@ class GapRows(ScrollView, can_focus=True):
         widths = dict(_FIXED)
         widths["at"], widths["length"] = self._at_width, self._length_width
         widths["#"] = max(1, len(str(self.row_count)))
-        widths["GPU"] = max([3, *(cell_len(x) for x in labels)])
         if not self.synth:
             del widths["synth"]
+        # several logs' labels (`restart.log run 2:GPU1`) are cut in the middle to leave
+        # each side its least room (the `after` column fell off at 80 columns), no shorter
+        # than what tells two hosts' GPUs apart
+        room = self._width() - sum(widths.values()) - (len(widths) + 2) - 2 * ID_LEAST
+        longest = max([3, *(cell_len(x) for x in labels)])
+        least = max([3, *(gpu_label_least(x) for x in labels)])
+        widths["GPU"] = max(least, min(longest, room))
         return widths
 
     def _columns(self) -> list[tuple[str, int]]:
@@ -176,7 +183,7 @@ class GapRows(ScrollView, can_focus=True):
         """Room for each side (job id, worker, partition): what the fixed columns leave."""
         widths = self._widths()
         gaps = len(widths) + 1  # one space between columns
-        return max(12, (self._width() - sum(widths.values()) - gaps) // 2)
+        return max(ID_LEAST, (self._width() - sum(widths.values()) - gaps) // 2)
 
     def _line(self, cells: list[str], style: Style, crosses: Style | None = None) -> Strip:
         segments = []
