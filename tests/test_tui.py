@@ -888,6 +888,32 @@ def test_the_state_line_of_the_header_gives_way_with_the_source_name() -> None:
             assert name not in first and "cuzk-daemon" in first and "host-17.log" in first
 
 
+def test_figures_too_long_for_the_state_line_go_on_their_own_line() -> None:
+    """A restarted daemon's log read from standard input at 80 columns: `proofs 10/11 (1
+    failed) in 2 runs, last 9/10 in 5m00s  33.41 s/p…` (cut by the screen, the source
+    gone): the figures go whole on a line of their own, the source beside the state."""
+    from rich.cells import cell_len
+
+    from parsers.breakdown import whole_run
+    from tui.header import header_text
+
+    data = (SAMPLES / "tiny.log").read_bytes() + (SAMPLES / "curio-mixed.log").read_bytes()
+    b = LogBuilder(source="stdin")
+    b.feed(data)
+    model = b.build()
+    assert model.restarted
+    s = model.summary
+    for width in (80, 160):
+        lines = header_text(model, "FINISHED · input closed", whole_run(model), width=width)
+        first, second = lines.plain.split("\n")[:2]
+        assert all(cell_len(line) <= width - 2 for line in (first, second)), (first, second)
+        if width == 80:
+            assert first.strip() == "FINISHED · input closed  stdin"
+            assert second.strip().endswith(s.s_per_proof_shown) and "2 runs" in second
+        else:  # room: all on the state line
+            assert "stdin" in first and first.endswith(s.s_per_proof_shown), first
+
+
 @pytest.mark.parametrize("names", [("journal-2gpu", "p12-gw2-merged"), ("node-01", "node-02")])
 @pytest.mark.parametrize("running", [False, True])
 def test_the_header_of_two_logs_fits_80_columns_with_every_figure(

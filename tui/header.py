@@ -157,6 +157,11 @@ def _header(
     # name is never markup, nor a control (abbreviate)
     avail = width - HEADER_MARGINS - cell_len(figures) - 3  # the state's cells, a space
     word, _, rest = state.partition(" · ")
+    # figures too long to fit beside the state's first word (a restarted daemon's at 80
+    # columns) go on a line of their own, not cut by the screen
+    figures_below = avail < cell_len(word)
+    if figures_below:
+        avail = width - HEADER_MARGINS - 3
     below = ""
     if rest and cell_len(state) > avail - SOURCE_MIN_CELLS:
         state, below = word, rest
@@ -164,7 +169,7 @@ def _header(
     text.append(f" {state} ", style=style)
     text.append(" ")
     text.append(source_in(model, max(avail - cell_len(state), 0)))
-    text.append(figures)
+    text.append(f"\n{figures.lstrip()}" if figures_below else figures)
     if below:
         text.append(f"\n{below}", style="bold")
     if model.starts_mid_run:
