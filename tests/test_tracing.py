@@ -449,3 +449,22 @@ async def test_the_viewer_shows_the_traced_proofs_and_says_why_there_are_no_gpu_
                 assert "▶" not in text and "✗" not in text
                 assert "47b59677-41f…a846f884a43" in text
         app.live.source.close()  # type: ignore[union-attr]
+
+
+async def test_the_sentence_in_place_of_the_lanes_is_whole_at_80_columns(tmp_path: Path) -> None:
+    """A log without TIMELINE lines at 80x24: the sentence saying why had two rows and was
+    cut (`… 5 of 5 job…`); it takes the rows it needs (three), the proofs lane under it."""
+    from test_viewer import SMALL, lane_text, live_app, until_finished
+
+    from tui.follow import FileSource
+
+    path = tmp_path / MONOLITHIC.name
+    path.write_bytes(MONOLITHIC.read_bytes())
+    app = live_app(FileSource(path), False, path)
+    async with app.run_test(size=SMALL) as pilot:
+        await until_finished(app, pilot)
+        await pilot.pause()
+        rows = lane_text(app)
+        said = " ".join(r.strip() for r in rows[2:5])
+        assert said.endswith("5 of 5 jobs completed (from the tracing lines)"), said
+        assert "…" not in said and rows[5].startswith("proofs")

@@ -41,7 +41,9 @@ AXIS_ROWS = 2
 RUNS_NOTICE, LOGS_NOTICE = "runs", "logs"
 STEP_NOTICES = frozenset({RUNS_NOTICE, LOGS_NOTICE})
 GPU_ROW_KINDS = frozenset({"busy", "kernel", "worker"})  # the rows that are one GPU's own
-MESSAGE_ROWS = 2  # the sentence said in place of the GPU lanes, wrapped
+# the most rows of the sentence said in place of the GPU lanes, wrapped (the longest, 170
+# cells, takes three at 80 columns)
+MESSAGE_ROWS = 3
 
 
 def message_rows(text: str, width: int) -> list[str]:
@@ -848,11 +850,11 @@ class GanttView(ScrollView, can_focus=True):
         if self.empty_message and not self.model.gpus:
             # no GPU lanes: say why on the first row, then what there is (a log without
             # TIMELINE lines: the proofs lane of the jobs its tracing lines tell)
-            if index < MESSAGE_ROWS or not self.model.traced_jobs:
-                said = message_rows(self.empty_message, width - 1)
+            said = message_rows(self.empty_message, width - 1)  # the rows it needs
+            if index < len(said) or not self.model.traced_jobs:
                 text = f" {said[index]}" if index < len(said) else ""
                 return Strip([Segment(text[:width].ljust(width), self._cell_style(-1, False))])
-            index -= MESSAGE_ROWS
+            index -= len(said)
         if index >= len(rows):
             return Strip.blank(width, self._cell_style(0, False))
         spec = rows[index]
