@@ -20,7 +20,6 @@ from parsers.durations import counted, duration
 from parsers.model import PHASES, GpuStats, LogModel, Phase
 from parsers.proofs import failed_proofs
 from parsers.report import MID_RUN, NO_GPU_YET, no_gpu_sentence, unplaced_sentence
-from parsers.sanitize import visible
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
@@ -111,14 +110,18 @@ def source_in(model: LogModel, cells: int) -> str:
     """The model's source in at most `cells` cells: a file name cut in the middle; of
     several logs, as many of their names as fit whole, then how many more (`a.log + b.log
     + 3 more`: a name cut in the middle reads as another name)."""
-    names = [visible(name) for name in model.log_names or ()]
-    joined = " + ".join(names)
-    if len(names) < 2 or model.source != joined or cell_len(joined) <= cells:
+    names = [name for _, name in model.logs()]
+    if len(names) < 2 or cell_len(model.source) <= cells or model.source != " + ".join(names):
         return abbreviate(model.source, cells)
-    for n in range(len(names) - 1, 0, -1):
-        text = " + ".join(names[:n]) + f" + {len(names) - n} more"
-        if cell_len(text) <= cells:
-            return text
+    # the first n names and ` + k more`, for the most n that fit (measured once each)
+    used, fit = 0, 0
+    for n, name in enumerate(names[:-1], 1):
+        used += cell_len(name) + (3 if n > 1 else 0)  # ` + ` before all but the first
+        if used + cell_len(f" + {len(names) - n} more") > cells:
+            break
+        fit = n
+    if fit:
+        return " + ".join(names[:fit]) + f" + {len(names) - fit} more"
     return abbreviate(f"{len(names)} logs", cells)
 
 

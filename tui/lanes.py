@@ -198,9 +198,12 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
             rows.append(Row("worker", label, gpu=g, lane=k, sub_row=lane.sub_row))
 
     if isinstance(proof_rows, dict):
+        gpus_of: dict[int | None, list[int]] = {}  # per log its GPUs, in one pass
+        for stats in model.gpus:
+            gpus_of.setdefault(model.log_of(stats.gpu), []).append(stats.gpu)
         for log, _ in model.logs():
             rows.append(Row("title", "", log=log))
-            mine = [stats.gpu for stats in model.gpus if model.log_of(stats.gpu) == log]
+            mine = gpus_of.get(log, [])
             for gpu in mine:
                 gpu_rows(gpu)
             if mine or len(model.synth_steps(log)[0]):  # a log without TIMELINE lines: none
@@ -233,6 +236,11 @@ def pack_proofs(
     order = np.argsort(starts, kind="stable")
     if only is not None:
         order = order[np.isin(order, only)]
+    return packed_rows(order, starts, ends), starts, ends
+
+
+def packed_rows(order: I64, starts: np.ndarray, ends: np.ndarray) -> list[I64]:
+    """The proofs `order` (by start) packed greedily into rows that do not overlap."""
     row_of = first_free_rows(starts[order], ends[order], touching=False)
     n_rows = int(row_of.max()) + 1 if len(row_of) else 0
     # each row's members in start order, as the packing met them
@@ -243,7 +251,7 @@ def pack_proofs(
     for n in counts.tolist():
         rows.append(order[by_row[at : at + n]])
         at += n
-    return rows, starts, ends
+    return rows
 
 
 # the LaneDrawing method that draws each kind of row
@@ -268,10 +276,16 @@ class LaneDrawing:
         if model.gpu_keys is not None and model.proof_hosts is not None:
             host_rows = {}
             packed: list[I64] = []
+            # each log's proofs in start order, grouped in one pass (a daemon restarted
+            # thousands of times is as many logs)
+            spans = (self.proof_starts, self.proof_ends)
+            order = np.argsort(self.proof_starts, kind="stable")
+            at = np.arange(len(order), dtype=np.int64)
+            of_log = dict(groups_of(model.proof_hosts[order], at))
             for k, _ in model.logs():
                 assert k is not None  # several logs
-                mine = np.flatnonzero(model.proof_hosts == k)
-                rows_k = pack_proofs(model, mine)[0] if len(mine) else []
+                mine = of_log.get(k)
+                rows_k = [] if mine is None else packed_rows(order[mine], *spans)
                 host_rows[k] = range(len(packed), len(packed) + len(rows_k))
                 packed.extend(rows_k)
             self.proof_rows = packed
