@@ -131,12 +131,14 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
         if _comparable(known):
             first = min(known)
             offsets = [round((a - first).total_seconds() * 1000) for a in known]
-            closed = _closed_up([m.time_range for m in models], offsets)
+            # several logs far apart: nearly all of the axis would be the time between
+            # them, each log a sliver. Not the runs of one log: a followed log's runs would
+            # move on the axis as its last run grows (placed, then cut, then not)
+            closed = None if align == RUNS else _closed_up([m.time_range for m in models], offsets)
             if closed is None:
                 return WALL, offsets, "aligned on the wall clock"
-            # nearly all of the axis would be the time between them, each log a sliver
             offsets, longest = closed
-            return CUT, offsets, f"on the wall clock, {duration(longest)} between logs left out"
+            return CUT, offsets, f"on the wall clock, the {duration(longest)} between logs cut"
     why = _no_shared_clock([m.source for m in models], anchors)
     return OWN, [0] * len(models), f"each on its own clock ({why})"
 

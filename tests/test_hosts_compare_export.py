@@ -1536,7 +1536,7 @@ def test_logs_far_apart_on_the_wall_clock_have_the_time_between_them_left_out() 
     b = build(_anchored(data, "2026-07-20"))
     assert a.wall_anchor is not None and b.wall_anchor is not None
     placed = merge([b, a], ["b", "a"])
-    assert placed.alignment == CUT and "between logs left out" in placed.note
+    assert placed.alignment == CUT and "between logs cut" in placed.note
     off_b, off_a = (h.offset_ms for h in placed.hosts)
     assert off_a == 0  # the earlier log first
     assert off_b == round(a.time_range[1] + 60_000 - b.time_range[0])
@@ -1544,6 +1544,10 @@ def test_logs_far_apart_on_the_wall_clock_have_the_time_between_them_left_out() 
     # five minutes on: the minute-long logs are 4 minutes apart, as the wall clock has them
     near = build(_anchored(data, "2026-01-01").replace(b"T09:0", b"T09:1"))
     assert merge([a, near], ["a", "near"]).alignment == WALL
+    # the runs of one log stay on the wall clock however far apart (a followed log's would
+    # move as its last run grows)
+    restarted = build(_anchored(data, "2026-01-01") + _anchored(data, "2026-07-20"))
+    assert restarted.restarted and restarted.wall_anchor is not None
 
 
 def test_the_header_names_as_many_logs_as_fit_whole() -> None:
