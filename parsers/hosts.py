@@ -471,7 +471,7 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         run_split=_run_split(models, stride),
         unattributed_kernel_ms=sum(m.unattributed_kernel_ms for m in models),
         starts_mid_run=any(m.starts_mid_run for m in models),
-        log_names=tuple(shown),
+        log_names=tuple(names),
         log_ends=tuple(float(m.now_ms + off) for m, off in zip(models, offsets, strict=True)),
         proof_failed=np.concatenate([np.zeros(0, dtype=bool), *failed])[order],
         synth_by_log={

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from parsers.durations import duration
+from parsers.sanitize import visible
 
 if TYPE_CHECKING:
     from parsers.linefacts import LineFacts
@@ -1294,7 +1295,8 @@ class LogModel:
     run_lines: tuple[int, ...] | None = None
     # ...and the wall clock each run's engine started at (the log gives it: else None)
     run_anchors: tuple[datetime | None, ...] | None = field(default=None, compare=False, repr=False)
-    # several logs: each log's name as drawn, by its index (GpuKey.host), its own
+    # several logs: each log's name (exact: `logs()` gives it as drawn), by its index
+    # (GpuKey.host), its own
     # synthesis step function (times, counts) and where it ends on the all-hosts clock (a
     # log whose GPUs printed nothing, or with no TIMELINE line, has them all)
     log_names: tuple[str, ...] | None = None
@@ -1377,7 +1379,7 @@ class LogModel:
         the trace."""
         if self.log_names is None:
             return ((None, ""),)
-        return tuple(enumerate(self.log_names))
+        return tuple((k, visible(name)) for k, name in enumerate(self.log_names))
 
     def log_of(self, gpu: int) -> int | None:
         """The log GPU `gpu` is from, of several (None: the model holds one)."""

@@ -76,6 +76,16 @@ def test_each_proof_of_several_logs_names_its_log() -> None:
     assert proofs == [(job, "run 1"), (job, "run 2")]
     # one log: no such key
     assert "log" not in report_dict(build(once))["proofs"][0]
+    # of several logs named by --name, as the JSON's hosts are named: exactly (a name's
+    # controls escaped by the JSON, not made visible as the screen makes them)
+    from parsers.hosts import merge
+
+    names = ["host\tA", "h\x1b[31mB"]
+    merged = merge([build(once), build(once)], names).model
+    doc = report_dict(merged)
+    assert json.dumps(doc, ensure_ascii=True) == report_json(merged)
+    assert sorted(p["log"] for p in doc["proofs"]) == sorted(names)
+    assert [name for _, name in merged.logs()] == ["host␉A", "h␛[31mB"]  # as drawn
 
 
 def test_odd_job_ids_are_escaped_as_json_dumps_does() -> None:
