@@ -68,18 +68,30 @@ NO_GPU_LINES = (
 NO_GPU_YET = "no GPU interval in this log yet"
 
 
+# a partition picked up this long (log time) before now with no GPU_START anywhere: the
+# engine does not print them (one enters the prover within milliseconds of its pickup)
+NO_GPU_START_AFTER_MS = 60_000
+
+
 def no_gpu_sentence(model: LogModel) -> str | None:
     """Why a log with TIMELINE lines has no GPU interval (None: it has one, or no TIMELINE
-    line). A GPU worker picked partitions up and none entered the prover: the engine does
-    not print GPU_START/GPU_END. Else no partition got that far (a daemon in its first
-    synthesis, a log cut short): a log still growing has none yet."""
-    if model.gpus or not model.counts.timeline:
-        return None
+    line; a GPU its stdout names is no interval). A GPU worker picked partitions up and none
+    entered the prover: the engine does not print GPU_START/GPU_END. Else no partition got
+    that far (a daemon in its first synthesis, a log cut short): a log still growing has
+    none yet."""
     t = model.parts
-    if np.any(~np.isnan(t.pickup)):
+    if not model.counts.timeline or np.any(~np.isnan(t.gpu_start) | ~np.isnan(t.gpu_end)):
+        return None
+    picked = t.pickup[~np.isnan(t.pickup)]
+    if len(picked) and model.now_ms - float(picked.min()) > NO_GPU_START_AFTER_MS:
         return NO_GPU_LINES
     if not model.finished:
         return NO_GPU_YET
+    if len(picked):  # the log ends right after them
+        return (
+            f"no GPU interval: {counted(len(picked), 'partition')} picked up by a GPU worker, "
+            "none in the prover before the log ends"
+        )
     queued = int(np.count_nonzero(~np.isnan(t.queued)))
     if queued:
         return (

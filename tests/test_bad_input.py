@@ -212,6 +212,7 @@ def test_a_log_without_gpu_intervals_says_why() -> None:
         b"TIMELINE,900,SYNTH_END,job-a,partition=0,synth_ms=890\n"
         b"TIMELINE,901,GPU_QUEUE,job-a,partition=0\n"
         b"TIMELINE,902,GPU_PICKUP,job-a,worker=0,partition=0\n"
+        b"TIMELINE,70000,SYNTH_START,job-b,partition=0\n"  # a minute on: none in the prover
     )
     console = Console(record=True, width=100)
     print_report(build(data), console)
@@ -221,8 +222,9 @@ def test_a_log_without_gpu_intervals_says_why() -> None:
 @pytest.mark.parametrize(
     ("lines", "said"),
     [
-        (2, "no GPU interval: no partition reached the GPU queue before the log ends"),
-        (3, "no GPU interval: 1 partition queued for a GPU, none picked up before the log ends"),
+        (3, "no GPU interval: no partition reached the GPU queue before the log ends"),
+        (4, "no GPU interval: 1 partition queued for a GPU, none picked up before the log ends"),
+        (5, "no GPU interval: 1 partition picked up by a GPU worker, none in the prover"),
     ],
 )
 def test_a_log_cut_before_its_first_gpu_line_is_not_said_to_disable_split_proving(
@@ -236,10 +238,14 @@ def test_a_log_cut_before_its_first_gpu_line_is_not_said_to_disable_split_provin
     from tui.header import header_text
     from tui.report import print_report
 
+    # a daemon's own first lines: its GPU worker named (a GPU of the model, no interval)
     data = (
+        b"2026-03-16T09:01:32.875441Z  INFO cuzk_core::engine: pipeline GPU worker started "
+        b"worker_id=0 gpu=0 sub_id=0\n"
         b"TIMELINE,10,SYNTH_START,job-a,partition=0\n"
         b"TIMELINE,900,SYNTH_END,job-a,partition=0,synth_ms=890\n"
         b"TIMELINE,901,GPU_QUEUE,job-a,partition=0\n"
+        b"TIMELINE,902,GPU_PICKUP,job-a,worker=0,partition=0\n"
     )
     model = build(b"".join(data.splitlines(keepends=True)[:lines]))
     console = Console(record=True, width=100)
@@ -248,6 +254,10 @@ def test_a_log_cut_before_its_first_gpu_line_is_not_said_to_disable_split_provin
     assert said in text and "SPLIT_PROVE" not in text
     assert "GPU utilization" not in text and "Gaps:" not in text  # no empty table
     assert said in header_text(model, "FINISHED", width=100).plain
+    # the log still growing: none yet (a partition picked up enters the prover at once)
+    live = LogBuilder(source="t")
+    live.feed(b"".join(data.splitlines(keepends=True)[:lines]))
+    assert "no GPU interval in this log yet" in header_text(live.snapshot(), "LIVE").plain
 
 
 def test_a_run_captured_with_a_prefix_after_one_without_is_read_as_it_comes() -> None:
