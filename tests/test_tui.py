@@ -1165,8 +1165,37 @@ async def test_a_restarted_log_opens_on_its_last_run_from_its_first_proof_s_star
         mine = np.isin(t.gpu, last_run) & ~np.isnan(t.synth_start)
         first_synth = float(t.synth_start[mine].min())
         first_start = min(g.span[0] for g in model.gpus if g.gpu in last_run and g.span)
-        assert runs[1][0] == first_synth < first_start
+        assert runs[1][:2] == (1, first_synth) and first_synth < first_start
         assert view.t0 <= first_synth  # the first proof whole, from its start
+
+
+async def test_a_run_with_no_gpu_interval_does_not_shift_the_runs_in_view() -> None:
+    """A first run that ended before any GPU interval, then two more: the run spans left it
+    out and their places were taken for runs, so the header showed run 2's GPUs over run
+    3's view, the lanes scrolled to run 2 and `r` said `run 1 of 2`."""
+    tiny = (SAMPLES / "tiny.log").read_bytes()
+    early = b"".join(tiny.splitlines(keepends=True)[:6]).replace(b"T09:0", b"T08:0")
+    data = early + tiny + (SAMPLES / "curio-mixed.log").read_bytes()
+    model = build(data)
+    assert model.restarted and model.log_names is not None and len(model.log_names) == 3
+    app = make_app(model, LineReader(data=data))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        assert view.current_run() == 2
+        header = str(app.query_one("#summary", Static).render())
+        gpu_lines = [line for line in header.splitlines() if "of span:" in line]
+        assert gpu_lines[0].lstrip().startswith("run 3:GPU"), header
+        said = []
+        for _ in range(3):
+            await pilot.press("r")
+            await pilot.pause()
+            said.append([str(n.message) for n in app._notifications])
+            run = view.current_run()
+            y = int(view.scroll_offset.y)  # its title in view, on top as far as they scroll
+            shown = view.rows[y : y + view.size.height - AXIS_ROWS]
+            assert ("title", run) in [(r.kind, r.log) for r in shown], run
+        assert said == [["run 1 of 3"], ["run 2 of 3"], ["run 3 of 3"]]
 
 
 async def test_a_restarted_log_s_header_and_i_are_of_the_run_in_view() -> None:

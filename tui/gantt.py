@@ -171,7 +171,7 @@ class GanttView(ScrollView, can_focus=True):
         self.pinned = live  # following: the right edge stays at now
         self.autofit = True  # showing the whole run (until the user zooms, pans or selects)
         self.last_run_only = True  # a log with restarts opens on its last run (until `0`)
-        self._run_spans: tuple[LogModel, list[tuple[float, float]]] | None = None  # of a model
+        self._run_spans: tuple[LogModel, list[tuple[int, float, float]]] | None = None
         self._log_shown: int | None = None  # of several logs, the one `r` showed last
         self.t0 = 0.0
         self.scale = 1000.0
@@ -310,8 +310,8 @@ class GanttView(ScrollView, can_focus=True):
         lo, hi = self.model.time_range
         runs = self.run_spans() if self.last_run_only else []
         if runs:
-            lo = runs[-1][0]
-            self.call_after_refresh(self.scroll_to_run, len(runs) - 1)
+            lo = runs[-1][1]
+            self.call_after_refresh(self.scroll_to_run, runs[-1][0])
         self._frame(lo, hi)
 
     def _frame(self, lo: float, hi: float) -> None:
@@ -325,29 +325,18 @@ class GanttView(ScrollView, can_focus=True):
         self._clamp()
         self._changed()
 
-    def run_spans(self) -> list[tuple[float, float]]:
-        """Each run's time span, when the daemon restarted in the log (else empty): the runs
-        are laid one after the other, each on its own GPU lanes."""
+    def run_spans(self) -> list[tuple[int, float, float]]:
+        """Each run's time span, when the daemon restarted in the log (else empty): (the
+        run, its first and last time) of each run that holds anything, its GPUs, synthesis
+        or proofs; the runs are laid one after the other, each on its own lanes."""
         if not self.model.restarted:
             return []
         held = self._run_spans
         if held is not None and held[0] is self.model:  # the header asks at each tick
             return held[1]
-        spans: dict[int, tuple[float, float]] = {}
-        for g in self.model.gpus:
-            if g.span is None:
-                continue
-            k = self._host_of(g.gpu)
-            lo, hi = spans.get(k, (math.inf, -math.inf))
-            spans[k] = (min(lo, g.span[0]), max(hi, g.span[1]))
-        # a run begins with its first synthesis (its first proof's start), before its GPUs'
-        t = self.model.parts
-        for gpu, idx in groups_of(t.gpu, np.flatnonzero(~np.isnan(t.synth_start) & (t.gpu >= 0))):
-            k = self._host_of(gpu)
-            if k in spans:
-                spans[k] = (min(spans[k][0], float(t.synth_start[idx].min())), spans[k][1])
-        self._run_spans = (self.model, [spans[k] for k in sorted(spans)])
-        return self._run_spans[1]
+        spans = self.log_spans()
+        self._run_spans = (self.model, spans)
+        return spans
 
     def show_span(self, lo: float, hi: float) -> None:
         """Zoom so that [lo, hi] fills the view (with the usual margin)."""
@@ -362,14 +351,12 @@ class GanttView(ScrollView, can_focus=True):
         if not spans:
             return None
         centre = self.t0 + self.timeline_width * self.scale / 2
-        return min(
-            range(len(spans)),
-            key=lambda k: (
-                0.0
-                if spans[k][0] <= centre <= spans[k][1]
-                else min(abs(centre - spans[k][0]), abs(centre - spans[k][1]))
-            ),
-        )
+
+        def away(span: tuple[int, float, float]) -> float:
+            _, lo, hi = span
+            return 0.0 if lo <= centre <= hi else min(abs(centre - lo), abs(centre - hi))
+
+        return min(spans, key=away)[0]
 
     @property
     def min_scale(self) -> float:
@@ -707,10 +694,12 @@ class GanttView(ScrollView, can_focus=True):
         spans = self.run_spans()
         if spans:
             now = self.current_run()
-            k = 0 if now is None or not self.is_zoomed else (now + 1) % len(spans)
-            self.show_span(*spans[k])
-            self.scroll_to_run(k)
-            self.notify(f"run {k + 1} of {len(spans)}", title=RUNS_NOTICE)
+            at = [k for k, _, _ in spans]
+            n = 0 if now is None or not self.is_zoomed else (at.index(now) + 1) % len(spans)
+            run, lo, hi = spans[n]
+            self.show_span(lo, hi)
+            self.scroll_to_run(run)
+            self.notify(f"run {run + 1} of {len(self.model.log_names or ())}", title=RUNS_NOTICE)
             return
         logs = self.log_spans()
         if len(logs) < 2:
