@@ -32,7 +32,7 @@ from parsers.breakdown import (
     unmeasured_keys,
 )
 from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
-from parsers.proofs import failed_proofs
+from parsers.proofs import failed_proofs, proof_ends
 from parsers.rows import distinct
 from parsers.sanitize import visible
 from parsers.trace_tracks import Names
@@ -326,7 +326,10 @@ class _Tables:
 
     def _proofs(self, fh: IO[bytes]) -> None:
         p = self.proofs
-        keep = np.flatnonzero(_overlap(p.first, p.last, self.t0, self.t1))
+        # a window keeps the proofs the trace and the proofs lane draw in it: a proof that
+        # did not complete ends where they end it (its last stamp, or its log's end)
+        ends = proof_ends(self.model, p.last, p.completed, p.seen)
+        keep = np.flatnonzero(_overlap(p.first, ends, self.t0, self.t1))
         if math.isfinite(self.t0) or math.isfinite(self.t1):
             keep = keep[~np.isnan(p.first[keep])]  # a proof never begun is in no window
         logs = self.proof_logs

@@ -556,3 +556,35 @@ def test_the_trace_counts_intervals_running_where_the_log_ends_in_flight(
             at = [v for ts, v in counter if ts <= start * 1000]
             assert at and at[-1] >= k, (g.gpu, start, counter[-4:])
         assert counter[-1] == (model.now_ms * 1000, 0)
+
+
+@pytest.mark.parametrize(
+    ("logs", "window"),
+    [
+        (["real/pipeline-failed-merged.log"], ["--from", "5m"]),
+        (["p12-c15-gw1.log", "CUT:p9-c6.log"], ["--from", "2m", "--to", "3m"]),
+    ],
+)
+def test_a_window_s_proofs_csv_holds_the_proofs_its_trace_holds(
+    logs: list[str], window: list[str], tmp_path: Path
+) -> None:
+    """proofs.csv windowed a proof that did not complete as if it never ended (no GPU_END):
+    jobs that failed at 3 s, or a log's proof under way when that log ended at 36 s, were
+    in every later window, where the trace (and the proofs lane) end them."""
+    paths = []
+    for name in logs:
+        cut, _, name = name.rpartition(":")
+        data = (SAMPLES / name).read_bytes()
+        if cut:  # cut before its first GPU line: one proof under way, the log ends
+            lines = data.splitlines(keepends=True)
+            data = b"".join(lines[: next(k for k, x in enumerate(lines) if b",GPU_" in x)])
+        paths.append(tmp_path / Path(name).name)
+        paths[-1].write_bytes(data)
+    trace, folder = tmp_path / "t.json", tmp_path / "csv"
+    args = [*map(str, paths), *window, "--export-trace", str(trace), "--export-csv", str(folder)]
+    assert cli.main(args) == 0
+    events = json.loads(trace.read_text())["traceEvents"]
+    traced = sorted(e["args"]["job"] for e in events if e.get("cat") == "proof")
+    with (folder / "proofs.csv").open() as fh:
+        listed = sorted(row["job"] for row in csv.DictReader(fh))
+    assert listed == traced
