@@ -502,7 +502,10 @@ class HostLines(LineReader):
     def for_part(self, index: int) -> LineReader:
         """The reader of the log partition `index` came from (told what the core noted of
         that log's lines)."""
-        host = self.merged.host_of_part(index)
+        return self.for_host(self.merged.host_of_part(index))
+
+    def for_host(self, host: int) -> LineReader:
+        """The reader of log `host` (told what the core noted of its lines)."""
         reader = self.readers[host]
         facts = self.merged.line_facts[host] if host < len(self.merged.line_facts) else None
         if facts is not None:

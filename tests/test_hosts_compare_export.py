@@ -1591,3 +1591,19 @@ async def test_the_gap_list_of_several_logs_keeps_both_sides_at_80_columns() -> 
             gpu = re.search(r"(\S+ )?\S+:GPU\d", line)
             assert gpu is not None and "…" in gpu.group()  # a name cut in the middle
             assert len(re.findall(r" w\d p\d", line)) == 2  # both sides: job, worker, part
+
+
+def test_the_log_pane_opens_a_job_without_partitions_in_its_own_log() -> None:
+    """`L` on a job of a log without TIMELINE lines (its tracing lines tell it) opened the
+    TIMELINE line nearest the view's middle, of another log."""
+    from tui.logpane import log_at
+
+    paths = [SAMPLES / "real" / "pipeline-failed-merged.log", SAMPLES / "tiny.log"]
+    placed = merge([read_log(p) for p in paths], ["hostR", "tiny"])
+    merged = placed.model
+    reader = HostLines(placed, [LineReader(path=p) for p in paths])
+    assert merged.proof_hosts is not None
+    k = int(np.flatnonzero(merged.proof_hosts == 0)[0])
+    at = log_at(merged, reader, None, found_job(merged, k), merged.now_ms / 2)
+    assert at.name == "hostR" and at.line == 1 and at.reader.path == paths[0]
+    assert "no TIMELINE line" in at.why

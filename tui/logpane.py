@@ -87,6 +87,16 @@ def log_at(
         log, first, end, name = _log_of(reader, model, part)
         return LogAt(log, (first, end), int(t.end_line[part]), "the GPU_END before the gap", name)
     mine = np.flatnonzero(np.isin(t.job, job_numbers(model, job))) if job is not None else None
+    # a job with no partition (a log without TIMELINE lines: its tracing lines tell it), of
+    # several logs: its own log, from its first line
+    host = job.log if job is not None and (mine is None or not len(mine)) else None
+    if host is not None and isinstance(reader, HostLines) and 0 <= host < len(reader.readers):
+        assert job is not None
+        firsts = [h.first_part for h in reader.merged.hosts]
+        end = firsts[host + 1] if host + 1 < len(firsts) else len(t)
+        why = f"job {visible(job.job)}'s log (no TIMELINE line of it)"
+        name = reader.merged.hosts[host].name
+        return LogAt(reader.for_host(host), (firsts[host], end), 1, why, name)
     if job is not None and mine is not None and len(mine):
         lines = np.concatenate([t.start_line[mine], t.end_line[mine]])
         known = lines > 0
