@@ -903,6 +903,21 @@ async def test_r_steps_through_several_logs() -> None:
         assert said == [["log 1 of 2: gpus"], ["log 2 of 2: synthesizing"], ["log 1 of 2: gpus"]]
 
 
+async def test_r_on_several_logs_of_which_one_holds_anything_says_so() -> None:
+    from parsers.hosts import merge
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+
+    merged = merge([build((SAMPLES / "tiny.log").read_bytes()), build(b"")], ["a", "b"]).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert said == ["of the 2 logs only a holds anything to show"], said
+
+
 async def test_r_on_a_log_of_one_run_says_so() -> None:
     from parsers.rawlines import LineReader
     from tui.app import make_app

@@ -703,7 +703,12 @@ class GanttView(ScrollView, can_focus=True):
             return
         logs = self.log_spans()
         if len(logs) < 2:
-            self.notify("one run in this log: the daemon did not restart")
+            names = self.model.log_names
+            if names is None:
+                self.notify("one run in this log: the daemon did not restart")
+            else:  # several logs, all but one empty (or none with anything)
+                held = f"only {visible(names[logs[0][0]])} holds" if logs else "none holds"
+                self.notify(f"of the {len(names)} logs {held} anything to show")
             return
         centre = self.t0 + self.timeline_width * self.scale / 2
         here = self._log_shown
