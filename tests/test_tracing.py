@@ -415,56 +415,56 @@ def test_the_text_report_lists_the_jobs_in_place_of_the_empty_gpu_tables() -> No
     assert "every job failed (6 jobs" in out
 
 
-async def test_the_viewer_shows_the_traced_proofs_and_says_why_there_are_no_gpu_lanes(
-    tmp_path: Path,
-) -> None:
-    from test_viewer import SIZE, SMALL, lane_text, live_app, until_finished
+async def _lanes_read(tmp_path: Path, log: Path, size: tuple[int, int]) -> tuple[list[str], int]:
+    """The viewer's lane rows once it has read `log` whole (as followed), and its proofs."""
+    from test_viewer import lane_text, live_app, until_finished
 
     from tui.follow import FileSource
 
+    path = tmp_path / log.name
+    path.write_bytes(log.read_bytes())
+    app = live_app(FileSource(path), False, path)
+    async with app.run_test(size=size) as pilot:
+        await until_finished(app, pilot)
+        await pilot.pause()
+        rows, proofs = lane_text(app), len(app.model.proofs)
+    app.live.source.close()  # type: ignore[union-attr]
+    return rows, proofs
+
+
+async def test_the_viewer_shows_the_traced_proofs_and_says_why_there_are_no_gpu_lanes(
+    tmp_path: Path,
+) -> None:
+    from test_viewer import SIZE, SMALL
+
     for log, size in ((PIPELINE_FAILED, SMALL), (MONOLITHIC, SIZE)):
-        path = tmp_path / log.name
-        path.write_bytes(log.read_bytes())
-        app = live_app(FileSource(path), False, path)
-        async with app.run_test(size=size) as pilot:
-            await until_finished(app, pilot)
-            await pilot.pause()
-            rows = lane_text(app)
-            text = "\n".join(rows)
-            assert "gpu0" not in text and "synth" not in text
-            # the axis, the sentence on two rows, then the proofs lane
-            assert rows[4].startswith("proofs")
-            proofs = [r for r in rows[4:] if r.strip()]
-            if log is PIPELINE_FAILED:
-                assert "the pipeline was enabled but every job failed" in rows[2]
-                # jobs a few ms apart share a cell: each proofs row ends in ✗, none runs
-                assert len(app.model.proofs) == 6 and len(proofs) == 3
-                assert all("✗" in r for r in proofs)
-                assert "┫" not in text and "▶" not in text
-            else:
-                assert "pipeline disabled" in rows[2]
-                # the 2 s WindowPoSt is two cells at this zoom: drawn ┣┫, its ends only
-                assert sum(r.count("┫") for r in proofs) == 5 and "━━" in text
-                assert any("┣┫" in r for r in proofs)
-                assert "▶" not in text and "✗" not in text
-                assert "47b59677-41f…a846f884a43" in text
-        app.live.source.close()  # type: ignore[union-attr]
+        rows, count = await _lanes_read(tmp_path, log, size)
+        text = "\n".join(rows)
+        assert "gpu0" not in text and "synth" not in text
+        # the axis, the sentence on two rows, then the proofs lane
+        assert rows[4].startswith("proofs")
+        proofs = [r for r in rows[4:] if r.strip()]
+        if log is PIPELINE_FAILED:
+            assert "the pipeline was enabled but every job failed" in rows[2]
+            # jobs a few ms apart share a cell: each proofs row ends in ✗, none runs
+            assert count == 6 and len(proofs) == 3
+            assert all("✗" in r for r in proofs)
+            assert "┫" not in text and "▶" not in text
+        else:
+            assert "pipeline disabled" in rows[2]
+            # the 2 s WindowPoSt is two cells at this zoom: drawn ┣┫, its ends only
+            assert sum(r.count("┫") for r in proofs) == 5 and "━━" in text
+            assert any("┣┫" in r for r in proofs)
+            assert "▶" not in text and "✗" not in text
+            assert "47b59677-41f…a846f884a43" in text
 
 
 async def test_the_sentence_in_place_of_the_lanes_is_whole_at_80_columns(tmp_path: Path) -> None:
     """A log without TIMELINE lines at 80x24: the sentence saying why had two rows and was
     cut (`… 5 of 5 job…`); it takes the rows it needs (three), the proofs lane under it."""
-    from test_viewer import SMALL, lane_text, live_app, until_finished
+    from test_viewer import SMALL
 
-    from tui.follow import FileSource
-
-    path = tmp_path / MONOLITHIC.name
-    path.write_bytes(MONOLITHIC.read_bytes())
-    app = live_app(FileSource(path), False, path)
-    async with app.run_test(size=SMALL) as pilot:
-        await until_finished(app, pilot)
-        await pilot.pause()
-        rows = lane_text(app)
-        said = " ".join(r.strip() for r in rows[2:5])
-        assert said.endswith("5 of 5 jobs completed (from the tracing lines)"), said
-        assert "…" not in said and rows[5].startswith("proofs")
+    rows, _ = await _lanes_read(tmp_path, MONOLITHIC, SMALL)
+    said = " ".join(r.strip() for r in rows[2:5])
+    assert said.endswith("5 of 5 jobs completed (from the tracing lines)"), said
+    assert "…" not in said and rows[5].startswith("proofs")
