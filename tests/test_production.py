@@ -865,6 +865,7 @@ async def test_the_viewer_opens_on_the_last_run_and_r_steps_through_runs(tmp_pat
         await pilot.press("0")
         await pilot.pause()
         assert not view.is_zoomed
+        assert not [str(n.message) for n in app._notifications]  # r's notice went with it
         await pilot.press("r")  # from the whole view: the first run
         await pilot.pause()
         assert holds(0)

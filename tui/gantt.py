@@ -656,8 +656,12 @@ class GanttView(ScrollView, can_focus=True):
         self.zoom(1 / ZOOM_FACTOR)
 
     def action_fit(self) -> None:
-        """Fit the whole run."""
+        """Fit the whole run (`r`'s notice of the run or log it showed goes)."""
         self.fit()
+        app = self.app
+        for notice in list(app._notifications):
+            if notice.title in STEP_NOTICES:
+                app._unnotify(notice)
 
     def log_spans(self) -> list[tuple[int, float, float]]:
         """Of a model of several logs, each log that holds anything: (its index, its first
