@@ -917,6 +917,17 @@ async def test_r_on_several_logs_of_which_one_holds_anything_says_so() -> None:
         await pilot.pause()
         said = [str(n.message) for n in app._notifications]
         assert said == ["of the 2 logs only a holds anything to show"], said
+    # an empty log among them keeps its number: each log is told by its own
+    tiny = build((SAMPLES / "tiny.log").read_bytes())
+    merged = merge([tiny, build(b""), tiny], ["a", "b", "c"]).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(80, 24)) as pilot:
+        said = []
+        for _ in range(2):
+            await pilot.press("r")
+            await pilot.pause()
+            said += [str(n.message) for n in app._notifications]
+        assert said == ["log 1 of 3: a", "log 3 of 3: c"], said
 
 
 async def test_r_on_a_log_of_one_run_says_so() -> None:

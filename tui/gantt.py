@@ -723,8 +723,8 @@ class GanttView(ScrollView, can_focus=True):
         self.show_span(lo, hi)
         self.scroll_to_run(log)
         self._log_shown = n
-        names = self.model.log_names or ()
-        self.notify(f"log {n + 1} of {len(logs)}: {visible(names[log])}", title=LOGS_NOTICE)
+        names = self.model.log_names or ()  # by its number among them all (an empty one too)
+        self.notify(f"log {log + 1} of {len(names)}: {visible(names[log])}", title=LOGS_NOTICE)
 
     def _host_of(self, gpu: int) -> int:
         """The log (a run of a restarted daemon) a GPU of the model is from (one log: 0)."""
