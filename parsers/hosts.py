@@ -144,7 +144,7 @@ def placement(models: Sequence[LogModel], align: str | None = None) -> tuple[str
 
 
 FAR_APART = 10  # a stretch between logs this many times the time they cover is left out
-KEPT_OF_A_CUT_MS = 60_000  # what is kept of it
+APART_MS = 60_000  # what is kept of it; and between runs placed one after the other
 
 
 def _closed_up(
@@ -162,12 +162,12 @@ def _closed_up(
             lo = a
         hi = max(hi, b)
     covered += hi - lo
-    limit = max(FAR_APART * covered, KEPT_OF_A_CUT_MS)
+    limit = max(FAR_APART * covered, APART_MS)
     out, shift, longest, hi = list(offsets), 0, 0.0, -math.inf
     for k in order:
         a = ranges[k][0] + offsets[k]
         if hi > -math.inf and a - hi > limit:
-            shift += round(a - hi - KEPT_OF_A_CUT_MS)
+            shift += round(a - hi - APART_MS)
             longest = max(longest, a - hi)
         out[k] = offsets[k] - shift
         hi = max(hi, ranges[k][1] + offsets[k])
@@ -180,7 +180,7 @@ def _one_after_another(models: Sequence[LogModel]) -> list[int]:
     end = 0.0
     for m in models:
         start, stop = m.time_range
-        off = round(end - start + (60_000 if offsets else 0))
+        off = round(end - start + (APART_MS if offsets else 0))
         offsets.append(off)
         end = stop + off
     return offsets
@@ -403,10 +403,12 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
             )
         )
         kernel_gaps.update({g + g0: _shift_blocks(b, off) for g, b in m.kernel_gaps.items()})
-        table = ProofTable.of(m.proofs)
-        order = table.key_order_index()
-        proof_tables.append(_shifted_proofs(table if order is None else table.take(order), off))
-        failed.append(failed_proofs(m) if order is None else failed_proofs(m)[order])
+        table, own = ProofTable.of(m.proofs), failed_proofs(m)
+        in_order = table.key_order_index()
+        if in_order is not None:
+            table, own = table.take(in_order), own[in_order]
+        proof_tables.append(_shifted_proofs(table, off))
+        failed.append(own)
         c = m.counts
         counts = LineCounts(
             counts.timeline + c.timeline,

@@ -1296,9 +1296,9 @@ class LogModel:
     # ...and the wall clock each run's engine started at (the log gives it: else None)
     run_anchors: tuple[datetime | None, ...] | None = field(default=None, compare=False, repr=False)
     # several logs: each log's name (exact: `logs()` gives it as drawn), by its index
-    # (GpuKey.host), its own
-    # synthesis step function (times, counts) and where it ends on the all-hosts clock (a
-    # log whose GPUs printed nothing, or with no TIMELINE line, has them all)
+    # (GpuKey.host), its own synthesis step function (times, counts) and where it ends on
+    # the all-hosts clock (a log whose GPUs printed nothing, or with no TIMELINE line, has
+    # them all)
     log_names: tuple[str, ...] | None = None
     synth_by_log: dict[int, tuple[F64, I32]] | None = None
     log_ends: tuple[float, ...] | None = None
