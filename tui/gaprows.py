@@ -90,6 +90,7 @@ class GapRows(ScrollView, can_focus=True):
         self.order: I64 = np.zeros(0, dtype=np.int64)  # row -> index into model.gaps
         self._crosses: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)  # by gap index
         self._at_width, self._length_width = _FIXED["at"], _FIXED["length"]
+        self._gpu_widths = (3, 3)  # the GPU labels': the longest, the least worth keeping
         self.cursor_row = 0
         self.show(model)
 
@@ -122,6 +123,13 @@ class GapRows(ScrollView, can_focus=True):
         self._at_width = max([_FIXED["at"], *(len(duration(ms)) for ms in edges)])
         longest = (float(lengths[0]),) if len(listed) else ()
         self._length_width = max([_FIXED["length"], *(len(duration(ms)) for ms in longest)])
+        # the GPU labels once per model, not at each row drawn (a daemon restarted
+        # thousands of times has as many GPUs)
+        labels = [model.gpu_label(g.gpu) if model.gpu_keys else str(g.gpu) for g in model.gpus]
+        self._gpu_widths = (
+            max([3, *(cell_len(x) for x in labels)]),
+            max([3, *(gpu_label_least(x) for x in labels)]),
+        )
         row = 0
         if current is not None:
             index = gaps.index_of(*current)
@@ -157,8 +165,6 @@ class GapRows(ScrollView, can_focus=True):
 
     def _widths(self) -> dict[str, int]:
         """The width of each fixed column for this model."""
-        m = self.model
-        labels = [m.gpu_label(g.gpu) if m.gpu_keys else str(g.gpu) for g in m.gpus]
         widths = dict(_FIXED)
         widths["at"], widths["length"] = self._at_width, self._length_width
         widths["#"] = max(1, len(str(self.row_count)))
@@ -168,8 +174,7 @@ class GapRows(ScrollView, can_focus=True):
         # each side its least room (the `after` column fell off at 80 columns), no shorter
         # than what tells two hosts' GPUs apart
         room = self._width() - sum(widths.values()) - (len(widths) + 2) - 2 * ID_LEAST
-        longest = max([3, *(cell_len(x) for x in labels)])
-        least = max([3, *(gpu_label_least(x) for x in labels)])
+        longest, least = self._gpu_widths
         widths["GPU"] = max(least, min(longest, room))
         return widths
 
