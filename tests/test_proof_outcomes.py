@@ -24,7 +24,7 @@ from parsers.model import LogModel, ProofTable
 from parsers.proofs import FoundJob, failed_proofs
 from parsers.report import report_dict, report_json
 from tui.header import header_text
-from tui.lanes import pack_proofs
+from tui.lanes import LaneDrawing
 from tui.report import unfinished_sentence
 
 ROOT = Path(__file__).parent.parent
@@ -60,7 +60,7 @@ def _outcomes(model: LogModel, tmp_path: Path) -> dict[str, object]:
     events = json.loads(trace.read_text())["traceEvents"]
     proofs = [e["name"] for e in events if e.get("cat") == "proof"]
     # every proof the lane draws is in the trace, those that did not complete named so
-    drawn_lane = sum(len(row) for row in pack_proofs(model)[0])
+    drawn_lane = sum(len(row) for row in LaneDrawing(model).proof_rows)
     assert len(proofs) == drawn_lane
     running = sorted(n.removesuffix(" (running)") for n in proofs if n.endswith(" (running)"))
     t = ProofTable.of(model.proofs)

@@ -220,23 +220,12 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
     return rows
 
 
-def pack_proofs(
-    model: LogModel, only: I64 | None = None
-) -> tuple[list[I64], np.ndarray, np.ndarray]:
-    """Proof spans packed greedily into rows that do not overlap (`only`: those proofs).
-
-    Returns (rows of proof indices, starts, ends) with spans from first SYNTH_START
-    to last GPU_END (or `now` for proofs still running).
-    """
+def drawn_proof_spans(model: LogModel) -> tuple[np.ndarray, np.ndarray]:
+    """Where each proof is drawn: its first SYNTH_START, and where `proof_ends` ends it."""
     spans = model.proof_spans
     if spans is None or len(spans) != len(model.proofs):
         spans = ProofSpans.of(model.proofs)
-    starts = spans.first
-    ends = proof_ends(model, spans.last, spans.completed, spans.seen)
-    order = np.argsort(starts, kind="stable")
-    if only is not None:
-        order = order[np.isin(order, only)]
-    return packed_rows(order, starts, ends), starts, ends
+    return spans.first, proof_ends(model, spans.last, spans.completed, spans.seen)
 
 
 def packed_rows(order: I64, starts: np.ndarray, ends: np.ndarray) -> list[I64]:
@@ -270,25 +259,27 @@ class LaneDrawing:
 
     def __init__(self, model: LogModel) -> None:
         self.model = model
-        self.proof_rows, self.proof_starts, self.proof_ends = pack_proofs(model)
+        self.proof_starts, self.proof_ends = spans = drawn_proof_spans(model)
+        order = np.argsort(self.proof_starts, kind="stable")
         # several logs: each log's proofs packed on rows of its own (by GpuKey.host)
         host_rows: dict[int, range] | None = None
+        self.log_names = dict(model.logs())  # as drawn, by log (the title rows read them)
         if model.gpu_keys is not None and model.proof_hosts is not None:
             host_rows = {}
             packed: list[I64] = []
             # each log's proofs in start order, grouped in one pass (a daemon restarted
             # thousands of times is as many logs)
-            spans = (self.proof_starts, self.proof_ends)
-            order = np.argsort(self.proof_starts, kind="stable")
             at = np.arange(len(order), dtype=np.int64)
             of_log = dict(groups_of(model.proof_hosts[order], at))
-            for k, _ in model.logs():
+            for k in self.log_names:
                 assert k is not None  # several logs
                 mine = of_log.get(k)
                 rows_k = [] if mine is None else packed_rows(order[mine], *spans)
                 host_rows[k] = range(len(packed), len(packed) + len(rows_k))
                 packed.extend(rows_k)
             self.proof_rows = packed
+        else:
+            self.proof_rows = packed_rows(order, *spans)
         self.proof_failed = failed_proofs(model)
         # per proof row: the members and their spans as arrays, sorted (rows never overlap)
         self._proof_row_arrays = [
@@ -333,7 +324,7 @@ class LaneDrawing:
 
     def title_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
         """A log's name across the row, opening its group of lanes."""
-        name = dict(self.model.logs()).get(spec.log, "")
+        name = self.log_names.get(spec.log, "")
         text = f"── {name} " + "─" * w.width
         chars = np.array(list(text[: w.width].ljust(w.width)), dtype="<U1")
         return chars, np.full(w.width, STYLE_IDS["gantt--axis"], dtype=np.int64)
