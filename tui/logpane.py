@@ -49,12 +49,17 @@ def _log_of(
     """The reader of the log partition `part` came from, that log's partitions, and its name
     (None: the model holds one log)."""
     if isinstance(reader, HostLines) and reader.merged.hosts:
-        merged = reader.merged
-        host = merged.host_of_part(part)
-        firsts = [h.first_part for h in merged.hosts]
-        end = firsts[host + 1] if host + 1 < len(firsts) else len(model.parts)
-        return reader.for_part(part), firsts[host], end, merged.hosts[host].name
+        return _host_log(reader, model, reader.merged.host_of_part(part))
     return reader_for(reader, part, model), 0, len(model.parts), None
+
+
+def _host_log(
+    reader: HostLines, model: LogModel, host: int
+) -> tuple[LineReader, int, int, str | None]:
+    """Log `host` of several: its reader, its partitions (first, past its last), its name."""
+    firsts = [h.first_part for h in reader.merged.hosts]
+    end = firsts[host + 1] if host + 1 < len(firsts) else len(model.parts)
+    return reader.for_host(host), firsts[host], end, reader.merged.hosts[host].name
 
 
 def log_at(
@@ -92,11 +97,10 @@ def log_at(
     host = job.log if job is not None and (mine is None or not len(mine)) else None
     if host is not None and isinstance(reader, HostLines) and 0 <= host < len(reader.readers):
         assert job is not None
-        firsts = [h.first_part for h in reader.merged.hosts]
-        end = firsts[host + 1] if host + 1 < len(firsts) else len(t)
-        why = f"job {visible(job.job)}'s log (no TIMELINE line of it)"
-        name = reader.merged.hosts[host].name
-        return LogAt(reader.for_host(host), (firsts[host], end), 1, why, name)
+        log, first, end, name = _host_log(reader, model, host)
+        return LogAt(
+            log, (first, end), 1, f"job {visible(job.job)}'s log (no TIMELINE line of it)", name
+        )
     if job is not None and mine is not None and len(mine):
         lines = np.concatenate([t.start_line[mine], t.end_line[mine]])
         known = lines > 0
