@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -173,6 +173,15 @@ class Notice:
     title: str
     severity: SeverityLevel
     until: float  # time.monotonic()
+
+
+Said = tuple[str, str, str]  # a notice's message, title and severity
+
+
+def _takes_the_place(new: Said, old: Said) -> bool:
+    """Whether notice `new` takes the place of `old`: the same said again, or where `r`
+    went (`STEP_NOTICES`) after where it went before."""
+    return new == old or (new[1] in STEP_NOTICES and old[1] in STEP_NOTICES)
 
 
 class CuzkApp(App[None]):
@@ -1243,7 +1252,9 @@ class CuzkApp(App[None]):
         # said again is said once
         said = (message, title, severity)
         self._notices = [
-            n for n in self._notices if n.until > now and (n.message, n.title, n.severity) != said
+            n
+            for n in self._notices
+            if n.until > now and not _takes_the_place(said, (n.message, n.title, n.severity))
         ]
         self._notices.append(Notice(message, title, severity, now + shown))
         super().notify(
@@ -1257,10 +1268,16 @@ class CuzkApp(App[None]):
         new = event.notification
         said = (new.message, new.title, new.severity)
         for old in list(self._notifications):
-            stepped = new.title in STEP_NOTICES and old.title in STEP_NOTICES  # `r`: what shows
-            if stepped or (old.message, old.title, old.severity) == said:
+            if _takes_the_place(said, (old.message, old.title, old.severity)):
                 self._unnotify(old, refresh=False)
         super()._on_notify(event)
+
+    def take_down(self, titles: Collection[str]) -> None:
+        """Take down the notices with these titles now (what they said no longer holds)."""
+        self._notices = [n for n in self._notices if n.title not in titles]
+        for shown in list(self._notifications):
+            if shown.title in titles:
+                self._unnotify(shown)
 
     def get_key_display(self, binding: Binding) -> str:
         """A key as the footer shows it; spelled out (`enter`) where the terminal's encoding

@@ -658,10 +658,9 @@ class GanttView(ScrollView, can_focus=True):
     def action_fit(self) -> None:
         """Fit the whole run (`r`'s notice of the run or log it showed goes)."""
         self.fit()
-        app = self.app
-        for notice in list(app._notifications):
-            if notice.title in STEP_NOTICES:
-                app._unnotify(notice)
+        take_down = getattr(self.app, "take_down", None)  # the viewer's app
+        if take_down is not None:
+            take_down(STEP_NOTICES)
 
     def log_spans(self) -> list[tuple[int, float, float]]:
         """Of a model of several logs, each log that holds anything: (its index, its first
