@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -146,6 +147,37 @@ def test_a_log_given_twice_as_hosts_is_refused(tmp_path: Path) -> None:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and said in lines[0], lines
     assert run("--compare", str(log), str(log), "--report").returncode == 0
+
+
+def test_two_hosts_never_share_a_name(tmp_path: Path) -> None:
+    """A restarted log is a host per run, `NAME run K`: beside a log named `a run 1` there
+    were two hosts of that name, one in every table and file; a run compared with itself
+    was two sides of one name in the CSV."""
+    restarted = tmp_path / "restarted.log"
+    restarted.write_bytes(
+        (SAMPLES / "tiny.log").read_bytes() + (SAMPLES / "p12-gw2-merged.log").read_bytes()
+    )
+    log = SAMPLES / "tiny.log"
+    proc = run(str(restarted), str(log), "--name", "a", "--name", "a run 1", "--report")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        "cuzk-tui: error: two hosts are named a run 1 (a restarted log names a host per run, "
+        "NAME run K): give the logs other names with --name"
+    ]
+    assert run(str(restarted), str(log), "--name", "a", "--name", "b", "--report").returncode == 0
+    proc = run("--compare", str(log), str(log), "--name", "x", "--name", "x", "--report")
+    assert proc.returncode == 2 and "--name x is given to both sides" in proc.stderr
+    out = tmp_path / "csv"
+    assert run("--compare", str(log), str(log), "--export-csv", str(out)).returncode == 0
+    with (out / "busy_split.csv").open() as f:
+        gpus = [row["gpu"] for row in csv.DictReader(f)]
+    assert gpus == ["tiny.log (before):GPU0", "tiny.log (after):GPU0"]
+    out = tmp_path / "runs"
+    side = f"{restarted}:2"
+    assert run("--compare", side, side, "--export-csv", str(out)).returncode == 0
+    with (out / "busy_split.csv").open() as f:
+        hosts = {row["gpu"].split(":")[0] for row in csv.DictReader(f)}
+    assert hosts == {"restarted.log run 2 (before)", "restarted.log run 2 (after)"}
 
 
 def test_unreadable_file(

@@ -370,6 +370,23 @@ def host_gap_numbers(merged: Merged, host: Host, model: LogModel) -> Callable[[i
     return number
 
 
+def check_host_names(names: list[str]) -> None:
+    """Every host its own name: a log whose daemon restarted is a host per run, `NAME run K`,
+    which another log's name (given, or its file's) may already be; two hosts of one name
+    would be one in every table, file and trace.
+
+    Raises: CuzkError: two hosts of one name.
+    """
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise CuzkError(
+                f"two hosts are named {visible(name)} (a restarted log names a host per run, "
+                "NAME run K): give the logs other names with --name"
+            )
+        seen.add(name)
+
+
 def _plain(readers: list[LineReader | None]) -> list[LineReader]:
     """A reader per log (an empty one where the raw lines cannot be read again)."""
     return [r if r is not None else LineReader(data=b"") for r in readers]
@@ -413,8 +430,13 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
     given = names_for(logs, args.name)
     if args.compare and not args.name:
         # a run picked with LOG:N is named for it (the same log's two runs, apart)
+        if given[0] == given[1]:
+            given = [Path(x).name for x in logs]  # one file on both sides: its name will do
         runs_asked = zip(given, args.compare_runs, strict=True)
         given = [n if r is None else f"{n} run {r}" for n, r in runs_asked]
+        if given[0] == given[1]:
+            # a run compared with itself (what noise alone looks like): a name for each side
+            given = [f"{given[0]} (before)", f"{given[1]} (after)"]
     for (runs, reader), name in zip(loaded, given, strict=True):
         if len(runs) == 1:
             models.append(runs[0])
@@ -432,6 +454,7 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
             models.append(run)
             readers.append(reader)
             names.append(f"{name} run {k + 1}")
+    check_host_names(names)
     single = len(models) == 1
     if args.compare:
         # two runs are compared: a log whose daemon restarted holds several

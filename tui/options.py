@@ -420,6 +420,7 @@ def options_of(ns: argparse.Namespace) -> Options:
             raise OptionError("--compare takes exactly two logs")
         compare = (paths[0], paths[1])
         compare_runs = (pair[0][1], pair[1][1])
+        check_two_names(ns.name)
     read = list(compare or logs)
     if "-" in read and len(read) > 1:
         raise OptionError("standard input (-) can only be read as the one log")
@@ -564,6 +565,12 @@ def check_distinct(logs: list[str], names: list[str] | None) -> None:
     if names is not None and len(set(names)) < len(names):
         twice = next(n for n in names if names.count(n) > 1)
         raise OptionError(f"--name {visible(twice)} is given to two logs: one name per log")
+
+
+def check_two_names(names: list[str] | None) -> None:
+    """--compare's two sides under one `--name` could not be told apart."""
+    if names is not None and names[0] == names[1]:
+        raise OptionError(f"--name {visible(names[0])} is given to both sides: one name each")
 
 
 def input_paths(logs: list[str]) -> list[Path]:
