@@ -243,6 +243,7 @@ class TraceTracks:
         self.logs = model.logs()
         self.synth = [_synthesis_rows(model, self.clip, log) for log, _ in self.logs]
         self.proof_rows = [self._proof_rows(log) for log, _ in self.logs]
+        self.steps = [model.synth_steps(log) for log, _ in self.logs]
         self.processes = self._processes()
 
     def _name_records(self) -> None:
@@ -351,14 +352,25 @@ class TraceTracks:
                 threads.append((tid, name))
             out.append(Process(n + 1, self.model.gpu_label(g.gpu), tuple(threads)))
         pid = len(self.model.gpus) + 1
-        for (_, name), synth, proofs in zip(self.logs, self.synth, self.proof_rows, strict=True):
+        for (_, name), synth, proofs, shown in zip(
+            self.logs, self.synth, self.proof_rows, self._shown(), strict=True
+        ):
             prefix = f"{name} " if name else ""
-            slots = tuple((k + 1, f"slot {k + 1}") for k in range(synth.slots))
-            rows = tuple((k + 1, f"row {k + 1}") for k in range(proofs.slots))
-            out.append(Process(pid, f"{prefix}synthesis", slots))
-            out.append(Process(pid + 1, f"{prefix}proofs", rows))
+            if shown[0]:
+                slots = tuple((k + 1, f"slot {k + 1}") for k in range(synth.slots))
+                out.append(Process(pid, f"{prefix}synthesis", slots))
+            if shown[1]:
+                rows = tuple((k + 1, f"row {k + 1}") for k in range(proofs.slots))
+                out.append(Process(pid + 1, f"{prefix}proofs", rows))
             pid += 2
         return tuple(out)
+
+    def _shown(self) -> Iterator[tuple[bool, bool]]:
+        """Per log, whether its synthesis and its proofs are processes of the trace: a log
+        with no synthesis (empty, or its jobs only from its tracing lines) or no proof has
+        no such process, as the viewer draws no row for it."""
+        for synth, proofs, (times, _) in zip(self.synth, self.proof_rows, self.steps, strict=True):
+            yield synth.slots > 0 or len(times) > 0, proofs.slots > 0
 
     def tracks(self) -> Iterator[Track]:
         """Every track's events, by process, then by tid (a track without events too)."""
@@ -385,11 +397,14 @@ class TraceTracks:
             for tid, lane in enumerate(self.lanes.get(g.gpu, ()), BUSY_TID + 1):
                 yield self._lane(lane, pid, tid)
         pid = len(model.gpus) + 1
-        for (log, _), synth, proofs in zip(self.logs, self.synth, self.proof_rows, strict=True):
-            times, counts = model.synth_steps(log)
-            yield _joined(pid, 0, [self._counter(pid, 2, times, counts.astype(np.float64))])
-            yield from self._synthesis(pid, synth)
-            yield from self._proofs(pid + 1, proofs)
+        for synth, proofs, (times, counts), shown in zip(
+            self.synth, self.proof_rows, self.steps, self._shown(), strict=True
+        ):
+            if shown[0]:
+                yield _joined(pid, 0, [self._counter(pid, 2, times, counts.astype(np.float64))])
+                yield from self._synthesis(pid, synth)
+            if shown[1]:
+                yield from self._proofs(pid + 1, proofs)
             pid += 2
 
     def _in_flight(self, ended: I64, running: I64) -> tuple[F64, F64]:

@@ -1466,11 +1466,14 @@ def test_a_trace_of_several_hosts_has_each_one_s_synthesis_and_proofs() -> None:
         assert peak == int(model.synth_counts.max())  # its own, not the hosts' added up
 
 
-def test_a_log_without_timeline_lines_among_hosts_keeps_its_jobs_and_their_failures() -> None:
+def test_a_log_without_timeline_lines_among_hosts_keeps_its_jobs_and_their_failures(
+    tmp_path: Path,
+) -> None:
     """A real daemon's log whose jobs all failed (tracing lines, no TIMELINE), beside a
     TIMELINE log and an empty one: its own section said 6 failed, the all-hosts figures 6
     running; the viewer drew neither it nor the empty log; the trace had no process for it
-    and proofs.csv named it `log 1`, not its name."""
+    and proofs.csv named it `log 1`, not its name. The trace then had a synthesis process
+    for each, and a proofs process for the empty log, with nothing in them."""
     failing = read_log(SAMPLES / "real" / "pipeline-failed-merged.log")
     tiny, empty = read_log(SAMPLES / "tiny.log"), build(b"")
     assert int(failed_proofs(failing).sum()) == len(failing.proofs) > 0
@@ -1498,6 +1501,17 @@ def test_a_log_without_timeline_lines_among_hosts_keeps_its_jobs_and_their_failu
     names = {e["pid"]: e["args"]["name"] for e in events if e.get("name") == "process_name"}
     proofs = [e for e in events if e.get("cat") == "proof" and names[e["pid"]] == "hostR proofs"]
     assert sorted(e["args"]["job"] for e in proofs) == sorted(p.job for p in failing.proofs)
+    want = {"tiny:GPU0", "tiny synthesis", "tiny proofs", "hostR proofs"}
+    assert set(names.values()) == want  # no process with nothing in it
+    assert {e["pid"] for e in events} == set(names)
+    from perfetto_decode import decode, fields, one
+
+    from parsers.export import write_trace
+
+    write_trace(merged, tmp_path / "t.perfetto-trace")
+    tracks = decode((tmp_path / "t.perfetto-trace").read_bytes()).tracks.values()
+    procs = {one(fields(one(t, 3)), 6).decode() for t in tracks if 3 in t}
+    assert procs == want
     # the find window names the log of a job with no partition (its tracing lines')
     from tui.find import describe_proof
 
