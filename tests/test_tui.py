@@ -363,6 +363,24 @@ async def test_help_shows_every_key_readably_and_escape_closes(size: tuple[int, 
     assert app.return_code == 0
 
 
+@pytest.mark.parametrize("width", range(40, 121, 2))
+def test_the_help_never_wraps_a_glyph_from_its_word(width: int) -> None:
+    """At 80 columns the legend ended a line with `▀` and began the next with `cleanup`;
+    `✗` / `failed` came apart at others."""
+    from rich.console import Console
+
+    from tui.screens import help_text
+
+    console = Console(width=width, record=True, color_system=None)
+    console.print(help_text())
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    assert max(len(line) for line in lines) <= width
+    joined = " ".join(" ".join(lines).split())
+    for pair in ("▀ cleanup", "✗ failed", "▶ still", "▼ now", "░ idle", "▁…▇ as", "┣ first"):
+        # every time it is said it is on one line
+        assert sum(line.count(pair) for line in lines) == joined.count(pair) > 0, pair
+
+
 async def test_enter_without_a_selection_does_not_open() -> None:
     app, _ = app_for("tiny")
     async with app.run_test(size=SIZE) as pilot:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -25,6 +26,7 @@ from parsers.durations import counted, duration
 from parsers.model import PHASE_NAMES, LogModel
 from tui.gaprows import GapRows
 from tui.lanes import GAP_GLYPH, PHASE_GLYPHS
+from tui.prose import GLUE, Prose
 
 # q and ctrl+c quit from every screen (a modal screen hides the app's own bindings). Both
 # with priority: they act as the app reads them, on the windows open then. Without it, `q`
@@ -271,6 +273,18 @@ class GapListScreen(SafeModal[int | None]):
         self.dismiss(None)
 
 
+# a glyph (a word of no letter or digit: `✗`, `▁…▇`, `┫,`) and the word after it
+_GLYPH_THEN_WORD = re.compile(r"(?<!\S)([^\w\s(]+) (?=\S)")
+
+
+def glyphs_glued(text: Text) -> Text:
+    """`text` with each glyph glued to the word it names (`✗ failed` is never wrapped
+    apart, drawn through `Prose`); as long, so its styles stay in place."""
+    out = text.copy()
+    out.plain = _GLYPH_THEN_WORD.sub(lambda m: m.group(1) + GLUE, text.plain)
+    return out
+
+
 def help_text() -> Group:
     """Every key, then what each glyph of the Gantt means."""
     keys = Table.grid(padding=(0, 2))
@@ -278,7 +292,8 @@ def help_text() -> Group:
     keys.add_column()
     for key, what in KEYS:
         keys.add_row(key, what)
-    glyphs = Text("\nGlyphs\n", style="bold")
+    glyphs = Text()
+    glyphs.append("\nGlyphs\n", style="bold")  # the heading alone: the text has no style
     phases = "  ".join(f"{PHASE_GLYPHS[p]} {PHASE_NAMES[p]}" for p in PHASE_GLYPHS)
     glyphs.append(f"worker lanes: {phases}\n")
     glyphs.append(
@@ -302,7 +317,7 @@ def help_text() -> Group:
         "overlapping intervals each count in full (lock wait is high there, low in busy)\n",
         style="dim",
     )
-    return Group(keys, glyphs)
+    return Group(keys, Prose(glyphs_glued(glyphs)))
 
 
 class HelpScreen(SafeModal[None]):
