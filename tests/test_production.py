@@ -904,6 +904,31 @@ async def test_r_steps_through_several_logs() -> None:
         assert said == [["log 1 of 2: gpus"], ["log 2 of 2: synthesizing"], ["log 1 of 2: gpus"]]
 
 
+async def test_0_typed_right_after_r_takes_r_s_notice_down() -> None:
+    """`r` then `0` in one burst (typed ahead, or a paste) left `log 1 of 2` on screen: `0`
+    took down the notices shown, and `r`'s had not shown yet."""
+    from parsers.hosts import merge
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.gantt import GanttView
+
+    logs = [build((SAMPLES / n).read_bytes()) for n in ("p12-gw2-merged.log", "tiny.log")]
+    app = make_app(merge(logs, ["a", "b"]).model, LineReader())
+    async with app.run_test(size=(100, 18)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        view.action_next_run()  # both in one turn: the notice's message is still queued
+        view.action_fit()
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == []
+        await pilot.press("r")  # what `r` says alone still shows
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == ["log 1 of 2: a"]
+        await pilot.press("0")
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == []
+
+
 async def test_r_on_several_logs_of_which_one_holds_anything_says_so() -> None:
     from parsers.hosts import merge
     from parsers.rawlines import LineReader

@@ -29,7 +29,7 @@ from textual.driver import Driver
 from textual.errors import NoWidget
 from textual.filter import LineFilter, NoColor
 from textual.message import Message
-from textual.notifications import Notify, SeverityLevel
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
@@ -278,6 +278,10 @@ class CuzkApp(App[None]):
         self._exit_requested = False
         self._watchdog = False  # an ending signal started the exit watchdog
         self._notices: list[Notice] = []  # what notify gave (`_drop_view_notices`)
+        # notices said and not shown yet (their Notify queued), and those taken down before
+        # they showed (`take_down`), by identity
+        self._unshown: dict[str, str] = {}
+        self._taken_early: set[str] = set()
         self._previous_handlers: dict[int, Any] = {}  # what signal.getsignal returned
         self._up = False  # mounted, not yet unmounting
         self._switch_interval: float | None = None
@@ -1257,15 +1261,22 @@ class CuzkApp(App[None]):
             if n.until > now and not _takes_the_place(said, (n.message, n.title, n.severity))
         ]
         self._notices.append(Notice(message, title, severity, now + shown))
-        super().notify(
-            lines, title=visible(title), severity=severity, timeout=timeout, markup=False
-        )
+        # as App.notify, its identity kept: a key typed after the one that said it may take
+        # it down before its Notify is handled
+        notice = Notification(lines, visible(title), severity, shown, markup=False)
+        self._unshown[notice.identity] = title
+        self.post_message(Notify(notice))
 
     def _on_notify(self, event: Notify) -> None:
         """A notification said again while it shows takes the place of the one showing, its
         time started again: `n` pressed ten times past a worker's last interval piled ten
         toasts over the inspector. `r`'s notice takes the place of the one before it."""
         new = event.notification
+        self._unshown.pop(new.identity, None)
+        if new.identity in self._taken_early:
+            self._taken_early.discard(new.identity)
+            event.prevent_default()  # App's own handler (called after this one) shows it
+            return
         said = (new.message, new.title, new.severity)
         for old in list(self._notifications):
             if _takes_the_place(said, (old.message, old.title, old.severity)):
@@ -1275,6 +1286,8 @@ class CuzkApp(App[None]):
     def take_down(self, titles: Collection[str]) -> None:
         """Take down the notices with these titles now (what they said no longer holds)."""
         self._notices = [n for n in self._notices if n.title not in titles]
+        # said by a key typed just before (`r` then `0` in one burst): its Notify still queued
+        self._taken_early.update(k for k, title in self._unshown.items() if title in titles)
         for shown in list(self._notifications):
             if shown.title in titles:
                 self._unnotify(shown)
