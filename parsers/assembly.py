@@ -188,13 +188,11 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         last_gpu_end=None if last_end != last_end else int(last_end),
         gaps=GapStats.of(gaps.duration),
     )
-    split = {
-        g.gpu: with_kernel(
-            add_breakdowns(g.gpu, [p.split[g.gpu] for p in pieces if g.gpu in p.split]),
-            g.kernel_busy_ms,
-        )
+    segment_split = {
+        g.gpu: add_breakdowns(g.gpu, [p.split[g.gpu] for p in pieces if g.gpu in p.split])
         for g in gpus
     }
+    split = {g.gpu: with_kernel(segment_split[g.gpu], g.kernel_busy_ms) for g in gpus}
     return LogModel(
         source=facts.source,
         counts=facts.counts,
@@ -215,6 +213,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         partial_bytes=facts.partial_bytes,
         engine_seen=facts.engine_seen,
         run_split=split,
+        segment_split=segment_split,
         unattributed_kernel_ms=facts.unattributed_kernel_ms,
         starts_mid_run=_mid_run(
             (min(p.mid_run[0] for p in pieces), min(p.mid_run[1] for p in pieces))

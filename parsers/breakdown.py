@@ -49,6 +49,7 @@ __all__ = [
     "lock_unplaced",
     "lockless_gpus",
     "segments_split",
+    "segments_whole",
     "split_segments",
     "unmeasured_keys",
     "unmeasured_phases",
@@ -97,17 +98,55 @@ def busy_breakdown(
 
 
 def kernel_scaled(model: LogModel, splits: Mapping[int, Breakdown]) -> dict[int, Breakdown]:
-    """A part of the run's busy split (a window, the settled time), its kernel time scaled
-    as the run's kernel figure scales the run's kernel segments (they differ where the log
-    leaves the kernel time to inference, `with_kernel`): the whole run's span gives the run's
-    split, and windows that do not overlap add up to it (docs/analysis.md#kernel_util_range)."""
-    scales = {
-        g.gpu: g.kernel_busy_ms / g.kernel.total_ms if g.kernel.total_ms > 0 else 1.0
-        for g in model.gpus
-    }
+    """A part of the run's busy split (a window, the settled time) with the run's kernel
+    estimate in it (they differ where the log leaves the kernel time to inference,
+    `with_kernel`): each phase keeps the share of its time that the run's split keeps of
+    the run's, and the phase the estimate moves time to (kernel, or allocation where it
+    takes time out of the kernel) has the rest. Each instant of a phase is counted alike
+    wherever it falls, so the whole run gives the run's split and windows that do not
+    overlap add up to it (docs/analysis.md#kernel_util_range); scaled window by window, a
+    window whose other phases the estimate took whole had given more than its share."""
+    estimated = {g.gpu: g.kernel_busy_ms for g in model.gpus if g.kernel.total_ms > 0}
+    if not any(g in estimated for g in splits):
+        return dict(splits)
+    whole = segments_whole(model)
+    out: dict[int, Breakdown] = {}
+    for g, b in splits.items():
+        own = whole.get(g)
+        if g not in estimated or own is None or not b.phase_ms:
+            out[g] = b
+            continue
+        out[g] = _shared(b, own, with_kernel(own, estimated[g]))
+    return out
+
+
+def _shared(part: Breakdown, whole: Breakdown, scaled: Breakdown) -> Breakdown:
+    """`part` of the segments' split `whole`, with what turned `whole` into `scaled`
+    (`with_kernel`) done to it in proportion: each phase keeps the share `scaled` keeps of
+    it in `whole`; the phase given time has the rest of the part's busy time."""
+    have = whole.phase_ms.get(Phase.KERNEL, 0.0)
+    given = Phase.KERNEL if scaled.phase_ms.get(Phase.KERNEL, 0.0) >= have else Phase.ALLOC
+    phases: dict[Phase, float] = {}
+    for p in BUSY_ORDER:
+        if p == given:
+            continue
+        was = whole.phase_ms.get(p, 0.0)
+        keeps = scaled.phase_ms.get(p, 0.0) / was if was > 0 else 1.0
+        phases[p] = part.phase_ms.get(p, 0.0) * keeps
+    phases[given] = max(0.0, part.busy_ms - sum(phases.values()))
+    return Breakdown(part.gpu, part.busy_ms, phases)
+
+
+def segments_whole(model: LogModel) -> dict[int, Breakdown]:
+    """Per GPU, its ended intervals' segments split over the whole run before the kernel
+    estimate (`LogModel.segment_split`, or from the lanes)."""
+    if model.segment_split is not None:
+        return model.segment_split
+    done = ~np.isnan(model.parts.gpu_start) & ~np.isnan(model.parts.gpu_end)
+    gpus = [g.gpu for g in model.gpus]
     return {
-        g: with_kernel(b, b.phase_ms.get(Phase.KERNEL, 0.0) * scales.get(g, 1.0))
-        for g, b in splits.items()
+        g: lanes_breakdown(g, lanes, -np.inf, np.inf, done)
+        for g, lanes in lanes_by_gpu(model.lanes, gpus)
     }
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from parsers.breakdown import busy_breakdown, unmeasured_phases
+from parsers.breakdown import busy_breakdown, segments_whole, unmeasured_phases, whole_run
 from parsers.durations import estimate_pct
 from parsers.model import PHASE_NAMES, Breakdown, GapStats, GpuStats, LogModel, Phase
 
@@ -296,6 +296,20 @@ def _busy_range(g: GpuStats) -> tuple[float, float] | None:
     return 100 * lo / g.busy_ms, min(100.0, 100 * hi / g.busy_ms)
 
 
+def _estimated_from(model: LogModel, gpu: int) -> frozenset[Phase]:
+    """The phases of GPU `gpu`'s busy split that its kernel estimate changed: what it took
+    time from (or gave time to), against its segments' split (`with_kernel`)."""
+    run = whole_run(model).get(gpu)
+    own = segments_whole(model).get(gpu)
+    if run is None or own is None:
+        return frozenset()
+    return frozenset(
+        p
+        for p in run.phase_ms.keys() | own.phase_ms.keys()
+        if p != Phase.KERNEL and abs(run.phase_ms.get(p, 0.0) - own.phase_ms.get(p, 0.0)) > 0.5
+    )
+
+
 def _percent(share: float | None) -> float | None:
     return None if share is None else 100 * share
 
@@ -366,9 +380,11 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
             )
         )
         ba, bb = split_a[ga.gpu], split_b[gb.gpu]
+        taken = _estimated_from(a, ga.gpu) | _estimated_from(b, gb.gpu)
         # the busy time no line explains (unknown) may be any phase's: a share moved only
         # beyond both runs' unknown shares (a log that lost its timing lines is all unknown),
-        # and an estimated kernel figure beyond its ranges' widths as a share of busy
+        # and beyond an estimated kernel figure's ranges' widths as a share of busy, for
+        # kernel and the phases the estimate took its time from (or gave it to)
         unknown = 100 * (ba.share(Phase.UNKNOWN) + bb.share(Phase.UNKNOWN))
         kernel_widths = sum(
             100 * (hi - lo) * g.span_ms / g.busy_ms if g.busy_ms else 0.0
@@ -376,7 +392,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
             for lo, hi in [g.kernel_util_range]
         )
         for name, phase in SPLIT:
-            doubt = unknown + (kernel_widths if phase == Phase.KERNEL else 0.0)
+            moved = phase == Phase.KERNEL or phase in taken
+            doubt = unknown + (kernel_widths if moved else 0.0)
             kernel = phase == Phase.KERNEL
             figures.append(
                 Figure(
@@ -399,7 +416,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 100 * ba.share(Phase.UNKNOWN),
                 100 * bb.share(Phase.UNKNOWN),
-                NOISE_POINTS,
+                max(NOISE_POINTS, kernel_widths if Phase.UNKNOWN in taken else 0.0),
                 "",
             )
         )

@@ -8,14 +8,14 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
 import numpy.typing as npt
 
-from parsers.breakdown import whole_run
+from parsers.breakdown import segments_whole, whole_run
 from parsers.durations import duration
 from parsers.linefacts import LineFacts
 from parsers.model import (
@@ -284,11 +284,14 @@ def _synthesis(models: Sequence[LogModel], offsets: list[int]) -> tuple[np.ndarr
     return t[order], np.cumsum(d[order], dtype=np.int32)
 
 
-def _run_split(models: Sequence[LogModel], stride: int) -> dict[int, Breakdown]:
-    """Each log's busy split, under its GPUs' merged ids (time shifts change no length)."""
+def _run_split(
+    models: Sequence[LogModel], stride: int, split: Callable[[LogModel], dict[int, Breakdown]]
+) -> dict[int, Breakdown]:
+    """Each log's busy split (`whole_run`, or its segments' `segments_whole`), under its
+    GPUs' merged ids (time shifts change no length)."""
     out: dict[int, Breakdown] = {}
     for k, m in enumerate(models):
-        for g, b in whole_run(m).items():
+        for g, b in split(m).items():
             out[g + k * stride] = Breakdown(g + k * stride, b.busy_ms, b.phase_ms)
     return out
 
@@ -470,7 +473,8 @@ def merge(models: Sequence[LogModel], names: Sequence[str], align: str | None = 
         unattributed_timing_lines=sum(m.unattributed_timing_lines for m in models),
         partial_bytes=sum(m.partial_bytes for m in models),
         engine_seen=any(m.engine_seen for m in models),
-        run_split=_run_split(models, stride),
+        run_split=_run_split(models, stride, whole_run),
+        segment_split=_run_split(models, stride, segments_whole),
         unattributed_kernel_ms=sum(m.unattributed_kernel_ms for m in models),
         starts_mid_run=any(m.starts_mid_run for m in models),
         log_names=tuple(names),

@@ -1307,6 +1307,9 @@ class LogModel:
     # per GPU, where its busy time went over the whole run, when the analysis made it
     # (a live model: parsers/breakdown.py makes it otherwise)
     run_split: dict[int, Breakdown] | None = None
+    # ... and its segments' split before the kernel estimate (`with_kernel`): what a part of
+    # the run's split is scaled from (parsers/breakdown.py `kernel_scaled`)
+    segment_split: dict[int, Breakdown] | None = None
     unattributed_kernel_ms: float = 0.0  # kernel ms of the timing lines given to no interval
     starts_mid_run: bool = False  # the log begins in the middle of a run (tail -f, rotation)
     # the columns of `proofs`, when the analysis made them with the proofs

@@ -398,7 +398,9 @@ def with_traced(model: LogModel, traced: TracedLog) -> LogModel:
     if reason is None:
         return model
     # a worker line maps a worker to a GPU, but no GPU interval exists: no GPU to show
-    model = replace(model, gpus=(), workers=(), lanes=(), kernel_gaps={}, run_split={})
+    model = replace(
+        model, gpus=(), workers=(), lanes=(), kernel_gaps={}, run_split={}, segment_split={}
+    )
     if not traced.jobs:
         return replace(model, no_timeline_reason=reason)
     errors = [j.error for j in traced.jobs if j.outcome == FAILED and j.error]

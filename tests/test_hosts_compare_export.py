@@ -25,6 +25,7 @@ from textual.widgets import Static
 
 from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
+from parsers.breakdown import busy_breakdown
 from parsers.builder import LogBuilder
 from parsers.compare import compare, compare_dict
 from parsers.durations import offset
@@ -577,6 +578,25 @@ def test_an_estimated_kernel_figure_is_compared_with_its_range() -> None:
         assert shown is not None, row
         assert int(shown.group(2)) <= 100 * lo and 100 * hi <= int(shown.group(3))
         assert row.count("≈") == 1  # the run after is measured
+
+
+def test_a_phase_the_kernel_estimate_took_is_compared_with_its_doubt() -> None:
+    """A log with no stdout line (its workers on one GPU) leaves kernel busy to the lines'
+    sum, which takes the cleanup, allocation and unknown time of the run: `cleanup % of busy
+    fell 13.6 % → 0.0 %: better` was a verdict on what the estimate took, not a change."""
+    measured = build(simulate(SimConfig(seed=3, proofs=10, gpus=2, gw=2, stdout="ansi"))[1])
+    guessed = build(simulate(SimConfig(seed=14, proofs=5, gpus=2, gw=2, stdout="none"))[1])
+    (g,) = guessed.gpus
+    assert g.kernel_is_estimate and not any(x.kernel_is_estimate for x in measured.gpus)
+    taken = busy_breakdown(guessed)[g.gpu]
+    assert taken.phase_ms[Phase.CLEANUP] == 0.0
+    figures = [f for f in compare(measured, guessed) if f.section == "GPU0"]
+    width = 100 * (g.kernel_range_ms[1] - g.kernel_range_ms[0]) / g.busy_ms
+    for f in figures:
+        if f.name.endswith("% of busy"):
+            assert f.noise is not None and f.noise >= width, f.name
+    shares = [f for f in figures if f.name == "cleanup % of busy"]
+    assert shares and shares[0].before and shares[0].verdict() is None
 
 
 def test_a_run_without_lock_lines_compares_no_lock_share() -> None:
