@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -386,14 +387,15 @@ async def test_from_to_cut_as_the_palette_s_visible_range_export(tmp_path: Path)
         await pilot.press("plus", "plus", "plus", "right", "right")
         export_visible(app)
         view = app.query_one(GanttView)
-        t0, t1 = view.t0, view.t0 + view.timeline_width * view.scale
+        # the view's range to whole ms (the palette's window, as its file's name says)
+        t0 = math.floor(view.t0)
+        t1 = math.ceil(view.t0 + view.timeline_width * view.scale)
     (palette,) = (tmp_path / "shots").glob("cuzk-trace-*.json")
+    assert palette.name.endswith(f"-{t0}-{t1}ms.json")
     assert 0 < t0 < t1 < model.time_range[1]
     for suffix in (".json", ".perfetto-trace"):
         out = tmp_path / f"cli{suffix}"
-        assert (
-            cli.main([LOG, "--export-trace", str(out), "--from", repr(t0), "--to", repr(t1)]) == 0
-        )
+        assert cli.main([LOG, "--export-trace", str(out), "--from", str(t0), "--to", str(t1)]) == 0
     assert (tmp_path / "cli.json").read_bytes() == palette.read_bytes()
     # the protobuf trace of the window holds the same slices
     events = json.loads(palette.read_text())["traceEvents"]
@@ -490,6 +492,32 @@ async def test_the_palette_export_of_a_log_with_no_event_writes_nothing(tmp_path
         said = [n.message for n in app._notifications]
     assert list(tmp_path.iterdir()) == []
     assert any("no event to export" in m for m in said)
+
+
+async def test_the_palette_export_s_name_writes_the_same_trace_from_the_command_line(
+    tmp_path: Path,
+) -> None:
+    """Zoomed in, the palette wrote `…-139938-234834ms.json` with window_ms [139938.405,
+    234833.595]: `--from 139938 --to 234834` gave a trace 31 events apart. The window is
+    in whole ms, the name's."""
+    model = read_log(Path(LOG))
+    app = make_app(model, LineReader(path=Path(LOG)), screenshot_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("plus", "plus", "right")
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        assert view.t0 != round(view.t0)  # the view is not on whole ms
+        export_visible(app)
+    (path,) = tmp_path.glob("cuzk-trace-*.json")
+    m = re.search(r"-(\d+)-(\d+)ms\.json$", path.name)
+    assert m is not None
+    t0, t1 = m.group(1), m.group(2)
+    again = tmp_path / "again.json"
+    assert cli.main([LOG, "--export-trace", str(again), "--from", t0, "--to", t1]) == 0
+    palette, command = (json.loads(p.read_text()) for p in (path, again))
+    assert palette["otherData"]["window_ms"] == [int(t0), int(t1)]
+    assert palette["traceEvents"] == command["traceEvents"]
 
 
 def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Path) -> None:

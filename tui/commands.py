@@ -3,6 +3,7 @@ export."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -185,11 +186,12 @@ def export_visible(app: CuzkApp) -> None:
         app.notify("the log has no event to export yet", severity="warning")
         return
     first, last = model.time_range
-    t0, t1 = max(t0, first), min(t1, last)
+    # to whole ms: the name's times are the window, `--from T0 --to T1` writes this trace
+    t0, t1 = float(math.floor(max(t0, first))), float(math.ceil(min(t1, last)))
     if t1 <= t0:
         app.notify("nothing of the run is in view to export", severity="warning")
         return
-    stem = f"cuzk-trace-{safe_stem(app.model.source)}-{round(t0)}-{round(t1)}ms"
+    stem = f"cuzk-trace-{safe_stem(app.model.source)}-{t0:.0f}-{t1:.0f}ms"
     try:
         path, n = write_new(
             app.screenshot_dir,
