@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import zstandard
 from conftest import SAMPLES
 from test_viewer import SIZE, live_app, text_of, until_finished
 
+from parsers.load import model_of_bytes
 from parsers.sources import MAGICS, UTF16_HINT, UTF32_HINT, open_log, stdin_hint, utf16_hint
 from tui.follow import StreamSource
 from tui.gantt import GanttView
@@ -109,9 +111,26 @@ def test_a_corrupt_compressed_log_is_one_line(tmp_path: Path, suffix: str, damag
         assert proc.stderr.count("\n") == 1
 
 
+def _decodable(path: Path, suffix: str) -> bytes:
+    """What of a compressed file cut short decompresses (as `zcat` writes before its error)."""
+    data = path.read_bytes()
+    if suffix == "gz":
+        return zlib.decompressobj(31).decompress(data)
+    if suffix == "xz":
+        return lzma.LZMADecompressor().decompress(data)
+    out: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    return out
+
+
 @pytest.mark.parametrize("suffix", ["zst", "gz", "xz"])
 async def test_the_viewer_says_a_compressed_log_is_cut_short(tmp_path: Path, suffix: str) -> None:
+    """... and shows what of it decompresses: it showed nothing of a log under a MB (the
+    read that met the cut dropped what it had decompressed, all of it)."""
     path = compressed(tmp_path, suffix, cut=40)
+    text = _decodable(path, suffix)
+    whole = text[: text.rfind(b"\n") + 1]
+    # a zstd block is decompressed whole: the sample is one, and none of it decodes
+    assert (len(whole) > len(PLAIN.read_bytes()) // 2) == (suffix != "zst")
     source = StreamSource(open_log(path), name=path.name)
     app = live_app(source, True, source.spool_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -119,7 +138,12 @@ async def test_the_viewer_says_a_compressed_log_is_cut_short(tmp_path: Path, suf
         header = text_of(app, "#summary")
         assert "FINISHED" in header
         assert f"stopped reading: cannot read {path.name}: Compressed file ended" in header
+        shown = app.model
     source.close()
+    want = model_of_bytes(whole, path.name)
+    assert shown.counts.timeline == want.counts.timeline
+    assert len(shown.proofs) == len(want.proofs)
+    assert (len(want.proofs) > 0) == (suffix != "zst")
 
 
 @pytest.mark.parametrize("suffix", sorted(COMPRESSORS))

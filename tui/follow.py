@@ -389,7 +389,12 @@ class StreamSource:
     def _read(self) -> bytes | None:
         """The next bytes (empty: the end; None: nothing yet from the pipe)."""
         if self.stream is not None:
-            return self.stream.read(STDIN_READ) or b""
+            # one read of the compressed file at a time: a copy cut short raises at its end,
+            # and read(n) drops the bytes it had decompressed for that call with it (a small
+            # log's whole text); read1 gives them first
+            read1 = getattr(self.stream, "read1", self.stream.read)
+            data: bytes = read1(STDIN_READ)
+            return data or b""
         ready, _, _ = select.select([self.fd], [], [], POLL_S)
         return os.read(self.fd, STDIN_READ) if ready else None
 
