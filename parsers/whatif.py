@@ -550,9 +550,11 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
         lines.extend(_wrapped(shows, width, "  "))
     lines.append("")
     rep, pred = p.replayed, p.predicted
-    lines.append(f"{'':<22}{'log':>10}{'replayed':>11}{'predicted':>11}  range")
+    # the columns there are figures for (nothing replayed where nothing would change)
+    head = f"{'':<22}{'log':>10}" + (f"{'replayed':>11}" if rep is not None else "")
+    lines.append(head + (f"{'predicted':>11}  range" if pred is not None else ""))
     s = f"{'s/proof':<22}{p.baseline.s_per_proof:>10.2f}"
-    s += f"{rep.s_per_proof:>11.2f}" if rep is not None else f"{'-':>11}"
+    s += f"{rep.s_per_proof:>11.2f}" if rep is not None else ""
     if pred is not None and pred.s_range is not None:
         s += f"{pred.s_per_proof:>11.2f}  {_range_text(*pred.s_range, 2)}"
     lines.append(s.rstrip())

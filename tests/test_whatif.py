@@ -385,6 +385,11 @@ def test_a_change_to_what_the_log_ran_with_predicts_nothing(knob: str) -> None:
     prediction = predict(model, checked_changes([knob]))
     assert prediction.predicted is None
     assert prediction.cannot == f"{knob}: the log's run is so already, nothing changes"
+    # the text has the log's column alone (it had empty `replayed` and `predicted` columns,
+    # and `-` for the s/proof replayed)
+    text = prediction_text(prediction).splitlines()
+    head = next(k for k, line in enumerate(text) if line.strip() == "log")
+    assert text[head + 1].split() == ["s/proof", f"{prediction.baseline.s_per_proof:.2f}"]
 
 
 def test_a_refusal_keeps_the_floor_and_a_value_is_shown_as_given() -> None:
