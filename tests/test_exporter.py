@@ -366,3 +366,28 @@ def test_only_the_metrics_path_serves_the_metrics() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_head_request_is_answered_as_the_get_without_its_body() -> None:
+    """Health checks and load balancers ask with HEAD: it was 405 Method Not Allowed."""
+    from prometheus_client import CollectorRegistry, Counter
+
+    from tui import exporter
+
+    registry = CollectorRegistry()
+    Counter("cuzk_test_total", "a test counter", registry=registry).inc(3)
+    server = exporter.bind(("127.0.0.1", 0), registry)
+    try:
+        url = exporter.url_of(server)
+        with urllib.request.urlopen(url, timeout=10) as response:
+            body = response.read()
+        assert b"cuzk_test_total 3.0" in body
+        head = urllib.request.Request(url, method="HEAD")
+        with urllib.request.urlopen(head, timeout=10) as response:
+            assert response.status == 200
+            assert response.headers["Content-Length"] == str(len(body))
+            assert response.headers["Content-Type"].startswith("text/plain")
+            assert response.read() == b""
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -236,6 +236,20 @@ def metrics_only(app: WSGIApplication) -> WSGIApplication:
                 ],
             )
             return [NOT_FOUND]
+        if environ.get("REQUEST_METHOD") == "HEAD":
+            # a health check's HEAD: the GET's status and headers, no body (the client's
+            # library answers 405)
+            said: list[tuple[str, list[tuple[str, str]]]] = []
+
+            def keep(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+                said.append((status, headers))
+                return lambda data: None
+
+            body = b"".join(app({**environ, "REQUEST_METHOD": "GET"}, keep))
+            status, headers = said[0]
+            length = [h for h in headers if h[0].lower() != "content-length"]
+            start_response(status, [*length, ("Content-Length", str(len(body)))])
+            return []
         return app(environ, start_response)
 
     return serve
