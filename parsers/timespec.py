@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 _UNITS = {"d": 86_400_000.0, "h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0}
-_NUMBER = r"\d+(?:\.\d+)?"
+_NUMBER = r"[0-9]+(?:\.[0-9]+)?"  # ASCII digits: int() reads "٣" as 3
 # a unit may follow its number after a space, and a part the one before it (`2d 20h54m`,
 # the report's `44.94 s` and `812 ms`)
 _OFFSET = re.compile(
@@ -31,8 +31,9 @@ _OFFSET = re.compile(
 )
 # a wall-clock time said to be in UTC: the report's ` UTC` (or ` GMT`), a stamp's `Z` after its
 # digits, or ISO 8601's `+00:00`
-_UTC = re.compile(r"(?:\s+(?:UTC|GMT)|(?<=\d)Z|(?<=\d)\s*[+-]00:?00)\Z", re.IGNORECASE)
-_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?")
+_UTC = re.compile(r"(?:\s+(?:UTC|GMT)|(?<=\d)Z|(?<=\d)\s*[+-]00:?00)\Z", re.IGNORECASE | re.ASCII)
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?", re.ASCII)
+
 # how far the two halves of one moment as shown may differ beyond the offset's last digit:
 # the wall clock is cut to the millisecond (up to 1 ms), and with several logs each log's
 # clock is whole milliseconds from the all-hosts one (up to 1 ms more)
@@ -198,3 +199,11 @@ def _time_of_day(spec: TimeSpec, base: datetime, after_ms: float) -> tuple[timed
     start = base + timedelta(milliseconds=max(after_ms, 0.0))
     moment = start.replace(hour=hour, minute=minute, second=second, microsecond=micro)
     return moment - base, moment < start
+
+
+def ascii_number(text: str) -> str:
+    """`text` if it is a number as written here, in ASCII digits; else ValueError. Python's
+    int() and float() also read other scripts' digits ("٣") and underscores ("1_0")."""
+    if not text.isascii() or "_" in text:
+        raise ValueError(f"not a number: {text!r}")
+    return text

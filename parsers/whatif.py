@@ -19,6 +19,7 @@ from parsers.errors import OptionError
 from parsers.model import LogModel
 from parsers.replay import Outcome, replay
 from parsers.sanitize import visible
+from parsers.timespec import ascii_number
 from parsers.workload import Config, NoWorkload, Work, Workload, workload_of
 
 
@@ -114,7 +115,8 @@ def parse_change(text: str) -> Change:
     if not eq or not raw.strip():
         raise OptionError(f"--what-if: {name} needs a value ({name}=N)")
     try:
-        value: float = int(raw) if knob.kind is int else float(raw)
+        plain = ascii_number(raw)
+        value: float = int(plain) if knob.kind is int else float(plain)
     except ValueError:
         what = "a whole number" if knob.kind is int else "a number"
         raise OptionError(f"--what-if: {name}={raw}: not {what}") from None

@@ -119,6 +119,15 @@ def test_workers_per_gpu_splits_a_stderr_only_log(
         (["x.log", "--workers-per-gpu", "-3"], "must be 1 or more: -3"),
         (["x.log", "--json"], "--json goes with --report"),
         (["a.log", "b.log", "--name", "", "--name", "b"], "--name: give a name (it is empty)"),
+        # --demo with --compare blamed logs that were not given
+        (["--demo", "--compare", "a", "b"], "--demo shows the built-in log: not with --compare"),
+        # int() and float() read other scripts' digits and underscores
+        (["x.log", "--min-gap", "\u0663"], "not a whole number: '\u0663'"),
+        (["x.log", "--top", "1_0"], "not a whole number: '1_0'"),
+        (["x.log", "--replay", "\u0663"], "not a number: '\u0663'"),
+        (["x.log", "--export-csv", "d", "--from", "\u0663s"], "not a time"),
+        (["x.log", "--what-if", "gpu-workers=\u0663"], "gpu-workers=\u0663: not a whole number"),
+        (["x.log", "--what-if", "gpu-speed=1_5"], "gpu-speed=1_5: not a number"),
     ],
 )
 def test_bad_paths_and_options_exit_2_with_one_line(args: list[str], message: str) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 from parsers.durations import counted
 from parsers.errors import OptionError
 from parsers.sanitize import visible
+from parsers.timespec import ascii_number
 from parsers.writing import STDIN
 from tui.palettes import PALETTES
 
@@ -40,7 +41,7 @@ class _Parser(argparse.ArgumentParser):
 def _at_least(text: str, least: int) -> int:
     """A whole number, `least` or more (a bad one: argparse's one-line error)."""
     try:
-        value = int(text)
+        value = int(ascii_number(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < least:
@@ -88,7 +89,7 @@ MAX_SPEED = 10_000.0
 def replay_speed(text: str) -> float:
     """An argparse type: --replay's SPEED, MIN_SPEED to MAX_SPEED."""
     try:
-        value = float(text)
+        value = float(ascii_number(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not MIN_SPEED <= value <= MAX_SPEED:
@@ -412,7 +413,9 @@ def options_of(ns: argparse.Namespace) -> Options:
     compare: tuple[str, str] | None = None
     compare_runs: tuple[int | None, int | None] = (None, None)
     if ns.compare:
-        if logs or ns.demo:
+        if ns.demo:
+            raise OptionError("--demo shows the built-in log: not with --compare")
+        if logs:
             raise OptionError("give --compare BEFORE AFTER, or logs, not both")
         pair = [log_and_run(x) for x in ns.compare]
         paths = expand([p for p, _ in pair])
