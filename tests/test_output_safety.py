@@ -313,6 +313,9 @@ def _stalled_export(target: Path, export: str, nohup: bool = False) -> subproces
     has stalled (`nohup`: SIGHUP ignored, as nohup leaves it)."""
     code = (
         "import os, signal, sys, time\n"
+        # SIGINT as a terminal's ctrl+c finds it: a test run started in the background (`&`)
+        # has it ignored, and the command (rightly) leaves an ignored SIGINT ignored
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         f"{'signal.signal(signal.SIGHUP, signal.SIG_IGN)' if nohup else 'pass'}\n"
         "flag = sys.argv[1] + '.started'\n"
         "def slow(fd):\n"
