@@ -106,7 +106,9 @@ def kernel_scaled(model: LogModel, splits: Mapping[int, Breakdown]) -> dict[int,
     wherever it falls, so the whole run gives the run's split and windows that do not
     overlap add up to it (docs/analysis.md#kernel_util_range); scaled window by window, a
     window whose other phases the estimate took whole had given more than its share."""
-    estimated = {g.gpu: g.kernel_busy_ms for g in model.gpus if g.kernel.total_ms > 0}
+    # every GPU (one with no kernel segment too: a log that lost its C++ lines may still
+    # give its kernel busy an estimate, which its run's split holds)
+    estimated = {g.gpu: g.kernel_busy_ms for g in model.gpus}
     if not any(g in estimated for g in splits):
         return dict(splits)
     whole = segments_whole(model)

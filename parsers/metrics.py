@@ -108,8 +108,8 @@ def settled_split(model: LogModel, until: dict[int, float]) -> dict[int, Breakdo
     """Per GPU, its busy split (parsers/breakdown.py) of the time before `until[gpu]`.
 
     Where the whole run is settled this is the report's `busy_split_ms`. Before a running
-    interval, the segments' split of that time, its kernel time scaled as the run's kernel
-    estimate scales the run's kernel segments (the estimate adds what the log leaves to
+    interval, the segments' split of that time with the run's kernel estimate in it in
+    proportion, as a window's (`kernel_scaled`; the estimate adds what the log leaves to
     inference: docs/analysis.md#kernel_util_range).
     """
     whole = whole_run(model)

@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Static
 
 from cuzksim.config import Era, SimConfig, random_config
-from cuzksim.logs import simulate
+from cuzksim.logs import lose_lines, simulate
 from parsers.breakdown import (
     BUSY_KEYS,
     BUSY_ORDER,
@@ -232,6 +232,24 @@ def _add_up(parts: list[Breakdown], whole: Breakdown) -> None:
         assert sum(part.phase_ms.values()) == pytest.approx(part.busy_ms, abs=1e-6)
     added = {k: sum(busy_split_ms(p)[k] for p in parts) for k in BUSY_KEYS}
     assert added == pytest.approx(busy_split_ms(whole), abs=0.01)
+
+
+def test_a_gpu_with_no_kernel_segment_has_its_estimate_in_each_window() -> None:
+    """Half the C++ lines lost (seed 31): a GPU left without a kernel segment still has a
+    kernel estimate, which the run's split held and every window left out (`--from 0 --to
+    100h`: kernel 0, unknown 74 s, against the run's 37 s and 37 s)."""
+    data = lose_lines(simulate(random_config(31))[1], "cpp", 0.5, 31)
+    model = model_of_bytes(data, "lost")
+    run = whole_run(model)
+    bare = [g for g in model.gpus if g.kernel.total_ms == 0 and g.kernel_busy_ms > 0]
+    assert bare and all(g.kernel_is_estimate for g in bare)
+    lo, hi = model.time_range
+    view = busy_breakdown(model, lo - 1, hi + 1)
+    halves = busy_breakdown(model, lo - 1, (lo + hi) / 2), busy_breakdown(model, (lo + hi) / 2, hi)
+    for g in bare:
+        assert run[g.gpu].phase_ms[Phase.KERNEL] > 0
+        assert busy_split_ms(view[g.gpu]) == pytest.approx(busy_split_ms(run[g.gpu]), abs=1e-6)
+        _add_up([h[g.gpu] for h in halves], run[g.gpu])
 
 
 def test_windows_add_up_where_the_kernel_estimate_takes_whole_phases() -> None:
