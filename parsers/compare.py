@@ -301,8 +301,12 @@ def _estimated_from(model: LogModel, gpu: int) -> frozenset[Phase]:
     time from (or gave time to), against its segments' split (`with_kernel`)."""
     run = whole_run(model).get(gpu)
     own = segments_whole(model).get(gpu)
-    if run is None or own is None:
-        return frozenset()
+    if (
+        run is None
+        or own is None
+        or not any(g.kernel_is_estimate for g in model.gpus if g.gpu == gpu)
+    ):
+        return frozenset()  # an exact kernel figure moves time too, by what truncation hides
     return frozenset(
         p
         for p in run.phase_ms.keys() | own.phase_ms.keys()
