@@ -405,7 +405,7 @@ class LogPaneScreen(SafeModal[None]):
     def jump(self, text: str) -> None:
         """`:` and a line number, or a time as the viewer writes it: its first TIMELINE
         line at or after that time."""
-        if text.isdigit():
+        if text.isascii() and text.isdigit():  # `²` and `٣` are digits to str.isdigit
             number = int(text)
             if not self.lines.total:
                 return
