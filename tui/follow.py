@@ -374,6 +374,7 @@ class StreamSource:
         self.stopped = ""  # why reading stopped before the input's end, in words
         self._last_data: float | None = None
         self._head = bytearray()  # the input's first bytes, for `encoding_hint`
+        self._error: Exception | None = None  # met after bytes `_decompressed` gave first
 
     def _stop(self, why: str) -> TailRead:
         """Read no more: the model keeps what the spool holds, and `why` is shown."""
@@ -389,14 +390,37 @@ class StreamSource:
     def _read(self) -> bytes | None:
         """The next bytes (empty: the end; None: nothing yet from the pipe)."""
         if self.stream is not None:
-            # one read of the compressed file at a time: a copy cut short raises at its end,
-            # and read(n) drops the bytes it had decompressed for that call with it (a small
-            # log's whole text); read1 gives them first
-            read1 = getattr(self.stream, "read1", self.stream.read)
-            data: bytes = read1(STDIN_READ)
-            return data or b""
+            return self._decompressed()
         ready, _, _ = select.select([self.fd], [], [], POLL_S)
         return os.read(self.fd, STDIN_READ) if ready else None
+
+    def _decompressed(self) -> bytes:
+        """Up to STDIN_READ bytes of the file object (empty: its end). A compressed copy cut
+        short raises at its end, and read(n) drops what it had decompressed for that call
+        with it (a small log's whole text): it is read a decompressed chunk at a time
+        (read1), and what came before the error is given first, the error at the next call."""
+        assert self.stream is not None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        read1 = getattr(self.stream, "read1", None)
+        if read1 is None:
+            return self.stream.read(STDIN_READ) or b""
+        parts: list[bytes] = []
+        size = 0
+        while size < STDIN_READ:
+            try:
+                chunk: bytes = read1(STDIN_READ - size)
+            except Exception as exc:
+                if not parts:
+                    raise
+                self._error = exc
+                break
+            if not chunk:
+                break
+            parts.append(chunk)
+            size += len(chunk)
+        return b"".join(parts)
 
     def poll(self) -> TailRead:
         """Whatever the input has now (a pipe is waited on at most a poll interval)."""
