@@ -55,7 +55,7 @@ __all__ = [
     "unmeasured_phases",
     "whole_run",
     "with_kernel",
-    "worker_unmeasured",
+    "workers_unmeasured",
 ]
 
 BUSY_ORDER = (
@@ -370,21 +370,29 @@ def _lock_unmeasured(
     return out
 
 
-def worker_unmeasured(model: LogModel, w: WorkerStats) -> frozenset[str]:
-    """The phase keys of worker `w`'s sums that nothing measured, written `–`: pre-lock and
-    lock wait where its GPU's engine prints no lock line, or where none of its intervals
-    was given one (lock lines lost, or begun later in the log)."""
-    if w.gpu in lockless_gpus(model) or (w.intervals and not w.lock_lines):
-        return LOCK_KEYS
-    return frozenset()
+def workers_unmeasured(model: LogModel) -> list[frozenset[str]]:
+    """Per worker of the model, in order, the phase keys of its sums that nothing measured,
+    written `–`: pre-lock and lock wait where its GPU's engine prints no lock line, or where
+    none of its intervals was given one (lock lines lost, or begun later in the log). The
+    GPUs are looked at once, not once a worker: a daemon restarted 20,000 times is as many
+    workers and GPUs (its report took a minute)."""
+    lockless = frozenset(lockless_gpus(model))
+    return [
+        LOCK_KEYS if w.gpu in lockless or (w.intervals and not w.lock_lines) else frozenset()
+        for w in model.workers
+    ]
 
 
 def lock_unplaced(model: LogModel) -> list[WorkerStats]:
     """The workers of GPUs that print lock lines none of whose intervals was given one:
-    their pre-lock and lock wait are `–` (`worker_unmeasured`), which the tables say under
+    their pre-lock and lock wait are `–` (`workers_unmeasured`), which the tables say under
     them."""
-    lockless = lockless_gpus(model)
-    return [w for w in model.workers if w.gpu not in lockless and worker_unmeasured(model, w)]
+    lockless = frozenset(lockless_gpus(model))
+    return [
+        w
+        for w, dashed in zip(model.workers, workers_unmeasured(model), strict=True)
+        if w.gpu not in lockless and dashed
+    ]
 
 
 def lock_partly_placed(model: LogModel) -> list[WorkerStats]:
@@ -393,8 +401,8 @@ def lock_partly_placed(model: LogModel) -> list[WorkerStats]:
     time), which the tables say under them."""
     return [
         w
-        for w in model.workers
-        if 0 < w.lock_lines < w.intervals and not worker_unmeasured(model, w)
+        for w, dashed in zip(model.workers, workers_unmeasured(model), strict=True)
+        if 0 < w.lock_lines < w.intervals and not dashed
     ]
 
 

@@ -15,7 +15,7 @@ from parsers.breakdown import (
     estimated_keys,
     unmeasured_keys,
     whole_run,
-    worker_unmeasured,
+    workers_unmeasured,
 )
 from parsers.durations import counted
 from parsers.model import CAUSES, Breakdown, GapTable, LogModel, ProofTable
@@ -359,7 +359,7 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                     k: None if k in dashed else round(v, 3) for k, v in w.phases_ms.items()
                 },
             }
-            for w, dashed in ((w, worker_unmeasured(model, w)) for w in model.workers)
+            for w, dashed in zip(model.workers, workers_unmeasured(model), strict=True)
         ],
         "gaps": gap_dicts(listed_gaps(model, min_gap_ms)) if lists else [],
         "proofs": traced_dicts(model)

@@ -21,7 +21,7 @@ from parsers.breakdown import (
     lockless_gpus,
     unmeasured_phases,
     whole_run,
-    worker_unmeasured,
+    workers_unmeasured,
 )
 from parsers.durations import counted, duration, estimate_pct
 from parsers.model import (
@@ -476,10 +476,12 @@ def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:
     columns name a row (they align left). Phases down and workers across fit 80 columns for
     up to five workers; more workers get a row each, phases across (as wide for 50,000
     workers as for six). A worker whose engine prints no lock line, or none of whose
-    intervals was given one, has `–` for pre-lock and lock wait (`worker_unmeasured`)."""
+    intervals was given one, has `–` for pre-lock and lock wait (`workers_unmeasured`)."""
     keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
-    dashed = {w.worker: worker_unmeasured(model, w) for w in model.workers}
+    dashed = {
+        w.worker: keys for w, keys in zip(model.workers, workers_unmeasured(model), strict=True)
+    }
 
     def measured(w: WorkerStats, k: str) -> bool:
         return k not in dashed[w.worker]
