@@ -430,6 +430,8 @@ def _phase_sums(model: LogModel, rows: I64) -> np.ndarray:
     row = np.repeat(np.arange(n), counts)
     flat = row * len(Phase) + t.seg_phase[seg].astype(np.int64)
     lengths = t.seg_end[seg] - t.seg_start[seg]
-    sums = np.bincount(flat, weights=lengths, minlength=n * len(Phase))
+    # floats whatever the segments (with none at all bincount gives integers, which the
+    # unmeasured phases' NaN cannot be written into)
+    sums = np.bincount(flat, weights=lengths, minlength=n * len(Phase)).astype(np.float64)
     out: np.ndarray = sums.reshape(n, len(Phase))[:, : len(PHASE_KEYS)]
     return out

@@ -520,6 +520,35 @@ async def test_the_palette_export_s_name_writes_the_same_trace_from_the_command_
     assert palette["traceEvents"] == command["traceEvents"]
 
 
+@pytest.mark.parametrize(
+    ("log", "window"),
+    [
+        # a log begun at a GPU_END (tailed): its one interval has no segment
+        (b"TIMELINE,9,GPU_END,a,worker=0\n", []),
+        # a window in which no interval has a segment
+        (
+            b"TIMELINE,0,GPU_START,a,worker=0,partition=0\n"
+            b"TIMELINE,1000000000000,GPU_END,a,worker=0,partition=0\n",
+            ["--from", "1s", "--to", "50s"],
+        ),
+    ],
+)
+def test_intervals_without_a_segment_are_exported(
+    tmp_path: Path, log: bytes, window: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cannot write the export: cannot convert float NaN to integer (nothing was
+    replaced)`: the phase sums of intervals with no segment at all were integers, and an
+    unmeasured phase's NaN could not be written into them."""
+    path = tmp_path / "x.log"
+    path.write_bytes(log)
+    out = tmp_path / "csv"
+    assert cli.main([str(path), "--export-csv", str(out), *window]) == 0, capsys.readouterr().err
+    with (out / "intervals.csv").open(newline="") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["pre_lock_ms"] == row["lock_wait_ms"] == ""  # no lock line: not measured
+    assert row["kernel_ms"] == "0"
+
+
 def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Path) -> None:
     """A worker's last prove failed with no unlock line (the daemon restarted after it): it
     is drawn to its start (nothing says how long it ran). intervals.csv listed it failed;
