@@ -75,13 +75,20 @@ NO_GPU_START_AFTER_MS = 60_000
 
 def no_gpu_sentence(model: LogModel) -> str | None:
     """Why a log with TIMELINE lines has no GPU interval (None: it has one, or no TIMELINE
-    line; a GPU its stdout names is no interval). A GPU worker picked partitions up and none
+    line; a GPU its stdout names is no interval; a log begun inside its only intervals has
+    their ends alone). A GPU worker picked partitions up and none
     entered the prover: the engine does not print GPU_START/GPU_END. Else no partition got
     that far (a daemon in its first synthesis, a log cut short): a log still growing has
     none yet."""
     t = model.parts
-    if not model.counts.timeline or np.any(~np.isnan(t.gpu_start) | ~np.isnan(t.gpu_end)):
+    started, ended = ~np.isnan(t.gpu_start), ~np.isnan(t.gpu_end)
+    if not model.counts.timeline or started.any() or (ended.any() and model.gpus):
         return None
+    if ended.any():
+        # begun mid-interval (tail, journalctl -f): every GPU_END's start is before the log
+        yet = "" if model.finished else " yet"
+        inside = counted(int(ended.sum()), "interval")
+        return f"no whole GPU interval{yet}: the log begins inside its {inside}"
     picked = t.pickup[~np.isnan(t.pickup)]
     if len(picked) and model.now_ms - float(picked.min()) > NO_GPU_START_AFTER_MS:
         return NO_GPU_LINES

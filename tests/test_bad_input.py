@@ -260,6 +260,36 @@ def test_a_log_cut_before_its_first_gpu_line_is_not_said_to_disable_split_provin
     assert "no GPU interval in this log yet" in header_text(live.snapshot(), "LIVE").plain
 
 
+def test_a_log_begun_inside_its_only_intervals_says_so_in_place_of_empty_tables() -> None:
+    """`tail -n 2` of a log (or `journalctl -f` begun mid-interval): GPU_END lines whose
+    GPU_START is before the log. The report drew its four tables empty, with headings."""
+    from rich.console import Console
+
+    from tui.header import header_text
+    from tui.report import print_report
+
+    data = (
+        b"TIMELINE,9,GPU_END,a,worker=0,partition=1\nTIMELINE,10,GPU_END,b,worker=1,partition=1\n"
+    )
+    model = build(data)
+    assert not model.gpus
+    said = "no whole GPU interval: the log begins inside its 2 intervals"
+    console = Console(record=True, width=100)
+    print_report(model, console)
+    text = console.export_text()
+    assert said in text
+    assert "GPU utilization" not in text and "Gaps:" not in text  # no empty table
+    assert said in header_text(model, "FINISHED", width=100).plain
+    live = LogBuilder(source="t")
+    live.feed(data)
+    assert "no whole GPU interval yet" in header_text(live.snapshot(), "LIVE").plain
+    # its first whole interval: the tables again
+    live.feed(
+        b"TIMELINE,20,GPU_START,c,worker=0,partition=2\nTIMELINE,30,GPU_END,c,worker=0,partition=2\n"
+    )
+    assert "no whole GPU interval" not in header_text(live.snapshot(), "LIVE").plain
+
+
 def test_a_run_captured_with_a_prefix_after_one_without_is_read_as_it_comes() -> None:
     """Two captures put end to end: a run with no line prefix, then a restarted daemon's
     run whose every line carries a container's time stamp. Decided plain from the first
