@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from parsers.breakdown import busy_breakdown, segments_whole, unmeasured_phases, whole_run
+from parsers.breakdown import busy_breakdown, segments_whole, unmeasured_phases
 from parsers.durations import estimate_pct
 from parsers.model import PHASE_NAMES, Breakdown, GapStats, GpuStats, LogModel, Phase
 
@@ -296,16 +296,10 @@ def _busy_range(g: GpuStats) -> tuple[float, float] | None:
     return 100 * lo / g.busy_ms, min(100.0, 100 * hi / g.busy_ms)
 
 
-def _estimated_from(model: LogModel, gpu: int) -> frozenset[Phase]:
-    """The phases of GPU `gpu`'s busy split that its kernel estimate changed: what it took
-    time from (or gave time to), against its segments' split (`with_kernel`)."""
-    run = whole_run(model).get(gpu)
-    own = segments_whole(model).get(gpu)
-    if (
-        run is None
-        or own is None
-        or not any(g.kernel_is_estimate for g in model.gpus if g.gpu == gpu)
-    ):
+def _estimated_from(g: GpuStats, run: Breakdown, own: Breakdown | None) -> frozenset[Phase]:
+    """The phases of GPU `g`'s busy split `run` that its kernel estimate changed: what it
+    took time from (or gave time to), against its segments' split `own` (`with_kernel`)."""
+    if own is None or not g.kernel_is_estimate:
         return frozenset()  # an exact kernel figure moves time too, by what truncation hides
     return frozenset(
         p
@@ -342,6 +336,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
     for section, mid in (("mid-proof gaps", True), ("boundary gaps", False)):
         figures += _gap_figures(section, _split(a, mid), _split(b, mid), span_a, span_b)
     split_a, split_b = busy_breakdown(a), busy_breakdown(b)
+    own_a, own_b = segments_whole(a), segments_whole(b)  # before the kernel estimates
     for ga, gb in gpu_pairs(a, b):
         section = f"GPU{ga.gpu}" if ga.gpu == gb.gpu else f"GPU{ga.gpu} → GPU{gb.gpu}"
         figures.append(
@@ -384,7 +379,9 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
             )
         )
         ba, bb = split_a[ga.gpu], split_b[gb.gpu]
-        taken = _estimated_from(a, ga.gpu) | _estimated_from(b, gb.gpu)
+        taken = _estimated_from(ga, ba, own_a.get(ga.gpu)) | _estimated_from(
+            gb, bb, own_b.get(gb.gpu)
+        )
         # the busy time no line explains (unknown) may be any phase's: a share moved only
         # beyond both runs' unknown shares (a log that lost its timing lines is all unknown),
         # and beyond an estimated kernel figure's ranges' widths as a share of busy, for

@@ -75,11 +75,10 @@ NO_GPU_START_AFTER_MS = 60_000
 
 def no_gpu_sentence(model: LogModel) -> str | None:
     """Why a log with TIMELINE lines has no GPU interval (None: it has one, or no TIMELINE
-    line; a GPU its stdout names is no interval; a log begun inside its only intervals has
-    their ends alone). A GPU worker picked partitions up and none
-    entered the prover: the engine does not print GPU_START/GPU_END. Else no partition got
-    that far (a daemon in its first synthesis, a log cut short): a log still growing has
-    none yet."""
+    line; a GPU its stdout names is no interval). A log begun inside its only intervals has
+    their ends alone. A GPU worker picked partitions up and none entered the prover: the
+    engine does not print GPU_START/GPU_END. Else no partition got that far (a daemon in its
+    first synthesis, a log cut short): a log still growing has none yet."""
     t = model.parts
     started, ended = ~np.isnan(t.gpu_start), ~np.isnan(t.gpu_end)
     if not model.counts.timeline or started.any() or (ended.any() and model.gpus):
