@@ -331,41 +331,44 @@ fn timeline_event(
     let mut partition: Option<i64> = None;
     let mut worker: Option<i64> = None;
     let mut snap = false;
+    // the common heads first (`partition=<n>`, `worker=<n>[,partition=<n>]`); `detail` is
+    // left at the items past those read
     if let Some(rest) = detail.strip_prefix(b"partition=") {
-        match text::find_byte(detail, b',') {
-            Some(comma) if comma > 0 => {
-                partition = Some(text::parse_int(&detail[10..comma])?);
-                detail = &detail[comma + 1..];
-            }
-            _ => partition = Some(text::parse_int(rest)?),
-        }
+        let end = text::find_byte(rest, b',');
+        partition = Some(text::parse_int(&rest[..end.unwrap_or(rest.len())])?);
+        detail = end.map_or(&[][..], |e| &rest[e + 1..]);
     } else if let Some(rest) = detail.strip_prefix(b"worker=") {
-        match text::find_byte(detail, b',') {
-            Some(comma) if comma > 0 => {
-                worker = Some(text::parse_int(&detail[7..comma])?);
-                if detail[comma + 1..].starts_with(b"partition=") {
-                    let after = &detail[comma + 11..];
-                    let end = text::find_byte(&detail[comma + 1..], b',').map(|e| e + comma + 1);
-                    partition = Some(text::parse_int(match end {
-                        Some(end) if end > 0 => &detail[comma + 11..end.max(comma + 11)],
-                        _ => after,
-                    })?);
-                }
-            }
-            _ => worker = Some(text::parse_int(rest)?),
+        let end = text::find_byte(rest, b',');
+        worker = Some(text::parse_int(&rest[..end.unwrap_or(rest.len())])?);
+        detail = end.map_or(&[][..], |e| &rest[e + 1..]);
+        if let Some(rest) = detail.strip_prefix(b"partition=") {
+            let end = text::find_byte(rest, b',');
+            partition = Some(text::parse_int(&rest[..end.unwrap_or(rest.len())])?);
+            detail = end.map_or(&[][..], |e| &rest[e + 1..]);
         }
     }
-    if partition.is_none() && text::find_byte(detail, b'=').is_some() {
+    if text::find_byte(detail, b'=').is_some() {
         let kv = detail_pairs(detail);
-        let raw = kv_last(&kv, b"partition").or_else(|| {
-            let s = kv_last(&kv, b"snap_partition");
-            snap = s.is_some();
-            s
-        });
-        partition = match raw {
-            Some(raw) => Some(text::parse_int(raw)?),
-            None => None,
-        };
+        let named = |key: &[u8]| kv.iter().filter(|(k, _)| *k == key).count();
+        // an id named twice (or a partition and a snap partition): which one the daemon
+        // meant cannot be told
+        let partitions = named(b"partition") + named(b"snap_partition");
+        if partitions + usize::from(partition.is_some()) > 1
+            || named(b"worker") + usize::from(worker.is_some()) > 1
+        {
+            return None;
+        }
+        if partition.is_none() {
+            let raw = kv_last(&kv, b"partition").or_else(|| {
+                let s = kv_last(&kv, b"snap_partition");
+                snap = s.is_some();
+                s
+            });
+            partition = match raw {
+                Some(raw) => Some(text::parse_int(raw)?),
+                None => None,
+            };
+        }
         if let Some(raw) = kv_last(&kv, b"worker") {
             worker = Some(text::parse_int(raw)?);
         }
@@ -422,7 +425,7 @@ fn comma_and_marker_masks(line: &[u8]) -> (u128, u128) {
 
 /// The common TIMELINE line read in one pass: `TIMELINE,<stamp>,<EVENT>,<job>` then nothing,
 /// `,partition=<n>...` or `,worker=<n>,partition=<n>...` (plain numbers), no line beginning
-/// past its head, no `kind=` to keep. What `timeline_event` gives it, where that reading
+/// past its head, no id named again, no `kind=` to keep. What `timeline_event` gives it, where that reading
 /// would be taken (`physical`); None for any other line, which is read that way, and then
 /// nothing was done.
 fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option<Event> {
@@ -461,8 +464,9 @@ fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Optio
             if !line[c4 + 1..].starts_with(b"partition=") {
                 return None;
             }
-            partition = Some(text::short_number(upto(c4 + 11, next_comma()))?);
-            rest = detail; // as `timeline_event` leaves it: the whole detail
+            let c5 = next_comma();
+            partition = Some(text::short_number(upto(c4 + 11, c5))?);
+            rest = c5.map_or(b"", |c| &line[c + 1..]);
         } else if !detail.is_empty() {
             return None;
         }
@@ -470,7 +474,13 @@ fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Optio
     let plausible = stamp <= MAX_STAMP_MS
         && partition.is_none_or(|p| p <= MAX_PARTITION)
         && worker.is_none_or(|w| w <= MAX_WORKER);
-    if !plausible || (event == EV_SYNTH_START && text::holds_key(rest, b"kind")) {
+    // an id named again (malformed) or a kind to keep: `timeline_event` reads the line
+    let more = |key: &[u8]| text::holds_key(rest, key);
+    if !plausible
+        || more(b"partition")
+        || more(b"worker")
+        || (event == EV_SYNTH_START && more(b"kind"))
+    {
         return None;
     }
     Some(Event {
@@ -1052,7 +1062,7 @@ mod tests {
             }
             if pick(60, 2) == 0 {
                 // as the daemon prints them, and near misses
-                let shapes: [&[u8]; 8] = [
+                let shapes: [&[u8]; 11] = [
                     b",partition=3",
                     b",worker=0,partition=5",
                     b",worker=1,partition=12,gpu_ms=55",
@@ -1061,8 +1071,11 @@ mod tests {
                     b",worker=1,partition=",
                     b",worker=1",
                     b"",
+                    b",partition=4,partition=5",
+                    b",worker=1,partition=2,worker=3",
+                    b",partition=4,x_partition=5",
                 ];
-                line.extend_from_slice(shapes[pick(18, 8)]);
+                line.extend_from_slice(shapes[pick(18, 11)]);
             } else {
                 for k in 0..pick(18, 7) {
                     line.extend_from_slice(details[pick(21 + 4 * k as u32, 16)]);
@@ -1106,6 +1119,53 @@ mod tests {
             common > lines / 20,
             "{common} of {lines} lines read in one pass"
         );
+    }
+
+    #[test]
+    fn a_timeline_line_naming_an_id_twice_is_malformed() {
+        let read = |line: &[u8]| {
+            let (mut out, mut jobs) = (Batch::default(), JobNumbers::default());
+            let fast = common_timeline(line, &mut out, &mut jobs).map(|e| (e.partition, e.worker));
+            let e = timeline_event(line, timeline_head(line), &mut out, &mut jobs);
+            (fast, e.map(|e| (e.partition, e.worker)))
+        };
+        for line in [
+            &b"TIMELINE,5,GPU_START,j,partition=4,partition=5"[..],
+            b"TIMELINE,5,GPU_START,j,partition=4,partition=4",
+            b"TIMELINE,5,GPU_START,j,worker=0,partition=4,partition=5",
+            b"TIMELINE,5,GPU_START,j,worker=0,partition=4,worker=1",
+            b"TIMELINE,5,GPU_START,j,worker=0,worker=1",
+            b"TIMELINE,5,GPU_START,j,gpu_ms=3,partition=4,partition=5",
+            b"TIMELINE,5,GPU_START,j,partition=4,snap_partition=5",
+            b"TIMELINE,5,GPU_START,j,snap_partition=4, partition = 5",
+            b"TIMELINE,5,GPU_START,j,worker=0,synth_ms=3,worker=0",
+        ] {
+            assert_eq!(
+                read(line),
+                (None, None),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // each id once, in any order, beside keys that only end like one
+        for (line, ids) in [
+            (
+                &b"TIMELINE,5,GPU_START,j,worker=0,partition=4"[..],
+                (Some(4), Some(0)),
+            ),
+            (
+                b"TIMELINE,5,GPU_START,j,partition=4,worker=0",
+                (Some(4), Some(0)),
+            ),
+            (
+                b"TIMELINE,5,GPU_START,j,partition=4,x_partition=5",
+                (Some(4), None),
+            ),
+            (b"TIMELINE,5,GPU_START,j,gpu_ms=1,worker=2", (None, Some(2))),
+            (b"TIMELINE,5,GPU_START,j,snap_partition=3", (Some(3), None)),
+        ] {
+            assert_eq!(read(line).1, Some(ids), "{}", String::from_utf8_lossy(line));
+        }
     }
 
     #[test]
