@@ -19,12 +19,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import byte_compile, hours_100_log, hours_250_log
+from benchmarks.common import byte_compile, hours_100_log, hours_250_log, run_measured
 from tui.options import positive_int
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,16 +44,12 @@ def run_timed(code: Path, log: Path, options: list[str], out: Path) -> tuple[flo
     out.mkdir(parents=True)
     cmd = [sys.executable, "-m", "tui.cli", str(log), *(o.format(out=out) for o in options)]
     env = {**os.environ, "PYTHONPATH": str(code)}
-    t0 = time.perf_counter()
-    with open(os.devnull, "wb") as sink:
-        proc = subprocess.Popen(cmd, stdout=sink, stderr=sink, env=env, cwd=code)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
+    run = run_measured(cmd, stderr=subprocess.DEVNULL, env=env, cwd=code)
+    if run.code != 0:
         raise SystemExit(f"export failed: {cmd}")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     shutil.rmtree(out, ignore_errors=True)
-    return wall, usage.ru_maxrss / 1024, size / 1e6
+    return run.wall, run.peak_mb, size / 1e6
 
 
 def main() -> int:

@@ -56,7 +56,9 @@ from benchmarks.common import (
     gpu_bound_log,
     hours_100_log,
     hours_250_log,
+    peak_rss_mb,
 )
+from benchmarks.common import run_measured as measured
 from cuzksim.config import SimConfig
 from cuzksim.logs import write_log
 from tui.options import positive_int
@@ -85,17 +87,12 @@ def _env() -> dict[str, str]:
 
 
 def run_measured(args: Sequence[str]) -> tuple[float, float, int, str]:
-    """Run `args` in a fresh process: (wall s, peak RSS MB, exit code, its stderr)."""
+    """Run `args` in a fresh process: (wall s, its own peak RSS MB, exit code, its stderr)."""
     with tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(
-            list(args), stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, env=_env()
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
+        run = measured(args, stderr=err, env=_env(), cwd=ROOT)
         err.seek(0)
         text = err.read().decode(errors="replace")
-    return wall, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), text
+    return run.wall, run.peak_mb, run.code, text
 
 
 def cli(*args: str) -> list[str]:
@@ -285,7 +282,7 @@ async def drive_viewer(
         out["state"] = app.state_text()
         live.halt()
     live.source.close()
-    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_mb"] = peak_rss_mb()
     return out
 
 
@@ -303,7 +300,7 @@ async def drive_empty(path: Path) -> dict[str, Any]:
         await pilot.pause(1.0)
         live.halt()
     live.source.close()
-    return {"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {"peak_mb": peak_rss_mb()}
 
 
 def viewer_figures(args: list[str]) -> dict[str, Any]:

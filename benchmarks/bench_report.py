@@ -18,12 +18,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import big_log, byte_compile
+from benchmarks.common import big_log, byte_compile, run_measured
 from tui.options import positive_int
 
 # The habit: TIMELINE lines sorted by stamp; a gap opens when the last running
@@ -38,14 +37,10 @@ def run_timed(cmd: list[str], tree: Path | None = None) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one command, its output discarded (`tree`: run in
     that checkout, its modules first)."""
     env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
-    t0 = time.perf_counter()
-    with open(os.devnull, "wb") as sink:
-        proc = subprocess.Popen(cmd, stdout=sink, env=env, cwd=tree)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
+    run = run_measured(cmd, env=env, cwd=tree)
+    if run.code != 0:
         raise SystemExit(f"command failed: {cmd}")
-    return wall, usage.ru_maxrss / 1024
+    return run.wall, run.peak_mb
 
 
 def _runs(values: list[float]) -> str:

@@ -8,12 +8,12 @@ W workers, two to a GPU, three intervals each, each mapped to its GPU by the eng
 line; F intervals on eight workers of one GPU of which one in ten failed (no GPU_END); and
 two hostile shapes, intervals of one worker nested each in the one before and a daemon that
 restarted R times (a run of one interval each, the same stamps). Each figure is one run of
-a fresh process (its own peak RSS, from wait4): the text report, the JSON report, the trace
-and CSV exports, and the viewer (headless, following the log: time until the whole log is
-shown, its CPU while the log stays as it is, and how long `n` takes to select the first
-gap). Printed beside the figures first reported and those measured at 6685d5b on this
-machine (2 cores shared, so
-times vary with the minute); nothing is asserted.
+a fresh process (its own peak RSS, `common.run_measured`): the text report, the JSON
+report, the trace and CSV exports, and the viewer (headless, following the log: time until
+the whole log is shown, its CPU while the log stays as it is, and how long `n` takes to
+select the first gap). Printed beside the figures first reported and those measured at
+6685d5b on this machine (2 cores shared, so times vary with the minute); nothing is
+asserted.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import byte_compile, event_counts, positive_float
+from benchmarks.common import run_measured as measured
 from cuzksim.scale_logs import (
     write_failing_log,
     write_many_workers_log,
@@ -74,22 +74,16 @@ MAIN_VIEWER = "1,000 workers: idle 28.4 % of a core, n answered after 15.7 s"
 
 
 def run_measured(args: Sequence[str]) -> tuple[float, float, str]:
-    """Run `args` in a fresh process (output discarded); (seconds, peak RSS MB, last line
-    of its standard error)."""
+    """Run `args` in a fresh process (output discarded); (seconds, its own peak RSS MB, last
+    line of its standard error)."""
     with tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(
-            list(args), stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, env=_env()
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        run = measured(args, stderr=err, env=_env(), cwd=ROOT)
         err.seek(0)
         lines = err.read().decode(errors="replace").strip().splitlines()
     last = lines[-1] if lines else ""
-    if proc.returncode:
-        last = f"exit {proc.returncode}: {last}"
-    return seconds, usage.ru_maxrss / 1024, last
+    if run.code:
+        last = f"exit {run.code}: {last}"
+    return run.wall, run.peak_mb, last
 
 
 def _env() -> dict[str, str]:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import resource
+import os
+import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from cuzksim.config import SimConfig
 from cuzksim.logs import write_log
@@ -133,9 +137,70 @@ def byte_compile() -> None:
     print("modules byte-compiled, as an install leaves them")
 
 
-def peak_rss_mb_children() -> float:
-    """Peak resident set of the largest child process waited for so far (MB)."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+# A process's peak RSS (`ru_maxrss`, what wait4 and getrusage give) starts at its parent's
+# RSS when it was spawned: Linux keeps the high-water mark across execve. A command spawned
+# by a benchmark that holds a big log would report that as its own peak. So each measured
+# command is spawned by a small process in between (the interpreter's start, ~10 MB), which
+# waits for it and reports its wall seconds and peak RSS on a pipe of its own.
+_SPAWNER = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+report = f"{time.perf_counter() - t0} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}"
+os.write(int(sys.argv[1]), report.encode())
+"""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A command's run: wall seconds, its own peak RSS (MB) and its exit code."""
+
+    wall: float
+    peak_mb: float
+    code: int
+
+
+def run_measured(
+    cmd: Sequence[str],
+    stdout: int | IO[Any] | None = subprocess.DEVNULL,
+    stderr: int | IO[Any] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Measured:
+    """Run `cmd` (found on PATH) in a fresh process, its own peak RSS measured apart from
+    this process's (see _SPAWNER)."""
+    read, write = os.pipe()
+    try:
+        subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _SPAWNER, str(write), *cmd],
+            stdout=stdout,
+            stderr=stderr,
+            env=env,
+            cwd=cwd,
+            pass_fds=(write,),
+            check=False,
+        )
+        os.close(write)
+        write = -1
+        with os.fdopen(read, "rb") as pipe:
+            read = -1
+            wall, rss_kb, code = pipe.read().split()
+    finally:
+        for fd in (read, write):
+            if fd >= 0:
+                os.close(fd)
+    return Measured(float(wall), int(rss_kb) / 1024, int(code))
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS (MB): VmHWM, the high-water mark of its own memory since it
+    began (unlike `ru_maxrss`, nothing of the process that spawned it)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise SystemExit("no VmHWM in /proc/self/status (Linux only)")
 
 
 def positive_float(text: str) -> float:
