@@ -366,8 +366,12 @@ def families(
         counted, LINES, f"Log lines read, by kind ({', '.join(LINE_KINDS)}).", ["kind"], host
     )
     yield _counters(counted, MALFORMED, "Log lines that could not be read.", [], host)
-    if health is None:
-        return
+    if health is not None:
+        yield from health_families(health, host)
+
+
+def health_families(health: LogHealth, host: str) -> Iterable[Metric]:
+    """The reader's health: since when the log is quiet, and the follower's state."""
     if health.last_line_age_s is not None:
         age = GaugeMetricFamily(
             "cuzk_log_last_line_age_seconds", "Seconds since the log last grew.", labels=["host"]

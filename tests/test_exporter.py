@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -25,11 +26,15 @@ import pytest
 from conftest import SAMPLES
 from helpers import wait_for
 
+from cuzksim.config import SimConfig
+from cuzksim.logs import simulate
 from parsers.builder import LogBuilder
 from parsers.load import model_of_bytes
 from parsers.metrics import BUSY, SPAN, figures_of
 from parsers.report import report_dict
 from tui.cli import main
+from tui.exporter import STATES, LiveCollector
+from tui.follow import Update
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = SAMPLES / "p9-c6.log"
@@ -391,3 +396,54 @@ def test_a_head_request_is_answered_as_the_get_without_its_body() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _served(collector: LiveCollector) -> dict[tuple[str, tuple[str, ...]], float]:
+    return {
+        (sample.name, tuple(sample.labels.values())): sample.value
+        for family in collector.collect()
+        for sample in family.samples
+    }
+
+
+def test_no_figure_is_served_before_the_log_as_it_was_is_read() -> None:
+    """A restarted exporter served the counters of the part of the log read so far: lower
+    than the last exporter's, which Prometheus takes for a reset, and the whole log was
+    counted again (rate() of kernel seconds 2.0 on one GPU)."""
+    _, data = simulate(SimConfig(seed=5, proofs=6, gpus=1))
+    part = LogBuilder(source="t")
+    part.feed(data[: len(data) // 3])
+    collector = LiveCollector("rig")
+    assert _served(collector) == {("cuzk_log_input_state", ("rig", "reading")): 1.0} | {
+        ("cuzk_log_input_state", ("rig", s)): 0.0 for s in STATES if s != "reading"
+    }
+    collector.take(Update(part.snapshot(), loading=0.33, following=False, behind=True))
+    before = _served(collector)
+    assert before[("cuzk_log_input_state", ("rig", "reading"))] == 1.0
+    assert not any(name.startswith("cuzk_gpu") for name, _ in before)
+    whole = model_of_bytes(data, "t")
+    collector.take(Update(whole, following=False))
+    after = _served(collector)
+    assert after[("cuzk_log_input_state", ("rig", "reading"))] == 0.0
+    assert after[("cuzk_log_input_state", ("rig", "following"))] == 1.0
+    assert after[(SPAN + "_total", ("rig", "0"))] == figures_of(whole).counters[(SPAN, ("0",))]
+    # a burst read later (behind again) shows what is read: the counters only go up
+    collector.take(Update(whole, behind=True))
+    assert (SPAN + "_total", ("rig", "0")) in _served(collector)
+
+
+def test_a_new_run_counts_all_of_the_last_one() -> None:
+    """A rotated or truncated log: the run that ended is counted to its end, not up to a
+    minute before its last line (a rotation lost 40 s of span from every counter)."""
+    _, data = simulate(SimConfig(seed=3, proofs=4, gpus=1))
+    growing = LogBuilder(source="t")
+    growing.feed(data)
+    growing.flush_pending()
+    last = growing.snapshot()
+    collector = LiveCollector("rig")
+    collector.take(Update(last))
+    settled = _served(collector)[(SPAN + "_total", ("rig", "0"))]
+    whole = figures_of(last, quiet_ms=math.inf).counters[(SPAN, ("0",))]
+    assert settled < whole
+    collector.take(Update(LogBuilder(source="t").snapshot(), restarted=True))
+    assert _served(collector)[(SPAN + "_total", ("rig", "0"))] == pytest.approx(whole)

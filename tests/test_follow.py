@@ -766,6 +766,8 @@ def test_a_long_read_shows_its_progress_without_remaking_the_model(tmp_path: Pat
     assert progress == sorted(progress) and progress[0] < progress[-1]
     models = {id(u.model) for u in loading}
     assert len(models) < len(loading), "progress updates reuse the last model"
+    # the exporter serves no figure of a part of the file (tui/exporter.py)
+    assert all(u.behind for u in loading) and not updates[-1].behind
     assert _comparable(updates[-1].model) == whole(data, flush=False)
 
 

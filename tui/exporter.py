@@ -9,6 +9,7 @@ reads the latest model (its figures made once per model, their cost charged to t
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import socket
@@ -29,14 +30,25 @@ from prometheus_client.registry import Collector
 
 from parsers.errors import CoreFailure, CuzkError
 from parsers.load import check_log_path, check_stdin
-from parsers.metrics import Carried, Figures, LogHealth, families, figures_of, settled_limit
+from parsers.metrics import (
+    Carried,
+    Figures,
+    LogHealth,
+    families,
+    figures_of,
+    health_families,
+    settled_limit,
+)
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from parsers.sources import compression
 from tui.follow import CpuBudget, FileSource, InputState, LiveLog, Source, StreamSource, Update
 from tui.options import Options
 
-STATES = tuple(s.value for s in InputState)
+# the follower's states, and the exporter's own before it has read what the log held when it
+# started: until then it serves no figure (see LiveCollector)
+READING = "reading"
+STATES = (READING, *(s.value for s in InputState))
 SIGINT_STATUS = 130  # the shell's status for a command ended by ctrl+c
 # how long the log has been quiet counts in steps of this: a model's figures are made once
 # while lines come, and again at most this often while the log is quiet (settled_limit)
@@ -67,6 +79,7 @@ class LiveCollector(Collector):
         self._update: Update | None = None
         self._figures: tuple[tuple[LogModel, float], Figures] | None = None  # the latest made
         self.carried = Carried()
+        self._read = False  # a model of all the log held when the exporter started was made
         self.source: Source | None = None
         self.budget: CpuBudget | None = None
 
@@ -77,11 +90,14 @@ class LiveCollector(Collector):
             return self._update
 
     def take(self, update: Update) -> None:
-        """The follower's new update: a new run carries the counters of the last one on."""
+        """The follower's new update: a new run carries the counters of the last one on,
+        all of that one's time counted (no line of it comes any more)."""
         with self._lock:
             if update.restarted and self._update is not None:
-                self.carried.new_run(self._figures_of(self._update.model).counters)
+                ended = self._figures_of(self._update.model, math.inf)
+                self.carried.new_run(ended.counters)
             self._update = update
+            self._read = self._read or not update.behind
 
     def _figures_of(self, model: LogModel, quiet_s: float = 0.0) -> Figures:
         """The model's figures (the lock held), made once per model and settled limit
@@ -113,12 +129,15 @@ class LiveCollector(Collector):
         return ()
 
     def collect(self) -> Iterable[Metric]:
-        """The families of the latest model (none before the first one)."""
+        """The families of the latest model. Before the log as it was when the exporter
+        started has been read, only the state, `reading`: a counter served from a part of
+        the log would be below the one a previous exporter served, and Prometheus takes a
+        counter that went down for a reset and counts all of it again."""
         quiet_s = self._quiet_s()
         with self._lock:
             update = self._update
-            if update is None:
-                return []
+            if update is None or not self._read:
+                return list(health_families(LogHealth(READING, STATES, None), self.host))
             figures = self._figures_of(update.model, self._quiet_steps_s(quiet_s))
             counted = self.carried.counted(figures.counters)
         health = LogHealth(update.state.value, STATES, quiet_s)
@@ -313,7 +332,11 @@ def run_exporter(options: Options) -> int:
 
     previous = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        print(f"cuzk-tui: serving metrics on {url_of(server)}", file=sys.stderr, flush=True)
+        print(
+            f"cuzk-tui: serving metrics on {url_of(server)}",
+            file=sys.stderr,
+            flush=True,
+        )
         live.run()
     finally:
         for sig, handler in previous.items():

@@ -146,6 +146,9 @@ class Update:
     # what was there, whose redraw is not following it)
     following: bool = True
     note: str = ""  # lines that could not be read, said once and kept
+    # bytes wait that were there before this model was made (a long file or a burst being
+    # read): its figures are those of a part of what is there
+    behind: bool = False
 
     @property
     def status(self) -> str:
@@ -709,10 +712,11 @@ class LiveLog:
         finished: bool,
         following: bool = True,
         progress_only: bool = False,
+        behind: bool = False,
     ) -> None:
         """Hand the screen a model of what was read (`progress_only`, while a long file is
-        read: the last model again, with how far the read is). `state`: the input's, and
-        what it needs to be said."""
+        read: the last model again, with how far the read is; `behind`: bytes that were
+        there wait to be read). `state`: the input's, and what it needs to be said."""
         if self.stop.is_set():
             # halted (the viewer quit, perhaps mid-read, and closed the file): nobody waits
             # for a model, and one of a long log takes a second to make
@@ -727,7 +731,16 @@ class LiveLog:
             state = (InputState.CORE_RESTARTED, self._core_note)
         if progress_only and self._last_model is not None:
             self.on_update(
-                Update(self._last_model, *state, restarted, loading, False, False, self._error_note)
+                Update(
+                    self._last_model,
+                    *state,
+                    restarted,
+                    loading,
+                    False,
+                    False,
+                    self._error_note,
+                    behind=behind,
+                )
             )
             return
         start, cpu = time.perf_counter(), time.thread_time()
@@ -746,7 +759,16 @@ class LiveLog:
         self._snapshot_bytes = self.builder.bytes_read
         self.budget.charge(time.thread_time() - cpu)
         self.on_update(
-            Update(model, *state, restarted, loading, finished, following, self._error_note)
+            Update(
+                model,
+                *state,
+                restarted,
+                loading,
+                finished,
+                following,
+                self._error_note,
+                behind=behind and not finished,
+            )
         )
 
     def _unreadable(self, state: tuple[InputState, str], exc: OSError) -> tuple[InputState, str]:
@@ -846,6 +868,7 @@ class LiveLog:
                         finished=False,
                         following=False,
                         progress_only=not again,
+                        behind=True,
                     )
                     restarted, dirty, last_publish = False, False, time.perf_counter()
                     if again:
@@ -856,7 +879,14 @@ class LiveLog:
                 if not self.follow and not catching_up:
                     self._publish(state, restarted, None, finished=True)
                     return
-                self._publish(state, restarted, None, finished=False, following=size is None)
+                self._publish(
+                    state,
+                    restarted,
+                    None,
+                    finished=False,
+                    following=size is None,
+                    behind=catching_up,
+                )
                 restarted, dirty, last_publish = False, False, time.perf_counter()
                 if size is not None:
                     self.budget.refill()  # the file is read: following starts now
