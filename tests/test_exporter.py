@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -346,8 +347,6 @@ def test_a_real_prometheus_scrapes_the_figures_and_the_window(tmp_path: Path) ->
 def test_only_the_metrics_path_serves_the_metrics() -> None:
     """The client library answered every path with the metrics: a mistyped scrape path
     (`/metric`, `/foo`) looked right. Any path but /metrics is 404, and says where they are."""
-    import urllib.error
-
     from prometheus_client import CollectorRegistry
 
     from tui import exporter
@@ -393,6 +392,15 @@ def test_a_head_request_is_answered_as_the_get_without_its_body() -> None:
             assert response.headers["Content-Length"] == str(len(body))
             assert response.headers["Content-Type"].startswith("text/plain")
             assert response.read() == b""
+        # what is allowed says HEAD too (the client's library said "OPTIONS,GET")
+        options = urllib.request.Request(url, method="OPTIONS")
+        with urllib.request.urlopen(options, timeout=10) as response:
+            assert response.headers["Allow"] == "GET, HEAD, OPTIONS"
+        post = urllib.request.Request(url, data=b"x", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(post, timeout=10)
+        assert refused.value.code == 405
+        assert refused.value.headers["Allow"] == "GET, HEAD, OPTIONS"
     finally:
         server.shutdown()
         server.server_close()
@@ -447,3 +455,25 @@ def test_a_new_run_counts_all_of_the_last_one() -> None:
     assert settled < whole
     collector.take(Update(LogBuilder(source="t").snapshot(), restarted=True))
     assert _served(collector)[(SPAN + "_total", ("rig", "0"))] == pytest.approx(whole)
+
+
+def test_an_address_only_this_machine_reaches_is_said_so() -> None:
+    """`--serve-metrics :9464` binds 127.0.0.1 (Go's servers take `:9464` for every
+    address): the line that gives the URL says who can reach it."""
+    from prometheus_client import CollectorRegistry
+
+    from tui import exporter
+
+    server = exporter.bind(("127.0.0.1", 0), CollectorRegistry())
+    try:
+        port = server.server_address[1]
+        assert exporter._reach(server) == f" (this machine only: 0.0.0.0:{port} serves others)"
+    finally:
+        server.shutdown()
+        server.server_close()
+    server = exporter.bind(("0.0.0.0", 0), CollectorRegistry())
+    try:
+        assert exporter._reach(server) == ""
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -9,6 +9,7 @@ reads the latest model (its figures made once per model, their cost charged to t
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import math
 import os
 import signal
@@ -238,6 +239,7 @@ class BoundedServer(ThreadingMixIn, WSGIServer):
 
 
 NOT_FOUND = b"not found: the metrics are at /metrics\n"
+ALLOWED = "GET, HEAD, OPTIONS"  # the methods /metrics answers
 
 
 def metrics_only(app: WSGIApplication) -> WSGIApplication:
@@ -255,7 +257,16 @@ def metrics_only(app: WSGIApplication) -> WSGIApplication:
                 ],
             )
             return [NOT_FOUND]
-        if environ.get("REQUEST_METHOD") == "HEAD":
+        method = environ.get("REQUEST_METHOD")
+        if method not in ("GET", "HEAD"):
+            # the client's library leaves HEAD out of what it says it allows
+            allowed = ("Allow", ALLOWED)
+            if method == "OPTIONS":
+                start_response("200 OK", [allowed, ("Content-Length", "0")])
+                return []
+            start_response("405 Method Not Allowed", [allowed, ("Content-Length", "0")])
+            return []
+        if method == "HEAD":
             # a health check's HEAD: the GET's status and headers, no body (the client's
             # library answers 405)
             said: list[tuple[str, list[tuple[str, str]]]] = []
@@ -333,7 +344,7 @@ def run_exporter(options: Options) -> int:
     previous = {sig: signal.signal(sig, end) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         print(
-            f"cuzk-tui: serving metrics on {url_of(server)}",
+            f"cuzk-tui: serving metrics on {url_of(server)}{_reach(server)}",
             file=sys.stderr,
             flush=True,
         )
@@ -347,6 +358,23 @@ def run_exporter(options: Options) -> int:
     if ended_by:
         return SIGINT_STATUS if ended_by[0] == signal.SIGINT else 0
     return _ended(collector.latest, options.log)
+
+
+def _reach(server: WSGIServer) -> str:
+    """What a bound address that only this machine reaches needs said (`:9464` is every
+    address to Go's servers, Prometheus's own exporters among them; here it is 127.0.0.1)."""
+    host, port = server.server_address[:2]
+    if isinstance(host, str) and _loopback(host):
+        return f" (this machine only: 0.0.0.0:{port} serves others)"
+    return ""
+
+
+def _loopback(host: str) -> bool:
+    """Whether `host` is a loopback address (127.0.0.0/8, ::1)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _ended(update: Update | None, log: str) -> int:
