@@ -196,7 +196,9 @@ def figures_of(model: LogModel, quiet_ms: float = 0.0) -> Figures:
     for g in model.gpus:
         gpu = model.gpu_ordinal(g.gpu)
         lo, hi = g.kernel_util_range
-        if g.gpu not in keys or keys[g.gpu].host == last:
+        # a GPU with no completed interval (no span) has no utilization yet: no gauge (the
+        # JSON's 0 drew a drop to 0 % after every rotation)
+        if g.span is not None and (g.gpu not in keys or keys[g.gpu].host == last):
             latest[gpu] = GpuGauges(
                 gpu,
                 round(g.timeline_util, 6),

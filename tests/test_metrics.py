@@ -256,3 +256,13 @@ def test_a_log_without_timeline_has_no_gpu_and_counts_its_lines() -> None:
     assert not any(name.startswith("cuzk_gpu_") for name, _ in got)
     assert sample(got, "cuzk_log_lines_total", kind="other") == 2
     assert math.isnan(sample(got, "cuzk_seconds_per_proof"))  # no proof: no rate, not 0
+
+
+def test_a_gpu_with_no_completed_interval_has_no_gauges() -> None:
+    """Right after a rotation the new run's GPU has only a running interval: its gauges were
+    0 (the JSON's 0 of no span), a drop to 0 % on every dashboard."""
+    running = model_of_bytes(b"TIMELINE,1,GPU_START,j,worker=0,partition=0\n", "t")
+    assert [g.span for g in running.gpus] == [None]
+    assert figures_of(running).gpus == ()
+    _, data = simulate(SimConfig(seed=3, proofs=2, gpus=1))
+    assert [g.gpu for g in figures_of(build(data)).gpus] == [0]
