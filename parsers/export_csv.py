@@ -227,7 +227,7 @@ class _Tables:
         ]
         ints = [(INT, 0), (STR, 1), (OPT_INT, 2), (STR, 3), (OPT_INT, 4), (STR, 5)]
         floats = [(CSV_FLOAT, k) for k in range(6)]
-        tail = [(INT, 6), (CSV_FLOAT, 6), (CSV_FLOAT, 7), (INT, 7), (INT, 8)]
+        tail = [(INT, 6), (CSV_FLOAT, 6), (CSV_FLOAT, 7), (OPT_INT, 7), (OPT_INT, 8)]
         sums = [(ROUND3, 8 + k) for k in range(len(PHASE_KEYS))]
         sums += [(STR, 9)] if logs is not None else []
         lock_columns = np.array([k for k, key in enumerate(PHASE_KEYS) if key in LOCK_KEYS])
@@ -243,8 +243,9 @@ class _Tables:
                 t.worker[rows].astype(np.int64),
                 self._gpu(rows),
                 t.failed[rows].astype(np.int64),
-                t.start_line[rows].astype(np.int64),
-                t.end_line[rows].astype(np.int64),
+                # the GPU_START's and GPU_END's lines (0: none), empty where there is none
+                _line_or_none(t.start_line[rows]),
+                _line_or_none(t.end_line[rows]),
                 *((logs[t.job[rows]],) if logs is not None else ()),
             ]
             floats = [getattr(t, c)[rows] for c in times]
@@ -252,6 +253,8 @@ class _Tables:
             sums = _phase_sums(self.model, rows)
             # no lock line gave its pre-lock and lock wait: none, not 0
             sums[np.ix_(lock_unmeasured(self.model, rows), lock_columns)] = np.nan
+            # a partition that never started on a GPU has no phase at all: none, not 0
+            sums[np.isnan(t.gpu_start[rows])] = np.nan
             floats += list(sums.T)
             return ints, [np.ascontiguousarray(f, dtype=np.float64) for f in floats]
 
@@ -415,6 +418,12 @@ class _LineText:
 
     def write(self, line: str) -> None:
         self.lines.append(line)
+
+
+def _line_or_none(lines: np.ndarray) -> I64:
+    """Line numbers as a CSV writes them: -1 (an empty cell) where the core has none (0)."""
+    lines = lines.astype(np.int64)
+    return np.where(lines > 0, lines, -1)
 
 
 def _phase_sums(model: LogModel, rows: I64) -> np.ndarray:

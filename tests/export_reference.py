@@ -578,10 +578,13 @@ def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) ->
                 int(bool(failed[j])),
                 _num(lock[j]),
                 _num(unlock[j]),
-                first[j],
-                last[j],
+                first[j] or "",  # the GPU_START's and GPU_END's lines (0: none)
+                last[j] or "",
                 *(
-                    "" if unplaced and key in ("pre_lock", "lock_wait") else round(x, 3)
+                    ""
+                    if (unplaced and key in ("pre_lock", "lock_wait"))
+                    or math.isnan(stamps[4][j])  # never started on a GPU: no phase
+                    else round(x, 3)
                     for key, x in zip(PHASE_KEYS, phases[j], strict=True)
                 ),
                 *logs[j : j + 1],

@@ -521,20 +521,26 @@ async def test_the_palette_export_s_name_writes_the_same_trace_from_the_command_
 
 
 @pytest.mark.parametrize(
-    ("log", "window"),
+    ("log", "window", "kernel"),
     [
-        # a log begun at a GPU_END (tailed): its one interval has no segment
-        (b"TIMELINE,9,GPU_END,a,worker=0\n", []),
+        # a log begun at a GPU_END (tailed): its one interval has no segment, nor a start
+        # that its phases could be known from
+        (b"TIMELINE,9,GPU_END,a,worker=0\n", [], ""),
         # a window in which no interval has a segment
         (
             b"TIMELINE,0,GPU_START,a,worker=0,partition=0\n"
             b"TIMELINE,1000000000000,GPU_END,a,worker=0,partition=0\n",
             ["--from", "1s", "--to", "50s"],
+            "0",
         ),
     ],
 )
 def test_intervals_without_a_segment_are_exported(
-    tmp_path: Path, log: bytes, window: list[str], capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    log: bytes,
+    window: list[str],
+    kernel: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """`cannot write the export: cannot convert float NaN to integer (nothing was
     replaced)`: the phase sums of intervals with no segment at all were integers, and an
@@ -546,7 +552,7 @@ def test_intervals_without_a_segment_are_exported(
     with (out / "intervals.csv").open(newline="") as fh:
         (row,) = list(csv.DictReader(fh))
     assert row["pre_lock_ms"] == row["lock_wait_ms"] == ""  # no lock line: not measured
-    assert row["kernel_ms"] == "0"
+    assert row["kernel_ms"] == kernel
 
 
 def test_a_failed_prove_of_no_length_is_in_the_trace_as_in_the_csv(tmp_path: Path) -> None:
@@ -645,3 +651,27 @@ def test_a_window_s_proofs_csv_holds_the_proofs_its_trace_holds(
     with (folder / "proofs.csv").open() as fh:
         listed = sorted(row["job"] for row in csv.DictReader(fh))
     assert listed == traced
+
+
+def test_a_partition_never_on_a_gpu_has_no_lines_and_no_phases(tmp_path: Path) -> None:
+    """A partition queued and never picked up had start_line and end_line 0 (no such line)
+    and 0 ms in every phase beside empty lock cells: it has no GPU interval, so no line of
+    one and no phase, all empty."""
+    path = tmp_path / "x.log"
+    path.write_bytes(
+        b"TIMELINE,0,SYNTH_START,a,partition=0\n"
+        b"TIMELINE,5,SYNTH_END,a,partition=0\n"
+        b"TIMELINE,5,GPU_QUEUE,a,partition=0\n"
+        b"TIMELINE,6,SYNTH_START,a,partition=1\n"
+        b"TIMELINE,9,GPU_PICKUP,a,worker=0,partition=1\n"
+        b"TIMELINE,10,GPU_START,a,worker=0,partition=1\n"
+        b"TIMELINE,30,GPU_END,a,worker=0,partition=1\n"
+    )
+    out = tmp_path / "csv"
+    assert cli.main([str(path), "--export-csv", str(out)]) == 0
+    with (out / "intervals.csv").open(newline="") as fh:
+        queued, proved = list(csv.DictReader(fh))
+    phases = [k for k in queued if k.endswith("_ms")]
+    assert [queued[k] for k in ("start_line", "end_line", *phases)] == [""] * (2 + len(phases))
+    assert (proved["start_line"], proved["end_line"]) == ("6", "7")
+    assert proved["unknown_ms"] == "20"  # no C++ line: its 20 ms unexplained
