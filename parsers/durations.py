@@ -25,14 +25,18 @@ Style = Literal["text", "cell", "span", "age", "tight"]
 
 
 def _long(ms: float) -> str:
-    """A minute or more: `4m05s`, `3h10m`, `10d 07h56m`."""
-    if ms < HOUR_MS:
-        minutes, seconds = divmod(int(ms // 1000), 60)
+    """A minute or more, to the nearest second or minute: `4m05s`, `3h10m`, `10d 07h56m`
+    (rounded, as shorter ones are: cut, a GPU's busy 6m29.6s and idle 2m05.5s read
+    `6m29s` and `2m05s` beside its span `8m35s`)."""
+    seconds = round(ms / 1000)
+    if seconds < HOUR_MS / 1000:
+        minutes, seconds = divmod(seconds, 60)
         return f"{minutes}m{seconds:02d}s"
-    if ms < DAY_MS:
-        hours, minutes = divmod(int(ms // MINUTE_MS), 60)
+    minutes = round(ms / MINUTE_MS)
+    if minutes < DAY_MS / MINUTE_MS:
+        hours, minutes = divmod(minutes, 60)
         return f"{hours}h{minutes:02d}m"
-    days, rest = divmod(int(ms // MINUTE_MS), 1440)
+    days, rest = divmod(minutes, 1440)
     return f"{days}d {rest // 60:02d}h{rest % 60:02d}m"
 
 

@@ -18,7 +18,14 @@ from parsers.durations import duration, offset
         (3410, "3.41 s", "3.41s", "3.41s", "3s"),
         (12_345, "12.35 s", "12.3s", "12.3s", "12s"),
         (245_000, "4m05s", "4m05s", "4m05s", "4m05s"),
-        (3 * 3_600_000 + 10 * 60_000 + 59_000, "3h10m", "3h10m", "3h10m", "3h10m"),
+        (3 * 3_600_000 + 10 * 60_000 + 29_000, "3h10m", "3h10m", "3h10m", "3h10m"),
+        # to the nearest second or minute, as shorter ones are (cut, a busy 6m29.605s and an
+        # idle 2m05.464s read 6m29s and 2m05s beside their span 8m35.069s)
+        (389_605, "6m30s", "6m30s", "6m30s", "6m30s"),
+        (125_464, "2m05s", "2m05s", "2m05s", "2m05s"),
+        (3 * 3_600_000 + 10 * 60_000 + 59_000, "3h11m", "3h11m", "3h11m", "3h11m"),
+        (3_599_600, "1h00m", "1h00m", "1h00m", "1h00m"),  # not 60m00s
+        (3_599_400, "59m59s", "59m59s", "59m59s", "59m59s"),
         # a long run: days, not thousands of minutes
         (892_564_177, "10d 07h56m", "10d 07h56m", "10d 07h56m", "10d 07h56m"),
     ],
