@@ -262,6 +262,9 @@ class LogHealth:
     state: str  # the input's state now
     states: tuple[str, ...]  # every state it can be in
     last_line_age_s: float | None  # since the input last grew (None: not known)
+    # how often a new run began in the input (truncated, rotated), by how: the state says
+    # it for a minute only, which a scrape a minute apart can miss
+    new_runs: tuple[tuple[str, int], ...] = ()
 
 
 def _counters(
@@ -388,3 +391,12 @@ def health_families(health: LogHealth, host: str) -> Iterable[Metric]:
     for name in health.states:
         state.add_metric([host, name], 1.0 if name == health.state else 0.0)
     yield state
+    runs = CounterMetricFamily(
+        "cuzk_log_new_runs",
+        "How often the input began a new run since the exporter started (the log truncated "
+        "or rotated), by how.",
+        labels=["host", "how"],
+    )
+    for how, n in health.new_runs:
+        runs.add_metric([host, how], n)
+    yield runs

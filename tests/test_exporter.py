@@ -35,7 +35,7 @@ from parsers.metrics import BUSY, SPAN, figures_of
 from parsers.report import report_dict
 from tui.cli import main
 from tui.exporter import STATES, LiveCollector
-from tui.follow import Update
+from tui.follow import InputState, Update
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = SAMPLES / "p9-c6.log"
@@ -424,7 +424,7 @@ def test_no_figure_is_served_before_the_log_as_it_was_is_read() -> None:
     collector = LiveCollector("rig")
     assert _served(collector) == {("cuzk_log_input_state", ("rig", "reading")): 1.0} | {
         ("cuzk_log_input_state", ("rig", s)): 0.0 for s in STATES if s != "reading"
-    }
+    } | {("cuzk_log_new_runs_total", ("rig", how)): 0.0 for how in ("truncated", "rotated")}
     collector.take(Update(part.snapshot(), loading=0.33, following=False, behind=True))
     before = _served(collector)
     assert before[("cuzk_log_input_state", ("rig", "reading"))] == 1.0
@@ -477,3 +477,18 @@ def test_an_address_only_this_machine_reaches_is_said_so() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_each_new_run_is_counted_by_how_it_began() -> None:
+    """The input state says `truncated` or `rotated` for a minute only: a scrape a minute
+    apart could miss it. A counter of new runs, by how, cannot be missed."""
+    empty = LogBuilder(source="t").snapshot()
+    collector = LiveCollector("rig")
+    collector.take(Update(empty))
+    truncated, rotated = InputState.TRUNCATED, InputState.ROTATED
+    for state in (truncated, rotated, truncated):
+        collector.take(Update(empty, state, restarted=True))
+        collector.take(Update(empty, state))  # the same run, later: not another
+    served = _served(collector)
+    assert served[("cuzk_log_new_runs_total", ("rig", "truncated"))] == 2
+    assert served[("cuzk_log_new_runs_total", ("rig", "rotated"))] == 1

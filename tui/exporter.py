@@ -81,6 +81,8 @@ class LiveCollector(Collector):
         self._figures: tuple[tuple[LogModel, float], Figures] | None = None  # the latest made
         self.carried = Carried()
         self._read = False  # a model of all the log held when the exporter started was made
+        # how often a new run began, by how (the states that say it)
+        self._new_runs = dict.fromkeys((InputState.TRUNCATED.value, InputState.ROTATED.value), 0)
         self.source: Source | None = None
         self.budget: CpuBudget | None = None
 
@@ -97,6 +99,8 @@ class LiveCollector(Collector):
             if update.restarted and self._update is not None:
                 ended = self._figures_of(self._update.model, math.inf)
                 self.carried.new_run(ended.counters)
+            if update.restarted and update.state.value in self._new_runs:
+                self._new_runs[update.state.value] += 1
             self._update = update
             self._read = self._read or not update.behind
 
@@ -138,10 +142,12 @@ class LiveCollector(Collector):
         with self._lock:
             update = self._update
             if update is None or not self._read:
-                return list(health_families(LogHealth(READING, STATES, None), self.host))
+                reading = LogHealth(READING, STATES, None, tuple(self._new_runs.items()))
+                return list(health_families(reading, self.host))
             figures = self._figures_of(update.model, self._quiet_steps_s(quiet_s))
             counted = self.carried.counted(figures.counters)
-        health = LogHealth(update.state.value, STATES, quiet_s)
+            new_runs = tuple(self._new_runs.items())
+        health = LogHealth(update.state.value, STATES, quiet_s, new_runs)
         return list(families(figures, counted, self.host, health))
 
 
