@@ -24,15 +24,20 @@ MINUTE_MS = 60_000.0
 Style = Literal["text", "cell", "span", "age", "tight"]
 
 
-def _long(ms: float) -> str:
-    """A minute or more, to the nearest second or minute: `4m05s`, `3h10m`, `10d 07h56m`
-    (rounded, as shorter ones are: cut, a GPU's busy 6m29.6s and idle 2m05.5s read
-    `6m29s` and `2m05s` beside its span `8m35s`)."""
-    seconds = round(ms / 1000)
+def _to(ms: float, quantum: float, cut: bool) -> float:
+    """`ms` to a whole number of `quantum`s: the nearest (halves up), or the one at or
+    before it (`cut`)."""
+    steps = ms / quantum
+    return quantum * (math.floor(steps) if cut else math.floor(steps + 0.5))
+
+
+def _long(ms: float, cut: bool) -> str:
+    """A minute or more, to the second or the minute: `4m05s`, `3h10m`, `10d 07h56m`."""
+    seconds = int(_to(ms, 1000, cut) // 1000)
     if seconds < HOUR_MS / 1000:
         minutes, seconds = divmod(seconds, 60)
         return f"{minutes}m{seconds:02d}s"
-    minutes = round(ms / MINUTE_MS)
+    minutes = int(_to(ms, MINUTE_MS, cut) // MINUTE_MS)
     if minutes < DAY_MS / MINUTE_MS:
         hours, minutes = divmod(minutes, 60)
         return f"{hours}h{minutes:02d}m"
@@ -40,28 +45,37 @@ def _long(ms: float) -> str:
     return f"{days}d {rest // 60:02d}h{rest % 60:02d}m"
 
 
-def duration(ms: float, style: Style = "text") -> str:
-    """`ms` milliseconds as `style` writes them (see Style); not finite: `–`."""
+def duration(ms: float, style: Style = "text", *, cut: bool = False) -> str:
+    """`ms` milliseconds as `style` writes them (see Style), to the nearest unit shown (a
+    GPU's busy 6m29.6s and idle 2m05.5s cut to the second read 6m29s and 2m05s beside its
+    span 8m35s); not finite: `–`. `cut`: to the unit at or before it, for an instant on the
+    run's clock (a gap that began at 7m40.6s is at `7m40s`: a line looked up from there
+    finds it) and for an age (`age` always is)."""
     if not math.isfinite(ms):
         return "–"
     sign = "-" if ms < 0 else ""
     ms = abs(ms)
+    cut = cut or style == "age"
     if ms >= MINUTE_MS:
-        return sign + _long(ms)
+        return sign + _long(ms, cut)
     if style == "age":
         return f"{sign}{int(ms // 1000)}s"
     if style == "span":
-        if ms < 1:
+        if ms < 0.9995:
             return f"{sign}{ms * 1000:.0f}µs"
-        if ms < 1000:
-            return f"{sign}{ms:.3g}ms"
+        shown = float(f"{ms:.3g}")  # three figures: 999.6 ms is 1 s, not `1e+03ms`
+        if shown < 1000:
+            return f"{sign}{shown:g}ms"
         return f"{sign}{ms / 1000:.3g}s"
     space = " " if style == "text" else ""
-    if ms < 1000:
-        return f"{sign}{ms:.0f}{space}ms"
-    if style == "cell" and ms >= 10_000:
-        return f"{sign}{ms / 1000:.1f}s"
-    return f"{sign}{ms / 1000:.2f}{space}s"
+    shown = _to(ms, 1, cut)
+    if shown < 1000:
+        return f"{sign}{shown:.0f}{space}ms"
+    tenths = style == "cell" and ms >= 10_000  # six characters at most
+    shown = _to(ms, 100 if tenths else 10, cut)
+    if shown >= MINUTE_MS:
+        return sign + _long(ms, cut)  # 59.996 s is a minute, not `60.00 s`
+    return f"{sign}{shown / 1000:.{1 if tenths else 2}f}{space}s"
 
 
 def offset(ms: float) -> str:

@@ -21,11 +21,20 @@ from parsers.durations import duration, offset
         (3 * 3_600_000 + 10 * 60_000 + 29_000, "3h10m", "3h10m", "3h10m", "3h10m"),
         # to the nearest second or minute, as shorter ones are (cut, a busy 6m29.605s and an
         # idle 2m05.464s read 6m29s and 2m05s beside their span 8m35.069s)
-        (389_605, "6m30s", "6m30s", "6m30s", "6m30s"),
+        (389_605, "6m30s", "6m30s", "6m30s", "6m29s"),
         (125_464, "2m05s", "2m05s", "2m05s", "2m05s"),
-        (3 * 3_600_000 + 10 * 60_000 + 59_000, "3h11m", "3h11m", "3h11m", "3h11m"),
-        (3_599_600, "1h00m", "1h00m", "1h00m", "1h00m"),  # not 60m00s
+        # an age is cut, as below a minute: how long ago, never more than it is
+        (3 * 3_600_000 + 10 * 60_000 + 59_000, "3h11m", "3h11m", "3h11m", "3h10m"),
+        (3_599_600, "1h00m", "1h00m", "1h00m", "59m59s"),  # not 60m00s
         (3_599_400, "59m59s", "59m59s", "59m59s", "59m59s"),
+        (119_600, "2m00s", "2m00s", "2m00s", "1m59s"),
+        # halves up, not to even (62.5 s and 63.5 s both up)
+        (62_500, "1m03s", "1m03s", "1m03s", "1m02s"),
+        (63_500, "1m04s", "1m04s", "1m04s", "1m03s"),
+        # what would read 60.00 s or 60.0s is a minute
+        (59_999, "1m00s", "1m00s", "60s", "59s"),
+        (59_960, "59.96 s", "1m00s", "60s", "59s"),
+        (999.6, "1.00 s", "1.00s", "1s", "0s"),
         # a long run: days, not thousands of minutes
         (892_564_177, "10d 07h56m", "10d 07h56m", "10d 07h56m", "10d 07h56m"),
     ],
@@ -116,3 +125,18 @@ def test_wall_clock_times_carry_the_date_when_the_run_spans_days(tmp_path: Path)
     assert "at 20 ms (2026-03-16 09:08:44.429)" in two_days  # the gap's start, dated
     same_day = _run_of(tmp_path, 60_000)
     assert "at 20 ms (09:08:44.429)" in same_day and "2026-03-16 09:08:44.429" not in same_day
+
+
+@pytest.mark.parametrize(
+    "ms,cut",
+    [
+        (460_600, "7m40s"),  # a gap that began at 7m40.6s: looked up from 7m41s, missed
+        (44_846, "44.84 s"),
+        (999.6, "999 ms"),
+        (3_599_999, "59m59s"),
+        (892_564_177, "10d 07h56m"),
+    ],
+)
+def test_an_instant_is_cut_to_the_unit_at_or_before_it(ms: float, cut: str) -> None:
+    assert duration(ms, cut=True) == cut
+    assert duration(-ms, cut=True) == "-" + cut

@@ -134,10 +134,10 @@ def _parts_table(
             "—"
             if part.gpu is None
             else Text(_gpu_name(model, part.gpu, cells=name_cells, own=own)),
-            duration(part.synth_start, "cell") if part.synth_start is not None else "—",
+            duration(part.synth_start, "cell", cut=True) if part.synth_start is not None else "—",
             synth,
             wait,
-            duration(part.gpu_start, "cell") if part.gpu_start is not None else "—",
+            duration(part.gpu_start, "cell", cut=True) if part.gpu_start is not None else "—",
             gpu_time,
             "—" if part.gpu_start is None else duration(part.phases_ms["kernel"], "cell"),
         )
@@ -191,7 +191,7 @@ def describe_proof(model: LogModel, found: FoundJob) -> Group:
         model.gpu_keys is not None and model.gpu_keys[table_[k].gpu].name == log for k in mine
     )
     # each column as wide as its widest cell: the rows line up whatever their words
-    starts = [duration(table_[k].start) for k in mine]
+    starts = [duration(table_[k].start, cut=True) for k in mine]  # instants
     names = [_gpu_name(model, table_[k].gpu, "GPU ", own=own) for k in mine]
     at_cells = max(map(cell_len, starts), default=0)
     name_cells = max(map(cell_len, names), default=0)

@@ -120,7 +120,7 @@ class GapRows(ScrollView, can_focus=True):
         listed = self.order
         starts, lengths = gaps.start[listed], gaps.duration[listed]
         edges = (float(starts.min()), float(starts.max())) if len(listed) else ()
-        self._at_width = max([_FIXED["at"], *(len(duration(ms)) for ms in edges)])
+        self._at_width = max([_FIXED["at"], *(len(duration(ms, cut=True)) for ms in edges)])
         longest = (float(lengths[0]),) if len(listed) else ()
         self._length_width = max([_FIXED["length"], *(len(duration(ms)) for ms in longest)])
         # the GPU labels once per model, not at each row drawn (a daemon restarted
@@ -149,7 +149,7 @@ class GapRows(ScrollView, can_focus=True):
         cells = [
             str(row + 1),  # every longer gap is listed before: the row is the rank
             duration(g.duration_ms),
-            duration(g.start),
+            duration(g.start, cut=True),  # an instant: at or before it
             gpu_label_in(m.gpu_label(g.gpu), self._widths()["GPU"]) if m.gpu_keys else str(g.gpu),
             "crosses" if g.crosses_proof_boundary else "mid",
             _CAUSE_WORDS[int(gaps.cause[i])],

@@ -263,7 +263,7 @@ def _status(view: GanttView, detail: int) -> Text:
         text.append(f" │ #{model.gaps.rank_of(view.selected)} {model.gpu_label(gap.gpu)} ")
         text.append(duration(gap.duration_ms), style="bold red")
         if detail >= 1:
-            text.append(f" at {duration(gap.start)}")
+            text.append(f" at {duration(gap.start, cut=True)}")
         if detail >= 2:
             text.append(" · ")
             text.append(

@@ -598,7 +598,7 @@ def gap_lines(model: LogModel, gap: Gap, rank: int, why: GapWhy | None = None) -
     wall = model.wall_text(gap.start, gap.gpu)
     text = Text(f"{rank:>3}. ", style="bold")
     text.append(f"{duration(gap.duration_ms):>8}", style="bold red")
-    text.append(f"  at {duration(gap.start)}")
+    text.append(f"  at {duration(gap.start, cut=True)}")
     if wall is not None:
         text.append(f" ({wall})")
     text.append(f"  {model.gpu_label(gap.gpu) if model.gpu_keys else f'GPU {gap.gpu}'}\n      ")
