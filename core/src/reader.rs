@@ -425,9 +425,9 @@ fn comma_and_marker_masks(line: &[u8]) -> (u128, u128) {
 
 /// The common TIMELINE line read in one pass: `TIMELINE,<stamp>,<EVENT>,<job>` then nothing,
 /// `,partition=<n>...` or `,worker=<n>,partition=<n>...` (plain numbers), no line beginning
-/// past its head, no id named again, no `kind=` to keep. What `timeline_event` gives it, where that reading
-/// would be taken (`physical`); None for any other line, which is read that way, and then
-/// nothing was done.
+/// past its head, no id named again, no `kind=` to keep. What `timeline_event` gives it,
+/// where that reading would be taken (`physical`); None for any other line, which is read
+/// that way, and then nothing was done.
 fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Option<Event> {
     if line.len() > COMMON_LINE_BYTES || !line.starts_with(TIMELINE) {
         return None;
@@ -474,12 +474,13 @@ fn common_timeline(line: &[u8], out: &mut Batch, jobs: &mut JobNumbers) -> Optio
     let plausible = stamp <= MAX_STAMP_MS
         && partition.is_none_or(|p| p <= MAX_PARTITION)
         && worker.is_none_or(|w| w <= MAX_WORKER);
-    // an id named again (malformed) or a kind to keep: `timeline_event` reads the line
-    let more = |key: &[u8]| text::holds_key(rest, key);
+    // an id perhaps named again (malformed: `partition =5` too, whose key `timeline_event`
+    // trims) or a kind to keep: `timeline_event` reads the line
+    let mentions = |word: &[u8]| rest.windows(word.len()).any(|w| w == word);
     if !plausible
-        || more(b"partition")
-        || more(b"worker")
-        || (event == EV_SYNTH_START && more(b"kind"))
+        || mentions(b"partition")
+        || mentions(b"worker")
+        || (event == EV_SYNTH_START && text::holds_key(rest, b"kind"))
     {
         return None;
     }
@@ -1062,7 +1063,7 @@ mod tests {
             }
             if pick(60, 2) == 0 {
                 // as the daemon prints them, and near misses
-                let shapes: [&[u8]; 11] = [
+                let shapes: [&[u8]; 13] = [
                     b",partition=3",
                     b",worker=0,partition=5",
                     b",worker=1,partition=12,gpu_ms=55",
@@ -1074,8 +1075,10 @@ mod tests {
                     b",partition=4,partition=5",
                     b",worker=1,partition=2,worker=3",
                     b",partition=4,x_partition=5",
+                    b",partition=4,partition =5",
+                    b",worker=0,partition=4,worker\t=1",
                 ];
-                line.extend_from_slice(shapes[pick(18, 11)]);
+                line.extend_from_slice(shapes[pick(18, 13)]);
             } else {
                 for k in 0..pick(18, 7) {
                     line.extend_from_slice(details[pick(21 + 4 * k as u32, 16)]);
@@ -1139,6 +1142,8 @@ mod tests {
             b"TIMELINE,5,GPU_START,j,partition=4,snap_partition=5",
             b"TIMELINE,5,GPU_START,j,snap_partition=4, partition = 5",
             b"TIMELINE,5,GPU_START,j,worker=0,synth_ms=3,worker=0",
+            b"TIMELINE,5,GPU_START,j,partition=4,partition =5",
+            b"TIMELINE,5,GPU_START,j,worker=0,partition=4,worker\t=1",
         ] {
             assert_eq!(
                 read(line),
