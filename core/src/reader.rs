@@ -347,7 +347,8 @@ fn timeline_event(
             detail = end.map_or(&[][..], |e| &rest[e + 1..]);
         }
     }
-    if text::find_byte(detail, b'=').is_some() {
+    if !detail.is_empty() {
+        // (a bare word is a key without a value: `partition` alone names one too)
         let kv = detail_pairs(detail);
         let named = |key: &[u8]| kv.iter().filter(|(k, _)| *k == key).count();
         // an id named twice (or a partition and a snap partition): which one the daemon
@@ -1143,6 +1144,8 @@ mod tests {
             b"TIMELINE,5,GPU_START,j,snap_partition=4, partition = 5",
             b"TIMELINE,5,GPU_START,j,worker=0,synth_ms=3,worker=0",
             b"TIMELINE,5,GPU_START,j,partition=4,partition =5",
+            b"TIMELINE,5,GPU_START,j,partition=4,partition",
+            b"TIMELINE,5,GPU_START,j,worker=0,worker",
             b"TIMELINE,5,GPU_START,j,worker=0,partition=4,worker\t=1",
         ] {
             assert_eq!(
