@@ -202,6 +202,41 @@ def test_rotation_resets_and_deletion_keeps_what_was_read(tmp_path: Path) -> Non
         c.stop()
 
 
+def test_a_pipe_is_behind_only_while_bytes_wait_or_before_its_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exporter serves no figure of a model that is `behind`. A pipe's every read said
+    more was waiting: a daemon trickling a line at a time kept the exporter `reading` for
+    ever; and a pipe quiet at first (journalctl starting) gave an empty model that was not
+    behind, whose counters the backlog then made jump."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    read_fd, write_fd = os.pipe()
+    _, data = simulate(SimConfig(seed=5, proofs=4, gpus=1))
+    lines = data.splitlines(keepends=True)
+    backlog, trickle = b"".join(lines[:-20]), lines[-20:]
+    source = StreamSource(read_fd)
+    updates: list[Update] = []
+    live = LiveLog(source, updates.append)
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.5)  # nothing yet: whatever is published is behind
+        assert updates and all(u.behind for u in updates)
+        os.write(write_fd, backlog)
+        for line in trickle[:10]:  # a line at a time, as a daemon writes
+            time.sleep(0.15)
+            os.write(write_fd, line)
+        wait_for(lambda: not updates[-1].behind)  # what was written, read: not behind
+        caught_up = next(u for u in updates if not u.behind)
+        assert report_dict(caught_up.model)["lines"]["total"] >= backlog.count(b"\n")
+        os.close(write_fd)
+        thread.join(WAIT_S)
+    finally:
+        live.halt()
+        source.close()
+        os.close(read_fd)
+
+
 def test_pipe_source_reads_until_closed_and_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -819,3 +854,37 @@ def test_a_watch_that_cannot_start_leaves_no_thread_behind(
     assert not source.watching
     source.close()
     wait_for(lambda: set(threading.enumerate()) <= before)  # the watch's threads ended
+
+
+def test_the_lines_before_a_truncation_are_shown_before_the_new_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log truncated within the update interval of its last lines: the run that ended was
+    carried on by the metrics as the last model shown, without them (a truncation 0.05 s
+    after the last write carried 3 of 4 proofs)."""
+    monkeypatch.setattr(follow, "MIN_UPDATE_S", 3.0)  # the lines read are not shown soon
+    _, data = simulate(SimConfig(seed=3, proofs=4, gpus=1))
+    log = tmp_path / "d.log"
+    cut = data.rindex(b"GPU_END")
+    cut = data.index(b"\n", cut) + 1 - 200  # the last GPU_END held back
+    log.write_bytes(data[:cut])
+    source = FileSource(log)
+    updates: list[Update] = []
+    live = LiveLog(source, updates.append)
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: bool(updates) and updates[-1].loading is None)
+        shown = len(updates)
+        with log.open("ab") as fh:
+            fh.write(data[cut:])
+        wait_for(lambda: live.builder.bytes_read == len(data))  # read, not shown
+        assert len(updates) == shown
+        log.write_bytes(b"")  # truncated
+        wait_for(lambda: any(u.restarted for u in updates))
+    finally:
+        live.halt()
+        thread.join(5)
+        source.close()
+    k = next(i for i, u in enumerate(updates) if u.restarted)
+    assert _comparable(updates[k - 1].model)["summary"] == whole(data)["summary"]

@@ -146,8 +146,8 @@ class Update:
     # what was there, whose redraw is not following it)
     following: bool = True
     note: str = ""  # lines that could not be read, said once and kept
-    # bytes wait that were there before this model was made (a long file or a burst being
-    # read): its figures are those of a part of what is there
+    # bytes that were there when this model was made still wait to be read (a long file, a
+    # pipe's backlog): its figures are those of a part of what is there
     behind: bool = False
 
     @property
@@ -444,8 +444,9 @@ class StreamSource:
         self._last_data = time.time()
         if len(self._head) < HEAD_BYTES:
             self._head += data[: HEAD_BYTES - len(self._head)]
+        more = self._more_now()
         if self._spool is None:
-            return TailRead(data, TailState.GROWING, more=True)
+            return TailRead(data, TailState.GROWING, more=more)
         folder = self.spool_folder
         try:
             if not self._room_for(len(data)):
@@ -454,7 +455,19 @@ class StreamSource:
             self._spool.flush()
         except OSError as exc:  # ENOSPC, EIO: the spool is short of what was read
             return self._stop(f"cannot write the spool in {folder}: {_reason(exc)}")
-        return TailRead(data, TailState.GROWING, more=True)
+        return TailRead(data, TailState.GROWING, more=more)
+
+    def _more_now(self) -> bool:
+        """Whether more bytes can be read at once: a pipe's waiting bytes (not a pipe whose
+        writer gives a line now and then: that is following, not reading a backlog), a
+        compressed file's until its end."""
+        if self.stream is not None:
+            return True
+        try:
+            ready, _, _ = select.select([self.fd], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return bool(ready)
 
     def wait(self, seconds: float) -> None:
         """poll() already waits on the pipe."""
@@ -598,6 +611,8 @@ class LiveLog:
         self.core_restarts = 0  # times the core failed and the input was read again
         self._core_failure = ""  # why the core failed, once it failed for good
         self._core_note = ""  # why the core failed, when the input was read again
+        # a new run began and no update has said so yet (each publish that can says it)
+        self._restarted = False
 
     def halt(self) -> None:
         """Ask the loop to end (it does within a poll, or within a piece of a span)."""
@@ -771,6 +786,10 @@ class LiveLog:
             )
         )
 
+    def _nothing_from_pipe(self) -> bool:
+        """A stream (standard input) that has given no byte yet."""
+        return isinstance(self.source, StreamSource) and self.builder.bytes_read == 0
+
     def _unreadable(self, state: tuple[InputState, str], exc: OSError) -> tuple[InputState, str]:
         """A read failed (a flaky disk, a file whose permissions changed): said, then a wait
         before the next try. The state it leaves."""
@@ -779,7 +798,10 @@ class LiveLog:
         unreadable = (InputState.UNREADABLE, f"{exc.strerror or exc}")
         if state != unreadable:
             state = unreadable
-            self._publish(state, False, None, finished=False)
+            # a new run not said yet is said now; what the file holds past the error is not
+            # known: behind (the exporter serves no figure of a first read cut short)
+            self._publish(state, self._restarted, None, finished=False, behind=True)
+            self._restarted = False
         self.source.wait(POLL_S * 5)
         return state
 
@@ -787,7 +809,7 @@ class LiveLog:
         """The reading loop (run it in a thread)."""
         state: tuple[InputState, str] = (InputState.FOLLOWING, "")
         dirty = True
-        restarted = False
+        self._restarted = False
         new_run_at = 0.0  # when the log was last truncated or rotated
         last_publish = 0.0
         last_model = 0.0  # when a model was last made while a long file was read
@@ -802,9 +824,15 @@ class LiveLog:
                 state = self._unreadable(state, exc)
                 continue
             if read.restart:
+                if dirty:
+                    # the lines of the run that ended that no update has shown yet: shown
+                    # (and counted by the metrics) before the new run's
+                    self._flush()
+                    self._publish(state, self._restarted, None, finished=False)
+                    self._restarted = False
                 self.builder = self._new_builder()
                 self._last_model, self._error_note, self._core_note = None, "", ""
-                restarted, dirty = True, True
+                self._restarted, dirty = True, True
                 truncated = read.state is TailState.TRUNCATED
                 state = (InputState.TRUNCATED if truncated else InputState.ROTATED, "")
                 new_run_at = time.perf_counter()
@@ -863,31 +891,33 @@ class LiveLog:
                     )
                     self._publish(
                         state,
-                        restarted,
+                        self._restarted,
                         min(1.0, read_now / size),
                         finished=False,
                         following=False,
                         progress_only=not again,
                         behind=True,
                     )
-                    restarted, dirty, last_publish = False, False, time.perf_counter()
+                    self._restarted, dirty, last_publish = False, False, time.perf_counter()
                     if again:
                         last_model = last_publish
                 continue
             # the file read to its end (size still set): its figures at once
             if dirty and (size is not None or now - last_publish >= interval):
                 if not self.follow and not catching_up:
-                    self._publish(state, restarted, None, finished=True)
+                    self._publish(state, self._restarted, None, finished=True)
                     return
                 self._publish(
                     state,
-                    restarted,
+                    self._restarted,
                     None,
                     finished=False,
                     following=size is None,
-                    behind=catching_up,
+                    # a pipe that has given nothing yet may be about to give its backlog
+                    # (journalctl starting): what it holds is not read yet either
+                    behind=catching_up or self._nothing_from_pipe(),
                 )
-                restarted, dirty, last_publish = False, False, time.perf_counter()
+                self._restarted, dirty, last_publish = False, False, time.perf_counter()
                 if size is not None:
                     self.budget.refill()  # the file is read: following starts now
                 size = None
