@@ -144,11 +144,17 @@ def byte_compile() -> None:
 # waits for it and reports its wall seconds and peak RSS on a pipe of its own.
 _SPAWNER = """
 import os, sys, time
+report = int(sys.argv[1])
+os.set_inheritable(report, False)  # a daemon the command leaves must not hold it open
 t0 = time.perf_counter()
-pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+try:
+    pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+except OSError as exc:
+    os.write(report, f"cannot run {sys.argv[2]}: {exc.strerror}".encode())
+    sys.exit(2)
 _, status, usage = os.wait4(pid, 0)
-report = f"{time.perf_counter() - t0} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}"
-os.write(int(sys.argv[1]), report.encode())
+said = f"{time.perf_counter() - t0} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}"
+os.write(report, said.encode())
 """
 
 
@@ -185,7 +191,10 @@ def run_measured(
         write = -1
         with os.fdopen(read, "rb") as pipe:
             read = -1
-            wall, rss_kb, code = pipe.read().split()
+            said = pipe.read().decode(errors="replace")
+        if said.startswith("cannot run") or len(said.split()) != 3:
+            raise SystemExit(said or f"could not run {list(cmd)}")
+        wall, rss_kb, code = said.split()
     finally:
         for fd in (read, write):
             if fd >= 0:
