@@ -583,7 +583,7 @@ def _interval_rows(model: LogModel, lo: int, hi: int, times: tuple[str, ...]) ->
                 *(
                     ""
                     if (unplaced and key in ("pre_lock", "lock_wait"))
-                    or math.isnan(stamps[4][j])  # never started on a GPU: no phase
+                    or math.isnan(stamps[times.index("gpu_start")][j])  # never on a GPU
                     else round(x, 3)
                     for key, x in zip(PHASE_KEYS, phases[j], strict=True)
                 ),

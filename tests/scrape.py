@@ -13,7 +13,7 @@ from parsers.metrics import Carried, Figures, LogHealth, families, figures_of
 from parsers.model import LogModel
 
 HOST = "rig-7"
-HEALTH = LogHealth("following", ("following", "truncated"), 2.5)
+HEALTH = LogHealth("following", ("following", "truncated"), 2.5, (("truncated", 0), ("rotated", 1)))
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 

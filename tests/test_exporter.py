@@ -471,6 +471,9 @@ def test_an_address_only_this_machine_reaches_is_said_so() -> None:
     finally:
         server.shutdown()
         server.server_close()
+    # an IPv6 loopback is told of the IPv6 address of every interface
+    six = type("Bound", (), {"server_address": ("::1", 9464, 0, 0)})()
+    assert exporter._reach(six) == " (this machine only: [::]:9464 serves others)"
     server = exporter.bind(("0.0.0.0", 0), CollectorRegistry())
     try:
         assert exporter._reach(server) == ""

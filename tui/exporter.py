@@ -371,7 +371,8 @@ def _reach(server: WSGIServer) -> str:
     address to Go's servers, Prometheus's own exporters among them; here it is 127.0.0.1)."""
     host, port = server.server_address[:2]
     if isinstance(host, str) and _loopback(host):
-        return f" (this machine only: 0.0.0.0:{port} serves others)"
+        every = f"[::]:{port}" if ":" in host else f"0.0.0.0:{port}"
+        return f" (this machine only: {every} serves others)"
     return ""
 
 
