@@ -391,9 +391,9 @@ def test_the_text_report_lists_the_jobs_in_place_of_the_empty_gpu_tables() -> No
     rows = [x.split() for x in out.splitlines() if x.strip().endswith("completed")]
     assert [r[1:4] for r in rows] == [
         ["porep-c2", "0ms", "53.4s"],
-        ["porep-c2", "1m03s", "1m25s"],
-        ["porep-c2", "2m28s", "57.6s"],
-        ["window-post", "1m00s", "2.26s"],
+        ["porep-c2", "1m04s", "1m25s"],
+        ["porep-c2", "2m29s", "57.6s"],
+        ["window-post", "1m01s", "2.26s"],
         ["winning-post", "52.8s", "8.07s"],
     ]
     # piped, an id is whole (a reader greps it); on a terminal, cut in the middle to fit
