@@ -418,6 +418,11 @@ struct Locks {
 }
 
 impl Locks {
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.any.clear();
+    }
+
     fn push(&mut self, interval: usize, prev: u32) -> u32 {
         self.cells.push((interval, prev));
         self.any.insert(interval);
@@ -705,6 +710,12 @@ pub struct Attributor {
     holders: Vec<Entry>,        // the ways' entries (`Way::from`)
     spare_holders: Vec<Entry>,  // reused between lines (emptied)
     by_hash: HashMap<u64, u32>, // reused between lines (emptied)
+    // reused between commits (emptied): the arena and locks the last commit replaced, the
+    // map of old steps to new, the intervals committed
+    spare_arena: Arena,
+    spare_locks: Locks,
+    moved: Vec<u32>,
+    done: Vec<i64>,
 }
 
 impl Default for Attributor {
@@ -740,6 +751,10 @@ impl Default for Attributor {
             fits: Vec::new(),
             spare: Vec::new(),
             by_hash: HashMap::default(),
+            spare_arena: Arena::default(),
+            spare_locks: Locks::default(),
+            moved: Vec::new(),
+            done: Vec::new(),
         }
     }
 }
@@ -1321,12 +1336,15 @@ impl Attributor {
     }
 
     fn prune_awaiting<R: Records>(&mut self, r: &R, win_lo: f64) {
+        let (c, order) = (r.cols(), &self.awaiting.order);
+        if order.iter().all(|&i| self.can_lock(c, i, win_lo)) {
+            return; // as most commits find: none has gone (the locks pending need no look)
+        }
         let pending: HashSet<usize> = self
             .ways
             .iter()
             .flat_map(|w| self.locks.iter(w.locked))
             .collect();
-        let c = r.cols();
         let gone: HashSet<usize> = self
             .awaiting
             .order
@@ -1371,14 +1389,15 @@ impl Attributor {
         }
         let first = self.committed;
         let (trails, kept, rivals) = self.sort_out(count);
-        let best: Vec<Step> = trails[0]
-            .iter()
-            .map(|&i| self.arena.steps[i as usize])
-            .collect();
         if !rivals.is_empty() {
             self.doubt(&rivals);
         }
-        for (j, &chosen) in best[..count].iter().enumerate() {
+        // the intervals the committed lines went to (sorted, once each)
+        let mut done = std::mem::take(&mut self.done);
+        done.clear();
+        for (j, &step) in trails[0][..count].iter().enumerate() {
+            let chosen = self.arena.steps[step as usize];
+            done.push(chosen.interval);
             let seq = first + j as u64;
             let mut alternatives = if self.line_gpus.is_empty() {
                 BTreeSet::new() // engines with lock lines keep none
@@ -1390,12 +1409,18 @@ impl Attributor {
             self.apply(r, seq, &line, chosen.interval, chosen.gpu, &alternatives);
         }
         self.committed += count as u64;
-        let done: HashSet<i64> = best[..count].iter().map(|s| s.interval).collect();
-        // a new arena with the open decisions of the ways kept (shared ones stay shared)
+        done.sort_unstable();
+        done.dedup();
+        // a new arena with the open decisions of the ways kept (shared ones stay shared), in
+        // the memory of the one the last commit replaced
         let old_ways = std::mem::take(&mut self.ways);
-        let mut arena = Arena::default();
-        let mut moved: Vec<u32> = vec![NONE; self.arena.steps.len()]; // old step -> new
-        let mut locks = Locks::default();
+        let mut arena = std::mem::take(&mut self.spare_arena);
+        arena.steps.clear();
+        let mut moved = std::mem::take(&mut self.moved); // old step -> new
+        moved.clear();
+        moved.resize(self.arena.steps.len(), NONE);
+        let mut locks = std::mem::take(&mut self.spare_locks);
+        locks.clear();
         let mut ways = Vec::with_capacity(kept.len());
         for (k, mut way) in old_ways.into_iter().enumerate() {
             if !kept.contains(&k) {
@@ -1415,14 +1440,16 @@ impl Attributor {
             let mut open: Vec<usize> = self
                 .locks
                 .iter(way.locked)
-                .filter(|&i| !done.contains(&(i as i64)))
+                .filter(|&i| done.binary_search(&(i as i64)).is_err())
                 .collect();
             open.reverse();
             way.locked = open.into_iter().fold(NONE, |prev, i| locks.push(i, prev));
             ways.push(way);
         }
-        self.arena = arena;
-        self.locks = locks;
+        self.spare_arena = std::mem::replace(&mut self.arena, arena);
+        self.spare_locks = std::mem::replace(&mut self.locks, locks);
+        self.moved = moved;
+        self.done = done;
         self.ways = ways;
         self.settle_tallies();
         let win_lo = self.lines.front().map_or(-INF, |l| l.win_lo);
