@@ -120,6 +120,66 @@ impl Iterator for EachByte<'_> {
     }
 }
 
+/// The mask of the last `hay.len() - at` bytes of `hay` (fewer than sixteen), bit 0 for the
+/// byte at `at`: read as the block that ends with `hay` where it has sixteen bytes (no copy),
+/// else byte by byte.
+#[inline]
+pub fn tail_mask<const N: usize>(hay: &[u8], at: usize, bytes: [u8; N]) -> u32 {
+    let n = hay.len();
+    debug_assert!(at <= n && n - at < 16);
+    if n >= 16 {
+        // the block's first 16 - (n - at) bytes are before `at`: shifted out
+        mask16(hay, n - 16, bytes) >> (16 - (n - at))
+    } else {
+        (hay[at..].iter().enumerate()).fold(0, |m, (k, x)| m | u32::from(bytes.contains(x)) << k)
+    }
+}
+
+/// The places in `hay` of any of `bytes`, in order, sixteen bytes a mask.
+pub fn each_of<const N: usize>(hay: &[u8], bytes: [u8; N]) -> EachOf<'_, N> {
+    EachOf {
+        hay,
+        bytes,
+        block: 0,
+        mask: 0,
+        next: 0,
+    }
+}
+
+/// The iterator of `each_of`.
+pub struct EachOf<'a, const N: usize> {
+    hay: &'a [u8],
+    bytes: [u8; N],
+    block: usize, // where the block that `mask` is of starts
+    mask: u32,    // its places not given yet, a bit each
+    next: usize,  // where the next block starts
+}
+
+impl<const N: usize> Iterator for EachOf<'_, N> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            let (hay, at) = (self.hay, self.next);
+            if at >= hay.len() {
+                return None;
+            }
+            if at + 16 <= hay.len() {
+                self.mask = mask16(hay, at, self.bytes);
+                self.next = at + 16;
+            } else {
+                self.mask = tail_mask(hay, at, self.bytes);
+                self.next = hay.len();
+            }
+            self.block = at;
+        }
+        let k = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.block + k)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +228,25 @@ mod tests {
             let h = hay(&mut seed, n, every);
             let want: Vec<usize> = memchr::memchr_iter(b'\n', &h).collect();
             assert_eq!(each_byte(&h, b'\n').collect::<Vec<_>>(), want, "{h:?}");
+        }
+    }
+
+    #[test]
+    fn each_of_finds_what_memchr3_finds() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let n = (xorshift(&mut seed) % 300) as usize;
+            let every = 1 + xorshift(&mut seed) % 90;
+            let h = hay(&mut seed, n, every);
+            let want: Vec<usize> = memchr::memchr3_iter(b'T', b'C', 0x1b, &h).collect();
+            let found: Vec<usize> = each_of(&h, [b'T', b'C', 0x1b]).collect();
+            assert_eq!(found, want, "{h:?}");
+            let at = (xorshift(&mut seed) % 16) as usize;
+            if at <= n && n - at < 16 {
+                let by_byte = (h[at..].iter().enumerate())
+                    .fold(0u32, |m, (k, x)| m | u32::from(*x == b'T') << k);
+                assert_eq!(tail_mask(&h, at, [b'T']), by_byte, "{h:?} {at}");
+            }
         }
     }
 

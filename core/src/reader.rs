@@ -416,10 +416,9 @@ fn comma_and_marker_masks(line: &[u8]) -> (u128, u128) {
         at += 16;
     }
     if at < line.len() {
-        // the last bytes, fewer than sixteen, padded with NULs (neither a comma nor a marker)
-        let mut padded = [0u8; 16];
-        padded[..line.len() - at].copy_from_slice(&line[at..]);
-        add(&padded, 0, at);
+        // the last bytes, fewer than sixteen
+        commas |= u128::from(crate::bytemask::tail_mask(line, at, [b','])) << at;
+        markers |= u128::from(crate::bytemask::tail_mask(line, at, [b'T', b'C', 0x1b])) << at;
     }
     (commas, markers)
 }
@@ -760,7 +759,7 @@ impl Reader {
         if line.starts_with(TIMELINE) {
             return None;
         }
-        let space = memchr::memchr(b' ', &line[..line.len().min(48)])?;
+        let space = text::find_byte(&line[..line.len().min(48)], b' ')?;
         if first.is_ascii_digit() && line.get(space + 1) == Some(&b' ') {
             return None; // a plain stdout line's own time
         }

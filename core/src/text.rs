@@ -273,7 +273,7 @@ pub fn line_start_at(line: &[u8], at: usize) -> bool {
 pub fn find_line_start(line: &[u8], from: usize) -> Option<usize> {
     let mut best: Option<usize> = None;
     // every marker holds a 'T' (TIMELINE, the date's T), a 'C' (CUZK_) or an ESC
-    for q in memchr::memchr3_iter(b'T', b'C', 0x1b, line.get(from..)?) {
+    for q in crate::bytemask::each_of(line.get(from..)?, [b'T', b'C', 0x1b]) {
         let q = from + q;
         if let Some(b) = best {
             if q > b + 10 {
