@@ -517,7 +517,7 @@ fn stdout_words(line: &[u8]) -> StdoutWords {
         names_worker: false,
     };
     let at = |p: usize, back: usize, word: &[u8]| p >= back && line[p - back..].starts_with(word);
-    for p in memchr::memchr_iter(b'k', line) {
+    for p in crate::bytemask::each_of(line, [b'k']) {
         if at(p, 3, b"cuzk") {
             w.cuzk = true;
             w.engine_start |= at(p, 12, b"starting cuzk engine");
