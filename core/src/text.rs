@@ -178,17 +178,16 @@ fn digits_at(line: &[u8], at: usize, n: usize) -> bool {
 
 /// `YYYY-MM-DDTHH:MM:SS` at `at`.
 pub fn date_at(line: &[u8], at: usize) -> bool {
-    digits_at(line, at, 4)
-        && line.get(at + 4) == Some(&b'-')
-        && digits_at(line, at + 5, 2)
-        && line.get(at + 7) == Some(&b'-')
-        && digits_at(line, at + 8, 2)
-        && line.get(at + 10) == Some(&b'T')
-        && digits_at(line, at + 11, 2)
-        && line.get(at + 13) == Some(&b':')
-        && digits_at(line, at + 14, 2)
-        && line.get(at + 16) == Some(&b':')
-        && digits_at(line, at + 17, 2)
+    // its nineteen bytes against the shape, a 0 for each digit (in a loop of known length:
+    // every stdout line is asked)
+    const SHAPE: &[u8; 19] = b"0000-00-00T00:00:00";
+    let Some(date) = line.get(at..).and_then(|rest| rest.get(..19)) else {
+        return false;
+    };
+    date.iter().zip(SHAPE).all(|(&b, &s)| match s {
+        b'0' => b.is_ascii_digit(),
+        _ => b == s,
+    })
 }
 
 const LEVELS: [&[u8]; 5] = [b"TRACE", b"DEBUG", b"INFO", b"WARN", b"ERROR"];
@@ -684,6 +683,42 @@ mod tests {
                 String::from_utf8_lossy(&hay)
             );
         }
+    }
+
+    #[test]
+    fn a_date_is_told_by_its_shape_as_by_each_field() {
+        // as it was written first: field by field
+        let by_fields = |line: &[u8], at: usize| {
+            digits_at(line, at, 4)
+                && line.get(at + 4) == Some(&b'-')
+                && digits_at(line, at + 5, 2)
+                && line.get(at + 7) == Some(&b'-')
+                && digits_at(line, at + 8, 2)
+                && line.get(at + 10) == Some(&b'T')
+                && digits_at(line, at + 11, 2)
+                && line.get(at + 13) == Some(&b':')
+                && digits_at(line, at + 14, 2)
+                && line.get(at + 16) == Some(&b':')
+                && digits_at(line, at + 17, 2)
+        };
+        let date = b"x2026-03-16T09:12:37.5Z";
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        for _ in 0..100_000 {
+            crate::xorshift(&mut seed);
+            let mut line = date[..(seed % 24) as usize].to_vec();
+            // a byte or two changed: a digit, a separator, another byte
+            for k in 0..(seed >> 8) % 3 {
+                if !line.is_empty() {
+                    let at = ((seed >> (12 + 8 * k)) as usize) % line.len();
+                    line[at] = b"9-T:x\x00"[((seed >> (40 + 4 * k)) % 6) as usize];
+                }
+            }
+            for at in 0..3 {
+                let show = String::from_utf8_lossy(&line);
+                assert_eq!(date_at(&line, at), by_fields(&line, at), "{show} {at}");
+            }
+        }
+        assert!(date_at(date, 1) && !date_at(date, 0));
     }
 
     #[test]
