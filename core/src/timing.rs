@@ -140,12 +140,20 @@ fn names_a_kernel_phase_by(body: &[u8], second: &[u8]) -> bool {
 /// The number that `rest` begins with (1 to 18 plain digits) and what follows it.
 #[inline]
 fn number_then(rest: &[u8]) -> Option<(i64, &[u8])> {
-    let n = rest
-        .iter()
-        .take(19)
-        .take_while(|b| b.is_ascii_digit())
-        .count();
-    Some((crate::text::short_number(&rest[..n])?, &rest[n..]))
+    // the digits read and added up in one pass (a nineteenth is one too many)
+    let (mut v, mut n) = (0i64, 0);
+    for &b in rest {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        if n == 18 {
+            return None;
+        }
+        v = v * 10 + i64::from(d); // 18 digits fit
+        n += 1;
+    }
+    (n > 0).then(|| (v, &rest[n..]))
 }
 
 /// The number after `key` at the start of `rest`, and what follows it.
@@ -322,6 +330,32 @@ pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_is_read_in_one_pass_as_its_digits_counted_read_it() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            crate::xorshift(&mut seed);
+            let n = (seed % 24) as usize;
+            let rest: Vec<u8> = (0..n)
+                .map(|k| b"0123456789 x/"[((seed >> (2 * k + 8)) % 13) as usize])
+                .map(|b| if seed >> 62 == 0 { b } else { b.min(b'9') }) // runs of digits
+                .collect();
+            // as it was read first: the leading digits (19 at most) counted, then parsed
+            let digits = rest
+                .iter()
+                .take(19)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let want = crate::text::short_number(&rest[..digits]).map(|v| (v, &rest[digits..]));
+            assert_eq!(
+                number_then(&rest),
+                want,
+                "{}",
+                String::from_utf8_lossy(&rest)
+            );
+        }
+    }
 
     #[test]
     fn a_plain_phase_line_is_classified_as_token_by_token() {
