@@ -266,12 +266,44 @@ fn gpu_tid_values(body: &[u8], [first, tok]: [&[u8]; 2]) -> Option<(i8, Values)>
     }
 }
 
+/// The keys of a `CUZK_NTT_H` line, in the order the daemon prints them.
+const NTT_H_KEYS: [&[u8]; 7] = [
+    b"d_b_alloc=",
+    b"ntt_kernels=",
+    b"coset_intt_sync=",
+    b"msm_init=",
+    b"msm_invoke=",
+    b"msm_dtor=",
+    b"total=",
+];
+
+/// `timing_values` of a `CUZK_NTT_H` line as the daemon prints it, read in one pass against
+/// its shape: each of NTT_H_KEYS followed by `<n>ms`, one space between. None for any other
+/// line, which `timing_values` reads token by token.
+fn ntt_h_plain(body: &[u8]) -> Option<Values> {
+    let mut ms = [0i64; 7];
+    let mut rest = body;
+    for (k, key) in NTT_H_KEYS.iter().enumerate() {
+        if k > 0 {
+            rest = rest.strip_prefix(b" ")?;
+        }
+        let (v, after) = keyed_number(rest, key)?;
+        ms[k] = v;
+        rest = after.strip_prefix(b"ms")?;
+    }
+    let alloc = ms[0].checked_add(ms[3])?; // d_b_alloc + msm_init
+    rest.is_empty().then_some([Some(alloc), Some(ms[6])])
+}
+
 /// Parse the text after `CUZK_TIMING: ` / `CUZK_NTT_H: ` into (stage, numbers).
 ///
 /// `None` for the lines that say nothing about the phases (setup, the CPU threads, async
 /// dealloc, one-off messages) and for lines that do not parse.
 pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
     if ntt_h {
+        if let Some(vals) = ntt_h_plain(body) {
+            return Some((STAGE_NTT_H, vals));
+        }
         let [alloc, msm_init, total] = values_of(body, [b"d_b_alloc", b"msm_init", b"total"]);
         let alloc = need_found(alloc)?.checked_add(match msm_init {
             Some(v) => parse_ms(v)?,
@@ -330,6 +362,70 @@ pub fn timing_values(body: &[u8], ntt_h: bool) -> Option<(i8, Values)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ntt_h_line_is_read_in_one_pass_as_token_by_token() {
+        let pieces: [&[u8]; 14] = [
+            b"d_b_alloc=656ms",
+            b"ntt_kernels=311ms",
+            b"coset_intt_sync=119ms",
+            b"msm_init=0ms",
+            b"msm_invoke=266ms",
+            b"msm_dtor=0ms",
+            b"total=1355ms",
+            b"total=7",
+            b"msm_init=99999999999999999ms",
+            b"d_b_alloc=ms",
+            b"total=1ms1ms",
+            b"x=1",
+            b"total=-4ms",
+            b"msm_init=999999999999999999ms",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut plain, mut lines) = (0, 0);
+        for _ in 0..200_000 {
+            crate::xorshift(&mut seed);
+            let mut body = Vec::new();
+            for k in 0..7 {
+                if k > 0 {
+                    body.extend_from_slice(if (seed >> (50 + k)) % 16 == 0 {
+                        b"  "
+                    } else {
+                        b" "
+                    });
+                }
+                // most pieces the daemon's, in its order
+                let piece = match (seed >> (3 * k + 4)) % 8 {
+                    0 => 7 + ((seed >> (2 * k + 30)) % 7) as usize,
+                    _ => k,
+                };
+                body.extend_from_slice(pieces[piece]);
+            }
+            if (seed >> 61) == 0 {
+                body.push(b' ');
+            }
+            lines += 1;
+            let by_tokens = {
+                let [alloc, msm_init, total] =
+                    values_of(&body, [b"d_b_alloc", b"msm_init", b"total"]);
+                (|| {
+                    let alloc = need_found(alloc)?.checked_add(match msm_init {
+                        Some(v) => parse_ms(v)?,
+                        None => 0,
+                    })?;
+                    Some([Some(alloc), Some(need_found(total)?)])
+                })()
+            };
+            if let Some(vals) = ntt_h_plain(&body) {
+                plain += 1;
+                assert_eq!(Some(vals), by_tokens, "{}", String::from_utf8_lossy(&body));
+            }
+        }
+        assert!(
+            plain > lines / 20,
+            "{plain} of {lines} lines read in one pass"
+        );
+    }
 
     #[test]
     fn a_number_is_read_in_one_pass_as_its_digits_counted_read_it() {
