@@ -1397,7 +1397,9 @@ impl Attributor {
         done.clear();
         for (j, &step) in trails[0][..count].iter().enumerate() {
             let chosen = self.arena.steps[step as usize];
-            done.push(chosen.interval);
+            if done.last() != Some(&chosen.interval) {
+                done.push(chosen.interval); // an interval's lines come in runs: one each
+            }
             let seq = first + j as u64;
             let mut alternatives = if self.line_gpus.is_empty() {
                 BTreeSet::new() // engines with lock lines keep none
