@@ -668,7 +668,10 @@ impl Awaiting {
 
     fn remove(&mut self, i: usize) {
         if self.live.remove(&i) {
-            self.order.retain(|&j| j != i);
+            // once in `order`, as in `live`: the rest moved up, not every one rewritten
+            if let Some(k) = self.order.iter().position(|&j| j == i) {
+                self.order.remove(k);
+            }
         }
     }
 
