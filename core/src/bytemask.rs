@@ -70,49 +70,54 @@ pub fn holds_any<const N: usize>(hay: &[u8], bytes: [u8; N]) -> bool {
 }
 
 /// The places of `byte` in `hay`, in order, sixty-four bytes a mask.
-pub fn each_byte(hay: &[u8], byte: u8) -> EachByte<'_> {
-    EachByte {
+pub fn each_byte(hay: &[u8], byte: u8) -> impl Iterator<Item = usize> + '_ {
+    places(hay, move |hay, at| {
+        let mut mask = 0u64;
+        if at + 64 <= hay.len() {
+            for k in 0..4 {
+                mask |= u64::from(mask16(hay, at + 16 * k, [byte])) << (16 * k);
+            }
+            return (mask, at + 64);
+        }
+        for (k, &x) in hay[at..].iter().enumerate() {
+            mask |= u64::from(x == byte) << k;
+        }
+        (mask, hay.len())
+    })
+}
+
+/// The places a mask of each block of `hay` gives, in order: `block(hay, at)` is the mask
+/// of the block from `at` (bit 0 for `at`) and where the next block starts.
+fn places<F: Fn(&[u8], usize) -> (u64, usize)>(hay: &[u8], block: F) -> Places<'_, F> {
+    Places {
         hay,
-        byte,
+        read: block,
         block: 0,
         mask: 0,
         next: 0,
     }
 }
 
-/// The iterator of `each_byte`.
-pub struct EachByte<'a> {
+/// The iterator of `places`.
+struct Places<'a, F> {
     hay: &'a [u8],
-    byte: u8,
+    read: F,      // a block's mask, and where the next block starts
     block: usize, // where the block that `mask` is of starts
     mask: u64,    // its places not given yet, a bit each
     next: usize,  // where the next block starts
 }
 
-impl Iterator for EachByte<'_> {
+impl<F: Fn(&[u8], usize) -> (u64, usize)> Iterator for Places<'_, F> {
     type Item = usize;
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
         while self.mask == 0 {
-            let (hay, at) = (self.hay, self.next);
-            if at >= hay.len() {
+            if self.next >= self.hay.len() {
                 return None;
             }
-            let mut mask = 0u64;
-            if at + 64 <= hay.len() {
-                for k in 0..4 {
-                    mask |= u64::from(mask16(hay, at + 16 * k, [self.byte])) << (16 * k);
-                }
-                self.next = at + 64;
-            } else {
-                for (k, &x) in hay[at..].iter().enumerate() {
-                    mask |= u64::from(x == self.byte) << k;
-                }
-                self.next = hay.len();
-            }
-            self.block = at;
-            self.mask = mask;
+            self.block = self.next;
+            (self.mask, self.next) = (self.read)(self.hay, self.block);
         }
         let k = self.mask.trailing_zeros() as usize;
         self.mask &= self.mask - 1;
@@ -136,48 +141,14 @@ pub fn tail_mask<const N: usize>(hay: &[u8], at: usize, bytes: [u8; N]) -> u32 {
 }
 
 /// The places in `hay` of any of `bytes`, in order, sixteen bytes a mask.
-pub fn each_of<const N: usize>(hay: &[u8], bytes: [u8; N]) -> EachOf<'_, N> {
-    EachOf {
-        hay,
-        bytes,
-        block: 0,
-        mask: 0,
-        next: 0,
-    }
-}
-
-/// The iterator of `each_of`.
-pub struct EachOf<'a, const N: usize> {
-    hay: &'a [u8],
-    bytes: [u8; N],
-    block: usize, // where the block that `mask` is of starts
-    mask: u32,    // its places not given yet, a bit each
-    next: usize,  // where the next block starts
-}
-
-impl<const N: usize> Iterator for EachOf<'_, N> {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        while self.mask == 0 {
-            let (hay, at) = (self.hay, self.next);
-            if at >= hay.len() {
-                return None;
-            }
-            if at + 16 <= hay.len() {
-                self.mask = mask16(hay, at, self.bytes);
-                self.next = at + 16;
-            } else {
-                self.mask = tail_mask(hay, at, self.bytes);
-                self.next = hay.len();
-            }
-            self.block = at;
+pub fn each_of<const N: usize>(hay: &[u8], bytes: [u8; N]) -> impl Iterator<Item = usize> + '_ {
+    places(hay, move |hay, at| {
+        if at + 16 <= hay.len() {
+            (u64::from(mask16(hay, at, bytes)), at + 16)
+        } else {
+            (u64::from(tail_mask(hay, at, bytes)), hay.len())
         }
-        let k = self.mask.trailing_zeros() as usize;
-        self.mask &= self.mask - 1;
-        Some(self.block + k)
-    }
+    })
 }
 
 #[cfg(test)]
