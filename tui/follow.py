@@ -32,6 +32,8 @@ from parsers.writing import open_nameless
 T = TypeVar("T")
 
 MIN_UPDATE_S = 0.1  # at most ten screen updates a second
+# a pipe that gives nothing for this long after a read has given what it held (its backlog)
+PIPE_QUIET_S = 0.05
 # ...and no more than the viewer can afford: updates (the snapshot and the screen's redraw)
 # take this share of a core on average, with bursts of up to CPU_BURST_S seconds of CPU. A
 # line now and then is shown at once (ten updates in a row of a 68-hour log fit in a burst,
@@ -458,13 +460,13 @@ class StreamSource:
         return TailRead(data, TailState.GROWING, more=more)
 
     def _more_now(self) -> bool:
-        """Whether more bytes can be read at once: a pipe's waiting bytes (not a pipe whose
-        writer gives a line now and then: that is following, not reading a backlog), a
-        compressed file's until its end."""
+        """Whether more bytes come at once: a pipe's that come within PIPE_QUIET_S (a writer
+        blocked on a full pipe fills it again in far less; one that gives a line now and
+        then is followed, not read as a backlog), a compressed file's until its end."""
         if self.stream is not None:
             return True
         try:
-            ready, _, _ = select.select([self.fd], [], [], 0)
+            ready, _, _ = select.select([self.fd], [], [], PIPE_QUIET_S)
         except (OSError, ValueError):
             return False
         return bool(ready)
