@@ -54,6 +54,15 @@ def wait_for(condition: Callable[[], bool], timeout: float = WAIT_S) -> None:
         time.sleep(0.02)
 
 
+def following(source: follow.Source) -> tuple[list[Update], LiveLog, threading.Thread]:
+    """A LiveLog of `source` running on a thread of its own, and the updates it gives."""
+    updates: list[Update] = []
+    live = LiveLog(source, updates.append)
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    return updates, live, thread
+
+
 class Collector:
     """Runs a LiveLog in a thread and keeps its updates."""
 
@@ -215,10 +224,7 @@ def test_a_pipe_is_behind_only_while_bytes_wait_or_before_its_first(
     lines = data.splitlines(keepends=True)
     backlog, trickle = b"".join(lines[:-20]), lines[-20:]
     source = StreamSource(read_fd)
-    updates: list[Update] = []
-    live = LiveLog(source, updates.append)
-    thread = threading.Thread(target=live.run, daemon=True)
-    thread.start()
+    updates, live, thread = following(source)
     try:
         time.sleep(0.5)  # nothing yet: whatever is published is behind
         assert updates and all(u.behind for u in updates)
@@ -244,10 +250,7 @@ def test_pipe_source_reads_until_closed_and_finishes(
     read_fd, write_fd = os.pipe()
     data = (SAMPLES / "tiny.log").read_bytes()
     source = StreamSource(read_fd)
-    updates: list[Update] = []
-    live = LiveLog(source, updates.append)
-    thread = threading.Thread(target=live.run, daemon=True)
-    thread.start()
+    updates, _, thread = following(source)
     try:
         os.write(write_fd, data[:1000])
         time.sleep(0.05)
@@ -529,10 +532,7 @@ def test_a_read_error_is_reported_and_retried(tmp_path: Path) -> None:
         return real_poll()
 
     source.poll = flaky  # type: ignore[method-assign]  # a failing disk, for this test
-    updates: list[Update] = []
-    live = LiveLog(source, updates.append)
-    thread = threading.Thread(target=live.run, daemon=True)
-    thread.start()
+    updates, live, thread = following(source)
     try:
         wait_for(
             lambda: any(u.status == "cannot read the log: Input/output error" for u in updates)
@@ -785,10 +785,7 @@ def test_a_long_read_shows_its_progress_without_remaking_the_model(tmp_path: Pat
         return real_poll(16 << 10)  # read here, in small pieces
 
     source.tail.poll = slow_poll  # type: ignore[method-assign]
-    updates: list[Update] = []
-    live = LiveLog(source, updates.append)
-    thread = threading.Thread(target=live.run, daemon=True)
-    thread.start()
+    updates, live, thread = following(source)
     try:
         wait_for(lambda: bool(updates) and updates[-1].loading is None)
     finally:
@@ -869,10 +866,7 @@ def test_the_lines_before_a_truncation_are_shown_before_the_new_run(
     cut = data.index(b"\n", cut) + 1 - 200  # the last GPU_END held back
     log.write_bytes(data[:cut])
     source = FileSource(log)
-    updates: list[Update] = []
-    live = LiveLog(source, updates.append)
-    thread = threading.Thread(target=live.run, daemon=True)
-    thread.start()
+    updates, live, thread = following(source)
     try:
         wait_for(lambda: bool(updates) and updates[-1].loading is None)
         shown = len(updates)
