@@ -724,7 +724,6 @@ class LiveLog:
     def _publish(
         self,
         state: tuple[InputState, str],
-        restarted: bool,
         loading: float | None,
         finished: bool,
         following: bool = True,
@@ -733,11 +732,13 @@ class LiveLog:
     ) -> None:
         """Hand the screen a model of what was read (`progress_only`, while a long file is
         read: the last model again, with how far the read is; `behind`: bytes that were
-        there wait to be read). `state`: the input's, and what it needs to be said."""
+        there wait to be read), saying a new run that no update has said yet. `state`: the
+        input's, and what it needs to be said."""
         if self.stop.is_set():
             # halted (the viewer quit, perhaps mid-read, and closed the file): nobody waits
             # for a model, and one of a long log takes a second to make
             return
+        restarted, self._restarted = self._restarted, False
         if self._core_failure:
             # the scanner refuses every call: the last model that could be made stays
             model = self._last_model or LogBuilder(source=self.source.name).snapshot()
@@ -802,8 +803,7 @@ class LiveLog:
             state = unreadable
             # a new run not said yet is said now; what the file holds past the error is not
             # known: behind (the exporter serves no figure of a first read cut short)
-            self._publish(state, self._restarted, None, finished=False, behind=True)
-            self._restarted = False
+            self._publish(state, None, finished=False, behind=True)
         self.source.wait(POLL_S * 5)
         return state
 
@@ -830,8 +830,7 @@ class LiveLog:
                     # the lines of the run that ended that no update has shown yet: shown
                     # (and counted by the metrics) before the new run's
                     self._flush()
-                    self._publish(state, self._restarted, None, finished=False)
-                    self._restarted = False
+                    self._publish(state, None, finished=False)
                 self.builder = self._new_builder()
                 self._last_model, self._error_note, self._core_note = None, "", ""
                 self._restarted, dirty = True, True
@@ -844,7 +843,7 @@ class LiveLog:
                     state = (InputState.STOPPED, self.source.stopped)
                 elif self.source.fd >= 0:
                     state = (InputState.CLOSED, "")
-                self._publish(state, False, None, True)
+                self._publish(state, None, True)
                 return
             elif read.state is TailState.DELETED:
                 if state[0] is not InputState.MOVED:
@@ -864,7 +863,7 @@ class LiveLog:
                     state = self._unreadable(state, exc)
                     continue
                 if not fed:
-                    self._publish(state, False, None, finished=True)
+                    self._publish(state, None, finished=True)
                     return  # the core failed again: the last model stays, following stops
                 dirty = True
                 last_data = time.perf_counter()
@@ -893,25 +892,23 @@ class LiveLog:
                     )
                     self._publish(
                         state,
-                        self._restarted,
                         min(1.0, read_now / size),
                         finished=False,
                         following=False,
                         progress_only=not again,
                         behind=True,
                     )
-                    self._restarted, dirty, last_publish = False, False, time.perf_counter()
+                    dirty, last_publish = False, time.perf_counter()
                     if again:
                         last_model = last_publish
                 continue
             # the file read to its end (size still set): its figures at once
             if dirty and (size is not None or now - last_publish >= interval):
                 if not self.follow and not catching_up:
-                    self._publish(state, self._restarted, None, finished=True)
+                    self._publish(state, None, finished=True)
                     return
                 self._publish(
                     state,
-                    self._restarted,
                     None,
                     finished=False,
                     following=size is None,
@@ -919,7 +916,7 @@ class LiveLog:
                     # (journalctl starting): what it holds is not read yet either
                     behind=catching_up or self._nothing_from_pipe(),
                 )
-                self._restarted, dirty, last_publish = False, False, time.perf_counter()
+                dirty, last_publish = False, time.perf_counter()
                 if size is not None:
                     self.budget.refill()  # the file is read: following starts now
                 size = None
@@ -927,7 +924,7 @@ class LiveLog:
                 continue
             if writer_done and not read.got and not dirty:
                 self._flush()
-                self._publish(state, False, None, finished=True)
+                self._publish(state, None, finished=True)
                 return
             wait = max(interval - (time.perf_counter() - last_publish), 0.0) if dirty else 3600.0
             if state[0] in NEW_RUN:  # woken to end the new run's note, lines or not
