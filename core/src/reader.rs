@@ -296,6 +296,14 @@ fn detail_pairs(detail: &[u8]) -> Vec<(&[u8], &[u8])> {
         .collect()
 }
 
+/// The first item of a TIMELINE detail and the items after it (`a,b,c`: `a` and `b,c`).
+fn first_item(detail: &[u8]) -> (&[u8], &[u8]) {
+    match text::find_byte(detail, b',') {
+        Some(comma) => (&detail[..comma], &detail[comma + 1..]),
+        None => (detail, &[]),
+    }
+}
+
 /// The last value of `key` (a TIMELINE detail's later items win).
 fn kv_last<'a>(kv: &[(&[u8], &'a [u8])], key: &[u8]) -> Option<&'a [u8]> {
     kv.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| *v)
@@ -334,17 +342,17 @@ fn timeline_event(
     // the common heads first (`partition=<n>`, `worker=<n>[,partition=<n>]`); `detail` is
     // left at the items past those read
     if let Some(rest) = detail.strip_prefix(b"partition=") {
-        let end = text::find_byte(rest, b',');
-        partition = Some(text::parse_int(&rest[..end.unwrap_or(rest.len())])?);
-        detail = end.map_or(&[][..], |e| &rest[e + 1..]);
+        let value;
+        (value, detail) = first_item(rest);
+        partition = Some(text::parse_int(value)?);
     } else if let Some(rest) = detail.strip_prefix(b"worker=") {
-        let end = text::find_byte(rest, b',');
-        worker = Some(text::parse_int(&rest[..end.unwrap_or(rest.len())])?);
-        detail = end.map_or(&[][..], |e| &rest[e + 1..]);
+        let value;
+        (value, detail) = first_item(rest);
+        worker = Some(text::parse_int(value)?);
         if let Some(rest) = detail.strip_prefix(b"partition=") {
-            let end = text::find_byte(rest, b',');
-            partition = Some(text::parse_int(&rest[..end.unwrap_or(rest.len())])?);
-            detail = end.map_or(&[][..], |e| &rest[e + 1..]);
+            let value;
+            (value, detail) = first_item(rest);
+            partition = Some(text::parse_int(value)?);
         }
     }
     if !detail.is_empty() {
