@@ -31,7 +31,7 @@ from parsers.breakdown import (
     lock_unmeasured,
     unmeasured_keys,
 )
-from parsers.model import CAUSES, PHASE_KEYS, PHASE_NAMES, Breakdown, LogModel, Phase, ProofTable
+from parsers.model import CAUSES, PHASE_KEYS, PHASES, Breakdown, LogModel, Phase, ProofTable
 from parsers.proofs import failed_proofs, proof_ends
 from parsers.rows import distinct
 from parsers.sanitize import visible
@@ -150,10 +150,7 @@ class _Tables:
         for g in gpus[gpus >= 0].tolist():
             self.gpu_ids[g] = names.id(csv_text(model.gpu_label(g)))
         self.phase_ids = np.array(
-            [
-                names.id(PHASE_NAMES[Phase(p)]) if p in PHASE_NAMES else -1
-                for p in range(max(Phase) + 1)
-            ],
+            [names.id(PHASES[Phase(p)].key) if p in PHASES else -1 for p in range(max(Phase) + 1)],
             dtype=np.int64,
         )
         self.causes = np.array([names.id(c or "") for c in CAUSES], dtype=np.int64)

@@ -27,6 +27,7 @@ from parsers.breakdown import (
 from parsers.model import (
     PHASE_KEYS,
     PHASE_NAMES,
+    PHASES,
     Breakdown,
     GpuStats,
     Lane,
@@ -610,7 +611,7 @@ def _phase_rows(model: LogModel, part: np.ndarray, lo: int, hi: int) -> list[lis
             "" if partition[j] < 0 else partition[j],
             "" if worker[j] < 0 else worker[j],
             _gpu_cell(model, gpu[j]),
-            PHASE_NAMES[Phase(phase[j])],
+            PHASES[Phase(phase[j])].key,
             starts[j],
             ends[j],
             round(ends[j] - starts[j], 3),

@@ -675,3 +675,30 @@ def test_a_partition_never_on_a_gpu_has_no_lines_and_no_phases(tmp_path: Path) -
     assert [queued[k] for k in ("start_line", "end_line", *phases)] == [""] * (2 + len(phases))
     assert (proved["start_line"], proved["end_line"]) == ("6", "7")
     assert proved["unknown_ms"] == "20"  # no C++ line: its 20 ms unexplained
+
+
+def test_phases_csv_names_each_phase_as_the_interval_columns_do(tmp_path: Path) -> None:
+    """phases.csv named a phase as the screen does (`pre-lock`, `lock wait`), where
+    intervals.csv's columns and the JSON use its key (`pre_lock_ms`, `lock_wait`): a phase's
+    rows of an interval, summed, are its column in intervals.csv."""
+    model = read_log(SAMPLES / "p12-c15-gw1.log")
+    export.write_csv(model, tmp_path / "csv")
+    with (tmp_path / "csv" / "intervals.csv").open() as f:
+        intervals = {r["index"]: r for r in csv.DictReader(f)}
+    sums: dict[tuple[str, str], float] = {}
+    with (tmp_path / "csv" / "phases.csv").open() as f:
+        for r in csv.DictReader(f):
+            key = (r["index"], r["phase"])
+            sums[key] = sums.get(key, 0.0) + float(r["ms"])
+    phases = {phase for _, phase in sums}
+    assert {"pre_lock", "kernel"} <= phases
+    checked = 0
+    for (index, phase), ms in sums.items():
+        cell = intervals[index].get(f"{phase}_ms")
+        if phase in ("in_flight", "failed"):
+            assert cell is None  # no column: the interval did not end
+            continue
+        assert cell is not None, phase
+        assert ms == pytest.approx(float(cell), abs=0.01)
+        checked += 1
+    assert checked > 100
