@@ -302,6 +302,31 @@ class PartitionTable:
     def __len__(self) -> int:
         return self._rows
 
+    def parts_of(self) -> tuple[PartitionTable, ...]:
+        """The tables whose rows are this one's, one after the other (itself when it joins
+        none): what asks something of every row asks it of each, no column put together."""
+        return self._parts or (self,)
+
+    def any_row(self, test: Callable[[PartitionTable], npt.NDArray[np.bool_]]) -> bool:
+        """Whether `test` (a mask of a table's rows) holds for a row, asked of each part."""
+        return any(bool(test(t).any()) for t in self.parts_of())
+
+    def take(self, name: str, rows: I32 | I64) -> np.ndarray:
+        """Column `name` at `rows` (negative: from the end), read from the part that holds
+        each row where the column is not put together already."""
+        if not self._parts or name in self._cols:
+            return np.asarray(getattr(self, name)[rows])
+        if len(rows) and (rows.min() < -self._rows or rows.max() >= self._rows):
+            raise IndexError(f"a row of {name} outside 0..{self._rows - 1}")
+        rows = np.where(rows < 0, rows + self._rows, rows)
+        out = np.empty(len(rows), dtype=getattr(self._parts[0], name).dtype)
+        first = 0
+        for t in self._parts:
+            mine = (rows >= first) & (rows < first + len(t))
+            out[mine] = getattr(t, name)[rows[mine] - first]
+            first += len(t)
+        return out
+
     def replaced(self, **columns: np.ndarray) -> PartitionTable:
         """This table with `columns` in place of its own."""
         table = PartitionTable.__new__(PartitionTable)

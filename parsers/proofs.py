@@ -45,17 +45,25 @@ def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     if not len(model.proofs):
         return failed
     t = model.parts
-    if not t.failed.any():
+    if not t.any_row(lambda p: p.failed):
         return failed
-    started = ~np.isnan(t.pickup) | ~np.isnan(t.gpu_start)
+    # asked of each part of a live model's table (the viewer asks at each update): no
+    # column of its settled rows is put together
+    parts = t.parts_of()
     # a job's record of no partition, where the job has partitions, holds a line cut before
     # its partition (`proof_table_of`): not a partition under way
-    cut = (t.partition < 0) & np.isin(t.job, t.job[t.partition >= 0])
-    under_way = (~t.failed & ~cut) & (
-        (started & np.isnan(t.gpu_end)) | (~np.isnan(t.synth_start) & np.isnan(t.synth_end))
-    )
-    gone = set(distinct(t.job[t.failed]).tolist()) - set(distinct(t.job[under_way]).tolist())
-    gone = {j for j in gone if 0 <= j < len(t.jobs)}
+    partitioned = distinct(np.concatenate([distinct(p.job[p.partition >= 0]) for p in parts]))
+    failing: set[int] = set()
+    busy: set[int] = set()
+    for p in parts:
+        started = ~np.isnan(p.pickup) | ~np.isnan(p.gpu_start)
+        cut = (p.partition < 0) & np.isin(p.job, partitioned)
+        under_way = (~p.failed & ~cut) & (
+            (started & np.isnan(p.gpu_end)) | (~np.isnan(p.synth_start) & np.isnan(p.synth_end))
+        )
+        failing.update(distinct(p.job[p.failed]).tolist())
+        busy.update(distinct(p.job[under_way]).tolist())
+    gone = {j for j in failing - busy if 0 <= j < len(t.jobs)}
     table = ProofTable.of(model.proofs)
     # a proof is told by its job id (of several logs or runs, `merge` takes each one's own
     # word: a daemon proving again after a restart a job the restart failed, still proving

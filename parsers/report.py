@@ -80,8 +80,10 @@ def no_gpu_sentence(model: LogModel) -> str | None:
     engine does not print GPU_START/GPU_END. Else no partition got that far (a daemon in its
     first synthesis, a log cut short): a log still growing has none yet."""
     t = model.parts
-    started, ended = ~np.isnan(t.gpu_start), ~np.isnan(t.gpu_end)
-    if not model.counts.timeline or started.any() or (ended.any() and model.gpus):
+    if not model.counts.timeline or t.any_row(lambda p: ~np.isnan(p.gpu_start)):
+        return None  # (asked of a live model's parts: the header asks at each update)
+    ended = ~np.isnan(t.gpu_end)
+    if ended.any() and model.gpus:
         return None
     if ended.any():
         # begun mid-interval (tail, journalctl -f): every GPU_END's start is before the log

@@ -485,7 +485,7 @@ def test_a_row_of_a_live_models_table_is_read_from_its_part() -> None:
     model = b.snapshot()
     table = model.parts
     assert len(table._parts) == 2 and len(table._parts[0]) and len(table._parts[1])
-    joined = set(table._cols)  # what making the model read (the gaps' `queued`)
+    joined = set(table._cols)  # what making the model put together (none, each part asked)
     rows = [table.get(i) for i in range(len(table))]
     asked = [interval_unmeasured(model, row) for row in rows]
     assert set(table._cols) == joined, "no column is put together for a row"
@@ -834,3 +834,38 @@ def test_live_snapshots_of_a_log_with_lines_cut_before_their_partition(
         return [(p.job, p.partitions, p.completed) for p in build(log).proofs]
 
     assert proofs(cut) == proofs(data)
+
+
+def test_what_each_update_asks_of_every_row_puts_no_column_together() -> None:
+    """The viewer asks at each update whether a proof failed, whether any interval started
+    and the gaps' next `queued`: asked of the whole table, a live model put those columns of
+    its settled rows together (9 MB more on a 252 MB log, copied at every update). Asked of
+    each part, nothing is put together, and the answers are the whole table's."""
+    from dataclasses import replace
+
+    from parsers.proofs import failed_proofs
+    from parsers.report import no_gpu_sentence
+
+    cfg = SimConfig(seed=12, proofs=40, concurrency=3, fail=0.05, fail_prove=0.05)
+    _, data = simulate(cfg)
+    half = data.index(b"\n", len(data) // 2) + 1
+    b = LogBuilder(source="t")
+    b.feed(data[:half])
+    b.snapshot()
+    b.feed(data[half:])
+    model = b.snapshot()
+    table = model.parts
+    assert len(table._parts) == 2
+    failed = failed_proofs(model)
+    sentence = no_gpu_sentence(model)
+    rows = np.array([0, len(table._parts[0]) - 1, len(table._parts[0]), -1], dtype=np.int64)
+    taken = {name: table.take(name, rows) for name in ("queued", "failed", "gpu_end")}
+    assert not table._cols, f"put together: {sorted(table._cols)}"
+    whole = replace(model, parts=table.replaced())
+    assert failed.any() and failed.tolist() == failed_proofs(whole).tolist()
+    assert sentence is None and no_gpu_sentence(whole) is None
+    for name, got in taken.items():
+        expected = getattr(whole.parts, name)[rows]
+        assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f")
+    with pytest.raises(IndexError):
+        table.take("queued", np.array([len(table)], dtype=np.int64))

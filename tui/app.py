@@ -861,10 +861,12 @@ class CuzkApp(App[None]):
         t = self.model.parts
         live = not self.model.finished
         # a finished log may end with intervals and proofs under way (docs/analysis.md)
-        running = live or bool((~np.isnan(t.gpu_start) & np.isnan(t.gpu_end) & ~t.failed).any())
+        running = live or t.any_row(
+            lambda p: ~np.isnan(p.gpu_start) & np.isnan(p.gpu_end) & ~p.failed
+        )
         under_way = live or _proofs_under_way(self.model)
         items: list[tuple[bool, Text]] = []  # (begins a group, the item)
-        failed_proves = bool((t.failed & ~np.isnan(t.gpu_start)).any())
+        failed_proves = t.any_row(lambda p: p.failed & ~np.isnan(p.gpu_start))
         for phase, cls in PHASE_CLASSES.items():
             if phase == Phase.IN_FLIGHT and not running:
                 continue

@@ -396,9 +396,10 @@ class LaneDrawing:
                 # running with no length yet (begun on the log's last stamp), where it is
                 last = np.flatnonzero(np.append(seg.partition[1:] != seg.partition[:-1], True))
                 part, ends = seg.partition[last], seg.ends[last]
-                failed = t.failed[part]
+                # (read from a live model's parts: no column put together at each update)
+                failed = t.take("failed", part)
                 failed_ends.append(ends[failed])
-                lone = ~failed & (ends == seg.starts[last]) & np.isnan(t.gpu_end[part])
+                lone = ~failed & (ends == seg.starts[last]) & np.isnan(t.take("gpu_end", part))
                 lone_running.append(ends[lone])
         kind = cells.dominant(samples, tw, len(PHASE_CLASSES))
         grid = (samples != cells.EMPTY).reshape(tw, cells.SUB)
