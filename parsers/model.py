@@ -754,6 +754,12 @@ class GpuStats:
         return 0 if self.span is None else self.span[1] - self.span[0]
 
     @property
+    def spanned(self) -> bool:
+        """Its span has a length: its shares of span are figures. A GPU whose intervals are
+        all running (or whose one interval lasted 0 ms) has none: `–`, null in the JSON."""
+        return self.span_ms > 0
+
+    @property
     def busy_ms(self) -> int:
         """Union of GPU intervals (integer stamps, so exact)."""
         return round(self.busy.total_ms)

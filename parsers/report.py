@@ -340,10 +340,13 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
                 "workers": list(g.workers),
                 "span_ms": list(g.span) if g.span is not None else None,
                 "timeline_busy_ms": g.busy_ms,
-                "timeline_util": round(g.timeline_util, 6),
+                # shares of a span of no length are none: null, not 0
+                "timeline_util": round(g.timeline_util, 6) if g.spanned else None,
                 "kernel_busy_ms": round(g.kernel_busy_ms, 3),
-                "kernel_util": round(g.kernel_util, 6),
-                "kernel_util_range": [round(x, 6) for x in g.kernel_util_range],
+                "kernel_util": round(g.kernel_util, 6) if g.spanned else None,
+                "kernel_util_range": (
+                    [round(x, 6) for x in g.kernel_util_range] if g.spanned else None
+                ),
                 # each instant of busy time given to one phase: sums to timeline_busy_ms
                 "busy_split_ms": busy_split_ms(split.get(g.gpu, Breakdown(g.gpu, 0.0, {}))),
                 # its phases the log leaves to inference (the screens' `≈`): kernel where
@@ -420,14 +423,15 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             # down where a GPU's share is not (docs/analysis.md#all-gpus)
             "all_gpus_span_ms": model.all_gpus_span_ms,
             "all_gpus_kernel_busy_ms_range": [round(x, 3) for x in model.all_gpus_kernel_ms],
-            "all_gpus_kernel_util_range": [
-                round(x / model.all_gpus_span_ms, 6) if model.all_gpus_span_ms else 0.0
-                for x in model.all_gpus_kernel_ms
-            ],
+            "all_gpus_kernel_util_range": (
+                [round(x / model.all_gpus_span_ms, 6) for x in model.all_gpus_kernel_ms]
+                if model.all_gpus_span_ms
+                else None
+            ),
             "all_gpus_kernel_util": (
                 round(model.all_gpus_kernel_estimate_ms / model.all_gpus_span_ms, 6)
                 if model.all_gpus_span_ms
-                else 0.0
+                else None
             ),
         },
         "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else None,

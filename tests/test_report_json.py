@@ -347,3 +347,40 @@ def test_each_gpu_has_the_label_the_screen_gives_it() -> None:
     doc = report_dict(model)
     assert [g["label"] for g in doc["gpus"]] == ["run 1:GPU0", "run 1:GPU1", "run 2:GPU0"]
     assert [g["label"] for g in report_dict(build(second))["gpus"]] == ["GPU0"]
+
+
+def test_a_gpu_whose_intervals_all_run_has_no_share_of_a_span_it_does_not_have() -> None:
+    """A log cut while one GPU's first intervals ran: its span is none, yet the report, the
+    JSON and the header gave it 0.0 % TIMELINE and kernel (and `0ms` of idle), a working GPU
+    read as an idle one. Each now says `–` (null), as for any figure the log does not give;
+    the other GPU's figures are as before."""
+    from tui.header import header_text
+    from tui.report import gpu_table, kernel_figure, timeline_figure
+
+    lines = (
+        (Path(__file__).parent / "samples" / "journal-2gpu.log")
+        .read_bytes()
+        .splitlines(keepends=True)
+    )
+    model = build(b"".join(lines[:94]))
+    spanned = [g for g in model.gpus if g.span is not None]
+    running = [g for g in model.gpus if g.span is None]
+    assert len(spanned) == 1 and len(running) == 1 and running[0].in_flight == 2
+    doc = report_dict(model)
+    by_gpu = {g["gpu"]: g for g in doc["gpus"]}
+    mute = by_gpu[running[0].gpu]
+    assert mute["span_ms"] is None and mute["running"] == 2
+    assert mute["timeline_util"] is mute["kernel_util"] is mute["kernel_util_range"] is None
+    full = by_gpu[spanned[0].gpu]
+    assert full["timeline_util"] == 1.0 and 0.5 < full["kernel_util"] < 0.9
+    assert timeline_figure(running[0]) == kernel_figure(running[0]) == "–"
+    from rich.console import Console
+
+    console = Console(width=120, record=True, color_system=None)
+    console.print(gpu_table(model))
+    row = next(r for r in console.export_text().splitlines() if r.split()[:1] == ["3"])
+    assert row.split() == ["3", "w2,w3", "–", "0ms", "–", "–", "0ms", "–"]
+    header = header_text(model, "FINISHED", width=120).plain
+    line = " ".join(next(r for r in header.splitlines() if r.startswith("GPU3")).split())
+    assert "TIMELINE –" in line and "kernel –" in line and "idle – in 0 gaps" in line
+    assert "0.0" not in line

@@ -24,7 +24,7 @@ from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
 from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
-from tui.report import all_gpus_figure, fmt_pct, kernel_figure
+from tui.report import all_gpus_figure, kernel_figure, timeline_figure
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -189,13 +189,13 @@ def _header(
         line = Text()
         line.append("of span: ", style="dim")
         line.append("TIMELINE ")
-        timeline, kernel = fmt_pct(g.timeline_util), kernel_figure(g)
+        timeline, kernel = timeline_figure(g), kernel_figure(g)
         if short:  # the unit against the number, as the busy line below writes it
             timeline, kernel = timeline.replace(" %", "%"), kernel.replace(" %", "%")
         line.append(f"{timeline:>{pad}}", style="bold yellow")
         line.append(f"{sep}kernel ")
         line.append(f"{kernel:>{pad}}", style="bold green")
-        idle = duration(g.span_ms - g.busy_ms, "cell" if short else "text")
+        idle = duration(g.span_ms - g.busy_ms, "cell" if short else "text") if g.spanned else "–"
         line.append(f"{sep}idle {idle} in ", style="dim")
         line.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
         name = model.gpu_label(g.gpu)

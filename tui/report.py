@@ -103,8 +103,16 @@ def _stats_row(name: str, st: GapStats, widths: Sequence[int]) -> list[str]:
 NO_TIMELINE = NOT_A_CUZK_LOG
 
 
+def timeline_figure(g: GpuStats) -> str:
+    """`93.9 %` of its span (`–`: a span of no length, its intervals all running)."""
+    return fmt_pct(g.timeline_util) if g.spanned else "–"
+
+
 def kernel_figure(g: GpuStats) -> str:
-    """`19.9 %`, or `≈31 % (26–36 %)` when the log leaves the kernel time uncertain."""
+    """`19.9 %`, or `≈31 % (26–36 %)` when the log leaves the kernel time uncertain (`–`:
+    a span of no length)."""
+    if not g.spanned:
+        return "–"
     if g.kernel_is_estimate:
         return estimate_pct(g.kernel_util, *g.kernel_util_range)
     return fmt_pct(g.kernel_util)
@@ -286,10 +294,10 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
     return [
         model.gpu_label(g.gpu) if model.gpu_keys else str(g.gpu),
         worker_ranges(g.workers),
-        duration(g.span_ms, "cell"),
+        duration(g.span_ms, "cell") if g.span is not None else "–",
         duration(g.busy_ms, "cell"),
-        duration(g.span_ms - g.busy_ms, "cell"),
-        fmt_pct(g.timeline_util),
+        duration(g.span_ms - g.busy_ms, "cell") if g.spanned else "–",
+        timeline_figure(g),
         ("≈" if g.kernel_is_estimate else "") + duration(g.kernel_busy_ms, "cell"),
         kernel_figure(g),
     ]
