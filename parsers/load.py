@@ -31,10 +31,18 @@ CHUNK_BYTES = 1 << 22
 STDIN_NAME = "stdin"
 
 
-def check_stdin() -> None:
-    """Standard input open for reading.
+# How a log reaches standard input, said where it is the terminal: the command as given,
+# its log piped in (`try` names the pipe's command for the mode).
+STDIN_PIPE = "journalctl -u cuzk | cuzk-tui -"
 
-    Raises: CuzkError: it is closed (`<&-`) or open for writing only (`0>file`).
+
+def check_stdin(pipe: str = STDIN_PIPE) -> None:
+    """Standard input open for reading, and not the terminal: a log typed or pasted there
+    is not what `-` is for, and its end (ctrl+d) is not the end of a file (`pipe`: how the
+    error says to give it a log).
+
+    Raises: CuzkError: it is closed (`<&-`), open for writing only (`0>file`) or the
+    terminal.
     """
     closed = "standard input is closed: nothing to read (give a log file)"
     if sys.stdin is None:  # closed when Python started: descriptor 0 may be another file now
@@ -47,6 +55,8 @@ def check_stdin() -> None:
         raise CuzkError(
             "standard input is open for writing only: nothing to read (give a log file)"
         )
+    if os.isatty(0):
+        raise CuzkError(f"- reads the log from standard input, which is the terminal (try: {pipe})")
 
 
 def _path_error(raw: str, path: Path, exc: OSError) -> CuzkError:

@@ -51,6 +51,32 @@ def test_a_write_only_standard_input_is_one_line(tmp_path: Path, args: list[str]
     assert "standard input is open for writing only" in line
 
 
+@pytest.mark.parametrize(
+    ("args", "pipe"),
+    [
+        (["-", "--report"], "journalctl -u cuzk | cuzk-tui - --report"),
+        (["-", "--report", "--json"], "journalctl -u cuzk | cuzk-tui - --report"),
+        (["-", "--what-if", "gpu-workers=2"], "journalctl -u cuzk | cuzk-tui -"),
+        (EXPORT, "journalctl -u cuzk | cuzk-tui -"),
+        (["-", "--serve-metrics", "0"], "cuzk-tui - --serve-metrics"),
+    ],
+)
+def test_standard_input_at_the_terminal_is_one_line(args: list[str], pipe: str) -> None:
+    """`cuzk-tui - --report` typed at a shell: the report waited for a line, then for three
+    ctrl+d (the peek at the head, the encoding's hint and the read each took one), where
+    the viewer says at once that standard input is the terminal. Each mode says so now."""
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        line = one_error_line(run(args, slave))  # a hang is the run's timeout
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert "reads the log from standard input, which is the terminal (try: " in line
+    assert pipe in line
+
+
 @pytest.mark.parametrize("args", [["-", "--report"], ["-"], EXPORT])
 def test_a_closed_standard_input_is_one_line(args: list[str]) -> None:
     proc = subprocess.run(

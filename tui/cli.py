@@ -121,11 +121,15 @@ def _text() -> None:
 
 
 def _report(options: Options) -> int:
+    from parsers.load import check_stdin
     from parsers.sources import head_compression, stdin_hint
     from tui.output import encoding_hint, piped_head, print_one_report, written
 
     if _stdout_closed():
         return 1
+    if options.log == "-":
+        # before the peek below, which on a terminal would wait for a line
+        check_stdin("journalctl -u cuzk | cuzk-tui - --report")
     head = piped_head(options)  # before the read: standard input is peeked at, not re-read
     if head is not None and head_compression(head) is not None:
         # compressed data read as text would be a report of nothing

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import math
-import os
 import signal
 import socket
 import sys
@@ -158,12 +157,7 @@ def open_source(log: str) -> Source:
     Raises: CuzkError: it cannot be followed.
     """
     if log == "-":
-        check_stdin()
-        if os.isatty(0):
-            raise CuzkError(
-                "- reads the log from standard input, which is the terminal "
-                "(try: journalctl -u cuzk -f | cuzk-tui - --serve-metrics ...)"
-            )
+        check_stdin("journalctl -u cuzk -f | cuzk-tui - --serve-metrics ...")
         return StreamSource(0, spool=False)
     path = check_log_path(log)
     if compression(path) is not None:

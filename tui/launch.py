@@ -41,13 +41,8 @@ SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not liv
 
 def _stdin_for_data() -> int:
     """Keep the piped standard input for the log; read the keys from the terminal."""
-    check_stdin()
+    check_stdin("journalctl -u cuzk -f | cuzk-tui -")
     data_fd = os.dup(0)
-    if os.isatty(data_fd):
-        os.close(data_fd)
-        raise CuzkError(
-            "- reads the log from standard input, which is the terminal (try: ... | cuzk-tui -)"
-        )
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:
