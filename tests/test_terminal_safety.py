@@ -375,7 +375,7 @@ def test_the_phase_glyphs_have_distinct_ascii_stand_ins_one_cell_each() -> None:
         "|",
         "+",
         "+",
-        ".",
+        "~",
         "~",
         "??",
         "",

@@ -58,7 +58,9 @@ _STAND_INS = {
     "–": "-",
     "—": "-",
     "−": "-",
-    "…": ".",  # one cell, as the ellipsis it stands for
+    # one cell, as the ellipsis it stands for: a name cut in the middle reads as cut
+    # (`curio-m~ed.log`), where `.` read as another name (`curio-m.ed.log`)
+    "…": "~",
     "·": ".",
     "•": "*",
     "≈": "~",
