@@ -459,3 +459,29 @@ def test_an_interval_whose_lock_line_was_lost_shows_no_wait_it_did_not_measure(
         rows = {int(r["index"]): r for r in csv.DictReader(f)}
     assert rows[int(placed[0])]["lock_wait_ms"] == rows[int(placed[0])]["pre_lock_ms"] == ""
     assert all(rows[int(i)]["pre_lock_ms"] not in ("", "0") for i in kept)
+
+
+def test_a_job_whose_id_is_the_search_is_found_first() -> None:
+    """`/ porep-1000-12` opened `ps-porep-1000-12-45196` (job 1 of 3): it started first,
+    and the matches went by time. The job whose id was typed whole comes first (case
+    aside), the others after it by time."""
+    lines = []
+    for t, job in (
+        (100, "ps-porep-1000-12-45196"),
+        (200, "porep-1000-12"),
+        (300, "porep-1000-120"),
+    ):
+        lines += [
+            f"TIMELINE,{t},SYNTH_START,{job},partition=0",
+            f"TIMELINE,{t + 10},SYNTH_END,{job},partition=0",
+            f"TIMELINE,{t + 20},GPU_START,{job},worker=0,partition=0",
+            f"TIMELINE,{t + 60},GPU_END,{job},worker=0,partition=0",
+        ]
+    model = build(("\n".join(lines) + "\n").encode())
+    for query in ("porep-1000-12", "PoRep-1000-12"):
+        assert [f.job for f in find_jobs(model, query)] == [
+            "porep-1000-12",
+            "ps-porep-1000-12-45196",
+            "porep-1000-120",
+        ]
+    assert find_jobs(model, "porep-1000")[0].job == "ps-porep-1000-12-45196"  # by time

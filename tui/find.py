@@ -34,7 +34,9 @@ GAP_KEYS = 9  # the proof view's first gaps open with the keys 1 … 9
 def find_jobs(model: LogModel, query: str) -> tuple[FoundJob, ...]:
     """The proofs whose job id starts with `query` or holds it (`porep` finds `ps-porep-…`;
     case aside), or, for a number, holds it as one of its numbers (a sector: `12` is not
-    `120`), by time: a job proved again after a restart is found once per run."""
+    `120`), by time: a job proved again after a restart is found once per run. A job whose
+    id is the query comes first (`porep-1000-12` before `ps-porep-1000-12-45196`, started
+    earlier)."""
     q = query.strip()
     if not q:
         return ()
@@ -46,8 +48,8 @@ def find_jobs(model: LogModel, query: str) -> tuple[FoundJob, ...]:
         digits = q.isdigit()
         if (job.startswith(folded) or q in _TOKEN.findall(p.job)) if digits else folded in job:
             first = p.first_synth_start if p.first_synth_start is not None else np.inf
-            matches.append((first, k, found_job(model, k)))
-    return tuple(found for _, _, found in sorted(matches))
+            matches.append((job != folded, first, k, found_job(model, k)))
+    return tuple(m[-1] for m in sorted(matches, key=lambda m: m[:3]))
 
 
 def proof_gaps(model: LogModel, found: FoundJob) -> list[int]:
