@@ -485,3 +485,38 @@ def test_a_job_whose_id_is_the_search_is_found_first() -> None:
             "porep-1000-120",
         ]
     assert find_jobs(model, "porep-1000")[0].job == "ps-porep-1000-12-45196"  # by time
+
+
+def test_the_proof_view_times_its_partitions_after_it_began() -> None:
+    """Hours into a log, the proof view's `synth at` and `GPU at` were the run's clock cut
+    to the minute: every row of a proof read `7h36m`. They are now the time after the proof
+    began (`+2.41s`), which its head gives to the millisecond, as are its gaps."""
+    from rich.console import Console
+
+    from parsers.durations import offset
+    from tui.find import describe_proof
+
+    hours = 7 * 3_600_000 + 36 * 60_000 + 10_677
+    lines = []
+    for p, (synth, gpu) in enumerate(((0, 35_200), (1_850, 40_800), (5_600, 36_600))):
+        s, g = hours + synth, hours + gpu
+        lines += [
+            f"TIMELINE,{s},SYNTH_START,porep-1000-7,partition={p}",
+            f"TIMELINE,{s + 30_000},SYNTH_END,porep-1000-7,partition={p}",
+            f"TIMELINE,{g},GPU_START,porep-1000-7,worker=0,partition={p}",
+            f"TIMELINE,{g + 3_500},GPU_END,porep-1000-7,worker=0,partition={p}",
+        ]
+    model = build(("\n".join(sorted(lines, key=lambda x: int(x.split(",")[1]))) + "\n").encode())
+    screen = Console(file=io.StringIO(), width=100)
+    screen.print(describe_proof(model, find_jobs(model, "porep-1000-7")[0]))
+    text = screen.file.getvalue()  # type: ignore[attr-defined]
+    assert f"begun at {offset(hours)}" in text and offset(hours) == "7h36m10.677s"
+    rows = [r.split() for r in text.splitlines() if r.split()[1:2] == ["w0"]]
+    assert [(r[3], r[6]) for r in rows] == [
+        ("+0ms", "+35.2s"),
+        ("+1.85s", "+40.8s"),
+        ("+5.60s", "+36.6s"),
+    ]
+    # the GPU idle between its partitions: after 36.6 + 3.5 s, before 40.8 s
+    assert "at +40.1s" in text
+    assert "7h36m " not in text

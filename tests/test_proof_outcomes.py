@@ -505,4 +505,4 @@ def test_the_proof_view_counts_a_cut_job_s_partitions_as_the_reports_do() -> Non
     screen = Console(file=io.StringIO(), width=120)
     screen.print(describe_proof(model, found_job(model, 0)))
     head = screen.file.getvalue().splitlines()[0]  # type: ignore[attr-defined]
-    assert "10 partitions  completed in" in head, head
+    assert "10 partitions  begun at 1.163s  completed in" in head, head

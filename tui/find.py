@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from parsers.durations import counted, duration
+from parsers.durations import counted, duration, offset
 from parsers.model import LogModel
 from parsers.proofs import FoundJob, failed_proofs, found_job, job_numbers, proof_of
 from parsers.sanitize import visible
@@ -86,12 +86,35 @@ def _proof_log(model: LogModel, k: int) -> str | None:
     return names[int(hosts[k])]
 
 
+def proof_origin(model: LogModel, parts: list[int]) -> float | None:
+    """When a proof's partitions began, on the run's clock: the first synthesis start, else
+    the first GPU start (a log begun mid-proof), else None."""
+    t = model.parts
+    rows = np.asarray(parts, dtype=np.int64)
+    for col in (t.synth_start, t.gpu_start):
+        known = col[rows][~np.isnan(col[rows])]
+        if len(known):
+            return float(known.min())
+    return None
+
+
+def _after(ms: float | None, origin: float | None) -> str:
+    """An instant as the time after the proof began (`+2.41s`): its partitions' times one
+    from the next, where the run's clock at hours in said each `7h36m`."""
+    if ms is None or origin is None:
+        return "—"
+    after = ms - origin  # a gap before it may begin before it: `-3.20s`
+    return ("+" if after >= 0 else "") + duration(after, "cell")
+
+
 def _parts_table(
     model: LogModel, parts: list[int], name_cells: int | None, own: bool = False
 ) -> Table:
-    """A proof's partitions, a row each (`name_cells`: a GPU's name cut to so many cells;
-    `own`: each GPU by its log's ordinal, as `_gpu_name`)."""
+    """A proof's partitions, a row each, their instants after the proof began
+    (`proof_origin`; `name_cells`: a GPU's name cut to so many cells; `own`: each GPU by its
+    log's ordinal, as `_gpu_name`)."""
     t = model.parts
+    origin = proof_origin(model, parts)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
     # one line per partition at 80 columns: short heads, values in table cells' six
     # characters (`duration(..., "cell")`), never wrapped mid-unit
@@ -136,10 +159,10 @@ def _parts_table(
             "—"
             if part.gpu is None
             else Text(_gpu_name(model, part.gpu, cells=name_cells, own=own)),
-            duration(part.synth_start, "cell", cut=True) if part.synth_start is not None else "—",
+            _after(part.synth_start, origin),
             synth,
             wait,
-            duration(part.gpu_start, "cell", cut=True) if part.gpu_start is not None else "—",
+            _after(part.gpu_start, origin),
             gpu_time,
             "—" if part.gpu_start is None else duration(part.phases_ms["kernel"], "cell"),
         )
@@ -164,6 +187,9 @@ def describe_proof(model: LogModel, found: FoundJob) -> Group:
     # as the proof table counts them: of a job of partitions, a record of none holds a
     # line cut before its partition (listed, not counted)
     head.append(f"{counted(proof.partitions, 'partition')}  ")
+    origin = proof_origin(model, parts)
+    if origin is not None:  # what the table's `+` times are after
+        head.append(f"{glued('begun at', offset(origin))}  ")
     if proof.completed and proof.first_synth_start is not None and proof.last_gpu_end is not None:
         span = proof.last_gpu_end - proof.first_synth_start
         head.append(f"completed in {duration(span)}", style="green")
@@ -193,7 +219,9 @@ def describe_proof(model: LogModel, found: FoundJob) -> Group:
         model.gpu_keys is not None and model.gpu_keys[table_[k].gpu].name == log for k in mine
     )
     # each column as wide as its widest cell: the rows line up whatever their words
-    starts = [duration(table_[k].start, cut=True) for k in mine]  # instants
+    # when, after the proof began, as the table's times (at hours in, the run's clock cut
+    # to the minute told one gap from the next no better than the table's rows)
+    starts = [_after(float(table_[k].start), origin) for k in mine]
     names = [_gpu_name(model, table_[k].gpu, "GPU ", own=own) for k in mine]
     at_cells = max(map(cell_len, starts), default=0)
     name_cells = max(map(cell_len, names), default=0)
