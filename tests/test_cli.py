@@ -118,6 +118,10 @@ def test_workers_per_gpu_splits_a_stderr_only_log(
         (["x.log", "--workers-per-gpu", "0"], "must be 1 or more"),
         (["x.log", "--workers-per-gpu", "-3"], "must be 1 or more: -3"),
         (["x.log", "--json"], "--json goes with --report"),
+        # options that did nothing where given, silently
+        (["x.log", "--top", "3"], "--top goes with --report"),
+        (["x.log", "--min-gap", "500", "--export-csv", "d"], "--min-gap goes with --report or"),
+        (["x.log", "--min-gap", "5", "--what-if", "gpu-workers=2"], "--min-gap goes with"),
         (["a.log", "b.log", "--name", "", "--name", "b"], "--name: give a name (it is empty)"),
         # --demo with --compare blamed logs that were not given
         (["--demo", "--compare", "a", "b"], "--demo shows the built-in log: not with --compare"),

@@ -520,3 +520,33 @@ def test_the_proof_view_times_its_partitions_after_it_began() -> None:
     # the GPU idle between its partitions: after 36.6 + 3.5 s, before 40.8 s
     assert "at +40.1s" in text
     assert "7h36m " not in text
+
+
+async def test_min_gap_is_the_threshold_the_viewer_opens_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`cuzk-tui LOG --min-gap 500` opened with every gap (`gaps ≥ 0 ms`), the option
+    silently ignored: it is the threshold the Gantt opens at, which `n` and the status
+    line keep to."""
+    from tui import launch
+    from tui.options import options_of, parse_args
+
+    opened: list[int] = []
+    monkeypatch.setattr(launch, "find_terminal", lambda *_: None)
+    monkeypatch.setattr(CuzkApp, "run", lambda self, *_, **__: opened.append(self.min_gap_ms))
+    log = str(SAMPLES / "curio-mixed.log")
+    assert launch.run_app(options_of(parse_args([log, "--min-gap", "500"]))) == 0
+    assert opened == [500]
+    app, model = app_for("curio-mixed")
+    app.min_gap_ms = 5000
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.gantt.threshold_ms == 5000
+        assert "gaps ≥ 5.00 s: " in str(app.query_one("#status", Static).content)
+        seen = set()
+        for _ in range(4):
+            await pilot.press("n")
+            assert app.gantt.selected is not None
+            seen.add(app.gantt.selected)
+        durations = model.gaps.duration
+        assert seen and all(durations[k] >= 5000 for k in seen)
+        assert (durations < 5000).any()  # shorter gaps were passed over

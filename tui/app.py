@@ -252,6 +252,7 @@ class CuzkApp(App[None]):
         self.loading: float | None = 0.0 if live is not None else None
         self.input_ended = live is None
         self.replay_speed: float | None = None  # --replay: the log is played, not followed
+        self.min_gap_ms = 0  # --min-gap: the gap threshold the Gantt opens at
         self.events_at_pause: int | None = None
         self.updates = 0  # models shown so far (tests and benchmarks read it)
         self.show_breakdown = True
@@ -301,6 +302,7 @@ class CuzkApp(App[None]):
             gantt = GanttView(
                 self.model, live=self.live is not None and self.live.follow, id="gantt"
             )
+            gantt.threshold_ms = self.min_gap_ms
             if self.palette != "default":
                 gantt.add_class(f"-{self.palette}")
             yield gantt

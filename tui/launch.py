@@ -199,6 +199,7 @@ def run_app(args: Options, modes: Modes | None = None) -> int:
             app.encoding_hint = file_hint(Path(args.log))
             app.replay_speed = args.replay  # the header says the log is played
         app.inputs = _inputs(args, reader)
+        app.min_gap_ms = args.min_gap
         ending.app = app
         app.run()
     finally:
@@ -235,6 +236,7 @@ def run_static(
     )
     app.status = note + (" · c: the comparison" if compared is not None else "")
     app.inputs = tuple(STDIN if x == "-" else Path(x) for x in args.compare or args.logs)
+    app.min_gap_ms = args.min_gap
     ending = _Ending()
     ending.app = app
     previous = {sig: signal.signal(sig, ending) for sig in ENDING_SIGNALS}

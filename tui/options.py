@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 GLOB_CHARS = set("*?[")
 # `--compare LOG:N`: run N (from 1) of a log whose daemon restarted
 RUN_SUFFIX = re.compile(r"^(.+):(-?[0-9]+)$")
+TOP_GAPS = 10  # the largest gaps the text report lists, unless --top says
 
 
 class _Parser(argparse.ArgumentParser):
@@ -170,15 +171,16 @@ def make_parser() -> argparse.ArgumentParser:
         metavar="MS",
         help=(
             "with --report: list only gaps of at least MS milliseconds (the summary counts "
-            "all; the exports hold every gap)"
+            "all; the exports hold every gap); in the viewer, the gap threshold it opens at "
+            "(n, N and the gap list step through gaps at or above it; ] and [ move it)"
         ),
     )
     p.add_argument(
         "--top",
         type=non_negative_int,
-        default=10,
+        default=None,
         metavar="N",
-        help="how many of the largest gaps the text report lists (default 10)",
+        help=f"with --report: how many of the largest gaps it lists (default {TOP_GAPS})",
     )
     p.add_argument(
         "--workers-per-gpu",
@@ -434,6 +436,12 @@ def options_of(ns: argparse.Namespace) -> Options:
         )
     exporting = ns.export_trace is not None or ns.export_csv is not None
     check_window(ns.time_from, ns.time_to, exporting)
+    # what lists gaps: the text report (its largest ones) and the viewer (those at or above
+    # its threshold, which --min-gap opens at); given elsewhere they would do nothing
+    if ns.top is not None and not ns.report:
+        raise OptionError("--top goes with --report (how many of the largest gaps it lists)")
+    if ns.min_gap and not ns.report and (exporting or ns.what_if or ns.serve_metrics is not None):
+        raise OptionError("--min-gap goes with --report or the viewer (an export holds every gap)")
     if ns.serve_metrics is not None:
         check_serving(ns, read, exporting)
     if compare is None:
@@ -476,7 +484,7 @@ def options_of(ns: argparse.Namespace) -> Options:
         report=ns.report,
         json=ns.json,
         min_gap=ns.min_gap,
-        top=ns.top,
+        top=TOP_GAPS if ns.top is None else ns.top,
         workers_per_gpu=ns.workers_per_gpu,
         no_follow=ns.no_follow,
         palette=ns.palette,
