@@ -552,6 +552,14 @@ async def test_a_match_far_along_a_long_line_is_brought_into_view(tmp_path: Path
         assert lines.cursor == total - 3 and lines.x > 0
         assert "FAR_MARK here" in _numbered(app, total - 3)
         assert screen.said == f"/FAR_MARK: line {total - 3:,}"
+        # a `:` jump shows the lines from their start: scrolled sideways still, the line
+        # jumped to showed blank or cut at the left
+        await pilot.press("colon", *"5", "enter")
+        await _settle(pilot)
+        assert lines.cursor == 5 and lines.x == 0
+        await pilot.press("end", "slash", *"FAR_MARK", "enter")
+        await _settle(pilot)
+        assert lines.cursor == total - 3 and lines.x > 0
         await pilot.press("slash", *"NEAR_MARK", "enter")
         await _settle(pilot)
         assert lines.cursor == total - 2 and lines.x == 0

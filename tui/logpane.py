@@ -404,7 +404,9 @@ class LogPaneScreen(SafeModal[None]):
 
     def jump(self, text: str) -> None:
         """`:` and a line number, or a time as the viewer writes it: its first TIMELINE
-        line at or after that time."""
+        line at or after that time; the lines shown from their start (a search may have
+        scrolled them sideways, past where the line jumped to begins)."""
+        self.lines.x = 0
         if text.isascii() and text.isdigit():  # `²` and `٣` are digits to str.isdigit
             number = int(text)
             if not self.lines.total:
