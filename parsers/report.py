@@ -217,7 +217,13 @@ def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
     return out
 
 
-GAP_ROWS_PER_PIECE = 4096
+# Rows of the gap and proof lists written per piece: a piece of ~1,000 rows (~270 kB of
+# gaps) is made, copied into a str and written while it is still in the CPU's cache, in
+# memory the allocator hands out again; a piece of megabytes is fresh pages each time (the
+# 252 MB log's lists, 9 MB of text, written 16 -> 13 ms with gap pieces of 4,096 -> 1,024
+# rows; its proofs 7.1 -> 2.4 ms in pieces, not one)
+GAP_ROWS_PER_PIECE = 1024
+PROOF_ROWS_PER_PIECE = 1024
 
 
 def gaps_json(gaps: GapTable) -> Iterator[str]:
@@ -246,26 +252,30 @@ def gaps_json(gaps: GapTable) -> Iterator[str]:
     yield "]"
 
 
-def proofs_json(model: LogModel) -> str:
-    """The report's `proofs` list as compact JSON text, exactly as `json.dumps` writes its
-    dicts (ensure_ascii): the core writes it from the proofs' columns."""
+def proofs_json(model: LogModel) -> Iterator[str]:
+    """The report's `proofs` list as compact JSON text, in pieces, exactly as `json.dumps`
+    writes its dicts (ensure_ascii): the core writes it from the proofs' columns."""
     t = ProofTable.of(model.proofs)
     failed = failed_proofs(model)
     log, logs = _proof_logs(model)
-    rows = _core.proof_rows_json(
-        t.job,
-        t.kind,
-        t.partitions,
-        t.first,
-        t.last,
-        t.completed,
-        failed,
-        t.jobs,
-        t.kinds,
-        log,
-        logs,
-    )
-    return "[" + rows + "]"
+    yield "["
+    for lo in range(0, len(t.job), PROOF_ROWS_PER_PIECE):
+        part = slice(lo, lo + PROOF_ROWS_PER_PIECE)
+        rows = _core.proof_rows_json(
+            t.job[part],
+            t.kind[part],
+            t.partitions[part],
+            t.first[part],
+            t.last[part],
+            t.completed[part],
+            failed[part],
+            t.jobs,
+            t.kinds,
+            None if log is None else log[part],
+            logs,
+        )
+        yield (", " if lo else "") + rows
+    yield "]"
 
 
 def _proof_logs(model: LogModel) -> tuple[npt.NDArray[np.int32] | None, list[str]]:
@@ -288,7 +298,7 @@ def report_json_pieces(model: LogModel, min_gap_ms: int = 0) -> Iterator[str]:
         elif key == "proofs" and model.traced_jobs:
             yield json.dumps(traced_dicts(model), ensure_ascii=True)  # a few: Python writes them
         elif key == "proofs":
-            yield proofs_json(model)
+            yield from proofs_json(model)
         else:
             yield json.dumps(value, ensure_ascii=True)
     yield "}"
