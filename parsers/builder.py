@@ -339,7 +339,8 @@ class LogBuilder(Run):
     def line_facts(self) -> LineFacts:
         """What the core noted of the log's physical lines so far (CPU path figures, line
         starts): the figures read since the last call are fetched, not all of them."""
-        self._cpu.extend(*self._core.cpu_lines(self._cpu.count))
+        # the records handed over (`build(release=True)`): nothing more is read
+        self._cpu.extend(*self._core.cpu_lines(self._cpu.count), final=self._final is not None)
         lines, offsets, read, signature = self._core.line_index()
         starts = LineStarts(tuple(lines.tolist()), tuple(offsets.tolist()), read, signature)
         return LineFacts(self._cpu.figures(), starts)

@@ -235,3 +235,24 @@ def test_cpu_figures_that_come_after_a_long_read_are_not_copied_with_it() -> Non
     assert len(shown) == n and len(now) == n + 2
     assert np.shares_memory(shown.line, now.line) and np.shares_memory(shown.value, now.value)
     assert now.line[-2:].tolist() == [n + 1, n + 2] and shown.line[-1] == n
+
+
+def test_the_figures_of_a_log_read_once_are_held_as_given() -> None:
+    """A log read once (the report) has all its figures at once: they are held as the core
+    made them, not copied into room for more, and read as figures copied would be."""
+    n = 1_000
+    line = np.arange(1, n + 1, dtype=np.int64)
+    line[[3, 4]] = line[[4, 3]]  # a line cut by another, read once rejoined
+    kind, value, run = np.zeros(n, np.int8), np.arange(n, dtype=np.int64), np.zeros(n, np.int32)
+    held, copied = CpuLines(), CpuLines()
+    held.extend(line, kind, value, run, final=True)
+    copied.extend(line.copy(), kind.copy(), value.copy(), run.copy())
+    a, b = held.figures(), copied.figures()
+    assert len(a) == len(b) == n
+    for x, y in ((a.line, b.line), (a.kind, b.kind), (a.value, b.value), (a.run, b.run)):
+        assert np.array_equal(x, y)
+    assert held.medians(n) == copied.medians(n)
+    # in line order, they are the very arrays given
+    ordered = CpuLines()
+    ordered.extend(np.arange(1, n + 1, dtype=np.int64), kind, value, run, final=True)
+    assert np.shares_memory(ordered.figures().value, value)
