@@ -246,7 +246,10 @@ def _gap_figures(
         ("p99", a.p99_ms, b.p99_ms),
         ("max", a.max_ms, b.max_ms),
     ):
-        out.append(Figure(section, name, "ms", x, y, _ms_noise(x), "lower"))
+        # a section with no gap has no mean or percentile: no figure, not 0 ms
+        before, after = a.of_some(x), b.of_some(y)
+        noise = None if before is None else _ms_noise(before)
+        out.append(Figure(section, name, "ms", before, after, noise, "lower"))
     for name, x, y in (
         ("under 50 ms", a.under_50, b.under_50),
         ("50–500 ms", a.from_50_to_500, b.from_50_to_500),

@@ -1118,6 +1118,12 @@ class GapStats:
     from_50_to_500: int
     over_500: int
 
+    def of_some(self, ms: float) -> float | None:
+        """`ms`, one of the figures of the gaps themselves (the mean, a percentile, the
+        longest), or None where there is no gap: a figure of none, `–` (the count and the
+        total are 0)."""
+        return ms if self.count else None
+
     @staticmethod
     def of(durations: list[int] | I64) -> GapStats:
         """Compute the statistics of `durations` (ms)."""

@@ -278,6 +278,11 @@ def proofs_json(model: LogModel) -> Iterator[str]:
     yield "]"
 
 
+def _rounded_ms(ms: float | None) -> float | None:
+    """A figure in ms to the µs, or null."""
+    return None if ms is None else round(ms, 3)
+
+
 def _proof_logs(model: LogModel) -> tuple[npt.NDArray[np.int32] | None, list[str]]:
     """Of several logs, the log each proof is from (an index into the names), and their
     names; of one, (None, [])."""
@@ -412,11 +417,12 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
             "last_run": _last_run(model, failed),
             "gap_count": s.gaps.count,
             "gap_total_ms": s.gaps.total_ms,
-            "gap_max_ms": s.gaps.max_ms,
-            "gap_mean_ms": round(s.gaps.mean_ms, 3),
-            "gap_p50_ms": round(s.gaps.p50_ms, 3),
-            "gap_p90_ms": round(s.gaps.p90_ms, 3),
-            "gap_p99_ms": round(s.gaps.p99_ms, 3),
+            # the gaps' own figures: null where there is none (the count and total are 0)
+            "gap_max_ms": s.gaps.max_ms if s.gaps.count else None,
+            "gap_mean_ms": _rounded_ms(s.gaps.of_some(s.gaps.mean_ms)),
+            "gap_p50_ms": _rounded_ms(s.gaps.of_some(s.gaps.p50_ms)),
+            "gap_p90_ms": _rounded_ms(s.gaps.of_some(s.gaps.p90_ms)),
+            "gap_p99_ms": _rounded_ms(s.gaps.of_some(s.gaps.p99_ms)),
             "gap_histogram": {
                 "<50ms": s.gaps.under_50,
                 "50-500ms": s.gaps.from_50_to_500,

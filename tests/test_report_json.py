@@ -384,3 +384,38 @@ def test_a_gpu_whose_intervals_all_run_has_no_share_of_a_span_it_does_not_have()
     line = " ".join(next(r for r in header.splitlines() if r.startswith("GPU3")).split())
     assert "TIMELINE –" in line and "kernel –" in line and "idle – in 0 gaps" in line
     assert "0.0" not in line
+
+
+def test_the_figures_of_no_gap_are_none_not_0_ms() -> None:
+    """A run whose GPU never idled (or a section of no gap: `dispatch 0`) had a mean, a
+    longest and percentiles of `0ms` in the report's gap table and `0.0` in the JSON, and
+    --compare judged a mean going from 0 ms to 3 s: a figure of no gap is `–`, null, and no
+    figure to compare."""
+    from rich.console import Console
+
+    from parsers.compare import compare
+    from tui.report import gap_stats_table
+
+    one = (
+        "TIMELINE,0,GPU_START,a,worker=0,partition=0\nTIMELINE,100,GPU_END,a,worker=0,partition=0\n"
+    )
+    model = build(one.encode())
+    assert model.summary.gaps.count == 0
+    s = report_dict(model)["summary"]
+    assert s["gap_count"] == 0 and s["gap_total_ms"] == 0
+    for key in ("gap_max_ms", "gap_mean_ms", "gap_p50_ms", "gap_p90_ms", "gap_p99_ms"):
+        assert s[key] is None, key
+    console = Console(width=100, record=True, color_system=None)
+    console.print(gap_stats_table(model.gaps, model.summary.gaps))
+    row = next(r.split() for r in console.export_text().splitlines() if r.split()[:1] == ["all"])
+    assert row[:8] == ["all", "0", "0ms", "–", "–", "–", "–", "–"]
+    two = build(
+        (
+            one + "TIMELINE,3100,GPU_START,b,worker=0,partition=0\n"
+            "TIMELINE,3200,GPU_END,b,worker=0,partition=0\n"
+        ).encode()
+    )
+    assert two.summary.gaps.count == 1
+    means = [f for f in compare(model, two) if f.section == "gaps" and f.name == "mean"]
+    assert len(means) == 1 and means[0].before is None and means[0].after == 3000
+    assert not means[0].moved

@@ -91,11 +91,11 @@ def _stats_row(name: str, st: GapStats, widths: Sequence[int]) -> list[str]:
         name,
         str(st.count),
         duration(st.total_ms, "cell"),
-        duration(st.mean_ms, "cell"),
-        duration(st.max_ms, "cell"),
-        duration(st.p50_ms, "cell"),
-        duration(st.p90_ms, "cell"),
-        duration(st.p99_ms, "cell"),
+        # the gaps' own figures: `–` where there is none
+        *(
+            "–" if ms is None else duration(ms, "cell")
+            for ms in map(st.of_some, (st.mean_ms, st.max_ms, st.p50_ms, st.p90_ms, st.p99_ms))
+        ),
         "|".join(f"{n:>{w}}" for n, w in zip(_by_size(st), widths, strict=True)),
     ]
 
