@@ -1020,7 +1020,7 @@ def test_a_report_of_several_logs_says_which_clock_each_section_times_by(
     assert len(banners) == 3
     for banner, host in zip(banners, doc["hosts"], strict=False):
         off = host["offset_ms"]
-        said = f"+{offset(off)} on the all-hosts clock" if off else "as on the all-hosts clock"
+        said = f"({'-' if off < 0 else '+'}{offset(abs(off))} on the all-hosts clock)"
         assert banner.startswith(f"━━ host {host['name']}: times on its own clock"), banner
         assert said in banner, banner
     assert any(h["offset_ms"] for h in doc["hosts"])  # the clocks do differ here

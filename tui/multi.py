@@ -290,7 +290,8 @@ def clock_words(host: Host) -> str:
     section's clock is from it, to the millisecond (one gap has a time in each; they
     differ by this)."""
     if not host.offset_ms:
-        return f"times on its own clock, as on {ALL_HOSTS_CLOCK}"
+        # the same formula, not `as on it`, which read as no offset given
+        return f"times on its own clock (+{offset(0)} on {ALL_HOSTS_CLOCK})"
     sign = "+" if host.offset_ms > 0 else "-"
     return f"times on its own clock ({sign}{offset(abs(host.offset_ms))} on {ALL_HOSTS_CLOCK})"
 
