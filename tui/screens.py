@@ -297,6 +297,8 @@ def help_text() -> Group:
     phases = "  ".join(f"{PHASE_GLYPHS[p]} {PHASE_NAMES[p]}" for p in PHASE_GLYPHS)
     glyphs.append(f"worker lanes: {phases}\n")
     glyphs.append(
+        "a worker's overlapping intervals (a prove begun before the last ended): a second "
+        "row, w0'1\n"
         f"busy lane: █ busy all the cell, ▁…▇ as high as the busy share, {GAP_GLYPH} idle "
         "(red: a gap at or above the threshold takes half the cell or more)\n"
         "kernel lane: ▁…█ how full of kernels; synthesis: ▁…█ partitions in synthesis\n"
