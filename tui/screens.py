@@ -310,6 +310,8 @@ def help_text() -> Group:
     )
     glyphs.append("\nWhat each percentage is a share of\n", style="bold")
     glyphs.append(
+        "header: proofs completed/started (failed), s/proof the run's span per completed "
+        "proof\n"
         "of span: TIMELINE (time inside GPU intervals) and kernel (time kernels ran), each of "
         "the GPU's span, its first GPU_START to its last GPU_END\n"
         "busy: each phase's share of the GPU's TIMELINE busy time, each instant given to one "
