@@ -367,7 +367,7 @@ async def test_paging_reaches_the_last_line_and_home_the_first(tmp_path: Path) -
         await _settle(pilot)
         assert pages >= total // lines.rows_in_view - 1
         last = path.read_bytes().split(b"\n")[total - 1]
-        assert _numbered(app, total).startswith(f"{total} ")
+        assert _numbered(app, total).startswith(f" {total} ")  # a space from the border
         assert re.sub(rb"\x1b\[[0-9;]*m", b"", last)[:40].decode() in _numbered(app, total)
         await pilot.press("home")
         await _settle(pilot)
@@ -613,7 +613,7 @@ async def test_colon_goes_to_a_line_and_to_a_time() -> None:
         assert isinstance(screen, LogPaneScreen)
         lines = screen.query_one(LogLines)
         assert lines.cursor == 500
-        assert _numbered(app, 500).startswith("500 ")
+        assert _numbered(app, 500).startswith(" 500 ")
         # 12.5s: the first GPU_START or GPU_END at or after 12 500 ms on the log's clock
         t = model.parts
         stamps = [

@@ -256,8 +256,9 @@ class LogLines(ScrollView, can_focus=True):
 
     @property
     def _gutter(self) -> int:
-        """The columns of the line numbers (and the space after them)."""
-        return len(str(self.total)) + 1
+        """The columns of the line numbers, a space before them (the widest touched the
+        pane's border: `│3296997 TIMELINE…`) and one after."""
+        return len(str(self.total)) + 2
 
     @staticmethod
     def _text(row: RawLine) -> Text:
