@@ -277,8 +277,9 @@ def _lock_share(model: LogModel, g: GpuStats) -> float | None:
 
 def _share(b: Breakdown, g: GpuStats, phase: Phase) -> float | None:
     """`phase`'s share of `g`'s busy time in points; None where its engine does not measure
-    it."""
-    return None if phase in unmeasured_phases(g) else 100 * b.share(phase)
+    it, or nothing was busy."""
+    share = b.share_shown(phase)
+    return None if phase in unmeasured_phases(g) or share is None else 100 * share
 
 
 def _estimate_range(g: GpuStats) -> tuple[float, float] | None:
@@ -418,8 +419,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 section,
                 f"{PHASE_NAMES[Phase.UNKNOWN]} % of busy",
                 "%",
-                100 * ba.share(Phase.UNKNOWN),
-                100 * bb.share(Phase.UNKNOWN),
+                _share(ba, ga, Phase.UNKNOWN),
+                _share(bb, gb, Phase.UNKNOWN),
                 max(NOISE_POINTS, kernel_widths if Phase.UNKNOWN in taken else 0.0),
                 "",
             )

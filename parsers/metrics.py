@@ -196,9 +196,10 @@ def figures_of(model: LogModel, quiet_ms: float = 0.0) -> Figures:
     for g in model.gpus:
         gpu = model.gpu_ordinal(g.gpu)
         lo, hi = g.kernel_util_range
-        # a GPU with no completed interval (no span) has no utilization yet: no gauge (the
-        # JSON's 0 drew a drop to 0 % after every rotation)
-        if g.span is not None and (g.gpu not in keys or keys[g.gpu].host == last):
+        # a GPU whose span has no length (no completed interval yet, or one of 0 ms) has no
+        # utilization: no gauge (a 0 drew a drop to 0 % after every rotation), as the JSON's
+        # null
+        if g.spanned and (g.gpu not in keys or keys[g.gpu].host == last):
             latest[gpu] = GpuGauges(
                 gpu,
                 round(g.timeline_util, 6),

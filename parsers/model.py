@@ -1158,6 +1158,11 @@ class Breakdown:
         """The phase's share of the busy time (0 when nothing was busy)."""
         return self.phase_ms.get(phase, 0.0) / self.busy_ms if self.busy_ms else 0.0
 
+    def share_shown(self, phase: Phase) -> float | None:
+        """`share`, or None when nothing was busy: a share of nothing is no figure (`–`,
+        nothing to compare), not 0 % of every phase."""
+        return self.share(phase) if self.busy_ms else None
+
 
 # what a Summary of several logs is of (`Summary.merged`)
 MERGED_RUNS = "runs"  # the runs of one log whose daemon restarted

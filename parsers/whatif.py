@@ -155,6 +155,9 @@ class GpuFigures:
     # the log's own kernel figure, where the log leaves it an estimate: the range it allows
     # (docs/analysis.md#kernel_util_range); the baseline's only
     kernel_log_range: tuple[float, float] | None = None
+    # the log gives the GPU a span (False: its intervals all ran when it ended, the
+    # baseline's only): its shares of span are no figures, `–` and null as in the report
+    spanned: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +165,8 @@ class Figures:
     s_per_proof: float
     gpus: tuple[GpuFigures, ...]
     s_range: tuple[float, float] | None = None
+    # a rate (False: the log completed no proof, the baseline's only): s/proof is `–`, null
+    rated: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,10 +281,14 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
                 label(g.gpu),
                 g.timeline_util,
                 g.kernel_util,
-                kernel_log_range=g.kernel_util_range if g.kernel_is_estimate else None,
+                kernel_log_range=(
+                    g.kernel_util_range if g.kernel_is_estimate and g.spanned else None
+                ),
+                spanned=g.spanned,
             )
             for g in model.gpus
         ),
+        rated=model.summary.rate is not None,
     )
 
     def cannot(
@@ -339,6 +348,7 @@ def predict(model: LogModel, changes: tuple[Change, ...], seed: int = 0) -> Pred
         (
             max(abs(a.timeline_util - b.timeline_util), abs(a.kernel_util - b.kernel_util))
             for a, b in zip(replayed.gpus, baseline.gpus, strict=False)
+            if b.spanned
         ),
         default=0.0,
     )
@@ -466,8 +476,8 @@ def _gpu_dicts(figures: Figures) -> list[dict[str, Any]]:
     for g in figures.gpus:
         d: dict[str, Any] = {
             "gpu": g.gpu,
-            "timeline_util": round(g.timeline_util, 6),
-            "kernel_util": round(g.kernel_util, 6),
+            "timeline_util": round(g.timeline_util, 6) if g.spanned else None,
+            "kernel_util": round(g.kernel_util, 6) if g.spanned else None,
         }
         if g.timeline_range is not None and g.kernel_range is not None:
             d["timeline_util_range"] = [round(x, 6) for x in g.timeline_range]
@@ -481,7 +491,7 @@ def _gpu_dicts(figures: Figures) -> list[dict[str, Any]]:
 def _figures_dict(figures: Figures | None) -> dict[str, Any] | None:
     if figures is None:
         return None
-    d: dict[str, Any] = {"s_per_proof": round(figures.s_per_proof, 6)}
+    d: dict[str, Any] = {"s_per_proof": round(figures.s_per_proof, 6) if figures.rated else None}
     if figures.s_range is not None:
         d["s_per_proof_range"] = [round(x, 6) for x in figures.s_range]
     d["gpus"] = _gpu_dicts(figures)
@@ -555,14 +565,15 @@ def prediction_text(p: Prediction, width: int = 80) -> str:
     # the columns there are figures for (nothing replayed where nothing would change)
     head = f"{'':<22}{'log':>10}" + (f"{'replayed':>11}" if rep is not None else "")
     lines.append(head + (f"{'predicted':>11}  range" if pred is not None else ""))
-    s = f"{'s/proof':<22}{p.baseline.s_per_proof:>10.2f}"
+    logged_rate = f"{p.baseline.s_per_proof:.2f}" if p.baseline.rated else "–"
+    s = f"{'s/proof':<22}{logged_rate:>10}"
     s += f"{rep.s_per_proof:>11.2f}" if rep is not None else ""
     if pred is not None and pred.s_range is not None:
         s += f"{pred.s_per_proof:>11.2f}  {_range_text(*pred.s_range, 2)}"
     lines.append(s.rstrip())
     for k, g in enumerate(p.baseline.gpus):
         for what_util, key in (("TIMELINE", "timeline"), ("kernel", "kernel")):
-            logged = _pct(getattr(g, key + "_util"))
+            logged = _pct(getattr(g, key + "_util")) if g.spanned else "–"
             if key == "kernel" and g.kernel_log_range is not None:
                 logged = estimate_mid(g.kernel_util, *g.kernel_log_range)  # as the note says
             row = f"{g.label + ' ' + what_util:<22}{logged:>10}"

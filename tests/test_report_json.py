@@ -4,6 +4,7 @@ report's dict: on every sample, on simulated runs, with filtered gaps and odd jo
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -419,3 +420,37 @@ def test_the_figures_of_no_gap_are_none_not_0_ms() -> None:
     means = [f for f in compare(model, two) if f.section == "gaps" and f.name == "mean"]
     assert len(means) == 1 and means[0].before is None and means[0].after == 3000
     assert not means[0].moved
+
+
+def test_a_gpu_with_no_span_is_no_figure_in_compare_what_if_and_metrics() -> None:
+    """After the report and the JSON said `–`/null for a GPU whose intervals all ran, the
+    other outputs still said 0: --compare's shares of its busy time (0.0 % → 55.0 %, judged
+    better), --what-if's baseline (0.0 %, s/proof 0.00) and the metrics' gauges of a GPU
+    whose one interval lasted 0 ms."""
+    from parsers.compare import compare
+    from parsers.metrics import figures_of
+    from parsers.whatif import predict, prediction_dict, prediction_text
+
+    lines = (Path(__file__).parent / "samples" / "journal-2gpu.log").read_bytes()
+    whole = lines.splitlines(keepends=True)
+    cut, full = build(b"".join(whole[:94])), build(lines)
+    running = next(g.gpu for g in cut.gpus if g.span is None)
+    moved = [f for f in compare(cut, full) if f.section == f"GPU{running}"]
+    shares = [f for f in moved if f.name.endswith("% of busy")]
+    assert shares and all(f.before is None and not f.moved for f in shares)
+    doc = prediction_dict(predict(cut, ()))
+    assert doc["baseline"]["s_per_proof"] is None
+    base = {g["gpu"]: g for g in doc["baseline"]["gpus"]}
+    assert base[running]["timeline_util"] is None and base[running]["kernel_util"] is None
+    text = prediction_text(predict(cut, ()))
+    assert re.search(rf"GPU{running} TIMELINE +–", text) and re.search(r"s/proof +–", text)
+    zero = build(
+        b"TIMELINE,0,GPU_START,a,worker=0,partition=0\n"
+        b"TIMELINE,0,GPU_END,a,worker=0,partition=0\n"
+        b"TIMELINE,5,GPU_START,b,worker=1,partition=0\n"
+        b"TIMELINE,900,GPU_END,b,worker=1,partition=0\n",
+        workers_per_gpu=1,
+    )
+    assert [g.span_ms for g in zero.gpus] == [0, 895]
+    gauges = figures_of(zero).gpus
+    assert [g.gpu for g in gauges] == [1]

@@ -368,8 +368,8 @@ def busy_split_table(model: LogModel) -> RenderableType:
 
     def cell(g: GpuStats, phase: Phase) -> str:
         b = split[g.gpu]
-        if phase in unmeasured_phases(g):
-            return "–"
+        if phase in unmeasured_phases(g) or not b.busy_ms:
+            return "–"  # not measured, or a share of no busy time
         about = "≈" if phase in inferred_phases(g, unprinted) else ""
         return f"{about}{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
 
