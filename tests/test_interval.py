@@ -550,3 +550,29 @@ async def test_min_gap_is_the_threshold_the_viewer_opens_at(
         durations = model.gaps.duration
         assert seen and all(durations[k] >= 5000 for k in seen)
         assert (durations < 5000).any()  # shorter gaps were passed over
+
+
+def test_a_proof_begun_before_the_log_is_timed_from_its_first_seen_start() -> None:
+    """In a log begun mid-proof, one partition on a GPU before another's synthesis is seen:
+    the proof began at the first start of either kind, and no partition's time reads as
+    before it (`GPU at -4.00s` under `begun at 5.000s`)."""
+    from rich.console import Console
+
+    from tui.find import describe_proof
+
+    lines = [
+        "TIMELINE,1000,GPU_START,porep-1000-7,worker=0,partition=0",
+        "TIMELINE,4000,GPU_END,porep-1000-7,worker=0,partition=0",
+        "TIMELINE,5000,SYNTH_START,porep-1000-7,partition=1",
+        "TIMELINE,8000,SYNTH_END,porep-1000-7,partition=1",
+        "TIMELINE,9000,GPU_START,porep-1000-7,worker=0,partition=1",
+        "TIMELINE,12000,GPU_END,porep-1000-7,worker=0,partition=1",
+    ]
+    model = build(("\n".join(lines) + "\n").encode())
+    screen = Console(file=io.StringIO(), width=100)
+    screen.print(describe_proof(model, find_jobs(model, "porep-1000-7")[0]))
+    text = screen.file.getvalue()  # type: ignore[attr-defined]
+    assert "begun at 1.000s" in text
+    rows = [r.split() for r in text.splitlines() if r.split()[1:2] == ["w0"]]
+    assert [(r[3], r[6]) for r in rows] == [("—", "+0ms"), ("+4.00s", "+8.00s")]
+    assert "at +3.00s" in text and "-" not in "".join(r[6] for r in rows)

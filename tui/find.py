@@ -87,15 +87,14 @@ def _proof_log(model: LogModel, k: int) -> str | None:
 
 
 def proof_origin(model: LogModel, parts: list[int]) -> float | None:
-    """When a proof's partitions began, on the run's clock: the first synthesis start, else
-    the first GPU start (a log begun mid-proof), else None."""
+    """When a proof's partitions began, on the run's clock: the first of their synthesis
+    and GPU starts (in a log begun mid-proof, a partition may be on a GPU before another's
+    synthesis is seen), else None: no partition's time is before it."""
     t = model.parts
     rows = np.asarray(parts, dtype=np.int64)
-    for col in (t.synth_start, t.gpu_start):
-        known = col[rows][~np.isnan(col[rows])]
-        if len(known):
-            return float(known.min())
-    return None
+    starts = np.concatenate((t.take("synth_start", rows), t.take("gpu_start", rows)))
+    known = starts[~np.isnan(starts)]
+    return float(known.min()) if len(known) else None
 
 
 def _after(ms: float | None, origin: float | None) -> str:
@@ -104,7 +103,8 @@ def _after(ms: float | None, origin: float | None) -> str:
     if ms is None or origin is None:
         return "—"
     after = ms - origin  # a gap before it may begin before it: `-3.20s`
-    return ("+" if after >= 0 else "") + duration(after, "cell")
+    shown = duration(abs(after), "cell")
+    return ("-" if after < 0 and shown != duration(0, "cell") else "+") + shown
 
 
 def _parts_table(
