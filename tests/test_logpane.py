@@ -554,6 +554,10 @@ async def test_a_match_far_along_a_long_line_is_brought_into_view(tmp_path: Path
         assert screen.said == f"/FAR_MARK: line {total - 3:,}"
         # a `:` jump shows the lines from their start: scrolled sideways still, the line
         # jumped to showed blank or cut at the left
+        side = lines.x
+        await pilot.press("colon", *"zz", "enter")  # no such line or time: nothing moves
+        await _settle(pilot)
+        assert lines.cursor == total - 3 and lines.x == side
         await pilot.press("colon", *"5", "enter")
         await _settle(pilot)
         assert lines.cursor == 5 and lines.x == 0

@@ -405,12 +405,13 @@ class LogPaneScreen(SafeModal[None]):
     def jump(self, text: str) -> None:
         """`:` and a line number, or a time as the viewer writes it: its first TIMELINE
         line at or after that time; the lines shown from their start (a search may have
-        scrolled them sideways, past where the line jumped to begins)."""
-        self.lines.x = 0
+        scrolled them sideways, past where the line jumped to begins; a jump that goes
+        nowhere leaves them as they are)."""
         if text.isascii() and text.isdigit():  # `²` and `٣` are digits to str.isdigit
             number = int(text)
             if not self.lines.total:
                 return
+            self.lines.x = 0
             self.lines.go_to(number, centre=True)
             past = " (the last)" if number > self.lines.total else ""
             self.say(f"line {self.lines.cursor:,}{past}")
@@ -424,6 +425,7 @@ class LogPaneScreen(SafeModal[None]):
         if line is None:
             self.say(f":{text}: no GPU_START or GPU_END line at or after it")
             return
+        self.lines.x = 0
         self.lines.go_to(line, centre=True)
         self.say(f":{text}: line {line:,}, the first GPU_START or GPU_END at or after it")
 
