@@ -312,8 +312,15 @@ class PartitionTable:
         return any(bool(test(t).any()) for t in self.parts_of())
 
     def take(self, name: str, rows: I32 | I64) -> np.ndarray:
-        """Column `name` at `rows` (negative: from the end), read from the part that holds
-        each row where the column is not put together already."""
+        """Column `name` (one of ROW_FIELDS: a value per row) at `rows` (negative: from the
+        end), read from the part that holds each row where the column is not put together
+        already.
+
+        Raises: ValueError: `name` is a segment column (a value per segment); IndexError: a
+        row outside the table.
+        """
+        if name not in ROW_FIELDS:
+            raise ValueError(f"not a column of one value per row: {name}")
         if not self._parts or name in self._cols:
             return np.asarray(getattr(self, name)[rows])
         if len(rows) and (rows.min() < -self._rows or rows.max() >= self._rows):

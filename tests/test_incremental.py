@@ -869,3 +869,5 @@ def test_what_each_update_asks_of_every_row_puts_no_column_together() -> None:
         assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f")
     with pytest.raises(IndexError):
         table.take("queued", np.array([len(table)], dtype=np.int64))
+    with pytest.raises(ValueError):  # a value per segment, not per row
+        table.take("seg_start", rows)
