@@ -33,7 +33,7 @@ STDIN_NAME = "stdin"
 
 # How a log reaches standard input, said where it is the terminal: the command as given,
 # its log piped in (`try` names the pipe's command for the mode).
-STDIN_PIPE = "journalctl -u cuzk | cuzk-tui -"
+STDIN_PIPE = "journalctl -u cuzk | cuzk-tui - ..."
 
 
 def check_stdin(pipe: str = STDIN_PIPE) -> None:

@@ -56,8 +56,8 @@ def test_a_write_only_standard_input_is_one_line(tmp_path: Path, args: list[str]
     [
         (["-", "--report"], "journalctl -u cuzk | cuzk-tui - --report"),
         (["-", "--report", "--json"], "journalctl -u cuzk | cuzk-tui - --report"),
-        (["-", "--what-if", "gpu-workers=2"], "journalctl -u cuzk | cuzk-tui -"),
-        (EXPORT, "journalctl -u cuzk | cuzk-tui -"),
+        (["-", "--what-if", "gpu-workers=2"], "journalctl -u cuzk | cuzk-tui - ...)"),
+        (EXPORT, "journalctl -u cuzk | cuzk-tui - ...)"),
         (["-", "--serve-metrics", "0"], "cuzk-tui - --serve-metrics"),
     ],
 )
