@@ -167,7 +167,7 @@ def assemble(pieces: list[Piece], facts: Facts, listed: Listed | None = None) ->
         extra.extend(seams)
     cols = _merge_gaps(pieces[0].gaps, sorted_gaps(extra))
     gpu_col, start, end, before, after = cols
-    queued = table.take("queued", after)  # a live model's settled rows' not copied
+    queued = table.take("queued", after)  # from the parts: a live model's are not copied
     known = ~np.isnan(queued)
     after_queued = np.where(known, np.nan_to_num(queued), 0).astype(np.int64)
     cause = np.where(known, np.where(after_queued > start, 1, 2), 0).astype(np.int8)

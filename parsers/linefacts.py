@@ -72,7 +72,7 @@ class CpuLines:
         end = self.count + n
         if final and self.count == 0:
             # a log read once (the report): its figures held as the core made them, not
-            # copied into room for more (the 252 MB log's ~314,000: ~3.5 ms, in line)
+            # copied into room for more
             self._line, self._kind, self._value, self._run = line, kind, value, run
             self._in_order = not bool(np.any(line[1:] < line[:-1]))
             self.count = end

@@ -289,10 +289,7 @@ def clock_words(host: Host) -> str:
     """What a host's section times its gaps by: its own clock, and how far the all-hosts
     section's clock is from it, to the millisecond (one gap has a time in each; they
     differ by this)."""
-    if not host.offset_ms:
-        # the same formula, not `as on it`, which read as no offset given
-        return f"times on its own clock (+{offset(0)} on {ALL_HOSTS_CLOCK})"
-    sign = "+" if host.offset_ms > 0 else "-"
+    sign = "+" if host.offset_ms >= 0 else "-"  # +0.000s too: no offset left unsaid
     return f"times on its own clock ({sign}{offset(abs(host.offset_ms))} on {ALL_HOSTS_CLOCK})"
 
 
