@@ -120,7 +120,13 @@ def test_workers_per_gpu_splits_a_stderr_only_log(
         (["x.log", "--json"], "--json goes with --report"),
         # options that did nothing where given, silently
         (["x.log", "--top", "3"], "--top goes with --report"),
-        (["x.log", "--min-gap", "500", "--export-csv", "d"], "--min-gap goes with --report or"),
+        (["x.log", "--report", "--json", "--top", "3"], "the JSON lists every gap"),
+        (["--compare", "a", "b", "--report", "--top", "3"], "--top goes with --report"),
+        (["--compare", "a", "b", "--report", "--min-gap", "9"], "--min-gap goes with"),
+        (
+            ["x.log", "--min-gap", "500", "--export-csv", "d"],
+            "--min-gap goes with --report of a log or",
+        ),
         (["x.log", "--min-gap", "5", "--what-if", "gpu-workers=2"], "--min-gap goes with"),
         (["a.log", "b.log", "--name", "", "--name", "b"], "--name: give a name (it is empty)"),
         # --demo with --compare blamed logs that were not given

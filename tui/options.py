@@ -180,7 +180,7 @@ def make_parser() -> argparse.ArgumentParser:
         type=non_negative_int,
         default=None,
         metavar="N",
-        help=f"with --report: how many of the largest gaps it lists (default {TOP_GAPS})",
+        help=f"with --report (the text): how many of the largest gaps it lists ({TOP_GAPS})",
     )
     p.add_argument(
         "--workers-per-gpu",
@@ -436,12 +436,22 @@ def options_of(ns: argparse.Namespace) -> Options:
         )
     exporting = ns.export_trace is not None or ns.export_csv is not None
     check_window(ns.time_from, ns.time_to, exporting)
-    # what lists gaps: the text report (its largest ones) and the viewer (those at or above
-    # its threshold, which --min-gap opens at); given elsewhere they would do nothing
-    if ns.top is not None and not ns.report:
-        raise OptionError("--top goes with --report (how many of the largest gaps it lists)")
-    if ns.min_gap and not ns.report and (exporting or ns.what_if or ns.serve_metrics is not None):
-        raise OptionError("--min-gap goes with --report or the viewer (an export holds every gap)")
+    # what lists gaps: the text report (its largest ones), the JSON (every one at or above
+    # --min-gap) and the viewer (those at or above its threshold, which --min-gap opens
+    # at); given elsewhere they would do nothing (the comparison lists no gap)
+    if ns.top is not None and (not ns.report or ns.json or ns.compare):
+        raise OptionError(
+            "--top goes with --report, the text report of a log (how many of the largest "
+            "gaps it lists; the JSON lists every gap)"
+        )
+    if ns.min_gap and (
+        (ns.compare and ns.report)
+        or (not ns.report and (exporting or ns.what_if or ns.serve_metrics is not None))
+    ):
+        raise OptionError(
+            "--min-gap goes with --report of a log or the viewer (an export and "
+            "a comparison's report hold every gap)"
+        )
     if ns.serve_metrics is not None:
         check_serving(ns, read, exporting)
     if compare is None:
