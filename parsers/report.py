@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -229,10 +229,9 @@ def gaps_json(gaps: GapTable) -> Iterator[str]:
     writes `gap_dicts(gaps)` (ensure_ascii): the core writes it from the columns."""
     t = gaps.parts
     crosses = gaps.crosses
-    yield "["
-    for lo in range(0, len(gaps), GAP_ROWS_PER_PIECE):
-        part = slice(lo, lo + GAP_ROWS_PER_PIECE)
-        rows = _core.gap_rows_json(
+
+    def piece(part: slice) -> str:
+        return _core.gap_rows_json(
             gaps.gpu[part],
             gaps.start[part],
             gaps.end[part],
@@ -246,7 +245,16 @@ def gaps_json(gaps: GapTable) -> Iterator[str]:
             t.jobs,
             CAUSES,
         )
-        yield (", " if lo else "") + rows
+
+    return _pieces(len(gaps), GAP_ROWS_PER_PIECE, piece)
+
+
+def _pieces(rows: int, per_piece: int, piece: Callable[[slice], str]) -> Iterator[str]:
+    """A JSON list of `rows` rows, written `per_piece` at a time (`piece`: the rows of a
+    slice as JSON text, joined by `, `)."""
+    yield "["
+    for lo in range(0, rows, per_piece):
+        yield (", " if lo else "") + piece(slice(lo, lo + per_piece))
     yield "]"
 
 
@@ -256,10 +264,9 @@ def proofs_json(model: LogModel) -> Iterator[str]:
     t = ProofTable.of(model.proofs)
     failed = failed_proofs(model)
     log, logs = _proof_logs(model)
-    yield "["
-    for lo in range(0, len(t.job), PROOF_ROWS_PER_PIECE):
-        part = slice(lo, lo + PROOF_ROWS_PER_PIECE)
-        rows = _core.proof_rows_json(
+
+    def piece(part: slice) -> str:
+        return _core.proof_rows_json(
             t.job[part],
             t.kind[part],
             t.partitions[part],
@@ -272,8 +279,8 @@ def proofs_json(model: LogModel) -> Iterator[str]:
             None if log is None else log[part],
             logs,
         )
-        yield (", " if lo else "") + rows
-    yield "]"
+
+    return _pieces(len(t.job), PROOF_ROWS_PER_PIECE, piece)
 
 
 def _rounded_ms(ms: float | None) -> float | None:

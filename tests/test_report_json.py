@@ -63,6 +63,21 @@ def test_simulated_runs(seed: int) -> None:
     _same(data, min_gap=1_000_000)  # no gap listed
 
 
+def test_lists_written_in_pieces_are_the_lists_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gap and proof lists are written a few rows at a time: pieces of 3 rows (the last
+    one short; of a restarted daemon's runs, each proof with its log) join into what
+    json.dumps writes of the whole lists."""
+    from parsers import report
+
+    monkeypatch.setattr(report, "GAP_ROWS_PER_PIECE", 3)
+    monkeypatch.setattr(report, "PROOF_ROWS_PER_PIECE", 3)
+    once = (Path(__file__).parent / "samples" / "curio-mixed.log").read_bytes()
+    for data in (once, once + once):
+        model = build(data)
+        assert len(model.gaps) > 4 and len(model.gaps) % 3 and len(model.proofs) % 3
+        _same(data)
+
+
 def test_each_proof_of_several_logs_names_its_log() -> None:
     """A restarted daemon's log (each run a log of the model) proving one job in both runs:
     the two proofs of the job could not be told apart in `proofs`; each names its log now,
