@@ -64,6 +64,17 @@ def shifted_log(path: Path, ms: int = DAYS_IN_MS) -> bytes:
     )
 
 
+def live_model(data: bytes) -> tuple[LogBuilder, LogModel]:
+    """A builder fed a log in two halves, a snapshot after each, and its live model: its
+    table and lanes are the settled part's, then the rest's (two parts, two chunks)."""
+    half = data.index(b"\n", len(data) // 2) + 1
+    b = LogBuilder(source="t")
+    b.feed(data[:half])
+    b.snapshot()
+    b.feed(data[half:])
+    return b, b.snapshot()
+
+
 def build(data: bytes, chunks: list[int] | None = None, **kw: Any) -> LogModel:
     """Feed `data` whole, or cut at the given sizes, and build the finished model."""
     b = LogBuilder(source="t", **kw)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import SAMPLES
-from helpers import build
+from helpers import build, live_model
 from hostile import job_line_set
 from rich.console import Console
 from rich.text import Text
@@ -834,13 +834,7 @@ def test_the_workers_at_an_instant_are_read_in_a_live_models_lane_chunks() -> No
     """A live model's lanes are chunks (its settled part, then the rest): what each worker
     did at an instant is read in them, not in the lanes put together, and is the segment
     covering the instant (start <= at < end) of the worker's first lane that has one."""
-    _, data = simulate(SimConfig(seed=9, proofs=40, concurrency=3))
-    half = data.index(b"\n", len(data) // 2) + 1
-    b = LogBuilder(source="t")
-    b.feed(data[:half])
-    b.snapshot()
-    b.feed(data[half:])
-    model = b.snapshot()
+    _, model = live_model(simulate(SimConfig(seed=9, proofs=40, concurrency=3))[1])
     assert any(len(lane.chunks) > 1 for lane in model.lanes)
     t = model.parts
     gpu = model.gpus[0].gpu

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import build
+from helpers import build, live_model
 
 from cuzksim.config import SimConfig
 from cuzksim.engine import EngineSim
@@ -205,12 +205,7 @@ def test_the_settled_part_keeps_of_its_rows_what_later_snapshots_read() -> None:
     (joined into each model) and their record numbers, not the builder's float columns,
     segment rows or drawn ends its piece was made from; the models stay those of a build."""
     _, data = simulate(SimConfig(seed=9, proofs=40, concurrency=3))
-    half = data.index(b"\n", len(data) // 2) + 1
-    b = LogBuilder(source="t")
-    b.feed(data[:half])
-    b.snapshot()
-    b.feed(data[half:])
-    live = b.snapshot()
+    b, live = live_model(data)
     base = b.live._base
     assert base is not None and len(base.piece.rows) > 0
     kept = base.piece.rows
@@ -476,13 +471,7 @@ def test_a_row_of_a_live_models_table_is_read_from_its_part() -> None:
     together took 9 MB more of the viewer's peak on a 252 MB log)."""
     from parsers.breakdown import interval_unmeasured
 
-    _, data = simulate(SimConfig(seed=9, proofs=40, concurrency=3))
-    half = data.index(b"\n", len(data) // 2) + 1
-    b = LogBuilder(source="t")
-    b.feed(data[:half])
-    b.snapshot()
-    b.feed(data[half:])
-    model = b.snapshot()
+    _, model = live_model(simulate(SimConfig(seed=9, proofs=40, concurrency=3))[1])
     table = model.parts
     assert len(table._parts) == 2 and len(table._parts[0]) and len(table._parts[1])
     joined = set(table._cols)  # what making the model put together (none, each part asked)
@@ -847,13 +836,7 @@ def test_what_each_update_asks_of_every_row_puts_no_column_together() -> None:
     from parsers.report import no_gpu_sentence
 
     cfg = SimConfig(seed=12, proofs=40, concurrency=3, fail=0.05, fail_prove=0.05)
-    _, data = simulate(cfg)
-    half = data.index(b"\n", len(data) // 2) + 1
-    b = LogBuilder(source="t")
-    b.feed(data[:half])
-    b.snapshot()
-    b.feed(data[half:])
-    model = b.snapshot()
+    _, model = live_model(simulate(cfg)[1])
     table = model.parts
     assert len(table._parts) == 2
     failed = failed_proofs(model)
