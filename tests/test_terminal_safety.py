@@ -25,7 +25,7 @@ from helpers import drain, wait_for
 from hostile import job_line_set
 
 from parsers.sanitize import ClipboardText, clipboard_text
-from tui.ascii_glyphs import ascii_for
+from tui.ascii_glyphs import ERRORS, ascii_for
 from tui.lanes import GAP_GLYPH, PHASE_GLYPHS
 
 ROOT = Path(__file__).parent.parent
@@ -363,6 +363,21 @@ def test_a_dumb_terminal_gets_no_24_bit_colour(tmp_path: Path) -> None:
         v.type(b"q")
         wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
     assert b"38;2;" not in v.screen() and b"48;2;" not in v.screen()
+
+
+def test_an_ellipsis_in_ascii_is_a_cut_inside_a_name_and_a_stop_in_prose() -> None:
+    """With --ascii a name cut in the middle read as another name (`curio-m.ed.log`); drawn
+    `~` everywhere, prose trailed off oddly (`searching~ line`). Inside a word it is `~`, at
+    a word's end `.`, one cell either way."""
+    cases = {
+        "curio-m…ed.log": "curio-m~ed.log",
+        "nod…:GPU2": "nod~:GPU2",
+        "searching… line 12": "searching. line 12",
+        "… 3 lines left out …": ". 3 lines left out .",
+        "more…": "more.",
+    }
+    for text, drawn in cases.items():
+        assert text.encode("ascii", ERRORS) == drawn.encode()
 
 
 def test_the_phase_glyphs_have_distinct_ascii_stand_ins_one_cell_each() -> None:

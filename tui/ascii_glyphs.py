@@ -59,7 +59,8 @@ _STAND_INS = {
     "—": "-",
     "−": "-",
     # one cell, as the ellipsis it stands for: a name cut in the middle reads as cut
-    # (`curio-m~ed.log`), where `.` read as another name (`curio-m.ed.log`)
+    # (`curio-m~ed.log`), where `.` read as another name (`curio-m.ed.log`); one that ends
+    # a word is prose and `.` (`_stand_in`)
     "…": "~",
     "·": ".",
     "•": "*",
@@ -110,8 +111,15 @@ def ascii_for(char: str) -> str:
 def _stand_in(error: UnicodeError) -> tuple[str, int]:
     if not isinstance(error, UnicodeEncodeError):
         raise error
-    text = error.object[error.start : error.end]
-    return "".join(ascii_for(c) for c in text), error.end
+    whole, end = error.object, error.end
+    out = []
+    for i in range(error.start, end):
+        char = whole[i]
+        if char == "…" and (i + 1 == len(whole) or whole[i + 1].isspace()):
+            out.append(".")  # prose trailing off (`searching… line`), not a name cut (`~`)
+        else:
+            out.append(ascii_for(char))
+    return "".join(out), end
 
 
 codecs.register_error(ERRORS, _stand_in)
