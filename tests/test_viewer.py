@@ -884,3 +884,25 @@ async def test_a_prove_begun_on_the_log_s_last_stamp_is_drawn_running(tmp_path: 
         await pilot.pause()
         rows = [r for r in lane_text(app) if r.startswith(f" w{worker} ")]
         assert len(rows) == 1 and rows[0].rstrip().endswith(PHASE_GLYPHS[Phase.IN_FLIGHT])
+
+
+async def test_an_empty_log_draws_no_time_scale(tmp_path: Path) -> None:
+    """An empty log (a daemon just started) drew an axis of `0ms 1ms 2ms 3ms 4ms`, a now
+    marker and `cell = 50µs`: a scale of no time. It draws the axis line alone until the
+    log has an interval; then the ticks come."""
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    app = make_app(LogBuilder(source="empty.log").snapshot(), LineReader(path=empty))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        axis = [line for line in lane_text(app) if line.startswith("time")]
+        assert axis and not any(c.isdigit() for c in axis[0])
+        below = lane_text(app)[lane_text(app).index(axis[0]) + 1]
+        assert "▼" not in below and "┴" not in below
+        assert "cell =" not in text_of(app, "#status")
+    app = app_for("tiny")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        axis = [line for line in lane_text(app) if line.startswith("time")]
+        assert axis and any(c.isdigit() for c in axis[0])
+        assert "cell =" in text_of(app, "#status")

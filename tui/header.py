@@ -282,5 +282,6 @@ def _status(view: GanttView, detail: int) -> Text:
     if view.found_jobs and detail >= 2:
         job = view.found_jobs[view.found_index].job
         text.append(f" │ job {abbreviate(job, 16)}", style="bold")
-    text.append(f" │ cell = {duration(view.scale, 'span')}", style="dim")
+    if len(view.model.parts):  # an empty log's cell is of no time (`cell = 50µs`)
+        text.append(f" │ cell = {duration(view.scale, 'span')}", style="dim")
     return text

@@ -360,7 +360,10 @@ class LaneDrawing:
         """The time axis: tick labels (row 0) or tick marks and the now marker (row 1)."""
         tw = w.width
         chars = np.full(tw, " " if row == 0 else "─", dtype="<U1")
-        marks = ticks(w.t0, w.scale, tw)
+        # a log with no interval yet has no time to show: no ticks (`0ms 1ms 2ms` said a
+        # scale of nothing), no now
+        timed = len(self.model.parts) > 0
+        marks = ticks(w.t0, w.scale, tw) if timed else []
         if row == 0:
             free = 0  # labels never overlap
             for cell, _, label in marks:
@@ -375,7 +378,7 @@ class LaneDrawing:
             for cell, _, _ in marks:
                 chars[cell] = "┴"
             now_cell = int((self.model.now_ms - w.t0) / w.scale)
-            if 0 <= now_cell < tw and not self.model.finished:
+            if 0 <= now_cell < tw and not self.model.finished and timed:
                 chars[now_cell] = "▼"
             label_text = ""
         return label_text, chars, np.full(tw, STYLE_IDS["gantt--axis"], dtype=np.int64)
