@@ -108,13 +108,16 @@ def _after(ms: float | None, origin: float | None) -> str:
 
 
 def _parts_table(
-    model: LogModel, parts: list[int], name_cells: int | None, own: bool = False
+    model: LogModel,
+    parts: list[int],
+    origin: float | None,
+    name_cells: int | None,
+    own: bool = False,
 ) -> Table:
-    """A proof's partitions, a row each, their instants after the proof began
-    (`proof_origin`; `name_cells`: a GPU's name cut to so many cells; `own`: each GPU by its
+    """A proof's partitions, a row each, their instants after the proof began (`origin`:
+    `proof_origin`; `name_cells`: a GPU's name cut to so many cells; `own`: each GPU by its
     log's ordinal, as `_gpu_name`)."""
     t = model.parts
-    origin = proof_origin(model, parts)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
     # one line per partition at 80 columns: short heads, values in table cells' six
     # characters (`duration(..., "cell")`), never wrapped mid-unit
@@ -205,7 +208,7 @@ def describe_proof(model: LogModel, found: FoundJob) -> Group:
         head.append(f"  {glued('on', abbreviate(log, LOG_NAME_CELLS))}")
 
     def make(name_cells: int | None) -> Table:
-        return _parts_table(model, parts, name_cells, own=log is not None)
+        return _parts_table(model, parts, origin, name_cells, own=log is not None)
 
     table: RenderableType = make(None)
     if model.gpu_keys and log is None:  # several logs' GPUs: names cut to fit the window
