@@ -24,7 +24,7 @@ from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
 from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
-from tui.report import all_gpus_figure, kernel_figure, timeline_figure
+from tui.report import all_gpus_figure, idle_figure, kernel_figure, timeline_figure
 
 T = TypeVar("T")
 IDLE_AFTER_S = 5.0
@@ -195,7 +195,7 @@ def _header(
         line.append(f"{timeline:>{pad}}", style="bold yellow")
         line.append(f"{sep}kernel ")
         line.append(f"{kernel:>{pad}}", style="bold green")
-        idle = duration(g.span_ms - g.busy_ms, "cell" if short else "text") if g.spanned else "–"
+        idle = idle_figure(g, "cell" if short else "text")
         line.append(f"{sep}idle {idle} in ", style="dim")
         line.append(counted(model.gaps.how_many(gpu=g.gpu), "gap"), style="dim")
         name = model.gpu_label(g.gpu)

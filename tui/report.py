@@ -23,7 +23,7 @@ from parsers.breakdown import (
     whole_run,
     workers_unmeasured,
 )
-from parsers.durations import counted, duration, estimate_pct
+from parsers.durations import Style, counted, duration, estimate_pct
 from parsers.model import (
     CAUSES,
     KERNEL_EXACT_WIDTH,
@@ -106,6 +106,11 @@ NO_TIMELINE = NOT_A_CUZK_LOG
 def timeline_figure(g: GpuStats) -> str:
     """`93.9 %` of its span (`–`: a span of no length, its intervals all running)."""
     return fmt_pct(g.timeline_util) if g.spanned else "–"
+
+
+def idle_figure(g: GpuStats, style: Style) -> str:
+    """Its span less its busy time, as `style` writes it (`–`: a span of no length)."""
+    return duration(g.span_ms - g.busy_ms, style) if g.spanned else "–"
 
 
 def kernel_figure(g: GpuStats) -> str:
@@ -296,7 +301,7 @@ def _gpu_cells(model: LogModel, g: GpuStats) -> list[str]:
         worker_ranges(g.workers),
         duration(g.span_ms, "cell") if g.span is not None else "–",
         duration(g.busy_ms, "cell"),
-        duration(g.span_ms - g.busy_ms, "cell") if g.spanned else "–",
+        idle_figure(g, "cell"),
         timeline_figure(g),
         ("≈" if g.kernel_is_estimate else "") + duration(g.kernel_busy_ms, "cell"),
         kernel_figure(g),
@@ -368,10 +373,11 @@ def busy_split_table(model: LogModel) -> RenderableType:
 
     def cell(g: GpuStats, phase: Phase) -> str:
         b = split[g.gpu]
-        if phase in unmeasured_phases(g) or not b.busy_ms:
+        share = b.share_shown(phase)
+        if phase in unmeasured_phases(g) or share is None:
             return "–"  # not measured, or a share of no busy time
         about = "≈" if phase in inferred_phases(g, unprinted) else ""
-        return f"{about}{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * b.share(phase):4.1f}%"
+        return f"{about}{duration(b.phase_ms.get(phase, 0.0), 'cell')} {100 * share:4.1f}%"
 
     table = _busy_split_table(model, shown, cell)
     # its `–` (no lock line) is said under the per-worker table, which comes next
