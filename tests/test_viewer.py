@@ -293,6 +293,40 @@ async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> 
     app.live.source.close()  # type: ignore[union-attr]
 
 
+def _now_drawn(app: CuzkApp) -> tuple[bool, bool]:
+    """Whether the axis and the legend show the now marker."""
+    lines = lane_text(app)
+    axis = next(k for k, line in enumerate(lines) if line.startswith("time"))
+    return "▼" in lines[axis + 1], "▼ now" in text_of(app, "#legend")
+
+
+async def test_a_log_quiet_for_a_while_draws_no_now_marker(tmp_path: Path) -> None:
+    """Followed, a log idle for an hour drew `▼ now` at its last stamp, an hour before now:
+    the GPU looked busy until now. While the log is IDLE there is no now marker, on the
+    axis or in the legend; once it grows again (its time changes) the marker is back."""
+    log = tmp_path / "quiet.log"
+    log.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    hour_ago = time.time() - 3600
+    os.utime(log, (hour_ago, hour_ago))
+    app = live_app(FileSource(log), True, log)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(STEPS):
+            if app.updates and app.loading is None:
+                break
+            await pilot.pause(0.05)
+        app.gantt.fit()  # the whole log: its last stamp in view
+        await pilot.pause()
+        assert "IDLE" in text_of(app, "#summary")
+        assert _now_drawn(app) == (False, False)
+        os.utime(log)  # written to just now
+        app._refresh_text()  # the header's clock, each second
+        await pilot.pause()
+        assert "LIVE" in text_of(app, "#summary")
+        assert _now_drawn(app) == (True, True)
+        app.live.halt()  # type: ignore[union-attr]
+    app.live.source.close()  # type: ignore[union-attr]
+
+
 async def test_a_writer_that_is_done_makes_the_log_finished(tmp_path: Path) -> None:
     log = tmp_path / "demo.log"
     log.write_bytes((SAMPLES / "tiny.log").read_bytes())

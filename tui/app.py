@@ -290,7 +290,7 @@ class CuzkApp(App[None]):
         self._header_for: tuple[object, ...] | None = None
         self._texts: dict[str, Text] = {}  # what each Static shows
         self._header_model: LogModel | None = None
-        self._legend_for: tuple[LogModel, str, int] | None = None
+        self._legend_for: tuple[LogModel, str, int, bool] | None = None
         self._palette: CommandPalette | None = None  # the last palette opened
         self._run_split: tuple[LogModel, dict[int, Breakdown]] | None = None
         self._view_split: tuple[LogModel, tuple[float, float], dict[int, Breakdown]] | None = None
@@ -755,6 +755,13 @@ class CuzkApp(App[None]):
         last = self.live.source.last_change()
         return None if last is None else max(0.0, time.time() - last)
 
+    def log_quiet(self) -> bool:
+        """The log followed has not grown for IDLE_AFTER_S (the header says IDLE)."""
+        if self.replay_speed is not None or self.input_ended:
+            return False
+        idle = self.idle_seconds()
+        return idle is not None and idle >= IDLE_AFTER_S
+
     def state_text(self) -> str:
         """reading N %, LIVE, IDLE (for how long), REPLAY 20x (a log played, not followed),
         FINISHED; with the new events held back."""
@@ -801,6 +808,8 @@ class CuzkApp(App[None]):
 
     def _refresh_text(self) -> None:
         state = self.state_text()
+        quiet = self.log_quiet()
+        self.gantt.set_quiet(quiet)
         if self.status:
             state = visible(f"{state} · {self.status}")  # the status may quote a path
         gantt = self.gantt
@@ -828,8 +837,12 @@ class CuzkApp(App[None]):
             # the header's clock ticks each second; the legend changes with the model
             shown = self._legend_for
             room = self.size.width - LEGEND_MARGINS
-            if shown is None or shown[0] is not self.model or shown[1:] != (self.palette, room):
-                self._legend_for = (self.model, self.palette, room)
+            if (
+                shown is None
+                or shown[0] is not self.model
+                or shown[1:] != (self.palette, room, quiet)
+            ):
+                self._legend_for = (self.model, self.palette, room, quiet)
                 # made for a new width: laid out again, or it keeps the height the old text
                 # took wrapped at that width (a blank line above the keys once narrowed)
                 self._show_text("#legend", self._legend(room), layout=True)
@@ -886,7 +899,7 @@ class CuzkApp(App[None]):
             items.append((False, Text("▶ running")))
         if not failed_proves:  # else said once, with the workers' glyphs: the same ✗
             items.append((False, Text("✗ failed")))
-        if live:
+        if live and not self.gantt.quiet:
             items.append((False, Text("▼ now")))
         text = Text()
         used = 0

@@ -188,18 +188,30 @@ class GanttView(ScrollView, can_focus=True):
         self.found_jobs: tuple[FoundJob, ...] = ()  # the proofs a search matched, by time
         self.found_index = 0  # the match shown
         self.empty_message = ""  # said in place of the lanes when there are none
+        self.quiet = False  # the log has not grown for a while: its last stamp is not now
         self._prepare()
 
     # -- model --------------------------------------------------------------------------
 
     def _prepare(self) -> None:
         self._drawing = LaneDrawing(self.model)
+        self._drawing.now_drawn &= not self.quiet
         self._apply_found()
         # no GPU lanes: rows for the sentence that says why
         extra = 0 if self.model.gpus else MESSAGE_ROWS
         self.virtual_size = Size(self.content_width, len(self._drawing.rows) + AXIS_ROWS + extra)
         self.generation += 1
         self._cache.clear()
+
+    def set_quiet(self, quiet: bool) -> None:
+        """The log has not grown for a while (`quiet`): its last stamp is no longer drawn
+        as now; or it grows again."""
+        if quiet == self.quiet:
+            return
+        self.quiet = quiet
+        self._drawing.now_drawn = not quiet and not self.model.finished
+        self.generation += 1
+        self.refresh()
 
     def set_model(self, model: LogModel, restarted: bool = False) -> None:
         """Show a newer model of the same log.

@@ -291,6 +291,9 @@ class LaneDrawing:
         gap_start = gaps.start.astype(np.float64)
         gap_end = gaps.end.astype(np.float64)
         self._gpu_stats: dict[int, GpuStats] = {g.gpu: g for g in model.gpus}
+        # the log is growing and its last line is recent: its last stamp is drawn as now (a
+        # log quiet for hours: its last stamp is not now, and nothing says where now is)
+        self.now_drawn = not model.finished
         self.found: np.ndarray = np.zeros(0, dtype=np.int64)  # partitions highlighted
         self.found_jobs: frozenset[FoundJob] = frozenset()
         self._found_proofs = np.zeros(len(model.proofs), dtype=bool)  # of found_jobs
@@ -378,7 +381,7 @@ class LaneDrawing:
             for cell, _, _ in marks:
                 chars[cell] = "┴"
             now_cell = int((self.model.now_ms - w.t0) / w.scale)
-            if 0 <= now_cell < tw and not self.model.finished and timed:
+            if 0 <= now_cell < tw and self.now_drawn and timed:
                 chars[now_cell] = "▼"
             label_text = ""
         return label_text, chars, np.full(tw, STYLE_IDS["gantt--axis"], dtype=np.int64)
