@@ -63,7 +63,7 @@ from tui.terminal import Terminal, exit_watchdog, hangup_safe
 from tui.workers import WorkersScreen
 
 T = TypeVar("T")
-IDLE_AFTER_S = 5.0
+IDLE_AFTER_S = 5.0  # no new line for this long: the log is idle, not live
 LEGEND_MARGINS = 2  # the legend's padding, left and right (#legend)
 # the longest keys typed ahead wait for the box or window they were typed for (it opens in
 # milliseconds), and how often a hold looks whether that has come (or a box has closed);
@@ -118,7 +118,7 @@ BOX_KEYS = frozenset({"slash", "colon", "ctrl+p"})
 # one waits for it to be acted on
 LASTING_KEYS = frozenset({"y"})
 HEADER_SHARE = 3  # the header takes at most a third of the screen's rows, as it can
-SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
+SWITCH_INTERVAL_S = 0.001  # the interpreter's switch interval while the screen is up
 
 
 def escape_and_key(event: events.Key) -> tuple[events.Key, events.Key] | None:

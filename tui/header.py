@@ -3,8 +3,6 @@ time went, the selection and the zoom."""
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -25,10 +23,6 @@ from tui.gantt import GanttView
 from tui.interval import interval_words
 from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
 from tui.report import all_gpus_figure, idle_figure, kernel_figure, timeline_figure
-
-T = TypeVar("T")
-IDLE_AFTER_S = 5.0
-SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
 def breakdown_text(

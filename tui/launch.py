@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
 
 from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
@@ -33,10 +32,6 @@ from tui.options import Options
 from tui.replay import DEMO_NAME, demo_bytes, demo_writer, replay_writer
 from tui.terminal import Terminal, open_terminal
 from tui.ttymodes import ENDING_SIGNALS, Modes
-
-T = TypeVar("T")
-IDLE_AFTER_S = 5.0
-SWITCH_INTERVAL_S = 0.001  # no new line for this long: the log is idle, not live
 
 
 def _stdin_for_data() -> int:
