@@ -35,7 +35,15 @@ from parsers.sources import open_log
 from tui.app import CuzkApp, make_app
 from tui.find import ProofScreen, find_jobs
 from tui.follow import FileSource, LiveLog, StreamSource
-from tui.gantt import AXIS_ROWS, LABEL_WIDTH, MARGIN, PAST_END, THRESHOLDS_MS, GanttView
+from tui.gantt import (
+    AXIS_ROWS,
+    LABEL_WIDTH,
+    LIVE_MIN_SPAN_MS,
+    MARGIN,
+    PAST_END,
+    THRESHOLDS_MS,
+    GanttView,
+)
 from tui.gaprows import GapRows
 from tui.header import status_text
 from tui.inspector import GapDetails, InspectorScreen
@@ -940,3 +948,35 @@ async def test_an_empty_log_draws_no_time_scale(tmp_path: Path) -> None:
         axis = [line for line in lane_text(app) if line.startswith("time")]
         assert axis and any(c.isdigit() for c in axis[0])
         assert "cell =" in text_of(app, "#status")
+
+
+async def test_a_daemon_just_begun_is_drawn_over_a_minute_its_synthesis_up_to_now() -> None:
+    """A growing log whose first lines are a millisecond apart (a daemon just begun) was
+    drawn on a scale of milliseconds, its synthesis across the whole width; each new line
+    rescaled it. Under a minute, a growing log is drawn over its first minute, and the
+    synthesis under way ends at its last stamp (the log says nothing after it)."""
+    lines = (SAMPLES / "tiny.log").read_bytes().splitlines(keepends=True)
+    for head in (3, 9):  # one SYNTH_START; then the first GPU_START, 33 s in
+        live = LogBuilder(source="tiny.log")
+        live.feed(b"".join(lines[:head]))
+        model = live.snapshot()
+        assert not model.finished
+        app = make_app(model, LineReader(path=SAMPLES / "tiny.log"))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            view = app.gantt
+            assert view.timeline_width * view.scale >= LIVE_MIN_SPAN_MS == 60_000
+            text = lane_text(app)
+            synth = next(r for r in text if r.startswith("synth"))[LABEL_WIDTH:]
+            now_cell = int((model.now_ms - view.t0) / view.scale)
+            axis = next(k for k, r in enumerate(text) if r.startswith("time"))
+            assert text[axis + 1][LABEL_WIDTH + now_cell] == "▼"
+            assert synth[now_cell + 1 :].strip() == "", synth
+            assert (synth[:now_cell].strip() != "") == (head == 9), synth
+            assert "1m00s" in text[axis]
+    # a finished log is fitted to its own span, however short
+    app = make_app(read_log(SAMPLES / "tiny.log"), LineReader(path=SAMPLES / "tiny.log"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lo, hi = app.model.time_range
+        assert app.gantt.timeline_width * app.gantt.scale < (hi - lo) * 1.1

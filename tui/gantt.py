@@ -67,6 +67,10 @@ NOW_AT = 0.92  # following zoomed in, now is drawn this far across the view
 # past the run's end a view zoomed in goes at most this share of itself (room for now's
 # place while following), never more than the run's margin
 PAST_END = 1.25 * (1 - NOW_AT)
+# a growing log's run shorter than this is drawn over this much time from its start: a
+# daemon that has just begun (its first lines a millisecond apart) drew a scale of
+# milliseconds, its synthesis across the whole width, rescaled with every line
+LIVE_MIN_SPAN_MS = 60_000.0
 PAN_FRACTION = 0.25
 # a selected gap keeps the zoom unless it takes more than GAP_SHARE_MAX of the width;
 # then it is shown at GAP_SHARE of it
@@ -319,7 +323,7 @@ class GanttView(ScrollView, can_focus=True):
         if not keep_pinned:
             self.autofit = True
             self.last_run_only = False
-        lo, hi = self.model.time_range
+        lo, hi = self.time_range
         runs = self.run_spans() if self.last_run_only else []
         if runs:
             lo = runs[-1][1]
@@ -371,23 +375,32 @@ class GanttView(ScrollView, can_focus=True):
         return min(spans, key=away)[0]
 
     @property
+    def time_range(self) -> tuple[float, float]:
+        """The time the view can show: the run's, at least LIVE_MIN_SPAN_MS of it while the
+        log grows."""
+        lo, hi = self.model.time_range
+        if self.model.finished:
+            return lo, hi
+        return lo, max(hi, lo + LIVE_MIN_SPAN_MS)
+
+    @property
     def min_scale(self) -> float:
         """The deepest zoom: MIN_SCALE, or coarser where the stamps are too large for it."""
-        lo, hi = self.model.time_range
+        lo, hi = self.time_range
         magnitude = max(abs(lo), abs(hi)) if math.isfinite(lo) and math.isfinite(hi) else 0.0
         return max(MIN_SCALE, math.ulp(magnitude) * MIN_SAMPLE_ULPS)
 
     @property
     def max_scale(self) -> float:
         """The zoom that shows the whole run with its margin: zooming out stops there."""
-        lo, hi = self.model.time_range
+        lo, hi = self.time_range
         span = max(hi - lo, 1.0)
         return max(self.min_scale, span * (1 + MARGIN) / self.timeline_width)
 
     @property
     def is_zoomed(self) -> bool:
         """Part of the run is out of view."""
-        lo, hi = self.model.time_range
+        lo, hi = self.time_range
         return self.t0 > lo or self.t0 + self.timeline_width * self.scale < hi
 
     def _clamp(self) -> None:
@@ -397,7 +410,7 @@ class GanttView(ScrollView, can_focus=True):
         past its end at most PAST_END of the view (where following puts now), so that a
         view zoomed in on a days-long run is not panned hours past its end."""
         self.scale = min(max(self.scale, self.min_scale), self.max_scale)
-        lo, hi = self.model.time_range
+        lo, hi = self.time_range
         margin = max(hi - lo, 1.0) * MARGIN / 2
         width_ms = self.timeline_width * self.scale
         before = min(margin, width_ms * MARGIN / (2 * (1 + MARGIN)))

@@ -494,6 +494,11 @@ class LaneDrawing:
         centres = times.reshape(tw, cells.SUB)[:, cells.SUB // 2]
         steps = m.synth_steps(spec.log)  # a log's own, in a model of several
         counts = cells.step_values(steps[0], steps[1], centres)
+        # the log says nothing after its last line: synthesis under way is drawn up to it,
+        # not to the view's edge (a daemon just begun drew a minute of it)
+        ends = m.log_ends
+        end = m.now_ms if spec.log is None or ends is None else ends[spec.log]
+        counts[centres > end] = 0
         peak = max(int(steps[1].max()) if len(steps[1]) else 0, 1)
         level = np.ceil(counts * cells.SUB / peak).astype(np.int64)
         return cells.level_chars(level), np.full(tw, STYLE_IDS["gantt--synth"], dtype=np.int64)
