@@ -315,8 +315,9 @@ def why_lines(why: GapWhy, sep: str = " ") -> list[str]:
             + (f" … and {more} more" if more > 0 else "")
         )
     if why.after_pickup_ms is not None:
+        # written as every duration beside it is (`32.51 s`, not `32512ms`)
         ms = why.after_pickup_ms
-        when = f"{ms}{sep}ms after" if ms >= 0 else f"{-ms}{sep}ms before"
+        when = duration(abs(ms), "text").replace(" ", sep) + (" after" if ms >= 0 else " before")
         lines.append(f"next partition picked up {when} the gap began")
     cpu = why.cpu
     if cpu is not None:

@@ -35,7 +35,7 @@ from parsers.load import read_log, read_runs
 from parsers.model import LogModel, Phase, ProofTable
 from parsers.proofs import FoundJob, failed_proofs, found_job, proof_ends
 from parsers.rawlines import LineReader
-from parsers.why import gap_why, synthesis_during, worker_states
+from parsers.why import gap_why, synthesis_during, why_lines, worker_states
 from tui import cli
 from tui.app import make_app
 from tui.commands import export_visible
@@ -799,6 +799,36 @@ def test_worker_states_and_the_cpu_lines_near_a_gap() -> None:
         ]
         if gap.cause == "dispatch":
             assert why.at_queue == worker_states(model, gap.gpu, float(gap.after_queued or 0))
+
+
+@pytest.mark.parametrize("sep", [" ", ""])
+def test_the_next_pickup_is_written_as_the_durations_beside_it(sep: str) -> None:
+    """The deeper why said `next partition picked up 32512ms after the gap began` two lines
+    below the cause's `32.51s after the gap began`: one duration, two ways of writing it."""
+    lines = [
+        "TIMELINE,100,GPU_PICKUP,j,worker=0,partition=0",
+        "TIMELINE,110,GPU_START,j,worker=0,partition=0",
+        "TIMELINE,900,GPU_END,j,worker=0,partition=0",
+        "TIMELINE,33412,GPU_QUEUE,j,partition=1",
+        "TIMELINE,33412,GPU_PICKUP,j,worker=0,partition=1",
+        "TIMELINE,33420,GPU_START,j,worker=0,partition=1",
+        "TIMELINE,34000,GPU_END,j,worker=0,partition=1",
+        "TIMELINE,100000,GPU_PICKUP,j,worker=0,partition=2",
+        "TIMELINE,99990,GPU_QUEUE,j,partition=2",
+        "TIMELINE,100100,GPU_START,j,worker=0,partition=2",
+        "TIMELINE,101000,GPU_END,j,worker=0,partition=2",
+    ]
+    model = build(("\n".join(lines) + "\n").encode())
+    said = [
+        line
+        for gap in model.gaps
+        for line in why_lines(gap_why(model, gap), sep=sep)
+        if line.startswith("next partition picked up")
+    ]
+    assert said == [
+        f"next partition picked up 32.51{sep}s after the gap began",
+        "next partition picked up 1m06s after the gap began",
+    ]
 
 
 def test_a_pickup_whose_start_never_came_is_not_waited_on_once_another_started() -> None:
