@@ -47,6 +47,7 @@ from tui.gantt import (
 from tui.gaprows import GapRows
 from tui.header import status_text
 from tui.inspector import GapDetails, InspectorScreen
+from tui.interval import IntervalDetails
 from tui.lanes import PHASE_CLASSES, PHASE_GLYPHS, STYLE_IDS
 from tui.palettes import PALETTES
 from tui.report import NO_TIMELINE
@@ -980,3 +981,19 @@ async def test_a_daemon_just_begun_is_drawn_over_a_minute_its_synthesis_up_to_no
         await pilot.pause()
         lo, hi = app.model.time_range
         assert app.gantt.timeline_width * app.gantt.scale < (hi - lo) * 1.1
+
+
+@pytest.mark.parametrize("inspector", ["gap", "interval"])
+async def test_arrow_keys_that_come_together_each_scroll_the_details(inspector: str) -> None:
+    """Eight ↓ sent at once (a key held down, typed ahead over SSH) moved the inspector's
+    details one line: each animated scroll began where the last was still on its way."""
+    app = app_for("p12-gw2-merged")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("n", "enter" if inspector == "gap" else "i")
+        await pilot.pause()
+        details = app.screen.query_one(GapDetails if inspector == "gap" else IntervalDetails)
+        assert details.max_scroll_y >= 8  # room to scroll eight lines at 80x24
+        for _ in range(8):
+            app.screen.action_scroll(1)  # type: ignore[attr-defined]
+        assert details.scroll_y == 8

@@ -306,4 +306,6 @@ class InspectorScreen(SafeModal[None]):
 
     def action_scroll(self, direction: int) -> None:
         """Scroll the details."""
-        self.query_one(GapDetails).scroll_relative(y=direction)
+        # at once: a scroll put off to the next refresh starts from where the details were
+        # before it, and arrow keys that came together (held down, over SSH) moved one line
+        self.query_one(GapDetails).scroll_relative(y=direction, animate=False, immediate=True)
