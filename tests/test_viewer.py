@@ -997,3 +997,9 @@ async def test_arrow_keys_that_come_together_each_scroll_the_details(inspector: 
         for _ in range(8):
             app.screen.action_scroll(1)  # type: ignore[attr-defined]
         assert details.scroll_y == 8
+        # `end` lands at once, not over the next second (the screen is not animated)
+        details.action_scroll_end()  # as the key calls it, without waiting for the end
+        await pilot.pause(0.2)
+        assert details.scroll_y == details.max_scroll_y
+        await pilot.press("home")
+        assert details.scroll_y == 0

@@ -237,6 +237,9 @@ class CuzkApp(App[None]):
         self.terminal = terminal  # before Textual asks for the driver, which draws on it
         self._no_color = NoColor()
         super().__init__()
+        # no smooth scrolling: over SSH each frame of it is bytes sent and CPU spent, and a
+        # details window still scrolled 0.6 s after `home`
+        self.animation_level = "none"
         self.use_clipboard = use_clipboard  # y: OSC 52, or only show the id
         self.compared = compared  # --compare: (before, after) for the figures screen
         self.model = model
