@@ -899,6 +899,12 @@ def test_cli_compare_report_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--compare", a, b, "--report"]) == 0
     out = capsys.readouterr().out
     assert "What moved beyond noise" in out and "proofs completed" in out
+    # a count that grows with the run's length is shown, never judged: its rate (s/proof)
+    # is; "proofs completed fell 15 → 8" headed the list of what moved
+    done = next(f for f in doc["figures"] if f["figure"] == "proofs completed")
+    assert done["before"] != done["after"] and done["noise"] is None
+    moved = out[out.index("What moved beyond noise") : out.index("\nrun\n")]
+    assert "proofs completed" not in moved and "s/proof" in out
 
 
 MARKUP_NAME = "x[red]y:thumbs_up:"  # a file's name that Rich would read as markup and emoji
