@@ -25,7 +25,7 @@ from parsers.builder import LogBuilder
 from parsers.linesearch import LineSearch
 from parsers.load import read_log
 from parsers.rawlines import LineReader
-from tui.app import HOLD_KEYS_S, CuzkApp, make_app
+from tui.app import HOLD_KEYS_S, HOLD_POLLS, CuzkApp, make_app
 from tui.commands import ListedPalette
 from tui.find import ProofScreen
 from tui.follow import FileSource, LiveLog
@@ -474,6 +474,33 @@ async def test_a_job_id_typed_after_slash_in_one_burst_goes_to_the_find_box() ->
         for key in [*_typed("/nq"), events.Key("escape", None), events.Key("q", "q")]:
             app.post_message(key)
         assert await _quits(app), f"q went astray: {app.screen_stack} {app.focused}"
+
+
+async def test_keys_after_an_enter_with_nothing_typed_go_on_to_the_box() -> None:
+    """`enter` in the find box with nothing typed leaves the box up (it closed it, and the
+    keys typed next went to the Gantt as commands); the keys after it wait only until it is
+    read, not for the hold's whole second: the job id typed next is looked for at once."""
+    app, job = _mixed()
+    looks: list[int] = []
+    poll = app._poll_hold
+
+    def counted() -> None:
+        looks.append(1)
+        poll()
+
+    app._poll_hold = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        burst = [*_typed("/"), events.Key("enter", "\r"), *_typed(job), events.Key("enter", "\r")]
+        for key in burst:
+            app.post_message(key)
+        for _ in range(200):
+            if isinstance(app.screen, ProofScreen):
+                break
+            await pilot.pause(0.01)
+        assert isinstance(app.screen, ProofScreen), app.screen_stack  # the find's answer
+        assert [f.job for f in app.gantt.found_jobs[:1]] == [job]
+        assert len(looks) < HOLD_POLLS // 2, len(looks)  # not held until the hold gave up
 
 
 async def test_keys_held_for_a_find_box_that_cannot_open_still_reach_the_gantt() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from cuzksim.config import SimConfig, random_config
 from cuzksim.logs import simulate
@@ -343,6 +343,12 @@ async def test_the_palette_asks_for_any_change_and_refuses_a_bad_one(tmp_path: P
         hint = str(app.screen.query_one("#ask-hint", Static).content)
         assert all(name in hint for name in KNOBS) and "--help" not in hint
         assert "--help" not in str(app.screen.query_one("#ask").border_subtitle)
+        # the placeholder is an example: enter with nothing typed closed the box, and what
+        # was typed next went to the lanes as keys (an `i` opened the interval inspector)
+        assert str(app.screen.query_one(Input).placeholder).startswith("e.g. ")
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, WhatIfAskScreen)
         await pilot.press(*"gpu-wrokers=2", "enter")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, WhatIfScreen)

@@ -52,6 +52,7 @@ from tui.lanes import GAP_GLYPH, PHASE_CLASSES, PHASE_GLYPHS
 from tui.logpane import LogPaneScreen, log_at
 from tui.screens import (
     QUIT_BINDINGS,
+    AskScreen,
     FindScreen,
     GapListScreen,
     HelpScreen,
@@ -591,10 +592,15 @@ class CuzkApp(App[None]):
         window = self.screen
         palette = window if key == "enter" and isinstance(window, ListedPalette) else None
         enters = palette.enters + 1 if palette is not None else 0
+        # a box's `enter` with nothing typed leaves it up: the keys wait only until it is read
+        ask = window if key == "enter" and isinstance(window, AskScreen) else None
+        blanks = ask.blank_enters + 1 if ask is not None else 0
 
         def closed() -> bool:
             if palette is not None and palette is self.screen:
                 return palette.chose_nothing(enters)
+            if ask is not None and ask is self.screen and ask.blank_enters >= blanks:
+                return True
             if self.focused is None:
                 return False
             if window is not self.screen and not getattr(window, "answered", True):

@@ -376,7 +376,7 @@ class OrderedInput(Input):
 
 
 class AskScreen(SafeModal[str | None]):
-    """A one-line box: enter gives what was typed (nothing: None), escape closes."""
+    """A one-line box: enter gives what was typed, escape closes (None)."""
 
     DEFAULT_CSS = """
     AskScreen { align: center middle; }
@@ -394,6 +394,10 @@ class AskScreen(SafeModal[str | None]):
         Binding("escape", "dismiss_none", "Close", priority=True)
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.blank_enters = 0  # enters read with nothing typed (the box stayed)
+
     def compose(self) -> ComposeResult:
         """The input."""
         with Vertical(id="ask"):
@@ -409,8 +413,14 @@ class AskScreen(SafeModal[str | None]):
         self.query_one(Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter: what was typed."""
-        self.dismiss(event.value.strip() or None)
+        """Enter: what was typed. With nothing typed the box stays (the placeholder, an
+        example, read as the value: enter closed the box, and what was typed next went to
+        the lanes as keys)."""
+        text = event.value.strip()
+        if text:
+            self.dismiss(text)
+        else:
+            self.blank_enters += 1  # the keys held after it go on to the box
 
     def action_dismiss_none(self) -> None:
         """Close, with nothing."""
@@ -421,7 +431,7 @@ class FindScreen(AskScreen):
     """A one-line box: the job to look for."""
 
     BOX_TITLE = "find a job"
-    PLACEHOLDER = "job id, its beginning, or a sector number"
+    PLACEHOLDER = "a job id, its beginning, or a sector number"
 
 
 class TextBoxScreen(SafeModal[None]):

@@ -38,7 +38,7 @@ class WhatIfAskScreen(AskScreen):
     """
     BOX_TITLE = "what if"
     BOX_SUBTITLE = "enter predicts · esc closes"
-    PLACEHOLDER = "gpu-workers=2 synthesis-workers=40 split-lock"
+    PLACEHOLDER = "e.g. gpu-workers=2 synthesis-workers=40 split-lock"
     # the knobs, as --help lists them (which the viewer's user cannot see)
     HINT = "knobs: " + ", ".join(
         k.name if k.kind is bool else f"{k.name}={'N' if k.kind is int else 'X'}"
