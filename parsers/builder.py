@@ -31,13 +31,20 @@ if TYPE_CHECKING:
 _EPOCH = datetime(1970, 1, 1)
 
 
+# the longest a TIMELINE offset can be (the core's MAX_STAMP_MS): a wall clock this near the
+# ends of the calendar (a log stamped 9999-12-31) has offsets past them, and is no clock
+_LONGEST_OFFSET = timedelta(milliseconds=1_000_000_000_000)
+
+
 def _wall(anchor: tuple[int, bool] | None) -> datetime | None:
-    """The core's wall anchor (µs since 1970, zone known) as a datetime (naive: local)."""
+    """The core's wall anchor (µs since 1970, zone known) as a datetime (naive: local); None
+    when the calendar cannot hold every time of the run on that clock."""
     if anchor is None:
         return None
     us, aware = anchor
     try:
         wall = _EPOCH + timedelta(microseconds=us)
+        _ = (wall - _LONGEST_OFFSET, wall + _LONGEST_OFFSET)
     except OverflowError:
         return None
     return wall.replace(tzinfo=UTC) if aware else wall

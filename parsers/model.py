@@ -1464,11 +1464,15 @@ class LogModel:
         """The wall-clock time of a TIMELINE offset, when the log gives the anchor (`gpu`:
         of an event of that GPU, on its own log's clock when the model holds several)."""
         key = self.gpu_keys.get(gpu) if self.gpu_keys is not None and gpu is not None else None
+        base = self.wall_anchor
         if key is not None and self.wall_bases is not None and key.host in self.wall_bases:
-            return self.wall_bases[key.host] + timedelta(milliseconds=ms)
-        if self.wall_anchor is None:
+            base = self.wall_bases[key.host]
+        if base is None:
             return None
-        return self.wall_anchor + timedelta(milliseconds=ms)
+        try:
+            return base + timedelta(milliseconds=ms)
+        except OverflowError:
+            return None  # past the calendar's ends (logs whose clocks are millennia apart)
 
     def wall_text(self, ms: float, gpu: int | None = None) -> str | None:
         """The wall-clock time of an offset as shown, to the millisecond: `09:35:26.291`,
@@ -1480,8 +1484,7 @@ class LogModel:
             return None
         lo, hi = self.time_range
         first, last = self.wall_time(min(lo, 0.0), gpu), self.wall_time(hi, gpu)
-        assert first is not None
-        days = last is not None and first.date() != last.date()
+        days = first is None or last is None or first.date() != last.date()
         return wall.strftime("%Y-%m-%d %H:%M:%S.%f" if days else "%H:%M:%S.%f")[:-3]
 
     @property

@@ -148,8 +148,19 @@ def resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float = 0.0) -> f
     its first moment at or after `after_ms`).
 
     Raises:
-        ValueError: a wall-clock time on a log without the engine's start time.
+        ValueError: a wall-clock time on a log without the engine's start time, or one the
+            calendar cannot hold on the log's clock.
     """
+    try:
+        return _resolve(spec, anchor, after_ms)
+    except OverflowError:
+        raise ValueError(
+            f"{spec.text!r} falls past the calendar's ends on this log's clock"
+        ) from None
+
+
+def _resolve(spec: TimeSpec, anchor: datetime | None, after_ms: float) -> float:
+    """`resolve`, which the calendar's ends may stop (OverflowError)."""
     if spec.offset_ms is not None:
         if spec.wall is None or anchor is None:
             return spec.offset_ms  # no clock to place the wall-clock half on: the offset

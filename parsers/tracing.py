@@ -284,7 +284,10 @@ class TracingScanner:
         if zone and zone != "Z":
             sign = -1 if zone[0] == "-" else 1
             digits = zone[1:].replace(":", "")
-            wall -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            try:
+                wall -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            except OverflowError:
+                return None  # in UTC, past the calendar's ends (9999-12-31T23:00-05:00)
         if self._year is None:
             self._year = wall.year
         if zone:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import random
+import re
+from datetime import datetime
+from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
 from helpers import build
 
 from parsers.builder import LogBuilder
+from parsers.load import read_log
+from parsers.timespec import parse_time, resolve
+from tui import cli
 
 
 def test_empty_input() -> None:
@@ -340,3 +347,44 @@ def test_a_cut_line_is_not_held_past_its_wait_whatever_follows() -> None:
     assert scanner.counts().timeline >= 200 - 2 * 17
     scanner.finish()
     assert scanner.counts().timeline == 200
+
+
+def _stamped(year_day: str, zone: str = "Z") -> bytes:
+    """tiny.log with its tracing lines' wall clock moved to `year_day` (`9999-12-31`)."""
+    text = (SAMPLES / "tiny.log").read_text()
+    return re.sub(r"2026-03-16T(\d\d:\d\d:[\d.]+)Z", rf"{year_day}T\1{zone}", text).encode()
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01"])
+def test_a_wall_clock_at_the_calendars_ends_is_no_clock(
+    day: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log stamped 9999-12-31 is well formed, and its times of day past its first minute
+    are past the calendar: the text report, several logs' report and the gap inspector
+    ended in an OverflowError's traceback. A clock whose run the calendar cannot hold is
+    no clock: the times are offsets, as for a log that gives none."""
+    log = tmp_path / "end.log"
+    log.write_bytes(_stamped(day))
+    model = read_log(log)
+    assert model.wall_anchor is None
+    assert model.wall_text(model.gaps[0].start) is None
+    for args in (["--report"], ["--report", "--json"], [str(SAMPLES / "tiny.log"), "--report"]):
+        assert cli.main([str(log), *args]) == 0, args
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err and "gap" in out, args
+    # a wall-clock time asked of such a clock: one line, no traceback
+    with pytest.raises(ValueError, match="calendar"):
+        resolve(parse_time("23:59:59"), datetime(9999, 12, 31, 23, 59), 5e10)
+
+
+def test_a_zone_that_moves_a_tracing_time_past_the_calendar_is_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tracing line at 9999-12-31T23:59:59-05:00 is past the calendar in UTC: reading the
+    jobs of a log without TIMELINE lines ended in a traceback."""
+    text = (SAMPLES / "real" / "monolithic-merged.log").read_text()
+    log = tmp_path / "zone.log"
+    log.write_text(re.sub(r"2026-[\d-]+T[\d:.]+Z", "9999-12-31T23:59:59.000000-05:00", text))
+    for args in (["--report"], ["--report", "--json"]):
+        assert cli.main([str(log), *args]) == 0, args
+        assert "Traceback" not in capsys.readouterr().err
