@@ -254,6 +254,19 @@ class OutputBatch:
         self._written.clear()
 
 
+# a file's name holds at most this many bytes (NAME_MAX on Linux's file systems)
+NAME_BYTES = 255
+
+
+def hidden_name(target: Path, tail: str) -> Path:
+    """`.NAME.TAIL` beside `target`, NAME cut short where the whole would not fit in a name
+    (a 250-byte name could be exported to by no temporary file)."""
+    name = target.name
+    while len(os.fsencode(f".{name}.{tail}")) > NAME_BYTES and name:
+        name = name[:-1]
+    return target.parent / f".{name}.{tail}"
+
+
 class _Temporary:
     """A file being written beside its target: without a name while it is written where
     the file system allows (O_TMPFILE), else a hidden `.NAME.XXXXXXXX.tmp`. Its descriptor is
@@ -265,7 +278,7 @@ class _Temporary:
     @classmethod
     def beside(cls, target: Path) -> _Temporary:
         """A new temporary file in `target`'s folder."""
-        prefix = f".{target.name}."
+        prefix = hidden_name(target, "XXXXXXXX.tmp").name[: -len("XXXXXXXX.tmp")]
         fd = open_nameless(target.parent)
         if fd is not None:
             return cls(fd, target.parent, prefix, None)

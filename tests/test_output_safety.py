@@ -291,6 +291,19 @@ def test_a_batch_puts_nothing_in_place_when_one_file_fails(tmp_path: Path) -> No
     assert sorted(os.listdir(tmp_path)) == ["a.csv", "b.csv"]
 
 
+def test_a_name_as_long_as_a_name_may_be_can_be_written(tmp_path: Path) -> None:
+    """The temporary file beside a 250-byte name (`.NAME.XXXXXXXX.tmp`) passed the 255
+    bytes a name may hold: no export to such a name could be written."""
+    for length in (250, 255):
+        target = tmp_path / ("a" * (length - 5) + ".json")
+        with atomic_output(target) as fh:
+            fh.write("new")
+        with atomic_output(target) as fh:
+            fh.write("newer")
+        assert target.read_text() == "newer"
+    assert len(os.listdir(tmp_path)) == 2
+
+
 def test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask(tmp_path: Path) -> None:
     old = tmp_path / "old.json"
     old.write_text("x")
