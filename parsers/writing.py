@@ -234,24 +234,119 @@ class OutputBatch:
         self._written.append((tmp, target))
 
     def commit(self) -> None:
-        """Put every written file in its target's place."""
+        """Put every written file in its target's place: all of them, or none (a target
+        that cannot be replaced, an interrupt: those already in place are put back)."""
         try:
             for _, target in self._written:
                 check_target(target, self.inputs)  # again: it may have changed meanwhile
+            if not self.exclusive:
+                for tmp, _ in self._written:
+                    tmp.named()  # every name first: a failure here has replaced nothing
+            with _signals_held():
+                self._swap()
+        finally:
+            self.discard()
+
+    def _swap(self) -> None:
+        """Each written file over its target, each old file kept until all are in place."""
+        targets = [target for _, target in self._written]
+        kept: list[_Kept] = []  # by target, as far as kept
+        placed = 0  # the first targets, new
+        try:
+            if not self.exclusive:
+                for target in targets:
+                    kept.append(_Kept.of(target))
             for tmp, target in self._written:
                 if self.exclusive:
                     _link_new(tmp, target)
                 else:
                     os.replace(tmp.named(), target)
                     tmp.path = None  # in place: nothing to remove
+                placed += 1
+        except BaseException:
+            for k, target in reversed(list(enumerate(targets))):
+                old = kept[k] if k < len(kept) else None
+                with contextlib.suppress(OSError):
+                    if old is not None and old.path is not None and (k < placed or old.moved):
+                        old.put_back(target)  # new over it, or moved aside for it
+                    elif k < placed and (old is None or old.path is None):
+                        target.unlink()  # no file was there
+            raise
         finally:
-            self.discard()
+            for old in kept:
+                old.remove()
 
     def discard(self) -> None:
         """Remove every temporary file not yet in place."""
         for tmp, _ in self._written:
             tmp.remove()
         self._written.clear()
+
+
+class _Kept:
+    """A target's old file, kept under a hidden name of its own until the new one is in
+    place (a hard link: the target stays in place meanwhile; where the file system has
+    none, the file renamed aside). None when there was none."""
+
+    def __init__(self, path: Path | None, moved: bool) -> None:
+        self.path, self.moved = path, moved
+
+    @classmethod
+    def of(cls, target: Path) -> _Kept:
+        """Keep `target`'s file (OSError: it cannot be kept, nor then replaced)."""
+        if not os.path.lexists(target):
+            return cls(None, False)
+        import secrets
+
+        for _ in range(NEW_NAME_TRIES):
+            name = hidden_name(target, f"{secrets.token_hex(4)}.old")
+            try:
+                os.link(target, name, follow_symlinks=False)
+                return cls(name, False)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EMLINK, errno.ENOSYS):
+                    raise
+            # no hard link to be had (an immutable file, a file system without them): renamed
+            # aside, or refused as the rename over it would be
+            if os.path.lexists(name):
+                continue
+            os.rename(target, name)
+            return cls(name, True)
+        raise FileExistsError(errno.EEXIST, "no free name to keep the old file", str(target))
+
+    def put_back(self, target: Path) -> None:
+        """The old file at `target` again."""
+        assert self.path is not None
+        os.replace(self.path, target)
+        self.path = None
+
+    def remove(self) -> None:
+        """Let the old file go (a link: the name alone; moved aside and not put back: the new
+        file is in its place)."""
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            self.path = None
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """ctrl+c, SIGTERM and SIGHUP wait until the files are swapped (then they act): one that
+    came between two renames left the first targets new and the rest old."""
+    import signal
+    import threading
+
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    if threading.current_thread() is not threading.main_thread():
+        yield  # the signals go to the main thread, which is not swapping files
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 # a file's name holds at most this many bytes (NAME_MAX on Linux's file systems)

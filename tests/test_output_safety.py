@@ -291,6 +291,111 @@ def test_a_batch_puts_nothing_in_place_when_one_file_fails(tmp_path: Path) -> No
     assert sorted(os.listdir(tmp_path)) == ["a.csv", "b.csv"]
 
 
+def _five(folder: Path, batch: OutputBatch) -> list[Path]:
+    """Five files written through `batch` over old ones (two of them new to the folder)."""
+    paths = [folder / f"{k}.csv" for k in range(5)]
+    for path in paths[:3]:
+        path.write_text(f"old {path.stem}")
+    for path in paths:
+        with batch.open(path) as fh:
+            fh.write(f"new {path.stem}")
+    return paths
+
+
+@pytest.mark.parametrize("failure", [OSError(errno.EPERM, "not permitted"), KeyboardInterrupt()])
+def test_a_target_that_cannot_be_replaced_puts_the_others_back(
+    failure: BaseException, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files of a batch went into place one by one: the third refused (an immutable
+    file, a bind mount) or an interrupt there left the first two new, the rest old, and the
+    error said nothing was replaced. All are put back as they were now, and no hidden file
+    is left beside them."""
+    replace = os.replace
+    calls: list[str] = []
+
+    def third_fails(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        calls.append(str(dst))
+        if len(calls) == 3:
+            raise failure
+        replace(src, dst)
+
+    batch = OutputBatch()
+    paths = _five(tmp_path, batch)
+    monkeypatch.setattr(os, "replace", third_fails)
+    with pytest.raises(type(failure)):
+        batch.commit()
+    assert [p.read_text() if p.exists() else None for p in paths] == [
+        "old 0",
+        "old 1",
+        "old 2",
+        None,
+        None,
+    ]
+    assert sorted(os.listdir(tmp_path)) == ["0.csv", "1.csv", "2.csv"]
+
+
+def test_a_file_system_without_hard_links_still_swaps_all_or_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the old file cannot be kept by a hard link it is moved aside, and put back
+    when a later target fails."""
+
+    def no_links(*_: object, **__: object) -> None:
+        raise OSError(errno.EPERM, "no hard links")
+
+    batch = OutputBatch()
+    paths = _five(tmp_path, batch)
+    monkeypatch.setattr(os, "link", no_links)
+    replace = os.replace
+    calls: list[str] = []
+
+    def fourth_fails(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        calls.append(str(dst))
+        if len(calls) == 4:
+            raise OSError(errno.EBUSY, "busy")
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", fourth_fails)
+    with pytest.raises(OSError, match="busy"):
+        batch.commit()
+    assert [p.read_text() if p.exists() else None for p in paths[:3]] == ["old 0", "old 1", "old 2"]
+    assert sorted(os.listdir(tmp_path)) == ["0.csv", "1.csv", "2.csv"]
+    monkeypatch.setattr(os, "replace", replace)
+    batch = OutputBatch()
+    paths = _five(tmp_path, batch)
+    batch.commit()
+    assert [p.read_text() for p in paths] == [f"new {k}" for k in range(5)]
+    assert sorted(os.listdir(tmp_path)) == [f"{k}.csv" for k in range(5)]
+
+
+def test_a_signal_during_the_swap_acts_once_every_file_is_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM between two renames left a mix of new and old files: it waits for the swap."""
+    seen: list[list[str]] = []
+
+    def handler(signum: int, frame: object) -> None:
+        seen.append([p.read_text() for p in paths])
+        raise KeyboardInterrupt
+
+    replace = os.replace
+
+    def signalled(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        replace(src, dst)
+        os.kill(os.getpid(), signal.SIGTERM)  # after the first rename
+
+    batch = OutputBatch()
+    paths = _five(tmp_path, batch)
+    before = signal.signal(signal.SIGTERM, handler)
+    try:
+        monkeypatch.setattr(os, "replace", signalled)
+        with pytest.raises(KeyboardInterrupt):
+            batch.commit()
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert seen == [[f"new {k}" for k in range(5)]]
+
+
 def test_a_name_as_long_as_a_name_may_be_can_be_written(tmp_path: Path) -> None:
     """The temporary file beside a 250-byte name (`.NAME.XXXXXXXX.tmp`) passed the 255
     bytes a name may hold: no export to such a name could be written."""
@@ -299,7 +404,7 @@ def test_a_name_as_long_as_a_name_may_be_can_be_written(tmp_path: Path) -> None:
         with atomic_output(target) as fh:
             fh.write("new")
         with atomic_output(target) as fh:
-            fh.write("newer")
+            fh.write("newer")  # over an old one: its old file kept under a hidden name
         assert target.read_text() == "newer"
     assert len(os.listdir(tmp_path)) == 2
 
