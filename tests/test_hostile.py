@@ -82,6 +82,15 @@ def test_raw_lines_keep_colour_and_nothing_else() -> None:
     assert line.plain == "red ␛]2;pwned␇ <U+202E> <U+009B>2J"
     # SGR 31 drawn as the colour it stands for, on "red" only
     assert [(span.start, span.end, str(span.style)) for span in line.spans] == [(0, 3, "color(1)")]
+    # what SGR can hide or disguise is not drawn: conceal (a log hid text in the log pane),
+    # blink, reverse, strike, a background; the foreground colours and the weight are
+    raw = b"\x1b[8mHIDDEN\x1b[0m \x1b[5;7;9;41mx\x1b[48;5;1;38;5;196;1my\x1b[2;38;2;1;2;3mz\x1b[m"
+    line = styled_line(raw)
+    assert line.plain == "HIDDEN xyz"
+    assert [(span.start, span.end, str(span.style)) for span in line.spans] == [
+        (8, 9, "bold color(196)"),
+        (9, 10, "bold dim #010203"),
+    ]
 
 
 # -- the report, in a subprocess with a memory limit ---------------------------------------

@@ -28,7 +28,11 @@ from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
 RAW_SHOW_BYTES = 4096  # a longer raw line is shown cut (a megabyte line would fill the screen)
 
-SGR = re.compile(r"\x1b\[[0-9;]*m")  # colour and weight: the only escapes that are drawn
+SGR = re.compile(r"\x1b\[([0-9;]*)m")  # colour and weight: the only escapes that are drawn
+# the SGR attributes drawn: reset, bold, dim, italic, underline, their ends, the foreground
+# colours (38: 256 colours or RGB, its parameters after it); never conceal, blink, reverse,
+# strike or a background, which can hide text or make it read as something else
+SGR_DRAWN = frozenset({0, 1, 2, 3, 4, 21, 22, 23, 24, *range(30, 38), 39, *range(90, 98)})
 
 
 def literal(raw: bytes) -> str:
@@ -40,15 +44,34 @@ def styled_line(raw: bytes) -> Text:
     """A raw log line as it looked in the terminal: SGR colours drawn, every other control
     character (other escapes too) made visible, markup never read."""
     text = raw.decode("utf-8", "replace")
-    pieces = SGR.split(text)
-    codes = SGR.findall(text)
+    pieces = SGR.split(text)  # text, parameters, text, ...
     safe = "".join(
-        visible(piece, keep_tab=True) + (codes[k] if k < len(codes) else "")
+        visible(piece, keep_tab=True) if k % 2 == 0 else drawn_sgr(piece)
         for k, piece in enumerate(pieces)
     )
     line = Text.from_ansi(safe, end="")
     line.end = ""
     return line
+
+
+def drawn_sgr(params: str) -> str:
+    """The SGR escape of `params` (`1;32`) with what of it is drawn (SGR_DRAWN), or nothing."""
+    if not params:
+        return "\x1b[m"  # a reset
+    kept: list[str] = []
+    codes = params.split(";")
+    k = 0
+    while k < len(codes):
+        code = int(codes[k]) if codes[k] else 0
+        width = (
+            {"5": 3, "2": 5}.get(codes[k + 1], 1) if code in (38, 48) and k + 1 < len(codes) else 1
+        )
+        if code == 38:
+            kept.extend(codes[k : k + width])
+        elif code in SGR_DRAWN:
+            kept.append(str(code))
+        k += width
+    return f"\x1b[{';'.join(kept)}m" if kept else ""
 
 
 def lasted(ms: float) -> str:
