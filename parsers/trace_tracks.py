@@ -20,6 +20,7 @@ import numpy.typing as npt
 from parsers.model import CAUSES, PHASE_NAMES, Lane, LogModel, Phase, ProofTable
 from parsers.proofs import failed_proofs, proof_ends
 from parsers.rows import first_free_rows, groups_of
+from parsers.sanitize import visible
 
 CHUNK_ROWS = 16_384  # events formatted at a time (a JSON chunk: ~2 MB)
 
@@ -65,7 +66,9 @@ COUNTERS = (  # (name, argument key)
 
 class Names:
     """Every string the events name, by id: a few fixed ones, then the model's (jobs,
-    interval labels, gap sides, proofs), each made once."""
+    interval labels, gap sides, proofs), each made once; with every control and format
+    character of the log made visible (parsers/sanitize.py), as the CSV writes them: a job
+    id's ESC or U+202E reached the protobuf trace raw, and Perfetto's page reordered text."""
 
     def __init__(self) -> None:
         self.items: list[str] = []
@@ -76,13 +79,13 @@ class Names:
         k = self._fixed.get(text)
         if k is None:
             k = self._fixed[text] = len(self.items)
-            self.items.append(text)
+            self.items.append(visible(text))
         return k
 
     def extend(self, texts: Sequence[str]) -> int:
         """Add `texts` (not looked up); returns the id of the first."""
         base = len(self.items)
-        self.items.extend(texts)
+        self.items.extend(map(visible, texts))
         return base
 
 
@@ -363,7 +366,11 @@ class TraceTracks:
                 rows = tuple((k + 1, f"row {k + 1}") for k in range(proofs.slots))
                 out.append(Process(pid + 1, f"{prefix}proofs", rows))
             pid += 2
-        return tuple(out)
+        # a host's or a log's name may hold what a log or a command line put there
+        return tuple(
+            Process(p.pid, visible(p.name), tuple((t, visible(n)) for t, n in p.threads))
+            for p in out
+        )
 
     def _shown(self) -> Iterator[tuple[bool, bool]]:
         """Per log, whether its synthesis and its proofs are processes of the trace: a log

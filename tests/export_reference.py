@@ -69,19 +69,19 @@ def _x(
     name: str, cat: str, pid: int, tid: int, ts: int, end: int, args: dict[str, Any]
 ) -> dict[str, Any]:
     return {
-        "name": name,
+        "name": visible(name),  # the log's text with its controls visible, as in the CSV
         "cat": cat,
         "ph": "X",
         "ts": ts,
         "dur": end - ts,
         "pid": pid,
         "tid": tid,
-        "args": args,
+        "args": {k: visible(v) if isinstance(v, str) else v for k, v in args.items()},
     }
 
 
 def _meta(kind: str, pid: int, tid: int, name: str) -> dict[str, Any]:
-    return {"name": kind, "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}}
+    return {"name": kind, "ph": "M", "pid": pid, "tid": tid, "args": {"name": visible(name)}}
 
 
 def _process(pid: int, name: str) -> Iterator[dict[str, Any]]:

@@ -706,6 +706,28 @@ def test_csv_cells_carry_no_formula_and_no_control(tmp_path: Path) -> None:
     assert csv_text("a=b") == "a=b" and csv_text("-") == "'-"
 
 
+def test_traces_name_the_logs_jobs_as_the_csv_does(tmp_path: Path) -> None:
+    """A job id's controls reached the protobuf trace as raw bytes, and its bidi override
+    both traces, where Perfetto's page drew text reordered: both name the job as the CSV
+    does, every control and format character visible."""
+    job = "job\x1b]52;c;cm0gLXJm\x07\u202eabc\u009b2J"
+    log = tmp_path / "h.log"
+    log.write_bytes(b"pipeline GPU worker started worker_id=0 gpu=0\n" + job_line_set(job, 1000))
+    model = read_log(log)
+    for name in ("t.json", "t.perfetto-trace"):
+        out = tmp_path / name
+        write_trace(model, out, inputs=[log])
+        data = out.read_bytes()
+        if name.endswith(".json"):  # its strings as a reader of the JSON gets them
+            data = json.dumps(json.loads(data), ensure_ascii=False).encode()
+            for raw in ("\x1b", "\x07", "\u202e", "\u009b"):
+                assert raw.encode() not in data, (name, raw)
+        # the protobuf's strings are its bytes (its lengths and numbers may be any byte)
+        for raw in ("\x1b]52", "\x07\u202e", "\u202eabc", "\u009b2J"):
+            assert raw.encode() not in data, (name, raw)
+        assert "job␛]52;c;cm0gLXJm␇<U+202E>abc<U+009B>2J".encode() in data, name
+
+
 # -- the viewer's own files ---------------------------------------------------------------------
 
 
