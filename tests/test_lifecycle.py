@@ -203,6 +203,77 @@ def test_a_background_job_leaves_the_terminal_alone(tmp_path: Path) -> None:
     assert out.read_text() == "True"
 
 
+# A shell's job control, in a child of its own: a session on the pty, the viewer started in
+# a background group (`cuzk-tui LOG &`), then brought to the foreground (`fg`) or left when
+# the shell goes (`exit`: the terminal hangs up on it). Prints the viewer's pid.
+_JOB = """
+import os, signal, sys, time
+os.setsid()
+fd = os.open(os.ttyname(int(sys.argv[1])), os.O_RDWR)  # the session's terminal
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)  # a group of its own: in the background
+    for std in (0, 1):
+        os.dup2(fd, std)
+    os.dup2(os.open(sys.argv[3], os.O_WRONLY | os.O_CREAT), 2)
+    os.execv(sys.executable, [sys.executable, "-m", "tui.cli", sys.argv[4], "--no-follow"])
+print(pid, flush=True)
+_, status = os.waitpid(pid, os.WUNTRACED)
+assert os.WIFSTOPPED(status), status  # in the background: stopped until `fg`
+if sys.argv[2] == "fg":
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(fd, pid)
+    os.kill(pid, signal.SIGCONT)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status), flush=True)
+"""
+
+
+@pytest.mark.parametrize("then", ["fg", "exit"])
+def test_a_viewer_started_in_the_background_waits_for_fg(then: str, tmp_path: Path) -> None:
+    """`cuzk-tui LOG &` then `fg` came up blank and deaf (Textual gave up on the terminal
+    it was stopped from); `cuzk-tui LOG &` then closing the terminal wrote three tracebacks.
+    It waits, stopped, for `fg` and then runs as ever; a terminal gone meanwhile ends it
+    quietly."""
+    master, slave = pty.openpty()
+    err = tmp_path / "err"
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    shell = subprocess.Popen(
+        [sys.executable, "-c", _JOB, str(slave), then, str(err), str(SAMPLES / "tiny.log")],
+        pass_fds=(slave,),
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
+    try:
+        assert shell.stdout is not None
+        viewer = int(shell.stdout.readline())
+        if then == "fg":
+            wait_for(lambda: b"tiny.log" in b"".join(out), "the viewer drawn after fg")
+            os.write(master, b"q")
+            assert shell.stdout.readline().strip() == "0"
+        assert shell.wait(60) == 0
+        # the shell gone: its terminal hung up on the stopped viewer, which ends
+        wait_for(lambda: not _alive(viewer), "the viewer ended")
+    finally:
+        if shell.poll() is None:
+            shell.kill()
+        os.close(slave)
+        reader.join(5)
+        os.close(master)
+    assert err.read_text() == ""
+
+
+def _alive(pid: int) -> bool:
+    """`pid` runs (not a zombie waiting for its parent)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def test_a_kill_as_the_viewer_starts_leaves_the_user_s_modes() -> None:
     """SIGTERM in the moment between the echo going off and the viewer's taking the
     terminal ended the process by the signal's default action, the echo left off."""

@@ -16,6 +16,7 @@ import codecs
 import contextlib
 import os
 import selectors
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -152,9 +153,41 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
             """Textual's, which notes the terminal's modes to put back when the viewer
             gives it back: the user's, not those the command set while it started (no
             echo; a ctrl+z would leave the shell without it)."""
-            super().start_application_mode()  # type: ignore[no-untyped-call]
+            if self._in_foreground():
+                super().start_application_mode()  # type: ignore[no-untyped-call]
+            if self._writer_thread is None:
+                # the terminal could not be taken: started in the background (`&`), its
+                # terminal closed before it came to the foreground. Nothing to draw on: it
+                # ends, quietly (Textual's own end wrote three tracebacks)
+                self._app.call_later(self._app.exit, None, 1)
+                return
             if terminal is not None and terminal.modes is not None:
                 self.attrs_before = terminal.modes.saved
+
+        def _in_foreground(self) -> bool:
+            """Wait, stopped, until the terminal is this process's (a viewer started with
+            `&` came up blank and deaf at `fg`); False once the terminal has gone."""
+            if not os.isatty(self.fileno):
+                return True
+            while True:
+                try:
+                    if os.tcgetpgrp(self.fileno) == os.getpgrp():
+                        return True
+                except OSError:
+                    # not this session's terminal (no job control to wait for), or hung up
+                    # (the shell, the SSH link, is gone: its modes can no longer be read)
+                    try:
+                        termios.tcgetattr(self.fileno)
+                    except termios.error:
+                        return False
+                    return True
+                os.kill(os.getpid(), signal.SIGSTOP)  # as a background job is: until `fg`
+
+        def write(self, data: str) -> None:
+            """Textual's, and nothing where there is no terminal to write to (application
+            mode never entered: see start_application_mode)."""
+            if self._writer_thread is not None:
+                super().write(data)
 
         def _get_terminal_size(self) -> tuple[int, int]:
             """The terminal's own size: COLUMNS and LINES are a shell's variables, often
