@@ -45,14 +45,16 @@ class FailedProve:
     job: str
     partition: int | None
     after_ms: float  # its GPU_START, from the gap's start
-    ran_ms: float  # how much of the gap it ran: to where it is drawn to, within the gap
+    # the most of the gap it can have run: to where it is drawn to (its worker's next
+    # GPU_START, or its lines' end), within the gap; no line says when it failed
+    ran_ms: float
 
     def words(self, sep: str = " ") -> str:
-        """`w0 (job p9) 4.71 s in, for 20.42 s` (`sep` between a number and its unit)."""
+        """`w0 (job p9) 4.71 s in, for up to 20.42 s` (`sep` between a number and its unit)."""
         part = f" p{self.partition}" if self.partition is not None else ""
         after = duration(self.after_ms).replace(" ", sep)
         ran = duration(self.ran_ms).replace(" ", sep)
-        return f"w{self.worker} ({self.job}{part}) {after} in, for {ran}"
+        return f"w{self.worker} ({self.job}{part}) {after} in, for up to {ran}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -338,7 +338,8 @@ def test_a_gap_s_why_names_the_failed_prove_begun_in_it(tmp_path: Path) -> None:
     assert (gap.start, gap.end) == (100, 400)
     why = gap_why(model, gap)
     assert why.failed_in == (FailedProve(0, "b", 0, 50.0, 250.0),)
-    said = "failed proves begun in the gap (not busy time): w0 (b p0) 50 ms in, for 250 ms"
+    # no line says when it failed: what its drawing gives is the most it can have run
+    said = "failed proves begun in the gap (not busy time): w0 (b p0) 50 ms in, for up to 250 ms"
     assert said in why_lines(why)
     console = Console(width=200, record=True, file=io.StringIO())
     console.print(describe_gap(model, gap))
