@@ -1003,3 +1003,27 @@ async def test_arrow_keys_that_come_together_each_scroll_the_details(inspector: 
         assert details.scroll_y == details.max_scroll_y
         await pilot.press("home")
         assert details.scroll_y == 0
+
+
+def test_the_interval_inspector_counts_a_workers_intervals_as_the_report_does() -> None:
+    """The interval inspector said `Interval 2 of 26 of worker 1`, the report `intervals 25`
+    for the same worker: one of its intervals failed. It says which are not ended now."""
+    from tui.interval import describe_interval, worker_intervals
+
+    model = read_log(SAMPLES / "journal-2gpu.log")
+    t = model.parts
+    failed = np.flatnonzero(t.failed & ~np.isnan(t.gpu_start))
+    assert len(failed)
+    checked = 0
+    for w in model.workers:
+        rows = np.flatnonzero((t.worker == w.worker) & (t.gpu == w.gpu))
+        started = rows[~np.isnan(t.gpu_start[rows])]
+        if not len(started):
+            continue
+        order = worker_intervals(model, int(started[0]))
+        head = describe_interval(model, int(started[0])).plain.splitlines()[0]
+        lost = int(np.sum(t.failed[order] & np.isnan(t.gpu_end[order])))
+        assert len(order) == w.intervals + lost, (w, head)
+        assert head.endswith(f"(by GPU_START; {lost} failed)" if lost else "(by GPU_START)")
+        checked += lost
+    assert checked == len(failed)

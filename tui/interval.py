@@ -164,6 +164,20 @@ def _cut_by_restart(model: LogModel, part: Partition) -> bool:
     return bool(len(order)) and int(order[-1]) == part.index
 
 
+def _unended(model: LogModel, order: I64) -> str:
+    """`; 1 failed, 2 running` of the intervals `order`: the report counts the ended ones
+    (a worker's 26 intervals here were its 25 there)."""
+    t = model.parts
+    ended = ~np.isnan(t.take("gpu_end", order))
+    failed = t.take("failed", order) & ~ended
+    said = [
+        f"{n} {what}"
+        for n, what in ((int(failed.sum()), "failed"), (int((~ended & ~failed).sum()), "running"))
+        if n
+    ]
+    return f"; {', '.join(said)}" if said else ""
+
+
 def describe_interval(model: LogModel, index: int) -> Text:
     """Everything the interval inspector says about interval `index`, as literal text."""
     part = model.parts.get(index)
@@ -174,7 +188,7 @@ def describe_interval(model: LogModel, index: int) -> Text:
     at = np.flatnonzero(order == index)
     if len(at):
         text.append(f"Interval {int(at[0]) + 1} of {len(order)} of worker {worker}", style="bold")
-        text.append(f" on {gpu} (by GPU_START)\n\n")
+        text.append(f" on {gpu} (by GPU_START{_unended(model, order)})\n\n")
     _label(text, "job")
     text.append(shown_id(part.job), style="bold cyan")  # log text: no markup, no control
     text.append(f"  ({visible(part.kind)})\n" if part.kind else "\n")
