@@ -263,14 +263,21 @@ class OutputBatch:
                     os.replace(tmp.named(), target)
                     tmp.path = None  # in place: nothing to remove
                 placed += 1
-        except BaseException:
+        except BaseException as exc:
+            stranded: list[tuple[Path, Path]] = []  # (target, where its old file is)
             for k, target in reversed(list(enumerate(targets))):
                 old = kept[k] if k < len(kept) else None
-                with contextlib.suppress(OSError):
+                try:
                     if old is not None and old.path is not None and (k < placed or old.moved):
                         old.put_back(target)  # new over it, or moved aside for it
                     elif k < placed and (old is None or old.path is None):
                         target.unlink()  # no file was there
+                except OSError:
+                    if old is not None and old.path is not None:
+                        old.stays = True  # never removed: the user's file, under that name
+                        stranded.append((target, old.path))
+            if stranded:
+                raise PartlyWritten(exc, stranded) from exc
             raise
         finally:
             for old in kept:
@@ -290,12 +297,18 @@ class _Kept:
 
     def __init__(self, path: Path | None, moved: bool) -> None:
         self.path, self.moved = path, moved
+        self.stays = False  # it could not be put back: left where it is, named to the user
 
     @classmethod
     def of(cls, target: Path) -> _Kept:
-        """Keep `target`'s file (OSError: it cannot be kept, nor then replaced)."""
-        if not os.path.lexists(target):
+        """Keep `target`'s file (OSError: it cannot be kept, nor then replaced; a target
+        that became something else than a regular file is refused, never moved aside)."""
+        try:
+            mode = os.lstat(target).st_mode
+        except FileNotFoundError:
             return cls(None, False)
+        if not stat.S_ISREG(mode):
+            raise WriteRefused(f"{target}: not a regular file")
         import secrets
 
         for _ in range(NEW_NAME_TRIES):
@@ -324,29 +337,51 @@ class _Kept:
 
     def remove(self) -> None:
         """Let the old file go (a link: the name alone; moved aside and not put back: the new
-        file is in its place)."""
-        if self.path is not None:
+        file is in its place), unless it could not be put back (`stays`)."""
+        if self.path is not None and not self.stays:
             with contextlib.suppress(OSError):
                 self.path.unlink()
             self.path = None
 
 
+class PartlyWritten(OSError):
+    """A batch that failed and could not put every old file back: where each one is now."""
+
+    def __init__(self, cause: BaseException, stranded: Sequence[tuple[Path, Path]]) -> None:
+        kept = "; ".join(f"the old {t.name} is kept as {p}" for t, p in stranded)
+        why = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
+        super().__init__(f"{why or type(cause).__name__}; {kept}")
+        self.stranded = tuple(stranded)
+
+
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """ctrl+c, SIGTERM and SIGHUP wait until the files are swapped (then they act): one that
-    came between two renames left the first targets new and the rest old."""
+    """ctrl+c, SIGTERM and SIGHUP wait until the files are swapped, then act as they would
+    have: one that came between two renames left the first targets new and the rest old.
+    Their handlers are put aside (a signal mask would not do: the kernel gives a signal to
+    any thread that does not block it, numpy's too, and Python runs its handler here);
+    off the main thread no handler runs here, and nothing is needed."""
     import signal
     import threading
 
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
     if threading.current_thread() is not threading.main_thread():
-        yield  # the signals go to the main thread, which is not swapping files
+        yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    caught: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        caught.append(signum)
+
+    before = {
+        sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    }
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        for signum in dict.fromkeys(caught):
+            signal.raise_signal(signum)  # as it came, to the handler it would have found
 
 
 # a file's name holds at most this many bytes (NAME_MAX on Linux's file systems)

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,6 +31,7 @@ from parsers.load import read_log
 from parsers.writing import (
     STDIN,
     OutputBatch,
+    PartlyWritten,
     WriteRefused,
     atomic_output,
     check_target,
@@ -368,10 +370,13 @@ def test_a_file_system_without_hard_links_still_swaps_all_or_none(
     assert sorted(os.listdir(tmp_path)) == [f"{k}.csv" for k in range(5)]
 
 
+@pytest.mark.parametrize("to", ["process", "another thread"])
 def test_a_signal_during_the_swap_acts_once_every_file_is_in_place(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    to: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SIGTERM between two renames left a mix of new and old files: it waits for the swap."""
+    """SIGTERM between two renames left a mix of new and old files: it waits for the swap.
+    Blocked on this thread only, it went to another (numpy's, a reader's), and its handler
+    ran here all the same, mid-swap."""
     seen: list[list[str]] = []
 
     def handler(signum: int, frame: object) -> None:
@@ -379,10 +384,17 @@ def test_a_signal_during_the_swap_acts_once_every_file_is_in_place(
         raise KeyboardInterrupt
 
     replace = os.replace
+    idle = threading.Event()
+    other = threading.Thread(target=idle.wait, daemon=True)
+    other.start()
 
     def signalled(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         replace(src, dst)
-        os.kill(os.getpid(), signal.SIGTERM)  # after the first rename
+        if to == "process":
+            os.kill(os.getpid(), signal.SIGTERM)  # after the first rename
+        else:
+            assert other.ident is not None
+            signal.pthread_kill(other.ident, signal.SIGTERM)
 
     batch = OutputBatch()
     paths = _five(tmp_path, batch)
@@ -393,7 +405,59 @@ def test_a_signal_during_the_swap_acts_once_every_file_is_in_place(
             batch.commit()
     finally:
         signal.signal(signal.SIGTERM, before)
-    assert seen == [[f"new {k}" for k in range(5)]]
+        idle.set()
+    assert seen[:1] == [[f"new {k}" for k in range(5)]]
+
+
+def test_an_old_file_that_cannot_be_put_back_is_kept_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without hard links each old file is moved aside; a failure that then kept one from
+    being put back removed it with the rest: the user's file was gone. It stays, under its
+    hidden name, and the error says where."""
+
+    def no_links(*_: object, **__: object) -> None:
+        raise OSError(errno.EPERM, "no hard links")
+
+    batch = OutputBatch()
+    paths = _five(tmp_path, batch)
+    monkeypatch.setattr(os, "link", no_links)
+    replace = os.replace
+    calls: list[str] = []
+
+    def failing(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        calls.append(str(dst))
+        if len(calls) > 2:  # the third file's, then every put-back
+            raise OSError(errno.EIO, "input/output error")
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(PartlyWritten) as caught:
+        batch.commit()
+    kept = dict(caught.value.stranded)
+    assert set(kept) == set(paths[:3])  # two new over theirs, the third moved aside for it
+    assert sorted(p.read_text() for p in kept.values()) == ["old 0", "old 1", "old 2"]
+    assert "the old 2.csv is kept as" in str(caught.value)
+
+
+def test_a_target_that_became_a_folder_is_refused_not_moved_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A target made a folder after its last check (a race) was renamed aside, to make
+    room, and left hidden; it is refused, and the folder stays where it was."""
+    import parsers.writing
+
+    batch = OutputBatch()
+    target = tmp_path / "a.csv"
+    with batch.open(target) as fh:
+        fh.write("new")
+    target.mkdir()
+    (target / "inside").write_text("keep")
+    monkeypatch.setattr(parsers.writing, "check_target", lambda *_: None)  # checked before
+    with pytest.raises(WriteRefused, match="not a regular file"):
+        batch.commit()
+    assert (target / "inside").read_text() == "keep"
+    assert sorted(os.listdir(tmp_path)) == ["a.csv"]
 
 
 def test_a_name_as_long_as_a_name_may_be_can_be_written(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from parsers.report import missing_timeline, report_dict
 from parsers.sanitize import visible
 from parsers.sources import file_hint
 from parsers.why import gap_why
-from parsers.writing import WriteRefused
+from parsers.writing import PartlyWritten, WriteRefused
 from tui.options import Options, input_paths, window_error
 
 if TYPE_CHECKING:
@@ -101,6 +101,8 @@ def _export(
             print(f"cuzk-tui: wrote {names} in {visible(args.export_csv)}", file=sys.stderr)
     except WriteRefused:
         raise
+    except PartlyWritten as exc:  # an old file that could not be put back: where it is
+        raise CuzkError(f"cannot write the export {target}: {visible(str(exc))}") from None
     except OSError as exc:
         raise CuzkError(
             f"cannot write the export {target}: {exc.strerror or exc} (nothing was replaced)"
