@@ -975,6 +975,16 @@ async def test_a_daemon_just_begun_is_drawn_over_a_minute_its_synthesis_up_to_no
             assert synth[now_cell + 1 :].strip() == "", synth
             assert (synth[:now_cell].strip() != "") == (head == 9), synth
             assert "1m00s" in text[axis]
+    # a daemon just restarted: its new run's first minute (the view opens on the last run)
+    restart = b"2026-03-16T09:40:00.000000Z  INFO cuzk_core::engine: starting cuzk engine\n"
+    live = LogBuilder(source="tiny.log")
+    live.feed(b"".join(lines) + restart + b"".join(lines[:3]))
+    model = live.snapshot()
+    assert model.restarted and not model.finished
+    app = make_app(model, LineReader(path=SAMPLES / "tiny.log"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.gantt.timeline_width * app.gantt.scale >= LIVE_MIN_SPAN_MS
     # a finished log is fitted to its own span, however short
     app = make_app(read_log(SAMPLES / "tiny.log"), LineReader(path=SAMPLES / "tiny.log"))
     async with app.run_test(size=SIZE) as pilot:

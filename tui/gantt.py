@@ -381,7 +381,8 @@ class GanttView(ScrollView, can_focus=True):
         lo, hi = self.model.time_range
         if self.model.finished:
             return lo, hi
-        return lo, max(hi, lo + LIVE_MIN_SPAN_MS)
+        runs = self.run_spans()  # a daemon just restarted: its new run's first minute
+        return lo, max(hi, (runs[-1][1] if runs else lo) + LIVE_MIN_SPAN_MS)
 
     @property
     def min_scale(self) -> float:
