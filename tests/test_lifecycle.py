@@ -210,14 +210,21 @@ _JOB = """
 import os, signal, sys, time
 os.setsid()
 fd = os.open(os.ttyname(int(sys.argv[1])), os.O_RDWR)  # the session's terminal
+read, write = os.pipe()
 pid = os.fork()
 if pid == 0:
+    if sys.argv[2] == "orphan" and os.fork():  # `( cuzk-tui LOG & )`: its parent gone
+        os._exit(0)
     os.setpgid(0, 0)  # a group of its own: in the background
+    os.write(write, b"%d\\n" % os.getpid())
     for std in (0, 1):
         os.dup2(fd, std)
     os.dup2(os.open(sys.argv[3], os.O_WRONLY | os.O_CREAT), 2)
     os.execv(sys.executable, [sys.executable, "-m", "tui.cli", sys.argv[4], "--no-follow"])
-print(pid, flush=True)
+print(int(os.read(read, 64)), flush=True)
+if sys.argv[2] == "orphan":
+    os.waitpid(pid, 0)
+    time.sleep(60)  # the shell lives on (the test ends it), the viewer's group orphaned
 _, status = os.waitpid(pid, os.WUNTRACED)
 assert os.WIFSTOPPED(status), status  # in the background: stopped until `fg`
 if sys.argv[2] == "fg":
@@ -229,12 +236,13 @@ if sys.argv[2] == "fg":
 """
 
 
-@pytest.mark.parametrize("then", ["fg", "exit"])
+@pytest.mark.parametrize("then", ["fg", "exit", "orphan"])
 def test_a_viewer_started_in_the_background_waits_for_fg(then: str, tmp_path: Path) -> None:
     """`cuzk-tui LOG &` then `fg` came up blank and deaf (Textual gave up on the terminal
     it was stopped from); `cuzk-tui LOG &` then closing the terminal wrote three tracebacks.
     It waits, stopped, for `fg` and then runs as ever; a terminal gone meanwhile ends it
-    quietly."""
+    quietly, as does a group no shell can bring to the front (`( cuzk-tui LOG & )`), which
+    stopped for good."""
     master, slave = pty.openpty()
     err = tmp_path / "err"
     out: list[bytes] = []
@@ -247,6 +255,7 @@ def test_a_viewer_started_in_the_background_waits_for_fg(then: str, tmp_path: Pa
         text=True,
         cwd=Path(__file__).parent.parent,
     )
+    viewer = 0
     try:
         assert shell.stdout is not None
         viewer = int(shell.stdout.readline())
@@ -254,12 +263,19 @@ def test_a_viewer_started_in_the_background_waits_for_fg(then: str, tmp_path: Pa
             wait_for(lambda: b"tiny.log" in b"".join(out), "the viewer drawn after fg")
             os.write(master, b"q")
             assert shell.stdout.readline().strip() == "0"
+        if then == "orphan":  # it ends while the shell still runs
+            wait_for(lambda: not _alive(viewer), "the orphaned viewer ended")
+            assert shell.poll() is None
+            shell.kill()
+            return
         assert shell.wait(60) == 0
         # the shell gone: its terminal hung up on the stopped viewer, which ends
         wait_for(lambda: not _alive(viewer), "the viewer ended")
     finally:
         if shell.poll() is None:
             shell.kill()
+        if viewer and _alive(viewer):  # a failure: not left stopped behind the tests
+            os.kill(viewer, signal.SIGKILL)
         os.close(slave)
         reader.join(5)
         os.close(master)

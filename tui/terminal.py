@@ -181,6 +181,8 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
                     except termios.error:
                         return False
                     return True
+                if _orphaned():
+                    return False  # `( cuzk-tui LOG & )`: no shell can bring it to the front
                 os.kill(os.getpid(), signal.SIGSTOP)  # as a background job is: until `fg`
 
         def write(self, data: str) -> None:
@@ -261,6 +263,17 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
             self._app.call_later(self._app.refresh, repaint=True, layout=True)
 
     return HangupSafeDriver
+
+
+def _orphaned() -> bool:
+    """This process's group has no parent in another group of its session, so no shell's
+    `fg` can bring it to the front (the parent of `( cmd & )` has gone; init is in a
+    session of its own). A parent in the same group says nothing: not orphaned, as far as
+    can be told."""
+    try:
+        return os.getsid(os.getppid()) != os.getsid(0)
+    except OSError:
+        return True  # the parent is gone already
 
 
 # `esc` and one of these in one read: Textual's parser maps the pair to a character (the
