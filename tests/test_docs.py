@@ -204,3 +204,36 @@ def test_a_name_cited_beside_the_wrong_file_is_caught() -> None:
     source = (ROOT / "parsers/analysis.py").read_text()
     assert not re.search(DEFINITION.format("starts_mid_run"), source, re.M)
     assert re.search(DEFINITION.format("build_model"), source, re.M)
+
+
+def _readme_block(after: str) -> list[str]:
+    """The lines of the README's first ```text block after the line holding `after`."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(lines) if after in line)
+    start = lines.index("```text", at) + 1
+    return lines[start : lines.index("```", start)]
+
+
+def test_the_readmes_report_examples_are_the_commands_output() -> None:
+    """The README's report examples had drifted from what the commands they name print
+    (`picked up 3607 ms` where the report writes `3.61 s`): each is run and compared."""
+    import subprocess
+    import sys
+
+    samples = ROOT / "tests" / "samples"
+    for top in (3, 1):
+        command = f"cuzk-tui tests/samples/p12-c15-gw1.log --report --top {top}`"
+        shown = _readme_block(command)
+        args = [str(samples / "p12-c15-gw1.log"), "--report", "--top", str(top)]
+        run = subprocess.run(
+            [sys.executable, "-m", "tui.cli", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        )
+        printed = run.stdout.splitlines()
+        if top == 1:  # the example quotes the largest gap alone
+            first = next(k for k, line in enumerate(printed) if line.startswith("  1. "))
+            printed = printed[first : first + len(shown)]
+        assert shown == printed, top
