@@ -521,7 +521,12 @@ def _link_new(tmp: _Temporary, target: Path) -> None:
         named = tmp.named()
         claim = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         os.close(claim)
-        os.replace(named, target)
+        try:
+            os.replace(named, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                target.unlink()  # our own empty claim, not left as if written
+            raise
         tmp.path = None  # in place: nothing to remove
         return
     tmp.remove()

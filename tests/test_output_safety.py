@@ -859,6 +859,18 @@ def test_an_exclusive_write_without_hard_links_claims_the_name_and_renames(
     with pytest.raises(OSError, match="No space"):
         write_text_new(tmp_path / "z.svg", "<svg/>")
     assert os.listdir(tmp_path) == ["y.svg"]
+    monkeypatch.undo()
+    monkeypatch.setattr(os, "link", no_links)
+
+    # the rename over the claim failing (a file system gone read-only): the empty claim
+    # was left under the new name, as if written
+    def refused(*_: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "replace", refused)
+    with pytest.raises(OSError, match="Read-only"):
+        write_text_new(tmp_path / "w.svg", "<svg/>")
+    assert os.listdir(tmp_path) == ["y.svg"]
 
 
 # -- the same rules for Perfetto's protobuf trace ----------------------------------------------
