@@ -304,6 +304,27 @@ def _five(folder: Path, batch: OutputBatch) -> list[Path]:
     return paths
 
 
+def _without_links(
+    monkeypatch: pytest.MonkeyPatch, fails: Callable[[int], bool], error: OSError
+) -> None:
+    """A file system without hard links, whose k-th rename (from 1) fails where `fails(k)`."""
+
+    def no_links(*_: object, **__: object) -> None:
+        raise OSError(errno.EPERM, "no hard links")
+
+    replace = os.replace
+    calls: list[str] = []
+
+    def renamed(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        calls.append(str(dst))
+        if fails(len(calls)):
+            raise error
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(os, "replace", renamed)
+
+
 @pytest.mark.parametrize("failure", [OSError(errno.EPERM, "not permitted"), KeyboardInterrupt()])
 def test_a_target_that_cannot_be_replaced_puts_the_others_back(
     failure: BaseException, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -341,23 +362,10 @@ def test_a_file_system_without_hard_links_still_swaps_all_or_none(
 ) -> None:
     """Where the old file cannot be kept by a hard link it is moved aside, and put back
     when a later target fails."""
-
-    def no_links(*_: object, **__: object) -> None:
-        raise OSError(errno.EPERM, "no hard links")
-
     batch = OutputBatch()
     paths = _five(tmp_path, batch)
-    monkeypatch.setattr(os, "link", no_links)
     replace = os.replace
-    calls: list[str] = []
-
-    def fourth_fails(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        calls.append(str(dst))
-        if len(calls) == 4:
-            raise OSError(errno.EBUSY, "busy")
-        replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", fourth_fails)
+    _without_links(monkeypatch, lambda k: k == 4, OSError(errno.EBUSY, "busy"))
     with pytest.raises(OSError, match="busy"):
         batch.commit()
     assert [p.read_text() if p.exists() else None for p in paths[:3]] == ["old 0", "old 1", "old 2"]
@@ -416,22 +424,10 @@ def test_an_old_file_that_cannot_be_put_back_is_kept_and_named(
     being put back removed it with the rest: the user's file was gone. It stays, under its
     hidden name, and the error says where."""
 
-    def no_links(*_: object, **__: object) -> None:
-        raise OSError(errno.EPERM, "no hard links")
-
     batch = OutputBatch()
     paths = _five(tmp_path, batch)
-    monkeypatch.setattr(os, "link", no_links)
-    replace = os.replace
-    calls: list[str] = []
-
-    def failing(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-        calls.append(str(dst))
-        if len(calls) > 2:  # the third file's, then every put-back
-            raise OSError(errno.EIO, "input/output error")
-        replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", failing)
+    # the third file's rename fails, then every put-back
+    _without_links(monkeypatch, lambda k: k > 2, OSError(errno.EIO, "input/output error"))
     with pytest.raises(PartlyWritten) as caught:
         batch.commit()
     kept = dict(caught.value.stranded)

@@ -13,6 +13,7 @@ import pytest
 from conftest import SAMPLES
 from helpers import build
 from rich.color import Color, ColorSystem
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from cuzksim.config import random_config
@@ -284,17 +285,28 @@ async def test_a_short_screen_leaves_the_busy_split_out_until_b_asks() -> None:
                 assert head().count("\n") < room
 
 
-async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> None:
+def _hour_old(tmp_path: Path) -> Path:
+    """tiny.log, last written an hour ago."""
     log = tmp_path / "old.log"
     log.write_bytes((SAMPLES / "tiny.log").read_bytes())
     hour_ago = time.time() - 3600
     os.utime(log, (hour_ago, hour_ago))
+    return log
+
+
+async def _read(app: CuzkApp, pilot: Pilot[None]) -> None:
+    """Until the follower has read the file once."""
+    for _ in range(STEPS):
+        if app.updates and app.loading is None:
+            return
+        await pilot.pause(0.05)
+
+
+async def test_an_old_file_opened_to_follow_is_idle_not_live(tmp_path: Path) -> None:
+    log = _hour_old(tmp_path)
     app = live_app(FileSource(log), True, log)
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(STEPS):
-            if app.updates and app.loading is None:
-                break
-            await pilot.pause(0.05)
+        await _read(app, pilot)
         header = text_of(app, "#summary")
         assert "IDLE 1h00m" in header or "IDLE 59m" in header
         assert "LIVE" not in header and "PAUSED" not in header
@@ -313,16 +325,10 @@ async def test_a_log_quiet_for_a_while_draws_no_now_marker(tmp_path: Path) -> No
     """Followed, a log idle for an hour drew `▼ now` at its last stamp, an hour before now:
     the GPU looked busy until now. While the log is IDLE there is no now marker, on the
     axis or in the legend; once it grows again (its time changes) the marker is back."""
-    log = tmp_path / "quiet.log"
-    log.write_bytes((SAMPLES / "tiny.log").read_bytes())
-    hour_ago = time.time() - 3600
-    os.utime(log, (hour_ago, hour_ago))
+    log = _hour_old(tmp_path)
     app = live_app(FileSource(log), True, log)
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(STEPS):
-            if app.updates and app.loading is None:
-                break
-            await pilot.pause(0.05)
+        await _read(app, pilot)
         app.gantt.fit()  # the whole log: its last stamp in view
         await pilot.pause()
         assert "IDLE" in text_of(app, "#summary")
