@@ -981,6 +981,9 @@ async def test_a_daemon_just_begun_is_drawn_over_a_minute_its_synthesis_up_to_no
             assert synth[now_cell + 1 :].strip() == "", synth
             assert (synth[:now_cell].strip() != "") == (head == 9), synth
             assert "1m00s" in text[axis]
+            if head == 3:  # the proof, begun in the last cell drawn: under way, not a lone ━
+                proofs = next(r for r in text if r.startswith("proofs"))[LABEL_WIDTH:]
+                assert proofs.strip() == "▶", proofs
     # a daemon just restarted: its new run's first minute (the view opens on the last run)
     restart = b"2026-03-16T09:40:00.000000Z  INFO cuzk_core::engine: starting cuzk engine\n"
     live = LogBuilder(source="tiny.log")

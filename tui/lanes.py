@@ -220,11 +220,16 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
     return rows
 
 
-def drawn_proof_spans(model: LogModel) -> tuple[np.ndarray, np.ndarray]:
-    """Where each proof is drawn: its first SYNTH_START, and where `proof_ends` ends it."""
+def _proof_spans(model: LogModel) -> ProofSpans:
     spans = model.proof_spans
     if spans is None or len(spans) != len(model.proofs):
         spans = ProofSpans.of(model.proofs)
+    return spans
+
+
+def drawn_proof_spans(model: LogModel) -> tuple[np.ndarray, np.ndarray]:
+    """Where each proof is drawn: its first SYNTH_START, and where `proof_ends` ends it."""
+    spans = _proof_spans(model)
     return spans.first, proof_ends(model, spans.last, spans.completed, spans.seen)
 
 
@@ -260,6 +265,7 @@ class LaneDrawing:
     def __init__(self, model: LogModel) -> None:
         self.model = model
         self.proof_starts, self.proof_ends = spans = drawn_proof_spans(model)
+        self.proof_completed = _proof_spans(model).completed
         order = np.argsort(self.proof_starts, kind="stable")
         # several logs: each log's proofs packed on rows of its own (by GpuKey.host)
         host_rows: dict[int, range] | None = None
@@ -557,7 +563,11 @@ class LaneDrawing:
                 if label and cell_len(label[-1]) == 2:
                     label[-1] = " "  # its second cell was cut: half a wide character is none
                 chars[first : first + len(label)] = label
-        # a failed job in one cell is its ✗
-        failed = self.proof_failed[members[i:j]] & (b == a) & (b >= 0) & (b < tw)
+        # a job in one cell: its ✗ when it failed, its ▶ while it runs (a proof just begun
+        # at the right edge was a lone ━, neither begun nor under way)
+        one = (b == a) & (b >= 0) & (b < tw)
+        mine = members[i:j]
+        failed = self.proof_failed[mine] & one
+        chars[b[one & ~failed & ~self.proof_completed[mine]]] = "▶"
         chars[b[failed]] = "✗"
         return chars, styles
