@@ -905,6 +905,15 @@ def test_cli_compare_report_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert done["before"] != done["after"] and done["noise"] is None
     moved = out[out.index("What moved beyond noise") : out.index("\nrun\n")]
     assert "proofs completed" not in moved and "s/proof" in out
+    # each side as --name names it (the lanes said so; the report, the JSON gave the files)
+    named = ["--name", "before-box", "--name", "after-box"]
+    assert cli.main(["--compare", a, b, *named, "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["compare"] == {"before": "before-box", "after": "after-box"}
+    assert cli.main(["--compare", a, a, "--report"]) == 0
+    assert "before p12-c15-gw1.log (before)\nafter  p12-c15-gw1.log (after)\n" in (
+        capsys.readouterr().out
+    )
 
 
 MARKUP_NAME = "x[red]y:thumbs_up:"  # a file's name that Rich would read as markup and emoji

@@ -469,6 +469,9 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
                     file=sys.stderr,
                 )
                 return 2
+        # each side as it is named (--name, `LOG run N`, `NAME (before)`), in the report,
+        # its JSON and the `c` window as on the lanes: the file's name said nothing of --name
+        models = [dataclasses.replace(m, source=n) for m, n in zip(models, names, strict=True)]
     merged = merge(models, names, START if args.compare else None) if not single else None
     model = merged.model if merged is not None else models[0]
     if args.export_trace is not None or args.export_csv is not None:
