@@ -26,7 +26,7 @@ from parsers.whatif import KNOBS, checked_changes, predict, prediction_dict, pre
 from parsers.workload import workload_of
 from tui import cli
 from tui.app import CuzkApp, make_app
-from tui.whatif import WhatIfAskScreen, WhatIfScreen
+from tui.whatif import PRESETS, WhatIfAskScreen, WhatIfScreen
 
 
 def _clean(seed: int) -> SimConfig:
@@ -408,3 +408,27 @@ def test_a_refusal_keeps_the_floor_and_a_value_is_shown_as_given() -> None:
     assert "at least 4 proofs in flight" in prediction_text(refused, 100)
     for given in ("gpu-speed=1.000001", "gpu-speed=1.5", "synthesis-speed=0.25"):
         assert [c.text for c in checked_changes([given])] == [given]
+
+
+async def test_the_palette_offers_what_if_only_where_it_can_replay() -> None:
+    """Several logs, or a daemon that restarted: the palette offered What if… and its
+    presets, then refused once one was chosen. They are not offered there."""
+    from parsers.hosts import merge
+
+    def offered(app: CuzkApp) -> list[str]:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        return [t for t in titles if t.startswith("What if")]
+
+    one = read_log(SAMPLES / "tiny.log")
+    other = read_log(SAMPLES / "p12-c15-gw1.log")
+    several = merge([one, other], ["a", "b"]).model
+    data = (SAMPLES / "tiny.log").read_bytes()
+    restarted = model_of_bytes(data + data, "twice.log")
+    assert restarted.restarted and several.gpu_keys is not None
+    for model, shown in ((one, True), (several, False), (restarted, False)):
+        app = make_app(model, LineReader(data=b""))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert bool(offered(app)) == shown, model.source
+            if shown:
+                assert len(offered(app)) == 1 + len(PRESETS)

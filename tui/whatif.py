@@ -121,7 +121,10 @@ def ask_what_if(app: CuzkApp) -> None:
 
 
 def commands(app: CuzkApp) -> Iterator[SystemCommand]:
-    """The palette's what-if entries."""
+    """The palette's what-if entries: none where what-if cannot replay what is shown, several
+    logs or a daemon that restarted (they were offered, then refused once chosen)."""
+    if app.model.gpu_keys is not None or app.model.restarted:
+        return
     yield SystemCommand(
         "What if…",
         "Predict s/proof and utilization with a setting changed (like --what-if)",
