@@ -237,3 +237,27 @@ def test_the_readmes_report_examples_are_the_commands_output() -> None:
             first = next(k for k, line in enumerate(printed) if line.startswith("  1. "))
             printed = printed[first : first + len(shown)]
         assert shown == printed, top
+
+
+def test_the_readmes_compare_example_is_the_commands_output() -> None:
+    """The README's `--compare` example had drifted (`+0.0 points` where the command prints
+    `0.0 points`, a row missing): its lines are the command's, the `…` standing for the
+    lines it leaves out."""
+    import subprocess
+    import sys
+
+    shown = _readme_block("p12-c15-gw1.log p12-gw2-merged.log --report` (one worker per GPU")
+    args = [str(ROOT / "tests" / "samples" / x) for x in ("p12-c15-gw1.log", "p12-gw2-merged.log")]
+    run = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--compare", *args, "--report"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    printed = run.stdout.splitlines()
+    cut = shown.index("…")
+    head, tail = shown[:cut], shown[cut + 1 :]
+    assert printed[: len(head)] == head
+    start = printed.index(tail[0], len(head))
+    assert printed[start : start + len(tail)] == tail
