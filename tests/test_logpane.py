@@ -642,6 +642,16 @@ async def test_colon_goes_to_a_line_and_to_a_time() -> None:
             await _settle(pilot)
             assert screen.said.startswith(f":{typed}: not a time"), screen.said
             assert lines.cursor == first
+        # a line number as the pane writes it (`line 1,337`) was `not a time`
+        screen.jump("1,000")
+        await _settle(pilot)
+        assert lines.cursor == min(1000, lines.total) != first
+        assert screen.said.startswith(f"line {lines.cursor:,}")
+        at = lines.cursor
+        for typed in ("1,00", "1,000,0"):  # not as numbers are grouped: a time or nothing
+            screen.jump(typed)
+            await _settle(pilot)
+            assert lines.cursor == at, typed
 
 
 async def test_the_gantt_follows_the_cursor_onto_a_gap_edge() -> None:

@@ -4,6 +4,7 @@ with a regex search (`/`, `n`, `N`) and a jump to a line or a time (`:`)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from typing import ClassVar, NamedTuple
@@ -407,8 +408,10 @@ class LogPaneScreen(SafeModal[None]):
         line at or after that time; the lines shown from their start (a search may have
         scrolled them sideways, past where the line jumped to begins; a jump that goes
         nowhere leaves them as they are)."""
-        if text.isascii() and text.isdigit():  # `²` and `٣` are digits to str.isdigit
-            number = int(text)
+        # `1,337` as the pane writes a line number too; `²` and `٣` are digits to isdigit
+        digits = text.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", text) else text
+        if digits.isascii() and digits.isdigit():
+            number = int(digits)
             if not self.lines.total:
                 return
             self.lines.x = 0
