@@ -1680,3 +1680,18 @@ def test_the_log_pane_opens_a_job_without_partitions_in_its_own_log() -> None:
     at = log_at(merged, reader, None, found_job(merged, k), merged.now_ms / 2)
     assert at.name == "hostR" and at.line == 1 and at.reader.path == paths[0]
     assert "no TIMELINE line" in at.why
+
+
+def test_logs_that_share_a_file_name_are_named_by_what_tells_them_apart() -> None:
+    """Hosts' logs named alike (`/srv/gpu1/cuzk.log`, `/srv/gpu3/cuzk.log`) were named by
+    their whole paths, which the gap list and the header cut in the middle at 80 columns,
+    just where they differ (`/tmp/wa…zk.log:GPU0` on every line). They are named by the
+    fewest last parts of their paths that differ."""
+    from tui.multi import names_for
+
+    logs = ["/srv/h/gpu1/cuzk.log", "/srv/h/gpu3/cuzk.log", "other.log"]
+    assert names_for(logs, None) == ["gpu1/cuzk.log", "gpu3/cuzk.log", "other.log"]
+    deeper = ["x/a/c.log", "y/a/c.log", "b/c.log"]
+    assert names_for(deeper, None) == ["x/a/c.log", "y/a/c.log", "b/c.log"]
+    assert names_for(["-", "a.log"], None) == ["stdin", "a.log"]
+    assert names_for(logs, ["one", "two", "three"]) == ["one", "two", "three"]

@@ -32,15 +32,30 @@ if TYPE_CHECKING:
 
 
 def names_for(logs: list[str], given: Sequence[str] | None) -> list[str]:
-    """Each log's name: as given with --name, else its file name (its path when two share one).
+    """Each log's name: as given with --name, else its file name; logs that share one are
+    named by the fewest last parts of their paths that tell them apart (`gpu1/cuzk.log`,
+    `gpu3/cuzk.log`: their whole paths, `/srv/logs/gpu1/cuzk.log`, were cut in the
+    middle at 80 columns, just where they differ), else by their paths as given.
 
     Exact, as the JSON carries them (escaped); wherever one is drawn or printed it goes
     through `visible` (a file name or --name may hold an escape sequence or a line break).
     """
     if given:
         return list(given)
-    base = [Path(x).name if x != "-" else "stdin" for x in logs]
-    return [b if base.count(b) == 1 else x for b, x in zip(base, logs, strict=True)]
+    parts = [Path(x).parts if x != "-" else ("stdin",) for x in logs]
+
+    def tail(k: int, n: int) -> str:
+        return "/".join(parts[k][-n:])
+
+    names = []
+    for k, mine in enumerate(parts):
+        alike = [j for j, theirs in enumerate(parts) if j != k and theirs[-1:] == mine[-1:]]
+        n = 1
+        while alike and n < len(mine) and any(tail(j, n) == tail(k, n) for j in alike):
+            n += 1
+        clash = any(tail(j, n) == tail(k, n) for j in alike)
+        names.append(logs[k] if clash else tail(k, n))
+    return names
 
 
 def load(
