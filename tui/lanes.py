@@ -220,17 +220,13 @@ def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row
     return rows
 
 
-def _proof_spans(model: LogModel) -> ProofSpans:
+def drawn_proof_spans(model: LogModel) -> tuple[ProofSpans, np.ndarray]:
+    """Each proof's spans (its first SYNTH_START, whether it completed, …), and where
+    `proof_ends` ends its drawing."""
     spans = model.proof_spans
     if spans is None or len(spans) != len(model.proofs):
         spans = ProofSpans.of(model.proofs)
-    return spans
-
-
-def drawn_proof_spans(model: LogModel) -> tuple[np.ndarray, np.ndarray]:
-    """Where each proof is drawn: its first SYNTH_START, and where `proof_ends` ends it."""
-    spans = _proof_spans(model)
-    return spans.first, proof_ends(model, spans.last, spans.completed, spans.seen)
+    return spans, proof_ends(model, spans.last, spans.completed, spans.seen)
 
 
 def packed_rows(order: I64, starts: np.ndarray, ends: np.ndarray) -> list[I64]:
@@ -264,8 +260,9 @@ class LaneDrawing:
 
     def __init__(self, model: LogModel) -> None:
         self.model = model
-        self.proof_starts, self.proof_ends = spans = drawn_proof_spans(model)
-        self.proof_completed = _proof_spans(model).completed
+        proofs, self.proof_ends = drawn_proof_spans(model)
+        self.proof_starts, self.proof_completed = proofs.first, proofs.completed
+        spans = (self.proof_starts, self.proof_ends)
         order = np.argsort(self.proof_starts, kind="stable")
         # several logs: each log's proofs packed on rows of its own (by GpuKey.host)
         host_rows: dict[int, range] | None = None
