@@ -199,7 +199,7 @@ class GanttView(ScrollView, can_focus=True):
 
     def _prepare(self) -> None:
         self._drawing = LaneDrawing(self.model)
-        self._drawing.now_drawn &= not self.quiet
+        self._drawing.quiet = self.quiet
         self._apply_found()
         # no GPU lanes: rows for the sentence that says why
         extra = 0 if self.model.gpus else MESSAGE_ROWS
@@ -212,8 +212,7 @@ class GanttView(ScrollView, can_focus=True):
         as now; or it grows again."""
         if quiet == self.quiet:
             return
-        self.quiet = quiet
-        self._drawing.now_drawn = not quiet and not self.model.finished
+        self.quiet = self._drawing.quiet = quiet
         self.generation += 1
         self.refresh()
 

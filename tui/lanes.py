@@ -294,9 +294,9 @@ class LaneDrawing:
         gap_start = gaps.start.astype(np.float64)
         gap_end = gaps.end.astype(np.float64)
         self._gpu_stats: dict[int, GpuStats] = {g.gpu: g for g in model.gpus}
-        # the log is growing and its last line is recent: its last stamp is drawn as now (a
-        # log quiet for hours: its last stamp is not now, and nothing says where now is)
-        self.now_drawn = not model.finished
+        # the log has not grown for a while (the header's IDLE): its last stamp is not now,
+        # and nothing says where now is
+        self.quiet = False
         self.found: np.ndarray = np.zeros(0, dtype=np.int64)  # partitions highlighted
         self.found_jobs: frozenset[FoundJob] = frozenset()
         self._found_proofs = np.zeros(len(model.proofs), dtype=bool)  # of found_jobs
@@ -361,6 +361,11 @@ class LaneDrawing:
         a = np.floor((starts[ok] - w.t0) / w.scale).astype(np.int64)
         b = np.maximum(np.ceil((ends[ok] - w.t0) / w.scale).astype(np.int64), a + 1)
         return cells.mark_spans(a, b, w.width)
+
+    @property
+    def now_drawn(self) -> bool:
+        """The log's last stamp is drawn as now: the log is growing, and grew lately."""
+        return not self.model.finished and not self.quiet
 
     def axis_cells(self, row: int, w: Window) -> tuple[str, np.ndarray, np.ndarray]:
         """The time axis: tick labels (row 0) or tick marks and the now marker (row 1)."""
