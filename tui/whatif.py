@@ -89,16 +89,21 @@ class WhatIfScreen(TextBoxScreen):
             self.call_after_refresh(self.show, self.prediction)
 
 
+def not_replayed(model: LogModel) -> str | None:
+    """Why what-if cannot replay `model` as shown (None: it can)."""
+    if model.restarted:
+        return "the daemon restarted in this log: what-if replays one run (give it a log of one)"
+    if model.gpu_keys is not None:
+        return "what-if replays one log: open it alone"
+    return None
+
+
 def open_what_if(app: CuzkApp, texts: list[str]) -> None:
-    """Replay the loaded log with the changes `texts` name, or say what is wrong with them."""
-    if app.model.restarted:
-        app.notify(
-            "the daemon restarted in this log: what-if replays one run (give it a log of one)",
-            severity="warning",
-        )
-        return
-    if app.model.gpu_keys is not None:
-        app.notify("what-if replays one log: open it alone", severity="warning")
+    """Replay the loaded log with the changes `texts` name, or say what is wrong with them
+    (the model may have changed since the palette offered it: a restart read meanwhile)."""
+    refused = not_replayed(app.model)
+    if refused is not None:
+        app.notify(refused, severity="warning")
         return
     try:
         changes = checked_changes(texts)
@@ -123,7 +128,7 @@ def ask_what_if(app: CuzkApp) -> None:
 def commands(app: CuzkApp) -> Iterator[SystemCommand]:
     """The palette's what-if entries: none where what-if cannot replay what is shown, several
     logs or a daemon that restarted (they were offered, then refused once chosen)."""
-    if app.model.gpu_keys is not None or app.model.restarted:
+    if not_replayed(app.model) is not None:
         return
     yield SystemCommand(
         "What if…",
