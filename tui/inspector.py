@@ -23,7 +23,7 @@ from parsers.why import gap_why, why_lines
 from tui.lanes import shown_id
 from tui.prose import GLUE, HANG, Prose, glued
 from tui.report import gap_cause_words, kernel_figure
-from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
+from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal, scroll_lines
 
 RAW_CONTEXT = 4  # raw lines shown before and after each edge
 RAW_SHOW_BYTES = 4096  # a longer raw line is shown cut (a megabyte line would fill the screen)
@@ -329,6 +329,4 @@ class InspectorScreen(SafeModal[None]):
 
     def action_scroll(self, direction: int) -> None:
         """Scroll the details."""
-        # at once: a scroll put off to the next refresh starts from where the details were
-        # before it, and arrow keys that came together (held down, over SSH) moved one line
-        self.query_one(GapDetails).scroll_relative(y=direction, animate=False, immediate=True)
+        scroll_lines(self.query_one(GapDetails), direction)

@@ -24,7 +24,7 @@ from parsers.sanitize import visible
 from tui.inspector import RAW_SHOW_BYTES, append_raw_lines, gpu_name, lasted, when
 from tui.lanes import abbreviate, shown_id
 from tui.prose import HANG, Prose, glued
-from tui.screens import QUIT_BINDINGS, SafeModal
+from tui.screens import QUIT_BINDINGS, SafeModal, scroll_lines
 
 # an interval's raw lines beyond twice this many: its first and its last this many are shown
 RAW_EDGE_LINES = 20
@@ -433,6 +433,4 @@ class IntervalScreen(SafeModal[None]):
 
     def action_scroll(self, direction: int) -> None:
         """Scroll the details."""
-        # at once: a scroll put off to the next refresh starts from where the details were
-        # before it, and arrow keys that came together (held down, over SSH) moved one line
-        self.query_one(IntervalDetails).scroll_relative(y=direction, animate=False, immediate=True)
+        scroll_lines(self.query_one(IntervalDetails), direction)

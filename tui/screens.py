@@ -375,6 +375,13 @@ class OrderedInput(Input):
         await self.run_action(bindings[0].action)
 
 
+def scroll_lines(view: VerticalScroll, lines: int) -> None:
+    """Scroll a window's text `lines` down (up: negative) at once: a scroll put off to the
+    next refresh starts from where the text was before it, and arrow keys that came
+    together (held down, over SSH) moved it one line."""
+    view.scroll_relative(y=lines, animate=False, immediate=True)
+
+
 class AskScreen(SafeModal[str | None]):
     """A one-line box: enter gives what was typed, escape closes (None)."""
 
