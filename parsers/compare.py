@@ -14,12 +14,16 @@ import numpy as np
 from parsers.breakdown import busy_breakdown, segments_whole, unmeasured_phases
 from parsers.durations import estimate_pct
 from parsers.model import PHASE_NAMES, Breakdown, GapStats, GpuStats, LogModel, Phase
+from parsers.noise import GapNoise, GpuNoise, Ratio, combined, gap_noise, gpu_noise
 
 SCHEMA = 1
-NOISE_POINTS = 1.0  # a share (% of span or of busy) moved when it changed by this many points
-NOISE_REL = 0.10  # a duration moved when it changed by this share of its value before...
-NOISE_MS = 20.0  # ...and by at least this many ms
-COUNT_SIGMAS = 2.0  # a rate of counts moved beyond this many Poisson standard deviations
+# a figure moved when the difference passes this many of its standard errors (each run's,
+# from its own variation: parsers/noise.py), and the least change that counts:
+SIGMAS = 3.5
+NOISE_POINTS = 1.0  # a share (% of span or of busy): this many points
+PROPORTION_MS = 20.0  # a duration's change is a share of it from this many ms
+DURATION_FACTOR = 3.0  # a gap duration moved when one run's is this many times the other's...
+DURATION_GAPS = 10  # ...and both runs have this many gaps of the kind
 HOUR_MS = 3_600_000.0
 # the phases compared, in this order (their names: parsers/model.py's PHASES)
 SPLIT = tuple(
@@ -45,13 +49,16 @@ class Figure:
     before: float | None  # None: the run has no such figure (no proof completed: no rate)
     after: float | None
     # the smallest difference that counts as a change; None: a figure that grows with the
-    # run's length (a count, a total), shown and never judged: its rate is
+    # run's length (a count, a total), or one judged by `factor`, or shown and never judged
     noise: float | None
     better: str  # "higher", "lower" or "" (neither is better)
     # an estimate's range (in the figure's unit) before and after: the value is then the
     # estimate, written `≈18 % (2–40 %)` (None: the log pins the figure down)
     before_range: tuple[float, float] | None = None
     after_range: tuple[float, float] | None = None
+    # a figure judged by ratio: moved when the larger value is this many times the smaller
+    # (and PROPORTION_MS apart)
+    factor: float | None = None
 
     def shown(self, after: bool) -> str:
         """The value before (or `after`) as the tables write it: an estimate with its
@@ -71,19 +78,22 @@ class Figure:
     @property
     def delta_pct(self) -> float | None:
         """The difference as a share of the value before (None when it was 0 or none, a
-        duration under NOISE_MS, or the run after has none)."""
+        duration under PROPORTION_MS, or the run after has none)."""
         if not self.before or self.after is None:
             return None
-        if self.unit == "ms" and abs(self.before) < NOISE_MS:
+        if self.unit == "ms" and abs(self.before) < PROPORTION_MS:
             return None  # a share of a few ms is no proportion: p50 4 ms → 32.52 s, +812775 %
         return 100 * self.delta / self.before
 
     @property
     def moved(self) -> bool:
         """Both runs have the figure, it is judged, and it differs beyond noise."""
-        if self.before is None or self.after is None or self.noise is None:
+        if self.before is None or self.after is None:
             return False
-        return abs(self.delta) > self.noise
+        if self.factor is not None:
+            low, high = sorted((self.before, self.after))
+            return high - low > PROPORTION_MS and high >= self.factor * low
+        return self.noise is not None and abs(self.delta) > self.noise
 
     @property
     def improved(self) -> bool | None:
@@ -119,6 +129,7 @@ class Figure:
             "before_range": _rounded(self.before_range),
             "after_range": _rounded(self.after_range),
             "noise": None if self.noise is None else round(self.noise, 6),
+            "noise_factor": self.factor,
             "moved": self.moved,
             "better": self.improved,
             "verdict": self.verdict(),
@@ -156,14 +167,29 @@ def fmt_delta(f: Figure) -> str:
     return text if pct is None else f"{text} ({_signed(pct, 0)} %)"
 
 
+def fmt_noise(f: Figure) -> str:
+    """What a difference must pass to count: `±2.4 pts` (points), `±1.25 s`, `×3` (one run's
+    value that many times the other's), `–` (shown, not judged)."""
+    if f.factor is not None:
+        return f"×{f.factor:g}"
+    if f.noise is None:
+        return "–"
+    if f.unit == "%":
+        return f"±{f.noise:.1f} pts"
+    return "±" + fmt(f.noise, f.unit)
+
+
 def _signed(x: float, places: int) -> str:
     """`+5.8`, `-21`, and `0.0` where it rounds to nothing (not `-0.0`)."""
     shown = round(x, places)
     return f"{0.0:.{places}f}" if shown == 0 else f"{shown:+.{places}f}"
 
 
-def _ms_noise(before: float) -> float:
-    return max(NOISE_MS, NOISE_REL * abs(before))
+def _beyond(floor: float, *ses: float, doubt: float = 0.0) -> float:
+    """A figure's noise: `doubt` (what the log leaves open, in the figure's unit) and SIGMAS
+    standard errors of the difference of runs whose figures have standard errors `ses`, at
+    least `floor`."""
+    return max(floor, doubt + SIGMAS * combined(*ses))
 
 
 def _proof_interval_se(model: LogModel) -> float:
@@ -210,15 +236,20 @@ def _per_hour(count: int, span_ms: float) -> float | None:
     return count / (span_ms / HOUR_MS) if span_ms else None
 
 
-def _rate_noise(a: int, span_a: float, b: int, span_b: float) -> float:
-    """Two rates' noise (both spans above 0): a Poisson count's rate over T hours has the
-    variance count / T^2."""
-    ta, tb = span_a / HOUR_MS, span_b / HOUR_MS
-    return max(0.5 / max(ta, tb), COUNT_SIGMAS * math.sqrt(a / ta**2 + b / tb**2))
+def _rate_se(count: int, span_ms: float, rate: Ratio) -> float:
+    """A gap rate's standard error (per hour): the larger of a Poisson count's over the span
+    and its stretches' (gaps come in bursts)."""
+    return max(math.sqrt(count) / (span_ms / HOUR_MS), rate.se)
 
 
 def _gap_figures(
-    section: str, a: GapStats, b: GapStats, span_a: float, span_b: float
+    section: str,
+    a: GapStats,
+    b: GapStats,
+    span_a: float,
+    span_b: float,
+    na: GapNoise,
+    nb: GapNoise,
 ) -> list[Figure]:
     """A section's gap figures: the count and the total as they are (they grow with the
     run's length: never judged) and as rates of the GPUs' span, which are."""
@@ -232,13 +263,33 @@ def _gap_figures(
             "/h",
             _per_hour(a.count, span_a),
             _per_hour(b.count, span_b),
-            # no span, no rate: nothing to judge (as a figure a run does not have)
-            _rate_noise(a.count, span_a, b.count, span_b) if span_a and span_b else None,
+            # no span, no rate: nothing to judge (as a figure a run does not have); at
+            # least half a gap per hour of the longer span
+            _beyond(
+                0.5 * HOUR_MS / max(span_a, span_b),
+                _rate_se(a.count, span_a, na.rate),
+                _rate_se(b.count, span_b, nb.rate),
+            )
+            if span_a and span_b
+            else None,
             "lower",
         ),
         Figure(section, "total", "ms", a.total_ms, b.total_ms, None, ""),
-        Figure(section, "total % of span", "%", share_a, share_b, NOISE_POINTS, "lower"),
+        Figure(
+            section,
+            "total % of span",
+            "%",
+            share_a,
+            share_b,
+            _beyond(NOISE_POINTS, 100 * na.share.se, 100 * nb.share.se),
+            "lower",
+        ),
     ]
+    # a section with no gap has no mean or percentile: no figure, not 0 ms. Two runs of one
+    # configuration differ in their gaps' durations by more than either run's own spread
+    # shows: judged by ratio, where both runs have gaps enough; the median not at all (gaps
+    # come in two sizes, and the median of one run may be of either)
+    enough = min(a.count, b.count) >= DURATION_GAPS
     for name, x, y in (
         ("mean", a.mean_ms, b.mean_ms),
         ("p50", a.p50_ms, b.p50_ms),
@@ -246,10 +297,10 @@ def _gap_figures(
         ("p99", a.p99_ms, b.p99_ms),
         ("max", a.max_ms, b.max_ms),
     ):
-        # a section with no gap has no mean or percentile: no figure, not 0 ms
-        before, after = a.of_some(x), b.of_some(y)
-        noise = None if before is None else _ms_noise(before)
-        out.append(Figure(section, name, "ms", before, after, noise, "lower"))
+        factor = DURATION_FACTOR if enough and name != "p50" else None
+        out.append(
+            Figure(section, name, "ms", a.of_some(x), b.of_some(y), None, "lower", factor=factor)
+        )
     for name, x, y in (
         ("under 50 ms", a.under_50, b.under_50),
         ("50–500 ms", a.from_50_to_500, b.from_50_to_500),
@@ -316,11 +367,20 @@ def _percent(share: float | None) -> float | None:
     return None if share is None else 100 * share
 
 
+# the stretches of a GPU with no span: no figure of it varies
+_QUIET = GpuNoise(
+    timeline=Ratio(np.zeros(0), np.zeros(0)),
+    kernel=Ratio(np.zeros(0), np.zeros(0)),
+    lock=Ratio(np.zeros(0), np.zeros(0)),
+    split={p: Ratio(np.zeros(0), np.zeros(0)) for p in Phase},
+)
+
+
 def compare(a: LogModel, b: LogModel) -> list[Figure]:
     """Every figure of run `a` (before) against run `b` (after)."""
     sa, sb = a.summary, b.summary
     se = math.sqrt(_proof_interval_se(a) ** 2 + _proof_interval_se(b) ** 2)
-    spp_noise = 2 * se if math.isfinite(se) else 0.02 * (sa.rate or 0.0)
+    spp_noise = SIGMAS * se if math.isfinite(se) else 0.02 * (sa.rate or 0.0)
     figures = [
         # a count: it grows with the run's length, shown and never judged (s/proof is its rate)
         Figure("run", "proofs completed", "", sa.proofs_completed, sb.proofs_completed, None, ""),
@@ -329,13 +389,16 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
     ]
     # the time the GPUs' gaps can fall in: their spans, added
     span_a, span_b = a.all_gpus_span_ms, b.all_gpus_span_ms
-    figures += _gap_figures("gaps", sa.gaps, sb.gaps, span_a, span_b)
+    figures += _gap_figures("gaps", sa.gaps, sb.gaps, span_a, span_b, gap_noise(a), gap_noise(b))
     for section, mid in (("mid-proof gaps", True), ("boundary gaps", False)):
-        figures += _gap_figures(section, _split(a, mid), _split(b, mid), span_a, span_b)
+        na, nb = gap_noise(a, a.gaps.crosses == mid), gap_noise(b, b.gaps.crosses == mid)
+        figures += _gap_figures(section, _split(a, mid), _split(b, mid), span_a, span_b, na, nb)
     split_a, split_b = busy_breakdown(a), busy_breakdown(b)
     own_a, own_b = segments_whole(a), segments_whole(b)  # before the kernel estimates
+    noise_a, noise_b = gpu_noise(a), gpu_noise(b)
     for ga, gb in gpu_pairs(a, b):
         section = f"GPU{ga.gpu}" if ga.gpu == gb.gpu else f"GPU{ga.gpu} → GPU{gb.gpu}"
+        xa, xb = noise_a.get(ga.gpu, _QUIET), noise_b.get(gb.gpu, _QUIET)
         figures.append(
             Figure(
                 section,
@@ -343,7 +406,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 100 * ga.timeline_util if ga.spanned else None,
                 100 * gb.timeline_util if gb.spanned else None,
-                NOISE_POINTS,
+                _beyond(NOISE_POINTS, 100 * xa.timeline.se, 100 * xb.timeline.se),
                 "",
             )
         )
@@ -356,7 +419,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 100 * ga.kernel_util if ga.spanned else None,
                 100 * gb.kernel_util if gb.spanned else None,
-                max(NOISE_POINTS, sum(widths)),
+                _beyond(NOISE_POINTS, 100 * xa.kernel.se, 100 * xb.kernel.se, doubt=sum(widths)),
                 "higher",
                 _estimate_range(ga),
                 _estimate_range(gb),
@@ -371,7 +434,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 _percent(_lock_share(a, ga)),
                 _percent(_lock_share(b, gb)),
-                NOISE_POINTS,
+                _beyond(NOISE_POINTS, 100 * xa.lock.se, 100 * xb.lock.se),
                 "lower",
             )
         )
@@ -400,7 +463,12 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                     "%",
                     _share(ba, ga, phase),
                     _share(bb, gb, phase),
-                    max(NOISE_POINTS, doubt),
+                    _beyond(
+                        NOISE_POINTS,
+                        100 * xa.split[phase].se,
+                        100 * xb.split[phase].se,
+                        doubt=doubt,
+                    ),
                     "higher" if kernel else "lower",
                     _busy_range(ga) if kernel else None,
                     _busy_range(gb) if kernel else None,
@@ -414,7 +482,12 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 _share(ba, ga, Phase.UNKNOWN),
                 _share(bb, gb, Phase.UNKNOWN),
-                max(NOISE_POINTS, kernel_widths if Phase.UNKNOWN in taken else 0.0),
+                _beyond(
+                    NOISE_POINTS,
+                    100 * xa.split[Phase.UNKNOWN].se,
+                    100 * xb.split[Phase.UNKNOWN].se,
+                    doubt=kernel_widths if Phase.UNKNOWN in taken else 0.0,
+                ),
                 "",
             )
         )

@@ -534,7 +534,11 @@ def test_more_gpu_workers_show_as_verdicts() -> None:
     )
     assert any(v.startswith("GPU0: ") for v in doc["verdicts"])
     for f in doc["figures"]:
-        assert f["moved"] == (f["noise"] is not None and abs(f["delta"]) > f["noise"])
+        if f["noise_factor"] is not None:  # a gap duration: by ratio
+            low, high = sorted((f["before"], f["after"]))
+            assert f["moved"] == (high - low > 20 and high >= f["noise_factor"] * low)
+        else:
+            assert f["moved"] == (f["noise"] is not None and abs(f["delta"]) > f["noise"])
         if f["unit"] == "ms" and f["before"] is not None and abs(f["before"]) < 20:
             assert f["delta_pct"] is None  # a share of a few ms is no proportion
         elif f["before"]:

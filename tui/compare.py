@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from parsers.compare import Figure, compare, fmt_delta, unpaired_sentence
+from parsers.compare import Figure, compare, fmt_delta, fmt_noise, unpaired_sentence
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.screens import QUIT_BINDINGS, TextBoxScreen
@@ -61,11 +61,12 @@ def compare_renderables(
             sections.append(f.section)
     for section in sections:
         table = Table(box=box.SIMPLE_HEAD, title=section, title_justify="left", title_style="bold")
-        for col in ("figure", "before", "after", "difference"):
+        for col in ("figure", "before", "after", "difference", "noise"):
             table.add_column(col, justify="left" if col == "figure" else "right", no_wrap=True)
         for f in figures:
             if f.section == section:
-                table.add_row(f.name, f.shown(after=False), f.shown(after=True), _cell(f))
+                noise = Text(fmt_noise(f), style="dim")
+                table.add_row(f.name, f.shown(after=False), f.shown(after=True), _cell(f), noise)
         out.append(table)
     return out
 

@@ -1,0 +1,146 @@
+"""`--compare`'s noise: each figure judged against how much it varies within each run."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+from helpers import build
+
+from cuzksim.logs import simulate
+from cuzksim.pairs import base_config, make_pair
+from parsers.compare import DURATION_GAPS, Figure, compare, compare_dict, fmt_noise
+from parsers.load import read_log
+from parsers.noise import Ratio, covered, gap_noise, gpu_noise, stretch_edges
+from tui import cli
+
+
+def _brute_covered(starts: list[float], ends: list[float], edges: list[float]) -> list[float]:
+    return [
+        sum(max(0.0, min(e, hi) - max(s, lo)) for s, e in zip(starts, ends, strict=True))
+        for lo, hi in itertools.pairwise(edges)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_time_blocks_cover_in_each_stretch_is_what_clipping_each_gives(seed: int) -> None:
+    rng = random.Random(seed)
+    starts, ends, t = [], [], rng.uniform(-50, 50)
+    for _ in range(rng.randint(0, 12)):
+        t += rng.uniform(0, 30)
+        starts.append(t)
+        t += rng.uniform(0, 30)  # 0 too: an empty block
+        ends.append(t)
+    edges = sorted(rng.uniform(-60, t + 60) for _ in range(rng.randint(2, 9)))
+    got = covered(np.array(starts), np.array(ends), np.array(edges))
+    assert got == pytest.approx(_brute_covered(starts, ends, edges), abs=1e-9)
+
+
+def test_a_ratio_s_standard_error_is_its_stretches_spread_around_the_whole() -> None:
+    # y/x = 1 over both stretches; each stretch 1 away from what the whole ratio gives it
+    r = Ratio(np.array([1.0, 3.0]), np.array([2.0, 2.0]))
+    assert r.se == pytest.approx(math.sqrt((1 + 1) * 2 / 1) / 4)
+    # stretches that agree: no spread; one stretch or none: nothing to tell a spread by
+    assert Ratio(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0])).se == 0.0
+    assert Ratio(np.array([1.0, 0.0]), np.array([2.0, 0.0])).se == 0.0
+    assert Ratio(np.zeros(0), np.zeros(0)).se == 0.0
+
+
+def test_a_gpu_s_stretches_add_up_to_its_whole_run_figures() -> None:
+    """The stretches cut the span, so their sums are the run's: the busy and kernel time of
+    each GPU, its busy split phase by phase, its workers' lock wait; the gaps' time."""
+    m = build(simulate(replace(base_config(7), proofs=12))[1])
+    noise = gpu_noise(m)
+    assert set(noise) == {g.gpu for g in m.gpus if g.spanned}
+    for g in m.gpus:
+        n = noise[g.gpu]
+        assert n.timeline.x.sum() == pytest.approx(g.span_ms)
+        assert n.timeline.y.sum() == pytest.approx(g.busy.total_ms)
+        assert n.kernel.y.sum() == pytest.approx(g.kernel.total_ms)
+        split = m.run_split[g.gpu] if m.run_split else None
+        assert split is not None
+        for phase, ratio in n.split.items():
+            assert ratio.y.sum() == pytest.approx(split.phase_ms.get(phase, 0.0), abs=1e-6)
+        workers = [w for w in m.workers if w.gpu == g.gpu]
+        lock = sum(w.phases_ms["lock_wait"] for w in workers)
+        assert n.lock.y.sum() == pytest.approx(lock, rel=1e-9, abs=1e-6)
+    gaps = gap_noise(m)
+    assert gaps.share.y.sum() == pytest.approx(m.summary.gaps.total_ms)
+    assert gaps.rate.y.sum() == m.summary.gaps.count
+    assert len(stretch_edges(None)) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_runs_of_one_configuration_are_not_told_apart(seed: int) -> None:
+    """Fixed levels (1 point, 10 % of a duration) gave these pairs of runs of one simulated
+    configuration 10 to 25 verdicts each: noise read as change."""
+    config = base_config(seed)
+    a = build(simulate(config)[1])
+    b = build(simulate(replace(config, seed=config.seed + 100_003))[1])
+    assert [f.verdict() for f in compare(a, b) if f.moved] == []
+
+
+def test_a_faster_gpu_is_still_told_apart() -> None:
+    pair = make_pair(3, "gpu-speed")
+    a, b = build(simulate(pair.a)[1]), build(simulate(pair.b)[1])
+    moved = {(f.section, f.name) for f in compare(a, b) if f.moved}
+    assert ("run", "s/proof") in moved or any(s.startswith("GPU") for s, _ in moved)
+    assert any(name == "kernel % of busy" or name == "kernel % of span" for _, name in moved)
+
+
+def test_a_gap_duration_is_judged_by_ratio() -> None:
+    def figure(before: float, after: float) -> Figure:
+        return Figure("gaps", "p90", "ms", before, after, None, "lower", factor=3.0)
+
+    assert not figure(100, 290).moved and figure(100, 300).moved and figure(300, 100).moved
+    assert figure(310, 100).improved is True and figure(100, 310).improved is False
+    assert figure(10, 35).moved  # 25 ms apart
+    assert not figure(5, 16).moved  # 11 ms: the stamps' whole ms
+    assert not figure(0, 16).moved and figure(0, 30).moved
+    assert fmt_noise(figure(1, 2)) == "×3"
+
+
+def test_the_durations_of_a_few_gaps_and_the_median_are_shown_not_judged() -> None:
+    a = read_log(SAMPLES / "p12-c15-gw1.log")
+    b = read_log(SAMPLES / "p12-gw2-merged.log")
+    figures = compare(a, b)
+    boundary = {f.name: f for f in figures if f.section == "boundary gaps"}
+    assert boundary["count"].before is not None and boundary["count"].after is not None
+    assert min(boundary["count"].before, boundary["count"].after) < DURATION_GAPS
+    for name in ("mean", "p50", "p90", "p99", "max"):
+        f = boundary[name]
+        assert f.factor is None and f.noise is None and not f.moved, name
+        assert fmt_noise(f) == "–"
+    gaps = {f.name: f for f in figures if f.section == "gaps"}
+    assert gaps["p50"].factor is None and not gaps["p50"].moved  # +300 %: the median
+    assert gaps["p90"].factor == 3.0 and gaps["p90"].moved  # +317 %, 24 and 14 gaps
+
+
+def test_the_tables_and_the_json_say_each_noise(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = [str(SAMPLES / "p12-c15-gw1.log"), str(SAMPLES / "p12-gw2-merged.log")]
+    assert cli.main(["--compare", *args, "--report"]) == 0
+    out = capsys.readouterr().out
+    gpu = out[out.index("\nGPU0\n") :]
+    header = next(line for line in gpu.splitlines() if "figure" in line)
+    assert header.split() == ["figure", "before", "after", "difference", "noise"]
+    row = next(line for line in gpu.splitlines() if line.strip().startswith("kernel % of busy"))
+    assert row.split()[-2:][0].startswith("±") and row.endswith("pts")
+    assert cli.main(["--compare", *args, "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for f in doc["figures"]:
+        assert f["noise"] is None or f["noise_factor"] is None
+        if f["noise_factor"] is not None:
+            lo, hi = sorted((f["before"], f["after"]))
+            assert f["moved"] == (hi - lo > 20 and hi >= f["noise_factor"] * lo)
+        else:
+            assert f["moved"] == (f["noise"] is not None and abs(f["delta"]) > f["noise"])
+    same = read_log(SAMPLES / "p12-c15-gw1.log")
+    assert compare_dict(same, same)["verdicts"] == []
