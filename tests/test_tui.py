@@ -1238,3 +1238,47 @@ async def test_a_restarted_log_s_header_and_i_are_of_the_run_in_view() -> None:
         assert isinstance(screen, IntervalScreen)
         part = model.parts.get(screen.index)
         assert part.gpu is not None and model.gpu_keys[part.gpu].host == 2
+
+
+def test_an_id_that_begins_as_every_id_does_is_cut_at_its_start() -> None:
+    from tui.lanes import abbreviate_past, shared_start
+
+    ids = ["porep-1000-293", "porep-1000-287", "porep-1000-1296"]
+    shared = shared_start(ids)
+    assert shared == "porep-1000-"
+    assert abbreviate_past("porep-1000-293", 9, shared) == "…1000-293"
+    assert abbreviate_past("porep-1000-293", 14, shared) == "porep-1000-293"  # it fits
+    # its own part longer than the room: that part cut in the middle, after the `…`
+    assert abbreviate_past("porep-1000-" + "x" * 20 + "9", 9, shared) == "…xxxx…xx9"
+    # ids that share no start (UUIDs), or little, are cut in the middle as ever
+    uuids = ["fa22c0de-0000-4000-8000-00000000e6b0", "7173aaaa-0000-4000-8000-00000000f3da"]
+    assert shared_start(uuids) == ""
+    assert abbreviate_past(uuids[0], 9, "") == "fa22…e6b0"
+    assert shared_start(["ab1", "ab2"]) == "ab" and abbreviate_past("ab1x", 3, "ab") == "a…x"
+    assert shared_start(["one"]) == "" and shared_start([]) == ""
+    # a control in the id stays escaped, as everywhere
+    assert "\x1b" not in abbreviate_past("porep-1000-\x1b]2;x\x07-293", 9, shared)
+
+
+async def test_the_gap_list_at_80_columns_shows_what_tells_the_ids_apart() -> None:
+    """Curio's ids of one miner all begin `porep-1000-`: at 80 columns the gap list showed
+    `pore…-293`, four cells spent on what every row shares."""
+    app = make_app(read_log(SAMPLES / "journal-2gpu.log"), LineReader())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        rows = app.screen.query_one(GapRows)
+        line = "".join(seg.text for seg in rows.render_line(1))
+        sides = re.findall(r"(\S+) w\d p\d", line)
+        assert len(sides) == 2 and all(s.startswith("…1000-") for s in sides), line
+
+
+def test_an_id_cut_at_its_start_keeps_its_column_s_width() -> None:
+    from rich.cells import cell_len
+
+    from tui.lanes import abbreviate_past, shared_start
+
+    wide = ["証明-ジョブ-一二三四", "証明-ジョブ-五六七八"]
+    for width in range(2, 16):
+        cut = abbreviate_past(wide[0], width, shared_start(wide))
+        assert cell_len(cut) == min(width, cell_len(wide[0]))  # exactly: columns align

@@ -22,9 +22,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from parsers.durations import duration
-from parsers.model import I64, LogModel
+from parsers.model import I64, GapSide, LogModel
 from parsers.why import synthesis_during
-from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
+from tui.lanes import abbreviate_past, gpu_label_in, gpu_label_least, shared_start
 
 # column titles and the widths of the fixed ones (the job ids share what is left)
 COLUMNS = ("#", "length", "at", "GPU", "side", "cause", "before", "after", "synth")
@@ -91,6 +91,8 @@ class GapRows(ScrollView, can_focus=True):
         self._crosses: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)  # by gap index
         self._at_width, self._length_width = _FIXED["at"], _FIXED["length"]
         self._gpu_widths = (3, 3)  # the GPU labels': the longest, the least worth keeping
+        self._shared = ""  # what every job id of the model begins with
+        self._shared_of: tuple[str, ...] = ()  # the ids it is of
         self.cursor_row = 0
         self.show(model)
 
@@ -116,6 +118,9 @@ class GapRows(ScrollView, can_focus=True):
         gaps = model.gaps
         self.order = np.asarray(gaps.largest(len(gaps), self.threshold_ms), dtype=np.int64)
         self._crosses = gaps.crosses  # once per model, not per line drawn
+        jobs = model.parts.jobs
+        if jobs is not self._shared_of:  # a live model's ids are the same tuple till one comes
+            self._shared, self._shared_of = shared_start(jobs), jobs
         # the times as wide as the widest (`10d 07h56m` past nine days): longest first
         listed = self.order
         starts, lengths = gaps.start[listed], gaps.duration[listed]
@@ -153,13 +158,20 @@ class GapRows(ScrollView, can_focus=True):
             gpu_label_in(m.gpu_label(g.gpu), self._widths()["GPU"]) if m.gpu_keys else str(g.gpu),
             "crosses" if g.crosses_proof_boundary else "mid",
             _CAUSE_WORDS[int(gaps.cause[i])],
-            _side(g.before.job, g.before.worker, g.before.partition, self._id_width()),
-            _side(g.after.job, g.after.worker, g.after.partition, self._id_width()),
+            self._side(g.before),
+            self._side(g.after),
         ]
         if self.synth:
             lo, most, peak = synthesis_during(m, g.start, g.end, g.gpu)
             cells.append(f"{most}/{peak}" + (" full" if peak and lo >= peak else ""))
         return cells
+
+    def _side(self, side: GapSide) -> str:
+        """`…1000-123 w1 p4`: the job id cut to leave room for the rest (where every id of
+        the log begins alike, at its start; else in the middle)."""
+        rest = f" w{side.worker}" + (f" p{side.partition}" if side.partition is not None else "")
+        width = max(4, self._id_width() - len(rest))
+        return abbreviate_past(side.job, width, self._shared) + rest
 
     # -- drawing --------------------------------------------------------------------------
 
@@ -280,9 +292,3 @@ class GapRows(ScrollView, can_focus=True):
             self.action_choose()
         else:
             self.move_cursor(row)
-
-
-def _side(job: str, worker: int, partition: int | None, width: int) -> str:
-    """`porep…123 w1 p4`: the job id cut in the middle to leave room for the rest."""
-    rest = f" w{worker}" + (f" p{partition}" if partition is not None else "")
-    return abbreviate(job, max(4, width - len(rest))) + rest

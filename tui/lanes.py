@@ -7,6 +7,7 @@ computed with numpy from the model's sorted columns.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,6 +112,37 @@ def abbreviate(text: str, width: int) -> str:
     head = width // 2
     tail = width - 1 - head
     return _head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
+
+
+SHARED_MIN = 3  # a start every id of a log shares is left out from this many characters
+
+
+def shared_start(ids: Sequence[str]) -> str:
+    """What every one of `ids` begins with (`porep-1000-` of Curio's ids of one miner)."""
+    if len(ids) < 2:
+        return ""
+    low, high = min(ids), max(ids)  # every id sorts between: what they share, all share
+    n = 0
+    while n < min(len(low), len(high)) and low[n] == high[n]:
+        n += 1
+    return low[:n]
+
+
+def abbreviate_past(text: str, width: int, shared: str) -> str:
+    """`text` in `width` cells as `abbreviate` cuts it; but an id that begins with what every
+    id of the log begins with (`shared`) is cut at its start instead: its end is what tells
+    it apart (`…1000-293`, not `pore…-293`)."""
+    if (
+        len(shared) < SHARED_MIN
+        or width < 2
+        or not text.startswith(shared)
+        or cell_len(visible(text)) <= width
+    ):
+        return abbreviate(text, width)
+    own = visible(text[len(shared) :])
+    if cell_len(own) <= width - 1:
+        return "…" + _tail_cells(visible(text), width - 1)
+    return "…" + abbreviate(own, width - 1)
 
 
 # a job id is shown whole in a window (the inspectors, the proof view, y's note) up to this
