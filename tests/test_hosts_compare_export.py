@@ -1160,6 +1160,49 @@ def test_bad_options_of_several_logs_exit_2(
     assert message in err and err.count("\n") == 1
 
 
+def test_log_n_picks_a_run_wherever_a_log_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`LOG:N` was read as a file's name (`no such file: restarted.log:2`) everywhere but in
+    --compare: the report, the JSON, the exports and the hosts take it too."""
+    _, first = simulate(SimConfig(seed=71, proofs=3, gpus=2, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=72, proofs=2, gpus=1, gw=2, stdout="plain"))
+    log = tmp_path / "restarted.log"
+    log.write_bytes(first + second)
+    runs = read_runs(log)
+    assert cli.main([f"{log}:2", "--report", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["source"] == "restarted.log run 2"
+    assert [g["gpu"] for g in doc["gpus"]] == [g.gpu for g in runs[1].gpus] == [0]
+    assert doc["summary"]["proofs_completed"] == runs[1].summary.proofs_completed
+    assert len(doc["gaps"]) == len(runs[1].gaps)
+    assert cli.main([f"{log}:1", "--report"]) == 0
+    assert capsys.readouterr().out.startswith("cuzk-tui report: restarted.log run 1\n")
+    # an export of one run: its intervals alone
+    out = tmp_path / "csv"
+    assert cli.main([f"{log}:1", "--export-csv", str(out)]) == 0
+    with open(out / "intervals.csv", newline="") as f:
+        assert len(list(csv.DictReader(f))) == len(runs[0].parts)
+    capsys.readouterr()
+    # two runs of one log are two hosts; the log whole beside a run of it holds that run twice
+    assert cli.main([f"{log}:1", f"{log}:2", "--report", "--json"]) == 0
+    names = [h["name"] for h in json.loads(capsys.readouterr().out)["hosts"]]
+    assert names == ["restarted.log run 1", "restarted.log run 2"]
+    for args, said in (
+        ([str(log), f"{log}:2"], f"{log}:2 is a run of {log}, given whole too"),
+        ([f"{log}:2", str(log)], f"{log} is given whole and as {log}:2"),
+        ([f"{log}:2", f"{log}:2"], f"{log}:2 is given twice"),
+        ([f"{log}:3"], f"{log}:3: the log holds 2 runs (1 to 2)"),
+    ):
+        assert cli.main([*args, "--report"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"cuzk-tui: error: {said}"), err
+        assert err.count("\n") == 1
+    # following the log as it grows is not reading one run whole
+    assert cli.main([f"{log}:2", "--serve-metrics", "127.0.0.1:0"]) == 2
+    assert "LOG:N picks a run to read whole" in capsys.readouterr().err
+
+
 def test_cli_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = str(SAMPLES / "curio-mixed.log")
     out = tmp_path / "t.json"

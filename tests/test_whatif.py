@@ -376,11 +376,18 @@ def test_a_log_where_the_daemon_restarted_is_no_machine_to_replay(
     start = first.count(b"\n") + 1
     assert err == (
         f"cuzk-tui: error: the daemon restarted in this log (runs begin at lines 1, {start}); "
-        f"--what-if replays one run: give a log of one (the last begins at line {start})"
+        "--what-if replays one run: pick one with LOG:N (1 to 2)"
     )
     last = tmp_path / "last.log"
     last.write_bytes(second)
-    assert cli.main([str(last), "--what-if", "gpu-workers=1"]) == 0
+    assert cli.main([str(last), "--what-if", "gpu-workers=1", "--json"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    # LOG:N replays that run of the restarted log: the last run's prediction, as the log of it
+    assert cli.main([f"{log}:2", "--what-if", "gpu-workers=1", "--json"]) == 0
+    picked = json.loads(capsys.readouterr().out)
+    assert picked == {**alone, "source": "restart.log run 2"}
+    assert cli.main([f"{log}:3", "--what-if", "gpu-workers=1"]) == 2
+    assert capsys.readouterr().err == f"cuzk-tui: error: {log}:3: the log holds 2 runs (1 to 2)\n"
 
 
 @pytest.mark.parametrize("knob", ["gpu-workers=2", "gpu-speed=1", "synthesis-workers=10"])

@@ -158,7 +158,13 @@ def _what_if(options: Options) -> int:
 
     if _stdout_closed():
         return 1
-    model = _one_model(options, drawn=False)  # the replay reads no lane
+    run = options.log_runs[0] if options.log_runs else None
+    if run is not None and options.log is not None:  # LOG:N: that run of a restarted log
+        from tui.multi import picked_run
+
+        model = picked_run(options.log, run, options.workers_per_gpu)[0][0]
+    else:
+        model = _one_model(options, drawn=False)  # the replay reads no lane
     reason = missing_timeline(model)
     if reason is not None:
         print(f"cuzk-tui: error: {reason} (nothing to replay)", file=sys.stderr)
@@ -169,7 +175,7 @@ def _what_if(options: Options) -> int:
         lines = ", ".join(str(n) for n in runs)
         print(
             f"cuzk-tui: error: the daemon restarted in this log (runs begin at lines {lines}); "
-            f"--what-if replays one run: give a log of one (the last begins at line {runs[-1]})",
+            f"--what-if replays one run: pick one with LOG:N (1 to {len(runs)})",
             file=sys.stderr,
         )
         return 2

@@ -430,12 +430,13 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
         # beside other logs, a log whose daemon restarted is one host per run: its runs are
         # placed as any logs are (on the wall clock they carry, else each on its own clock)
         apart = len(logs) > 1 and not args.compare
-        loaded = [load(x, args.workers_per_gpu, apart) for x in logs]
-        if args.compare:
-            loaded = [
-                picked_run(x, run, args.workers_per_gpu) if run is not None else done
-                for x, run, done in zip(logs, args.compare_runs, loaded, strict=True)
-            ]
+        asked = args.compare_runs if args.compare else args.log_runs
+        loaded = [
+            load(x, args.workers_per_gpu, apart)
+            if run is None
+            else picked_run(x, run, args.workers_per_gpu)
+            for x, run in zip(logs, asked, strict=True)
+        ]
     for runs, _ in loaded:
         if all((reason := missing_timeline(m)) is not None for m in runs):
             print(f"cuzk-tui: {visible(runs[0].source)}: {reason}", file=sys.stderr)
@@ -443,13 +444,13 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
     names: list[str] = []
     readers: list[LineReader | None] = []
     given = names_for(logs, args.name)
-    if args.compare and not args.name:
+    if not args.name and not args.demo:
         # a run picked with LOG:N is named for it (the same log's two runs, apart)
-        if given[0] == given[1]:
-            given = [Path(x).name for x in logs]  # one file on both sides: its name will do
-        runs_asked = zip(given, args.compare_runs, strict=True)
-        given = [n if r is None else f"{n} run {r}" for n, r in runs_asked]
-        if given[0] == given[1]:
+        asked = args.compare_runs if args.compare else args.log_runs
+        if len(set(given)) < len(given):
+            given = [Path(x).name for x in logs]  # one file given twice: its name will do
+        given = [n if r is None else f"{n} run {r}" for n, r in zip(given, asked, strict=True)]
+        if args.compare and given[0] == given[1]:
             # a run compared with itself (what noise alone looks like): a name for each side
             given = [f"{given[0]} (before)", f"{given[1]} (after)"]
     for (runs, reader), name in zip(loaded, given, strict=True):
@@ -505,9 +506,12 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
         return written("report", write)
     from tui.launch import find_terminal, run_static
 
-    # one log comes here only to be exported (check_multi), and went above
-    assert merged is not None
     terminal = find_terminal(args.ascii, modes)  # before any line: without one, its line alone
+    if merged is None:
+        # one run of a log, picked with LOG:N (one log alone comes here only so, or to be
+        # exported, above): read whole, not followed
+        note = f"{visible(model.source)}, read whole (not followed)"
+        return run_static(args, model, _plain(readers)[0], note, None, terminal)
     reader = HostLines(merged, _plain(readers))
     compared = (models[0], models[1]) if args.compare else None
     if not args.compare:

@@ -146,7 +146,8 @@ def make_parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="log",
         help="the daemon log (stderr, or stdout+stderr merged); - reads stdin; several logs "
-        "(or a quoted glob) show one group of lanes per host",
+        "(or a quoted glob) show one group of lanes per host; LOG:N picks run N of a log "
+        "whose daemon restarted",
     )
     p.add_argument("--version", action=_VersionAction)
     p.add_argument(
@@ -348,6 +349,8 @@ class Options:
     compare: tuple[str, str] | None
     # with --compare, the run of each log asked for with LOG:N (from 1; None: the log's only)
     compare_runs: tuple[int | None, int | None]
+    # the run of each of `logs` asked for with LOG:N (from 1; None: all of the log's)
+    log_runs: tuple[int | None, ...]
     name: tuple[str, ...] | None
     export_trace: str | None
     export_csv: str | None
@@ -390,6 +393,19 @@ def log_and_run(raw: str) -> tuple[str, int | None]:
     return raw, None
 
 
+def logs_and_runs(raw: list[str]) -> tuple[list[str], list[int | None]]:
+    """The logs as given, patterns expanded, and the run each names with LOG:N (None: every
+    run of it)."""
+    logs: list[str] = []
+    runs: list[int | None] = []
+    for item in raw:
+        path, run = log_and_run(item)
+        found = [path] if run is not None else expand([item])
+        logs.extend(found)
+        runs.extend([run] * len(found))
+    return logs, runs
+
+
 def expand(raw: list[str]) -> list[str]:
     """Logs as given; a pattern that names no file (the shell left it) is expanded here."""
     out: list[str] = []
@@ -410,7 +426,7 @@ def options_of(ns: argparse.Namespace) -> Options:
     Raises: OptionError: options that do not go together, or an output that cannot be
     written (one of the logs, a folder that does not exist).
     """
-    logs = expand(ns.logs)
+    logs, log_runs = logs_and_runs(ns.logs)
     what_if = checked_what_if(ns, logs) if ns.what_if else ()
     compare: tuple[str, str] | None = None
     compare_runs: tuple[int | None, int | None] = (None, None)
@@ -455,8 +471,15 @@ def options_of(ns: argparse.Namespace) -> Options:
     if ns.serve_metrics is not None:
         check_serving(ns, read, exporting)
     if compare is None:
-        check_distinct(read, ns.name)
-    multi = compare is not None or len(read) > 1 or exporting
+        check_distinct(read, ns.name, log_runs)
+    picked = any(r is not None for r in log_runs)
+    if picked and (ns.serve_metrics is not None or ns.replay is not None):
+        what = "--serve-metrics" if ns.serve_metrics is not None else "--replay"
+        raise OptionError(
+            f"LOG:N picks a run to read whole: not with {what}, which follows the log as it grows"
+        )
+    # a run picked from a log: read whole, as a log among others is (what-if replays it)
+    multi = compare is not None or len(read) > 1 or exporting or (picked and not ns.what_if)
     log = logs[0] if len(logs) == 1 else None
     export_trace, export_csv = ns.export_trace, ns.export_csv
     screenshot_dir = ns.screenshot_dir
@@ -502,6 +525,7 @@ def options_of(ns: argparse.Namespace) -> Options:
         replay=ns.replay,
         compare=compare,
         compare_runs=compare_runs,
+        log_runs=tuple(log_runs),
         name=None if ns.name is None else tuple(ns.name),
         export_trace=export_trace,
         export_csv=export_csv,
@@ -567,22 +591,35 @@ def window_error(t0: str, t1: str, after: bool) -> str:
     return f"--from {t0} is --to {t1}: the window is empty"
 
 
-def check_distinct(logs: list[str], names: list[str] | None) -> None:
+def check_distinct(
+    logs: list[str], names: list[str] | None, runs: list[int | None] | None = None
+) -> None:
     """Logs side by side are hosts: one given twice (by path, link or hard link) was two hosts
-    of the same GPUs, every figure counted twice; two of one `--name` could not be told apart.
-    A log that cannot be looked at is said when it is opened."""
-    seen: dict[tuple[int, int], str] = {}
-    for raw in logs:
+    of the same GPUs, every figure counted twice (two runs of one log, `LOG:1 LOG:2`, are
+    two); two of one `--name` could not be told apart. A log that cannot be looked at is said
+    when it is opened."""
+    seen: dict[tuple[int, int], dict[int | None, tuple[str, str]]] = {}  # a file's runs given
+    for raw, run in zip(logs, runs or [None] * len(logs), strict=True):
         try:
             st = os.stat(raw)
         except (OSError, ValueError):
             continue
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            first = seen[key]
-            same = "given twice" if raw == first else f"the same file as {visible(first)}"
-            raise OptionError(f"{visible(raw)} is {same}: give each host's log once")
-        seen[key] = raw
+        given = seen.setdefault((st.st_dev, st.st_ino), {})
+        label = raw if run is None else f"{raw}:{run}"
+        # the whole log and a run of it hold that run twice
+        first = next(iter(given.values()), None) if run is None else given.get(run, given.get(None))
+        if first is not None:
+            first_raw, first_label = first
+            if first_label == label:
+                same = "given twice"
+            elif first_raw != raw:
+                same = f"the same file as {visible(first_label)}"
+            elif run is None:
+                same = f"given whole and as {visible(first_label)}"
+            else:
+                same = f"a run of {visible(raw)}, given whole too"
+            raise OptionError(f"{visible(label)} is {same}: give each host's log once")
+        given[run] = (raw, label)
     if names is not None and len(set(names)) < len(names):
         twice = next(n for n in names if names.count(n) > 1)
         raise OptionError(f"--name {visible(twice)} is given to two logs: one name per log")
