@@ -186,6 +186,12 @@ def test_two_hosts_never_share_a_name(tmp_path: Path) -> None:
     assert run(str(restarted), str(log), "--name", "a", "--name", "b", "--report").returncode == 0
     proc = run("--compare", str(log), str(log), "--name", "x", "--name", "x", "--report")
     assert proc.returncode == 2 and "--name x is given to both sides" in proc.stderr
+    # one --name for the two sides was an IndexError's traceback
+    for names in (["--name", "x"], ["--name", "x", "--name", "y", "--name", "z"]):
+        proc = run("--compare", str(log), str(log), *names, "--report")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.startswith("cuzk-tui: error: --name given "), proc.stderr
+        assert proc.stderr.count("\n") == 1
     out = tmp_path / "csv"
     assert run("--compare", str(log), str(log), "--export-csv", str(out)).returncode == 0
     with (out / "busy_split.csv").open() as f:

@@ -627,7 +627,7 @@ def check_distinct(
 
 def check_two_names(names: list[str] | None) -> None:
     """--compare's two sides under one `--name` could not be told apart."""
-    if names is not None and names[0] == names[1]:
+    if names is not None and len(names) == 2 and names[0] == names[1]:  # else: counted below
         raise OptionError(f"--name {visible(names[0])} is given to both sides: one name each")
 
 
