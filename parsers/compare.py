@@ -22,6 +22,12 @@ SCHEMA = 1
 SIGMAS = 3.5
 NOISE_POINTS = 1.0  # a share (% of span or of busy): this many points
 PROPORTION_MS = 20.0  # a duration's change is a share of it from this many ms
+# s/proof moved when it changed by this share of its value before, both runs having completed
+# PROOFS_JUDGED proofs: the simulator's runs of one configuration differ by at most 3 % (16-30
+# proofs; 6.5 % of 4), where the time between completions varies far more (proofs complete in
+# bunches, as many as run at once)
+RATE_SHARE = 0.05
+PROOFS_JUDGED = 3
 DURATION_FACTOR = 3.0  # a gap duration moved when one run's is this many times the other's...
 DURATION_GAPS = 10  # ...and both runs have this many gaps of the kind
 HOUR_MS = 3_600_000.0
@@ -67,6 +73,12 @@ class Figure:
         if value is not None and span is not None and self.unit == "%":
             return estimate_pct(value / 100, span[0] / 100, span[1] / 100)
         return fmt(value, self.unit)
+
+    @property
+    def both(self) -> bool:
+        """Both runs have the figure (else it is shown, and neither judged nor its noise
+        said)."""
+        return self.before is not None and self.after is not None
 
     @property
     def delta(self) -> float:
@@ -128,8 +140,8 @@ class Figure:
             "delta_pct": None if pct is None else round(pct, 3),
             "before_range": _rounded(self.before_range),
             "after_range": _rounded(self.after_range),
-            "noise": None if self.noise is None else round(self.noise, 6),
-            "noise_factor": self.factor,
+            "noise": None if self.noise is None or not self.both else round(self.noise, 6),
+            "noise_factor": self.factor if self.both else None,
             "moved": self.moved,
             "better": self.improved,
             "verdict": self.verdict(),
@@ -170,6 +182,8 @@ def fmt_delta(f: Figure) -> str:
 def fmt_noise(f: Figure) -> str:
     """What a difference must pass to count: `±2.4 pts` (points), `±1.25 s`, `×3` (one run's
     value that many times the other's), `–` (shown, not judged)."""
+    if not f.both:
+        return "–"
     if f.factor is not None:
         return f"×{f.factor:g}"
     if f.noise is None:
@@ -185,6 +199,12 @@ def _signed(x: float, places: int) -> str:
     return f"{0.0:.{places}f}" if shown == 0 else f"{shown:+.{places}f}"
 
 
+def _points(*ses: float, doubt: float = 0.0) -> float:
+    """A share's noise in points (`_beyond`, at least NOISE_POINTS), at most 100: a share
+    moves no further."""
+    return min(100.0, _beyond(NOISE_POINTS, *ses, doubt=doubt))
+
+
 def _beyond(floor: float, *ses: float, doubt: float = 0.0) -> float:
     """A figure's noise: `doubt` (what the log leaves open, in the figure's unit) and SIGMAS
     standard errors of the difference of runs whose figures have standard errors `ses`, at
@@ -192,13 +212,14 @@ def _beyond(floor: float, *ses: float, doubt: float = 0.0) -> float:
     return max(floor, doubt + SIGMAS * combined(*ses))
 
 
-def _proof_interval_se(model: LogModel) -> float:
-    """Standard error of the mean time between proof completions (s): s/proof's noise."""
-    ends = sorted(p.last_gpu_end for p in model.proofs if p.completed and p.last_gpu_end)
-    if len(ends) < 3:
-        return math.inf
-    diffs = np.diff(np.asarray(ends, dtype=np.float64)) / 1000
-    return float(np.std(diffs, ddof=1) / math.sqrt(len(diffs)))
+def _rate_noise(a: LogModel, b: LogModel) -> float | None:
+    """s/proof's noise: RATE_SHARE of the value before (None: a run with no rate, or fewer
+    than PROOFS_JUDGED proofs completed)."""
+    rate = a.summary.rate
+    counts = (a.summary.proofs_completed, b.summary.proofs_completed)
+    if rate is None or b.summary.rate is None or min(counts) < PROOFS_JUDGED:
+        return None
+    return RATE_SHARE * rate
 
 
 def gpu_pairs(a: LogModel, b: LogModel) -> list[tuple[GpuStats, GpuStats]]:
@@ -281,7 +302,7 @@ def _gap_figures(
             "%",
             share_a,
             share_b,
-            _beyond(NOISE_POINTS, 100 * na.share.se, 100 * nb.share.se),
+            _points(100 * na.share.se, 100 * nb.share.se),
             "lower",
         ),
     ]
@@ -379,13 +400,11 @@ _QUIET = GpuNoise(
 def compare(a: LogModel, b: LogModel) -> list[Figure]:
     """Every figure of run `a` (before) against run `b` (after)."""
     sa, sb = a.summary, b.summary
-    se = math.sqrt(_proof_interval_se(a) ** 2 + _proof_interval_se(b) ** 2)
-    spp_noise = SIGMAS * se if math.isfinite(se) else 0.02 * (sa.rate or 0.0)
     figures = [
         # a count: it grows with the run's length, shown and never judged (s/proof is its rate)
         Figure("run", "proofs completed", "", sa.proofs_completed, sb.proofs_completed, None, ""),
         # no proof completed: no rate (not 0 s, which read as infinitely fast: better)
-        Figure("run", "s/proof", "s", sa.rate, sb.rate, spp_noise, "lower"),
+        Figure("run", "s/proof", "s", sa.rate, sb.rate, _rate_noise(a, b), "lower"),
     ]
     # the time the GPUs' gaps can fall in: their spans, added
     span_a, span_b = a.all_gpus_span_ms, b.all_gpus_span_ms
@@ -406,7 +425,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 100 * ga.timeline_util if ga.spanned else None,
                 100 * gb.timeline_util if gb.spanned else None,
-                _beyond(NOISE_POINTS, 100 * xa.timeline.se, 100 * xb.timeline.se),
+                _points(100 * xa.timeline.se, 100 * xb.timeline.se),
                 "",
             )
         )
@@ -419,7 +438,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 100 * ga.kernel_util if ga.spanned else None,
                 100 * gb.kernel_util if gb.spanned else None,
-                _beyond(NOISE_POINTS, 100 * xa.kernel.se, 100 * xb.kernel.se, doubt=sum(widths)),
+                _points(100 * xa.kernel.se, 100 * xb.kernel.se, doubt=sum(widths)),
                 "higher",
                 _estimate_range(ga),
                 _estimate_range(gb),
@@ -434,7 +453,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 _percent(_lock_share(a, ga)),
                 _percent(_lock_share(b, gb)),
-                _beyond(NOISE_POINTS, 100 * xa.lock.se, 100 * xb.lock.se),
+                _points(100 * xa.lock.se, 100 * xb.lock.se),
                 "lower",
             )
         )
@@ -463,13 +482,14 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                     "%",
                     _share(ba, ga, phase),
                     _share(bb, gb, phase),
-                    _beyond(
-                        NOISE_POINTS,
+                    _points(
                         100 * xa.split[phase].se,
                         100 * xb.split[phase].se,
                         doubt=doubt,
                     ),
-                    "higher" if kernel else "lower",
+                    # where busy time went: kernel's share rises as much when the kernels
+                    # slow down as when the rest shrinks (s/proof and utilization judge)
+                    "",
                     _busy_range(ga) if kernel else None,
                     _busy_range(gb) if kernel else None,
                 )
@@ -482,8 +502,7 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "%",
                 _share(ba, ga, Phase.UNKNOWN),
                 _share(bb, gb, Phase.UNKNOWN),
-                _beyond(
-                    NOISE_POINTS,
+                _points(
                     100 * xa.split[Phase.UNKNOWN].se,
                     100 * xb.split[Phase.UNKNOWN].se,
                     doubt=kernel_widths if Phase.UNKNOWN in taken else 0.0,

@@ -144,3 +144,44 @@ def test_the_tables_and_the_json_say_each_noise(
             assert f["moved"] == (f["noise"] is not None and abs(f["delta"]) > f["noise"])
     same = read_log(SAMPLES / "p12-c15-gw1.log")
     assert compare_dict(same, same)["verdicts"] == []
+
+
+def test_s_per_proof_moves_by_five_percent_of_enough_proofs() -> None:
+    """Its noise was 3.5 standard errors of the mean time between completions: proofs that
+    complete in bunches made it ±52 % of the value, and a GPU 3× slower (s/proof +31 %) was
+    not told; a run of 1 or 2 proofs had 2 %, less than runs of many."""
+    config = replace(base_config(5), proofs=12)
+    a = build(simulate(config)[1])
+    slower = build(simulate(replace(config, seed=config.seed + 1, gpu_scale=1.5))[1])
+    rate = next(f for f in compare(a, slower) if f.name == "s/proof")
+    assert rate.noise == pytest.approx(0.05 * a.summary.rate)
+    assert rate.after is not None and rate.after > 1.2 * a.summary.rate
+    assert rate.moved and rate.improved is False
+    one = build(simulate(replace(config, proofs=2))[1])
+    assert one.summary.proofs_completed == 2
+    few = next(f for f in compare(one, a) if f.name == "s/proof")
+    assert few.noise is None and not few.moved and fmt_noise(few) == "–"
+
+
+def test_a_figure_one_run_lacks_has_no_noise_and_no_share_is_beyond_100_points() -> None:
+    a = read_log(SAMPLES / "p9-c6.log")  # an engine that prints no lock line
+    b = read_log(SAMPLES / "p12-c15-gw1.log")
+    for f in compare(a, b):
+        if f.before is None or f.after is None:
+            assert fmt_noise(f) == "–" and f.as_dict()["noise"] is None
+            assert f.as_dict()["noise_factor"] is None
+        if f.unit == "%" and f.noise is not None:
+            assert f.noise <= 100.0
+    assert any(f.before is None for f in compare(a, b))
+
+
+def test_the_busy_split_s_shares_move_without_better_or_worse() -> None:
+    """A GPU 3× slower: kernel's share of busy rose 30 → 69 %, judged `better` beside an
+    s/proof 31 % worse."""
+    pair = make_pair(3, "gpu-speed")
+    for f in compare(build(simulate(pair.a)[1]), build(simulate(pair.b)[1])):
+        if f.name.endswith("% of busy"):
+            assert f.better == "" and f.improved is None
+            if f.moved:
+                verdict = f.verdict()
+                assert verdict is not None and not verdict.endswith(("better", "worse"))
