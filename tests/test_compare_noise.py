@@ -185,3 +185,36 @@ def test_the_busy_split_s_shares_move_without_better_or_worse() -> None:
             if f.moved:
                 verdict = f.verdict()
                 assert verdict is not None and not verdict.endswith(("better", "worse"))
+
+
+async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure() -> None:
+    """At 80 columns the tables were squeezed into the box: `-38.6 poi…`, `±1.1 p…`."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import Static
+
+    from parsers.hosts import START, merge
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.compare import CompareScreen
+
+    a = read_log(SAMPLES / "p12-c15-gw1.log")
+    b = read_log(SAMPLES / "p12-gw2-merged.log")
+    merged = merge([a, b], ["before", "after"], START)
+    app = make_app(merged.model, LineReader(data=b""), compared=(a, b))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        box = app.screen.query_one("#box", VerticalScroll)
+        body = app.screen.query_one(Static)
+        assert body.size.width > box.scrollable_content_region.width
+        text = "\n".join(
+            "".join(seg.text for seg in body.render_line(y)) for y in range(body.size.height)
+        )
+        rows = [line for line in text.splitlines() if "% of busy" in line or "s/proof  " in line]
+        assert rows and not any("…" in row for row in rows), rows
+        assert any(row.rstrip().endswith("pts") for row in rows)
+        x = box.scroll_x
+        await pilot.press("right", "right")
+        await pilot.pause()
+        assert box.scroll_x > x

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from typing import ClassVar
 
 from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -71,6 +73,15 @@ def compare_renderables(
     return out
 
 
+def natural_width(shown: list[RenderableType]) -> int:
+    """The cells the widest of `shown` takes when nothing is cut or wrapped."""
+    console = Console(width=NATURAL_MAX, file=io.StringIO(), color_system=None)
+    return max((Measurement.get(console, console.options, r).maximum for r in shown), default=1)
+
+
+NATURAL_MAX = 1000  # wider, a table would be cut all the same (a hostile name)
+
+
 def print_compare(a: LogModel, b: LogModel, console: Console) -> None:
     """Print the comparison."""
     console.print(Group(*compare_renderables(a, b)))
@@ -79,11 +90,17 @@ def print_compare(a: LogModel, b: LogModel, console: Console) -> None:
 class CompareScreen(TextBoxScreen):
     """The comparison's figures over the two stacked Gantts (key `c`)."""
 
+    # the tables as wide as their figures, the box scrolled sideways where it is narrower (at
+    # 80 columns a cell cut to `-38.6 poi…` said nothing)
+    DEFAULT_CSS = """
+    CompareScreen > VerticalScroll { overflow-x: auto; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,c", "dismiss", "Close"),
         *QUIT_BINDINGS,
     ]
     BOX_TITLE = "before → after"
+    BOX_SUBTITLE = "↑↓←→ scroll · esc closes"
 
     def __init__(self, before: LogModel, after: LogModel) -> None:
         super().__init__()
@@ -92,4 +109,7 @@ class CompareScreen(TextBoxScreen):
 
     def body(self) -> Static:
         """The tables and verdicts."""
-        return Static(Group(*compare_renderables(self.before, self.after)))
+        shown = compare_renderables(self.before, self.after)
+        body = Static(Group(*shown))
+        body.styles.width = natural_width(shown)
+        return body
