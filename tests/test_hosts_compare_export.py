@@ -1198,6 +1198,9 @@ def test_log_n_picks_a_run_wherever_a_log_is_read(
         err = capsys.readouterr().err
         assert err.startswith(f"cuzk-tui: error: {said}"), err
         assert err.count("\n") == 1
+    assert cli.main([f"{SAMPLES / 'tiny.log'}:2", "--report"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("tiny.log:2: the daemon did not restart in this log (one run)\n"), err
     # following the log as it grows is not reading one run whole
     assert cli.main([f"{log}:2", "--serve-metrics", "127.0.0.1:0"]) == 2
     assert "LOG:N picks a run to read whole" in capsys.readouterr().err

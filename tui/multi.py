@@ -80,6 +80,8 @@ def picked_run(
     Raises: CuzkError: the log has no such run.
     """
     runs, reader = load(raw, workers_per_gpu, apart=True)
+    if run > len(runs) == 1:
+        raise CuzkError(f"{raw}:{run}: the daemon did not restart in this log (one run)")
     if run > len(runs):
         held = counted(len(runs), "run")
         raise CuzkError(f"{raw}:{run}: the log holds {held} (1 to {len(runs)})")
