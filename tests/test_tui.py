@@ -1282,3 +1282,22 @@ def test_an_id_cut_at_its_start_keeps_its_column_s_width() -> None:
     for width in range(2, 16):
         cut = abbreviate_past(wide[0], width, shared_start(wide))
         assert cell_len(cut) == min(width, cell_len(wide[0]))  # exactly: columns align
+
+
+def test_hosts_whose_names_begin_alike_keep_what_tells_them_apart() -> None:
+    """`--compare feb1.log feb2.log` at 80 columns: both runs' GPUs read `feb…og:GPU0`."""
+    from parsers.hosts import START, merge
+    from tui.header import header_text
+    from tui.lanes import gpu_label_in
+
+    assert gpu_label_in("feb1.log:GPU0", 11, "feb") == "…1.log:GPU0"
+    assert gpu_label_in("feb1.log:GPU0", 11, "") == "feb…og:GPU0"  # nothing shared: the middle
+    assert gpu_label_in("feb1.log:GPU0", 13, "feb") == "feb1.log:GPU0"  # it fits
+    a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
+    model = merge([a, b], ["feb1.log", "feb2.log"], START).model
+    for width in (60, 64, 70):  # the middle cut gave `f…g:GPU0` to both
+        text = header_text(model, "FINISHED", width=width).plain
+        lines = text.splitlines()
+        labels = [line.split(" ")[0] for line in lines if ":GPU" in line.split(" ")[0]]
+        assert len(labels) == 2 and labels[0] != labels[1], (width, labels)
+        assert "1" in labels[0] and "2" in labels[1], (width, labels)

@@ -24,7 +24,13 @@ from textual.strip import Strip
 from parsers.durations import duration
 from parsers.model import I64, GapSide, LogModel
 from parsers.why import synthesis_during
-from tui.lanes import abbreviate_past, gpu_label_in, gpu_label_least, shared_start
+from tui.lanes import (
+    abbreviate_past,
+    gpu_label_in,
+    gpu_label_least,
+    hosts_start,
+    shared_start,
+)
 
 # column titles and the widths of the fixed ones (the job ids share what is left)
 COLUMNS = ("#", "length", "at", "GPU", "side", "cause", "before", "after", "synth")
@@ -92,6 +98,7 @@ class GapRows(ScrollView, can_focus=True):
         self._at_width, self._length_width = _FIXED["at"], _FIXED["length"]
         self._gpu_widths = (3, 3)  # the GPU labels': the longest, the least worth keeping
         self._shared = ""  # what every job id of the model begins with
+        self._hosts = ""  # what every host's name begins with
         self._shared_of: tuple[str, ...] = ()  # the ids it is of
         self.cursor_row = 0
         self.show(model)
@@ -131,6 +138,7 @@ class GapRows(ScrollView, can_focus=True):
         # the GPU labels once per model, not at each row drawn (a daemon restarted
         # thousands of times has as many GPUs)
         labels = [model.gpu_label(g.gpu) if model.gpu_keys else str(g.gpu) for g in model.gpus]
+        self._hosts = hosts_start(model)
         self._gpu_widths = (
             max([3, *(cell_len(x) for x in labels)]),
             max([3, *(gpu_label_least(x) for x in labels)]),
@@ -155,7 +163,9 @@ class GapRows(ScrollView, can_focus=True):
             str(row + 1),  # every longer gap is listed before: the row is the rank
             duration(g.duration_ms),
             duration(g.start, cut=True),  # an instant: at or before it
-            gpu_label_in(m.gpu_label(g.gpu), self._widths()["GPU"]) if m.gpu_keys else str(g.gpu),
+            gpu_label_in(m.gpu_label(g.gpu), self._widths()["GPU"], self._hosts)
+            if m.gpu_keys
+            else str(g.gpu),
             "crosses" if g.crosses_proof_boundary else "mid",
             _CAUSE_WORDS[int(gaps.cause[i])],
             self._side(g.before),

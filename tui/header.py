@@ -21,7 +21,7 @@ from parsers.report import MID_RUN, NO_GPU_YET, no_gpu_sentence, unplaced_senten
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
-from tui.lanes import abbreviate, gpu_label_in, gpu_label_least
+from tui.lanes import abbreviate, gpu_label_in, gpu_label_least, hosts_start
 from tui.report import all_gpus_figure, idle_figure, kernel_figure, timeline_figure
 
 
@@ -179,6 +179,7 @@ def _header(
     # line (`+1 running` with it) fits 80 columns whole
     pad, sep = (0, " ") if short else (7, "  ")
     unprinted = alloc_unprinted(model)
+    hosts = hosts_start(model)
     for g in gpus[:HEADER_GPUS]:
         line = Text()
         line.append("of span: ", style="dim")
@@ -201,7 +202,7 @@ def _header(
             line.append(running, style="italic")
             room -= len(running)
         # a host's long name (`journal-2gpu.log:GPU2`) gives way so that the figures fit
-        label = gpu_label_in(name, room)
+        label = gpu_label_in(name, room, hosts)
         text.append(f"\n{label} ", style="bold")
         text.append_text(line)
         zoomed = view is not None and g.gpu in view

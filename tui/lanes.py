@@ -163,13 +163,21 @@ def shown_id(job: str) -> str:
 HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`p…2:GPU0`)
 
 
-def gpu_label_in(label: str, width: int) -> str:
+def gpu_label_in(label: str, width: int, shared: str = "") -> str:
     """A GPU's label in `width` cells: a host's name (`prover-node-02.log:GPU0`) cut in the
-    middle, its `:GPU0` whole, so that two hosts' GPUs stay told apart by both ends."""
+    middle, its `:GPU0` whole, so that two hosts' GPUs stay told apart by both ends; where
+    every host's name begins with `shared` (`hosts_start`), cut at its start instead
+    (`feb1.log` and `feb2.log` were both `feb…og`, now `…1.log` and `…2.log`)."""
     host, colon, gpu = label.rpartition(":")
     if not colon:
         return abbreviate(label, width)
-    return abbreviate(host, max(width - cell_len(colon + gpu), HOST_MIN_CELLS)) + colon + gpu
+    room = max(width - cell_len(colon + gpu), HOST_MIN_CELLS)
+    return abbreviate_past(host, room, shared) + colon + gpu
+
+
+def hosts_start(model: LogModel) -> str:
+    """What the names of every host (or run) of `model` begin with ("": one log)."""
+    return shared_start(sorted({key.name for key in (model.gpu_keys or {}).values()}))
 
 
 def gpu_label_least(label: str) -> int:
