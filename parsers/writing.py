@@ -533,9 +533,10 @@ def _link_new(tmp: _Temporary, target: Path) -> None:
 
 
 def safe_stem(text: str) -> str:
-    """`text` as part of a file name: letters, digits, `.`, `_` and `-` kept, the rest `_`."""
-    kept = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in text)
-    return kept.strip(".")[:80] or "log"
+    """`text` as part of a file name: letters, digits, `.`, `_` and `-` kept, each run of the
+    rest one `_` (`a.log + b.log`: `a.log_b.log`, not `a.log___b.log`)."""
+    kept = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else " " for c in text)
+    return "_".join(kept.split()).strip(".")[:80] or "log"
 
 
 def write_new(folder: Path, stem: str, suffix: str, write: Callable[[Path], T]) -> tuple[Path, T]:

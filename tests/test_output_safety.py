@@ -890,3 +890,16 @@ def test_a_perfetto_trace_over_the_log_is_refused_and_a_failure_leaves_the_old_o
     assert result.returncode == 2 and "cannot write the export" in only_line(result.stderr)
     assert digest(trace) == old
     assert sorted(os.listdir(tmp_path)) == ["sym.perfetto-trace", "t.pftrace", "v.log"]
+
+
+def test_a_name_made_of_log_names_keeps_one_underscore_for_what_it_drops() -> None:
+    from parsers.writing import safe_stem
+
+    assert safe_stem("hostA.log + hostB2.log") == "hostA.log_hostB2.log"  # was `___`
+    assert safe_stem("log\x1b]2;x\x07 run 2") == "log_2_x_run_2"  # a control is no character
+    assert safe_stem("证明") == "log" and safe_stem("") == "log" and safe_stem("...") == "log"
+    assert safe_stem("a" * 200) == "a" * 80
+    for text in ("a/b", "a\\b", "a\x00b", "a\nb", ".hidden", "x:y"):
+        stem = safe_stem(text)
+        assert "/" not in stem and "\\" not in stem and "\x00" not in stem
+        assert not stem.startswith(".") and ":" not in stem
