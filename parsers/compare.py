@@ -223,11 +223,14 @@ def _rate_noise(a: LogModel, b: LogModel) -> float | None:
 
 
 def gpu_pairs(a: LogModel, b: LogModel) -> list[tuple[GpuStats, GpuStats]]:
-    """GPUs of both runs paired by CUDA ordinal when both have the same ones, else in order."""
+    """GPUs of both runs paired by CUDA ordinal where both runs have it, the others in order
+    (runs on GPUs 2 and 3 against 0-3 pair 2 with 2; on 0 and 1 against 2 and 3, 0 with 2)."""
     ga, gb = {g.gpu: g for g in a.gpus}, {g.gpu: g for g in b.gpus}
-    if set(ga) == set(gb):
-        return [(ga[k], gb[k]) for k in sorted(ga)]
-    return list(zip(a.gpus, b.gpus, strict=False))
+    both = sorted(set(ga) & set(gb))
+    rest = zip(
+        (g for g in a.gpus if g.gpu not in gb), (g for g in b.gpus if g.gpu not in ga), strict=False
+    )
+    return [*((ga[k], gb[k]) for k in both), *rest]
 
 
 def unpaired(a: LogModel, b: LogModel) -> tuple[list[int], list[int]]:

@@ -495,6 +495,13 @@ def test_gpus_of_one_run_only_are_said_not_dropped() -> None:
     console.print(*compare_renderables(one, three))
     assert "GPU1, GPU2 only in after: no GPU to compare with" in console.export_text()
     assert compare_dict(three, three)["unpaired"] == {"before": [], "after": []}
+    # GPUs 1 and 2 against 0-2: 1 with 1 and 2 with 2 (in order they were 1 → 0, 2 → 1, and
+    # `GPU1, GPU2 only in after` was said of GPUs both runs have)
+    keys = {g.gpu: g for g in three.gpus}
+    part = replace(three, gpus=(keys[1], keys[2]))
+    doc = compare_dict(part, three)
+    assert doc["gpu_pairs"] == [[1, 1], [2, 2]]
+    assert doc["unpaired"] == {"before": [], "after": [0]}
 
 
 def test_a_run_whose_timing_lines_are_lost_is_not_judged_by_its_phases() -> None:
