@@ -413,7 +413,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
     span_a, span_b = a.all_gpus_span_ms, b.all_gpus_span_ms
     figures += _gap_figures("gaps", sa.gaps, sb.gaps, span_a, span_b, gap_noise(a), gap_noise(b))
     for section, mid in (("mid-proof gaps", True), ("boundary gaps", False)):
-        na, nb = gap_noise(a, a.gaps.crosses == mid), gap_noise(b, b.gaps.crosses == mid)
+        # the gaps `_split` takes: mid-proof ones do not cross a proof boundary
+        na, nb = gap_noise(a, a.gaps.crosses != mid), gap_noise(b, b.gaps.crosses != mid)
         figures += _gap_figures(section, _split(a, mid), _split(b, mid), span_a, span_b, na, nb)
     split_a, split_b = busy_breakdown(a), busy_breakdown(b)
     own_a, own_b = segments_whole(a), segments_whole(b)  # before the kernel estimates

@@ -219,3 +219,17 @@ async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure()
         await pilot.press("right", "right")
         await pilot.pause()
         assert box.scroll_x > x
+
+
+def test_each_gap_section_is_judged_by_the_spread_of_its_own_gaps() -> None:
+    """The mid-proof section's noise was made of the boundary gaps and the other way about."""
+    a = read_log(SAMPLES / "p12-gw2-merged.log")  # 12 mid-proof gaps, 2 at boundaries
+    b = read_log(SAMPLES / "p12-c15-gw1.log")
+    figures = compare(a, b)
+    for section, mid in (("mid-proof gaps", True), ("boundary gaps", False)):
+        na, nb = gap_noise(a, a.gaps.crosses != mid), gap_noise(b, b.gaps.crosses != mid)
+        share = next(f for f in figures if f.section == section and f.name == "total % of span")
+        assert share.before is not None
+        assert na.share.y.sum() == pytest.approx(share.before / 100 * a.all_gpus_span_ms)
+        spread = 3.5 * 100 * math.hypot(na.share.se, nb.share.se)
+        assert share.noise == pytest.approx(min(100.0, max(1.0, spread)))
