@@ -1180,6 +1180,7 @@ def test_log_n_picks_a_run_wherever_a_log_is_read(
     assert cli.main([f"{log}:2", "--report", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["source"] == "restarted.log run 2"
+    assert doc["runs"] == [first.count(b"\n") + 1]  # the line the run begins at, not 1
     assert [g["gpu"] for g in doc["gpus"]] == [g.gpu for g in runs[1].gpus] == [0]
     assert doc["summary"]["proofs_completed"] == runs[1].summary.proofs_completed
     assert len(doc["gaps"]) == len(runs[1].gaps)
@@ -1191,6 +1192,14 @@ def test_log_n_picks_a_run_wherever_a_log_is_read(
     with open(out / "intervals.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == len(runs[0].parts)
     capsys.readouterr()
+    # one file's runs beside another file of its name: each named by its folder, as ever
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.log").write_bytes(first + second)
+    xs = [str(tmp_path / "a" / "x.log:1"), str(tmp_path / "a" / "x.log:2")]
+    assert cli.main([*xs, str(tmp_path / "b" / "x.log:1"), "--report", "--json"]) == 0
+    names = [h["name"] for h in json.loads(capsys.readouterr().out)["hosts"]]
+    assert names == ["a/x.log run 1", "a/x.log run 2", "b/x.log run 1"]
     # two runs of one log are two hosts; the log whole beside a run of it holds that run twice
     assert cli.main([f"{log}:1", f"{log}:2", "--report", "--json"]) == 0
     names = [h["name"] for h in json.loads(capsys.readouterr().out)["hosts"]]

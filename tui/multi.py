@@ -447,11 +447,13 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
     readers: list[LineReader | None] = []
     given = names_for(logs, args.name)
     if not args.name and not args.demo:
+        # one file given twice (its runs, LOG:N): named as the files are, each file once
+        distinct = list(dict.fromkeys(logs))
+        named = dict(zip(distinct, names_for(distinct, None), strict=True))
         # a run picked with LOG:N is named for it (the same log's two runs, apart)
         asked = args.compare_runs if args.compare else args.log_runs
-        if len(set(given)) < len(given):
-            given = [Path(x).name for x in logs]  # one file given twice: its name will do
-        given = [n if r is None else f"{n} run {r}" for n, r in zip(given, asked, strict=True)]
+        runs_of = zip((named[x] for x in logs), asked, strict=True)
+        given = [n if r is None else f"{n} run {r}" for n, r in runs_of]
         if args.compare and given[0] == given[1]:
             # a run compared with itself (what noise alone looks like): a name for each side
             given = [f"{given[0]} (before)", f"{given[1]} (after)"]
