@@ -389,7 +389,11 @@ class LogBuilder(Run):
         models = self._runs(finished=True, drawn=drawn)
         if len(models) == 1:
             return [replace(models[0], line_facts=facts)]
-        return [replace(m, line_facts=replace(facts, run=k)) for k, m in enumerate(models)]
+        starts = self.run_lines()
+        return [
+            replace(m, line_facts=replace(facts, run=k), first_line=starts[k])
+            for k, m in enumerate(models)
+        ]
 
     def build(self, release: bool = False, drawn: bool = True) -> LogModel:
         """End of input: attribute what waits and return the finished model.

@@ -1342,6 +1342,9 @@ class LogModel:
     job_hosts: I32 | None = field(default=None, compare=False, repr=False)
     # the daemon restarted: the physical line each run began at (one run: None)
     run_lines: tuple[int, ...] | None = None
+    # the physical line the model's log begins at: 1, or of one run of a restarted daemon
+    # read apart (`LogBuilder.build_runs`), the line that run begins at
+    first_line: int = 1
     # ...and the wall clock each run's engine started at (the log gives it: else None)
     run_anchors: tuple[datetime | None, ...] | None = field(default=None, compare=False, repr=False)
     # several logs: each log's name (exact: `logs()` gives it as drawn), by its index

@@ -458,5 +458,5 @@ def report_dict(model: LogModel, min_gap_ms: int = 0, lists: bool = True) -> dic
         "wall_anchor": model.wall_anchor.isoformat() if model.wall_anchor else None,
         # the daemon restarted: the physical line each run begins at (GPUs are run k's
         # k * 1000 + ordinal; every figure is per run, no gap crosses a restart)
-        "runs": list(model.run_lines) if model.run_lines else [1],
+        "runs": list(model.run_lines) if model.run_lines else [model.first_line],
     }
