@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parsers.breakdown import clipped_split, kernel_scaled
-from parsers.model import F64, I64, Blocks, LogModel, Phase
+from parsers.model import F64, I64, Blocks, GpuStats, LogModel, Phase
 
 BLOCKS = 8  # stretches of each GPU's span
 
@@ -91,6 +91,14 @@ def _blocks_covered(b: Blocks, edges: F64) -> F64:
     return covered(b.starts, b.ends, edges)
 
 
+def _kernel_by_stretch(g: GpuStats, edges: F64) -> F64:
+    """The GPU's kernel time by stretch, adding up to its kernel figure: the kernel blocks',
+    scaled where the figure is an estimate (it spreads as the blocks do)."""
+    drawn = _blocks_covered(g.kernel, edges)
+    total = float(drawn.sum())
+    return drawn * (g.kernel_busy_ms / total) if total > 0 else drawn
+
+
 def gpu_noise(model: LogModel) -> dict[int, GpuNoise]:
     """Per GPU of `model`, its share figures over its span's stretches."""
     t = model.parts
@@ -118,7 +126,7 @@ def gpu_noise(model: LogModel) -> dict[int, GpuNoise]:
         busy = np.array([s[g.gpu].busy_ms if g.gpu in s else 0.0 for s in splits])
         out[g.gpu] = GpuNoise(
             timeline=Ratio(_blocks_covered(g.busy, e), length),
-            kernel=Ratio(_blocks_covered(g.kernel, e), length),
+            kernel=Ratio(_kernel_by_stretch(g, e), length),
             lock=Ratio(_binned(k, lock[mine], BLOCKS), _binned(k, spent[mine], BLOCKS)),
             split={
                 p: Ratio(

@@ -13,10 +13,12 @@ import pytest
 from conftest import SAMPLES
 from helpers import build
 
+from cuzksim.config import SimConfig
 from cuzksim.logs import simulate
 from cuzksim.pairs import base_config, make_pair
 from parsers.compare import DURATION_GAPS, Figure, compare, compare_dict, fmt_noise
 from parsers.load import read_log
+from parsers.model import LogModel
 from parsers.noise import Ratio, covered, gap_noise, gpu_noise, stretch_edges
 from tui import cli
 
@@ -56,13 +58,22 @@ def test_a_gpu_s_stretches_add_up_to_its_whole_run_figures() -> None:
     """The stretches cut the span, so their sums are the run's: the busy and kernel time of
     each GPU, its busy split phase by phase, its workers' lock wait; the gaps' time."""
     m = build(simulate(replace(base_config(7), proofs=12))[1])
+    check_stretches(m)
+    # an engine without lock lines: its kernel figure an estimate, not its blocks' union
+    old = build(simulate(SimConfig(seed=3, proofs=6, era="feb", gw=2))[1])
+    assert old.gpus[0].kernel_is_estimate
+    assert old.gpus[0].kernel_busy_ms != pytest.approx(old.gpus[0].kernel.total_ms)
+    check_stretches(old)
+
+
+def check_stretches(m: LogModel) -> None:
     noise = gpu_noise(m)
     assert set(noise) == {g.gpu for g in m.gpus if g.spanned}
     for g in m.gpus:
         n = noise[g.gpu]
         assert n.timeline.x.sum() == pytest.approx(g.span_ms)
         assert n.timeline.y.sum() == pytest.approx(g.busy.total_ms)
-        assert n.kernel.y.sum() == pytest.approx(g.kernel.total_ms)
+        assert n.kernel.y.sum() == pytest.approx(g.kernel_busy_ms)  # the figure, estimated too
         split = m.run_split[g.gpu] if m.run_split else None
         assert split is not None
         for phase, ratio in n.split.items():
