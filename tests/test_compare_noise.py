@@ -244,3 +244,21 @@ def test_each_gap_section_is_judged_by_the_spread_of_its_own_gaps() -> None:
         assert na.share.y.sum() == pytest.approx(share.before / 100 * a.all_gpus_span_ms)
         spread = 3.5 * 100 * math.hypot(na.share.se, nb.share.se)
         assert share.noise == pytest.approx(min(100.0, max(1.0, spread)))
+
+
+def test_the_report_s_tables_fit_80_columns_whole() -> None:
+    """On an 80-column terminal the report cut a noise to `±31.4 p…`: its tables were 74 to
+    81 cells wide."""
+    import io
+
+    from rich.console import Console
+
+    from tui.compare import compare_renderables
+
+    a, b = read_log(SAMPLES / "journal-2gpu.log"), read_log(SAMPLES / "curio-mixed.log")
+    console = Console(width=80, file=io.StringIO(), record=True, color_system=None)
+    console.print(*compare_renderables(a, b))
+    rows = [line for line in console.export_text().splitlines() if line.startswith(" ")]
+    tables = [line for line in rows if "%" in line or "/h" in line or " s " in line]
+    assert tables and not any("…" in line for line in tables), [x for x in tables if "…" in x]
+    assert any(line.rstrip().endswith("±31.4 pts") for line in tables)

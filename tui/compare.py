@@ -62,7 +62,15 @@ def compare_renderables(
         if f.section not in sections:
             sections.append(f.section)
     for section in sections:
-        table = Table(box=box.SIMPLE_HEAD, title=section, title_justify="left", title_style="bold")
+        # one space between columns, none at the edges: a GPU's table fits 80 columns
+        table = Table(
+            box=box.SIMPLE_HEAD,
+            title=section,
+            title_justify="left",
+            title_style="bold",
+            pad_edge=False,
+            collapse_padding=True,
+        )
         for col in ("figure", "before", "after", "difference", "noise"):
             table.add_column(col, justify="left" if col == "figure" else "right", no_wrap=True)
         for f in figures:
@@ -93,7 +101,7 @@ class CompareScreen(TextBoxScreen):
     # the tables as wide as their figures, the box scrolled sideways where it is narrower (at
     # 80 columns a cell cut to `-38.6 poi…` said nothing)
     DEFAULT_CSS = """
-    CompareScreen > VerticalScroll { overflow-x: auto; }
+    CompareScreen > VerticalScroll { overflow-x: auto; width: 100%; padding: 0 0 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,c", "dismiss", "Close"),
