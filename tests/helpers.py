@@ -108,3 +108,15 @@ def wait_for(condition: Callable[[], object], what: str, wait_s: float = 30.0) -
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+def bytes_fed(builder: LogBuilder) -> int:
+    """The bytes a follower's builder has read, asked from another thread (a test's): while
+    the follower feeds it the core is borrowed, and PyO3 says so (`RuntimeError: Already
+    mutably borrowed`); asked again a moment later. The viewer reads it on the follower's
+    thread only."""
+    while True:
+        try:
+            return builder.bytes_read
+        except RuntimeError:
+            time.sleep(0.001)

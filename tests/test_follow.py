@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
+from helpers import bytes_fed
 from textual.widgets import Static
 
 from cuzksim.config import SimConfig
@@ -872,7 +873,7 @@ def test_the_lines_before_a_truncation_are_shown_before_the_new_run(
         shown = len(updates)
         with log.open("ab") as fh:
             fh.write(data[cut:])
-        wait_for(lambda: live.builder.bytes_read == len(data))  # read, not shown
+        wait_for(lambda: bytes_fed(live.builder) == len(data))  # read, not shown
         assert len(updates) == shown
         log.write_bytes(b"")  # truncated
         wait_for(lambda: any(u.restarted for u in updates))

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import bytes_fed
 from test_follow import Collector, wait_for
 
 from parsers import rawlines, tail
@@ -140,7 +141,7 @@ def test_a_line_the_builder_cannot_take_does_not_end_following(tmp_path: Path) -
         with log.open("ab") as out:
             out.write(b"TIMELINE,60,SYNTH_START,m,partition=0\n")
         c.live.source.wake()
-        wait_for(lambda: c.live.builder.bytes_read == log.stat().st_size)
+        wait_for(lambda: bytes_fed(c.live.builder) == log.stat().st_size)
         wait_for(lambda: len(c.updates) > seen)  # still publishing
         assert c.thread.is_alive()
     finally:

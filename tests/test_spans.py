@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
+from helpers import bytes_fed
 from test_follow import Collector, _comparable, wait_for, whole
 
 from cuzksim.config import SimConfig
@@ -183,7 +184,7 @@ def _read_after_an_error(c: Collector, data: bytes) -> None:
             bool(c.updates)
             and c.last.loading is None
             and c.last.state is InputState.FOLLOWING
-            and c.live.builder.bytes_read == len(data)
+            and bytes_fed(c.live.builder) == len(data)
         )
     )
     states = [u.state for u in c.updates]
@@ -204,7 +205,7 @@ def test_a_log_caught_up_with_in_spans_is_the_whole_log(
         wait_for(lambda: bool(c.updates) and c.last.loading is None)
         assert spans, "the core read the file in place"
         assert _comparable(c.last.model) == whole(data, flush=False)
-        assert c.live.builder.bytes_read == len(data)
+        assert bytes_fed(c.live.builder) == len(data)
     finally:
         c.stop()
 
