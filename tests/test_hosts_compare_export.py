@@ -1200,6 +1200,12 @@ def test_log_n_picks_a_run_wherever_a_log_is_read(
     assert cli.main([*xs, str(tmp_path / "b" / "x.log:1"), "--report", "--json"]) == 0
     names = [h["name"] for h in json.loads(capsys.readouterr().out)["hosts"]]
     assert names == ["a/x.log run 1", "a/x.log run 2", "b/x.log run 1"]
+    # a quoted pattern with :N: run N of each file it names ("no file matches" before)
+    assert cli.main([str(tmp_path / "*" / "x.log:2"), "--report", "--json"]) == 0
+    names = [h["name"] for h in json.loads(capsys.readouterr().out)["hosts"]]
+    assert names == ["a/x.log run 2", "b/x.log run 2"]
+    assert cli.main([str(tmp_path / "*" / "x.log:0"), "--report"]) == 2
+    assert "runs are numbered from 1" in capsys.readouterr().err
     # two runs of one log are two hosts; the log whole beside a run of it holds that run twice
     assert cli.main([f"{log}:1", f"{log}:2", "--report", "--json"]) == 0
     names = [h["name"] for h in json.loads(capsys.readouterr().out)["hosts"]]

@@ -394,16 +394,34 @@ def log_and_run(raw: str) -> tuple[str, int | None]:
 
 
 def logs_and_runs(raw: list[str]) -> tuple[list[str], list[int | None]]:
-    """The logs as given, patterns expanded, and the run each names with LOG:N (None: every
-    run of it)."""
+    """The logs as given, patterns expanded, and the run each names with LOG:N or PATTERN:N
+    (None: every run of it)."""
     logs: list[str] = []
     runs: list[int | None] = []
     for item in raw:
-        path, run = log_and_run(item)
-        found = [path] if run is not None else expand([item])
+        path, run = log_and_run(item)  # LOG:N of one file
+        if run is not None:
+            found = [path]
+        else:
+            pattern, run = _pattern_and_run(item)  # PATTERN:N: run N of each file
+            found = expand([pattern])
         logs.extend(found)
         runs.extend([run] * len(found))
     return logs, runs
+
+
+def _pattern_and_run(raw: str) -> tuple[str, int | None]:
+    """`PATTERN:N` as (PATTERN, N) when the pattern names files and `PATTERN:N` none (each
+    file's run N); else (raw, None)."""
+    m = RUN_SUFFIX.match(raw)
+    if m is None or not GLOB_CHARS & set(m.group(1)) or os.path.exists(raw) or glob.glob(raw):
+        return raw, None
+    if not glob.glob(m.group(1)):
+        return raw, None
+    run = int(m.group(2))
+    if run < 1:
+        raise OptionError(f"{raw}: runs are numbered from 1 (LOG:1 is a log's first)")
+    return m.group(1), run
 
 
 def expand(raw: list[str]) -> list[str]:
