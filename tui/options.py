@@ -380,12 +380,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return make_parser().parse_args(argv)
 
 
-def log_and_run(raw: str) -> tuple[str, int | None]:
-    """`LOG:N` as (LOG, N) when LOG names a file and `LOG:N` does not; else (raw, None)."""
-    if raw == "-" or os.path.exists(raw):
+def log_and_run(raw: str, patterns: bool = False) -> tuple[str, int | None]:
+    """`LOG:N` as (LOG, N) when LOG names a file (`patterns`: or is a pattern that names
+    files, each file's run N) and `LOG:N` does not; else (raw, None)."""
+
+    def names(text: str) -> bool:
+        return os.path.exists(text) or (patterns and bool(glob.glob(text)))
+
+    if raw == "-" or names(raw):
         return raw, None
     m = RUN_SUFFIX.match(raw)
-    if m is not None and os.path.exists(m.group(1)):
+    if m is not None and names(m.group(1)):
         run = int(m.group(2))
         if run < 1:
             raise OptionError(f"{raw}: runs are numbered from 1 (LOG:1 is a log's first)")
@@ -399,29 +404,11 @@ def logs_and_runs(raw: list[str]) -> tuple[list[str], list[int | None]]:
     logs: list[str] = []
     runs: list[int | None] = []
     for item in raw:
-        path, run = log_and_run(item)  # LOG:N of one file
-        if run is not None:
-            found = [path]
-        else:
-            pattern, run = _pattern_and_run(item)  # PATTERN:N: run N of each file
-            found = expand([pattern])
+        path, run = log_and_run(item, patterns=True)
+        found = expand([path])
         logs.extend(found)
         runs.extend([run] * len(found))
     return logs, runs
-
-
-def _pattern_and_run(raw: str) -> tuple[str, int | None]:
-    """`PATTERN:N` as (PATTERN, N) when the pattern names files and `PATTERN:N` none (each
-    file's run N); else (raw, None)."""
-    m = RUN_SUFFIX.match(raw)
-    if m is None or not GLOB_CHARS & set(m.group(1)) or os.path.exists(raw) or glob.glob(raw):
-        return raw, None
-    if not glob.glob(m.group(1)):
-        return raw, None
-    run = int(m.group(2))
-    if run < 1:
-        raise OptionError(f"{raw}: runs are numbered from 1 (LOG:1 is a log's first)")
-    return m.group(1), run
 
 
 def expand(raw: list[str]) -> list[str]:
