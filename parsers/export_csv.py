@@ -259,7 +259,7 @@ class _Tables:
 
     def _phases(self, fh: IO[bytes]) -> None:
         t = self.model.parts
-        part = np.repeat(np.arange(len(t), dtype=np.int64), np.diff(t.seg_offsets))
+        part = t.seg_rows()
         keep = np.flatnonzero(_overlap(t.seg_start, t.seg_end, self.t0, self.t1))
         header = ["index", "job", "partition", "worker", "gpu", "phase", "start", "end", "ms"]
         cells = [(INT, 0), (STR, 1), (OPT_INT, 2), (OPT_INT, 3), (STR, 4), (STR, 5)]

@@ -117,7 +117,7 @@ def settled_split(model: LogModel, until: dict[int, float]) -> dict[int, Breakdo
     if not cut:
         return whole
     t = model.parts
-    seg_part = np.repeat(np.arange(len(t)), np.diff(t.seg_offsets))
+    seg_part = t.seg_rows()
     clipped = clipped_split(t, seg_part, {g: (-math.inf, x) for g, x in cut.items()})
     # the kernel phase of a split is the union of the kernel segments (it comes first)
     parts = kernel_scaled(model, {g: clipped.get(g, Breakdown(g, 0.0, {})) for g in cut})

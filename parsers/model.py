@@ -302,6 +302,10 @@ class PartitionTable:
     def __len__(self) -> int:
         return self._rows
 
+    def seg_rows(self) -> I64:
+        """The row each segment is of (by `seg_offsets`: a row's segments are together)."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.seg_offsets))
+
     def parts_of(self) -> tuple[PartitionTable, ...]:
         """The tables whose rows are this one's, one after the other (itself when it joins
         none): what asks something of every row asks it of each, no column put together."""

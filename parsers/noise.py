@@ -102,7 +102,7 @@ def _kernel_by_stretch(g: GpuStats, edges: F64) -> F64:
 def gpu_noise(model: LogModel) -> dict[int, GpuNoise]:
     """Per GPU of `model`, its share figures over its span's stretches."""
     t = model.parts
-    seg_part = np.repeat(np.arange(len(t), dtype=np.int64), np.diff(t.seg_offsets))
+    seg_part = t.seg_rows()
     edges = {g.gpu: stretch_edges(g.span) for g in model.gpus if g.spanned}
     splits = [
         kernel_scaled(

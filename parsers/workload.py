@@ -273,8 +273,7 @@ def workload_of(model: LogModel) -> Workload:
     # the lock line (`pre_lock_cpu_ms=… mutex_wait_ms=…`) splits an interval's start into
     # pre-lock and lock wait: without it (older engines) who waited for what is not known
     told = np.zeros(n, dtype=bool)
-    offsets = parts.seg_offsets
-    seg_part = np.repeat(np.arange(n), np.diff(offsets))
+    seg_part = parts.seg_rows()
     lock_seg = (parts.seg_phase == Phase.PRE_LOCK) | (parts.seg_phase == Phase.LOCK_WAIT)
     told[seg_part[lock_seg]] = True
     with_lock = ended & told & ~np.isnan(parts.lock_acquired) & ~np.isnan(parts.unlock)
