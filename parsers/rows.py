@@ -54,6 +54,31 @@ SegmentArrays = tuple[F64, F64, I8, I64, F64, F64, F64]
 # it saves; at 2,700 it saves 0.7 ms, at 16,700 3.6 ms, at 164,000 ~60 ms.
 SEGMENTS_APART_ROWS = 2_048
 
+# The builder's float columns the rows keep once their segments are made: the stamps (the
+# table's own columns) and the C++ durations the figures read (parsers/pieces.py). The
+# others (the lock's hold, the barrier, the prove's total, the epilogue, the destructor)
+# only shape the segments: let go with the builder's copy, not carried beside a long log's
+# rows as its first model is made.
+KEPT_FLOATS = frozenset(
+    {
+        "synth_start",
+        "synth_end",
+        "queued",
+        "pickup",
+        "gpu_start",
+        "gpu_end",
+        "pre_lock",
+        "mutex_wait",
+        "prestage",
+        "ntt_alloc",
+        "ntt_total",
+        "ntt_msm_h",
+        "batch_add",
+        "tail_msm",
+        "ntt_blocks",
+    }
+)
+
 
 def _failed_proves(c: dict[str, F64], worker: I32, stopped: bool) -> F64:
     """Where each failed prove is drawn to (NaN: not failed).
@@ -439,7 +464,8 @@ def record_segments(cols: Columns, now: float, failed_end: F64) -> SegmentArrays
 def with_segments(
     table: PartitionTable, failed_end: F64, segments: SegmentArrays, index: I64, c: dict[str, F64]
 ) -> Rows:
-    """The rows of a table of stamps (`stamp_rows`) with their segments."""
+    """The rows of a table of stamps (`stamp_rows`) with their segments (of `c`, the
+    KEPT_FLOATS)."""
     seg_s, seg_e, seg_p, seg_part, lock, unlock, drawn = segments
     n = len(index)
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -452,7 +478,8 @@ def with_segments(
         seg_phase=seg_p,
         seg_offsets=offsets,
     )
-    return Rows(table, seg_part, drawn, failed_end, index, c)
+    kept = {name: values for name, values in c.items() if name in KEPT_FLOATS}
+    return Rows(table, seg_part, drawn, failed_end, index, kept)
 
 
 def stamp_rows(cols: Columns, gpu: I32, stopped: bool) -> tuple[PartitionTable, F64]:
