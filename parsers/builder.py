@@ -348,6 +348,7 @@ class LogBuilder(Run):
         starts): the figures read since the last call are fetched, not all of them."""
         # the records handed over (`build(release=True)`): nothing more is read
         self._cpu.extend(*self._core.cpu_lines(self._cpu.count), final=self._final is not None)
+        self._core.let_go_cpu_lines(self._cpu.count)  # held here now, not twice
         lines, offsets, read, signature = self._core.line_index()
         starts = LineStarts(tuple(lines.tolist()), tuple(offsets.tolist()), read, signature)
         return LineFacts(self._cpu.figures(), starts)

@@ -235,6 +235,23 @@ def test_the_core_lets_go_of_the_cpu_figures_it_handed_over() -> None:
     assert figures.line.tolist() == [*first[0].tolist(), *rest[0].tolist()]
 
 
+def test_a_log_read_once_and_shown_holds_its_cpu_figures_once() -> None:
+    """The figures a snapshot took are let go by the core at once, not at the next snapshot
+    (a log that stops growing never asks for one: the core held them beside the model's)."""
+    builder = LogBuilder(source="")
+    builder.feed((SAMPLES / "curio-mixed.log").read_bytes())
+    facts = builder.snapshot().line_facts
+    assert facts is not None
+    held = len(facts.cpu.line)
+    assert held > 0
+    with pytest.raises(ValueError, match="let go"):
+        builder._core.cpu_lines(held - 1)
+    builder.feed(b"\nCUZK_TIMING: prep_msm_ms=7\n")  # the sample ends in a cut line
+    builder.finish()
+    facts = builder.snapshot().line_facts
+    assert facts is not None and facts.cpu.value.tolist()[-1] == 7
+
+
 def test_a_restarted_daemon_s_gaps_are_against_their_own_run_s_medians(tmp_path: Path) -> None:
     """The run median of a restarted daemon's log was the whole log's: a gap of the first
     run was held against the second run's CPU figures too."""

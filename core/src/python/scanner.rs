@@ -502,6 +502,13 @@ impl Scanner {
         ))
     }
 
+    /// Let go the CPU path figures before the `upto`-th: the caller took them into its own
+    /// (asking for them again is an error). Without it, those of the last `cpu_lines` are
+    /// held until the next: a log read once and shown (nothing more comes) held them twice.
+    fn let_go_cpu_lines(&mut self, upto: usize) {
+        self.inner.cpu.let_go_before(upto);
+    }
+
     /// The sparse index of the file's line starts: (line numbers, their byte offsets,
     /// bytes read, the last bytes read).
     fn line_index<'py>(&self, py: Python<'py>) -> PyResult<LineIndexParts<'py>> {
