@@ -334,7 +334,11 @@ def test_the_all_hosts_gpu_table_at_a_terminal_cuts_names_to_fit(width: int) -> 
         ":GPU2",
         ":GPU3",
     }
-    assert all("…" in line for line in cut) == (width < 90)
+    # cut below 90 columns: the `.log` both names end with first, then the middle
+    assert all(".log:GPU" not in line for line in cut) == (width < 90)
+    if 80 <= width < 90:  # room for each name without it
+        assert all(re.search(r"(journal-2gpu|curio-mixed):GPU\d", line) for line in cut)
+    assert all(("…" in line) == (width < 80) for line in cut)
     whole = rows(gpu_table(model), 1000)
     assert all(model.gpu_label(g.gpu) in "".join(whole) for g in model.gpus)
 
@@ -1736,6 +1740,37 @@ async def test_the_gap_list_of_several_logs_keeps_both_sides_at_80_columns() -> 
             gpu = re.search(r"(\S+ )?\S+:GPU\d", line)
             assert gpu is not None and "…" in gpu.group()  # a name cut in the middle
             assert len(re.findall(r" w\d p\d", line)) == 2  # both sides: job, worker, part
+
+
+async def test_hosts_named_alike_but_one_stay_told_apart_in_the_gap_list() -> None:
+    """`prover-east-01.log`, `prover-east-02.log` and `a.log` at 80 columns: every name
+    shares no start, so the gap list cut both provers' names in the middle to `pr…g:GPU0`.
+    The end every name shares (`.log`) is left out first: `pr…1`, `pr…2`."""
+    from textual.strip import Strip
+
+    from tui.gaprows import GapRows
+
+    logs = [read_log(SAMPLES / name) for name in ("journal-2gpu.log", "tiny.log", "p9-c6.log")]
+    names = ["prover-east-01.log", "prover-east-02.log", "a.log"]
+    merged = merge(logs, names).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        rows = app.screen.query_one(GapRows)
+        hosts: dict[str, set[str]] = {}
+        for row in range(rows.row_count):
+            gap = merged.gaps[rows.gap_at(row)]
+            line: Strip = rows.render_line(row + 1 - int(rows.scroll_offset.y))
+            if not 0 <= row + 1 - int(rows.scroll_offset.y) < rows.size.height:
+                continue
+            label = re.search(r"\S+:GPU\d", "".join(seg.text for seg in line))
+            assert label is not None
+            host = merged.gpu_label(gap.gpu).rpartition(":")[0]
+            hosts.setdefault(host, set()).add(label.group().rpartition(":")[0])
+        assert set(hosts) == set(names)  # every host's gaps among those shown
+        shown = [next(iter(cut)) for cut in hosts.values()]
+        assert all(len(cut) == 1 for cut in hosts.values()) and len(set(shown)) == 3, hosts
 
 
 def test_the_log_pane_opens_a_job_without_partitions_in_its_own_log() -> None:

@@ -1288,11 +1288,13 @@ def test_hosts_whose_names_begin_alike_keep_what_tells_them_apart() -> None:
     """`--compare feb1.log feb2.log` at 80 columns: both runs' GPUs read `feb…og:GPU0`."""
     from parsers.hosts import START, merge
     from tui.header import header_text
-    from tui.lanes import gpu_label_in
+    from tui.lanes import HostNames, gpu_label_in
 
-    assert gpu_label_in("feb1.log:GPU0", 11, "feb") == "…1.log:GPU0"
-    assert gpu_label_in("feb1.log:GPU0", 11, "") == "feb…og:GPU0"  # nothing shared: the middle
-    assert gpu_label_in("feb1.log:GPU0", 13, "feb") == "feb1.log:GPU0"  # it fits
+    feb = HostNames("feb", ".log")
+    assert gpu_label_in("feb1.log:GPU0", 11, feb) == "feb1:GPU0"  # the shared end left out
+    assert gpu_label_in("feb1.log:GPU0", 8, feb) == "…b1:GPU0"  # then the shared start
+    assert gpu_label_in("feb1.log:GPU0", 11) == "feb…og:GPU0"  # nothing shared: the middle
+    assert gpu_label_in("feb1.log:GPU0", 13, feb) == "feb1.log:GPU0"  # it fits
     a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
     model = merge([a, b], ["feb1.log", "feb2.log"], START).model
     for width in (60, 64, 70):  # the middle cut gave `f…g:GPU0` to both

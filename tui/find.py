@@ -22,7 +22,7 @@ from parsers.model import LogModel
 from parsers.proofs import FoundJob, failed_proofs, found_job, job_numbers, proof_of
 from parsers.sanitize import visible
 from tui.interval import job_intervals
-from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in, shown_id
+from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in, hosts_of, shown_id
 from tui.prose import Prose, glued
 from tui.report import FittedNames, gap_cause_words
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
@@ -74,7 +74,7 @@ def _gpu_name(
     if own:
         return f"{prefix}{key.ordinal}"
     label = model.gpu_label(gpu)
-    return label if cells is None else gpu_label_in(label, cells)
+    return label if cells is None else gpu_label_in(label, cells, hosts_of(model))
 
 
 def _proof_log(model: LogModel, k: int) -> str | None:

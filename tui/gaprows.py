@@ -25,10 +25,11 @@ from parsers.durations import duration
 from parsers.model import I64, GapSide, LogModel
 from parsers.why import synthesis_during
 from tui.lanes import (
+    ONE_HOST,
     abbreviate_past,
     gpu_label_in,
     gpu_label_least,
-    hosts_start,
+    hosts_of,
     shared_start,
 )
 
@@ -98,7 +99,7 @@ class GapRows(ScrollView, can_focus=True):
         self._at_width, self._length_width = _FIXED["at"], _FIXED["length"]
         self._gpu_widths = (3, 3)  # the GPU labels': the longest, the least worth keeping
         self._shared = ""  # what every job id of the model begins with
-        self._hosts = ""  # what every host's name begins with
+        self._hosts = ONE_HOST  # what every host's name begins and ends with
         self._shared_of: tuple[str, ...] = ()  # the ids it is of
         self.cursor_row = 0
         self.show(model)
@@ -138,7 +139,7 @@ class GapRows(ScrollView, can_focus=True):
         # the GPU labels once per model, not at each row drawn (a daemon restarted
         # thousands of times has as many GPUs)
         labels = [model.gpu_label(g.gpu) if model.gpu_keys else str(g.gpu) for g in model.gpus]
-        self._hosts = hosts_start(model)
+        self._hosts = hosts_of(model)
         self._gpu_widths = (
             max([3, *(cell_len(x) for x in labels)]),
             max([3, *(gpu_label_least(x) for x in labels)]),

@@ -21,7 +21,7 @@ from parsers.report import MID_RUN, NO_GPU_YET, no_gpu_sentence, unplaced_senten
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
-from tui.lanes import abbreviate, gpu_label_in, gpu_label_least, hosts_start
+from tui.lanes import abbreviate, gpu_label_in, gpu_label_least, hosts_of
 from tui.report import all_gpus_figure, idle_figure, kernel_figure, timeline_figure
 
 
@@ -179,7 +179,7 @@ def _header(
     # line (`+1 running` with it) fits 80 columns whole
     pad, sep = (0, " ") if short else (7, "  ")
     unprinted = alloc_unprinted(model)
-    hosts = hosts_start(model)
+    hosts = hosts_of(model)
     for g in gpus[:HEADER_GPUS]:
         line = Text()
         line.append("of span: ", style="dim")

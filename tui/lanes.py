@@ -163,21 +163,51 @@ def shown_id(job: str) -> str:
 HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`p…2:GPU0`)
 
 
-def gpu_label_in(label: str, width: int, shared: str = "") -> str:
-    """A GPU's label in `width` cells: a host's name (`prover-node-02.log:GPU0`) cut in the
-    middle, its `:GPU0` whole, so that two hosts' GPUs stay told apart by both ends; where
-    every host's name begins with `shared` (`hosts_start`), cut at its start instead
-    (`feb1.log` and `feb2.log` were both `feb…og`, now `…1.log` and `…2.log`)."""
+@dataclass(frozen=True, slots=True)
+class HostNames:
+    """What the names of every host (or run) of a view begin and end with (`hosts_of`):
+    what a cut name can leave out, its own part being what tells it from the others."""
+
+    start: str = ""
+    end: str = ""
+
+
+ONE_HOST = HostNames()
+
+
+def shared_end(names: Sequence[str]) -> str:
+    """What every one of `names` ends with (`.log` of logs named by their hosts)."""
+    return shared_start([name[::-1] for name in names])[::-1]
+
+
+def host_in(name: str, width: int, hosts: HostNames = ONE_HOST) -> str:
+    """A host's (or run's) name in `width` cells: whole if it fits, else without the end
+    every name shares (`prover-east-01` of `prover-east-01.log`), cut at its start where
+    every name begins alike (`…east-01`), else in the middle (`pro…01`)."""
+    if cell_len(visible(name)) <= width:
+        return visible(name)
+    end = hosts.end
+    if len(end) >= SHARED_MIN and name.endswith(end) and len(name) > len(end):
+        name = name[: -len(end)]
+    return abbreviate_past(name, width, hosts.start)
+
+
+def gpu_label_in(label: str, width: int, hosts: HostNames = ONE_HOST) -> str:
+    """A GPU's label in `width` cells: a host's name (`prover-node-02.log:GPU0`) cut as
+    `host_in` cuts it, its `:GPU0` whole, so that two hosts' GPUs stay told apart (`feb1.log`
+    and `feb2.log` were both `feb…og`, now `feb1` and `feb2`)."""
     host, colon, gpu = label.rpartition(":")
     if not colon:
         return abbreviate(label, width)
     room = max(width - cell_len(colon + gpu), HOST_MIN_CELLS)
-    return abbreviate_past(host, room, shared) + colon + gpu
+    return host_in(host, room, hosts) + colon + gpu
 
 
-def hosts_start(model: LogModel) -> str:
-    """What the names of every host (or run) of `model` begin with ("": one log)."""
-    return shared_start(sorted({key.name for key in (model.gpu_keys or {}).values()}))
+def hosts_of(model: LogModel) -> HostNames:
+    """What the names of every host (or run) of `model` begin and end with (nothing: one
+    log)."""
+    names = sorted({key.name for key in (model.gpu_keys or {}).values()})
+    return HostNames(shared_start(names), shared_end(names))
 
 
 def gpu_label_least(label: str) -> int:

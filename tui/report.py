@@ -52,7 +52,7 @@ from parsers.report import (
 from parsers.sanitize import visible
 from parsers.why import GapWhy, gap_why, why_lines
 from tui.ascii_glyphs import spelled
-from tui.lanes import abbreviate, gpu_label_in
+from tui.lanes import abbreviate, gpu_label_in, hosts_of
 from tui.prose import GLUE, Prose
 
 
@@ -352,10 +352,11 @@ def _gpu_table(model: LogModel, name_cells: int | None) -> Table:
             table.add_column(col, overflow="fold")
         else:
             table.add_column(col, justify="right")
+    hosts = hosts_of(model)
     for g in model.gpus:
         cells: list[RenderableType] = list(_gpu_cells(model, g))
         if name_cells is not None:
-            cells[0] = gpu_label_in(str(cells[0]), name_cells)
+            cells[0] = gpu_label_in(str(cells[0]), name_cells, hosts)
         cells[0] = Text(str(cells[0]))  # a host's file name, never markup
         cells[5] = Text(str(cells[5]), style="yellow")
         cells[7] = Text(str(cells[7]), style="bold green")

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalS
 from textual.widgets import Static
 
 from parsers.model import LogModel
-from tui.lanes import gpu_label_in
+from tui.lanes import gpu_label_in, hosts_of
 from tui.report import WORKER_PHASES_TITLE, cells_table, natural_width, phase_cells, worker_notes
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
@@ -108,7 +108,8 @@ def workers_parts(model: LogModel, room: int | None = None) -> WorkersParts:
     over = names_width - room // 2 if room is not None else 0
     if over > 0 and left == 2:  # a row per worker: worker, GPU label
         longest = max(cell_len(row[1]) for row in rows)
-        rows = [[row[0], gpu_label_in(row[1], max(longest - over, 1)), *row[2:]] for row in rows]
+        hosts, room_left = hosts_of(model), max(longest - over, 1)
+        rows = [[row[0], gpu_label_in(row[1], room_left, hosts), *row[2:]] for row in rows]
         names = cells_table(header[:left], [row[:left] for row in rows], left)
         names_width = natural_width(names)
     figures = cells_table(header[left:], [row[left:] for row in rows], 0)
