@@ -1773,6 +1773,39 @@ async def test_hosts_named_alike_but_one_stay_told_apart_in_the_gap_list() -> No
         assert all(len(cut) == 1 for cut in hosts.values()) and len(set(shown)) == 3, hosts
 
 
+async def test_the_axis_names_the_log_whose_lanes_begin_the_view() -> None:
+    """Several logs at 80x18, scrolled past a log's title row: its lanes read `gpu0 busy`,
+    `w0`, nobody's. The tick line's gutter names the log whose lanes begin the view (blank
+    while a title row is on top)."""
+    from tui.gantt import AXIS_ROWS, GanttView
+    from tui.lanes import host_in, hosts_of
+
+    logs = [read_log(SAMPLES / name) for name in ("journal-2gpu.log", "tiny.log", "p9-c6.log")]
+    names = ["prover-east-01.log", "prover-east-02.log", "a.log"]
+    merged = merge(logs, names).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(80, 18)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+
+        def gutter() -> str:
+            line = view.render_line(AXIS_ROWS - 1)
+            return "".join(seg.text for seg in line)[:10].strip()
+
+        assert gutter() == ""  # the first title on top
+        checked: list[str] = []
+        for log, name in enumerate(names):
+            title = next(k for k, r in enumerate(view.rows) if (r.kind, r.log) == ("title", log))
+            for top, said in ((title, ""), (title + 1, host_in(name, 9, hosts_of(merged)))):
+                view.scroll_to(y=top, animate=False)
+                await pilot.pause()
+                if int(view.scroll_offset.y) == top:  # the last log's lanes end the rows
+                    assert gutter() == said, (log, top, gutter())
+                    checked.append(said)
+        assert len(checked) >= 4 and len({said for said in checked if said}) >= 2, checked
+        assert host_in("prover-east-02.log", 9, hosts_of(merged)) == "prov…t-02"
+
+
 def test_the_log_pane_opens_a_job_without_partitions_in_its_own_log() -> None:
     """`L` on a job of a log without TIMELINE lines (its tracing lines tell it) opened the
     TIMELINE line nearest the view's middle, of another log."""

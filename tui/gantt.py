@@ -840,9 +840,12 @@ class GanttView(ScrollView, can_focus=True):
         width = self.content_width
         scroll_y = int(self.scroll_offset.y)
         row = y if y < AXIS_ROWS else y + scroll_y
+        # the tick line's gutter names the group of lanes the view begins in (several logs)
+        group = self._drawing.group_at(scroll_y, LABEL_WIDTH - 1) if row == AXIS_ROWS - 1 else ""
         key = (
             self.generation,
             row,
+            group,
             width,
             self.t0,
             self.scale,
@@ -853,7 +856,7 @@ class GanttView(ScrollView, can_focus=True):
         )
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(row, width)
+            strip = self._render_row(row, width, group)
             self._cache[key] = strip
         return strip
 
@@ -862,11 +865,11 @@ class GanttView(ScrollView, can_focus=True):
             self.t0, self.scale, max(1, width - LABEL_WIDTH), self.threshold_ms, self.selected
         )
 
-    def _render_row(self, row: int, width: int) -> Strip:
+    def _render_row(self, row: int, width: int, group: str = "") -> Strip:
         w = self._window(width)
         if row < AXIS_ROWS:
             label, chars, styles = self._drawing.axis_cells(row, w)
-            return self._strip(label, chars, styles, w.width)
+            return self._strip(group or label, chars, styles, w.width)
         index = row - AXIS_ROWS
         rows = self._drawing.rows
         if self.empty_message and not self.model.gpus:

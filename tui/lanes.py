@@ -337,6 +337,7 @@ class LaneDrawing:
         # several logs: each log's proofs packed on rows of its own (by GpuKey.host)
         host_rows: dict[int, range] | None = None
         self.log_names = dict(model.logs())  # as drawn, by log (the title rows read them)
+        self._hosts = hosts_of(model)
         if model.gpu_keys is not None and model.proof_hosts is not None:
             host_rows = {}
             packed: list[I64] = []
@@ -359,6 +360,12 @@ class LaneDrawing:
             (m, self.proof_starts[m], self.proof_ends[m]) for m in self.proof_rows
         ]
         self.rows = layout_rows(model, len(self.proof_rows) if host_rows is None else host_rows)
+        # per row, the log whose group it is in (None: one log), as its title row opened it
+        self.row_logs: list[int | None] = []
+        group: int | None = None
+        for spec in self.rows:
+            group = spec.log if spec.kind == "title" else group
+            self.row_logs.append(group)
         gaps = model.gaps
         gap_gpu = gaps.gpu
         gap_start = gaps.start.astype(np.float64)
@@ -436,6 +443,17 @@ class LaneDrawing:
     def now_drawn(self) -> bool:
         """The log's last stamp is drawn as now: the log is growing, and grew lately."""
         return not self.model.finished and not self.quiet
+
+    def group_at(self, top: int, width: int) -> str:
+        """The name, cut to `width` cells, of the log whose lanes begin the view at row `top`
+        when their title row is above it ("" when the title shows, or for one log): said
+        in the axis's gutter, where a host's `gpu0 busy` would else be nobody's."""
+        if not 0 <= top < len(self.rows) or self.rows[top].kind == "title":
+            return ""
+        log = self.row_logs[top]
+        if log is None:
+            return ""
+        return host_in(self.log_names.get(log, ""), width, self._hosts)
 
     def axis_cells(self, row: int, w: Window) -> tuple[str, np.ndarray, np.ndarray]:
         """The time axis: tick labels (row 0) or tick marks and the now marker (row 1)."""
