@@ -932,6 +932,38 @@ def test_figures_too_long_for_the_state_line_go_on_their_own_line() -> None:
             assert "stdin" in first and first.endswith(s.s_per_proof_shown), first
 
 
+def test_a_short_name_left_a_cell_or_two_goes_beside_the_state_whole() -> None:
+    """`cuzk-tui restart.log` (a restarted daemon) at 80 columns read `LIVE  r  proofs
+    10/11 …`: the figures left its name one cell. They go on a line of their own where
+    they leave a name fewer cells than it, or than SOURCE_LEAST_CELLS, and stay beside it
+    where there is room."""
+    from rich.cells import cell_len
+
+    from parsers.breakdown import whole_run
+    from tui.header import SOURCE_LEAST_CELLS, header_text
+
+    data = (SAMPLES / "tiny.log").read_bytes() + (SAMPLES / "curio-mixed.log").read_bytes()
+    b = LogBuilder(source="restart.log")
+    b.feed(data)
+    model = b.build()
+    s = model.summary
+    for width in (80, 100, 160):
+        lines = header_text(model, "LIVE", whole_run(model), width=width).plain.split("\n")
+        assert all(cell_len(line) <= width - 2 for line in lines), lines
+        first = lines[0]
+        if width == 80:
+            assert first.split() == ["LIVE", "restart.log"], first
+            assert lines[1].strip().endswith(s.s_per_proof_shown) and "2 runs" in lines[1]
+        else:  # room: the name whole, the figures beside it
+            assert "restart.log" in first and first.endswith(s.s_per_proof_shown), first
+    # a long name cut in the middle keeps the figures beside it
+    long = LogBuilder(source="cuzk-" + "x" * 40 + ".log")
+    long.feed(data)
+    first = header_text(long.build(), "LIVE", width=100).plain.split("\n")[0]
+    assert "…" in first and first.endswith(s.s_per_proof_shown), first
+    assert cell_len(first.split()[1]) >= SOURCE_LEAST_CELLS
+
+
 @pytest.mark.parametrize("names", [("journal-2gpu", "p12-gw2-merged"), ("node-01", "node-02")])
 @pytest.mark.parametrize("running", [False, True])
 def test_the_header_of_two_logs_fits_80_columns_with_every_figure(

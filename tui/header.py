@@ -18,6 +18,7 @@ from parsers.durations import counted, duration
 from parsers.model import PHASES, GpuStats, LogModel, Phase
 from parsers.proofs import failed_proofs
 from parsers.report import MID_RUN, NO_GPU_YET, no_gpu_sentence, unplaced_sentence
+from parsers.sanitize import visible
 from tui.ascii_glyphs import spelled
 from tui.gantt import GanttView
 from tui.interval import interval_words
@@ -60,6 +61,9 @@ HEADER_MARGINS = 2  # the header's cells left and right of its text
 # the room a state leaves the source's name beside the figures before its words after the
 # first go to a line of their own (the name gives way to the figures, cut in the middle)
 SOURCE_MIN_CELLS = 12
+# the least of the source's name shown beside the figures (`res…log`): fewer cells tell
+# nothing, and the figures go to a line of their own
+SOURCE_LEAST_CELLS = 8
 
 
 def header_text(
@@ -157,6 +161,9 @@ def _header(
     # figures too long to fit beside the state's first word (a restarted daemon's at 80
     # columns) go on a line of their own, not cut by the screen
     figures_below = avail < cell_len(word)
+    # nor beside a source they leave too few cells to tell (`r` of `restart.log`)
+    source_room = avail - cell_len(word)
+    figures_below |= source_room < min(cell_len(visible(model.source)), SOURCE_LEAST_CELLS)
     if figures_below:
         avail = width - HEADER_MARGINS - 3
     below = ""
