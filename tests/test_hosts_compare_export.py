@@ -1230,6 +1230,10 @@ def test_log_n_picks_a_run_wherever_a_log_is_read(
     # following the log as it grows is not reading one run whole
     assert cli.main([f"{log}:2", "--serve-metrics", "127.0.0.1:0"]) == 2
     assert "LOG:N picks a run to read whole" in capsys.readouterr().err
+    # a file whose own name ends in `:2` is that file (README), not run 2 of another
+    (tmp_path / "restarted.log:2").write_bytes(first)
+    assert cli.main([f"{log}:2", "--report", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["source"] == "restarted.log:2"
 
 
 def test_cli_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
