@@ -256,6 +256,22 @@ def unpaired_sentence(a: LogModel, b: LogModel) -> str | None:
     return f"{'; '.join(parts)}: no GPU to compare with (their gaps count in the gap figures)"
 
 
+def unjudged_sentence(a: LogModel, b: LogModel) -> str | None:
+    """`before has no GPU interval that ended: nothing to judge` where a run has none (an
+    empty log, one without TIMELINE lines), or None: with nothing on one side, no figure
+    can move, and "nothing moved" would say the runs were alike."""
+    sides = [
+        side
+        for side, m in (("before", a), ("after", b))
+        if not any(g.span is not None for g in m.gpus)
+    ]
+    if not sides:
+        return None
+    which = " and ".join(sides)
+    have = "have" if len(sides) == 2 else "has"
+    return f"{which} {have} no GPU interval that ended: nothing to judge"
+
+
 def _per_hour(count: int, span_ms: float) -> float | None:
     return count / (span_ms / HOUR_MS) if span_ms else None
 
@@ -527,4 +543,5 @@ def compare_dict(a: LogModel, b: LogModel, figures: list[Figure] | None = None) 
         "unpaired": dict(zip(("before", "after"), unpaired(a, b), strict=True)),
         "figures": [f.as_dict() for f in figures],
         "verdicts": [v for f in figures if (v := f.verdict()) is not None],
+        "unjudged": unjudged_sentence(a, b),
     }

@@ -7,6 +7,7 @@ import json
 import math
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -262,3 +263,34 @@ def test_the_report_s_tables_fit_80_columns_whole() -> None:
     tables = [line for line in rows if "%" in line or "/h" in line or " s " in line]
     assert tables and not any("…" in line for line in tables), [x for x in tables if "…" in x]
     assert any(line.rstrip().endswith("±31.4 pts") for line in tables)
+
+
+def test_a_run_with_no_ended_gpu_interval_is_not_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty log compared with a run said `nothing moved beyond noise`, as if the two
+    were alike: with nothing on one side no figure can move. It says there is nothing to
+    judge, and why (JSON `unjudged`); runs that both have intervals say nothing of it."""
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    started = tmp_path / "started.log"  # a prove under way: a GPU, no span yet
+    started.write_bytes(
+        b"TIMELINE,100,SYNTH_START,porep-1-1,partition=0\n"
+        b"TIMELINE,200,GPU_START,porep-1-1,worker=0,partition=0\n"
+    )
+    tiny = str(SAMPLES / "tiny.log")
+    for before, after, said in (
+        (empty, tiny, "before has no GPU interval that ended: nothing to judge"),
+        (tiny, started, "after has no GPU interval that ended: nothing to judge"),
+        (empty, started, "before and after have no GPU interval that ended: nothing to judge"),
+    ):
+        assert cli.main(["--compare", str(before), str(after), "--report"]) == 0
+        out = capsys.readouterr().out
+        verdicts = out[out.index("What moved beyond noise") :].splitlines()[1]
+        assert verdicts.strip() == said, out
+        assert "nothing moved" not in out
+        assert cli.main(["--compare", str(before), str(after), "--report", "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["unjudged"] == said and doc["verdicts"] == []
+    same = read_log(SAMPLES / "p12-c15-gw1.log")
+    assert compare_dict(same, same)["unjudged"] is None

@@ -13,7 +13,14 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from parsers.compare import Figure, compare, fmt_delta, fmt_noise, unpaired_sentence
+from parsers.compare import (
+    Figure,
+    compare,
+    fmt_delta,
+    fmt_noise,
+    unjudged_sentence,
+    unpaired_sentence,
+)
 from parsers.model import LogModel
 from parsers.sanitize import visible
 from tui.screens import QUIT_BINDINGS, TextBoxScreen
@@ -51,7 +58,10 @@ def compare_renderables(
         head,
         Text("\nWhat moved beyond noise (docs/analysis.md)", style="bold"),
     ]
-    if not verdicts:
+    unjudged = unjudged_sentence(a, b)
+    if unjudged is not None:
+        out.append(Text(f"  {unjudged}", style="bold yellow"))
+    elif not verdicts:
         out.append(Text("  nothing moved beyond noise", style="dim"))
     for v in verdicts:
         style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
