@@ -1810,6 +1810,24 @@ async def test_the_axis_names_the_log_whose_lanes_begin_the_view() -> None:
         assert host_in("prover-east-02.log", 9, hosts_of(merged)) == "prov…t-02"
 
 
+def test_each_host_s_workers_are_dashed_by_their_own_lock_lines() -> None:
+    """Three logs, one of whose engine prints no lock line (p9-c6): every host's `w0` read
+    `–` for pre-lock and lock wait in the workers window and the report's table, the
+    dashes of the last log's w0 given by worker number to all of them."""
+    from parsers.breakdown import workers_unmeasured
+    from tui.report import phase_cells
+
+    logs = [read_log(SAMPLES / name) for name in ("journal-2gpu.log", "tiny.log", "p9-c6.log")]
+    merged = merge(logs, ["prover-east-01.log", "prover-east-02.log", "a.log"]).model
+    own = [dashed for log in logs for dashed in workers_unmeasured(log)]
+    assert own[0] == frozenset() and own[-1] != frozenset()  # w0 of the first and the last
+    header, rows, _ = phase_cells(merged)
+    lock = header.index("lock wait")
+    assert len(rows) == len(own) == len(merged.workers)
+    for row, dashed in zip(rows, own, strict=True):
+        assert (row[lock] == "–") == ("lock_wait" in dashed), row
+
+
 def test_the_log_pane_opens_a_job_without_partitions_in_its_own_log() -> None:
     """`L` on a job of a log without TIMELINE lines (its tracing lines tell it) opened the
     TIMELINE line nearest the view's middle, of another log."""

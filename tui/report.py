@@ -37,7 +37,6 @@ from parsers.model import (
     GpuStats,
     LogModel,
     Phase,
-    WorkerStats,
 )
 from parsers.proofs import failed_proofs
 from parsers.rawlines import LineReader
@@ -494,29 +493,24 @@ def phase_cells(model: LogModel) -> tuple[list[str], list[list[str]], int]:
     intervals was given one, has `–` for pre-lock and lock wait (`workers_unmeasured`)."""
     keys = _phase_keys(model)
     totals = [sum(w.phases_ms.values()) or 1.0 for w in model.workers]
-    dashed = {
-        w.worker: keys for w, keys in zip(model.workers, workers_unmeasured(model), strict=True)
-    }
-
-    def measured(w: WorkerStats, k: str) -> bool:
-        return k not in dashed[w.worker]
-
+    # by the worker's place in the model, not its number: several logs each have a w0
+    dashed = workers_unmeasured(model)
     gpus = [model.gpu_label(w.gpu) if model.gpu_keys else f"gpu{w.gpu}" for w in model.workers]
     if len(model.workers) <= WORKER_COLUMNS:
         header = ["phase", *(f"w{w.worker} {g}" for w, g in zip(model.workers, gpus, strict=True))]
         rows = [["intervals", *(str(w.intervals) for w in model.workers)]]
         for k in keys:
             cells = (
-                _phase_cell(w.phases_ms[k], t, measured(w, k))
-                for w, t in zip(model.workers, totals, strict=True)
+                _phase_cell(w.phases_ms[k], t, k not in unmeasured)
+                for w, t, unmeasured in zip(model.workers, totals, dashed, strict=True)
             )
             rows.append([NAMES_BY_KEY[k], *cells])
         return header, rows, 1
     header = ["worker", "GPU", "intervals", *(NAMES_BY_KEY[k] for k in keys)]
     rows = []
-    for w, g, total in zip(model.workers, gpus, totals, strict=True):
+    for w, g, total, unmeasured in zip(model.workers, gpus, totals, dashed, strict=True):
         gpu = g if model.gpu_keys else str(w.gpu)
-        phases = (_phase_cell(w.phases_ms[k], total, measured(w, k)) for k in keys)
+        phases = (_phase_cell(w.phases_ms[k], total, k not in unmeasured) for k in keys)
         rows.append([f"w{w.worker}", gpu, str(w.intervals), *phases])
     return header, rows, 2
 
