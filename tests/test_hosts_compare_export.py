@@ -1807,7 +1807,54 @@ async def test_the_axis_names_the_log_whose_lanes_begin_the_view() -> None:
                     assert gutter() == said, (log, top, gutter())
                     checked.append(said)
         assert len(checked) >= 4 and len({said for said in checked if said}) >= 2, checked
-        assert host_in("prover-east-02.log", 9, hosts_of(merged)) == "prov…t-02"
+        hosts = hosts_of(merged)
+        assert [host_in(name, 9, hosts) for name in names] == ["pr…ast-01", "pr…ast-02", "a.log"]
+
+
+async def test_a_wide_log_name_keeps_the_gantt_s_rows_as_wide_as_the_view() -> None:
+    """Logs named `東京-01.log`, `東京-02.log`: the axis's gutter and the title rows were
+    cut and padded by characters, two cells wider than the view (the ticks out of line)."""
+    from rich.cells import cell_len
+
+    from tui.gantt import GanttView
+
+    logs = [read_log(SAMPLES / name) for name in ("tiny.log", "p9-c6.log")]
+    merged = merge(logs, ["東京-01.log", "東京-02.log"]).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(80, 18)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        for top in range(3):
+            view.scroll_to(y=top, animate=False)
+            await pilot.pause()
+            lines = ["".join(seg.text for seg in view.render_line(y)) for y in range(8)]
+            assert all(cell_len(line) == view.content_width for line in lines), lines
+            assert any("東京" in line for line in lines)
+
+
+async def test_no_gutter_name_over_the_message_of_logs_without_gpu_lanes() -> None:
+    """Two logs without TIMELINE lines: the view's first rows are the message saying so,
+    not the lanes' rows, and the gutter named a log by a lane row it was not showing."""
+    from tui.gantt import AXIS_ROWS, GanttView
+
+    real = SAMPLES / "real"
+    logs = [
+        read_log(real / name) for name in ("monolithic-merged.log", "pipeline-failed-merged.log")
+    ]
+    merged = merge(logs[:2], ["aaa.log", "bbb.log"]).model
+    assert not merged.gpus
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(80, 14)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        scrolled = 0
+        for top in range(4):
+            view.scroll_to(y=top, animate=False)
+            await pilot.pause()
+            scrolled = max(scrolled, int(view.scroll_offset.y))
+            gutter = "".join(seg.text for seg in view.render_line(AXIS_ROWS - 1))[:10]
+            assert gutter.strip() == "", (top, gutter)
+        assert scrolled >= 2
 
 
 def test_each_host_s_workers_are_dashed_by_their_own_lock_lines() -> None:

@@ -1316,16 +1316,42 @@ def test_an_id_cut_at_its_start_keeps_its_column_s_width() -> None:
         assert cell_len(cut) == min(width, cell_len(wide[0]))  # exactly: columns align
 
 
+def test_a_host_s_name_is_cut_where_the_cut_tells_the_names_apart() -> None:
+    """`prover-east-01.log`, `prover-west-01.log`, `prover-west-11.log`: the end all three
+    share is `1.log`, and leaving it out read `prover-east-0`, another host's name. Only an
+    end from a dot on is left out; a cut keeps what tells the names apart where a cut can
+    (`prov…t-01` was east or west)."""
+    from rich.cells import cell_len
+
+    from tui.lanes import HostNames, host_in, shared_end, shared_start
+
+    names = ["prover-east-01.log", "prover-west-01.log", "prover-west-11.log"]
+    assert shared_end(names) == ".log" and shared_end(["a.us-1.log", "b.us-1.log"]) == ".us-1.log"
+    assert shared_end(["run 1", "run 2"]) == "" and shared_end(["x1", "y1"]) == ""
+    hosts = HostNames(tuple(names), shared_start(names), shared_end(names))
+    assert [host_in(n, 14, hosts) for n in names] == [n.removesuffix(".log") for n in names]
+    for width in range(8, 14):  # a cut that tells them apart exists: it is the one taken
+        cuts = [host_in(n, width, hosts) for n in names]
+        assert len(set(cuts)) == 3 and all(cell_len(c) <= width for c in cuts), cuts
+    assert [host_in(n, 9, hosts) for n in names] == ["…-east-01", "…-west-01", "…-west-11"]
+    for width in range(0, 8):  # none does: cut all the same, never wider
+        assert all(cell_len(host_in(n, width, hosts)) <= max(width, 0) for n in names)
+    # without a shared start: a third of the start, the rest from the end
+    mixed = [*names, "a.log"]
+    hosts = HostNames(tuple(mixed), shared_start(mixed), shared_end(mixed))
+    assert host_in("prover-east-01.log", 10, hosts) == "pro…ast-01"
+
+
 def test_hosts_whose_names_begin_alike_keep_what_tells_them_apart() -> None:
     """`--compare feb1.log feb2.log` at 80 columns: both runs' GPUs read `feb…og:GPU0`."""
     from parsers.hosts import START, merge
     from tui.header import header_text
     from tui.lanes import HostNames, gpu_label_in
 
-    feb = HostNames("feb", ".log")
+    feb = HostNames(("feb1.log", "feb2.log"), "feb", ".log")
     assert gpu_label_in("feb1.log:GPU0", 11, feb) == "feb1:GPU0"  # the shared end left out
     assert gpu_label_in("feb1.log:GPU0", 8, feb) == "…b1:GPU0"  # then the shared start
-    assert gpu_label_in("feb1.log:GPU0", 11) == "feb…og:GPU0"  # nothing shared: the middle
+    assert gpu_label_in("feb1.log:GPU0", 11) == "f….log:GPU0"  # nothing shared: its end
     assert gpu_label_in("feb1.log:GPU0", 13, feb) == "feb1.log:GPU0"  # it fits
     a, b = read_log(SAMPLES / "p12-c15-gw1.log"), read_log(SAMPLES / "tiny.log")
     model = merge([a, b], ["feb1.log", "feb2.log"], START).model

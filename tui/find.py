@@ -22,7 +22,7 @@ from parsers.model import LogModel
 from parsers.proofs import FoundJob, failed_proofs, found_job, job_numbers, proof_of
 from parsers.sanitize import visible
 from tui.interval import job_intervals
-from tui.lanes import LOG_NAME_CELLS, abbreviate, gpu_label_in, hosts_of, shown_id
+from tui.lanes import LOG_NAME_CELLS, HostNames, abbreviate, gpu_label_in, hosts_of, shown_id
 from tui.prose import Prose, glued
 from tui.report import FittedNames, gap_cause_words
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
@@ -63,7 +63,12 @@ def proof_gaps(model: LogModel, found: FoundJob) -> list[int]:
 
 
 def _gpu_name(
-    model: LogModel, gpu: int, prefix: str = "", cells: int | None = None, own: bool = False
+    model: LogModel,
+    gpu: int,
+    prefix: str = "",
+    cells: int | None = None,
+    own: bool = False,
+    hosts: HostNames | None = None,
 ) -> str:
     """A GPU as one log's (`2`, or `prefix` before it), or as a model of several logs names
     it (`curio-mixed.log:GPU0`, not its id in the model, 1000; `cells`: cut to so many;
@@ -74,7 +79,9 @@ def _gpu_name(
     if own:
         return f"{prefix}{key.ordinal}"
     label = model.gpu_label(gpu)
-    return label if cells is None else gpu_label_in(label, cells, hosts_of(model))
+    if cells is None:
+        return label
+    return gpu_label_in(label, cells, hosts_of(model) if hosts is None else hosts)
 
 
 def _proof_log(model: LogModel, k: int) -> str | None:
@@ -118,6 +125,7 @@ def _parts_table(
     `proof_origin`; `name_cells`: a GPU's name cut to so many cells; `own`: each GPU by its
     log's ordinal, as `_gpu_name`)."""
     t = model.parts
+    hosts = hosts_of(model)  # once, not once a row
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
     # one line per partition at 80 columns: short heads, values in table cells' six
     # characters (`duration(..., "cell")`), never wrapped mid-unit
@@ -161,7 +169,7 @@ def _parts_table(
             # a host's file name, never markup
             "—"
             if part.gpu is None
-            else Text(_gpu_name(model, part.gpu, cells=name_cells, own=own)),
+            else Text(_gpu_name(model, part.gpu, cells=name_cells, own=own, hosts=hosts)),
             _after(part.synth_start, origin),
             synth,
             wait,

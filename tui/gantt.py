@@ -32,7 +32,7 @@ from parsers.sanitize import visible
 from tui.ascii_glyphs import spelled
 from tui.cells import SUB
 from tui.interval import interval_at, job_intervals, pick_interval, same_interval
-from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window
+from tui.lanes import FOUND, PHASE_CLASSES, STYLE_NAMES, LaneDrawing, Row, Window, head_cells
 from tui.palettes import palette_css
 
 LABEL_WIDTH = 10
@@ -841,7 +841,11 @@ class GanttView(ScrollView, can_focus=True):
         scroll_y = int(self.scroll_offset.y)
         row = y if y < AXIS_ROWS else y + scroll_y
         # the tick line's gutter names the group of lanes the view begins in (several logs)
-        group = self._drawing.group_at(scroll_y, LABEL_WIDTH - 1) if row == AXIS_ROWS - 1 else ""
+        group = (
+            self._drawing.group_at(scroll_y, LABEL_WIDTH - 1)
+            if row == AXIS_ROWS - 1 and not (self.empty_message and not self.model.gpus)
+            else ""
+        )  # (the rows under a message of no GPU lanes are not the lanes' rows)
         key = (
             self.generation,
             row,
@@ -922,7 +926,8 @@ class GanttView(ScrollView, can_focus=True):
         cells_ = chars.tolist()
         table = self._style_table()
         segments = [
-            Segment(label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH), self._cell_style(-1, False))
+            # by cells: a log's name in the axis's gutter may hold wide characters
+            Segment(head_cells(label, LABEL_WIDTH - 1) + " ", self._cell_style(-1, False))
         ]
         segments += [
             Segment("".join(cells_[a:b]), table[k])

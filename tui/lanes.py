@@ -8,7 +8,7 @@ computed with numpy from the model's sorted columns.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from rich.cells import cell_len
@@ -71,7 +71,7 @@ class Window:
     selected: int | None  # index into model.gaps
 
 
-def _head_cells(text: str, width: int) -> str:
+def head_cells(text: str, width: int) -> str:
     """The longest start of `text` that fits `width` cells, padded to exactly `width`."""
     out, used = [], 0
     for ch in text:
@@ -108,10 +108,10 @@ def abbreviate(text: str, width: int) -> str:
     if cell_len(text) <= width:
         return text
     if width <= 1:
-        return _head_cells(text, max(width, 0))
+        return head_cells(text, max(width, 0))
     head = width // 2
     tail = width - 1 - head
-    return _head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
+    return head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
 
 
 SHARED_MIN = 3  # a start every id of a log shares is left out from this many characters
@@ -163,33 +163,78 @@ def shown_id(job: str) -> str:
 HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`p…2:GPU0`)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class HostNames:
-    """What the names of every host (or run) of a view begin and end with (`hosts_of`):
-    what a cut name can leave out, its own part being what tells it from the others."""
+    """The names of every host (or run) of a view (`hosts_of`), as shown, and what a cut
+    name can leave out: the end every name shares from a dot on (`.log`), and the start
+    they share. A name is cut where the cut tells the names apart (`cut`)."""
 
+    names: tuple[str, ...] = ()
     start: str = ""
     end: str = ""
+    _cuts: dict[int, int] = field(default_factory=dict)  # width -> cells kept before `…`
+
+    def stem(self, name: str) -> str:
+        """`name` without the end every name shares (`prover-east-01` of `….log`)."""
+        end = self.end
+        return name[: -len(end)] if end and name.endswith(end) and len(name) > len(end) else name
+
+    def head_cells(self, width: int) -> int:
+        """How many cells of a name's start a cut to `width` cells keeps before its `…`:
+        the first of the cuts that shows every name apart, trying the one that keeps a
+        third of the start and the rest of the end first (a host's number ends its name),
+        then from the end alone on; none does: that one."""
+        held = self._cuts.get(width)
+        if held is not None:
+            return held
+        default = (width - 1) // 3
+        shared = len(self.start) >= SHARED_MIN
+        tries = [0, *range(1, width)] if shared else [default, *range(width)]
+        stems = [self.stem(name) for name in self.names]
+        head = default if not shared else 0
+        for h in tries:
+            shown = {_cut(stem, width, h) for stem in stems}
+            if len(shown) == len(set(stems)):
+                head = h
+                break
+        if len(self._cuts) < 64:  # a few widths a view: the header's lines, the columns
+            self._cuts[width] = head
+        return head
 
 
 ONE_HOST = HostNames()
 
 
+def _cut(text: str, width: int, head: int) -> str:
+    """`text` in `width` cells: whole if it fits, else `head` cells of its start, `…`, and
+    its end in the rest."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return head_cells(text, max(width, 0))
+    head = min(head, width - 1)
+    tail = width - 1 - head
+    return head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
+
+
 def shared_end(names: Sequence[str]) -> str:
-    """What every one of `names` ends with (`.log` of logs named by their hosts)."""
-    return shared_start([name[::-1] for name in names])[::-1]
+    """What every one of `names` ends with, from its first dot on (`.log` of logs named by
+    their hosts): never a piece of a name's own part (`1.log` of `east-01.log` and
+    `west-11.log` is `.log`: `prover-east-0` would read as another host)."""
+    end = shared_start([name[::-1] for name in names])[::-1]
+    dot = end.find(".")
+    return "" if dot < 0 else end[dot:]
 
 
 def host_in(name: str, width: int, hosts: HostNames = ONE_HOST) -> str:
     """A host's (or run's) name in `width` cells: whole if it fits, else without the end
-    every name shares (`prover-east-01` of `prover-east-01.log`), cut at its start where
-    every name begins alike (`…east-01`), else in the middle (`pro…01`)."""
-    if cell_len(visible(name)) <= width:
-        return visible(name)
-    end = hosts.end
-    if len(end) >= SHARED_MIN and name.endswith(end) and len(name) > len(end):
-        name = name[: -len(end)]
-    return abbreviate_past(name, width, hosts.start)
+    every name shares (`prover-east-01` of `prover-east-01.log`), else cut where the cut
+    tells the view's names apart (`…east-01`, `pr…ast-01`: `HostNames.head_cells`)."""
+    name = visible(name)
+    if cell_len(name) <= width:
+        return name
+    stem = hosts.stem(name)
+    return _cut(stem, width, hosts.head_cells(width))
 
 
 def gpu_label_in(label: str, width: int, hosts: HostNames = ONE_HOST) -> str:
@@ -204,10 +249,11 @@ def gpu_label_in(label: str, width: int, hosts: HostNames = ONE_HOST) -> str:
 
 
 def hosts_of(model: LogModel) -> HostNames:
-    """What the names of every host (or run) of `model` begin and end with (nothing: one
-    log)."""
-    names = sorted({key.name for key in (model.gpu_keys or {}).values()})
-    return HostNames(shared_start(names), shared_end(names))
+    """The names of every host (or run) of `model`, as shown (none: one log)."""
+    names = sorted({visible(key.name) for key in (model.gpu_keys or {}).values()})
+    if len(names) < 2:
+        return ONE_HOST
+    return HostNames(tuple(names), shared_start(names), shared_end(names))
 
 
 def gpu_label_least(label: str) -> int:
@@ -408,8 +454,10 @@ class LaneDrawing:
     def title_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
         """A log's name across the row, opening its group of lanes."""
         name = self.log_names.get(spec.log, "")
-        text = f"── {name} " + "─" * w.width
-        chars = np.array(list(text[: w.width].ljust(w.width)), dtype="<U1")
+        # one entry per cell: a wide character's name (`東京-01.log`) keeps the row's width
+        cut = cells_of(f"── {head_cells(name, max(w.width - 4, 0)).rstrip()} ")[: w.width]
+        cut += ["─"] * (w.width - len(cut))
+        chars = np.array(cut, dtype="<U1")
         return chars, np.full(w.width, STYLE_IDS["gantt--axis"], dtype=np.int64)
 
     def _found_cells(self, spec: Row, w: Window) -> np.ndarray:
