@@ -256,10 +256,17 @@ def unpaired_sentence(a: LogModel, b: LogModel) -> str | None:
     return f"{'; '.join(parts)}: no GPU to compare with (their gaps count in the gap figures)"
 
 
-def unjudged_sentence(a: LogModel, b: LogModel) -> str | None:
-    """`before has no GPU interval that ended: nothing to judge` where a run has none (an
-    empty log, one without TIMELINE lines), or None: with nothing on one side, no figure
-    can move, and "nothing moved" would say the runs were alike."""
+def judged(f: Figure) -> bool:
+    """Both runs have the figure and it is judged (it has a noise, or a ratio)."""
+    return f.both and (f.noise is not None or f.factor is not None)
+
+
+def unjudged_sentence(a: LogModel, b: LogModel, figures: list[Figure]) -> str | None:
+    """What is not judged where a run has no GPU interval that ended (an empty log, one
+    without TIMELINE lines, a prove still under way): `before has no GPU interval that
+    ended: nothing to judge`, or `…: its GPU figures are not judged` when a figure is judged
+    all the same (s/proof, of proofs its tracing lines tell). None: both runs have one.
+    "Nothing moved" alone would say the runs were alike."""
     sides = [
         side
         for side, m in (("before", a), ("after", b))
@@ -269,7 +276,8 @@ def unjudged_sentence(a: LogModel, b: LogModel) -> str | None:
         return None
     which = " and ".join(sides)
     have = "have" if len(sides) == 2 else "has"
-    return f"{which} {have} no GPU interval that ended: nothing to judge"
+    rest = "the GPU figures are not judged" if any(map(judged, figures)) else "nothing to judge"
+    return f"{which} {have} no GPU interval that ended: {rest}"
 
 
 def _per_hour(count: int, span_ms: float) -> float | None:
@@ -543,5 +551,5 @@ def compare_dict(a: LogModel, b: LogModel, figures: list[Figure] | None = None) 
         "unpaired": dict(zip(("before", "after"), unpaired(a, b), strict=True)),
         "figures": [f.as_dict() for f in figures],
         "verdicts": [v for f in figures if (v := f.verdict()) is not None],
-        "unjudged": unjudged_sentence(a, b),
+        "unjudged": unjudged_sentence(a, b, figures),
     }

@@ -294,3 +294,13 @@ def test_a_run_with_no_ended_gpu_interval_is_not_judged(
         assert doc["unjudged"] == said and doc["verdicts"] == []
     same = read_log(SAMPLES / "p12-c15-gw1.log")
     assert compare_dict(same, same)["unjudged"] is None
+    # a log without TIMELINE lines still has s/proof (its tracing lines tell the proofs):
+    # judged, and said to be all that is
+    traced = str(SAMPLES / "real" / "monolithic-merged.log")
+    assert cli.main(["--compare", traced, str(SAMPLES / "p12-c15-gw1.log"), "--report"]) == 0
+    out = capsys.readouterr().out
+    lines = out[out.index("What moved beyond noise") :].splitlines()[1:3]
+    assert lines[0].strip() == (
+        "before has no GPU interval that ended: the GPU figures are not judged"
+    )
+    assert lines[1].strip().startswith("s/proof fell"), lines

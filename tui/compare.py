@@ -18,6 +18,7 @@ from parsers.compare import (
     compare,
     fmt_delta,
     fmt_noise,
+    judged,
     unjudged_sentence,
     unpaired_sentence,
 )
@@ -58,11 +59,13 @@ def compare_renderables(
         head,
         Text("\nWhat moved beyond noise (docs/analysis.md)", style="bold"),
     ]
-    unjudged = unjudged_sentence(a, b)
+    unjudged = unjudged_sentence(a, b, figures)
     if unjudged is not None:
         out.append(Text(f"  {unjudged}", style="bold yellow"))
-    elif not verdicts:
+    if not verdicts and any(map(judged, figures)):
         out.append(Text("  nothing moved beyond noise", style="dim"))
+    elif not verdicts and unjudged is None:
+        out.append(Text("  no figure both runs have is judged: nothing to judge", style="dim"))
     for v in verdicts:
         style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
         out.append(Text(f"  {v}", style=style))
