@@ -1832,6 +1832,28 @@ async def test_a_wide_log_name_keeps_the_gantt_s_rows_as_wide_as_the_view() -> N
             assert any("東京" in line for line in lines)
 
 
+async def test_a_log_with_nothing_to_draw_says_so_on_its_title_row() -> None:
+    """`cuzk-tui empty.log a.log`: the empty log's group was its title row over nothing,
+    no word of why. Its title row says there is nothing to draw; the others' do not."""
+    from tui.lanes import NOTHING_TO_DRAW
+
+    merged = merge(
+        [LogBuilder(source="empty.log").build(), read_log(SAMPLES / "tiny.log")],
+        ["empty.log", "a.log"],
+    ).model
+    app = make_app(merged, LineReader())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        titles = {
+            r.log: "".join(seg.text for seg in view.render_line(AXIS_ROWS + k))
+            for k, r in enumerate(view.rows)
+            if r.kind == "title"
+        }
+        assert f"empty.log · {NOTHING_TO_DRAW}" in titles[0], titles
+        assert "a.log" in titles[1] and NOTHING_TO_DRAW not in titles[1], titles
+
+
 async def test_no_gutter_name_over_the_message_of_logs_without_gpu_lanes() -> None:
     """Two logs without TIMELINE lines: the view's first rows are the message saying so,
     not the lanes' rows, and the gutter named a log by a lane row it was not showing."""

@@ -290,6 +290,10 @@ class Row:
     log: int | None = None  # a title, synthesis or proofs row of one of several logs
 
 
+# a log of several with no GPU interval, no synthesis and no proof to draw, on its title row
+NOTHING_TO_DRAW = "nothing to draw: no GPU interval, synthesis or proof"
+
+
 def layout_rows(model: LogModel, proof_rows: int | dict[int, range]) -> list[Row]:
     """The rows drawn for `model`, top to bottom (`proof_rows`: how many proof rows; for a
     model of several logs, each log's proof rows, by its index: each log then has a title
@@ -412,6 +416,14 @@ class LaneDrawing:
         for spec in self.rows:
             group = spec.log if spec.kind == "title" else group
             self.row_logs.append(group)
+        # the logs whose title row is all their group holds (an empty log, one of none but
+        # other lines): the title says so, not an empty group under it
+        self.bare_logs = {
+            spec.log
+            for k, spec in enumerate(self.rows)
+            if spec.kind == "title"
+            and (k + 1 == len(self.rows) or self.rows[k + 1].kind == "title")
+        }
         gaps = model.gaps
         gap_gpu = gaps.gpu
         gap_start = gaps.start.astype(np.float64)
@@ -454,6 +466,8 @@ class LaneDrawing:
     def title_cells(self, spec: Row, w: Window, times: np.ndarray) -> Cells:
         """A log's name across the row, opening its group of lanes."""
         name = self.log_names.get(spec.log, "")
+        if spec.log in self.bare_logs:
+            name += f" · {NOTHING_TO_DRAW}"
         # one entry per cell: a wide character's name (`東京-01.log`) keeps the row's width
         cut = cells_of(f"── {head_cells(name, max(w.width - 4, 0)).rstrip()} ")[: w.width]
         cut += ["─"] * (w.width - len(cut))
