@@ -72,6 +72,10 @@ def test_cutting_counts_terminal_cells() -> None:
             assert cell_len(cut) <= max(width, 0)
             if cell_len(visible(text)) > width:
                 assert cell_len(cut) == width  # exactly: a column stays aligned
+                # a cell a wide character leaves goes after the cut, never beside its `…`
+                # (`証明 …ブ` read as two words)
+                shown = cut.rstrip(" ")
+                assert " …" not in shown and "… " not in shown, (width, cut)
     assert abbreviate("\x1b]2;t\x07" * 5, 12).count("\x1b") == 0
     assert [c for c in cells_of("a中b") if c] == ["a", "中", "b"]
     assert len(cells_of("a中b")) == cell_len("a中b")

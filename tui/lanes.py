@@ -71,8 +71,8 @@ class Window:
     selected: int | None  # index into model.gaps
 
 
-def head_cells(text: str, width: int) -> str:
-    """The longest start of `text` that fits `width` cells, padded to exactly `width`."""
+def _start_in(text: str, width: int) -> str:
+    """The longest start of `text` that fits `width` cells (not padded)."""
     out, used = [], 0
     for ch in text:
         w = cell_len(ch)
@@ -80,11 +80,11 @@ def head_cells(text: str, width: int) -> str:
             break
         out.append(ch)
         used += w
-    return "".join(out) + " " * (width - used)
+    return "".join(out)
 
 
-def _tail_cells(text: str, width: int) -> str:
-    """The longest end of `text` that fits `width` cells, padded to exactly `width`."""
+def _end_in(text: str, width: int) -> str:
+    """The longest end of `text` that fits `width` cells (not padded)."""
     out: list[str] = []
     used = 0
     for ch in reversed(text):
@@ -93,7 +93,19 @@ def _tail_cells(text: str, width: int) -> str:
             break
         out.append(ch)
         used += w
-    return " " * (width - used) + "".join(reversed(out))
+    return "".join(reversed(out))
+
+
+def head_cells(text: str, width: int) -> str:
+    """The longest start of `text` that fits `width` cells, padded to exactly `width`."""
+    start = _start_in(text, width)
+    return start + " " * (width - cell_len(start))
+
+
+def _tail_cells(text: str, width: int) -> str:
+    """The longest end of `text` that fits `width` cells, padded to exactly `width`."""
+    end = _end_in(text, width)
+    return " " * (width - cell_len(end)) + end
 
 
 # a log's name where a window names it (the proof view's head, the log pane's title): cut in
@@ -107,11 +119,7 @@ def abbreviate(text: str, width: int) -> str:
     text = visible(text)
     if cell_len(text) <= width:
         return text
-    if width <= 1:
-        return head_cells(text, max(width, 0))
-    head = width // 2
-    tail = width - 1 - head
-    return head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
+    return _cut(text, width, width // 2)
 
 
 SHARED_MIN = 3  # a start every id of a log shares is left out from this many characters
@@ -212,9 +220,14 @@ def _cut(text: str, width: int, head: int) -> str:
         return text
     if width <= 1:
         return head_cells(text, max(width, 0))
-    head = min(head, width - 1)
-    tail = width - 1 - head
-    return head_cells(text, head) + "…" + (_tail_cells(text, tail) if tail else "")
+    # a wide character that does not fit its side leaves a cell: the end takes it (or the
+    # start, the end's), and a cell neither can take goes after, never inside (`東 …og`)
+    start = _start_in(text, min(head, width - 1))
+    end = _end_in(text, width - 1 - cell_len(start))
+    if cell_len(start) + cell_len(end) < width - 1:
+        start = _start_in(text, width - 1 - cell_len(end))
+    cut = start + "…" + end
+    return cut + " " * (width - cell_len(cut))
 
 
 def shared_end(names: Sequence[str]) -> str:
