@@ -6,13 +6,13 @@ Defined in docs/analysis.md#comparing-two-runs---compare-before-after.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from parsers.breakdown import busy_breakdown, segments_whole, unmeasured_phases
-from parsers.durations import estimate_pct
+from parsers.durations import counted, estimate_pct
 from parsers.model import PHASE_NAMES, Breakdown, GapStats, GpuStats, LogModel, Phase
 from parsers.noise import GapNoise, GpuNoise, Ratio, combined, gap_noise, gpu_noise
 
@@ -27,6 +27,8 @@ PROPORTION_MS = 20.0  # a duration's change is a share of it from this many ms
 # proofs; 6.5 % of 4), where the time between completions varies far more (proofs complete in
 # bunches, as many as run at once)
 RATE_SHARE = 0.05
+# and no figure is judged where a run completed fewer: one proof's gaps and shares are the
+# way that proof went (a 1-proof run's lock wait of 0 % against 11 % was "worse")
 PROOFS_JUDGED = 3
 DURATION_FACTOR = 3.0  # a gap duration moved when one run's is this many times the other's...
 DURATION_GAPS = 10  # ...and both runs have this many gaps of the kind
@@ -262,22 +264,30 @@ def judged(f: Figure) -> bool:
 
 
 def unjudged_sentence(a: LogModel, b: LogModel, figures: list[Figure]) -> str | None:
-    """What is not judged where a run has no GPU interval that ended (an empty log, one
-    without TIMELINE lines, a prove still under way): `before has no GPU interval that
-    ended: nothing to judge`, or `…: its GPU figures are not judged` when a figure is judged
-    all the same (s/proof, of proofs its tracing lines tell). None: both runs have one.
-    "Nothing moved" alone would say the runs were alike."""
+    """What is not judged, and why: where a run has no GPU interval that ended (an empty
+    log, one without TIMELINE lines, a prove still under way), `before has no GPU interval
+    that ended: nothing to judge`, or `…: the GPU figures are not judged` when a figure is
+    judged all the same (s/proof, of proofs its tracing lines tell); where a run completed
+    fewer than PROOFS_JUDGED proofs, that nothing is. None: both runs are judged. "Nothing
+    moved" alone would say the runs were alike."""
     sides = [
         side
         for side, m in (("before", a), ("after", b))
         if not any(g.span is not None for g in m.gpus)
     ]
-    if not sides:
-        return None
-    which = " and ".join(sides)
     have = "have" if len(sides) == 2 else "has"
-    rest = "the GPU figures are not judged" if any(map(judged, figures)) else "nothing to judge"
-    return f"{which} {have} no GPU interval that ended: {rest}"
+    if sides:
+        rest = "the GPU figures are not judged" if any(map(judged, figures)) else "nothing to judge"
+        return f"{' and '.join(sides)} {have} no GPU interval that ended: {rest}"
+    short = [
+        (side, m.summary.proofs_completed)
+        for side, m in (("before", a), ("after", b))
+        if m.summary.proofs_completed < PROOFS_JUDGED
+    ]
+    if not short:
+        return None
+    said = " and ".join(f"{side} has {counted(n, 'completed proof')}" for side, n in short)
+    return f"{said} (a run of fewer than {PROOFS_JUDGED} is too short to judge): nothing is judged"
 
 
 def _per_hour(count: int, span_ms: float) -> float | None:
@@ -538,6 +548,8 @@ def compare(a: LogModel, b: LogModel) -> list[Figure]:
                 "",
             )
         )
+    if min(sa.proofs_completed, sb.proofs_completed) < PROOFS_JUDGED:
+        return [replace(f, noise=None, factor=None) for f in figures]  # shown, not judged
     return figures
 
 

@@ -304,3 +304,24 @@ def test_a_run_with_no_ended_gpu_interval_is_not_judged(
         "before has no GPU interval that ended: the GPU figures are not judged"
     )
     assert lines[1].strip().startswith("s/proof fell"), lines
+
+
+def test_a_run_of_fewer_than_three_proofs_is_shown_and_not_judged() -> None:
+    """A restarted daemon's first run (one proof) against its second: `lock wait … rose 0.0 %
+    → 11.2 %: worse` and a gap share `better`, of one proof's way. A run of fewer than
+    PROOFS_JUDGED completed proofs has its figures shown, none judged, and says why."""
+    from parsers.compare import PROOFS_JUDGED, unjudged_sentence
+
+    short, long = read_log(SAMPLES / "tiny.log"), read_log(SAMPLES / "curio-mixed.log")
+    assert short.summary.proofs_completed == 1 < PROOFS_JUDGED <= long.summary.proofs_completed
+    for a, b, side in ((short, long, "before"), (long, short, "after")):
+        figures = compare(a, b)
+        assert all(f.noise is None and f.factor is None for f in figures)
+        assert [f.verdict() for f in figures if f.verdict()] == []
+        assert any(f.before != f.after for f in figures)  # shown all the same
+        said = unjudged_sentence(a, b, figures)
+        assert said == (
+            f"{side} has 1 completed proof (a run of fewer than 3 is too short to judge): "
+            "nothing is judged"
+        )
+    assert unjudged_sentence(long, long, compare(long, long)) is None
