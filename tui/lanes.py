@@ -175,7 +175,7 @@ HOST_MIN_CELLS = 3  # a host's name in a GPU's label is cut to no fewer cells (`
 class HostNames:
     """The names of every host (or run) of a view (`hosts_of`), as shown, and what a cut
     name can leave out: the end every name shares from a dot on (`.log`), and the start
-    they share. A name is cut where the cut tells the names apart (`cut`)."""
+    they share. A name is cut where the cut tells the names apart (`start_cells`)."""
 
     names: tuple[str, ...] = ()
     start: str = ""
@@ -187,30 +187,36 @@ class HostNames:
         end = self.end
         return name[: -len(end)] if end and name.endswith(end) and len(name) > len(end) else name
 
-    def head_cells(self, width: int) -> int:
+    def start_cells(self, width: int) -> int:
         """How many cells of a name's start a cut to `width` cells keeps before its `…`:
-        the first of the cuts that shows every name apart, trying the one that keeps a
-        third of the start and the rest of the end first (a host's number ends its name),
-        then from the end alone on; none does: that one."""
+        the first of the cuts that shows every name apart, trying first the end alone where
+        the names share their start, else a third of the start and the rest from the end (a
+        host's number ends its name); none does: that first one. Past SEARCHED_NAMES names
+        (a daemon restarted thousands of times: `run 2417`) the first one, unsearched."""
         held = self._cuts.get(width)
         if held is not None:
             return held
-        default = (width - 1) // 3
-        shared = len(self.start) >= SHARED_MIN
-        tries = [0, *range(1, width)] if shared else [default, *range(width)]
-        stems = [self.stem(name) for name in self.names]
-        head = default if not shared else 0
-        for h in tries:
-            shown = {_cut(stem, width, h) for stem in stems}
-            if len(shown) == len(set(stems)):
-                head = h
-                break
+        first = 0 if len(self.start) >= SHARED_MIN else (width - 1) // 3
+        head = first
+        if len(self.names) <= SEARCHED_NAMES:
+            stems = {self.stem(name) for name in self.names}
+            for h in [first, *(h for h in range(width) if h != first)]:
+                shown: set[str] = set()
+                for stem in stems:
+                    cut = _cut(stem, width, h)
+                    if cut in shown:
+                        break
+                    shown.add(cut)
+                else:
+                    head = h
+                    break
         if len(self._cuts) < 64:  # a few widths a view: the header's lines, the columns
             self._cuts[width] = head
         return head
 
 
 ONE_HOST = HostNames()
+SEARCHED_NAMES = 256  # the names a cut that tells them apart is looked for among
 
 
 def _cut(text: str, width: int, head: int) -> str:
@@ -242,12 +248,12 @@ def shared_end(names: Sequence[str]) -> str:
 def host_in(name: str, width: int, hosts: HostNames = ONE_HOST) -> str:
     """A host's (or run's) name in `width` cells: whole if it fits, else without the end
     every name shares (`prover-east-01` of `prover-east-01.log`), else cut where the cut
-    tells the view's names apart (`…east-01`, `pr…ast-01`: `HostNames.head_cells`)."""
+    tells the view's names apart (`…east-01`, `pr…ast-01`: `HostNames.start_cells`)."""
     name = visible(name)
     if cell_len(name) <= width:
         return name
     stem = hosts.stem(name)
-    return _cut(stem, width, hosts.head_cells(width))
+    return _cut(stem, width, hosts.start_cells(width))
 
 
 def gpu_label_in(label: str, width: int, hosts: HostNames = ONE_HOST) -> str:
