@@ -26,7 +26,7 @@ from parsers.model import (
     Blocks,
     PartitionTable,
 )
-from parsers.records import Columns
+from parsers.records import FLOAT_FIELDS, Columns
 
 # the core's arrays need numpy's C API: loaded here, where an interrupt raised while it loads
 # is raised as itself (later, inside the core, it could only be an internal error)
@@ -59,25 +59,13 @@ SEGMENTS_APART_ROWS = 2_048
 # others (the lock's hold, the barrier, the prove's total, the epilogue, the destructor)
 # only shape the segments: let go with the builder's copy, not carried beside a long log's
 # rows as its first model is made.
-KEPT_FLOATS = frozenset(
-    {
-        "synth_start",
-        "synth_end",
-        "queued",
-        "pickup",
-        "gpu_start",
-        "gpu_end",
-        "pre_lock",
-        "mutex_wait",
-        "prestage",
-        "ntt_alloc",
-        "ntt_total",
-        "ntt_msm_h",
-        "batch_add",
-        "tail_msm",
-        "ntt_blocks",
-    }
-)
+KEPT_FLOATS = frozenset(FLOAT_FIELDS) - {
+    "mutex_held",
+    "barrier",
+    "gpu_total",
+    "epilogue",
+    "pre_destructor",
+}
 
 
 def _failed_proves(c: dict[str, F64], worker: I32, stopped: bool) -> F64:
