@@ -1336,6 +1336,10 @@ def test_a_host_s_name_is_cut_where_the_cut_tells_the_names_apart() -> None:
     assert [host_in(n, 9, hosts) for n in names] == ["…-east-01", "…-west-01", "…-west-11"]
     for width in range(0, 8):  # none does: cut all the same, never wider
         assert all(cell_len(host_in(n, width, hosts)) <= max(width, 0) for n in names)
+    # a name whose stem is another name keeps its end (both read `abc.log` before)
+    alike = ["abc.log", "abc.log.log"]
+    hosts = HostNames(tuple(alike), shared_start(alike), shared_end(alike))
+    assert [host_in(n, 9, hosts) for n in alike] == ["abc.log", "….log.log"]
     # without a shared start: a third of the start, the rest from the end
     mixed = [*names, "a.log"]
     hosts = HostNames(tuple(mixed), shared_start(mixed), shared_end(mixed))

@@ -183,9 +183,13 @@ class HostNames:
     _cuts: dict[int, int] = field(default_factory=dict)  # width -> cells kept before `…`
 
     def stem(self, name: str) -> str:
-        """`name` without the end every name shares (`prover-east-01` of `….log`)."""
+        """`name` without the end every name shares (`prover-east-01` of `….log`), unless
+        that is another name of the view (`abc.log` of `abc.log.log` beside `abc.log`)."""
         end = self.end
-        return name[: -len(end)] if end and name.endswith(end) and len(name) > len(end) else name
+        if not end or not name.endswith(end) or len(name) <= len(end):
+            return name
+        stem = name[: -len(end)]
+        return name if stem in self.names else stem
 
     def start_cells(self, width: int) -> int:
         """How many cells of a name's start a cut to `width` cells keeps before its `…`:
