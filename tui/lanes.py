@@ -102,12 +102,6 @@ def head_cells(text: str, width: int) -> str:
     return start + " " * (width - cell_len(start))
 
 
-def _tail_cells(text: str, width: int) -> str:
-    """The longest end of `text` that fits `width` cells, padded to exactly `width`."""
-    end = _end_in(text, width)
-    return " " * (width - cell_len(end)) + end
-
-
 # a log's name where a window names it (the proof view's head, the log pane's title): cut in
 # the middle beyond this many cells
 LOG_NAME_CELLS = 40
@@ -149,7 +143,7 @@ def abbreviate_past(text: str, width: int, shared: str) -> str:
         return abbreviate(text, width)
     own = visible(text[len(shared) :])
     if cell_len(own) <= width - 1:
-        return "…" + _tail_cells(visible(text), width - 1)
+        return _cut(visible(text), width, 0)
     return "…" + abbreviate(own, width - 1)
 
 
@@ -492,7 +486,7 @@ class LaneDrawing:
         if spec.log in self.bare_logs:
             name += f" · {NOTHING_TO_DRAW}"
         # one entry per cell: a wide character's name (`東京-01.log`) keeps the row's width
-        cut = cells_of(f"── {head_cells(name, max(w.width - 4, 0)).rstrip()} ")[: w.width]
+        cut = cells_of(f"── {_start_in(name, max(w.width - 4, 0))} ")[: w.width]
         cut += ["─"] * (w.width - len(cut))
         chars = np.array(cut, dtype="<U1")
         return chars, np.full(w.width, STYLE_IDS["gantt--axis"], dtype=np.int64)
