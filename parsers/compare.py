@@ -268,8 +268,9 @@ def unjudged_sentence(a: LogModel, b: LogModel, figures: list[Figure]) -> str | 
     log, one without TIMELINE lines, a prove still under way), `before has no GPU interval
     that ended: nothing to judge`, or `…: the GPU figures are not judged` when a figure is
     judged all the same (s/proof, of proofs its tracing lines tell); where a run completed
-    fewer than PROOFS_JUDGED proofs, that nothing is. None: both runs are judged. "Nothing
-    moved" alone would say the runs were alike."""
+    fewer than PROOFS_JUDGED proofs, that nothing is; where no figure both runs have is
+    judged, so. None: there are figures judged, and nothing keeps the GPU's from it.
+    "Nothing moved" alone would say the runs were alike."""
     sides = [
         side
         for side, m in (("before", a), ("after", b))
@@ -284,10 +285,14 @@ def unjudged_sentence(a: LogModel, b: LogModel, figures: list[Figure]) -> str | 
         for side, m in (("before", a), ("after", b))
         if m.summary.proofs_completed < PROOFS_JUDGED
     ]
-    if not short:
-        return None
-    said = " and ".join(f"{side} has {counted(n, 'completed proof')}" for side, n in short)
-    return f"{said} (a run of fewer than {PROOFS_JUDGED} is too short to judge): nothing is judged"
+    if short:
+        said = " and ".join(f"{side} has {counted(n, 'completed proof')}" for side, n in short)
+        return (
+            f"{said} (a run of fewer than {PROOFS_JUDGED} is too short to judge): nothing is judged"
+        )
+    if not any(map(judged, figures)):
+        return "no figure both runs have is judged: nothing to judge"
+    return None
 
 
 def _per_hour(count: int, span_ms: float) -> float | None:

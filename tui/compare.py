@@ -64,8 +64,6 @@ def compare_renderables(
         out.append(Text(f"  {unjudged}", style="bold yellow"))
     if not verdicts and any(map(judged, figures)):
         out.append(Text("  nothing moved beyond noise", style="dim"))
-    elif not verdicts and unjudged is None:
-        out.append(Text("  no figure both runs have is judged: nothing to judge", style="dim"))
     for v in verdicts:
         style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
         out.append(Text(f"  {v}", style=style))
