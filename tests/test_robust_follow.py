@@ -192,20 +192,21 @@ def test_a_deleted_or_renamed_log_says_moved_or_deleted(tmp_path: Path) -> None:
 
 class FailingCore:
     """LogBuilder.feed made to fail as the core fails: the builder that raised CoreError
-    refuses every later feed (as a scanner after a panic does)."""
+    refuses every later feed (as a scanner after a panic does). The broken builders are
+    held, not their ids: a freed builder's id is given to the next one made."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.fail_next = threading.Event()
         self.always = False
-        self.broken: set[int] = set()
+        self.broken: list[LogBuilder] = []
         real_feed = LogBuilder.feed
 
         def feed(builder: LogBuilder, data: bytes) -> None:
-            if id(builder) in self.broken:
+            if any(b is builder for b in self.broken):
                 raise CoreError("cuzk-tui core: this reader failed earlier")
             if self.always or self.fail_next.is_set():
                 self.fail_next.clear()
-                self.broken.add(id(builder))
+                self.broken.append(builder)
                 raise CoreError("cuzk-tui core: internal error while reading the log")
             real_feed(builder, data)
 
