@@ -336,7 +336,12 @@ class LiveAnalysis:
         # is made
         _core.release_free_memory()
         bounds = {g: (-np.inf, f) for g, f in seams.items()}
-        piece = make_piece(rows, window=Window(bounds, None, EMPTY_I, {}))
+        # the builder's float columns are read by the stamps' figures alone: let go before
+        # the segments' figures and the lanes are made (the viewer's peak on a long log
+        # was as they were made, beside them)
+        stamped = stamp_figures(rows.table, rows.floats, rows.index, timed=(rows.table, bounds))
+        rows = replace(rows, floats={})
+        piece = make_piece(rows, stamped=stamped, window=Window(bounds, None, EMPTY_I, {}))
         r = rows.table
         reaches = ~np.isnan(r.gpu_start) & (r.gpu_end >= per_key(seams, r.gpu, np.inf))
         reach = rows.take(reaches)
