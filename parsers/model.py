@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import IntEnum
-from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -338,6 +338,11 @@ class PartitionTable:
             first += len(t)
         return out
 
+    def item(self, name: str, i: int) -> Any:
+        """Column `name` (of ROW_FIELDS) at row `i`, as a Python number, read from the part
+        that holds it: one value read puts no column together."""
+        return self.take(name, np.array([i], dtype=np.int64))[0].item()
+
     def replaced(self, **columns: np.ndarray) -> PartitionTable:
         """This table with `columns` in place of its own."""
         table = PartitionTable.__new__(PartitionTable)
@@ -351,15 +356,21 @@ class PartitionTable:
     def drawn_span(self, i: int) -> tuple[float, float]:
         """Where interval `i` is drawn: GPU_START to GPU_END, or to its last segment's end
         (running, failed)."""
-        start, end = float(self.gpu_start[i]), float(self.gpu_end[i])
+        start, end = float(self.item("gpu_start", i)), float(self.item("gpu_end", i))
         if end == end:
             return start, end
+        if self._parts and "seg_offsets" not in self._cols and 0 <= i < self._rows:
+            local = i
+            for t in self._parts:  # from the part that holds it
+                if local < len(t):
+                    return t.drawn_span(local)
+                local -= len(t)
         a, b = int(self.seg_offsets[i]), int(self.seg_offsets[i + 1])
         return start, float(self.seg_end[b - 1]) if b > a else start
 
     def job_of(self, i: int) -> str:
         """The job id of partition `i`."""
-        return self.jobs[int(self.job[i])]
+        return self.jobs[int(self.item("job", i))]
 
     def get(self, i: int) -> Partition:
         """Partition `i` as an object (for the few things inspected one at a time)."""
@@ -668,10 +679,9 @@ class GapTable(Sequence[Gap]):
         return (self[i] for i in range(len(self)))
 
     def _side(self, i: int) -> GapSide:
-        part = int(self.parts.partition[i])
-        return GapSide(
-            self.parts.job_of(i), int(self.parts.worker[i]), None if part < 0 else part, i
-        )
+        t = self.parts  # a row read from its part: no column put together
+        part = int(t.item("partition", i))
+        return GapSide(t.job_of(i), int(t.item("worker", i)), None if part < 0 else part, i)
 
     @property
     def duration(self) -> I64:
@@ -682,8 +692,8 @@ class GapTable(Sequence[Gap]):
     @property
     def crosses(self) -> npt.NDArray[np.bool_]:
         """Whether each gap's two sides are different jobs."""
-        job = self.parts.job
-        out: npt.NDArray[np.bool_] = job[self.before] != job[self.after]
+        take = self.parts.take
+        out: npt.NDArray[np.bool_] = take("job", self.before) != take("job", self.after)
         return out
 
     def take(self, idx: npt.NDArray[np.integer]) -> GapTable:

@@ -156,10 +156,10 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
         seg = lane.window(at, float(np.nextafter(at, np.inf)))
         if len(seg):
             i = int(seg.partition[0])
-            part = int(t.partition[i])
+            part = int(t.item("partition", i))
             phase = Phase(int(seg.phases[0]))
             words = PHASES[phase].doing
-            if t.failed[i] and phase != Phase.FAILED:
+            if t.item("failed", i) and phase != Phase.FAILED:
                 # a failed prove is not busy time: a gap may lie over the kernels it ran
                 words = f"{words} in a failed prove"
             covering[lane.worker] = WorkerState(
@@ -171,7 +171,7 @@ def worker_states(model: LogModel, gpu: int, at: float) -> tuple[WorkerState, ..
         state = covering.get(w)
         if state is None and w in picked:
             i = picked[w]
-            part = int(t.partition[i])
+            part = int(t.item("partition", i))
             state = WorkerState(w, "picked up", t.job_of(i), None if part < 0 else part)
         out.append(state or WorkerState(w, "idle"))
     return tuple(out)
@@ -181,17 +181,28 @@ def _picked_up(t: PartitionTable, mine: set[int], at: float) -> dict[int, int]:
     """Per worker of `mine`, the partition it picked up last by `at` and has not started
     then, if it started nothing after picking it up: a pickup whose GPU_START never came
     (a lost line, a failure) is not what the worker still waits on once it started another.
-    One pass over the partitions, whatever the workers."""
-    worker = t.worker
-    started, named = t.gpu_start <= at, worker >= 0
-    known = np.flatnonzero(started & named)
-    last_start = np.full(int(worker.max(initial=-1)) + 1, -np.inf)  # per worker number
-    np.maximum.at(last_start, worker[known], t.gpu_start[known])
-    waiting = np.flatnonzero((t.pickup <= at) & ~started & named)
-    waiting = waiting[t.pickup[waiting] >= last_start[worker[waiting]]]
-    waiting = waiting[np.argsort(t.pickup[waiting], kind="stable")]
+    One pass over the partitions, whatever the workers; over each part of a live model's
+    table, no column put together."""
+    parts = t.parts_of()
+    last_start = np.full(max(int(p.worker.max(initial=-1)) for p in parts) + 1, -np.inf)
+    for p in parts:  # per worker number, its last start by `at`
+        known = np.flatnonzero((p.gpu_start <= at) & (p.worker >= 0))
+        np.maximum.at(last_start, p.worker[known], p.gpu_start[known])
+    rows, workers, pickups = [], [], []
+    first = 0
+    for p in parts:
+        named = p.worker >= 0
+        waiting = np.flatnonzero((p.pickup <= at) & ~(p.gpu_start <= at) & named)
+        waiting = waiting[p.pickup[waiting] >= last_start[p.worker[waiting]]]
+        rows.append(waiting + first)
+        workers.append(p.worker[waiting])
+        pickups.append(p.pickup[waiting])
+        first += len(p)
+    order = np.argsort(np.concatenate(pickups), kind="stable")
+    waiting = np.concatenate(rows)[order]
+    worker = np.concatenate(workers)[order]
     picked: dict[int, int] = {}
-    for i, w in zip(waiting.tolist(), worker[waiting].tolist(), strict=True):
+    for i, w in zip(waiting.tolist(), worker.tolist(), strict=True):
         if w in mine:
             picked[w] = i  # the last picked up, by time
     return picked
@@ -208,7 +219,7 @@ def cpu_path(model: LogModel, gap: Gap, reader: LineReader | None = None) -> Cpu
     """
     t = model.parts
     b, a = gap.before.index, gap.after.index
-    first, last = int(t.start_line[b]), int(t.end_line[a])
+    first, last = int(t.item("start_line", b)), int(t.item("end_line", a))
     if first <= 0 or last < first:
         return None
     last = min(last, first + MAX_LINES)
@@ -235,7 +246,7 @@ def gap_why(model: LogModel, gap: Gap, reader: LineReader | None = None) -> GapW
     at_queue: tuple[WorkerState, ...] = ()
     if gap.cause == "dispatch" and gap.after_queued is not None:
         at_queue = worker_states(model, gap.gpu, gap.after_queued)
-    pickup = float(t.pickup[gap.after.index])
+    pickup = float(t.item("pickup", gap.after.index))
     return GapWhy(
         synth_min=lo,
         synth_max=hi,
@@ -252,16 +263,22 @@ def failed_in(model: LogModel, gap: Gap) -> tuple[FailedProve, ...]:
     """The proves that began on `gap`'s GPU inside it and failed, by start: each with how
     much of the gap it ran (to the end of its last segment, as the Gantt draws it)."""
     t = model.parts
-    start = t.gpu_start
-    rows = np.flatnonzero(t.failed & (t.gpu == gap.gpu) & (start > gap.start) & (start < gap.end))
-    rows = rows[np.argsort(start[rows], kind="stable")]
+    found, starts = [], []
+    first = 0
+    for p in t.parts_of():  # of each part of a live model's table: no column put together
+        s = p.gpu_start
+        rows = np.flatnonzero(p.failed & (p.gpu == gap.gpu) & (s > gap.start) & (s < gap.end))
+        found.append(rows + first)
+        starts.append(s[rows])
+        first += len(p)
+    rows = np.concatenate(found)[np.argsort(np.concatenate(starts), kind="stable")]
     out = []
     for i in rows.tolist():
         began, drawn = t.drawn_span(i)
-        part = int(t.partition[i])
+        part = int(t.item("partition", i))
         out.append(
             FailedProve(
-                int(t.worker[i]),
+                int(t.item("worker", i)),
                 t.job_of(i),
                 None if part < 0 else part,
                 began - gap.start,
