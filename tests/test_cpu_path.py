@@ -272,3 +272,27 @@ def test_a_restarted_daemon_s_gaps_are_against_their_own_run_s_medians(tmp_path:
     got = cpu_path(model, early)
     assert got is not None
     assert (got.prep_median, got.b_g2_median) == (own.prep_median, own.b_g2_median)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 1000, 1001, 4097])
+def test_the_medians_are_numpys_of_each_kind_and_run(n: int) -> None:
+    """The run medians the why compares a gap's figures with: those np.median gives of each
+    kind's figures, of one run and of the whole log."""
+    import numpy as np
+
+    from parsers.linefacts import B_G2_MSM, PREP_MSM, CpuLines
+
+    rng = np.random.default_rng(n)
+    kind = rng.choice(np.array([PREP_MSM, B_G2_MSM], dtype=np.int8), n)
+    value = rng.integers(0, 10**9, n)
+    run = rng.integers(0, 2, n).astype(np.int32)
+    lines = CpuLines()
+    lines.extend(np.arange(1, n + 1, dtype=np.int64), kind, value, run, final=True)
+
+    def median(mask: np.ndarray) -> float | None:
+        return float(np.median(value[mask])) if mask.any() else None
+
+    for r in (None, 0, 1):
+        mine = np.ones(n, dtype=bool) if r is None else run == r
+        want = (median(mine & (kind == PREP_MSM)), median(mine & (kind == B_G2_MSM)))
+        assert lines.medians(n, r) == want
