@@ -1346,6 +1346,31 @@ def test_a_host_s_name_is_cut_where_the_cut_tells_the_names_apart() -> None:
     assert host_in("prover-east-01.log", 10, hosts) == "pro…ast-01"
 
 
+def test_hosts_that_differ_only_in_the_middle_are_cut_to_their_middle() -> None:
+    """`prover-east-01.log` and `prover-west-01.log` share their start and their end: a
+    cut to six cells or fewer that keeps a start and an end read `…t-01` or `…-01` for both.
+    The middle from where they differ is shown instead (`…east…`); a column of GPU labels
+    is never made narrower than what tells the hosts apart."""
+    from rich.cells import cell_len
+
+    from tui.lanes import HostNames, gpu_label_least, host_in, shared_end, shared_start
+
+    names = ["prover-east-01.log", "prover-west-01.log"]
+    hosts = HostNames(tuple(names), shared_start(names), shared_end(names))
+    assert [host_in(n, 6, hosts) for n in names] == ["…east…", "…west…"]
+    assert [host_in(n, 4, hosts) for n in names] == ["…ea…", "…we…"]
+    assert [host_in(n, 8, hosts) for n in names] == ["…east-01", "…west-01"]  # as before
+    for width in range(3, 16):
+        cuts = [host_in(n, width, hosts) for n in names]
+        assert len(set(cuts)) == 2 and all(cell_len(c) <= width for c in cuts), cuts
+    assert hosts.apart_cells() == 3
+    three = [*names, "prover-west-11.log"]
+    hosts = HostNames(tuple(three), shared_start(three), shared_end(three))
+    assert hosts.apart_cells() == 7  # `…ast-01`, `…est-01`, `…est-11`
+    assert gpu_label_least("prover-east-01.log:GPU0", hosts) == 7 + len(":GPU0")
+    assert gpu_label_least("prover-east-01.log:GPU0") == 3 + len(":GPU0")
+
+
 def test_hosts_whose_names_begin_alike_keep_what_tells_them_apart() -> None:
     """`--compare feb1.log feb2.log` at 80 columns: both runs' GPUs read `feb…og:GPU0`."""
     from parsers.hosts import START, merge

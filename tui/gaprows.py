@@ -142,7 +142,7 @@ class GapRows(ScrollView, can_focus=True):
         self._hosts = hosts_of(model)
         self._gpu_widths = (
             max([3, *(cell_len(x) for x in labels)]),
-            max([3, *(gpu_label_least(x) for x in labels)]),
+            max([3, *(gpu_label_least(x, self._hosts) for x in labels)]),
         )
         row = 0
         if current is not None:

@@ -174,7 +174,8 @@ class HostNames:
     names: tuple[str, ...] = ()
     start: str = ""
     end: str = ""
-    _cuts: dict[int, int] = field(default_factory=dict)  # width -> cells kept before `…`
+    _cuts: dict[int, int] = field(default_factory=dict)  # width -> how it is cut (`_way`)
+    _apart: list[int] = field(default_factory=list)  # `apart_cells`, once asked
 
     def stem(self, name: str) -> str:
         """`name` without the end every name shares (`prover-east-01` of `….log`), unless
@@ -185,32 +186,80 @@ class HostNames:
         stem = name[: -len(end)]
         return name if stem in self.names else stem
 
-    def start_cells(self, width: int) -> int:
-        """How many cells of a name's start a cut to `width` cells keeps before its `…`:
-        the first of the cuts that shows every name apart, trying first the end alone where
-        the names share their start, else a third of the start and the rest from the end (a
-        host's number ends its name); none does: that first one. Past SEARCHED_NAMES names
-        (a daemon restarted thousands of times: `run 2417`) the first one, unsearched."""
+    def cut(self, name: str, width: int) -> str:
+        """`name`'s stem in `width` cells, cut where the cut tells the names apart: its
+        start and end (`…east-01`, `pr…ast-01`), else a stretch of its middle (`…east…`,
+        where the names differ only there: `prover-east-01`, `prover-west-01` at six cells)."""
+        stem = self.stem(name)
+        way = self._way(width)
+        return _cut(stem, width, way) if way >= 0 else _middle(stem, width, ~way)
+
+    def _way(self, width: int) -> int:
+        """How `cut` cuts to `width` cells: the cells of a name's start kept before its `…`
+        (`start_cells`), or ~k: the middle from its character k on. The first of the cuts
+        that shows every name apart, trying first the end alone where the names share their
+        start, else a third of the start and the rest from the end (a host's number ends
+        its name), then the middle from where the names begin to differ (then earlier, then
+        later); none does: that first one. Past SEARCHED_NAMES names (a daemon restarted
+        thousands of times: `run 2417`) the first one, unsearched."""
         held = self._cuts.get(width)
         if held is not None:
             return held
         first = 0 if len(self.start) >= SHARED_MIN else (width - 1) // 3
-        head = first
+        way = first
         if len(self.names) <= SEARCHED_NAMES:
             stems = {self.stem(name) for name in self.names}
-            for h in [first, *(h for h in range(width) if h != first)]:
-                shown: set[str] = set()
-                for stem in stems:
-                    cut = _cut(stem, width, h)
-                    if cut in shown:
-                        break
-                    shown.add(cut)
-                else:
-                    head = h
-                    break
+            longest = max((len(stem) for stem in stems), default=0)
+            differ = len(self.start)
+            middles = [*range(differ, 0, -1), *range(differ + 1, longest)]
+            ways = [first, *(h for h in range(width) if h != first), *(~k for k in middles)]
+            way = next((w for w in ways if _apart(stems, width, w)), first)
         if len(self._cuts) < 64:  # a few widths a view: the header's lines, the columns
-            self._cuts[width] = head
-        return head
+            self._cuts[width] = way
+        return way
+
+    def apart_cells(self) -> int:
+        """The fewest cells (at least HOST_MIN_CELLS) a name is cut to that still show
+        every name apart (HOST_MIN_CELLS where none does, or past SEARCHED_NAMES names)."""
+        if not self._apart:
+            stems = {self.stem(name) for name in self.names}
+            widest = max((cell_len(stem) for stem in stems), default=0)
+            fits = (
+                w
+                for w in range(HOST_MIN_CELLS, widest + 1)
+                if len(self.names) <= SEARCHED_NAMES and _apart(stems, w, self._way(w))
+            )
+            self._apart.append(next(fits, HOST_MIN_CELLS))
+        return self._apart[0]
+
+    def start_cells(self, width: int) -> int:
+        """How many cells of a name's start a cut to `width` cells keeps before its `…`
+        (none where it is cut in the middle)."""
+        return max(self._way(width), 0)
+
+
+def _apart(stems: set[str], width: int, way: int) -> bool:
+    """Whether every one of `stems` cut to `width` cells `way` (`HostNames._way`) reads
+    apart from the others."""
+    shown: set[str] = set()
+    for stem in stems:
+        cut = _cut(stem, width, way) if way >= 0 else _middle(stem, width, ~way)
+        if cut in shown:
+            return False
+        shown.add(cut)
+    return True
+
+
+def _middle(text: str, width: int, start: int) -> str:
+    """`text` in `width` cells: whole if it fits, else `…`, what fits of it from character
+    `start` on, and `…` where more follows."""
+    if cell_len(text) <= width:
+        return text
+    if width < 3 or start <= 0:
+        return _cut(text, width, 0)
+    rest = text[start:]
+    cut = "…" + rest if cell_len(rest) < width else "…" + _start_in(rest, width - 2) + "…"
+    return cut + " " * (width - cell_len(cut))
 
 
 ONE_HOST = HostNames()
@@ -246,12 +295,11 @@ def shared_end(names: Sequence[str]) -> str:
 def host_in(name: str, width: int, hosts: HostNames = ONE_HOST) -> str:
     """A host's (or run's) name in `width` cells: whole if it fits, else without the end
     every name shares (`prover-east-01` of `prover-east-01.log`), else cut where the cut
-    tells the view's names apart (`…east-01`, `pr…ast-01`: `HostNames.start_cells`)."""
+    tells the view's names apart (`…east-01`, `pr…ast-01`, `…east…`: `HostNames.cut`)."""
     name = visible(name)
     if cell_len(name) <= width:
         return name
-    stem = hosts.stem(name)
-    return _cut(stem, width, hosts.start_cells(width))
+    return hosts.cut(name, width)
 
 
 def gpu_label_in(label: str, width: int, hosts: HostNames = ONE_HOST) -> str:
@@ -273,13 +321,16 @@ def hosts_of(model: LogModel) -> HostNames:
     return HostNames(tuple(names), shared_start(names), shared_end(names))
 
 
-def gpu_label_least(label: str) -> int:
+def gpu_label_least(label: str, hosts: HostNames = ONE_HOST) -> int:
     """The cells of a GPU's label worth keeping before anything else on its line: of a
-    host's or a run's GPU, what `gpu_label_in` keeps however narrow (`HOST_MIN_CELLS` of
-    the name, then its `:GPU0`); a label of one GPU whole (`G` tells nothing)."""
+    host's or a run's GPU, what `gpu_label_in` keeps however narrow (the fewest cells of
+    the name that tell `hosts` apart, at least `HOST_MIN_CELLS`, then its `:GPU0`); a label
+    of one GPU whole (`G` tells nothing)."""
     _, colon, gpu = label.rpartition(":")
     whole = cell_len(label)
-    return whole if not colon else min(whole, HOST_MIN_CELLS + cell_len(colon + gpu))
+    if not colon:
+        return whole
+    return min(whole, hosts.apart_cells() + cell_len(colon + gpu))
 
 
 def cells_of(text: str) -> list[str]:
