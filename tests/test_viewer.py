@@ -1046,3 +1046,26 @@ def test_the_interval_inspector_counts_a_workers_intervals_as_the_report_does() 
         assert head.endswith(f"(by GPU_START; {lost} failed)" if lost else "(by GPU_START)")
         checked += lost
     assert checked == len(failed)
+
+
+async def test_a_short_notice_covers_no_more_of_the_status_line_than_it_needs() -> None:
+    """`r` of several logs says `log 1 of 2: prover-east-01.log`: its toast was 60 cells
+    wide at 80 columns, over the status line and the legend. A notice is as wide as its
+    text; a long one still takes up to three quarters of the screen (a file's name whole)."""
+    from textual.widgets._toast import Toast
+
+    app = app_for("tiny")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+
+        async def toast(message: str) -> Toast:
+            app.notify(message)
+            await pilot.pause()
+            return list(app.screen.query(Toast))[-1]
+
+        said = "log 1 of 2: prover-east-01.log"
+        assert (await toast(said)).outer_size.width <= len(said) + 4  # padding and edge
+        name = "cuzk-tui-" + "x" * 40 + ".svg"  # as long as a line of it may be
+        long = await toast(f"saved {name}\nin /tmp/{'folder/' * 12}")
+        # up to three quarters of 80 columns: the name whole on its line (3 lines + padding)
+        assert 56 <= long.outer_size.width <= 60 and long.outer_size.height <= 7

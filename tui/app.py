@@ -200,8 +200,9 @@ class CuzkApp(App[None]):
     #side.-open { display: block; }
     #status { height: 1; }
     #legend { height: auto; padding: 0 1; }
-    /* a notice holds a file's name whole at 80 columns (Textual's: half the screen) */
-    Toast { max-width: 75%; }
+    /* a notice holds a file's name whole at 80 columns (Textual's: half the screen); a
+       short one covers no more of the status line than it needs (Textual's: 60 cells) */
+    Toast { width: auto; max-width: 75%; }
     """
     # ? and q lead the footer: they are on every screen, so they are bound on each
     BINDINGS: ClassVar[list[BindingType]] = [
