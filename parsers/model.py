@@ -340,8 +340,22 @@ class PartitionTable:
 
     def item(self, name: str, i: int) -> Any:
         """Column `name` (of ROW_FIELDS) at row `i`, as a Python number, read from the part
-        that holds it: one value read puts no column together."""
-        return self.take(name, np.array([i], dtype=np.int64))[0].item()
+        that holds it: one value read puts no column together.
+
+        Raises: ValueError: `name` is a segment column; IndexError: a row outside the table.
+        """
+        if name not in ROW_FIELDS:
+            raise ValueError(f"not a column of one value per row: {name}")
+        if not self._parts or name in self._cols:
+            return getattr(self, name)[i].item()
+        local = i + self._rows if i < 0 else i
+        if not 0 <= local < self._rows:
+            raise IndexError(f"a row of {name} outside 0..{self._rows - 1}")
+        for t in self._parts:  # a few parts: the settled part's, the live rows'
+            if local < len(t):
+                return getattr(t, name)[local].item()
+            local -= len(t)
+        raise AssertionError("the parts hold every row")
 
     def replaced(self, **columns: np.ndarray) -> PartitionTable:
         """This table with `columns` in place of its own."""

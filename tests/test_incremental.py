@@ -503,7 +503,16 @@ def test_the_why_of_a_live_models_gaps_puts_no_column_together() -> None:
     gaps = [model.gaps[k] for k in range(len(model.gaps))]
     whys = [gap_why(model, g) for g in gaps]
     assert not table._cols, "no column is put together for a gap's why"
+    n = len(table)
+    items = [(table.item("worker", i), table.item("gpu_start", i)) for i in range(-n, n)]
+    with pytest.raises(IndexError):
+        table.item("worker", n)
+    assert not table._cols
     whole = replace(model, parts=table.replaced())  # every column put together
+    w = whole.parts
+    assert np.array_equal(
+        items, [(w.worker[i], w.gpu_start[i]) for i in range(-n, n)], equal_nan=True
+    )
     assert whys == [gap_why(whole, g) for g in gaps]
     assert any(w.failed_in for w in whys) and any(w.at_queue for w in whys)
     assert any(w.cpu is not None for w in whys)
