@@ -1280,7 +1280,10 @@ class Summary:
     def s_per_proof_shown(self) -> str:
         """s/proof as the screen and the text report write it: `– s/proof` while no proof
         has completed, or the run has no span (the figure is 0 then: no rate, not an instant
-        one)."""
+        one). Of several hosts, nothing: each host's rate is its own (its report section's),
+        none is theirs together."""
+        if self.merged == MERGED_HOSTS:
+            return ""
         if self.merged == MERGED_COMPARE:  # before → after
             rates = (s.rate for s in self.each)
             return " → ".join("–" if r is None else f"{r:.2f}" for r in rates) + " s/proof"

@@ -228,14 +228,18 @@ def test_after_a_restart_on_fewer_gpus_the_gauges_are_the_run_of_now() -> None:
 
 def test_several_hosts_have_no_one_s_per_proof() -> None:
     """Two logs side by side: s/proof of their spans together over all their proofs was no
-    host's (95 s/proof beside hosts of 38 and 40). Each host has its own; together, none."""
+    host's (95 s/proof beside hosts of 38 and 40). Each host has its own; together, none:
+    the header writes none (its `– s/proof` read as no proof completed yet)."""
     from parsers.hosts import merge
     from parsers.report import report_dict
+    from tui.header import header_text
 
     a = build(simulate(SimConfig(seed=8, proofs=6, gpus=2))[1])
     b = build(simulate(SimConfig(seed=9, proofs=5, gpus=2, capture="journal"))[1])
     merged = merge([a, b], ["a.log", "b.log"]).model
-    assert merged.summary.rate is None and merged.summary.s_per_proof_shown == "– s/proof"
+    assert merged.summary.rate is None and merged.summary.s_per_proof_shown == ""
+    header = header_text(merged, "FINISHED", width=120).plain.splitlines()[0]
+    assert header.endswith("proofs 11/11 on 2 hosts"), header  # no `– s/proof`: none yet?
     assert report_dict(merged)["summary"]["s_per_proof"] is None
     assert a.summary.rate is not None and b.summary.rate is not None
 

@@ -993,7 +993,8 @@ def test_the_header_of_two_logs_fits_80_columns_with_every_figure(
     for width in (80, 100, 120, 200):
         lines = header_text(model, state, whole_run(model), width=width).plain.split("\n")
         assert all(cell_len(line) <= width - 2 for line in lines), (width, lines)
-        assert lines[0].startswith(" FINISHED") and lines[0].endswith("s/proof"), lines[0]
+        # the figures whole: of several hosts, no s/proof (each host's is its own)
+        assert lines[0].startswith(" FINISHED") and lines[0].endswith(" hosts"), lines[0]
         # the state's note whole, beside the figures or on a line of its own
         assert merged.note in lines[0] or lines[1] == merged.note, lines[:2]
         gpu_lines = [line for line in lines if ":GPU" in line]

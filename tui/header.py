@@ -150,7 +150,8 @@ def _header(
     text = Text()
     # with the proofs that failed, as the proofs lane's ✗ and the reports count them
     failed = int(failed_proofs(model).sum())
-    figures = f"  {s.proofs_shown(short=True, failed=failed)}  {s.s_per_proof_shown}"
+    rate = s.s_per_proof_shown  # none of several hosts
+    figures = f"  {s.proofs_shown(short=True, failed=failed)}" + (f"  {rate}" if rate else "")
     # the figures stay whole, the header's margins outside them; a state too long to leave
     # the source SOURCE_MIN_CELLS cells beside them (`FINISHED · stopped reading: cannot read
     # …`, `· aligned on the wall clock`) keeps its first word there and says the rest whole
