@@ -93,8 +93,16 @@ def test_raw_lines_keep_colour_and_nothing_else() -> None:
     assert line.plain == "HIDDEN xyz"
     assert [(span.start, span.end, str(span.style)) for span in line.spans] == [
         (8, 9, "bold color(196)"),
-        (9, 10, "bold dim #010203"),
+        (9, 10, "bold dim default"),  # #010203 is the default colour: black on black
     ]
+    # black and white, and the colours near them, hide text on a dark or a light theme:
+    # drawn in the default colour (the other extreme), every other colour as it is
+    raw = b"\x1b[30ma\x1b[37mb\x1b[97mc\x1b[38;5;16md\x1b[38;5;231me\x1b[38;2;250;250;250mf"
+    raw += b"\x1b[90mg\x1b[38;5;244mh\x1b[38;2;40;40;200mi\x1b[38;5mj"
+    line = styled_line(raw)
+    assert line.plain == "abcdefghij"
+    styles = [str(span.style) for span in line.spans]
+    assert styles == [*["default"] * 6, "color(8)", "color(244)", "#2828c8", "default"]
 
 
 # -- the report, in a subprocess with a memory limit ---------------------------------------

@@ -34,6 +34,14 @@ SGR = re.compile(r"\x1b\[([0-9;]*)m")  # colour and weight: the only escapes tha
 # strike or a background, which can hide text or make it read as something else
 SGR_DRAWN = frozenset({0, 1, 2, 3, 4, 21, 22, 23, 24, *range(30, 38), 39, *range(90, 98)})
 
+# Foregrounds left to the default colour: black and white, and the 256 colours and RGB ones
+# near them. On the dark theme black is hidden (a log's `\x1b[30m` or `38;2;1;2;3` hid its
+# text), on a light one white; the default colour is the other extreme, so drawing them in
+# it hides nothing and loses no colour a reader could see on either.
+EXTREME_SGR = frozenset({30, 37, 97})
+EXTREME_256 = frozenset({0, 7, 15, 16, 231, *range(232, 236), *range(252, 256)})
+EXTREME_RGB_DARK, EXTREME_RGB_LIGHT = 64, 200  # every component under, or every one over
+
 
 def literal(raw: bytes) -> str:
     """A raw log line as plain text: control characters (ANSI escapes too) made visible."""
@@ -67,11 +75,29 @@ def drawn_sgr(params: str) -> str:
             {"5": 3, "2": 5}.get(codes[k + 1], 1) if code in (38, 48) and k + 1 < len(codes) else 1
         )
         if code == 38:
-            kept.extend(codes[k : k + width])
+            # a colour near black or white ends the one before all the same: the default
+            kept.extend(["39"] if _extreme(codes[k + 1 : k + width]) else codes[k : k + width])
+        elif code in EXTREME_SGR:
+            kept.append("39")
         elif code in SGR_DRAWN:
             kept.append(str(code))
         k += width
     return f"\x1b[{';'.join(kept)}m" if kept else ""
+
+
+def _extreme(spec: list[str]) -> bool:
+    """Whether the colour of SGR 38's parameters (`5;n`, `2;r;g;b`) is near black or white
+    (EXTREME_256, EXTREME_RGB_*); one cut short is not drawn either."""
+    try:
+        values = [int(v) if v else 0 for v in spec]
+    except ValueError:
+        return True
+    if values[:1] == [5] and len(values) == 2:
+        return values[1] in EXTREME_256
+    if values[:1] == [2] and len(values) == 4:
+        rgb = values[1:]
+        return max(rgb) < EXTREME_RGB_DARK or min(rgb) > EXTREME_RGB_LIGHT
+    return True
 
 
 def lasted(ms: float) -> str:
