@@ -409,6 +409,43 @@ async def test_app_says_the_log_was_truncated(tmp_path: Path) -> None:
         assert view.pinned and view.selected is None  # a new run: follow it from the start
 
 
+@pytest.mark.parametrize("keys", [("n", "enter"), ("n", "i"), ("n", "enter", "L")])
+async def test_a_truncated_log_closes_what_showed_the_run_before(
+    tmp_path: Path, keys: tuple[str, ...]
+) -> None:
+    """The inspector (or the interval inspector, or the log pane over it) open when the log
+    was truncated: `L` or `n` then read a row of the run before in the new run's model
+    (`IndexError: index 9 is out of bounds for axis 0 with size 0`, the viewer gone). The
+    windows about the run before close; the keys act on the new run."""
+    from tui.inspector import InspectorScreen
+    from tui.interval import IntervalScreen
+    from tui.logpane import LogPaneScreen
+
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    app = _live_app(log)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.summary.proofs_completed == 6:
+                break
+        await pilot.press(*keys)
+        await pilot.pause()
+        shown = (InspectorScreen, IntervalScreen, LogPaneScreen)
+        assert isinstance(app.screen, shown)
+        log.write_bytes(b"")  # truncated
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.counts.timeline == 0:
+                break
+        await pilot.pause()
+        assert app.model.counts.timeline == 0
+        assert not any(isinstance(screen, shown) for screen in app.screen_stack)
+        await pilot.press("L", "escape", "n", "i", "escape", "enter", "escape")
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+
+
 async def test_live_demo_grows_and_cleans_up() -> None:
     from tui.replay import demo_writer
 

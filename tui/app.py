@@ -112,6 +112,9 @@ QUIT_AFTER_KEYS_S = 0.5
 SCREENSHOT_DELAY_S = 0.1
 # keys that close a text box: the keys typed after them are not the box's
 CLOSING_KEYS = ("enter", "escape")
+
+# The windows about one run's rows: closed when the log is truncated or rotated.
+RUN_SCREENS = (InspectorScreen, IntervalScreen, ProofScreen, LogPaneScreen)
 # keys that may open a text box (`/` on the Gantt and in the log pane, `:` there, the
 # palette, whose commands may ask for text): a `q` typed after one may be text
 BOX_KEYS = frozenset({"slash", "colon", "ctrl+p"})
@@ -964,6 +967,7 @@ class CuzkApp(App[None]):
         if update.restarted:
             self.reader.reset()
             self.events_at_pause = None
+            self._close_run_screens()
             self.notify(update.status or "new run", severity="warning")
         gantt = self.gantt
         if self.input_ended:
@@ -981,6 +985,15 @@ class CuzkApp(App[None]):
             side.show(update.model, gantt.selected_gap, self.reader)
         self.updates += 1
         self._refresh_text()
+
+    def _close_run_screens(self) -> None:
+        """The log was truncated or rotated: the windows over the view that show a gap, an
+        interval, a proof or the log's lines of the run before close (their rows are not in
+        the new run's model: `L` on the inspector of a truncated log read a row past them)."""
+        while len(self.screen_stack) > 1 and any(
+            isinstance(screen, RUN_SCREENS) for screen in self.screen_stack[1:]
+        ):
+            self.pop_screen()
 
     def on_gantt_view_view_changed(self) -> None:
         """Keep the status line (and the new-event count) in step with the view."""
@@ -1092,8 +1105,11 @@ class CuzkApp(App[None]):
         self.open_screen(IntervalScreen(self.model, message.index, self.reader))
 
     def on_interval_screen_shown(self, message: IntervalScreen.Shown) -> None:
-        """`n`/`N` in the interval inspector: the Gantt selects that interval and centres it."""
-        self.gantt.select_interval(message.index)
+        """`n`/`N` in the interval inspector: the Gantt selects that interval and centres it
+        (one of the model the Gantt shows: an interval of a newer model's is not, nor
+        of the run before a truncation)."""
+        if isinstance(self.screen, IntervalScreen) and self.screen.model is self.model:
+            self.gantt.select_interval(message.index)
 
     def on_proof_screen_inspect_interval(self, message: ProofScreen.InspectInterval) -> None:
         """`i` in the proof view: its first interval, over the proof view (esc goes back)."""
@@ -1163,7 +1179,10 @@ class CuzkApp(App[None]):
         job = gantt.found_jobs[gantt.found_index] if gantt.found_jobs else None
         middle = gantt.t0 + gantt.timeline_width * gantt.scale / 2
         interval = screen.index if isinstance(screen, IntervalScreen) else None
-        at = log_at(self.model, self.reader, gap, job, middle, interval)
+        # an inspector's gap or interval is a row of the model it shows (the newer one's
+        # where the log grew and it is there still, else the one it was picked in)
+        model = screen.model if isinstance(screen, InspectorScreen | IntervalScreen) else self.model
+        at = log_at(model, self.reader, gap, job, middle, interval)
         pane = LogPaneScreen(at, self.model, lambda: self.model)
         if inspecting:
             self.push_screen(pane)  # over the inspector: esc goes back to it

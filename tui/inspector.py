@@ -346,7 +346,10 @@ class InspectorScreen(SafeModal[None]):
         details.scroll_home(animate=False)
 
     def show_model(self, model: LogModel) -> None:
-        """The log grew: say what it says now about the same gap."""
+        """The log grew: say what it says now about the same gap (one the newer model does
+        not have stays as the model it was picked in tells it: the gap is a row of that)."""
+        if model.gaps.index_of(self.gap.gpu, self.gap.start) is None:
+            return
         details = self.query_one(GapDetails)
         details.show(model, self.gap, self.reader)
         self.model = model
