@@ -5,14 +5,17 @@ once, on first use, and extended as the file grows; finding a line then reads on
 The core's index of the same log (parsers/linefacts.py), made as it read the log, is taken
 instead of reading from the start, once the file's bytes where the core stopped are those
 it read (a file replaced or truncated since is read as before). The log is only ever
-opened for reading.
+opened for reading, once: the file stays open, so a log deleted (or renamed) while it is
+shown still gives its lines; `reset` (the log truncated or replaced) opens it again.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -39,16 +42,35 @@ class RawLine(NamedTuple):
         return len(self.data) < self.length
 
 
+class _OpenFile:
+    """A file descriptor, closed when the last reference goes."""
+
+    __slots__ = ("fd",)
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
 class LineReader:
     """Raw lines of a log by physical line number (1-based).
 
     Args:
         path: the log file, or None when the log is held in memory.
         data: the log bytes when there is no file (the built-in demo).
+        keep_open: hold the file open from now on (a log deleted while shown still gives
+            its lines); not for a file this program removes itself (a pipe's spool).
     """
 
     def __init__(
-        self, path: Path | None = None, data: bytes | None = None, facts: LineFacts | None = None
+        self,
+        path: Path | None = None,
+        data: bytes | None = None,
+        facts: LineFacts | None = None,
+        keep_open: bool = True,
     ) -> None:
         self.path = path
         self.data = data
@@ -58,6 +80,15 @@ class LineReader:
         # what the core noted of the log's lines, and the line starts last weighed for use
         self.facts = facts
         self._weighed: LineStarts | None = None
+        self._file: _OpenFile | None = None
+        self._opening = threading.Lock()
+        # a file of this program's own (a pipe's spool) is not held: removed to free the
+        # disk (the spool would fill it), its blocks go back at once
+        self.keep_open = keep_open
+        if path is not None and keep_open:
+            # opened now: a log deleted before its first line is read still gives its lines
+            with contextlib.suppress(OSError):  # a FIFO too (NotARegularFile)
+                self._open()
 
     def adopt(self, facts: LineFacts) -> None:
         """What the core noted of this log's lines as it read it (a newer model's). Its line
@@ -70,6 +101,22 @@ class LineReader:
         again: it may be of the new file)."""
         self._offsets, self._first_line, self._indexed_to = [0], [1], 0
         self._weighed = None
+        self.close()
+
+    def close(self) -> None:
+        """Let the file go (closed once no read holds it; the next read opens the path
+        again)."""
+        with self._opening:
+            self._file = None
+
+    def _open(self) -> _OpenFile:
+        """The file, opened at the first read (never a blocking open: the path may have
+        become a FIFO since the log was opened)."""
+        with self._opening:
+            if self._file is None:
+                assert self.path is not None
+                self._file = _OpenFile(open_regular(self.path))
+            return self._file
 
     def _take_core_index(self) -> None:
         """Start from the core's line starts when they reach past this index, and the file's
@@ -92,12 +139,10 @@ class LineReader:
             return self.data[offset : offset + size]
         if self.path is None:
             return b""
-        # never a blocking open: the path may have become a FIFO since the log was opened
-        fd = open_regular(self.path)
-        try:
-            return os.pread(fd, size, offset)
-        finally:
-            os.close(fd)
+        file = self._open()  # held while it is read: `close` on another thread waits for it
+        if not self.keep_open:
+            self.close()  # closed once read
+        return os.pread(file.fd, size, offset)
 
     def _line_end(self, offset: int) -> int | None:
         """Where the line that goes on at `offset` ends (past its newline); None: unfinished."""

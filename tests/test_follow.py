@@ -446,6 +446,37 @@ async def test_a_truncated_log_closes_what_showed_the_run_before(
         assert app.is_running and app.return_code is None
 
 
+async def test_a_deleted_log_keeps_its_lines_in_the_inspector_and_the_pane(
+    tmp_path: Path,
+) -> None:
+    """`rm` of the log shown: the inspector's raw lines said `cannot read the log: [Errno 2]
+    No such file or directory`, the log pane `cannot be read again (read from a pipe or an
+    archive…)`. What was read is kept, its lines too."""
+    from tui.logpane import LogPaneScreen
+
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    app = _live_app(log)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.summary.proofs_completed == 6:
+                break
+        log.unlink()
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if "deleted" in str(app.query_one("#summary", Static).render()):
+                break
+        await pilot.press("n", "enter")
+        await pilot.pause()
+        raw = str(app.screen.query_one("#gap-raw", Static).content)
+        assert "cannot read" not in raw and "GPU_END" in raw, raw
+        await pilot.press("L")
+        await pilot.pause()
+        assert isinstance(app.screen, LogPaneScreen)
+        assert app.screen.lines.total > 0 and "cannot" not in app.screen.said
+
+
 async def test_live_demo_grows_and_cleans_up() -> None:
     from tui.replay import demo_writer
 
@@ -504,6 +535,33 @@ async def test_the_demo_not_followed_is_its_whole_run() -> None:
     finally:
         for cleanup in reversed(cleanups):
             cleanup()
+
+
+def test_a_log_is_held_open_and_a_spool_is_not(tmp_path: Path) -> None:
+    """The viewer's reader holds the log it shows open (deleted, it still gives its lines);
+    never a spool of its own (a compressed log's, a pipe's): removed because it would fill
+    the disk, it is freed at once."""
+    import gzip
+
+    from tui.launch import _open_source
+    from tui.options import options_of, parse_args
+
+    plain = tmp_path / "a.log"
+    plain.write_bytes((SAMPLES / "tiny.log").read_bytes())
+    packed = tmp_path / "b.log.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    for path, held in ((plain, True), (packed, False)):
+        cleanups: list[Callable[[], None]] = []
+        try:
+            source, reader, _ = _open_source(options_of(parse_args([str(path)])), cleanups)
+            assert reader.keep_open is held and (reader._file is not None) is held
+            while not held and source.poll().data:
+                pass  # the spool filled as the viewer's follower reads it
+            assert reader.line_count() == plain.read_bytes().count(b"\n")
+            assert (reader._file is not None) is held  # a spool's closed once read
+        finally:
+            for cleanup in reversed(cleanups):
+                cleanup()
 
 
 def test_polling_fallback_notices_appends(tmp_path: Path, monkeypatch: object) -> None:

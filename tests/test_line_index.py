@@ -256,3 +256,26 @@ def test_the_figures_of_a_log_read_once_are_held_as_given() -> None:
     ordered = CpuLines()
     ordered.extend(np.arange(1, n + 1, dtype=np.int64), kind, value, run, final=True)
     assert np.shares_memory(ordered.figures().value, value)
+
+
+def test_a_deleted_or_renamed_log_still_gives_its_lines(tmp_path: Path) -> None:
+    """A log deleted while it is shown: its lines were `No such file or directory` in the
+    inspector and `cannot be read again (read from a pipe…)` in the log pane. The file read
+    once stays open; `reset` (the log truncated or replaced) opens the path again."""
+    from parsers.rawlines import LineReader
+
+    log = tmp_path / "d.log"
+    log.write_bytes(b"one\ntwo\nthree\n")
+    reader = LineReader(path=log)
+    assert [r.data for r in reader.lines(1, 2)] == [b"one", b"two"]
+    log.unlink()
+    assert [r.data for r in reader.lines(2, 3)] == [b"two", b"three"]
+    assert reader.line_count() == 3
+    log.write_bytes(b"new\n")  # another file at the path: read once reset
+    assert [r.data for r in reader.lines(1, 1)] == [b"one"]
+    reader.reset()
+    assert [r.data for r in reader.lines(1, 3)] == [b"new"]
+    log.unlink()
+    reader.reset()
+    with pytest.raises(FileNotFoundError):
+        reader.lines(1, 1)

@@ -66,7 +66,9 @@ def app_for(name: str) -> CuzkApp:
 
 def live_app(source: FileSource | StreamSource, follow: bool, path: Path) -> CuzkApp:
     live = LiveLog(source, lambda _: None, follow=follow)
-    return make_app(LogBuilder(source="").snapshot(), LineReader(path=path), live)
+    # a spool is not held open, as launch reads it (removed, its blocks go back at once)
+    reader = LineReader(path=path, keep_open=isinstance(source, FileSource))
+    return make_app(LogBuilder(source="").snapshot(), reader, live)
 
 
 def text_of(app: CuzkApp, selector: str) -> str:
