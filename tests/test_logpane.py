@@ -777,3 +777,27 @@ async def test_the_pane_of_several_logs_says_which_log_it_shows() -> None:
         await pilot.pause()
         title = str(one.screen.query_one(LogLines).border_title)
         assert title.startswith("the log's own lines: ") and "·" not in title
+
+
+async def test_a_long_answer_to_colon_is_said_whole_at_80_columns() -> None:
+    """`:abc` said `not a time: 'abc' (give 850ms, … 12:30[:05[.250]] or 2026-03-16 1…`:
+    the forms a time may take, the useful part, cut on a status line of one row. The
+    status wraps (up to four lines) while it says something long."""
+    from parsers.timespec import FORMS
+
+    app, _ = _app(SAMPLES / "p9-c6.log")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("L", "colon", *"abc", "enter")
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LogPaneScreen)
+        status = screen.query_one("#logpane-status", Static)
+        assert 1 < status.size.height <= 4
+        shown = " ".join(
+            "".join(seg.text for seg in status.render_line(y)).strip()
+            for y in range(status.size.height)
+        )
+        assert FORMS.split()[-1] in shown and "…" not in shown, shown
+        await pilot.press("colon", *"5", "enter")
+        await _settle(pilot)
+        assert status.size.height == 1  # the lines take the room back

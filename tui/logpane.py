@@ -140,8 +140,9 @@ class LogPaneScreen(SafeModal[None]):
     LogPaneScreen > #logpane {
         width: 100%; height: 1fr; border: round $accent; background: $surface;
     }
-    LogPaneScreen > #logpane-status { height: 1; padding: 0 1; background: $panel; }
-    LogPaneScreen > #logpane-status { text-wrap: nowrap; text-overflow: ellipsis; }
+    /* a long word (the forms a time may take) wraps: up to four lines, then cut */
+    LogPaneScreen > #logpane-status { height: auto; max-height: 4; padding: 0 1; }
+    LogPaneScreen > #logpane-status { background: $panel; text-overflow: ellipsis; }
     LogPaneScreen > Input { display: none; }
     LogPaneScreen > Input.-open { display: block; }
     """
