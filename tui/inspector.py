@@ -101,10 +101,10 @@ def _extreme(spec: list[str]) -> bool:
 
 
 def lasted(ms: float) -> str:
-    """A duration with its unit against the number (`3.52s`, `812ms`), a day count glued to
-    the rest (`2d 20h54m`): the window wraps its prose at its spaces, and `3.52` at one
-    line's end with `s` on the next reads wrong."""
-    return duration(ms, "tight").replace(" ", GLUE)
+    """A duration as everywhere else (`3.52 s`, `812 ms`, `2d 20h54m`), glued: the window
+    wraps its prose at its spaces, and `3.52` at one line's end with `s` on the next reads
+    wrong."""
+    return duration(ms).replace(" ", GLUE)
 
 
 def gpu_name(model: LogModel, gpu: int) -> str:
@@ -218,7 +218,7 @@ def describe_gap(model: LogModel, gap: Gap, reader: LineReader | None = None) ->
     # the deeper why (parsers/why.py;
     # docs/analysis.md#why-a-gap-deeper-inspector-gap-list-the-reports-largest-gaps)
     text.append("why, deeper:\n", style="bold")
-    for line in why_lines(gap_why(model, gap, reader), sep=""):
+    for line in why_lines(gap_why(model, gap, reader), sep=GLUE):
         text.append(f"  {line}\n")
     text.append("\n")
     text.append_text(_side_block(model, "before", gap.before))
