@@ -215,6 +215,34 @@ def test_a_run_s_gpu_is_never_wrapped_inside_its_name() -> None:
                 assert not (before.rstrip().endswith("run") and re.match(r"\s*\d+:GPU", after))
 
 
+def test_a_raw_line_goes_on_beside_its_number_and_breaks_after_a_comma() -> None:
+    """The gap inspector at 80x24: each TIMELINE line's number stood alone on its row, the
+    line under it broken inside its job id. A word no wrapped line holds is folded from
+    where it begins, after its last comma (or `=`, `;`) that leaves the line a quarter full."""
+    from rich.text import Text
+
+    from tui.inspector import append_raw_lines
+
+    path = SAMPLES / "p12-c15-gw1.log"
+    rows = LineReader(path=path).lines(1, 400)
+    text = Text()
+    append_raw_lines(text, rows, set())
+    ids = set(read_log(path).parts.jobs)
+    for width in (60, 70, 78):
+        lines = [line.plain for line in wrapped(text, width)]
+        assert all(len(line) <= width for line in lines)
+        numbered = [line for line in lines if re.match(r" *\d+  ", line)]
+        assert len(numbered) == len(rows)
+        assert not [line for line in numbered if not line.split()[1:]], "a number alone"
+        long = [row for row in rows if b"TIMELINE," in row.data and len(row.data) > width - 10]
+        assert long
+        joined = "\n".join(lines)
+        # an id that fits a wrapped line is never broken inside
+        shown = [i for i in ids if any(i.encode() in row.data for row in rows)]
+        fit = [i for i in shown if len(i) + 1 <= width - 10]
+        assert fit and all(i in joined for i in fit)
+
+
 def test_the_interval_inspector_wraps_a_labelled_line_after_its_label() -> None:
     """`lock       waited 1.80s …, taken …,` went on at the margin with `released …`: a
     labelled line's wrapped part goes on after the label's column."""

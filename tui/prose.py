@@ -64,13 +64,25 @@ def wrapped(text: Text, width: int) -> list[Text]:
         start, end = 0, indent
         for word in _WORD.finditer(plain, indent):
             a, b = word.span()
-            if end > indent and at[b] - at[max(start, indent)] > (then if start else first):
+            # a word no wrapped line holds is folded from where it begins, not moved to a
+            # line of its own first (a raw log line's number stood alone above its text)
+            moves = at[b] - at[a] <= then
+            if (
+                moves
+                and end > indent
+                and at[b] - at[max(start, indent)] > (then if start else first)
+            ):
                 pieces.append((start, end))
                 start = a
             while at[b] - at[max(start, indent)] > (room := then if start else first):
                 begin = max(start, indent)  # a word wider than the room: folded
                 cut = bisect_right(at, at[begin] + room, begin + 1, b + 1) - 1
                 cut = max(cut, begin + 1)
+                # after its last comma, `=` or `;` that leaves the line a quarter full at
+                # least (`…,SYNTH_END,` then the job id whole)
+                soft = max(plain.rfind(ch, max(begin, a), cut) for ch in ",=;")
+                if soft >= 0 and 4 * (at[soft + 1] - at[begin]) >= room:
+                    cut = soft + 1
                 pieces.append((start, cut))
                 start = cut
             end = b
