@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import random
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -200,8 +201,13 @@ def test_the_busy_split_s_shares_move_without_better_or_worse() -> None:
                 assert verdict is not None and not verdict.endswith(("better", "worse"))
 
 
-async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure() -> None:
-    """At 80 columns the tables were squeezed into the box: `-38.6 poi…`, `±1.1 p…`."""
+@pytest.mark.parametrize("width", [60, 80])
+async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure(
+    width: int,
+) -> None:
+    """At 80 columns the tables were squeezed into the box: `-38.6 poi…`, `±1.1 p…`. The
+    verdicts and the legend wrap; the tables scroll sideways where the box is narrower (at
+    80 columns they fit now: a verdict no longer made the body wider)."""
     from textual.containers import VerticalScroll
     from textual.widgets import Static
 
@@ -214,23 +220,28 @@ async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure()
     b = read_log(SAMPLES / "p12-gw2-merged.log")
     merged = merge([a, b], ["before", "after"], START)
     app = make_app(merged.model, LineReader(data=b""), compared=(a, b))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(width, 24)) as pilot:
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
         box = app.screen.query_one("#box", VerticalScroll)
         body = app.screen.query_one(Static)
-        assert body.size.width > box.scrollable_content_region.width
+        if width == 80:
+            assert body.size.width <= box.scrollable_content_region.width
+        else:
+            assert body.size.width > box.scrollable_content_region.width
         text = "\n".join(
             "".join(seg.text for seg in body.render_line(y)) for y in range(body.size.height)
         )
         rows = [line for line in text.splitlines() if "% of busy" in line or "s/proof  " in line]
         assert rows and not any("…" in row for row in rows), rows
         assert any(row.rstrip().endswith("pts") for row in rows)
+        # every verdict whole, wrapped after its section's name (`…(+28.8 points): wo`)
+        assert re.search(r"\(\+28\.8 points\):(\s*\n {6,}| )worse", text), text
         x = box.scroll_x
         await pilot.press("right", "right")
         await pilot.pause()
-        assert box.scroll_x > x
+        assert box.scroll_x > x if width == 60 else box.scroll_x == x
 
 
 def test_each_gap_section_is_judged_by_the_spread_of_its_own_gaps() -> None:
@@ -325,3 +336,21 @@ def test_a_run_of_fewer_than_three_proofs_is_shown_and_not_judged() -> None:
             "nothing is judged"
         )
     assert unjudged_sentence(long, long, compare(long, long)) is None
+
+
+def test_the_comparison_says_what_its_noise_column_is_and_why_some_are_never_judged() -> None:
+    """`p50 784 ms → 3.14 s (+300 %)` with `–` beside `mean … ×3`: nothing said why. A
+    line before the tables says what the noise is and which figures are never judged."""
+    import io
+
+    from rich.console import Console
+
+    from tui.compare import NOISE_LEGEND, print_compare
+
+    a = read_log(SAMPLES / "p12-c15-gw1.log")
+    b = read_log(SAMPLES / "p12-gw2-merged.log")
+    out = io.StringIO()
+    print_compare(a, b, Console(file=out, width=80, color_system=None))
+    text = " ".join(out.getvalue().split())
+    assert " ".join(NOISE_LEGEND.split()) in text
+    assert text.index("never judged") < text.index("p50")

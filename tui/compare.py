@@ -24,6 +24,7 @@ from parsers.compare import (
 )
 from parsers.model import LogModel
 from parsers.sanitize import visible
+from tui.prose import HANG, Prose
 from tui.screens import QUIT_BINDINGS, TextBoxScreen
 
 
@@ -38,6 +39,15 @@ def _cell(f: Figure) -> Text:
     else:
         text.stylize("dim")
     return text
+
+
+# What the tables' last column says, and why some figures are never judged (the levels and
+# the reasons: docs/analysis.md, the table of noise levels)
+NOISE_LEGEND = (
+    "noise: how far the figure moves between two runs of one setting; – never judged: "
+    "counts, totals, histogram bins, the median gap (of gaps in two sizes it is either), "
+    "gap durations where a run has fewer than 10 such gaps, s/proof under 3 proofs"
+)
 
 
 def compare_renderables(
@@ -66,8 +76,12 @@ def compare_renderables(
         out.append(Text("  nothing moved beyond noise", style="dim"))
     for v in verdicts:
         style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
-        out.append(Text(f"  {v}", style=style))
-    out.append(Text(""))
+        # wrapped after its section's name where the tables are narrower (`…(+28.8
+        # points): wo` was cut)
+        section, colon, rest = v.partition(": ")
+        line = f"  {section}{colon}{HANG}{rest}" if colon else f"  {v}"
+        out.append(Prose(Text(line, style=style)))
+    out += [Text(""), Prose(Text(NOISE_LEGEND, style="dim")), Text("")]
     sections: list[str] = []
     for f in figures:
         if f.section not in sections:
@@ -93,9 +107,15 @@ def compare_renderables(
 
 
 def natural_width(shown: list[RenderableType]) -> int:
-    """The cells the widest of `shown` takes when nothing is cut or wrapped."""
+    """The cells the widest of `shown` takes when nothing is cut or wrapped (prose wraps to
+    the others' width)."""
     console = Console(width=NATURAL_MAX, file=io.StringIO(), color_system=None)
-    return max((Measurement.get(console, console.options, r).maximum for r in shown), default=1)
+    widths = (
+        Measurement.get(console, console.options, r).maximum
+        for r in shown
+        if not isinstance(r, Prose)
+    )
+    return max(widths, default=1)
 
 
 NATURAL_MAX = 1000  # wider, a table would be cut all the same (a hostile name)
