@@ -1716,7 +1716,7 @@ def test_the_header_names_as_many_logs_as_fit_whole() -> None:
     assert source_in(merged, 20) == "tiny.log + 4 more"
     assert source_in(merged, 8) == "5 logs"
     one = merge([tiny], ["a-very-long-name-of-one-log.log"]).model
-    assert source_in(one, 12) == "a-very…g.log"  # one name: cut in the middle, as ever
+    assert source_in(one, 12) == "a-very…e-log"  # one name: its `.log`, then the middle
 
 
 async def test_the_gap_list_of_several_logs_keeps_both_sides_at_80_columns() -> None:

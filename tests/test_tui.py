@@ -903,7 +903,23 @@ def test_the_state_line_of_the_header_gives_way_with_the_source_name() -> None:
         if width == 200:
             assert name in first  # room: whole
         else:
-            assert name not in first and "cuzk-daemon" in first and "host-17.log" in first
+            # its kind (`.log`) left out before its own part is cut
+            assert name not in first and "cuzk-daemon" in first and "host-17 " in first
+
+
+def test_a_log_name_that_does_not_fit_loses_its_kind_before_its_own_part() -> None:
+    """At 80 columns the header read `rest….log` (`restart.log` in 9 cells), `demo (…d
+    run)`, `pipeline-fai…-merged.log`: what tells no log from another (`.log`, `.gz`, the
+    demo's `(built-in simulated run)`) goes before the name is cut."""
+    from tui.header import short_name, source_in
+
+    model = LogBuilder(source="restart.log").build()
+    assert source_in(model, 11) == "restart.log" and source_in(model, 9) == "restart"
+    assert source_in(model, 5) == "re…rt"
+    assert short_name("daemon.log.gz") == "daemon" and short_name(".log") == ".log"
+    assert short_name("demo (built-in simulated run)") == "demo"
+    evil = LogBuilder(source="a\x1b[2Jb.log").build()  # never a control, short or not
+    assert "\x1b" not in source_in(evil, 6) and source_in(evil, 6).startswith("a")
 
 
 def test_figures_too_long_for_the_state_line_go_on_their_own_line() -> None:

@@ -3,6 +3,8 @@ time went, the selection and the zoom."""
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -104,12 +106,28 @@ def header_fit(
     return text, text is not full
 
 
+# what a log's name ends with that says nothing of which log it is: its kind, compression
+_NAME_ENDS = re.compile(r"(\.(log|txt|out|gz|zst|bz2|xz))+$|\s+\([^()]*\)$", re.IGNORECASE)
+
+
+def short_name(name: str) -> str:
+    """`name` without what tells no log from another: `restart` of `restart.log`,
+    `daemon` of `daemon.log.gz`, `demo` of `demo (built-in simulated run)` (never
+    emptied: `.log` stays `.log`)."""
+    short = _NAME_ENDS.sub("", name)
+    return short if short.strip() else name
+
+
 def source_in(model: LogModel, cells: int) -> str:
     """The model's source in at most `cells` cells: a file name cut in the middle; of
     several logs, as many of their names as fit whole, then how many more (`a.log + b.log
     + 3 more`: a name cut in the middle reads as another name)."""
     names = [name for _, name in model.logs()]
     if len(names) < 2 or cell_len(model.source) <= cells or model.source != " + ".join(names):
+        if cell_len(visible(model.source)) > cells:
+            # what a cut in the middle would leave to read goes first (`rest….log` of
+            # `restart.log` in 9 cells, `demo (…d run)` of the built-in demo)
+            return abbreviate(short_name(model.source), cells)
         return abbreviate(model.source, cells)
     # the first n names and ` + k more`, for the most n that fit (measured once each)
     used, fit = 0, 0
