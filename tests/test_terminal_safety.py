@@ -385,6 +385,10 @@ def test_the_phase_glyphs_have_distinct_ascii_stand_ins_one_cell_each() -> None:
     stand_ins = [ascii_for(g) for g in glyphs]
     assert len(set(stand_ins)) == len(glyphs)
     assert all(len(s) == 1 and s.isascii() and s.isprintable() for s in stand_ins)
+    # the busy lane's low heights are not a phase's (`_ pre-lock` beside `busy #=___`); a
+    # proof's start, end and seam each their own (`+-+` read all three alike)
+    assert ascii_for("▄") not in {ascii_for(c) for c in "▁▂▃"}
+    assert [ascii_for(c) for c in "┣━┫╋"] == ["[", "-", "]", "+"]
     assert [ascii_for(c) for c in "─│┴╭…≈证\u0301é"] == [
         "-",
         "|",

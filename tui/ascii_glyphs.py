@@ -20,7 +20,7 @@ ERRORS = "cuzk-ascii"  # the codec error handler's name
 
 # the Gantt's glyphs first: each phase (and the gap) its own character
 _STAND_INS = {
-    "▄": "_",  # pre-lock
+    "▄": ",",  # pre-lock (`_` is a low busy share's)
     "╌": "-",  # lock wait
     "▓": "%",  # allocation
     "█": "#",  # kernel
@@ -46,6 +46,11 @@ _STAND_INS = {
     "▐": "|",
     "▕": "|",
     "▔": "-",
+    # a proof's span: its start, its end, one ending where the next begins (`+-+` read
+    # all three alike)
+    "┣": "[",
+    "┫": "]",
+    "╋": "+",
     # marks, arrows and punctuation
     "▶": ">",
     "▼": "v",
