@@ -298,7 +298,7 @@ def help_text() -> Group:
     glyphs.append(f"worker lanes: {phases}\n")
     glyphs.append(
         "a worker's overlapping intervals (a prove begun before the last ended): a second "
-        "row, w0'1\n"
+        "row, w0'1; ▎ ▌ ▐ ▕ an interval that covers part of the cell (in its phase's colour)\n"
         f"busy lane: █ busy all the cell, ▁…▇ as high as the busy share, {GAP_GLYPH} idle "
         "(red: a gap at or above the threshold takes half the cell or more)\n"
         "kernel lane: ▁…█ how full of kernels; synthesis: ▁…█ partitions in synthesis\n"
