@@ -468,3 +468,29 @@ async def test_the_sentence_in_place_of_the_lanes_is_whole_at_80_columns(tmp_pat
     said = " ".join(r.strip() for r in rows[2:5])
     assert said.endswith("5 of 5 jobs completed (from the tracing lines)"), said
     assert "…" not in said and rows[5].startswith("proofs")
+
+
+def test_the_proof_view_of_a_job_without_timeline_says_what_its_tracing_lines_tell() -> None:
+    """`/98` on a monolithic log: `0 partitions`, an empty partition table and `Its gaps …
+    none`, though the report's jobs table gives its queue (1m04s) and prove (1m25s) times.
+    The proof view says those, and that the log has no partition, GPU interval or gap."""
+    import io
+
+    from rich.console import Console
+
+    from parsers.durations import duration
+    from parsers.load import read_log
+    from tui.find import describe_proof, find_jobs
+
+    model = read_log(MONOLITHIC)
+    for traced in model.traced_jobs:
+        found = find_jobs(model, traced.job[:8])
+        assert found, traced.job
+        out = io.StringIO()
+        Console(file=out, width=80).print(describe_proof(model, found[0]))
+        text = " ".join(out.getvalue().split())
+        assert "partition" not in text.split("This log")[0] and "Its gaps" not in text
+        assert traced.outcome in text
+        for ms in (traced.queue_ms, traced.prove_ms):
+            assert ms is not None
+            assert duration(ms) in text, (duration(ms), text)

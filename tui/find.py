@@ -21,6 +21,7 @@ from parsers.durations import counted, duration, offset
 from parsers.model import LogModel
 from parsers.proofs import FoundJob, failed_proofs, found_job, job_numbers, proof_of
 from parsers.sanitize import visible
+from parsers.tracing import COMPLETED, FAILED, UNFINISHED, TracedJob
 from tui.interval import job_intervals
 from tui.lanes import LOG_NAME_CELLS, HostNames, abbreviate, gpu_label_in, hosts_of, shown_id
 from tui.prose import Prose, glued
@@ -180,6 +181,33 @@ def _parts_table(
     return table
 
 
+def _traced_proof(head: Text, job: TracedJob) -> Group:
+    """A job of a log without TIMELINE lines, as its tracing lines tell it (the report's
+    `Jobs, as the tracing lines tell them`): no partition, no GPU interval, no gap."""
+    outcome = {COMPLETED: "green", FAILED: "red"}.get(job.outcome, "yellow")
+    head.append(job.outcome if job.outcome != UNFINISHED else "unfinished", style=outcome)
+    if job.error:
+        head.append(f": {visible(job.error)}", style=outcome)
+    said = Text()
+    for name, ms in (
+        ("in queue", job.queue_ms),
+        ("proving", job.prove_ms),
+        ("in all", job.total_ms),
+    ):
+        if ms is not None:
+            said.append(f"  {glued(name, duration(ms))}\n")
+    if job.worker is not None or job.gpu is not None:
+        on = [f"worker {job.worker}"] if job.worker is not None else []
+        on += [f"GPU {job.gpu}"] if job.gpu is not None else []
+        said.append(f"  {glued(*', '.join(on).split())}\n")
+    said.append(
+        "\nThis log has no TIMELINE lines: the job's tracing lines give its queue and prove "
+        "times; no partition, GPU interval or gap is known.\n",
+        style="dim",
+    )
+    return Group(Prose(head), Prose(said))
+
+
 def describe_proof(model: LogModel, found: FoundJob) -> Group:
     """The proof `found` (one of `model.proofs`): its partitions with their synthesis and GPU
     times, and its gaps."""
@@ -195,6 +223,9 @@ def describe_proof(model: LogModel, found: FoundJob) -> Group:
     head = Text()
     head.append(shown_id(job), style="bold cyan")  # log text: never markup, never a control
     head.append(f"  {visible(proof.kind)}  " if proof.kind else "  ")
+    traced = None if parts else next((j for j in model.traced_jobs if j.job == job), None)
+    if traced is not None:  # a log without TIMELINE lines: what its tracing lines tell
+        return _traced_proof(head, traced)
     # as the proof table counts them: of a job of partitions, a record of none holds a
     # line cut before its partition (listed, not counted)
     head.append(f"{counted(proof.partitions, 'partition')}  ")
