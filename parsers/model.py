@@ -1318,7 +1318,11 @@ class Summary:
             last_proofs = f"{done} completed / {began} started"
             return f"{proofs} {runs}   last run: {last_proofs}, {span_name} {self.run_span_shown}"
         if self.merged == MERGED_HOSTS:
+            # their span together (the first one's start to the last one's end) is no run's
             proofs += f" on {len(self.each)} hosts"
+            if short:
+                return f"span {self.run_span_shown}  {proofs}"
+            return f"{proofs}   span {self.run_span_shown}"
         if short:
             return f"run {self.run_span_shown}  {proofs}"
         return f"{proofs}   {span_name} {self.run_span_shown}"

@@ -240,6 +240,10 @@ def test_several_hosts_have_no_one_s_per_proof() -> None:
     assert merged.summary.rate is None and merged.summary.s_per_proof_shown == ""
     header = header_text(merged, "FINISHED", width=120).plain.splitlines()[0]
     assert header.endswith("proofs 11/11 on 2 hosts"), header  # no `– s/proof`: none yet?
+    # their span together is no run's: `span`, as the report's all-hosts section says it
+    span = merged.summary.run_span_shown
+    assert f"  span {span}  proofs" in header and " run " not in header
+    assert merged.summary.proofs_shown(short=False).endswith(f"on 2 hosts   span {span}")
     assert report_dict(merged)["summary"]["s_per_proof"] is None
     assert a.summary.rate is not None and b.summary.rate is not None
 

@@ -278,10 +278,7 @@ def all_hosts(
     listed = gaps.largest(top, min_gap_ms)
     s = model.summary
     out: list[Any] = [
-        heading(
-            f"proofs {s.proofs_completed} completed / {s.proofs_started} started "
-            f"on {len(merged.hosts)} hosts"
-        ),
+        heading(s.proofs_shown(short=False)),  # `… on 2 hosts   span 24m57s`, as the header
     ]
     outcome = unfinished_sentence(model)  # every host's proofs, as each host's section says
     if outcome is not None:
