@@ -452,3 +452,31 @@ def test_the_text_report_gathers_no_lane_whole() -> None:
     print_report(model, Console(file=io.StringIO(), width=120), top=5)
     assert model.lanes and all(lane.gather is not None for lane in model.lanes)
     assert not any(lane._made for lane in model.lanes)
+
+
+def test_the_simulator_writes_a_log_from_the_command_line() -> None:
+    """`python -m cuzksim --gpus 2 --proofs 3` failed (no __main__): every SimConfig field
+    is an option, the log goes to standard output, a value out of range is one line, exit 2."""
+    import subprocess
+    import sys
+
+    from cuzksim.__main__ import config_of
+    from parsers.load import model_of_bytes
+
+    def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "cuzksim", *args], capture_output=True, timeout=120
+        )
+
+    got = run("--gpus", "2", "--proofs", "3", "--capture", "journal", "--jitter", "true")
+    assert got.returncode == 0 and not got.stderr
+    want = SimConfig(gpus=2, proofs=3, capture="journal", jitter=True)
+    assert got.stdout == simulate(want)[1]
+    model = model_of_bytes(got.stdout, "sim.log")
+    assert len(model.gpus) == 2 and model.summary.proofs_started == 3
+    assert config_of(["--random", "9", "--proofs", "2"]) == replace(random_config(9), proofs=2)
+    for bad in (["--gpus", "0"], ["--fail", "2"], ["--era", "p1"], ["--gpu-scale", "inf"]):
+        wrong = run(*bad)
+        assert wrong.returncode == 2 and not wrong.stdout, bad
+        lines = wrong.stderr.decode().strip().splitlines()
+        assert lines[-1].startswith("python -m cuzksim: error: ") and "Traceback" not in lines[0]
