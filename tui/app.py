@@ -990,9 +990,12 @@ class CuzkApp(App[None]):
         """The log was truncated or rotated: the windows over the view that show a gap, an
         interval, a proof or the log's lines of the run before close (their rows are not in
         the new run's model: `L` on the inspector of a truncated log read a row past them)."""
-        while len(self.screen_stack) > 1 and any(
-            isinstance(screen, RUN_SCREENS) for screen in self.screen_stack[1:]
-        ):
+        # a box typed into (the log pane's `/`) stays, and what is under it: closed from
+        # under it, the keys still being typed went to the Gantt (`q` quit). What they
+        # show is of the model they were opened on (their keys read that, never the new one)
+        if isinstance(self.focused, Input):
+            return  # being typed into (the log pane's `/` or `:`): the user closes it
+        while len(self.screen_stack) > 1 and isinstance(self.screen, RUN_SCREENS):
             self.pop_screen()
 
     def on_gantt_view_view_changed(self) -> None:
