@@ -61,8 +61,9 @@ class LineReader:
     Args:
         path: the log file, or None when the log is held in memory.
         data: the log bytes when there is no file (the built-in demo).
-        keep_open: hold the file open from now on (a log deleted while shown still gives
-            its lines); not for a file this program removes itself (a pipe's spool).
+        keep_open: hold the file open from now on (a log followed, deleted while shown,
+            still gives its lines); not for a file this program removes itself (a pipe's
+            spool), nor for logs read once (a process reading a thousand holds none).
     """
 
     def __init__(
@@ -70,7 +71,7 @@ class LineReader:
         path: Path | None = None,
         data: bytes | None = None,
         facts: LineFacts | None = None,
-        keep_open: bool = True,
+        keep_open: bool = False,
     ) -> None:
         self.path = path
         self.data = data
@@ -102,6 +103,11 @@ class LineReader:
         self._offsets, self._first_line, self._indexed_to = [0], [1], 0
         self._weighed = None
         self.close()
+        if self.keep_open and self.path is not None:
+            # the new file held at once: deleted before its first line is read, it still
+            # gives its lines
+            with contextlib.suppress(OSError):
+                self._open()
 
     def close(self) -> None:
         """Let the file go (closed once no read holds it; the next read opens the path

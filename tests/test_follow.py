@@ -352,7 +352,8 @@ def test_without_nameless_files_the_name_goes_at_once(
 
 def _live_app(log: Path) -> CuzkApp:
     live = LiveLog(FileSource(log), lambda _: None)
-    return make_app(LogBuilder(source=log.name).snapshot(), LineReader(path=log), live)
+    reader = LineReader(path=log, keep_open=True)  # as launch opens a followed file
+    return make_app(LogBuilder(source=log.name).snapshot(), reader, live)
 
 
 async def test_app_follows_a_file_written_by_another_thread(tmp_path: Path) -> None:
@@ -444,6 +445,41 @@ async def test_a_truncated_log_closes_what_showed_the_run_before(
         await pilot.press("L", "escape", "n", "i", "escape", "enter", "escape")
         await pilot.pause()
         assert app.is_running and app.return_code is None
+
+
+async def test_a_truncation_while_a_search_is_typed_leaves_the_box_to_the_user(
+    tmp_path: Path,
+) -> None:
+    """`/se` typed in the log pane when the log was truncated: the pane closed from under
+    its box and the keys still typed went to the Gantt (`q` quit the viewer). The box
+    stays and takes them; the windows under it stay, as safe as before."""
+    from textual.widgets import Input
+
+    from tui.logpane import LogPaneScreen
+
+    log = tmp_path / "d.log"
+    log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
+    app = _live_app(log)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.summary.proofs_completed == 6:
+                break
+        await pilot.press("n", "enter", "L", "slash", "s", "e")
+        await pilot.pause()
+        assert isinstance(app.screen, LogPaneScreen)
+        log.write_bytes(b"")  # truncated
+        for _ in range(int(WAIT_S / 0.05)):
+            await pilot.pause(0.05)
+            if app.model.counts.timeline == 0:
+                break
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, LogPaneScreen)
+        assert app.screen.query_one(Input).value == "seq"
+        await pilot.press("escape", "escape", "L", "escape", "n")  # the box, the pane, ...
+        await pilot.pause()
+        assert app.is_running
 
 
 async def test_a_deleted_log_keeps_its_lines_in_the_inspector_and_the_pane(

@@ -103,12 +103,12 @@ def _open_source(
     if args.log == "-":
         stream = StreamSource(_stdin_for_data())
         cleanups.append(stream.close)
-        return stream, LineReader(path=stream.spool_path, keep_open=False), None
+        return stream, LineReader(path=stream.spool_path), None
     if args.demo and args.no_follow:
         # the demo's run whole, as a finished log is read: not the first instant of its replay
         demo = StreamSource(io.BytesIO(demo_bytes()), name=DEMO_NAME)
         cleanups.append(demo.close)
-        return demo, LineReader(path=demo.spool_path, keep_open=False), None
+        return demo, LineReader(path=demo.spool_path), None
     if args.demo or args.replay is not None:
         if args.demo or args.log is None or args.replay is None:
             writer = demo_writer()
@@ -120,7 +120,7 @@ def _open_source(
         cleanups.append(file_source.close)
         file_source.name = DEMO_NAME if args.demo else writer.name
         # the run written: finished once read to its end
-        return file_source, LineReader(path=writer.path, keep_open=False), writer.done.is_set
+        return file_source, LineReader(path=writer.path), writer.done.is_set
     assert args.log is not None
     path = check_log_path(args.log)
     try:
@@ -128,10 +128,10 @@ def _open_source(
             # a compressed log does not grow: read it to its end through a spool
             spool = StreamSource(open_log(path), name=path.name)
             cleanups.append(spool.close)
-            return spool, LineReader(path=spool.spool_path, keep_open=False), None
+            return spool, LineReader(path=spool.spool_path), None
         plain = FileSource(path)
         cleanups.append(plain.close)
-        return plain, LineReader(path=path), None
+        return plain, LineReader(path=path, keep_open=True), None  # followed: held
     except UnreadableLog:
         raise
     except OSError as exc:
