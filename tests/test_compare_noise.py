@@ -345,12 +345,17 @@ def test_the_comparison_says_what_its_noise_column_is_and_why_some_are_never_jud
 
     from rich.console import Console
 
+    from parsers.compare import compare
     from tui.compare import NOISE_LEGEND, print_compare
 
-    a = read_log(SAMPLES / "p12-c15-gw1.log")
-    b = read_log(SAMPLES / "p12-gw2-merged.log")
-    out = io.StringIO()
-    print_compare(a, b, Console(file=out, width=80, color_system=None))
-    text = " ".join(out.getvalue().split())
-    assert " ".join(NOISE_LEGEND.split()) in text
-    assert text.index("never judged") < text.index("p50")
+    for before, after in (("p12-c15-gw1", "p12-gw2-merged"), ("p9-c6", "p12-c15-gw1")):
+        a, b = read_log(SAMPLES / f"{before}.log"), read_log(SAMPLES / f"{after}.log")
+        verdicts = [v for f in compare(a, b) if (v := f.verdict()) is not None]
+        assert verdicts
+        for width in (45, 80):  # every verdict whole, wrapped (`-20 %): better` was lost)
+            out = io.StringIO()
+            print_compare(a, b, Console(file=out, width=width, color_system=None))
+            text = " ".join(out.getvalue().split())
+            assert " ".join(NOISE_LEGEND.split()) in text
+            assert text.index("never judged") < text.index("p50")
+            assert all(" ".join(v.split()) in text for v in verdicts), width

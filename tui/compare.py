@@ -64,7 +64,7 @@ def compare_renderables(
     alone = unpaired_sentence(a, b)
     if alone is not None:
         head.append(f"\n{alone}", style="bold yellow")
-    verdicts = [v for f in figures if (v := f.verdict()) is not None]
+    verdicts = [(f.section, v) for f in figures if (v := f.verdict()) is not None]
     out: list[RenderableType] = [
         head,
         Text("\nWhat moved beyond noise (docs/analysis.md)", style="bold"),
@@ -74,12 +74,12 @@ def compare_renderables(
         out.append(Text(f"  {unjudged}", style="bold yellow"))
     if not verdicts and any(map(judged, figures)):
         out.append(Text("  nothing moved beyond noise", style="dim"))
-    for v in verdicts:
+    for section, v in verdicts:
         style = "green" if v.endswith("better") else "red" if v.endswith("worse") else ""
         # wrapped after its section's name where the tables are narrower (`…(+28.8
         # points): wo` was cut)
-        section, colon, rest = v.partition(": ")
-        line = f"  {section}{colon}{HANG}{rest}" if colon else f"  {v}"
+        name = f"{section}: "
+        line = f"  {name}{HANG}{v[len(name) :]}" if v.startswith(name) else f"  {v}"
         out.append(Prose(Text(line, style=style)))
     out += [Text(""), Prose(Text(NOISE_LEGEND, style="dim")), Text("")]
     sections: list[str] = []
