@@ -56,7 +56,9 @@ def wrapped(text: Text, width: int) -> list[Text]:
         # the cells before each character
         at = range(len(plain) + 1) if plain.isascii() else [0, *accumulate(map(_cells, plain))]
         indent = len(plain) - len(plain.lstrip(" "))
-        under = at[hang_at] if hang_at >= 0 else indent  # the wrapped part's indent
+        # the wrapped part's indent: under the hang where it leaves half the width at least
+        # (deeper, a narrow terminal cut what went on beyond its edge)
+        under = at[hang_at] if hang_at >= 0 and 2 * at[hang_at] <= width else indent
         first, then = max(width - indent, MIN_ROOM), max(width - under, MIN_ROOM)
         # the line's pieces (a, b) of `plain`: the first from 0 (its indent with it, its
         # room counted from the indent), the others from a word, drawn after `under` cells
@@ -78,6 +80,10 @@ def wrapped(text: Text, width: int) -> list[Text]:
                 begin = max(start, indent)  # a word wider than the room: folded
                 cut = bisect_right(at, at[begin] + room, begin + 1, b + 1) - 1
                 cut = max(cut, begin + 1)
+                if cut <= a < b and start < a:  # the words before fill the line: it begins
+                    pieces.append((start, end))  # the next (not at the space before it)
+                    start = a
+                    continue
                 # after its last comma, `=` or `;` that leaves the line a quarter full at
                 # least (`…,SYNTH_END,` then the job id whole)
                 soft = max(plain.rfind(ch, max(begin, a), cut) for ch in ",=;")
