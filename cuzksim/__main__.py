@@ -9,7 +9,6 @@ standard output only (`python -m cuzksim --gpus 2 > gpu2.log`): nothing is writt
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import typing
 from dataclasses import fields, replace
@@ -77,7 +76,9 @@ SHARES = (
     "fail_synth",
     "circuits",
 )
-ABOVE_ZERO = ("synth_ms", "gpu_scale")
+# more than zero, and at most (larger made stamps past the year 9999: a traceback)
+ABOVE_ZERO = {"synth_ms": 1e9, "gpu_scale": 1e3}
+SYNTH_SD_MAX = 1e9
 
 
 def _wrong(config: SimConfig) -> str | None:
@@ -91,11 +92,11 @@ def _wrong(config: SimConfig) -> str | None:
     for name in SHARES:
         if not 0.0 <= getattr(config, name) <= 1.0:
             return f"--{name.replace('_', '-')} is a probability: from 0 to 1"
-    for name in ABOVE_ZERO:
-        if not 0 < getattr(config, name) < math.inf:
-            return f"--{name.replace('_', '-')} must be more than 0, and finite"
-    if not 0 <= config.synth_sd < math.inf:
-        return "--synth-sd must be at least 0, and finite"
+    for name, most in ABOVE_ZERO.items():
+        if not 0 < getattr(config, name) <= most:
+            return f"--{name.replace('_', '-')} must be more than 0 and at most {most:g}"
+    if not 0 <= config.synth_sd <= SYNTH_SD_MAX:
+        return f"--synth-sd must be from 0 to {SYNTH_SD_MAX:g}"
     return None
 
 
@@ -124,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130  # ctrl+c: the log so far is out
+    except OverflowError:  # a run of days-long syntheses, hundreds of thousands of them
+        print("python -m cuzksim: error: the run goes past the year 9999", file=sys.stderr)
+        return 2
     return 0
 
 

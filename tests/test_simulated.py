@@ -475,7 +475,8 @@ def test_the_simulator_writes_a_log_from_the_command_line() -> None:
     model = model_of_bytes(got.stdout, "sim.log")
     assert len(model.gpus) == 2 and model.summary.proofs_started == 3
     assert config_of(["--random", "9", "--proofs", "2"]) == replace(random_config(9), proofs=2)
-    for bad in (["--gpus", "0"], ["--fail", "2"], ["--era", "p1"], ["--gpu-scale", "inf"]):
+    bad_values = (["--gpus", "0"], ["--fail", "2"], ["--era", "p1"], ["--gpu-scale", "inf"])
+    for bad in (*bad_values, ["--synth-ms", "1e15"], ["--gpu-scale", "1e12"]):
         wrong = run(*bad)
         assert wrong.returncode == 2 and not wrong.stdout, bad
         lines = wrong.stderr.decode().strip().splitlines()
