@@ -115,7 +115,7 @@ def short_name(name: str) -> str:
     `daemon` of `daemon.log.gz`, `demo` of `demo (built-in simulated run)` (never
     emptied: `.log` stays `.log`)."""
     short = _NAME_ENDS.sub("", name)
-    return short if short.strip() else name
+    return short if short.strip(". ") else name  # `..log` stays whole, not `.`
 
 
 def source_in(model: LogModel, cells: int) -> str:
