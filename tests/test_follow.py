@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SAMPLES
@@ -350,6 +351,14 @@ def test_without_nameless_files_the_name_goes_at_once(
         source.close()
 
 
+async def _until(pilot: Any, done: Callable[[], bool]) -> None:
+    """Let the app run until `done()` (at most WAIT_S)."""
+    for _ in range(int(WAIT_S / 0.05)):
+        await pilot.pause(0.05)
+        if done():
+            return
+
+
 def _live_app(log: Path) -> CuzkApp:
     live = LiveLog(FileSource(log), lambda _: None)
     reader = LineReader(path=log, keep_open=True)  # as launch opens a followed file
@@ -426,19 +435,13 @@ async def test_a_truncated_log_closes_what_showed_the_run_before(
     log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
     app = _live_app(log)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(int(WAIT_S / 0.05)):
-            await pilot.pause(0.05)
-            if app.model.summary.proofs_completed == 6:
-                break
+        await _until(pilot, lambda: app.model.summary.proofs_completed == 6)
         await pilot.press(*keys)
         await pilot.pause()
         shown = (InspectorScreen, IntervalScreen, LogPaneScreen)
         assert isinstance(app.screen, shown)
         log.write_bytes(b"")  # truncated
-        for _ in range(int(WAIT_S / 0.05)):
-            await pilot.pause(0.05)
-            if app.model.counts.timeline == 0:
-                break
+        await _until(pilot, lambda: app.model.counts.timeline == 0)
         await pilot.pause()
         assert app.model.counts.timeline == 0
         assert not any(isinstance(screen, shown) for screen in app.screen_stack)
@@ -461,18 +464,12 @@ async def test_a_truncation_while_a_search_is_typed_leaves_the_box_to_the_user(
     log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
     app = _live_app(log)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(int(WAIT_S / 0.05)):
-            await pilot.pause(0.05)
-            if app.model.summary.proofs_completed == 6:
-                break
+        await _until(pilot, lambda: app.model.summary.proofs_completed == 6)
         await pilot.press("n", "enter", "L", "slash", "s", "e")
         await pilot.pause()
         assert isinstance(app.screen, LogPaneScreen)
         log.write_bytes(b"")  # truncated
-        for _ in range(int(WAIT_S / 0.05)):
-            await pilot.pause(0.05)
-            if app.model.counts.timeline == 0:
-                break
+        await _until(pilot, lambda: app.model.counts.timeline == 0)
         await pilot.press("q")
         await pilot.pause()
         assert app.is_running and isinstance(app.screen, LogPaneScreen)
@@ -494,15 +491,9 @@ async def test_a_deleted_log_keeps_its_lines_in_the_inspector_and_the_pane(
     log.write_bytes((SAMPLES / "p9-c6.log").read_bytes())
     app = _live_app(log)
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(int(WAIT_S / 0.05)):
-            await pilot.pause(0.05)
-            if app.model.summary.proofs_completed == 6:
-                break
+        await _until(pilot, lambda: app.model.summary.proofs_completed == 6)
         log.unlink()
-        for _ in range(int(WAIT_S / 0.05)):
-            await pilot.pause(0.05)
-            if "deleted" in str(app.query_one("#summary", Static).render()):
-                break
+        await _until(pilot, lambda: "deleted" in str(app.query_one("#summary", Static).render()))
         await pilot.press("n", "enter")
         await pilot.pause()
         raw = str(app.screen.query_one("#gap-raw", Static).content)
