@@ -389,6 +389,13 @@ def test_the_phase_glyphs_have_distinct_ascii_stand_ins_one_cell_each() -> None:
     # proof's start, end and seam each their own (`+-+` read all three alike)
     assert ascii_for("▄") not in {ascii_for(c) for c in "▁▂▃"}
     assert [ascii_for(c) for c in "┣━┫╋"] == ["[", "-", "]", "+"]
+    # an arrow between two figures is `->`, as wide (the space after it taken): `>` alone
+    # said `32.05 > 32.61 s/proof`; an arrow among others stays one cell
+    for shown, drawn in (
+        ("32.05 → 32.61 s/proof", "32.05 ->32.61 s/proof"),
+        ("↑↓←→ go", "^v<> go"),
+    ):
+        assert shown.encode("ascii", ERRORS).decode() == drawn and len(drawn) == len(shown)
     assert [ascii_for(c) for c in "─│┴╭…≈证\u0301é"] == [
         "-",
         "|",

@@ -122,6 +122,11 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
         char = whole[i]
         if char == "…" and (i + 1 == len(whole) or whole[i + 1].isspace()):
             out.append(".")  # prose trailing off (`searching… line`), not a name cut (`~`)
+        elif char == "→" and i + 1 == end and whole[i - 1 : i + 2] == " → ":
+            # `32.05 → 32.61` as `32.05 ->32.61`, as wide: `>` alone said greater than
+            out.append("->")
+            end += 1
+            break
         else:
             out.append(ascii_for(char))
     return "".join(out), end
