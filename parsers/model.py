@@ -311,6 +311,20 @@ class PartitionTable:
         none): what asks something of every row asks it of each, no column put together."""
         return self._parts or (self,)
 
+    def parts_from(self) -> Iterator[tuple[int, PartitionTable]]:
+        """Each of `parts_of`'s tables with the row of this table that is its first."""
+        first = 0
+        for t in self.parts_of():
+            yield first, t
+            first += len(t)
+
+    def _part_of(self, i: int) -> tuple[PartitionTable, int]:
+        """The part that holds row `i` (0 <= i < len), and the row `i` is in it."""
+        for first, t in self.parts_from():
+            if i < first + len(t):
+                return t, i - first
+        raise IndexError(f"row {i} outside 0..{self._rows - 1}")
+
     def any_row(self, test: Callable[[PartitionTable], npt.NDArray[np.bool_]]) -> bool:
         """Whether `test` (a mask of a table's rows) holds for a row, asked of each part."""
         return any(bool(test(t).any()) for t in self.parts_of())
@@ -331,11 +345,9 @@ class PartitionTable:
             raise IndexError(f"a row of {name} outside 0..{self._rows - 1}")
         rows = np.where(rows < 0, rows + self._rows, rows)
         out = np.empty(len(rows), dtype=getattr(self._parts[0], name).dtype)
-        first = 0
-        for t in self._parts:
+        for first, t in self.parts_from():
             mine = (rows >= first) & (rows < first + len(t))
             out[mine] = getattr(t, name)[rows[mine] - first]
-            first += len(t)
         return out
 
     def item(self, name: str, i: int) -> Any:
@@ -348,14 +360,11 @@ class PartitionTable:
             raise ValueError(f"not a column of one value per row: {name}")
         if not self._parts or name in self._cols:
             return getattr(self, name)[i].item()
-        local = i + self._rows if i < 0 else i
-        if not 0 <= local < self._rows:
+        row = i + self._rows if i < 0 else i
+        if not 0 <= row < self._rows:
             raise IndexError(f"a row of {name} outside 0..{self._rows - 1}")
-        for t in self._parts:  # a few parts: the settled part's, the live rows'
-            if local < len(t):
-                return getattr(t, name)[local].item()
-            local -= len(t)
-        raise AssertionError("the parts hold every row")
+        t, local = self._part_of(row)
+        return getattr(t, name)[local].item()
 
     def replaced(self, **columns: np.ndarray) -> PartitionTable:
         """This table with `columns` in place of its own."""
@@ -370,15 +379,12 @@ class PartitionTable:
     def drawn_span(self, i: int) -> tuple[float, float]:
         """Where interval `i` is drawn: GPU_START to GPU_END, or to its last segment's end
         (running, failed)."""
+        if self._parts and "seg_offsets" not in self._cols and 0 <= i < self._rows:
+            t, local = self._part_of(i)  # from the part that holds it
+            return t.drawn_span(local)
         start, end = float(self.item("gpu_start", i)), float(self.item("gpu_end", i))
         if end == end:
             return start, end
-        if self._parts and "seg_offsets" not in self._cols and 0 <= i < self._rows:
-            local = i
-            for t in self._parts:  # from the part that holds it
-                if local < len(t):
-                    return t.drawn_span(local)
-                local -= len(t)
         a, b = int(self.seg_offsets[i]), int(self.seg_offsets[i + 1])
         return start, float(self.seg_end[b - 1]) if b > a else start
 
@@ -390,11 +396,8 @@ class PartitionTable:
         """Partition `i` as an object (for the few things inspected one at a time)."""
         if self._parts and 0 <= i < self._rows:
             # from the part that holds it: one row read would put every column together
-            local = i
-            for t in self._parts:
-                if local < len(t):
-                    return replace(t.get(local), index=i)
-                local -= len(t)
+            t, local = self._part_of(i)
+            return replace(t.get(local), index=i)
         a, b = int(self.seg_offsets[i]), int(self.seg_offsets[i + 1])
         segments = tuple(
             (float(s), float(e), Phase(int(k)))

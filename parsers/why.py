@@ -189,15 +189,13 @@ def _picked_up(t: PartitionTable, mine: set[int], at: float) -> dict[int, int]:
         known = np.flatnonzero((p.gpu_start <= at) & (p.worker >= 0))
         np.maximum.at(last_start, p.worker[known], p.gpu_start[known])
     rows, workers, pickups = [], [], []
-    first = 0
-    for p in parts:
+    for first, p in t.parts_from():
         named = p.worker >= 0
         waiting = np.flatnonzero((p.pickup <= at) & ~(p.gpu_start <= at) & named)
         waiting = waiting[p.pickup[waiting] >= last_start[p.worker[waiting]]]
         rows.append(waiting + first)
         workers.append(p.worker[waiting])
         pickups.append(p.pickup[waiting])
-        first += len(p)
     order = np.argsort(np.concatenate(pickups), kind="stable")
     waiting = np.concatenate(rows)[order]
     worker = np.concatenate(workers)[order]
@@ -264,13 +262,11 @@ def failed_in(model: LogModel, gap: Gap) -> tuple[FailedProve, ...]:
     much of the gap it ran (to the end of its last segment, as the Gantt draws it)."""
     t = model.parts
     found, starts = [], []
-    first = 0
-    for p in t.parts_of():  # of each part of a live model's table: no column put together
+    for first, p in t.parts_from():  # each part of a live model's: no column put together
         s = p.gpu_start
         rows = np.flatnonzero(p.failed & (p.gpu == gap.gpu) & (s > gap.start) & (s < gap.end))
         found.append(rows + first)
         starts.append(s[rows])
-        first += len(p)
     rows = np.concatenate(found)[np.argsort(np.concatenate(starts), kind="stable")]
     out = []
     for i in rows.tolist():
@@ -293,9 +289,7 @@ def _values(vals: tuple[int, ...], median: float | None, sep: str) -> str:
         return "none printed"
     shown = ", ".join(str(v) for v in vals[:6])
     more = " …" if len(vals) > 6 else ""
-    # `1587 … ms`; against the number, the unit before the `…` (`1587ms …`): a line's
-    # wrap at the `…` then leaves no unit alone at the next line's start
-    text = f"{shown}{more}{sep}ms" if sep else f"{shown}ms{more}"
+    text = f"{shown}{more}{sep}ms"
     if median is None or not median:
         return text
     peak = 100 * max(vals) / median
@@ -319,7 +313,7 @@ def states_words(states: Sequence[WorkerState]) -> str:
 
 def why_lines(why: GapWhy, sep: str = " ") -> list[str]:
     """The deeper why in a few plain lines (the inspector and the report print them);
-    `sep` between a number and its unit (the inspector's window wraps at spaces: "")."""
+    `sep` between a number and its unit (where a window wraps at spaces, a glue)."""
     lines = [f"synthesis: {why.synthesis_words}"]
     if why.at_queue:
         lines.append(f"workers when the next partition was queued: {states_words(why.at_queue)}")
