@@ -21,10 +21,10 @@ from parsers.durations import counted, duration, offset
 from parsers.model import LogModel
 from parsers.proofs import FoundJob, failed_proofs, found_job, job_numbers, proof_of
 from parsers.sanitize import visible
-from parsers.tracing import COMPLETED, FAILED, UNFINISHED, TracedJob
+from parsers.tracing import COMPLETED, FAILED, TracedJob
 from tui.interval import job_intervals
 from tui.lanes import LOG_NAME_CELLS, HostNames, abbreviate, gpu_label_in, hosts_of, shown_id
-from tui.prose import Prose, glued
+from tui.prose import GLUE, Prose, glued
 from tui.report import FittedNames, gap_cause_words
 from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
 
@@ -185,7 +185,7 @@ def _traced_proof(head: Text, job: TracedJob) -> Group:
     """A job of a log without TIMELINE lines, as its tracing lines tell it (the report's
     `Jobs, as the tracing lines tell them`): no partition, no GPU interval, no gap."""
     outcome = {COMPLETED: "green", FAILED: "red"}.get(job.outcome, "yellow")
-    head.append(job.outcome if job.outcome != UNFINISHED else "unfinished", style=outcome)
+    head.append(job.outcome, style=outcome)
     if job.error:
         head.append(f": {visible(job.error)}", style=outcome)
     said = Text()
@@ -199,7 +199,7 @@ def _traced_proof(head: Text, job: TracedJob) -> Group:
     if job.worker is not None or job.gpu is not None:
         on = [f"worker {job.worker}"] if job.worker is not None else []
         on += [f"GPU {job.gpu}"] if job.gpu is not None else []
-        said.append(f"  {glued(*', '.join(on).split())}\n")
+        said.append(f"  {', '.join(on).replace(' ', GLUE)}\n")
     said.append(
         "\nThis log has no TIMELINE lines: the job's tracing lines give its queue and prove "
         "times; no partition, GPU interval or gap is known.\n",
