@@ -23,6 +23,11 @@ def _choices(kind: Any) -> tuple[str, ...] | None:
     return tuple(get_args(kind)) if typing.get_origin(kind) is typing.Literal else None
 
 
+def _option(field: str) -> str:
+    """The option of SimConfig's field `field` (`--synth-ms` of synth_ms)."""
+    return f"--{field.replace('_', '-')}"
+
+
 def _flag(text: str) -> bool:
     if text.lower() in ("1", "true", "yes", "on"):
         return True
@@ -52,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
             ),
             "",
         )
-        name = f"--{f.name.replace('_', '-')}"
+        name = _option(f.name)
         choices = _choices(kind)
         if choices is not None:
             ap.add_argument(name, dest=f.name, choices=choices, help=said)
@@ -85,16 +90,16 @@ def _wrong(config: SimConfig) -> str | None:
     """Why `config` is no run (a field out of its range), or None."""
     for name in AT_LEAST_ONE:
         if getattr(config, name) < 1:
-            return f"--{name.replace('_', '-')} must be at least 1"
+            return f"{_option(name)} must be at least 1"
     for name in AT_LEAST_ZERO:
         if getattr(config, name) < 0:
-            return f"--{name.replace('_', '-')} must be at least 0"
+            return f"{_option(name)} must be at least 0"
     for name in SHARES:
         if not 0.0 <= getattr(config, name) <= 1.0:
-            return f"--{name.replace('_', '-')} is a probability: from 0 to 1"
+            return f"{_option(name)} is a probability: from 0 to 1"
     for name, most in ABOVE_ZERO.items():
         if not 0 < getattr(config, name) <= most:
-            return f"--{name.replace('_', '-')} must be more than 0 and at most {most:g}"
+            return f"{_option(name)} must be more than 0 and at most {most:g}"
     if not 0 <= config.synth_sd <= SYNTH_SD_MAX:
         return f"--synth-sd must be from 0 to {SYNTH_SD_MAX:g}"
     return None

@@ -5,8 +5,9 @@ once, on first use, and extended as the file grows; finding a line then reads on
 The core's index of the same log (parsers/linefacts.py), made as it read the log, is taken
 instead of reading from the start, once the file's bytes where the core stopped are those
 it read (a file replaced or truncated since is read as before). The log is only ever
-opened for reading, once: the file stays open, so a log deleted (or renamed) while it is
-shown still gives its lines; `reset` (the log truncated or replaced) opens it again.
+opened for reading: for each read, or, for the log the viewer follows (`keep_open`), once
+and held, so a log deleted (or renamed) while it is shown still gives its lines; `reset`
+(the log truncated or replaced) holds the new file.
 """
 
 from __future__ import annotations
