@@ -9,6 +9,7 @@ and the model are loaded.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fcntl
 import os
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from parsers._core import CoreError
 from parsers.errors import CoreFailure, CuzkError
 from parsers.regular import open_regular
-from parsers.sources import READ_ERRORS, UnreadableLog, compression, open_log
+from parsers.sources import READ_ERRORS, UnreadableLog, compression, ignored_bytes, open_log
 
 if TYPE_CHECKING:
     from parsers.builder import LogBuilder
@@ -148,14 +149,20 @@ def read_log(path: Path, workers_per_gpu: int | None = None, drawn: bool = True)
     Raises: UnreadableLog (a compression this installation cannot read), READ_ERRORS.
     """
     with open_log(path) as fh:
-        return read_stream(fh, path.name, workers_per_gpu, drawn)
+        model = read_stream(fh, path.name, workers_per_gpu, drawn)
+        note = ignored_bytes(fh)
+    return model if note is None else dataclasses.replace(model, read_note=note)
 
 
 def read_runs(path: Path, workers_per_gpu: int | None = None) -> list[LogModel]:
     """As `read_log`, each run's finished model apart (the daemon restarted between them; one
     model when it did not)."""
     with open_log(path) as fh:
-        return fed_builder(fh, path.name, workers_per_gpu).build_runs()
+        models = fed_builder(fh, path.name, workers_per_gpu).build_runs()
+        note = ignored_bytes(fh)
+    if note is not None:  # the bytes after the last run's lines
+        models[-1] = dataclasses.replace(models[-1], read_note=note)
+    return models
 
 
 def model_of_bytes(

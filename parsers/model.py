@@ -1409,6 +1409,8 @@ class LogModel:
     no_timeline_reason: str | None = None
     first_job_error: str | None = None
     traced_jobs: tuple[TracedJob, ...] = ()
+    # what reading the log left out, said beside its report (bytes after a gzip file's data)
+    read_note: str | None = None
     # the lanes and the synthesis steps were made (False: a model for the JSON report)
     drawn: bool = True
     traced_aware: bool = False  # the traced jobs' wall times are UTC

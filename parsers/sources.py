@@ -4,7 +4,6 @@ magic bytes), and saying when its encoding is one the parser cannot read (UTF-16
 from __future__ import annotations
 
 import bz2
-import gzip
 import importlib
 import io
 import lzma
@@ -163,6 +162,85 @@ class _ZstdRaw(io.RawIOBase):
         super().close()
 
 
+GZIP_READ_BYTES = 1 << 16
+GZIP_OUT_BYTES = 1 << 20  # decompressed bytes one call gives back at most
+
+
+class _GzipRaw(io.RawIOBase):
+    """A gzip file's decompressed bytes as `gzip -d` reads them: every member, the NUL
+    padding after one skipped, and EOFError when the file ends inside one. Bytes after the
+    last member that begin no other end the data (`ignored` then says so, as `gzip -d`
+    warns "trailing garbage ignored"), where the gzip module refuses the whole file."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self._member = self._new()
+        self._started = False  # bytes of the member were given since the last one ended
+        self._input = b""
+        self._done = False
+        self.ignored: str | None = None
+
+    @staticmethod
+    def _new() -> Any:
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip header and trailer
+
+    def readable(self) -> bool:
+        return True
+
+    def _more(self) -> bool:
+        """Read more of the file (False: at its end)."""
+        piece = self._raw.read(GZIP_READ_BYTES)
+        self._input += piece
+        return bool(piece)
+
+    def _next_member(self) -> None:
+        """After a member: the next one, or the end of the data."""
+        while True:
+            self._input = self._input.lstrip(b"\0")
+            if len(self._input) >= len(GZIP_MAGIC) or not self._more():
+                break
+        if not self._input:
+            self._done = True
+        elif self._input.startswith(GZIP_MAGIC):
+            self._member, self._started = self._new(), False
+        else:
+            self._done = True
+            self.ignored = "trailing garbage after its gzip data ignored (as gzip -d does)"
+
+    def readinto(self, buffer: Any) -> int:
+        out = b""
+        while not out and not self._done:
+            if not self._input and not self._more():
+                if self._started:
+                    raise EOFError(
+                        "Compressed file ended before the end-of-stream marker was reached"
+                    )
+                self._done = True
+                break
+            piece, self._input = self._input, b""
+            self._started = True
+            try:
+                out = self._member.decompress(piece, min(len(buffer), GZIP_OUT_BYTES))
+            except zlib.error as exc:
+                raise OSError(f"not valid gzip data ({exc})") from None
+            self._input = self._member.unconsumed_tail
+            if self._member.eof:
+                self._input = self._member.unused_data + self._input
+                self._next_member()
+        buffer[: len(out)] = out
+        return len(out)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def ignored_bytes(stream: BinaryIO) -> str | None:
+    """What reading a log's stream left out, once read to its end (None: nothing)."""
+    note: str | None = getattr(getattr(stream, "raw", None), "ignored", None)
+    return note
+
+
 def open_log(path: Path) -> BinaryIO:
     """The log's bytes, decompressed when it is compressed (read-only).
 
@@ -174,7 +252,7 @@ def open_log(path: Path) -> BinaryIO:
     """
     kind = compression(path)
     if kind == "gzip":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
+        return io.BufferedReader(_GzipRaw(_open_binary(path)))
     if kind == "bzip2":
         return bz2.open(path, "rb")  # type: ignore[return-value]
     if kind == "xz":

@@ -77,6 +77,46 @@ def test_a_zstd_log_of_several_frames_is_read_to_its_end(tmp_path: Path) -> None
     assert json_report(path) == json_report(PLAIN)
 
 
+def test_a_gzip_log_of_several_members_is_read_to_its_end(tmp_path: Path) -> None:
+    lines = PLAIN.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    path = tmp_path / "two-members.log.gz"  # as `cat a.gz b.gz`, NUL padding after each
+    path.write_bytes(
+        gzip.compress(b"".join(lines[:half])) + bytes(9) + gzip.compress(b"".join(lines[half:]))
+    )
+    assert json_report(path) == json_report(PLAIN)
+
+
+def test_trailing_garbage_after_a_gzip_log_is_ignored_and_said(tmp_path: Path) -> None:
+    """As `gzip -d` reads it ("decompression OK, trailing garbage ignored"): the gzip module
+    refused the whole file (`Not a gzipped file (b'ga')`, status 2)."""
+    path = tmp_path / "rotated.log.gz"
+    path.write_bytes(gzip.compress(PLAIN.read_bytes()) + b"garbage after the data\n")
+    note = "cuzk-tui: rotated.log.gz: trailing garbage after its gzip data ignored"
+    for args in (["--report"], ["--report", "--json"], ["--export-csv", str(tmp_path / "d")]):
+        proc = run(str(path), *args)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.splitlines()[0].startswith(note), proc.stderr
+    plain = run(str(PLAIN), "--report", "--json")
+    doc = json.loads(run(str(path), "--report", "--json").stdout)
+    assert doc.pop("source") == path.name
+    assert doc == {k: v for k, v in json.loads(plain.stdout).items() if k != "source"}
+
+
+async def test_the_viewer_says_trailing_garbage_was_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "rotated.log.gz"
+    path.write_bytes(gzip.compress(PLAIN.read_bytes()) + b"garbage\n")
+    source = StreamSource(open_log(path), name=path.name)
+    app = live_app(source, True, source.spool_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        header = text_of(app, "#summary")
+        shown = app.model
+    source.close()
+    assert "trailing garbage after its gzip data ignored" in header
+    assert len(shown.proofs) == len(model_of_bytes(PLAIN.read_bytes(), path.name).proofs)
+
+
 @pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
 def test_a_compressed_log_cut_short_is_one_line(tmp_path: Path, suffix: str) -> None:
     path = compressed(tmp_path, suffix, cut=40)

@@ -144,6 +144,8 @@ def _report(options: Options) -> int:
     if reason is not None:
         reason = hint or reason
         print(f"cuzk-tui: {reason}", file=sys.stderr)
+    if model.read_note is not None:
+        print(f"cuzk-tui: {model.source}: {model.read_note}", file=sys.stderr)
     return written("report", lambda: print_one_report(options, model))
 
 

@@ -25,7 +25,7 @@ from parsers._core import CoreError, StopFlag
 from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
 from parsers.model import LogModel
-from parsers.sources import HEAD_BYTES, stdin_hint
+from parsers.sources import HEAD_BYTES, ignored_bytes, stdin_hint
 from parsers.tail import SPAN_MIN_BYTES, LogTail, Span, TailRead, TailState
 from parsers.writing import open_nameless
 
@@ -441,6 +441,9 @@ class StreamSource:
         if data is None:
             return TailRead(b"", TailState.GROWING)
         if not data:
+            note = None if self.stream is None else ignored_bytes(self.stream)
+            if note is not None:
+                return self._stop(f"{self.name}: {note}")
             self.closed = True
             return TailRead(b"", TailState.DELETED)
         self._last_data = time.time()

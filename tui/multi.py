@@ -69,6 +69,8 @@ def load(
         hint = file_hint(path)
         if hint is not None and all(missing_timeline(m) is not None for m in models):
             print(f"cuzk-tui: {path.name}: {hint}", file=sys.stderr)
+    for note in {m.read_note for m in models} - {None}:
+        print(f"cuzk-tui: {Path(raw).name}: {note}", file=sys.stderr)
     return models, reader
 
 
