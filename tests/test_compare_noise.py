@@ -206,8 +206,9 @@ async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure(
     width: int,
 ) -> None:
     """At 80 columns the tables were squeezed into the box: `-38.6 poi…`, `±1.1 p…`. The
-    verdicts and the legend wrap; the tables scroll sideways where the box is narrower (at
-    80 columns they fit now: a verdict no longer made the body wider)."""
+    tables scroll sideways where the box is narrower; the verdicts and the legend wrap to
+    the box's own width (at 60 columns they were wrapped to the tables' width, and
+    `-20 %): bett` was cut at the box's edge)."""
     from textual.containers import VerticalScroll
     from textual.widgets import Static
 
@@ -215,6 +216,7 @@ async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure(
     from parsers.rawlines import LineReader
     from tui.app import make_app
     from tui.compare import CompareScreen
+    from tui.prose import Prose
 
     a = read_log(SAMPLES / "p12-c15-gw1.log")
     b = read_log(SAMPLES / "p12-gw2-merged.log")
@@ -225,14 +227,20 @@ async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure(
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
         box = app.screen.query_one("#box", VerticalScroll)
-        body = app.screen.query_one(Static)
-        if width == 80:
-            assert body.size.width <= box.scrollable_content_region.width
-        else:
-            assert body.size.width > box.scrollable_content_region.width
-        text = "\n".join(
-            "".join(seg.text for seg in body.render_line(y)) for y in range(body.size.height)
-        )
+        seen = box.scrollable_content_region.width
+        parts = list(box.query(Static))
+        prose = [p for p in parts if isinstance(p.content, Prose)]
+        tables = [p for p in parts if p not in prose]
+        assert prose and all(p.size.width <= seen for p in prose)
+        widest = max(p.size.width for p in tables)
+        assert widest > seen if width == 60 else widest <= seen
+
+        def text_of(part: Static) -> str:
+            return "\n".join(
+                "".join(seg.text for seg in part.render_line(y)) for y in range(part.size.height)
+            )
+
+        text = "\n".join(map(text_of, parts))
         rows = [line for line in text.splitlines() if "% of busy" in line or "s/proof  " in line]
         assert rows and not any("…" in row for row in rows), rows
         assert any(row.rstrip().endswith("pts") for row in rows)
@@ -242,6 +250,36 @@ async def test_the_comparison_window_scrolls_sideways_rather_than_cut_a_figure(
         await pilot.press("right", "right")
         await pilot.pause()
         assert box.scroll_x > x if width == 60 else box.scroll_x == x
+
+
+async def test_arrow_keys_that_come_together_scroll_a_window_as_far_as_pressed() -> None:
+    """Twenty `down` sent at once (a key held down, a slow SSH link) scrolled the comparison
+    seven lines: Textual put each scroll off to the next refresh, from where the text was."""
+    from textual import events
+
+    from parsers.hosts import START, merge
+    from parsers.rawlines import LineReader
+    from tui.app import make_app
+    from tui.screens import KeyScroll
+
+    a = read_log(SAMPLES / "p12-c15-gw1.log")
+    b = read_log(SAMPLES / "p12-gw2-merged.log")
+    merged = merge([a, b], ["before", "after"], START)
+    app = make_app(merged.model, LineReader(data=b""), compared=(a, b))
+    async with app.run_test(size=(60, 24)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        box = app.screen.query_one("#box", KeyScroll)
+        assert box.max_scroll_y > 20 and box.max_scroll_x >= 3
+        for key in ["down"] * 20 + ["right"] * 3:
+            app.post_message(events.Key(key, None))
+        await pilot.pause()
+        await pilot.pause()
+        assert (box.scroll_y, box.scroll_x) == (20, 3)
+        for key in ["pagedown"] * 2:
+            app.post_message(events.Key(key, None))
+        await pilot.pause()
+        assert box.scroll_y == min(20 + 2 * box.scrollable_content_region.height, box.max_scroll_y)
 
 
 def test_each_gap_section_is_judged_by_the_spread_of_its_own_gaps() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from typing import ClassVar
 
 from rich import box
@@ -11,6 +12,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.widgets import Static
 
 from parsers.compare import (
@@ -146,9 +148,13 @@ class CompareScreen(TextBoxScreen):
         self.before = before
         self.after = after
 
-    def body(self) -> Static:
-        """The tables and verdicts."""
-        shown = compare_renderables(self.before, self.after)
-        body = Static(Group(*shown))
-        body.styles.width = natural_width(shown)
-        return body
+    def parts(self) -> Iterator[Widget]:
+        """The verdicts wrapped to the box's width, the tables as wide as their figures
+        (the box scrolls sideways to them: at 60 columns the verdicts were wrapped to the
+        tables' width, `-20 %): bett` cut at the box's edge)."""
+        for shown in compare_renderables(self.before, self.after):
+            part = Static(shown)
+            part.styles.width = "100%" if isinstance(shown, Prose) else natural_width([shown])
+            if isinstance(shown, Text) and not shown.plain:
+                part.styles.height = 1  # a blank line between parts (alone it takes none)
+            yield part

@@ -26,7 +26,7 @@ from tui.interval import job_intervals
 from tui.lanes import LOG_NAME_CELLS, HostNames, abbreviate, gpu_label_in, hosts_of, shown_id
 from tui.prose import GLUE, Prose, glued
 from tui.report import FittedNames, gap_cause_words
-from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
+from tui.screens import QUIT_BINDINGS, KeyScroll, KeysFooter, SafeModal
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 GAP_KEYS = 9  # the proof view's first gaps open with the keys 1 … 9
@@ -330,7 +330,7 @@ class ProofScreen(SafeModal[None]):
 
     def compose(self) -> ComposeResult:
         """The proof."""
-        with VerticalScroll(id="proof"):
+        with KeyScroll(id="proof"):
             yield Static(id="proof-facts")
         yield KeysFooter(compact=True)
 

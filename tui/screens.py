@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -12,6 +12,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -20,6 +21,7 @@ from textual.color import Color
 from textual.containers import Vertical, VerticalScroll
 from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen, ScreenResultType
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
 from parsers.durations import counted, duration
@@ -342,7 +344,7 @@ class HelpScreen(SafeModal[None]):
 
     def compose(self) -> ComposeResult:
         """The key table and the legend, scrolled when the terminal is small."""
-        with VerticalScroll(id="help"):
+        with KeyScroll(id="help"):
             yield Static(help_text(), id="help-text")
         yield KeysFooter(compact=True)
 
@@ -373,6 +375,46 @@ class OrderedInput(Input):
         event.stop()
         event.prevent_default()  # neither Input's handler nor the app's binding look again
         await self.run_action(bindings[0].action)
+
+
+class KeyScroll(VerticalScroll):
+    """A scrolled box whose arrow and page keys move it at once: Textual puts a key's scroll
+    off to the next refresh, from where the text was before it, so keys that came together
+    (held down, over SSH) moved it one line or one page (twenty `down` sent at once
+    scrolled a comparison seven lines)."""
+
+    def _by(self, x: int = 0, y: int = 0) -> None:
+        self.scroll_relative(x=x, y=y, animate=False, immediate=True)
+
+    def action_scroll_down(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self._by(y=1)
+
+    def action_scroll_up(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self._by(y=-1)
+
+    def action_scroll_right(self) -> None:
+        if not self.allow_horizontal_scroll:
+            raise SkipAction()
+        self._by(x=1)
+
+    def action_scroll_left(self) -> None:
+        if not self.allow_horizontal_scroll:
+            raise SkipAction()
+        self._by(x=-1)
+
+    def action_page_down(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self._by(y=self.scrollable_content_region.height)
+
+    def action_page_up(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self._by(y=-self.scrollable_content_region.height)
 
 
 def scroll_lines(view: VerticalScroll, lines: int) -> None:
@@ -462,10 +504,14 @@ class TextBoxScreen(SafeModal[None]):
         """What the box shows."""
         raise NotImplementedError
 
+    def parts(self) -> Iterator[Widget]:
+        """What the box holds, one under the other (the body)."""
+        yield self.body()
+
     def compose(self) -> ComposeResult:
         """The body, scrolled."""
-        with VerticalScroll(id="box"):
-            yield self.body()
+        with KeyScroll(id="box"):
+            yield from self.parts()
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:

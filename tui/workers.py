@@ -24,7 +24,7 @@ from textual.widgets import Static
 from parsers.model import LogModel
 from tui.lanes import gpu_label_in, hosts_of
 from tui.report import WORKER_PHASES_TITLE, cells_table, natural_width, phase_cells, worker_notes
-from tui.screens import QUIT_BINDINGS, KeysFooter, SafeModal
+from tui.screens import QUIT_BINDINGS, KeyScroll, KeysFooter, SafeModal
 
 NO_WORKER = "no worker has ended a GPU interval yet"
 WINDOW_MARGINS = 8  # the screen's cells outside the window's text: its margin, border, padding
@@ -166,7 +166,7 @@ class WorkersScreen(SafeModal[None]):
                 yield Static(id="workers-names-head")
                 with HorizontalScroll(id="workers-wide-head"):  # moved with the figures
                     yield Static(id="workers-table-head")
-            with VerticalScroll(id="workers-body"):
+            with KeyScroll(id="workers-body"):
                 with Horizontal(id="workers-rows"):
                     yield Static(id="workers-names")
                     with HorizontalScroll(id="workers-wide"):
