@@ -23,6 +23,20 @@ def _choices(kind: Any) -> tuple[str, ...] | None:
     return tuple(get_args(kind)) if typing.get_origin(kind) is typing.Literal else None
 
 
+def _args_doc(doc: str) -> dict[str, str]:
+    """Each name of a docstring's `Args:` and what it says, its deeper lines joined on."""
+    out: dict[str, str] = {}
+    name = None
+    for line in doc.split("Args:", 1)[-1].splitlines():
+        head, _, said = line.strip().partition(": ")
+        if line.startswith(" " * 8) and not line.startswith(" " * 9) and head.isidentifier():
+            name = head
+            out[name] = said.strip()
+        elif name is not None and line.strip():
+            out[name] += " " + line.strip()
+    return out
+
+
 def _option(field: str) -> str:
     """The option of SimConfig's field `field` (`--synth-ms` of synth_ms)."""
     return f"--{field.replace('_', '-')}"
@@ -46,17 +60,10 @@ def parser() -> argparse.ArgumentParser:
     start.add_argument("--random", type=int, metavar="SEED", help="a random run of this seed")
     start.add_argument("--demo", action="store_true", help="the built-in demo's run")
     hints = typing.get_type_hints(SimConfig)
-    doc = (SimConfig.__doc__ or "").split("Args:", 1)[-1]
+    said_of = _args_doc(SimConfig.__doc__ or "")
     for f in fields(SimConfig):
         kind = hints[f.name]
-        said = next(
-            (
-                line.split(":", 1)[1].strip()
-                for line in doc.splitlines()
-                if line.strip().startswith(f"{f.name}:")
-            ),
-            "",
-        )
+        said = said_of.get(f.name, "")
         name = _option(f.name)
         choices = _choices(kind)
         if choices is not None:

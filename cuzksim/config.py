@@ -46,6 +46,7 @@ class SimConfig:
         gpu_scale: multiplies every GPU kernel duration.
         stdout_share: share of the per-partition stdout lines printed (log levels and
             filters vary between deployments); the start-up lines are always printed.
+        miner: the miner number in Curio job ids (`porep-<miner>-<sector>`).
         capture: how the log was captured: a plain file, `journalctl` in the short,
             short-iso or short-precise output (a prefix on every physical line), or an ISO
             time stamp first (`docker logs -t`).

@@ -481,3 +481,17 @@ def test_the_simulator_writes_a_log_from_the_command_line() -> None:
         assert wrong.returncode == 2 and not wrong.stdout, bad
         lines = wrong.stderr.decode().strip().splitlines()
         assert lines[-1].startswith("python -m cuzksim: error: ") and "Traceback" not in lines[0]
+
+
+def test_each_option_of_the_simulator_says_all_its_field_says() -> None:
+    """`--era` said `"p9" (prestage lines, CHAN_SEND, a per-GPU` and stopped: the help took
+    the first line of each field's entry; `--miner` said nothing."""
+    from cuzksim.__main__ import parser
+
+    ap = parser()
+    said = {a.dest: a.help or "" for a in ap._actions if a.dest in SimConfig.__dataclass_fields__}
+    assert set(said) == set(SimConfig.__dataclass_fields__)
+    for name, text in said.items():
+        assert text.endswith((".", ")")), (name, text)
+        assert text.count("(") == text.count(")"), (name, text)
+    assert said["era"].endswith("slower NTT).") and "miner" in said["miner"]
