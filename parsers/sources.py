@@ -177,6 +177,7 @@ class _GzipRaw(io.RawIOBase):
         self._member = self._new()
         self._started = False  # bytes of the member were given since the last one ended
         self._input = b""
+        self._output = memoryview(b"")
         self._done = False
         self.ignored: str | None = None
 
@@ -208,8 +209,10 @@ class _GzipRaw(io.RawIOBase):
             self.ignored = "trailing garbage after its gzip data ignored (as gzip -d does)"
 
     def readinto(self, buffer: Any) -> int:
-        out = b""
-        while not out and not self._done:
+        # decompressed GZIP_OUT_BYTES at most at a time, whatever the caller's buffer: what
+        # is left over waits in `_output` (a small buffer would have the input's unread
+        # rest copied at every call)
+        while not self._output and not self._done:
             if not self._input and not self._more():
                 if self._started:
                     raise EOFError(
@@ -220,15 +223,17 @@ class _GzipRaw(io.RawIOBase):
             piece, self._input = self._input, b""
             self._started = True
             try:
-                out = self._member.decompress(piece, min(len(buffer), GZIP_OUT_BYTES))
+                self._output = memoryview(self._member.decompress(piece, GZIP_OUT_BYTES))
             except zlib.error as exc:
                 raise OSError(f"not valid gzip data ({exc})") from None
             self._input = self._member.unconsumed_tail
             if self._member.eof:
                 self._input = self._member.unused_data + self._input
                 self._next_member()
-        buffer[: len(out)] = out
-        return len(out)
+        n = min(len(buffer), len(self._output))
+        buffer[:n] = self._output[:n]
+        self._output = self._output[n:]
+        return n
 
     def close(self) -> None:
         self._raw.close()
