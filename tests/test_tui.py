@@ -150,12 +150,12 @@ async def test_centred_on_the_start_zoomed_in_the_view_shows_no_time_before_0() 
 
 
 async def test_a_wider_terminal_never_shows_time_past_the_run() -> None:
-    """Once the user moved the view (n), a wider terminal keeps the zoom only as far as the
-    run allows: the axis used to run past the run's end, a third of the lanes blank."""
+    """Once the user moved the view (+, n), a wider terminal keeps the zoom only as far as
+    the run allows: the axis used to run past the run's end, a third of the lanes blank."""
     app, _ = app_for("journal-2gpu")
     async with app.run_test(size=(80, 24)) as pilot:
         view = app.query_one(GanttView)
-        await pilot.press("n")
+        await pilot.press("plus", "n")
         assert not view.autofit
         await pilot.resize_terminal(120, 36)
         await pilot.pause()
@@ -768,6 +768,30 @@ async def test_the_legend_is_as_tall_as_its_lines_after_a_resize() -> None:
         lines = str(legend.render()).splitlines()
         assert all(len(line) <= 78 for line in lines)
         assert legend.size.height == len(lines), (legend.size.height, lines)
+
+
+async def test_a_gap_selected_in_the_whole_runs_view_keeps_it_whole_on_a_resize() -> None:
+    """`n` at 120x36, then the terminal made 80x24: the view kept the zoom of 120 columns
+    and the run's last minutes went out of it, though nobody had zoomed. A view the user
+    zoomed keeps its zoom."""
+    app, _ = app_for("p12-c15-gw1")
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(GanttView)
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert view.selected is not None and not view.is_zoomed
+        await pilot.resize_terminal(80, 24)
+        for _ in range(3):
+            await pilot.pause()
+        assert view.selected is not None and not view.is_zoomed
+        await pilot.press("plus", "n")
+        await pilot.pause()
+        scale = view.scale
+        await pilot.resize_terminal(100, 30)
+        for _ in range(3):
+            await pilot.pause()
+        assert view.is_zoomed and view.scale == scale
 
 
 def test_a_terminal_that_cannot_write_the_enter_symbol_gets_the_key_spelled() -> None:

@@ -464,6 +464,7 @@ class GanttView(ScrollView, can_focus=True):
     def select_gap(self, index: int, reveal: bool = False) -> None:
         """Select a gap and centre it; the zoom stays unless the gap does not fit, or
         (`reveal`: chosen to be looked at) it would be under GAP_CELLS_MIN cells wide."""
+        fitted = self.autofit
         self.pinned = False
         self.autofit = False
         self.selected = index
@@ -475,7 +476,14 @@ class GanttView(ScrollView, can_focus=True):
         elif reveal and gap.duration_ms < GAP_CELLS_MIN * self.scale:
             self.scale = max(self.min_scale, gap.duration_ms / GAP_CELLS_MIN)
         self.center_on((gap.start + gap.end) / 2)
+        self._still_fitted(fitted)
         self.show_gpu_rows(gap.gpu)
+
+    def _still_fitted(self, fitted: bool) -> None:
+        """A selection that left the whole run in view keeps it fitted (the view was fitted
+        before it): a smaller terminal, the log growing, fit it again. A gap selected in
+        the whole run's view kept that zoom on a resize, and the run's end went out of it."""
+        self.autofit = fitted and not self.is_zoomed
 
     def select_interval(self, index: int, centre: bool = True) -> None:
         """Select GPU interval `index` (into model.parts) in place of a gap; `centre`: centre
@@ -485,11 +493,13 @@ class GanttView(ScrollView, can_focus=True):
         if not centre:
             self._changed()
             return
+        fitted = self.autofit
         self.pinned = self.autofit = False
         start, end = self.model.parts.drawn_span(index)
         if end - start > self.timeline_width * self.scale * GAP_SHARE_MAX:
             self.scale = max(self.min_scale, (end - start) / (self.timeline_width * GAP_SHARE))
         self.center_on((start + end) / 2)
+        self._still_fitted(fitted)
         self.show_gpu_rows(int(self.model.parts.gpu[index]))
 
     def clear_selection(self) -> None:
