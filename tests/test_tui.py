@@ -1260,6 +1260,28 @@ async def test_a_restarted_log_opens_on_its_last_run_from_its_first_proof_s_star
         assert view.t0 <= first_synth  # the first proof whole, from its start
 
 
+async def test_each_run_of_a_restarted_log_is_shown_from_its_title_down() -> None:
+    """Two runs whose last has fewer lanes than the view is high: it opened with the run
+    before's last three rows at the top, under an axis that named `run 1`, and its times.
+    The lanes end in blank rows, so each run's title comes to the top, the last one's too."""
+    _, first = simulate(SimConfig(seed=13, proofs=3, gpus=2, gw=2, stdout="plain"))
+    _, second = simulate(SimConfig(seed=14, proofs=3, gpus=2, gw=2, stdout="plain"))
+    model = build(first + second)
+    app = make_app(model, LineReader(data=first + second))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        last = [k for k, row in enumerate(view.rows) if row.kind == "title"][-1]
+        assert len(view.rows) - last < view.size.height - AXIS_ROWS  # fewer rows than fit
+        top = view.rows[int(view.scroll_offset.y)]
+        assert (top.kind, top.log) == ("title", 1)
+        for run in (0, 1):
+            await pilot.press("r")
+            await pilot.pause()
+            top = view.rows[int(view.scroll_offset.y)]
+            assert (top.kind, top.log) == ("title", run) and view.current_run() == run
+
+
 async def test_a_run_with_no_gpu_interval_does_not_shift_the_runs_in_view() -> None:
     """A first run that ended before any GPU interval, then two more: the run spans left it
     out and their places were taken for runs, so the header showed run 2's GPUs over run

@@ -201,9 +201,7 @@ class GanttView(ScrollView, can_focus=True):
         self._drawing = LaneDrawing(self.model)
         self._drawing.quiet = self.quiet
         self._apply_found()
-        # no GPU lanes: rows for the sentence that says why
-        extra = 0 if self.model.gpus else MESSAGE_ROWS
-        self.virtual_size = Size(self.content_width, len(self._drawing.rows) + AXIS_ROWS + extra)
+        self.virtual_size = Size(self.content_width, self._virtual_height())
         self.generation += 1
         self._cache.clear()
 
@@ -281,9 +279,7 @@ class GanttView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         """Refit on the first real size; later keep the zoom and redraw."""
-        # no GPU lanes: rows for the sentence that says why
-        extra = 0 if self.model.gpus else MESSAGE_ROWS
-        self.virtual_size = Size(self.content_width, len(self._drawing.rows) + AXIS_ROWS + extra)
+        self.virtual_size = Size(self.content_width, self._virtual_height())
         if (not self._fitted or self.autofit) and self.content_width > LABEL_WIDTH:
             self._fitted = True
             self.fit(keep_pinned=True)
@@ -293,6 +289,19 @@ class GanttView(ScrollView, can_focus=True):
             self._clamp()  # wider, the same zoom would show time past the run's ends
             self._keep_selection_in_view()
         self._changed()
+
+    def _virtual_height(self) -> int:
+        """The axis and the rows (no GPU lanes: rows for the sentence that says why). Of a
+        restarted daemon's runs, blank rows after the last run's lanes where they are fewer
+        than the view is high: its title comes to the top (`r`, the view it opens on), where
+        the run before's last rows filled the top, under an axis that named that run."""
+        rows = self._drawing.rows
+        height = len(rows) + (0 if self.model.gpus else MESSAGE_ROWS)
+        if self.model.restarted:
+            titles = [k for k, row in enumerate(rows) if row.kind == "title"]
+            if titles:
+                height = max(height, titles[-1] + max(1, self.size.height - AXIS_ROWS))
+        return height + AXIS_ROWS
 
     def _keep_selection_in_view(self) -> None:
         """Narrowed (the inspector opened beside the view, a smaller terminal), the view
