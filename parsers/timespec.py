@@ -40,11 +40,14 @@ _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?", re.ASCII)
 WALL_SLACK_MS = 2.0
 # an offset and its wall-clock time, as the inspector and the report write them
 _BOTH = re.compile(r"(?P<offset>[^()]+) \((?P<wall>[^()]+)\)")
-FORMS = (
-    "850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, 12:30[:05[.250]] or 2026-03-16 12:30"
-    ", a wall-clock time ending in UTC, GMT, Z or +00:00 on a log in UTC, or an offset and its"
-    " wall-clock time as the inspector writes them: 35.510s (09:31:51.366)"
+_LATER_FORMS = (
+    "12:30[:05[.250]] or 2026-03-16 12:30, a wall-clock time ending in UTC, GMT, Z or +00:00"
+    " on a log in UTC, or an offset and its wall-clock time as the inspector writes them:"
+    " 35.510s (09:31:51.366)"
 )
+FORMS = f"850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, {_LATER_FORMS}"
+# ... where a bare number is something else (the log pane's `:`: a line number)
+PANE_FORMS = f"a time: 850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, {_LATER_FORMS}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -798,6 +798,8 @@ async def test_a_long_answer_to_colon_is_said_whole_at_80_columns() -> None:
             for y in range(status.size.height)
         )
         assert FORMS.split()[-1] in shown and "…" not in shown, shown
+        # a bare number is a line number in the pane: not offered as a number of ms
+        assert "give a line number, or a time: 850ms" in shown and "number of ms" not in shown
         await pilot.press("colon", *"5", "enter")
         await _settle(pilot)
         assert status.size.height == 1  # the lines take the room back
