@@ -80,7 +80,8 @@ def through_links(target: Path) -> Path:
         path = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
         if path == "/proc" or path.startswith("/proc/"):
             raise WriteRefused(
-                f"will not write {target}: it names a process's descriptor, not a file"
+                f"will not write {target}: it is in /proc (a process's descriptors, "
+                "the kernel's files), not a file"
             )
         if not os.path.islink(path):
             return Path(path)

@@ -122,7 +122,11 @@ def test_workers_per_gpu_splits_a_stderr_only_log(
         # options that did nothing where given, silently
         (["x.log", "--top", "3"], "--top goes with --report"),
         (["x.log", "--report", "--json", "--top", "3"], "the JSON lists every gap"),
-        (["--compare", "a", "b", "--report", "--top", "3"], "--top goes with --report"),
+        # --top with --compare --report said it goes with --report
+        (["--compare", "a", "b", "--report", "--top", "3"], "not with --compare"),
+        # a value that begins with a dash: argparse's `expected one argument`
+        (["x.log", "--export-csv", "d", "--from", "-5s"], "not a time: '-5s'"),
+        (["x.log", "--export-csv", "d", "--from", "1s", "--to", "-2"], "not a time: '-2'"),
         (["--compare", "a", "b", "--report", "--min-gap", "9"], "--min-gap goes with"),
         (
             ["x.log", "--min-gap", "500", "--export-csv", "d"],

@@ -659,16 +659,17 @@ def test_a_link_to_a_descriptor_or_a_dash_is_refused(tmp_path: Path, log: Path) 
     (tmp_path / "dangling").mkdir()
     (tmp_path / "dangling" / "gaps.csv").symlink_to(tmp_path / "nowhere" / "gaps.csv")
     (tmp_path / "proc").symlink_to("/proc")
+    IN_PROC = "it is in /proc (a process's descriptors, the kernel's files), not a file"
     cases = [
-        (["--export-csv", str(tmp_path / "csv")], "it names a process's descriptor, not a file"),
-        (["--export-csv", str(tmp_path / "proc")], "it names a process's descriptor, not a file"),
+        (["--export-csv", str(tmp_path / "csv")], IN_PROC),
+        (["--export-csv", str(tmp_path / "proc")], IN_PROC),
         (
             ["--export-csv", str(tmp_path / "dangling")],
             f"links into no folder ({tmp_path}/nowhere)",
         ),
-        (["--export-trace", str(fd_link)], "it names a process's descriptor, not a file"),
-        (["--export-trace", "/dev/stdout"], "it names a process's descriptor, not a file"),
-        (["--export-csv", "/dev/fd"], "it names a process's descriptor, not a file"),
+        (["--export-trace", str(fd_link)], IN_PROC),
+        (["--export-trace", "/dev/stdout"], IN_PROC),
+        (["--export-csv", "/dev/fd"], IN_PROC),
         (["--export-trace", str(loop)], "too many levels of symbolic links"),
         (["--export-trace", "-"], "--export-trace: give a file's name"),
         (["--export-csv", "-"], "--export-csv: give a folder's name"),

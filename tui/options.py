@@ -377,7 +377,32 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     Raises: OptionError: an unknown option or a bad value.
     """
-    return make_parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else argv
+    return make_parser().parse_args(_dash_values_glued(args))
+
+
+# the options whose value may begin with a dash (`--from -5s`)
+DASH_VALUE_OPTIONS = ("--from", "--to")
+
+
+def _dash_values_glued(args: list[str]) -> list[str]:
+    """`--from -5s` as `--from=-5s`: argparse takes a value that begins with a dash and a
+    digit for an option and says `expected one argument`, where the value's own error says
+    what times it takes."""
+    out: list[str] = []
+    k = 0
+    while k < len(args):
+        arg = args[k]
+        if arg == "--":
+            return out + args[k:]
+        value = args[k + 1] if k + 1 < len(args) else ""
+        if arg in DASH_VALUE_OPTIONS and value[:1] == "-" and value[1:2].isdigit():
+            out.append(f"{arg}={value}")
+            k += 2
+            continue
+        out.append(arg)
+        k += 1
+    return out
 
 
 def log_and_run(raw: str, patterns: bool = False) -> tuple[str, int | None]:
@@ -463,7 +488,14 @@ def options_of(ns: argparse.Namespace) -> Options:
     if ns.top is not None and (not ns.report or ns.json or ns.compare):
         raise OptionError(
             "--top goes with --report, the text report of a log (how many of the largest "
-            "gaps it lists; the JSON lists every gap)"
+            "gaps it lists), "
+            + (
+                "not with --compare (a comparison lists no gap)"
+                if ns.compare
+                else "not with --json (the JSON lists every gap)"
+                if ns.json
+                else "which was not asked for"
+            )
         )
     if ns.min_gap and (
         (ns.compare and ns.report)
