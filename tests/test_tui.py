@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from pathlib import Path
@@ -746,7 +747,7 @@ async def test_the_legend_breaks_between_items_and_says_now_only_while_live(
     lines = legend.splitlines()
     assert len(lines) >= 2
     assert all(len(line) <= size[0] - 2 for line in lines), lines
-    items = ["▄ pre-lock", "█ kernel", "busy █▆▃▂▁ share", "░ gap", "kern ▁▄█", "┣━┫ proof"]
+    items = ["▄ pre-lock", "█ kernel", "busy █▆▄▂▁ share", "░ gap", "kern ▁▄█", "┣━┫ proof"]
     for item in [*items, "✗ failed"]:
         assert any(item in line for line in lines), (item, lines)
     assert legend.count("✗ failed") == 1, lines  # the workers' ✗ and the proofs' are one
@@ -807,6 +808,31 @@ def test_a_terminal_that_cannot_write_the_enter_symbol_gets_the_key_spelled() ->
         app.terminal = SimpleNamespace(screen=screen)  # type: ignore[assignment]
         assert app.get_key_display(enter) == shown
         assert app.get_key_display(Binding("n", "next", "Next")) == "n"
+
+
+async def test_an_ascii_legend_shows_each_glyph_the_lanes_draw_once() -> None:
+    """With --ascii the legend said `> running` twice (a worker's `▸` and a proof's `▶`),
+    and its busy sample `#=___` left out the `,` the busy lane draws (`▄`)."""
+    import io
+    from types import SimpleNamespace
+
+    from tui.ascii_glyphs import ERRORS
+
+    app, _ = app_for("p12-c15-gw1")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        view = app.query_one(GanttView)
+        busy_row = next(k for k, row in enumerate(view.rows) if row.kind == "busy")
+        lane = view.render_line(AXIS_ROWS + busy_row).text
+        drawn = set(lane[10:].encode("ascii", ERRORS).decode()) - {" ", "|"}
+        screen = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+        app.terminal = SimpleNamespace(screen=screen)  # type: ignore[assignment]
+        app.model = dataclasses.replace(app.model, finished=False)  # under way: `▸`, `▶`
+        legend = app.drawn_as(app._legend(200).plain)
+    assert legend.count("> running") == 1, legend
+    busy = legend.split("busy ", 1)[1].split()[0]
+    assert drawn - {"."} <= set(busy), (drawn, busy)  # `.`: the gap, said beside it
+    assert "," in busy
 
 
 def test_signs_an_ascii_terminal_cannot_write_are_spelled_not_stood_in_for() -> None:

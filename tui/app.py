@@ -42,6 +42,7 @@ from parsers.rawlines import LineReader
 from parsers.report import missing_timeline
 from parsers.sanitize import visible
 from parsers.writing import write_new, write_text_new
+from tui.ascii_glyphs import ERRORS
 from tui.find import GAP_KEYS, ProofScreen, find_jobs
 from tui.follow import InputState, LiveLog, Update
 from tui.gantt import STEP_NOTICES, GanttView
@@ -903,7 +904,8 @@ class CuzkApp(App[None]):
             glyph = (PHASE_GLYPHS[phase], self._colour(cls))
             items.append((False, Text.assemble(glyph, f" {PHASE_NAMES[phase]}")))
         busy, gap = self._colour("gantt--busy"), self._colour("gantt--gap")
-        items.append((True, Text.assemble("busy ", ("█▆▃", busy), ("▂▁", gap), " share")))
+        # the heights an ASCII terminal draws apart (`#`, `=`, `,`, `_`) each shown
+        items.append((True, Text.assemble("busy ", ("█▆▄", busy), ("▂▁", gap), " share")))
         items.append((False, Text.assemble((GAP_GLYPH, gap), " gap")))
         kernel = self._colour("gantt--kernel-lane")
         items.append((True, Text.assemble("kern ", ("▁▄█", kernel))))
@@ -916,7 +918,13 @@ class CuzkApp(App[None]):
             items.append((False, Text("▼ now")))
         text = Text()
         used = 0
+        drawn: set[str] = set()
         for group, item in items:
+            # an item drawn as another was is said once (`▸ running` and `▶ running` are
+            # both `> running` in ASCII)
+            if (seen := self.drawn_as(item.plain)) in drawn:
+                continue
+            drawn.add(seen)
             lead = " │ " if group else " "
             if used and used + len(lead) + item.cell_len > width:
                 text.append("\n")
@@ -1350,6 +1358,15 @@ class CuzkApp(App[None]):
         except (UnicodeEncodeError, LookupError):
             return binding.key.split(",")[0].replace("_", " ")
         return shown
+
+    def drawn_as(self, text: str) -> str:
+        """What the terminal shows of `text`: its ASCII stand-ins where its encoding cannot
+        write a character (tui/ascii_glyphs.py)."""
+        encoding = self.terminal_encoding or "utf-8"
+        try:
+            return text.encode(encoding, ERRORS).decode(encoding)
+        except LookupError:
+            return text
 
     @property
     def terminal_encoding(self) -> str | None:
