@@ -891,6 +891,19 @@ def test_the_gpu_lines_of_the_header_fit_80_columns_whole() -> None:
             assert cell_len(line) + 1 <= width - 1, (width, line)  # the header's own margin
 
 
+def test_a_narrow_header_keeps_each_gpu_s_name() -> None:
+    """At 60 columns the GPU lines read `  of span: TIMELINE 40.7% …` both: the name gave
+    way to the figures. The figures' end is cut instead."""
+    from parsers.breakdown import whole_run
+    from tui.header import header_text
+
+    model = read_log(SAMPLES / "curio-mixed.log")
+    for width in (40, 60):
+        lines = header_text(model, "FINISHED", whole_run(model), width=width).plain.split("\n")
+        gpu_lines = [line for line in lines if "of span:" in line]
+        assert [line.split()[0] for line in gpu_lines] == ["GPU0", "GPU1"], gpu_lines
+
+
 async def test_a_log_cut_with_running_and_failed_proves_keeps_a_two_line_legend() -> None:
     """A log read once that ends with proves running, some failed before: the legend named
     ✗ failed twice (the workers' and the proofs', one glyph) and took three lines at 80x24,

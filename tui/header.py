@@ -227,8 +227,10 @@ def _header(
         if g.in_flight and room - len(running) >= gpu_label_least(name):
             line.append(running, style="italic")
             room -= len(running)
-        # a host's long name (`journal-2gpu.log:GPU2`) gives way so that the figures fit
-        label = gpu_label_in(name, room, hosts)
+        # a host's long name (`journal-2gpu.log:GPU2`) gives way so that the figures fit;
+        # the GPU's own never does: under 80 columns two lines read `  of span: …` alike,
+        # the figures' end is cut instead
+        label = gpu_label_in(name, max(room, gpu_label_least(name, hosts)), hosts)
         text.append(f"\n{label} ", style="bold")
         text.append_text(line)
         zoomed = view is not None and g.gpu in view
