@@ -203,6 +203,7 @@ def reconstruct_segments(
     npt.NDArray[np.float64],
 ]: ...
 def gap_rows_json(
+    rank: npt.NDArray[np.int64],
     gpu: npt.NDArray[np.int32],
     start: npt.NDArray[np.int64],
     end: npt.NDArray[np.int64],

@@ -180,7 +180,9 @@ def listed_gaps(model: LogModel, min_gap_ms: int = 0) -> GapTable:
 
 
 def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
-    """The report's `gaps` list, made from the columns (as `gap_dict` makes one entry)."""
+    """The report's `gaps` list, made from the columns (as `gap_dict` makes one entry).
+    A gap's `rank` is its number among the gaps of `gaps` (GapTable.ranks): of those a
+    --min-gap kept, the longest, the same as among all."""
     t = gaps.parts
     sides = np.concatenate([gaps.before, gaps.after])
     jobs = [t.jobs[j] for j in t.job[sides].tolist()]
@@ -188,8 +190,9 @@ def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
     partitions = [None if p < 0 else p for p in t.partition[sides].tolist()]
     n = len(gaps)
     out = []
-    for k, (gpu, start, end, cause, crosses) in enumerate(
+    for k, (rank, gpu, start, end, cause, crosses) in enumerate(
         zip(
+            gaps.ranks().tolist(),
             gaps.gpu.tolist(),
             gaps.start.tolist(),
             gaps.end.tolist(),
@@ -200,6 +203,7 @@ def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
     ):
         out.append(
             {
+                "rank": rank,
                 "gpu": gpu,
                 "start": start,
                 "end": end,
@@ -229,9 +233,11 @@ def gaps_json(gaps: GapTable) -> Iterator[str]:
     writes `gap_dicts(gaps)` (ensure_ascii): the core writes it from the columns."""
     t = gaps.parts
     crosses = gaps.crosses
+    ranks = gaps.ranks()
 
     def piece(part: slice) -> str:
         return _core.gap_rows_json(
+            ranks[part],
             gaps.gpu[part],
             gaps.start[part],
             gaps.end[part],

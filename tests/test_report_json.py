@@ -469,3 +469,43 @@ def test_a_gpu_with_no_span_is_no_figure_in_compare_what_if_and_metrics() -> Non
     assert [g.span_ms for g in zero.gpus] == [0, 895]
     gauges = figures_of(zero).gpus
     assert [g.gpu for g in gauges] == [1]
+
+
+def test_each_gap_of_the_json_carries_the_number_it_has_everywhere(tmp_path: Path) -> None:
+    """The JSON's gaps had no number where gaps.csv, the viewer (`#12`) and the text
+    report give each one: its `rank`, the same in the gap list of at least --min-gap."""
+    import csv
+
+    log = Path(__file__).parent / "samples" / "p9-c6.log"
+    model = build(log.read_bytes())
+    out = tmp_path / "csv"
+    for args in ([], ["--min-gap", "500"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "tui.cli", str(log), "--report", "--json", *args],
+            capture_output=True,
+            check=True,
+        )
+        gaps = json.loads(proc.stdout)["gaps"]
+        assert gaps and next(iter(gaps[0])) == "rank"
+        t = model.gaps
+        by_start = {(g, s): int(r) for g, s, r in zip(t.gpu, t.start, t.ranks(), strict=True)}
+        assert [g["rank"] for g in gaps] == [by_start[(g["gpu"], g["start"])] for g in gaps]
+        assert min(g["rank"] for g in gaps) == 1  # the longest is kept by any --min-gap
+    subprocess.run(
+        [sys.executable, "-m", "tui.cli", str(log), "--export-csv", str(out)],
+        capture_output=True,
+        check=True,
+    )
+    with (out / "gaps.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    doc = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "tui.cli", str(log), "--report", "--json"],
+            capture_output=True,
+            check=True,
+        ).stdout
+    )
+    assert sorted(int(r["rank"]) for r in rows) == sorted(g["rank"] for g in doc["gaps"])
+    first = min(rows, key=lambda r: int(r["rank"]))
+    assert int(first["start"]) == next(g["start"] for g in doc["gaps"] if g["rank"] == 1)
+    assert report_dict(model)["gaps"][0]["rank"] == doc["gaps"][0]["rank"]

@@ -46,6 +46,7 @@ pub struct Side<'a> {
 
 /// One gap of the report's list.
 pub struct Gap<'a> {
+    pub rank: i64,
     pub gpu: i64,
     pub start: i64,
     pub end: i64,
@@ -94,7 +95,9 @@ fn push_side(out: &mut String, key: &str, side: &Side) {
 
 /// Append one gap's object.
 pub fn push_gap(out: &mut String, g: &Gap) {
-    out.push_str("{\"gpu\": ");
+    out.push_str("{\"rank\": ");
+    push_int(out, g.rank);
+    out.push_str(", \"gpu\": ");
     push_int(out, g.gpu);
     out.push_str(", \"start\": ");
     push_int(out, g.start);
@@ -188,6 +191,7 @@ mod tests {
         push_gap(
             &mut out,
             &Gap {
+                rank: 2,
                 gpu: 0,
                 start: 10,
                 end: 25,
@@ -199,7 +203,7 @@ mod tests {
         );
         assert_eq!(
             out,
-            "{\"gpu\": 0, \"start\": 10, \"end\": 25, \"duration_ms\": 15, \
+            "{\"rank\": 2, \"gpu\": 0, \"start\": 10, \"end\": 25, \"duration_ms\": 15, \
              \"before\": {\"job\": \"j\", \"worker\": 1, \"partition\": 3}, \
              \"after\": {\"job\": \"j\", \"worker\": 1, \"partition\": null}, \
              \"crosses_proof_boundary\": false, \"cause\": \"lock\"}"

@@ -221,6 +221,7 @@ pub(super) fn reconstruct_segments<'py>(
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn gap_rows_json<'py>(
+    rank: PyReadonlyArray1<'py, i64>,
     gpu: PyReadonlyArray1<'py, i32>,
     start: PyReadonlyArray1<'py, i64>,
     end: PyReadonlyArray1<'py, i64>,
@@ -235,11 +236,13 @@ pub(super) fn gap_rows_json<'py>(
     causes: Vec<Option<String>>,
 ) -> PyResult<String> {
     let (gpu, start, end) = (gpu.as_array(), start.as_array(), end.as_array());
+    let rank = rank.as_array();
     let (cause, crosses) = (cause.as_array(), crosses.as_array());
     let (before, after) = (before.as_array(), after.as_array());
     let (job, worker, partition) = (job.as_array(), worker.as_array(), partition.as_array());
     let n = gpu.len();
     let lengths = [
+        rank.len(),
         start.len(),
         end.len(),
         before.len(),
@@ -284,6 +287,7 @@ pub(super) fn gap_rows_json<'py>(
         crate::json::push_gap(
             &mut out,
             &crate::json::Gap {
+                rank: rank[k],
                 gpu: i64::from(gpu[k]),
                 start: start[k],
                 end: end[k],
