@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import re
@@ -351,11 +352,16 @@ def test_a_reader_that_leaves_a_piped_report_early_is_not_an_error() -> None:
 
 
 def test_report_to_a_full_disk_or_a_closed_stdout_is_one_line() -> None:
+    """... of several logs, a comparison and a run of a restarted log (LOG:N) too, which
+    ended in `AttributeError: 'NoneType' object has no attribute 'isatty'`."""
     log = str(SAMPLES / "curio-mixed.log")
+    other = str(SAMPLES / "tiny.log")
     for redirect in (">/dev/full", ">&-"):
-        for extra in ("", "--json"):
+        for logs, extra in itertools.product(
+            (log, f"{log} {other}", f"--compare {log} {other}", f"{log}:1"), ("", "--json")
+        ):
             proc = subprocess.run(
-                f"{sys.executable} -m tui.cli {log} --report {extra} {redirect}",
+                f"{sys.executable} -m tui.cli {logs} --report {extra} {redirect}",
                 shell=True,
                 capture_output=True,
                 text=True,

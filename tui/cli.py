@@ -266,6 +266,8 @@ def _main(argv: list[str] | None, modes: Modes | None) -> int:
     if options.multi:
         from tui.multi import run_multi
 
+        if options.report and _stdout_closed():  # several logs, a comparison, LOG:N
+            return 1
         return run_multi(options, modes)
     if options.what_if:
         rc = _what_if(options)
