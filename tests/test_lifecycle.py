@@ -484,3 +484,43 @@ def test_an_interrupt_while_numpy_loads_is_raised_as_itself(exc: str, name: str)
         "then 1 record",
     ]
     assert "panicked" not in done.stderr
+
+
+def test_the_viewer_started_with_standard_input_closed_reads_keys_from_its_terminal() -> None:
+    """`cuzk-tui a.log <&-` ended in a Textual traceback (`'NoneType' object has no
+    attribute 'fileno'`, its driver asked the closed standard input for the keys). The keys
+    come from the terminal, as with `</dev/null`."""
+
+    def closed_stdin() -> None:
+        _take_terminal()
+        os.close(0)
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color"}
+    env.pop("TEXTUAL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", str(SAMPLES / "tiny.log"), "--no-follow"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        preexec_fn=closed_stdin,
+        cwd=Path(__file__).parent.parent,
+    )
+    os.close(slave)
+    out: list[bytes] = []
+    reader = threading.Thread(target=drain, args=(master, out), daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: b"GPU0" in b"".join(out), "the first screen")
+        os.write(master, b"n")
+        wait_for(lambda: b"#1 GPU0" in b"".join(out), "the first gap, selected by a key")
+        os.write(master, b"q")
+        wait_for(lambda: proc.poll() is not None, "the app to end")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        os.close(master)
+    assert proc.returncode == 0 and b"Traceback" not in b"".join(out)

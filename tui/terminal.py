@@ -17,6 +17,7 @@ import contextlib
 import os
 import selectors
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -140,7 +141,20 @@ def hangup_safe(driver: type[Driver], terminal: Terminal | None = None) -> type[
 
     class HangupSafeDriver(LinuxDriver):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
+            stdin = sys.__stdin__
+            stand_in = None
+            if stdin is None and terminal is not None:
+                # started with standard input closed (`<&-`): Textual asks it for the keys'
+                # descriptor, which the terminal's replaces below (typeshed calls the
+                # name final; the interpreter lets it be set)
+                stand_in = open(terminal.keys_fd, closefd=False)  # noqa: SIM115
+                setattr(sys, "__stdin__", stand_in)  # noqa: B010
+            try:
+                super().__init__(*args, **kwargs)
+            finally:
+                if stand_in is not None:
+                    setattr(sys, "__stdin__", stdin)  # noqa: B010
+                    stand_in.close()
             if terminal is not None:
                 self._file = terminal.screen  # type: ignore[assignment]
                 self.fileno = terminal.keys_fd
