@@ -127,6 +127,27 @@ def test_y_copies_no_control_character_and_says_so(tmp_path: Path) -> None:
     assert "\u240a".encode() not in v.screen()  # the notice's own line break is a line break
 
 
+@pytest.mark.parametrize("keys", [b"n\r", b"i"])
+def test_a_tab_in_a_log_line_reaches_the_terminal_as_spaces(tmp_path: Path, keys: bytes) -> None:
+    """A job id with a tab: the gap and interval inspectors' raw lines wrote the tab as it
+    was (their right border went, stale cells showed through where it moved the cursor)."""
+    log = tmp_path / "t.log"
+    log.write_bytes(
+        b"pipeline GPU worker started worker_id=0 gpu=0\n"
+        + job_line_set("before", 10)
+        + job_line_set("jobA\tjobB", 2000)
+    )
+    with viewer([str(log)], tmp_path, size=(70, 160)) as v:  # room for the raw lines
+        v.wait_for_text(b"GPU0")
+        mark = len(v.screen())
+        v.type(keys)
+        # the job named in the inspector's words, then in its raw lines
+        wait_for(lambda: v.screen()[mark:].count(b"jobB") >= 3, "the raw lines of the job")
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "the viewer to end")
+    assert b"\t" not in v.screen()
+
+
 def test_clipboard_text_keeps_only_printable_characters_and_at_most_a_kibibyte() -> None:
     clip = clipboard_text("a\x1b[201~\x9b\x7f\u202eb\u2066c\u200bd\r\n")
     assert clip == ClipboardText("a[201~bcd", removed=8, cut=False)

@@ -43,22 +43,24 @@ EXTREME_256 = frozenset({0, 7, 15, 16, 231, *range(232, 236), *range(252, 256)})
 EXTREME_RGB_DARK, EXTREME_RGB_LIGHT = 64, 200  # every component under, or every one over
 
 
-def literal(raw: bytes) -> str:
-    """A raw log line as plain text: control characters (ANSI escapes too) made visible."""
-    return visible(raw.decode("utf-8", "replace"), keep_tab=True)
+TAB_SIZE = 8  # a raw line's tab stops, every TAB_SIZE columns from its start
 
 
 def styled_line(raw: bytes) -> Text:
-    """A raw log line as it looked in the terminal: SGR colours drawn, every other control
-    character (other escapes too) made visible, markup never read."""
+    """A raw log line as it looked in the terminal: SGR colours drawn, tabs expanded to
+    their stops, every other control character (other escapes too) made visible, markup
+    never read. (A tab left in the text reached the terminal as it was: the inspectors'
+    rows lost their right border, and stale cells showed through.)"""
     text = raw.decode("utf-8", "replace")
     pieces = SGR.split(text)  # text, parameters, text, ...
     safe = "".join(
         visible(piece, keep_tab=True) if k % 2 == 0 else drawn_sgr(piece)
         for k, piece in enumerate(pieces)
     )
-    line = Text.from_ansi(safe, end="")
+    line = Text.from_ansi(safe, end="", tab_size=TAB_SIZE)
     line.end = ""
+    if "\t" in line.plain:
+        line.expand_tabs(TAB_SIZE)
     return line
 
 

@@ -22,7 +22,6 @@ from tui.inspector import styled_line
 
 SHOW_BYTES = 4096  # of a longer line, what is drawn (a megabyte line would fill the screen)
 SIDE_STEP = 8  # columns moved by left / right
-TAB_SIZE = 8
 MATCH_CONTEXT = 16  # columns left of a match brought into view sideways, where they fit
 # matches marked on a line whose tabs or controls move them (each placed by drawing the line
 # up to it): a line of thousands of one-letter matches costs no more than this many
@@ -32,9 +31,7 @@ MAPPED_MATCHES = 64
 def _drawn_length(searched: str) -> int:
     """How many characters the start `searched` of a line (without its colours) is drawn
     as: tabs expanded, controls as pictures."""
-    text = styled_line(searched.encode())
-    text.expand_tabs(TAB_SIZE)
-    return len(text.plain)
+    return len(styled_line(searched.encode()).plain)
 
 
 class LogLines(ScrollView, can_focus=True):
@@ -263,9 +260,7 @@ class LogLines(ScrollView, can_focus=True):
     @staticmethod
     def _text(row: RawLine) -> Text:
         """A line's text as drawn: its colours, every control made visible."""
-        text = styled_line(row.data)
-        text.expand_tabs(TAB_SIZE)
-        return text
+        return styled_line(row.data)
 
     def line_text(self, row: RawLine) -> Text:
         """A line as drawn: its colours, every control made visible, the matches marked,
