@@ -79,6 +79,7 @@ def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
     """
     check_folder(folder)
     out = [folder / name for name in CSV_FILES]
+    seen: list[tuple[Path, Path]] = []  # (a file written, what it names)
     for path in out:
         # a file that is a symlink is written through (see OutputBatch.open): what it names
         # is checked, before anything is read
@@ -86,6 +87,14 @@ def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
         if os.path.islink(path) and not named.parent.is_dir():  # a new folder: made later
             raise WriteRefused(f"will not write {path}: it links into no folder ({named.parent})")
         check_target(named, inputs)
+        for other, its in seen:
+            # two of the files one file: the second written would replace the first's table
+            if its == named or (its.exists() and named.exists() and os.path.samefile(its, named)):
+                raise WriteRefused(
+                    f"will not write {path}: it is the same file as {other.name} ({named}), "
+                    "which is written too"
+                )
+        seen.append((path, named))
     return out
 
 

@@ -205,6 +205,10 @@ class OutputBatch:
             # never the link itself (`/dev/stdout` renamed over was a file in /dev)
             target = through_links(target)
         check_target(target, self.inputs)
+        for _, written in self._written:
+            if written == target or _identity(written) == _identity(target) is not None:
+                # the later file would replace the earlier one's text at the commit
+                raise WriteRefused(f"will not write {target}: it is written once already")
         if self.exclusive and os.path.lexists(target):
             raise FileExistsError(errno.EEXIST, "file exists", str(target))
         try:

@@ -693,6 +693,29 @@ def test_a_link_to_a_descriptor_or_a_dash_is_refused(tmp_path: Path, log: Path) 
     assert [p.name for p in (tmp_path / "csv").iterdir()] == ["gaps.csv"]
 
 
+def test_two_csv_files_that_are_one_file_are_refused(tmp_path: Path, log: Path) -> None:
+    """`gaps.csv` a link to `phases.csv` in the folder: both were written, the gaps over the
+    phases, and `wrote ... phases.csv, gaps.csv` said all was well. Refused before anything
+    is read; a batch refuses a file it writes once already (the palette's exports too)."""
+    from parsers.writing import OutputBatch, WriteRefused
+
+    folder = tmp_path / "csv"
+    folder.mkdir()
+    (folder / "phases.csv").write_text("kept\n")
+    (folder / "gaps.csv").symlink_to("phases.csv")
+    result = run(str(log), "--export-csv", str(folder))
+    assert result.returncode == 2
+    line = only_line(result.stderr)
+    assert "gaps.csv: it is the same file as phases.csv" in line, line
+    assert (folder / "phases.csv").read_text() == "kept\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["gaps.csv", "phases.csv"]
+    with pytest.raises(WriteRefused, match="written once already"), OutputBatch() as batch:
+        for name in ("phases.csv", "gaps.csv"):
+            with batch.open(folder / name) as fh:
+                fh.write(name)
+    assert (folder / "phases.csv").read_text() == "kept\n"
+
+
 def test_a_tilde_is_the_home_folder_and_a_deleted_working_folder_is_one_line(
     tmp_path: Path, log: Path
 ) -> None:
