@@ -85,8 +85,32 @@ def through_links(target: Path) -> Path:
             )
         if not os.path.islink(path):
             return Path(path)
+        _check_link_owner(target, path)
         path = os.path.join(os.path.dirname(path), os.readlink(path))
     raise WriteRefused(f"cannot write {target}: too many levels of symbolic links")
+
+
+def _check_link_owner(target: Path, link: str) -> None:
+    """Refuse a link that another user made in a folder anyone may write in and only
+    owners may delete from (sticky and world-writable: /tmp), as the kernel's
+    protected_symlinks refuses to follow it: there, `--export-trace /tmp/t.json` would
+    replace whatever file another user pointed the link at. A link of the user's own, or
+    of the folder's owner, is followed.
+
+    Raises:
+        WriteRefused: such a link.
+    """
+    try:
+        folder = os.stat(os.path.dirname(link))
+        owner = os.lstat(link).st_uid
+    except OSError:
+        return  # gone meanwhile: what follows sees it
+    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+    if shared and owner not in (os.geteuid(), folder.st_uid):
+        raise WriteRefused(
+            f"will not write {target}: a link another user made in {os.path.dirname(link)}, "
+            "a folder anyone may write in (the kernel's protected_symlinks refuses it too)"
+        )
 
 
 def check_target(target: Path, inputs: Sequence[Path]) -> None:

@@ -693,6 +693,36 @@ def test_a_link_to_a_descriptor_or_a_dash_is_refused(tmp_path: Path, log: Path) 
     assert [p.name for p in (tmp_path / "csv").iterdir()] == ["gaps.csv"]
 
 
+def test_a_link_another_user_made_in_a_shared_folder_is_not_followed(
+    tmp_path: Path, log: Path
+) -> None:
+    """In a sticky world-writable folder (/tmp) another user's link `trace.json` pointing
+    at the user's `precious.conf`: the export followed it (resolving links itself, past the
+    kernel's protected_symlinks) and replaced the file. Refused, as the kernel refuses
+    `>`; the user's own link there is written through."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    precious = tmp_path / "precious.conf"
+    precious.write_text("secret\n")
+    planted = shared / "trace.json"
+    planted.symlink_to(precious)
+    os.lchown(planted, 54321, 54321)  # another user's
+    theirs = shared / "out"
+    theirs.symlink_to(tmp_path)
+    os.lchown(theirs, 54321, 54321)
+    for args in (["--export-trace", str(planted)], ["--export-csv", str(theirs)]):
+        result = run(str(log), *args)
+        assert result.returncode == 2, result.stderr
+        assert "a link another user made in" in only_line(result.stderr)
+    assert precious.read_text() == "secret\n"
+    assert not (tmp_path / "gaps.csv").exists()
+    mine = shared / "mine.json"
+    mine.symlink_to(tmp_path / "mine.json")
+    assert run(str(log), "--export-trace", str(mine)).returncode == 0
+    assert json.loads((tmp_path / "mine.json").read_text())["traceEvents"]
+
+
 def test_two_csv_files_that_are_one_file_are_refused(tmp_path: Path, log: Path) -> None:
     """`gaps.csv` a link to `phases.csv` in the folder: both were written, the gaps over the
     phases, and `wrote ... phases.csv, gaps.csv` said all was well. Refused before anything
