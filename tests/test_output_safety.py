@@ -723,6 +723,22 @@ def test_a_link_another_user_made_in_a_shared_folder_is_not_followed(
     assert json.loads((tmp_path / "mine.json").read_text())["traceEvents"]
 
 
+def test_an_export_whose_words_cannot_be_said_is_still_written(tmp_path: Path, log: Path) -> None:
+    """Standard error full: the `wrote ...` line failed, and the export was said to have
+    failed with `nothing was replaced` (status 1) though every file had been replaced."""
+    out = tmp_path / "csv"
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "tui.cli", str(log), "--export-csv", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=full,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=120,
+        )
+    assert result.returncode == 0
+    assert (out / "gaps.csv").read_text().startswith("rank,")
+
+
 def test_two_csv_files_that_are_one_file_are_refused(tmp_path: Path, log: Path) -> None:
     """`gaps.csv` a link to `phases.csv` in the folder: both were written, the gaps over the
     phases, and `wrote ... phases.csv, gaps.csv` said all was well. Refused before anything

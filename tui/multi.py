@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -103,22 +104,23 @@ def _export(
     if note is not None:
         print(f"cuzk-tui: note: {visible(note)}", file=sys.stderr)
     target = ""  # the export being written, named if its write fails
+    said: list[str] = []  # what was written, said once the writes are done
     try:
         if args.export_trace is not None:
             target = args.export_trace
             path = Path(args.export_trace)
             n, size = write_trace_sized(model, path, t0, t1, inputs=inputs)
-            shown = visible(args.export_trace)
-            print(f"cuzk-tui: wrote {shown} ({n} trace events)", file=sys.stderr)
+            said.append(f"wrote {visible(args.export_trace)} ({n} trace events)")
             warning = size_warning(path, size, export.JSON_TRACE_LIMIT_BYTES)
             if warning is not None:
-                print(f"cuzk-tui: warning: {visible(warning)}", file=sys.stderr)
+                said.append(f"warning: {visible(warning)}")
         if args.export_csv is not None:
             target = args.export_csv
             files = write_csv(model, Path(args.export_csv), inputs, t0, t1)
             names = ", ".join(f.name for f in files)
-            print(f"cuzk-tui: wrote {names} in {visible(args.export_csv)}", file=sys.stderr)
+            said.append(f"wrote {names} in {visible(args.export_csv)}")
     except WriteRefused:
+        raise
         raise
     except PartlyWritten as exc:  # an old file that could not be put back: where it is
         raise CuzkError(f"cannot write the export {target}: {visible(str(exc))}") from None
@@ -128,6 +130,18 @@ def _export(
         ) from None
     except ValueError as exc:  # a time a Perfetto trace cannot hold (before 0)
         raise CuzkError(f"cannot write the export {target}: {exc} (nothing was replaced)") from None
+    finally:
+        _say(said)
+
+
+def _say(lines: list[str]) -> None:
+    """Say on standard error what was written, once (a standard error that cannot be
+    written loses the words, not the files: a failed `wrote …` was said as a write that
+    failed, `nothing was replaced`, of files all replaced)."""
+    with contextlib.suppress(OSError):
+        for line in lines:
+            print(f"cuzk-tui: {line}", file=sys.stderr)
+    lines.clear()
 
 
 def _no_clock(args: Options, model: LogModel, merged: Merged | None) -> str | None:
