@@ -93,7 +93,7 @@ def test_raw_lines_keep_colour_and_nothing_else() -> None:
     assert line.plain == "HIDDEN xyz"
     assert [(span.start, span.end, str(span.style)) for span in line.spans] == [
         (8, 9, "bold color(196)"),
-        (9, 10, "bold dim default"),  # #010203 is the default colour: black on black
+        (9, 10, "bold default"),  # #010203 is the default colour: black on black; no dim
     ]
     # black and white, and the colours near them, hide text on a dark or a light theme:
     # drawn in the default colour (the other extreme), every other colour as it is
@@ -103,6 +103,10 @@ def test_raw_lines_keep_colour_and_nothing_else() -> None:
     assert line.plain == "abcdefghij"
     styles = [str(span.style) for span in line.spans]
     assert styles == [*["default"] * 6, "color(8)", "color(244)", "#2828c8", "default"]
+    # dim, and the darkest greys, drew text all but in the background's colour
+    raw = b"\x1b[2;38;5;236mk\x1b[0m\x1b[2;90ml\x1b[0m\x1b[2;38;2;70;70;70mm\x1b[38;5;252mn"
+    line = styled_line(raw)
+    assert [str(span.style) for span in line.spans] == ["default", "color(8)", "default", "default"]
 
 
 # -- the report, in a subprocess with a memory limit ---------------------------------------

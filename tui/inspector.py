@@ -29,18 +29,20 @@ RAW_CONTEXT = 4  # raw lines shown before and after each edge
 RAW_SHOW_BYTES = 4096  # a longer raw line is shown cut (a megabyte line would fill the screen)
 
 SGR = re.compile(r"\x1b\[([0-9;]*)m")  # colour and weight: the only escapes that are drawn
-# the SGR attributes drawn: reset, bold, dim, italic, underline, their ends, the foreground
-# colours (38: 256 colours or RGB, its parameters after it); never conceal, blink, reverse,
-# strike or a background, which can hide text or make it read as something else
-SGR_DRAWN = frozenset({0, 1, 2, 3, 4, 21, 22, 23, 24, *range(30, 38), 39, *range(90, 98)})
+# the SGR attributes drawn: reset, bold, italic, underline, their ends, the foreground
+# colours (38: 256 colours or RGB, its parameters after it); never dim, conceal, blink,
+# reverse, strike or a background, which can hide text or make it read as something else
+# (dim on a dark grey, `2;38;5;236`, drew a log's text all but in the background's colour)
+SGR_DRAWN = frozenset({0, 1, 3, 4, 21, 22, 23, 24, *range(30, 38), 39, *range(90, 98)})
 
 # Foregrounds left to the default colour: black and white, and the 256 colours and RGB ones
 # near them. On the dark theme black is hidden (a log's `\x1b[30m` or `38;2;1;2;3` hid its
-# text), on a light one white; the default colour is the other extreme, so drawing them in
-# it hides nothing and loses no colour a reader could see on either.
+# text) and the darkest greys nearly (`38;5;236`, `38;2;70;70;70`), on a light one white and
+# the lightest greys; the default colour is the other extreme, so drawing them in it hides
+# nothing and loses no colour a reader could see on either.
 EXTREME_SGR = frozenset({30, 37, 97})
-EXTREME_256 = frozenset({0, 7, 15, 16, 231, *range(232, 236), *range(252, 256)})
-EXTREME_RGB_DARK, EXTREME_RGB_LIGHT = 64, 200  # every component under, or every one over
+EXTREME_256 = frozenset({0, 7, 15, 16, 231, *range(232, 240), *range(251, 256)})
+EXTREME_RGB_DARK, EXTREME_RGB_LIGHT = 80, 190  # every component under, or every one over
 
 
 TAB_SIZE = 8  # a raw line's tab stops, every TAB_SIZE columns from its start
