@@ -431,7 +431,15 @@ def test_the_phase_glyphs_have_distinct_ascii_stand_ins_one_cell_each() -> None:
 
 
 @pytest.mark.parametrize(
-    "how", [["--ascii"], ["PYTHONIOENCODING=ascii"], ["PYTHONIOENCODING=latin-1"]]
+    "how",
+    [
+        ["--ascii"],
+        ["PYTHONIOENCODING=ascii"],
+        ["PYTHONIOENCODING=latin-1"],
+        # Python's UTF-8 mode wrote UTF-8 under the C locale, control pictures and all
+        ["LC_ALL=C"],
+        ["LC_ALL=POSIX"],
+    ],
 )
 def test_the_report_writes_ascii_where_the_terminal_asks_for_it(how: list[str]) -> None:
     env = dict(x.split("=", 1) for x in how if "=" in x)
@@ -441,7 +449,7 @@ def test_the_report_writes_ascii_where_the_terminal_asks_for_it(how: list[str]) 
     assert b"proofs 6 completed / 6 started" in done.stdout
 
 
-@pytest.mark.parametrize("how", [["--ascii"], ["PYTHONIOENCODING=ascii"]])
+@pytest.mark.parametrize("how", [["--ascii"], ["PYTHONIOENCODING=ascii"], ["LC_ALL=C"]])
 def test_the_viewer_draws_ascii_where_the_terminal_asks_for_it(
     tmp_path: Path, how: list[str]
 ) -> None:

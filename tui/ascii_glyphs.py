@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import unicodedata
 from functools import lru_cache
 from typing import IO
@@ -155,6 +156,19 @@ def spelled(text: str, encoding: str | None) -> str:
     return text
 
 
+def c_locale() -> bool:
+    """The user asked for the C (or POSIX) locale: `LC_ALL=C`, or LC_CTYPE or LANG where
+    LC_ALL is not set. Python then writes UTF-8 all the same (its UTF-8 mode), where the
+    locale says ASCII: a terminal in an 8-bit mode would read a control picture's bytes
+    (`␛` is E2 90 9B) as C1 controls. (LC_CTYPE or LANG C alone, Python has already made
+    LC_CTYPE C.UTF-8, its coercion of the C locale: that is kept.)"""
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return value in ("C", "POSIX")
+    return False
+
+
 def use_ascii_stand_ins(stream: IO[str] | None, ascii_only: bool) -> None:
     """Write `stream` with the stand-ins for what its encoding cannot write (`ascii_only`:
     for everything but ASCII). A stream that cannot be reconfigured is left as it is.
@@ -164,7 +178,7 @@ def use_ascii_stand_ins(stream: IO[str] | None, ascii_only: bool) -> None:
         ascii_only: `--ascii`: ASCII whatever the locale says.
     """
     if isinstance(stream, io.TextIOWrapper):
-        if ascii_only:
+        if ascii_only or c_locale():
             stream.reconfigure(encoding="ascii", errors=ERRORS)
         else:
             stream.reconfigure(errors=ERRORS)

@@ -21,7 +21,7 @@ from parsers.rawlines import LineReader
 from parsers.sources import UnreadableLog, compression, file_hint, open_log
 from parsers.writing import STDIN
 from tui.app import CuzkApp, make_app
-from tui.ascii_glyphs import ERRORS
+from tui.ascii_glyphs import ERRORS, c_locale
 from tui.follow import (
     FileSource,
     LiveLog,
@@ -58,7 +58,7 @@ def find_terminal(ascii_only: bool, modes: Modes | None = None) -> Terminal:
     Raises: CuzkError: there is no terminal.
     """
     encoding = getattr(sys.__stderr__, "encoding", None) or locale.getpreferredencoding(False)
-    terminal = open_terminal("ascii" if ascii_only else encoding, ERRORS)
+    terminal = open_terminal("ascii" if ascii_only or c_locale() else encoding, ERRORS)
     if terminal is None:
         raise CuzkError("the viewer needs a terminal; try --report")
     return replace(terminal, modes=modes)
