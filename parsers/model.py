@@ -166,6 +166,7 @@ ROW_FIELDS = (
 )
 SEGMENT_FIELDS = ("seg_start", "seg_end", "seg_phase", "seg_offsets")
 A = TypeVar("A", bound=np.ndarray)
+T = TypeVar("T")
 
 
 class _Column(Generic[A]):
@@ -198,7 +199,7 @@ class PartitionTable:
     reads (the screen reads few), not every column of a long log.
     """
 
-    __slots__ = ("_cols", "_parts", "_rows", "jobs", "kinds")
+    __slots__ = ("_cols", "_memo", "_parts", "_rows", "jobs", "kinds")
 
     job = _Column[I32]()  # index into jobs
     partition = _Column[I32]()  # -1: a whole-proof job
@@ -275,6 +276,7 @@ class PartitionTable:
         self._cols = cols
         self._parts: tuple[PartitionTable, ...] = ()
         self._rows = len(job)
+        self._memo: dict[str, object] = {}
 
     @classmethod
     def joined(cls, tables: Sequence[PartitionTable]) -> PartitionTable:
@@ -287,6 +289,7 @@ class PartitionTable:
         table._cols = {}
         table._parts = tuple(tables)
         table._rows = sum(len(t) for t in tables)
+        table._memo = {}
         return table
 
     def _join(self, name: str) -> np.ndarray:
@@ -305,6 +308,14 @@ class PartitionTable:
     def seg_rows(self) -> I64:
         """The row each segment is of (by `seg_offsets`: a row's segments are together)."""
         return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.seg_offsets))
+
+    def memo(self, name: str, make: Callable[[PartitionTable], T]) -> T:
+        """What `make` gives of this table, made once (a table never changes): a live
+        model's settled part is a table of every snapshot's, whose figures each update
+        would make again."""
+        if name not in self._memo:
+            self._memo[name] = make(self)
+        return self._memo[name]  # type: ignore[return-value]
 
     def parts_of(self) -> tuple[PartitionTable, ...]:
         """The tables whose rows are this one's, one after the other (itself when it joins
@@ -374,6 +385,7 @@ class PartitionTable:
         table._cols = {name: columns.get(name, getattr(self, name)) for name in names}
         table._parts = ()
         table._rows = len(table._cols["job"])
+        table._memo = {}
         return table
 
     def drawn_span(self, i: int) -> tuple[float, float]:

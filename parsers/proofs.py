@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from parsers.model import LogModel, ProofTable
+from parsers.model import I64, LogModel, PartitionTable, ProofTable
 from parsers.rows import distinct
 from parsers.tracing import FAILED
 
@@ -45,32 +45,57 @@ def _failed_proofs(model: LogModel) -> npt.NDArray[np.bool_]:
     if not len(model.proofs):
         return failed
     t = model.parts
-    if not t.any_row(lambda p: p.failed):
+    # asked of each part of a live model's table (the viewer asks at each update), and of
+    # its settled part once: no column of its settled rows is put together, nor sorted again
+    jobs = [p.memo("failed_proofs", _jobs_of) for p in t.parts_of()]
+    failing = np.concatenate([j.failing for j in jobs])
+    if not len(failing):
         return failed
-    # asked of each part of a live model's table (the viewer asks at each update): no
-    # column of its settled rows is put together
-    parts = t.parts_of()
     # a job's record of no partition, where the job has partitions, holds a line cut before
     # its partition (`proof_table_of`): not a partition under way
-    partitioned = distinct(np.concatenate([distinct(p.job[p.partition >= 0]) for p in parts]))
-    failing: set[int] = set()
-    busy: set[int] = set()
-    for p in parts:
-        started = ~np.isnan(p.pickup) | ~np.isnan(p.gpu_start)
-        cut = (p.partition < 0) & np.isin(p.job, partitioned)
-        under_way = (~p.failed & ~cut) & (
-            (started & np.isnan(p.gpu_end)) | (~np.isnan(p.synth_start) & np.isnan(p.synth_end))
-        )
-        failing.update(distinct(p.job[p.failed]).tolist())
-        busy.update(distinct(p.job[under_way]).tolist())
-    gone = {j for j in failing - busy if 0 <= j < len(t.jobs)}
+    whole = np.concatenate([j.busy_whole for j in jobs])
+    for j in jobs:
+        whole = whole[~np.isin(whole, j.partitioned)]
+    busy = np.concatenate([whole, *(j.busy for j in jobs)])
+    gone = np.setdiff1d(failing, busy)
+    gone = gone[(gone >= 0) & (gone < len(t.jobs))]
     table = ProofTable.of(model.proofs)
     # a proof is told by its job id (of several logs or runs, `merge` takes each one's own
     # word: a daemon proving again after a restart a job the restart failed, still proving
     # it when the log ends, has not failed it)
-    names = {t.jobs[j] for j in gone}
-    failed[:] = table.named(names) & ~table.completed
+    if table.jobs is t.jobs:  # numbered as the rows are (one log): by number
+        named = np.isin(table.job, gone)
+    else:
+        named = table.named({t.jobs[j] for j in gone.tolist()})
+    failed[:] = named & ~table.completed
     return failed
+
+
+class _PartJobs(NamedTuple):
+    """The job numbers of a table's rows that `_failed_proofs` reads (each sorted, once)."""
+
+    partitioned: I64  # with a row of a partition
+    failing: I64  # with a failed row
+    busy: I64  # with a partition's row under way
+    busy_whole: I64  # with a row of no partition under way
+
+
+def _jobs_of(p: PartitionTable) -> _PartJobs:
+    """The jobs of `p`'s rows `_failed_proofs` reads: a row is under way when it started
+    (picked up, or its GPU_START) and has no GPU_END, or its synthesis has not ended, and
+    it did not fail."""
+
+    def jobs(mask: npt.NDArray[np.bool_]) -> I64:
+        return distinct(p.job[mask]).astype(np.int64)
+
+    started = ~np.isnan(p.pickup) | ~np.isnan(p.gpu_start)
+    under_way = ~p.failed & (
+        (started & np.isnan(p.gpu_end)) | (~np.isnan(p.synth_start) & np.isnan(p.synth_end))
+    )
+    whole = p.partition < 0
+    return _PartJobs(
+        jobs(~whole), jobs(p.failed), jobs(under_way & ~whole), jobs(under_way & whole)
+    )
 
 
 def proof_ends(
