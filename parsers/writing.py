@@ -69,25 +69,45 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 def through_links(target: Path) -> Path:
     """The file `target` names once its symlinks are followed, as `>` writes through them
-    (a link to a name that does not exist yet: that name).
+    (a link to a name that does not exist yet: that name). The path is walked a name at a
+    time, as the kernel walks it: every link met, a folder's too, is followed where it is
+    (`..` after a link goes up from where it led) and judged (`_check_link_owner`).
 
     Raises:
         WriteRefused: a link into /proc (`/dev/stdout`, `/dev/fd/1`): it names a process's
-            descriptor, whose file replaced would lose what it held (`>> file`); or a loop.
+            descriptor, whose file replaced would lose what it held (`>> file`); a link
+            another user made in a shared folder; or a loop.
     """
-    path = str(target)
-    for _ in range(MAX_LINKS):
-        path = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    # not os.path.abspath, which drops `link/..` by the names alone
+    given = str(target) if os.path.isabs(target) else os.path.join(os.getcwd(), str(target))
+    pending = [name for name in given.split("/") if name]
+    resolved = "/"
+    links = 0
+    while pending:
+        name = pending.pop(0)
+        if name == ".":
+            continue
+        if name == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        path = os.path.join(resolved, name)
         if path == "/proc" or path.startswith("/proc/"):
             raise WriteRefused(
                 f"will not write {target}: it is in /proc (a process's descriptors, "
                 "the kernel's files), not a file"
             )
         if not os.path.islink(path):
-            return Path(path)
+            resolved = path
+            continue
+        links += 1
+        if links > MAX_LINKS:
+            raise WriteRefused(f"cannot write {target}: too many levels of symbolic links")
         _check_link_owner(target, path)
-        path = os.path.join(os.path.dirname(path), os.readlink(path))
-    raise WriteRefused(f"cannot write {target}: too many levels of symbolic links")
+        led = os.readlink(path)
+        if led.startswith("/"):
+            resolved = "/"
+        pending[:0] = [part for part in led.split("/") if part]
+    return Path(resolved)
 
 
 def _check_link_owner(target: Path, link: str) -> None:

@@ -711,7 +711,13 @@ def test_a_link_another_user_made_in_a_shared_folder_is_not_followed(
     theirs = shared / "out"
     theirs.symlink_to(tmp_path)
     os.lchown(theirs, 54321, 54321)
-    for args in (["--export-trace", str(planted)], ["--export-csv", str(theirs)]):
+    for args in (
+        ["--export-trace", str(planted)],
+        ["--export-csv", str(theirs)],
+        # a folder of the path that is their link: followed by realpath, not judged
+        ["--export-trace", str(theirs / "precious.conf")],
+        ["--export-trace", str(theirs / "x" / ".." / "precious.conf")],
+    ):
         result = run(str(log), *args)
         assert result.returncode == 2, result.stderr
         assert "a link another user made in" in only_line(result.stderr)
