@@ -9,6 +9,7 @@ standard output only (`python -m cuzksim --gpus 2 > gpu2.log`): nothing is writt
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import typing
 from dataclasses import fields, replace
@@ -24,15 +25,21 @@ def _choices(kind: Any) -> tuple[str, ...] | None:
 
 
 def _args_doc(doc: str) -> dict[str, str]:
-    """Each name of a docstring's `Args:` and what it says, its deeper lines joined on."""
+    """Each name of a docstring's `Args:` and what it says, its deeper lines joined on (the
+    entries' indent is the first one's: Python 3.13 strips a docstring's common indent)."""
     out: dict[str, str] = {}
     name = None
-    for line in doc.split("Args:", 1)[-1].splitlines():
+    indent = None
+    for line in inspect.cleandoc(doc).split("Args:", 1)[-1].splitlines():
+        if not line.strip():
+            continue
+        depth = len(line) - len(line.lstrip())
+        indent = depth if indent is None else indent
         head, _, said = line.strip().partition(": ")
-        if line.startswith(" " * 8) and not line.startswith(" " * 9) and head.isidentifier():
+        if depth == indent and head.isidentifier():
             name = head
             out[name] = said.strip()
-        elif name is not None and line.strip():
+        elif name is not None and depth > indent:
             out[name] += " " + line.strip()
     return out
 

@@ -495,3 +495,10 @@ def test_each_option_of_the_simulator_says_all_its_field_says() -> None:
         assert text.endswith((".", ")")), (name, text)
         assert text.count("(") == text.count(")"), (name, text)
     assert said["era"].endswith("slower NTT).") and "miner" in said["miner"]
+    # as Python 3.13 compiles the docstring (its common indent stripped): the same entries
+    import inspect
+
+    from cuzksim.__main__ import _args_doc
+
+    doc = SimConfig.__doc__ or ""
+    assert _args_doc(inspect.cleandoc(doc)) == _args_doc(doc) == said
