@@ -103,6 +103,31 @@ def test_trailing_garbage_after_a_gzip_log_is_ignored_and_said(tmp_path: Path) -
     assert doc == {k: v for k, v in json.loads(plain.stdout).items() if k != "source"}
 
 
+def test_the_trailing_garbage_note_is_said_safely_and_never_stops_the_work(
+    tmp_path: Path,
+) -> None:
+    """The note wrote a file name's escapes raw to the terminal; with standard error full
+    it ended the JSON report (status 1, nothing on standard output) and the export before
+    anything was written; --what-if said nothing of it."""
+    path = tmp_path / "a\x1b]0;PWNED\x07b.log.gz"
+    path.write_bytes(gzip.compress(PLAIN.read_bytes()) + b"garbage\n")
+    proc = run(str(path), "--what-if", "gpu-workers=2")
+    assert proc.returncode == 0 and "trailing garbage" in proc.stderr, proc.stderr
+    for args in (["--report"], ["--what-if", "gpu-workers=2"], ["--export-csv", str(tmp_path)]):
+        said = run(str(path), *args).stderr
+        assert "\x1b" not in said and "\x07" not in said and "a␛]0;PWNED␇b.log.gz" in said
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui.cli", str(path), "--report", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=full,
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 0 and json.loads(done.stdout)["gaps"]
+
+
 async def test_the_viewer_says_trailing_garbage_was_ignored(tmp_path: Path) -> None:
     path = tmp_path / "rotated.log.gz"
     path.write_bytes(gzip.compress(PLAIN.read_bytes()) + b"garbage\n")
@@ -114,7 +139,19 @@ async def test_the_viewer_says_trailing_garbage_was_ignored(tmp_path: Path) -> N
         shown = app.model
     source.close()
     assert "trailing garbage after its gzip data ignored" in header
+    assert "stopped reading" not in header  # read to its end: a note, not a stop
     assert len(shown.proofs) == len(model_of_bytes(PLAIN.read_bytes(), path.name).proofs)
+    # a log of no TIMELINE line says so where the lanes would be, not the note
+    path.write_bytes(gzip.compress(b"hello\nworld\n") + b"garbage\n")
+    source = StreamSource(open_log(path), name=path.name)
+    app = live_app(source, True, source.spool_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until_finished(app, pilot)
+        await pilot.pause()
+        said = app.query_one(GanttView).empty_message
+        header = text_of(app, "#summary")
+    source.close()
+    assert "no TIMELINE" in said and "trailing garbage" in header, (said, header)
 
 
 @pytest.mark.parametrize("suffix", sorted(COMPRESSORS))

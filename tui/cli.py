@@ -123,7 +123,7 @@ def _text() -> None:
 def _report(options: Options) -> int:
     from parsers.load import check_stdin
     from parsers.sources import head_compression, stdin_hint
-    from tui.output import encoding_hint, piped_head, print_one_report, written
+    from tui.output import encoding_hint, piped_head, print_one_report, say, written
 
     if _stdout_closed():
         return 1
@@ -142,10 +142,9 @@ def _report(options: Options) -> int:
 
     reason = missing_timeline(model)
     if reason is not None:
-        reason = hint or reason
-        print(f"cuzk-tui: {reason}", file=sys.stderr)
+        say(hint or reason)
     if model.read_note is not None:
-        print(f"cuzk-tui: {model.source}: {model.read_note}", file=sys.stderr)
+        say(f"{visible(model.source)}: {model.read_note}")
     return written("report", lambda: print_one_report(options, model))
 
 
@@ -156,7 +155,7 @@ def _what_if(options: Options) -> int:
 
     from parsers.report import missing_timeline
     from parsers.whatif import predict, prediction_dict, prediction_text
-    from tui.output import report_width, written
+    from tui.output import report_width, say, written
 
     if _stdout_closed():
         return 1
@@ -167,6 +166,8 @@ def _what_if(options: Options) -> int:
         model = picked_run(options.log, run, options.workers_per_gpu)[0][0]
     else:
         model = _one_model(options, drawn=False)  # the replay reads no lane
+    if model.read_note is not None:
+        say(f"{visible(model.source)}: {model.read_note}")
     reason = missing_timeline(model)
     if reason is not None:
         print(f"cuzk-tui: error: {reason} (nothing to replay)", file=sys.stderr)

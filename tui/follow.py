@@ -25,6 +25,7 @@ from parsers._core import CoreError, StopFlag
 from parsers.builder import LogBuilder
 from parsers.errors import CuzkError
 from parsers.model import LogModel
+from parsers.sanitize import visible
 from parsers.sources import HEAD_BYTES, ignored_bytes, stdin_hint
 from parsers.tail import SPAN_MIN_BYTES, LogTail, Span, TailRead, TailState
 from parsers.writing import open_nameless
@@ -377,6 +378,7 @@ class StreamSource:
             self._spool = os.fdopen(fd_spool, "wb")
         self.closed = False
         self.stopped = ""  # why reading stopped before the input's end, in words
+        self.left_out = ""  # what of the input was not read though it was read to its end
         self._last_data: float | None = None
         self._head = bytearray()  # the input's first bytes, for `encoding_hint`
         self._error: Exception | None = None  # met after bytes `_decompressed` gave first
@@ -442,8 +444,8 @@ class StreamSource:
             return TailRead(b"", TailState.GROWING)
         if not data:
             note = None if self.stream is None else ignored_bytes(self.stream)
-            if note is not None:
-                return self._stop(f"{self.name}: {note}")
+            if note is not None:  # read to its end all the same: a note, not a stop
+                self.left_out = f"{visible(self.name)}: {note}"
             self.closed = True
             return TailRead(b"", TailState.DELETED)
         self._last_data = time.time()
@@ -842,6 +844,8 @@ class LiveLog:
                 new_run_at = time.perf_counter()
             elif read.state is TailState.DELETED and isinstance(self.source, StreamSource):
                 # a pipe closed, or a compressed file read to its end (or reading stopped)
+                if self.source.left_out and not self._error_note:
+                    self._error_note = self.source.left_out  # said as a skipped line is
                 if self.source.stopped:
                     state = (InputState.STOPPED, self.source.stopped)
                 elif self.source.fd >= 0:

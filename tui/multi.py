@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import math
@@ -25,6 +24,7 @@ from parsers.sources import file_hint
 from parsers.why import gap_why
 from parsers.writing import PartlyWritten, WriteRefused
 from tui.options import Options, input_paths, window_error
+from tui.output import say
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -69,9 +69,9 @@ def load(
         path = Path(raw)
         hint = file_hint(path)
         if hint is not None and all(missing_timeline(m) is not None for m in models):
-            print(f"cuzk-tui: {path.name}: {hint}", file=sys.stderr)
+            say(f"{visible(path.name)}: {hint}")
     for note in {m.read_note for m in models} - {None}:
-        print(f"cuzk-tui: {Path(raw).name}: {note}", file=sys.stderr)
+        say(f"{visible(Path(raw).name)}: {note}")
     return models, reader
 
 
@@ -102,7 +102,7 @@ def _export(
     t0, t1 = export_window(args, model, merged)
     note = window_note(args, model, t0, t1)
     if note is not None:
-        print(f"cuzk-tui: note: {visible(note)}", file=sys.stderr)
+        say(f"note: {visible(note)}")
     target = ""  # the export being written, named if its write fails
     said: list[str] = []  # what was written, said once the writes are done
     try:
@@ -121,7 +121,6 @@ def _export(
             said.append(f"wrote {names} in {visible(args.export_csv)}")
     except WriteRefused:
         raise
-        raise
     except PartlyWritten as exc:  # an old file that could not be put back: where it is
         raise CuzkError(f"cannot write the export {target}: {visible(str(exc))}") from None
     except OSError as exc:
@@ -131,17 +130,10 @@ def _export(
     except ValueError as exc:  # a time a Perfetto trace cannot hold (before 0)
         raise CuzkError(f"cannot write the export {target}: {exc} (nothing was replaced)") from None
     finally:
-        _say(said)
-
-
-def _say(lines: list[str]) -> None:
-    """Say on standard error what was written, once (a standard error that cannot be
-    written loses the words, not the files: a failed `wrote …` was said as a write that
-    failed, `nothing was replaced`, of files all replaced)."""
-    with contextlib.suppress(OSError):
-        for line in lines:
-            print(f"cuzk-tui: {line}", file=sys.stderr)
-    lines.clear()
+        # said once the writes are done: a `wrote …` that failed was said as a write that
+        # failed, `nothing was replaced`, of files all replaced
+        for line in said:
+            say(line)
 
 
 def _no_clock(args: Options, model: LogModel, merged: Merged | None) -> str | None:
@@ -454,7 +446,7 @@ def run_multi(args: Options, modes: Modes | None = None) -> int:
         ]
     for runs, _ in loaded:
         if all((reason := missing_timeline(m)) is not None for m in runs):
-            print(f"cuzk-tui: {visible(runs[0].source)}: {reason}", file=sys.stderr)
+            say(f"{visible(runs[0].source)}: {reason}")
     models: list[LogModel] = []
     names: list[str] = []
     readers: list[LineReader | None] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -17,6 +18,17 @@ if TYPE_CHECKING:
 
     from parsers.model import LogModel
     from tui.options import Options
+
+
+def say(line: str) -> None:
+    """`line` on standard error, `cuzk-tui: ` before it: a note beside a report or an
+    export, which a standard error that cannot be written (full, closed) loses, not the
+    report or the files (the line is the caller's to make visible)."""
+    if sys.stderr is None:  # closed when Python started: print would write standard output
+        return
+    with contextlib.suppress(OSError, ValueError):
+        print(f"cuzk-tui: {line}", file=sys.stderr)
+
 
 MIN_COLUMNS = 40  # narrower, the report's lines are cut to nothing (COLUMNS=0: an empty report)
 
