@@ -180,8 +180,8 @@ def listed_gaps(model: LogModel, min_gap_ms: int = 0) -> GapTable:
 
 
 def gap_dicts(gaps: GapTable) -> list[dict[str, Any]]:
-    """The report's `gaps` list, made from the columns (as `gap_dict` makes one entry).
-    A gap's `rank` is its number among the gaps of `gaps` (GapTable.ranks): of those a
+    """The report's `gaps` list, made from the columns (`gaps_json` writes the same). A
+    gap's `rank` is its number among the gaps of `gaps` (GapTable.ranks): of those a
     --min-gap kept, the longest, the same as among all."""
     t = gaps.parts
     sides = np.concatenate([gaps.before, gaps.after])

@@ -98,8 +98,8 @@ class UnreadableLog(CuzkError, OSError):
 
 
 # what reading a log may raise, besides OSError: a compressed file cut short (EOFError), or
-# corrupt data: xz's LZMAError, gzip's zlib.error (a bad deflate stream; a bad header or
-# CRC is an OSError), bzip2's and the zstd reader's OSError
+# corrupt data: xz's LZMAError, zlib.error (the gzip readers' own are OSErrors), bzip2's and
+# the gzip and zstd readers' OSError
 READ_ERRORS: tuple[type[Exception], ...] = (OSError, EOFError, lzma.LZMAError, zlib.error)
 
 MAGICS = {"gzip": GZIP_MAGIC, "zstd": ZSTD_MAGIC, "bzip2": BZIP2_MAGIC, "xz": XZ_MAGIC}
@@ -116,7 +116,7 @@ ZSTD_READ_BYTES = 1 << 16
 
 
 class _ZstdRaw(io.RawIOBase):
-    """A zstd file's decompressed bytes, as gzip reads a .gz: every frame, and EOFError when
+    """A zstd file's decompressed bytes, as `zstd -d` reads them: every frame, and EOFError when
     the file ends inside one (a copy cut short), where zstandard's stream reader just stops.
 
     The decompressor is given ZSTD_FEED_BYTES at a time: what one call gives back is bounded
@@ -147,7 +147,7 @@ class _ZstdRaw(io.RawIOBase):
             self._in_frame = True
             try:
                 self._output = memoryview(self._frame.decompress(piece))
-            except self._error as exc:  # corrupt data: an OSError, as gzip's BadGzipFile
+            except self._error as exc:  # corrupt data: an OSError, as _GzipRaw's
                 raise OSError(f"not valid zstd data ({exc})") from None
             if self._frame.eof:  # a frame ended: what follows it begins the next
                 self._input = memoryview(self._frame.unused_data + bytes(self._input))

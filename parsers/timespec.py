@@ -47,7 +47,7 @@ _LATER_FORMS = (
 )
 FORMS = f"850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, a number of ms, {_LATER_FORMS}"
 # ... where a bare number is something else (the log pane's `:`: a line number)
-PANE_FORMS = f"a time: 850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, {_LATER_FORMS}"
+PANE_FORMS = f"a line number, or a time: 850ms, 12.5s, 3m20s, 1h05m, 2d 20h54m, {_LATER_FORMS}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +70,8 @@ class TimeSpec:
         return self.offset_ms is None
 
 
-def parse_time(text: str) -> TimeSpec:
-    """`text` as a time (see the module's forms).
+def parse_time(text: str, forms: str = FORMS) -> TimeSpec:
+    """`text` as a time (see the module's forms; `forms`: what the message says to give).
 
     Raises:
         ValueError: not one of the forms, with a one-line message.
@@ -108,7 +108,7 @@ def parse_time(text: str) -> TimeSpec:
             return TimeSpec(text, moment=datetime.fromisoformat(raw), utc=utc)
         except ValueError:
             raise ValueError(f"not a date and time: {text!r}") from None
-    raise ValueError(f"not a time: {text!r} (give {FORMS})")
+    raise ValueError(f"not a time: {text!r} (give {forms})")
 
 
 def _offset_and_wall(text: str, offset: str, wall: str) -> TimeSpec:

@@ -128,6 +128,7 @@ def test_workers_per_gpu_splits_a_stderr_only_log(
         # a value that begins with a dash: argparse's `expected one argument`
         (["x.log", "--export-csv", "d", "--from", "-5s"], "not a time: '-5s'"),
         (["x.log", "--export-csv", "d", "--from", "1s", "--to", "-2"], "not a time: '-2'"),
+        (["x.log", "--export-csv", "d", "--fro", "-5s"], "not a time: '-5s'"),  # shortened
         (["--compare", "a", "b", "--report", "--min-gap", "9"], "--min-gap goes with"),
         (
             ["x.log", "--min-gap", "500", "--export-csv", "d"],

@@ -25,7 +25,7 @@ from parsers.model import Gap, LogModel
 from parsers.proofs import FoundJob, job_numbers
 from parsers.rawlines import LineReader
 from parsers.sanitize import visible
-from parsers.timespec import FORMS, PANE_FORMS, parse_time, resolve
+from parsers.timespec import PANE_FORMS, parse_time, resolve
 from tui.lanes import LOG_NAME_CELLS, abbreviate
 from tui.loglines import SHOW_BYTES, LogLines
 from tui.screens import QUIT_BINDINGS, HelpScreen, OrderedInput, SafeModal
@@ -421,11 +421,10 @@ class LogPaneScreen(SafeModal[None]):
             self.say(f"line {self.lines.cursor:,}{past}")
             return
         try:
-            ms = resolve(parse_time(text), self.model.wall_anchor)
-        except ValueError as exc:
             # a bare number is a line here, not the ms the command line's times take
-            said = str(exc).replace(f"give {FORMS}", f"give a line number, or {PANE_FORMS}")
-            self.say(f":{text}: {said}")
+            ms = resolve(parse_time(text, PANE_FORMS), self.model.wall_anchor)
+        except ValueError as exc:
+            self.say(f":{text}: {exc}")
             return
         line = self.stamps.first_at_or_after(ms)
         if line is None:

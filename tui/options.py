@@ -396,7 +396,9 @@ def _dash_values_glued(args: list[str]) -> list[str]:
         if arg == "--":
             return out + args[k:]
         value = args[k + 1] if k + 1 < len(args) else ""
-        if arg in DASH_VALUE_OPTIONS and value[:1] == "-" and value[1:2].isdigit():
+        # an option as given or as argparse takes it shortened (`--fro`)
+        named = len(arg) > 2 and any(o.startswith(arg) for o in DASH_VALUE_OPTIONS)
+        if named and value[:1] == "-" and value[1:2].isdigit():
             out.append(f"{arg}={value}")
             k += 2
             continue

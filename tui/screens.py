@@ -384,7 +384,7 @@ class KeyScroll(VerticalScroll):
     scrolled a comparison seven lines)."""
 
     def _by(self, x: int = 0, y: int = 0) -> None:
-        self.scroll_relative(x=x, y=y, animate=False, immediate=True)
+        scroll_at_once(self, x, y)
 
     def action_scroll_down(self) -> None:
         if not self.allow_vertical_scroll:
@@ -417,11 +417,16 @@ class KeyScroll(VerticalScroll):
         self._by(y=-self.scrollable_content_region.height)
 
 
+def scroll_at_once(view: VerticalScroll, x: int = 0, y: int = 0) -> None:
+    """Scroll a window's text `x` cells right and `y` lines down (negative: left, up) at
+    once: a scroll put off to the next refresh starts from where the text was before it,
+    and arrow keys that came together (held down, over SSH) moved it one line."""
+    view.scroll_relative(x=x, y=y, animate=False, immediate=True)
+
+
 def scroll_lines(view: VerticalScroll, lines: int) -> None:
-    """Scroll a window's text `lines` down (up: negative) at once: a scroll put off to the
-    next refresh starts from where the text was before it, and arrow keys that came
-    together (held down, over SSH) moved it one line."""
-    view.scroll_relative(y=lines, animate=False, immediate=True)
+    """Scroll a window's text `lines` down (up: negative) at once (`scroll_at_once`)."""
+    scroll_at_once(view, y=lines)
 
 
 class AskScreen(SafeModal[str | None]):
