@@ -115,43 +115,23 @@ ZSTD_FEED_BYTES = 256  # compressed bytes given to the decompressor at a time (s
 ZSTD_READ_BYTES = 1 << 16
 
 
-class _ZstdRaw(io.RawIOBase):
-    """A zstd file's decompressed bytes, as `zstd -d` reads them: every frame, and EOFError when
-    the file ends inside one (a copy cut short), where zstandard's stream reader just stops.
+class _Decompressed(io.RawIOBase):
+    """A compressed file's decompressed bytes, read a piece at a time: `_fill` puts the next
+    in `_output` (empty: the end), and what a read leaves of it waits there."""
 
-    The decompressor is given ZSTD_FEED_BYTES at a time: what one call gives back is bounded
-    by that times zstd's largest ratio (about 32 000: 8 MB), whatever the file holds.
-    """
-
-    def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
+    def __init__(self, raw: BinaryIO) -> None:
         self._raw = raw
-        self._new = zstandard.ZstdDecompressor().decompressobj
-        self._error: type[Exception] = zstandard.ZstdError
-        self._frame = self._new()
-        self._in_frame = False  # bytes of a frame were given since the last one ended
-        self._input = memoryview(b"")
         self._output = memoryview(b"")
 
     def readable(self) -> bool:
         return True
 
+    def _fill(self) -> None:
+        raise NotImplementedError
+
     def readinto(self, buffer: Any) -> int:
-        while not self._output:
-            if not self._input:
-                self._input = memoryview(self._raw.read(ZSTD_READ_BYTES) or b"")
-                if not self._input:
-                    if self._in_frame:
-                        raise EOFError("Compressed file ended before the end of its zstd frame")
-                    return 0
-            piece, self._input = self._input[:ZSTD_FEED_BYTES], self._input[ZSTD_FEED_BYTES:]
-            self._in_frame = True
-            try:
-                self._output = memoryview(self._frame.decompress(piece))
-            except self._error as exc:  # corrupt data: an OSError, as _GzipRaw's
-                raise OSError(f"not valid zstd data ({exc})") from None
-            if self._frame.eof:  # a frame ended: what follows it begins the next
-                self._input = memoryview(self._frame.unused_data + bytes(self._input))
-                self._frame, self._in_frame = self._new(), False
+        if not self._output:
+            self._fill()
         n = min(len(buffer), len(self._output))
         buffer[:n] = self._output[:n]
         self._output = self._output[n:]
@@ -162,31 +142,62 @@ class _ZstdRaw(io.RawIOBase):
         super().close()
 
 
+class _ZstdRaw(_Decompressed):
+    """A zstd file's decompressed bytes, as `zstd -d` reads them: every frame, and EOFError when
+    the file ends inside one (a copy cut short), where zstandard's stream reader just stops.
+
+    The decompressor is given ZSTD_FEED_BYTES at a time: what one call gives back is bounded
+    by that times zstd's largest ratio (about 32 000: 8 MB), whatever the file holds.
+    """
+
+    def __init__(self, raw: BinaryIO, zstandard: Any) -> None:
+        super().__init__(raw)
+        self._new = zstandard.ZstdDecompressor().decompressobj
+        self._error: type[Exception] = zstandard.ZstdError
+        self._frame = self._new()
+        self._in_frame = False  # bytes of a frame were given since the last one ended
+        self._input = memoryview(b"")
+
+    def _fill(self) -> None:
+        while not self._output:
+            if not self._input:
+                self._input = memoryview(self._raw.read(ZSTD_READ_BYTES) or b"")
+                if not self._input:
+                    if self._in_frame:
+                        raise EOFError("Compressed file ended before the end of its zstd frame")
+                    return
+            piece, self._input = self._input[:ZSTD_FEED_BYTES], self._input[ZSTD_FEED_BYTES:]
+            self._in_frame = True
+            try:
+                self._output = memoryview(self._frame.decompress(piece))
+            except self._error as exc:  # corrupt data: an OSError, as _GzipRaw's
+                raise OSError(f"not valid zstd data ({exc})") from None
+            if self._frame.eof:  # a frame ended: what follows it begins the next
+                self._input = memoryview(self._frame.unused_data + bytes(self._input))
+                self._frame, self._in_frame = self._new(), False
+
+
 GZIP_READ_BYTES = 1 << 16
 GZIP_OUT_BYTES = 1 << 20  # decompressed bytes one call gives back at most
 
 
-class _GzipRaw(io.RawIOBase):
+class _GzipRaw(_Decompressed):
     """A gzip file's decompressed bytes as `gzip -d` reads them: every member, the NUL
     padding after one skipped, and EOFError when the file ends inside one. Bytes after the
     last member that begin no other end the data (`ignored` then says so, as `gzip -d`
     warns "trailing garbage ignored"), where the gzip module refuses the whole file."""
 
     def __init__(self, raw: BinaryIO) -> None:
-        self._raw = raw
+        super().__init__(raw)
         self._member = self._new()
         self._started = False  # bytes of the member were given since the last one ended
         self._input = b""
-        self._output = memoryview(b"")
         self._done = False
         self.ignored: str | None = None
 
     @staticmethod
     def _new() -> Any:
         return zlib.decompressobj(16 + zlib.MAX_WBITS)  # a gzip header and trailer
-
-    def readable(self) -> bool:
-        return True
 
     def _more(self) -> bool:
         """Read more of the file (False: at its end)."""
@@ -208,7 +219,7 @@ class _GzipRaw(io.RawIOBase):
             self._done = True
             self.ignored = "trailing garbage after its gzip data ignored (as gzip -d does)"
 
-    def readinto(self, buffer: Any) -> int:
+    def _fill(self) -> None:
         # decompressed GZIP_OUT_BYTES at most at a time, whatever the caller's buffer: what
         # is left over waits in `_output` (a small buffer would have the input's unread
         # rest copied at every call)
@@ -219,7 +230,7 @@ class _GzipRaw(io.RawIOBase):
                         "Compressed file ended before the end-of-stream marker was reached"
                     )
                 self._done = True
-                break
+                return
             piece, self._input = self._input, b""
             self._started = True
             try:
@@ -230,14 +241,6 @@ class _GzipRaw(io.RawIOBase):
             if self._member.eof:
                 self._input = self._member.unused_data + self._input
                 self._next_member()
-        n = min(len(buffer), len(self._output))
-        buffer[:n] = self._output[:n]
-        self._output = self._output[n:]
-        return n
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
 
 
 def ignored_bytes(stream: BinaryIO) -> str | None:

@@ -62,6 +62,12 @@ def _make_controlling() -> None:
     fcntl.ioctl(1, termios.TIOCSCTTY, 0)
 
 
+def _closed_stdin() -> None:
+    """In the child: the pty its terminal, its standard input closed."""
+    _make_controlling()
+    os.close(0)
+
+
 @contextlib.contextmanager
 def viewer(
     args: list[str],
@@ -71,9 +77,11 @@ def viewer(
     controlling: bool = False,
     size: tuple[int, int] | None = None,
     env: dict[str, str] | None = None,
+    stdin_closed: bool = False,
 ) -> Iterator[Viewer]:
     """`cuzk-tui ARGS` with its standard streams on a new pty (or `stdin`, `stderr`), in its
-    own session; `controlling`: the pty is its terminal; `size`: the pty's (rows, columns)."""
+    own session; `controlling`: the pty is its terminal; `size`: the pty's (rows, columns);
+    `stdin_closed`: started with its standard input closed (`<&-`; the pty its terminal)."""
     master, slave = pty.openpty()
     if size is not None:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", *size, 0, 0))
@@ -84,7 +92,7 @@ def viewer(
         stderr=slave if stderr is None else stderr,
         env={**_env(**(env or {})), "PYTHONPATH": str(ROOT)},
         start_new_session=True,
-        preexec_fn=_make_controlling if controlling else None,
+        preexec_fn=_closed_stdin if stdin_closed else _make_controlling if controlling else None,
         cwd=cwd,
     )
     os.close(slave)
@@ -359,6 +367,19 @@ def test_with_stdin_from_dev_null_the_keys_come_from_the_terminal(tmp_path: Path
         v.type(b"q")
         wait_for(lambda: v.proc.poll() is not None, "q to end the viewer")
     assert v.proc.returncode == 0
+
+
+def test_with_stdin_closed_the_keys_come_from_the_terminal(tmp_path: Path) -> None:
+    """`cuzk-tui a.log <&-` ended in a Textual traceback (`'NoneType' object has no
+    attribute 'fileno'`, its driver asked the closed standard input for the keys)."""
+    with viewer([str(SAMPLES / "tiny.log"), "--no-follow"], tmp_path, stdin_closed=True) as v:
+        v.wait_for_text(b"GPU0")
+        mark = len(v.screen())
+        v.type(b"n")
+        v.wait_for_text(b"#1 GPU0", mark)  # a key read
+        v.type(b"q")
+        wait_for(lambda: v.proc.poll() is not None, "q to end the viewer")
+    assert v.proc.returncode == 0 and b"Traceback" not in v.screen()
 
 
 def test_dash_with_the_terminal_as_stdin_says_so_and_exits_2(tmp_path: Path) -> None:

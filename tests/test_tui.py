@@ -1278,13 +1278,18 @@ async def test_the_gap_list_and_the_report_write_a_threshold_and_no_gap_as_the_s
     )
 
 
-async def test_a_restarted_log_opens_on_its_last_run_from_its_first_proof_s_start() -> None:
-    """A restarted daemon's log opens on its last run, framed from the run's first
-    GPU_START: its first proof (synthesized before) began off the left edge, its `┣` cut."""
+def _two_runs() -> tuple[LogModel, CuzkApp]:
+    """A log of two runs of two GPUs of two workers (the daemon restarted), and its app."""
     _, first = simulate(SimConfig(seed=13, proofs=3, gpus=2, gw=2, stdout="plain"))
     _, second = simulate(SimConfig(seed=14, proofs=3, gpus=2, gw=2, stdout="plain"))
     model = build(first + second)
-    app = make_app(model, LineReader(data=first + second))
+    return model, make_app(model, LineReader(data=first + second))
+
+
+async def test_a_restarted_log_opens_on_its_last_run_from_its_first_proof_s_start() -> None:
+    """A restarted daemon's log opens on its last run, framed from the run's first
+    GPU_START: its first proof (synthesized before) began off the left edge, its `┣` cut."""
+    model, app = _two_runs()
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         view = app.query_one(GanttView)
@@ -1303,10 +1308,7 @@ async def test_each_run_of_a_restarted_log_is_shown_from_its_title_down() -> Non
     """Two runs whose last has fewer lanes than the view is high: it opened with the run
     before's last three rows at the top, under an axis that named `run 1`, and its times.
     The lanes end in blank rows, so each run's title comes to the top, the last one's too."""
-    _, first = simulate(SimConfig(seed=13, proofs=3, gpus=2, gw=2, stdout="plain"))
-    _, second = simulate(SimConfig(seed=14, proofs=3, gpus=2, gw=2, stdout="plain"))
-    model = build(first + second)
-    app = make_app(model, LineReader(data=first + second))
+    _, app = _two_runs()
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         view = app.query_one(GanttView)
