@@ -384,36 +384,27 @@ class KeyScroll(VerticalScroll):
     scrolled a comparison seven lines)."""
 
     def _by(self, x: int = 0, y: int = 0) -> None:
+        """Scroll at once; a key on an axis the box does not scroll goes on to the screen."""
+        if (x and not self.allow_horizontal_scroll) or (y and not self.allow_vertical_scroll):
+            raise SkipAction()
         scroll_at_once(self, x, y)
 
     def action_scroll_down(self) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
         self._by(y=1)
 
     def action_scroll_up(self) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
         self._by(y=-1)
 
     def action_scroll_right(self) -> None:
-        if not self.allow_horizontal_scroll:
-            raise SkipAction()
         self._by(x=1)
 
     def action_scroll_left(self) -> None:
-        if not self.allow_horizontal_scroll:
-            raise SkipAction()
         self._by(x=-1)
 
     def action_page_down(self) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
         self._by(y=self.scrollable_content_region.height)
 
     def action_page_up(self) -> None:
-        if not self.allow_vertical_scroll:
-            raise SkipAction()
         self._by(y=-self.scrollable_content_region.height)
 
 
