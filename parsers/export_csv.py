@@ -36,7 +36,14 @@ from parsers.proofs import failed_proofs, proof_ends
 from parsers.rows import distinct
 from parsers.sanitize import visible
 from parsers.trace_tracks import Names
-from parsers.writing import OutputBatch, WriteRefused, check_folder, check_target, through_links
+from parsers.writing import (
+    OutputBatch,
+    WriteRefused,
+    check_folder,
+    check_target,
+    same_file,
+    through_links,
+)
 
 I64 = npt.NDArray[np.int64]
 CSV_FILES = ("intervals.csv", "phases.csv", "gaps.csv", "proofs.csv", "busy_split.csv")
@@ -89,7 +96,7 @@ def check_csv_targets(folder: Path, inputs: Sequence[Path] = ()) -> list[Path]:
         check_target(named, inputs)
         for other, its in seen:
             # two of the files one file: the second written would replace the first's table
-            if its == named or (its.exists() and named.exists() and os.path.samefile(its, named)):
+            if same_file(its, named):
                 raise WriteRefused(
                     f"will not write {path}: it is the same file as {other.name} ({named}), "
                     "which is written too"

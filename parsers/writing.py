@@ -67,6 +67,11 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def same_file(a: Path, b: Path) -> bool:
+    """`a` and `b` name one file: the same name, or the same file through links."""
+    return a == b or _identity(a) == _identity(b) is not None
+
+
 def through_links(target: Path) -> Path:
     """The file `target` names once its symlinks are followed, as `>` writes through them
     (a link to a name that does not exist yet: that name). The path is walked a name at a
@@ -250,7 +255,7 @@ class OutputBatch:
             target = through_links(target)
         check_target(target, self.inputs)
         for _, written in self._written:
-            if written == target or _identity(written) == _identity(target) is not None:
+            if same_file(written, target):
                 # the later file would replace the earlier one's text at the commit
                 raise WriteRefused(f"will not write {target}: it is written once already")
         if self.exclusive and os.path.lexists(target):

@@ -724,13 +724,9 @@ def checked_outputs(
 
 def _one_of(path: Path, targets: list[Path]) -> bool:
     """`path` (its links followed) is one of `targets`: the same name, or the same file."""
-    from parsers.writing import through_links
+    from parsers.writing import same_file, through_links
 
-    for target in targets:
-        named = through_links(target)
-        if named == path or (path.exists() and named.exists() and os.path.samefile(path, named)):
-            return True
-    return False
+    return any(same_file(path, through_links(target)) for target in targets)
 
 
 def _unusable(option: str, raw: str | None, exc: OSError) -> str:
